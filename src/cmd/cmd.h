@@ -1,0 +1,72 @@
+/* What every command gets: the parsed global options, and one way to fail. */
+#ifndef VMHOST_CMD_H
+#define VMHOST_CMD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "io/io.h"
+
+enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NOPERM = 77 };
+
+enum out_format { OUT_HUMAN, OUT_JSON, OUT_CSV };
+
+struct ctx {
+	struct io_root root;
+	enum out_format format;
+	bool raw_bytes;      /* --bytes */
+	const char *command; /* for messages: "mem", "ksm tune", ... */
+	char command_buf[64];
+};
+
+/* Prints "vmhost: <command>: <what>: <why>" on stderr (and {"error": ...} on stdout with --json);
+ * returns code so callers can `return fail(...)`. */
+int fail(const struct ctx *ctx, int code, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* A usage error: the message, then a pointer to --help. Returns EXIT_USAGE. */
+int usage_error(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* "vmhost: <command>: warning: ..." on stderr. */
+void warn(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Argument values shared by all commands. Each returns 0 or -EINVAL. */
+int arg_seconds(const char *s, double *ret);       /* "1", "0.5" */
+int arg_size(const char *s, uint64_t *ret);        /* "256M", "1G", bytes without suffix */
+int arg_pid(const char *s, int *ret);
+/* Splits a comma-separated list in place; returns the count or -EINVAL (empty item, too many). */
+int arg_list(char *s, char **items, int max);
+
+/* getopt_long with "+" semantics from argv[0] = the command name; resets getopt state. */
+void args_reset(void);
+
+typedef int (*cmd_fn)(struct ctx *ctx, int argc, char **argv);
+
+/* Commands: argv[0] is the command's own name; "--help" prints its usage. */
+int cmd_overview(struct ctx *ctx, int argc, char **argv);
+int cmd_mem(struct ctx *ctx, int argc, char **argv);
+int cmd_ksm(struct ctx *ctx, int argc, char **argv);     /* ksm, ksm tune, ksm sweep */
+int cmd_bench(struct ctx *ctx, int argc, char **argv);   /* bench accounting|ksm|alloc */
+int cmd_exits(struct ctx *ctx, int argc, char **argv);
+int cmd_record(struct ctx *ctx, int argc, char **argv);
+int cmd_growth(struct ctx *ctx, int argc, char **argv);
+int cmd_report(struct ctx *ctx, int argc, char **argv);
+int cmd_serve(struct ctx *ctx, int argc, char **argv);
+
+/* Subcommands reached through cmd_ksm and cmd_bench. */
+int cmd_ksm_status(struct ctx *ctx, int argc, char **argv);
+int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv);
+int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv);
+int cmd_bench_accounting(struct ctx *ctx, int argc, char **argv);
+int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv);
+int cmd_bench_alloc(struct ctx *ctx, int argc, char **argv);
+
+/* A subcommand table, matched by unambiguous prefix (as bpftool does). */
+struct subcommand {
+	const char *name;
+	cmd_fn fn;
+	const char *summary;
+};
+int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table, size_t n, cmd_fn dflt,
+	     int argc, char **argv);
+
+#endif

@@ -1,0 +1,148 @@
+#include "cmd/cmd.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "out/json.h"
+
+int fail(const struct ctx *ctx, int code, const char *what, const char *fmt, ...)
+{
+	char why[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "vmhost: %s: %s: %s\n", ctx->command, what, why);
+	if (ctx->format == OUT_JSON) {
+		char msg[1400];
+		snprintf(msg, sizeof(msg), "%s: %s: %s", ctx->command, what, why);
+		struct json j;
+		json_init(&j, stdout, false);
+		json_object_begin(&j, NULL);
+		json_string(&j, "error", msg);
+		json_object_end(&j);
+		json_finish(&j);
+	}
+	return code;
+}
+
+int usage_error(const struct ctx *ctx, const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof(why), fmt, ap);
+	va_end(ap);
+	return fail(ctx, EXIT_USAGE, "usage", "%s (see 'vmhost help %s')", why, ctx->command);
+}
+
+void warn(const struct ctx *ctx, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	fprintf(stderr, "vmhost: %s: warning: ", ctx->command);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+}
+
+int arg_seconds(const char *s, double *ret)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e7)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int arg_size(const char *s, uint64_t *ret)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -EINVAL;
+	double v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	double mult = 1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1024.0; end++; break;
+	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || v * mult >= 9.2e18)
+		return -EINVAL;
+	*ret = (uint64_t)(v * mult);
+	return 0;
+}
+
+int arg_pid(const char *s, int *ret)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+int arg_list(char *s, char **items, int max)
+{
+	int n = 0;
+	for (char *save = NULL, *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			return -EINVAL;
+		items[n++] = tok;
+	}
+	return n > 0 ? n : -EINVAL;
+}
+
+void args_reset(void)
+{
+	optind = 0; /* glibc: 0 also resets its internal state */
+	opterr = 0;
+}
+
+int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table, size_t n, cmd_fn dflt,
+	     int argc, char **argv)
+{
+	if (argc < 2 || argv[1][0] == '-') {
+		if (dflt && !(argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))))
+			return dflt(ctx, argc, argv);
+		printf("usage: vmhost %s COMMAND [OPTIONS]\n\ncommands:\n", group);
+		for (size_t i = 0; i < n; i++)
+			printf("  %-12s %s\n", table[i].name, table[i].summary);
+		return argc >= 2 ? EXIT_OK : (dflt ? EXIT_OK : EXIT_USAGE);
+	}
+	const struct subcommand *hit = NULL;
+	size_t len = strlen(argv[1]);
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(table[i].name, argv[1], len))
+			continue;
+		if (strlen(table[i].name) == len) {
+			hit = &table[i];
+			break;
+		}
+		if (hit)
+			return usage_error(ctx, "'%s %s' is ambiguous", group, argv[1]);
+		hit = &table[i];
+	}
+	if (!hit)
+		return usage_error(ctx, "unknown command '%s %s'", group, argv[1]);
+	snprintf(ctx->command_buf, sizeof(ctx->command_buf), "%s %s", group, hit->name);
+	ctx->command = ctx->command_buf;
+	return hit->fn(ctx, argc - 1, argv + 1);
+}

@@ -1,0 +1,21 @@
+/* Command groups: "vmhost ksm ..." and "vmhost bench ...". */
+#include "cmd/cmd.h"
+
+int cmd_ksm(struct ctx *ctx, int argc, char **argv)
+{
+	static const struct subcommand table[] = {
+		{"tune", cmd_ksm_tune, "the KSM tuning daemon (restores settings when it stops)"},
+		{"sweep", cmd_ksm_sweep, "measure scan time, ksmd CPU and savings per setting"},
+	};
+	return dispatch(ctx, "ksm", table, sizeof(table) / sizeof(table[0]), cmd_ksm_status, argc, argv);
+}
+
+int cmd_bench(struct ctx *ctx, int argc, char **argv)
+{
+	static const struct subcommand table[] = {
+		{"accounting", cmd_bench_accounting, "per-VM memory accounting: cost and accuracy of each method"},
+		{"ksm", cmd_bench_ksm, "KSM policies compared on one identical workload"},
+		{"alloc", cmd_bench_alloc, "memory population (VM creation) speed against memory size"},
+	};
+	return dispatch(ctx, "bench", table, sizeof(table) / sizeof(table[0]), NULL, argc, argv);
+}

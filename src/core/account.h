@@ -1,0 +1,48 @@
+/* The accounting formulas, one place each (docs/accounting.md derives them and their bounds). */
+#ifndef VMHOST_CORE_ACCOUNT_H
+#define VMHOST_CORE_ACCOUNT_H
+
+#include "core/ksm.h"
+#include "parse/parse.h"
+#include "parse/vmcmd.h"
+
+/* A process's (or a VM's, helpers included) memory counters, all cheap to read. Bytes. */
+struct mem_counters {
+	maybe_i64 rss, rss_anon, rss_file, rss_shmem, swap;
+	maybe_i64 ksm_rmap_items, ksm_merging_pages, ksm_zero_pages, ksm_profit;
+};
+
+/* Adds b into a; a field stays known only if known in both. */
+void mem_counters_add(struct mem_counters *a, const struct mem_counters *b);
+
+/* What an exact read (smaps_rollup) taught about one VM, for amortized refreshes: the mean PSS
+ * weight of one of its KSM mappings and of its file/shmem pages. */
+struct pss_calibration {
+	bool valid;
+	double ksm_weight;  /* PSS of its KSM-mapped bytes / KSM-mapped bytes, 0..1 */
+	double share_weight; /* PSS of its file+shmem bytes / RssFile+RssShmem, 0..1 */
+};
+
+/* Mean PSS weight of one KSM mapping host-wide: pages_shared / (pages_shared + pages_sharing).
+ * NaN when no page is merged. */
+double ksm_mean_weight(const struct ksm_sysfs *k);
+
+/* Cheap PSS: RSS with each KSM-mapped page weighted by the host-wide mean weight (or a VM's
+ * calibrated weights when cal is valid). Unknown when the inputs are. */
+maybe_i64 pss_estimate(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
+		       const struct pss_calibration *cal);
+
+/* Worst-case error of pss_estimate without calibration, in bytes: each KSM mapping weighs between
+ * 1/max_page_sharing and 1/2, and file/shmem pages between 0 and 1 (they are counted in full). */
+maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size);
+
+/* Calibrates from an exact PSS of the same VM read at (nearly) the same time. */
+struct pss_calibration pss_calibrate(const struct mem_counters *m, const struct smaps_rollup *exact,
+				     int64_t page_size);
+
+/* Cheap overhead: resident memory beyond guest RAM, assuming guest RAM is fully populated
+ * (resident, swapped, or merged into the zero page). A lower bound while the guest is still
+ * touching its RAM; unknown when guest RAM is. */
+maybe_i64 overhead_estimate(const struct mem_counters *m, const struct vm_config *cfg, int64_t page_size);
+
+#endif

@@ -1,0 +1,55 @@
+#include "core/ksm.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#define K(name) {#name, offsetof(struct ksm_sysfs, name)}
+const struct ksm_file ksm_files[] = {
+	K(run), K(pages_to_scan), K(sleep_millisecs), K(pages_shared), K(pages_sharing),
+	K(pages_unshared), K(pages_volatile), K(full_scans), K(pages_scanned), K(pages_skipped),
+	K(max_page_sharing), K(merge_across_nodes), K(use_zero_pages), K(ksm_zero_pages),
+	K(general_profit), K(smart_scan), K(stable_node_chains), K(stable_node_dups),
+	K(stable_node_chains_prune_millisecs), K(advisor_max_cpu), K(advisor_min_pages_to_scan),
+	K(advisor_max_pages_to_scan), K(advisor_target_scan_time),
+};
+#undef K
+const size_t ksm_nfiles = sizeof(ksm_files) / sizeof(ksm_files[0]);
+
+int parse_advisor_mode(const char *buf, char *ret, size_t cap)
+{
+	const char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
+	if (!open || !close || (size_t)(close - open - 1) >= cap || close == open + 1)
+		return -EINVAL;
+	memcpy(ret, open + 1, (size_t)(close - open - 1));
+	ret[close - open - 1] = '\0';
+	return 0;
+}
+
+int ksm_read(const struct io_root *root, struct ksm_sysfs *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	for (size_t i = 0; i < ksm_nfiles; i++)
+		*(maybe_i64 *)((char *)ret + ksm_files[i].offset) = UNKNOWN;
+	if (!io_exists(root, IO_SYS, "kernel/mm/ksm"))
+		return -ENOENT;
+	ret->present = true;
+	char buf[64];
+	for (size_t i = 0; i < ksm_nfiles; i++) {
+		int64_t v;
+		if (io_read(root, IO_SYS, buf, sizeof(buf), "kernel/mm/ksm/%s", ksm_files[i].name) > 0 &&
+		    parse_i64(buf, &v) == 0)
+			*(maybe_i64 *)((char *)ret + ksm_files[i].offset) = MAYBE(v);
+	}
+	if (io_read(root, IO_SYS, buf, sizeof(buf), "kernel/mm/ksm/advisor_mode") > 0)
+		parse_advisor_mode(buf, ret->advisor_mode, sizeof(ret->advisor_mode));
+	return 0;
+}
+
+maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size)
+{
+	if (!k->present || !k->pages_sharing.known)
+		return UNKNOWN;
+	int64_t zero = k->ksm_zero_pages.known ? k->ksm_zero_pages.v : 0;
+	return MAYBE((k->pages_sharing.v + zero) * page_size);
+}

@@ -1,0 +1,36 @@
+/* The host's KSM state: every /sys/kernel/mm/ksm file this kernel has. */
+#ifndef VMHOST_CORE_KSM_H
+#define VMHOST_CORE_KSM_H
+
+#include "io/io.h"
+#include "parse/parse.h"
+
+struct ksm_sysfs {
+	bool present; /* /sys/kernel/mm/ksm exists */
+	maybe_i64 run, pages_to_scan, sleep_millisecs, pages_shared, pages_sharing, pages_unshared,
+		pages_volatile, full_scans, pages_scanned, pages_skipped, max_page_sharing,
+		merge_across_nodes, use_zero_pages, ksm_zero_pages, general_profit, smart_scan,
+		stable_node_chains, stable_node_dups, stable_node_chains_prune_millisecs,
+		advisor_max_cpu, advisor_min_pages_to_scan, advisor_max_pages_to_scan,
+		advisor_target_scan_time;
+	char advisor_mode[16]; /* the selected word; "" when the kernel has no advisor */
+};
+
+/* Integer files, in the order `vmhost ksm` lists them. */
+struct ksm_file {
+	const char *name;
+	size_t offset; /* of a maybe_i64 in struct ksm_sysfs */
+};
+extern const struct ksm_file ksm_files[];
+extern const size_t ksm_nfiles;
+
+/* Reads every KSM file. Returns 0, or -ENOENT when the kernel has no KSM (present = false). */
+int ksm_read(const struct io_root *root, struct ksm_sysfs *ret);
+
+/* "[none] scan-time" -> "none". Returns 0 or -EINVAL. */
+int parse_advisor_mode(const char *buf, char *ret, size_t cap);
+
+/* Bytes KSM saves host-wide: (pages_sharing + ksm_zero_pages) x page size; unknown without KSM. */
+maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size);
+
+#endif

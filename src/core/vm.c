@@ -1,0 +1,426 @@
+#include "core/vm.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *measure_method_name(enum measure_method m)
+{
+	return m == METHOD_EXACT ? "exact" : m == METHOD_ESTIMATE ? "estimate" : NULL;
+}
+
+bool cgroup_vm_scope(const char *path, char *scope, size_t cap)
+{
+	static const char *const markers[] = {"/machine.slice/machine-", "/qemu.slice/"};
+	for (size_t i = 0; i < 2; i++) {
+		const char *m = strstr(path, markers[i]);
+		if (!m)
+			continue;
+		const char *end = strstr(m + strlen(markers[i]), ".scope");
+		if (!end)
+			continue;
+		end += strlen(".scope");
+		if (*end && *end != '/')
+			continue;
+		size_t l = (size_t)(end - path);
+		if (l >= cap)
+			return false;
+		memcpy(scope, path, l);
+		scope[l] = '\0';
+		return true;
+	}
+	return false;
+}
+
+static bool vanished(int err)
+{
+	return err == -ENOENT || err == -ESRCH;
+}
+
+static int read_cgroup(const struct io_root *root, pid_t pid, char *ret, size_t cap)
+{
+	char buf[2048];
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/cgroup", pid);
+	if (n < 0)
+		return (int)n;
+	return parse_cgroup(buf, (size_t)n, ret, cap);
+}
+
+static int add_vm(struct vm_list *l, size_t *cap, const struct vm *vm)
+{
+	if (l->n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		struct vm *v = realloc(l->vms, c * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->vms = v;
+		*cap = c;
+	}
+	l->vms[l->n++] = *vm;
+	return 0;
+}
+
+static bool is_extra(pid_t pid, const pid_t *extra, size_t nextra)
+{
+	for (size_t i = 0; i < nextra; i++)
+		if (extra[i] == pid)
+			return true;
+	return false;
+}
+
+/* Fills pid, start time and cgroup; -ESRCH style errors when the process is gone. */
+static int identify(const struct io_root *root, struct vm *vm)
+{
+	char buf[1024];
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", vm->pid);
+	if (n < 0)
+		return (int)n;
+	struct proc_stat st;
+	if (parse_stat(buf, (size_t)n, &st) == 0)
+		vm->start_ticks = st.start_ticks;
+	if (read_cgroup(root, vm->pid, vm->cgroup, sizeof(vm->cgroup)) == 0) {
+		char scope[sizeof(vm->cgroup)];
+		if ((vm->vm_scope = cgroup_vm_scope(vm->cgroup, scope, sizeof(scope))))
+			memcpy(vm->cgroup, scope, sizeof(scope));
+	}
+	return 0;
+}
+
+int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	pid_t *pids;
+	size_t npids, cap = 0;
+	int r = io_list_pids(root, &pids, &npids);
+	if (r < 0)
+		return r;
+	/* Processes that are neither VMs nor asked for: helper candidates (pid list, later). */
+	pid_t *others = malloc((npids ? npids : 1) * sizeof(*others));
+	size_t nothers = 0;
+	if (!others) {
+		free(pids);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < npids; i++) {
+		char *cmd = NULL;
+		size_t len = 0;
+		r = io_read_alloc(root, IO_PROC, &cmd, &len, "%d/cmdline", pids[i]);
+		if (r < 0) {
+			if (is_extra(pids[i], extra, nextra))
+				ret->skipped++;
+			continue; /* vanished between readdir and read */
+		}
+		struct vm vm = {.pid = pids[i]};
+		int p = parse_vm_cmdline(cmd, len, &vm.cfg);
+		free(cmd);
+		if (p < 0 && !is_extra(pids[i], extra, nextra)) {
+			if (len)
+				others[nothers++] = pids[i];
+			continue;
+		}
+		if (p < 0) {
+			memset(&vm.cfg, 0, sizeof(vm.cfg));
+			vm.cfg.vmm = VMM_PROCESS;
+			vm.cfg.guest_ram_bytes = UNKNOWN;
+		}
+		if (identify(root, &vm) < 0) {
+			ret->skipped++;
+			continue;
+		}
+		if ((r = add_vm(ret, &cap, &vm)) < 0)
+			goto out;
+	}
+	/* Extra pids that are not in the listing (gone already, or bad). */
+	for (size_t e = 0; e < nextra; e++) {
+		bool found = false;
+		for (size_t i = 0; i < ret->n && !found; i++)
+			found = ret->vms[i].pid == extra[e];
+		bool listed = false;
+		for (size_t i = 0; i < npids && !listed; i++)
+			listed = pids[i] == extra[e];
+		if (!found && !listed)
+			ret->skipped++;
+	}
+	/* Helpers (swtpm, virtiofsd, ...) share a VM's per-VM scope. */
+	bool any_scope = false;
+	for (size_t i = 0; i < ret->n; i++)
+		any_scope |= ret->vms[i].vm_scope && ret->vms[i].cfg.vmm != VMM_PROCESS;
+	for (size_t o = 0; any_scope && o < nothers; o++) {
+		char cg[512], scope[512];
+		if (read_cgroup(root, others[o], cg, sizeof(cg)) < 0 || !cgroup_vm_scope(cg, scope, sizeof(scope)))
+			continue;
+		for (size_t i = 0; i < ret->n; i++) {
+			struct vm *vm = &ret->vms[i];
+			if (vm->vm_scope && vm->cfg.vmm != VMM_PROCESS && !strcmp(vm->cgroup, scope) &&
+			    vm->nhelpers < VM_MAX_HELPERS) {
+				vm->helpers[vm->nhelpers++] = others[o];
+				break;
+			}
+		}
+	}
+	r = 0;
+out:
+	free(pids);
+	free(others);
+	if (r < 0)
+		vm_list_free(ret);
+	return r;
+}
+
+void vm_list_free(struct vm_list *l)
+{
+	free(l->vms);
+	l->vms = NULL;
+	l->n = 0;
+}
+
+int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied)
+{
+	char buf[4096];
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/status", pid);
+	if (n < 0)
+		return (int)n;
+	struct proc_status st;
+	if (parse_status(buf, (size_t)n, &st) < 0)
+		return -EINVAL;
+	*ret = (struct mem_counters){
+		.rss = st.vm_rss, .rss_anon = st.rss_anon, .rss_file = st.rss_file,
+		.rss_shmem = st.rss_shmem, .swap = st.vm_swap,
+		.ksm_rmap_items = UNKNOWN, .ksm_merging_pages = UNKNOWN,
+		.ksm_zero_pages = UNKNOWN, .ksm_profit = UNKNOWN,
+	};
+	n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/ksm_stat", pid);
+	struct ksm_stat ks;
+	if (n >= 0 && parse_ksm_stat(buf, (size_t)n, &ks) >= 0) {
+		ret->ksm_rmap_items = ks.rmap_items;
+		ret->ksm_merging_pages = ks.merging_pages;
+		ret->ksm_zero_pages = ks.zero_pages;
+		ret->ksm_profit = ks.process_profit;
+	} else if (n == -ENOENT) {
+		/* Older kernels: only the merging page count. */
+		n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/ksm_merging_pages", pid);
+		int64_t v;
+		if (n > 0 && parse_i64(buf, &v) == 0)
+			ret->ksm_merging_pages = MAYBE(v);
+	} else if (n == -EACCES || n == -EPERM) {
+		(*denied)++;
+	}
+	/* A process that exits between the two reads has an empty ksm_stat: check it is alive. */
+	if (n == -ESRCH)
+		return -ESRCH;
+	return 0;
+}
+
+/* ---- exact overhead from maps + pagemap ---- */
+
+struct mapping {
+	uint64_t start, end;
+	bool candidate; /* writable, anonymous / memfd / shared file: may hold guest RAM */
+	bool guest;
+};
+
+static bool guest_candidate(const struct map_entry *m)
+{
+	if (m->perms[0] != 'r' || m->perms[1] != 'w')
+		return false;
+	if (m->path_len == 0)
+		return true;
+	static const char *const prefixes[] = {"/memfd:", "/dev/hugepages", "/dev/shm/", "/run/", "/hugepages"};
+	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+		if (m->path_len >= strlen(prefixes[i]) && !memcmp(m->path, prefixes[i], strlen(prefixes[i])))
+			return true;
+	return m->perms[3] == 's' || memmem(m->path, m->path_len, "huge", 4) != NULL;
+}
+
+/* Marks the mappings that hold each RAM block: an exact-size mapping first, else a run of
+ * adjacent candidate mappings of exactly the block's size. */
+static bool mark_guest(struct mapping *maps, size_t n, const struct vm_config *cfg)
+{
+	for (size_t b = 0; b < cfg->nblocks; b++) {
+		uint64_t want = cfg->block_bytes[b];
+		bool found = false;
+		for (size_t i = 0; i < n && !found; i++) {
+			if (maps[i].candidate && !maps[i].guest && maps[i].end - maps[i].start == want)
+				maps[i].guest = found = true;
+		}
+		for (size_t i = 0; i < n && !found; i++) {
+			uint64_t len = 0;
+			size_t j = i;
+			while (j < n && maps[j].candidate && !maps[j].guest && len < want &&
+			       (j == i || maps[j].start == maps[j - 1].end))
+				len += maps[j].end - maps[j].start, j++;
+			if (len == want)
+				for (size_t k = i; k < j; k++)
+					maps[k].guest = found = true;
+		}
+		if (!found)
+			return false;
+	}
+	return true;
+}
+
+static int count_present(int fd, uint64_t start, uint64_t end, int64_t page_size, int64_t *pages)
+{
+	uint64_t buf[4096];
+	uint64_t first = start / (uint64_t)page_size, last = end / (uint64_t)page_size;
+	while (first < last) {
+		size_t want = last - first < 4096 ? (size_t)(last - first) : 4096;
+		ssize_t n = io_pread(fd, buf, want * sizeof(uint64_t), (off_t)(first * sizeof(uint64_t)));
+		if (n <= 0)
+			return n < 0 ? (int)n : -EIO;
+		size_t got = (size_t)n / sizeof(uint64_t);
+		for (size_t i = 0; i < got; i++)
+			*pages += (int64_t)(buf[i] >> 63);
+		first += got;
+	}
+	return 0;
+}
+
+int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
+		   int64_t *ret_bytes)
+{
+	if (!cfg->guest_ram_bytes.known || cfg->nblocks == 0)
+		return -ENOENT;
+	char *text;
+	size_t len;
+	int r = io_read_alloc(root, IO_PROC, &text, &len, "%d/maps", pid);
+	if (r < 0)
+		return r;
+	size_t n = 0, cap = 256, pos = 0;
+	struct mapping *maps = malloc(cap * sizeof(*maps));
+	struct map_entry e;
+	while (maps && (r = parse_maps_next(text, len, &pos, &e)) > 0) {
+		if (n == cap) {
+			struct mapping *m = realloc(maps, 2 * cap * sizeof(*maps));
+			if (!m) {
+				free(maps);
+				maps = NULL;
+				break;
+			}
+			maps = m;
+			cap *= 2;
+		}
+		maps[n++] = (struct mapping){.start = e.start, .end = e.end, .candidate = guest_candidate(&e)};
+		/* Inaccessible reservations and guard pages hold nothing resident. */
+		if (!strncmp(e.perms, "---", 3))
+			maps[n - 1].end = maps[n - 1].start;
+	}
+	free(text);
+	if (!maps)
+		return -ENOMEM;
+	if (r < 0 || !mark_guest(maps, n, cfg)) {
+		free(maps);
+		return r < 0 ? r : -ENOENT;
+	}
+	int fd = io_open(root, IO_PROC, 0, "%d/pagemap", pid);
+	if (fd < 0) {
+		free(maps);
+		return fd;
+	}
+	int64_t pages = 0;
+	for (size_t i = 0; i < n && r == 0; i++)
+		if (!maps[i].guest && maps[i].end > maps[i].start)
+			r = count_present(fd, maps[i].start, maps[i].end, page_size, &pages);
+	io_close(fd);
+	free(maps);
+	if (r < 0)
+		return r;
+	*ret_bytes = pages * page_size;
+	return 0;
+}
+
+/* ---- measuring ---- */
+
+int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, unsigned flags)
+{
+	unsigned denied = 0;
+	int r = proc_read_counters(root, vm->pid, &vm->mem, &denied);
+	if (r < 0)
+		return vanished(r) ? -ESRCH : r;
+	struct mem_counters helpers_mem = {0};
+	bool have_helpers = false;
+	for (size_t i = 0; i < vm->nhelpers; i++) {
+		struct mem_counters h;
+		if (proc_read_counters(root, vm->helpers[i], &h, &denied) < 0)
+			continue; /* a helper that exits is simply no longer counted */
+		if (!have_helpers)
+			helpers_mem = h;
+		else
+			mem_counters_add(&helpers_mem, &h);
+		have_helpers = true;
+	}
+	if (have_helpers)
+		mem_counters_add(&vm->mem, &helpers_mem);
+
+	vm->pss_method = METHOD_ESTIMATE;
+	vm->pss_bytes = pss_estimate(&vm->mem, &host->ksm, host->page_size_bytes, NULL);
+	vm->overhead_method = METHOD_ESTIMATE;
+	vm->overhead_bytes = vm->cfg.vmm == VMM_PROCESS ? UNKNOWN
+				: overhead_estimate(&vm->mem, &vm->cfg, host->page_size_bytes);
+	if (flags & VM_MEASURE_EXACT) {
+		char *buf;
+		size_t len;
+		int64_t pss = 0;
+		bool ok = true;
+		/* PSS of the VMM and each helper, summed. */
+		for (size_t i = 0; i <= vm->nhelpers && ok; i++) {
+			pid_t pid = i == 0 ? vm->pid : vm->helpers[i - 1];
+			struct smaps_rollup sr;
+			r = io_read_alloc(root, IO_PROC, &buf, &len, "%d/smaps_rollup", pid);
+			if (r < 0) {
+				if (i == 0 && vanished(r))
+					return -ESRCH;
+				ok = i > 0; /* a helper that exits is no longer counted */
+				denied += r == -EACCES || r == -EPERM;
+				continue;
+			}
+			int p = parse_smaps_rollup(buf, len, &sr);
+			free(buf);
+			if (p < 0) {
+				/* Empty when the process exited between open and read. */
+				if (i == 0)
+					return len == 0 ? -ESRCH : -EINVAL;
+				continue;
+			}
+			if (i == 0)
+				vm->exact = sr;
+			pss += sr.pss.v;
+		}
+		if (ok) {
+			vm->pss_bytes = MAYBE(pss);
+			vm->pss_method = METHOD_EXACT;
+		}
+		int64_t overhead;
+		if (vm->cfg.vmm != VMM_PROCESS &&
+		    overhead_exact(root, vm->pid, &vm->cfg, host->page_size_bytes, &overhead) == 0) {
+			for (size_t i = 0; i < vm->nhelpers; i++) {
+				struct mem_counters h;
+				/* Helpers hold no guest RAM of their own; shared guest memory is the VM's. */
+				if (proc_read_counters(root, vm->helpers[i], &h, &denied) == 0 && h.rss_anon.known &&
+				    h.rss_file.known)
+					overhead += h.rss_anon.v + h.rss_file.v;
+			}
+			vm->overhead_bytes = MAYBE(overhead);
+			vm->overhead_method = METHOD_EXACT;
+		}
+	}
+	return denied ? -EACCES : 0;
+}
+
+int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l, unsigned flags)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < l->n; i++) {
+		int r = vm_measure(root, host, &l->vms[i], flags);
+		if (r == -ESRCH || (r < 0 && r != -EACCES)) {
+			l->skipped++;
+			continue;
+		}
+		if (r == -EACCES)
+			l->denied++;
+		l->vms[w++] = l->vms[i];
+	}
+	l->n = w;
+	return 0;
+}

@@ -1,0 +1,66 @@
+/* Virtual machines on this host: discovery from /proc and their memory figures. */
+#ifndef VMHOST_CORE_VM_H
+#define VMHOST_CORE_VM_H
+
+#include <sys/types.h>
+
+#include "core/account.h"
+#include "core/host.h"
+#include "io/io.h"
+#include "parse/vmcmd.h"
+
+#define VM_MAX_HELPERS 16
+
+enum measure_method { METHOD_NONE, METHOD_ESTIMATE, METHOD_EXACT };
+const char *measure_method_name(enum measure_method m);
+
+struct vm {
+	pid_t pid;
+	uint64_t start_ticks; /* with pid, identifies the VM across samples */
+	struct vm_config cfg; /* vmm, name, uuid, guest RAM */
+	char cgroup[512];     /* the VM's scope (libvirt or Proxmox), else its cgroup path; "" unknown */
+	bool vm_scope;        /* cgroup is a per-VM scope that helpers may share */
+	pid_t helpers[VM_MAX_HELPERS];
+	size_t nhelpers;
+
+	/* Filled by vm_measure(). */
+	struct mem_counters mem; /* the VMM process plus its helpers */
+	maybe_i64 pss_bytes, overhead_bytes;
+	enum measure_method pss_method, overhead_method;
+	struct smaps_rollup exact; /* valid when pss_method is exact */
+};
+
+struct vm_list {
+	struct vm *vms;
+	size_t n;
+	unsigned skipped; /* processes that vanished or could not be read */
+	unsigned denied;  /* files we had no permission to read */
+};
+
+/* Finds every VMM process, plus the given pids (as plain processes when they are not VMs),
+ * and the helpers sharing a VM's scope. */
+int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret);
+void vm_list_free(struct vm_list *l);
+
+enum { VM_MEASURE_EXACT = 1 << 0 };
+
+/* Reads one VM's counters and derives PSS and overhead. Returns 0, -ESRCH when the VMM
+ * process vanished, or another negative errno. */
+int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, unsigned flags);
+
+/* Measures every VM, dropping (and counting as skipped) those that vanished. */
+int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l, unsigned flags);
+
+/* Reads one process's cheap counters (status, ksm_stat). */
+int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied);
+
+/* Exact overhead: resident pages of the process outside the mappings that hold guest RAM,
+ * from /proc/PID/maps and /proc/PID/pagemap. -ENOENT when guest RAM was not found. */
+int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
+		   int64_t *ret_bytes);
+
+/* Classifies a cgroup path: copies the per-VM scope part into scope and returns true for
+ * libvirt (machine.slice/machine-*.scope) and Proxmox (qemu.slice/N.scope) VMs. */
+bool cgroup_vm_scope(const char *path, char *scope, size_t cap);
+
+#endif

@@ -1,0 +1,55 @@
+/* The only layer that touches the filesystem: every path is relative to a proc or sys root. */
+#ifndef VMHOST_IO_H
+#define VMHOST_IO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct io_root {
+	const char *proc; /* default "/proc" */
+	const char *sys;  /* default "/sys"; debugfs is <sys>/kernel/debug */
+};
+
+enum io_base { IO_PROC, IO_SYS };
+
+/* Formats "<root>/<rel>" into buf. Returns 0 or -ENAMETOOLONG. */
+int io_path(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Reads a whole file into buf (cap includes the terminating NUL). Returns the length read or a
+ * negative errno; -EFBIG when the file does not fit. */
+ssize_t io_read(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Reads a whole file of any size into a fresh buffer (NUL-terminated); *ret_len excludes the NUL. */
+int io_read_alloc(const struct io_root *root, enum io_base base, char **ret, size_t *ret_len, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+/* Opens a file for repeated reads with io_reread(); returns an fd or a negative errno. */
+int io_open(const struct io_root *root, enum io_base base, int flags, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Re-reads an open file from offset 0 with one pread (procfs/sysfs files fit one call). */
+ssize_t io_reread(int fd, char *buf, size_t cap);
+
+/* One pread at an offset (pagemap and other binary files); retries on EINTR. */
+ssize_t io_pread(int fd, void *buf, size_t len, off_t offset);
+void io_close(int fd);
+
+/* Writes a value to a file (sysfs knobs). Returns 0 or a negative errno. */
+int io_write(const struct io_root *root, enum io_base base, const char *value, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+/* Lists the numeric entries of <proc> (process ids), sorted ascending. */
+int io_list_pids(const struct io_root *root, pid_t **ret, size_t *ret_n);
+
+/* Lists the entry names of a directory, sorted; free with io_free_names(). */
+int io_list_dir(const struct io_root *root, enum io_base base, char ***ret, size_t *ret_n, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+void io_free_names(char **names, size_t n);
+
+/* True when the path exists. */
+int io_exists(const struct io_root *root, enum io_base base, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#endif

@@ -1,0 +1,129 @@
+#include "out/json.h"
+
+#include <math.h>
+
+void json_init(struct json *j, FILE *f, bool pretty)
+{
+	*j = (struct json){.f = f, .pretty = pretty};
+}
+
+void json_write_escaped(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\r': fputs("\\r", f); break;
+		case '\t': fputs("\\t", f); break;
+		default:
+			if (*p < 0x20 || *p == 0x7f)
+				fprintf(f, "\\u%04x", *p);
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static void indent(struct json *j)
+{
+	if (!j->pretty)
+		return;
+	fputc('\n', j->f);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+/* Separator, indentation and key before any value. */
+static void prefix(struct json *j, const char *key)
+{
+	if (j->depth > 0) {
+		if (j->has_items[j->depth])
+			fputc(',', j->f);
+		j->has_items[j->depth] = true;
+		indent(j);
+	}
+	if (key) {
+		json_write_escaped(j->f, key);
+		fputs(j->pretty ? ": " : ":", j->f);
+	}
+}
+
+static void open_(struct json *j, const char *key, char c)
+{
+	prefix(j, key);
+	fputc(c, j->f);
+	if (j->depth + 1 < JSON_MAX_DEPTH)
+		j->depth++;
+	j->has_items[j->depth] = false;
+}
+
+static void close_(struct json *j, char c)
+{
+	bool had = j->has_items[j->depth];
+	if (j->depth > 0)
+		j->depth--;
+	if (had)
+		indent(j);
+	fputc(c, j->f);
+}
+
+void json_object_begin(struct json *j, const char *key) { open_(j, key, '{'); }
+void json_object_end(struct json *j) { close_(j, '}'); }
+void json_array_begin(struct json *j, const char *key) { open_(j, key, '['); }
+void json_array_end(struct json *j) { close_(j, ']'); }
+
+void json_int(struct json *j, const char *key, int64_t v)
+{
+	prefix(j, key);
+	fprintf(j->f, "%lld", (long long)v);
+}
+
+void json_maybe(struct json *j, const char *key, maybe_i64 v)
+{
+	if (v.known)
+		json_int(j, key, v.v);
+	else
+		json_null(j, key);
+}
+
+void json_double(struct json *j, const char *key, double v)
+{
+	if (!isfinite(v)) {
+		json_null(j, key);
+		return;
+	}
+	prefix(j, key);
+	/* Enough digits to round-trip rates and ratios, no locale. */
+	fprintf(j->f, "%.6g", v);
+}
+
+void json_bool(struct json *j, const char *key, bool v)
+{
+	prefix(j, key);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void json_string(struct json *j, const char *key, const char *s)
+{
+	if (!s) {
+		json_null(j, key);
+		return;
+	}
+	prefix(j, key);
+	json_write_escaped(j->f, s);
+}
+
+void json_null(struct json *j, const char *key)
+{
+	prefix(j, key);
+	fputs("null", j->f);
+}
+
+void json_finish(struct json *j)
+{
+	fputc('\n', j->f);
+	fflush(j->f);
+}

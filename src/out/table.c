@@ -1,0 +1,273 @@
+#include "out/table.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR };
+
+struct cell {
+	enum cell_state state;
+	int64_t i;
+	double d;
+	char *s;
+};
+
+struct table {
+	const struct col *cols;
+	size_t ncols, nrows, cap;
+	struct cell *cells; /* nrows * ncols */
+};
+
+struct table *table_new(const struct col *cols, size_t ncols)
+{
+	struct table *t = calloc(1, sizeof(*t));
+	if (t) {
+		t->cols = cols;
+		t->ncols = ncols;
+	}
+	return t;
+}
+
+void table_free(struct table *t)
+{
+	if (!t)
+		return;
+	for (size_t i = 0; i < t->nrows * t->ncols; i++)
+		free(t->cells[i].s);
+	free(t->cells);
+	free(t);
+}
+
+int table_add_row(struct table *t)
+{
+	if (t->nrows == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 16;
+		struct cell *c = realloc(t->cells, cap * t->ncols * sizeof(*c));
+		if (!c)
+			return -ENOMEM;
+		t->cells = c;
+		t->cap = cap;
+	}
+	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(struct cell));
+	t->nrows++;
+	return 0;
+}
+
+size_t table_rows(const struct table *t) { return t->nrows; }
+
+static struct cell *last(struct table *t, size_t col)
+{
+	if (!t->nrows || col >= t->ncols)
+		return NULL;
+	struct cell *c = &t->cells[(t->nrows - 1) * t->ncols + col];
+	free(c->s);
+	*c = (struct cell){0};
+	return c;
+}
+
+void table_set_str(struct table *t, size_t col, const char *s)
+{
+	struct cell *c = last(t, col);
+	if (c && s && (c->s = strdup(s)))
+		c->state = CELL_STR;
+}
+
+void table_set_int(struct table *t, size_t col, int64_t v)
+{
+	struct cell *c = last(t, col);
+	if (c) {
+		c->state = CELL_INT;
+		c->i = v;
+	}
+}
+
+void table_set_maybe(struct table *t, size_t col, maybe_i64 v)
+{
+	if (v.known)
+		table_set_int(t, col, v.v);
+	else
+		last(t, col);
+}
+
+void table_set_float(struct table *t, size_t col, double v)
+{
+	struct cell *c = last(t, col);
+	if (c && isfinite(v)) {
+		c->state = CELL_FLOAT;
+		c->d = v;
+	}
+}
+
+static double cell_num(const struct cell *c)
+{
+	return c->state == CELL_INT ? (double)c->i : c->state == CELL_FLOAT ? c->d : NAN;
+}
+
+void table_sort_desc(struct table *t, size_t col)
+{
+	/* Insertion sort on whole rows: tables are small and the order must be stable. */
+	size_t w = t->ncols;
+	struct cell *tmp = malloc(w * sizeof(*tmp));
+	if (!tmp)
+		return;
+	for (size_t i = 1; i < t->nrows; i++) {
+		memcpy(tmp, &t->cells[i * w], w * sizeof(*tmp));
+		double v = cell_num(&tmp[col]);
+		size_t j = i;
+		while (j > 0) {
+			double u = cell_num(&t->cells[(j - 1) * w + col]);
+			bool before = isnan(u) ? !isnan(v) : (!isnan(v) && v > u);
+			if (!before)
+				break;
+			memcpy(&t->cells[j * w], &t->cells[(j - 1) * w], w * sizeof(*tmp));
+			j--;
+		}
+		memcpy(&t->cells[j * w], tmp, w * sizeof(*tmp));
+	}
+	free(tmp);
+}
+
+void fmt_bytes(char *buf, size_t cap, int64_t bytes)
+{
+	static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+	double v = (double)(bytes < 0 ? -bytes : bytes);
+	size_t u = 0;
+	while (v >= 1024 && u + 1 < sizeof(units) / sizeof(units[0])) {
+		v /= 1024;
+		u++;
+	}
+	const char *sign = bytes < 0 ? "-" : "";
+	if (u == 0)
+		snprintf(buf, cap, "%s%.0f %s", sign, v, units[u]);
+	else
+		snprintf(buf, cap, "%s%.*f %s", sign, v < 10 ? 2 : v < 100 ? 1 : 0, v, units[u]);
+}
+
+void fmt_seconds(char *buf, size_t cap, double s)
+{
+	if (s < 0.001)
+		snprintf(buf, cap, "%.0fus", s * 1e6);
+	else if (s < 1)
+		snprintf(buf, cap, "%.1fms", s * 1e3);
+	else if (s < 60)
+		snprintf(buf, cap, "%.2fs", s);
+	else if (s < 3600)
+		snprintf(buf, cap, "%dm%02ds", (int)(s / 60), (int)fmod(s, 60));
+	else
+		snprintf(buf, cap, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
+}
+
+static void fmt_cell(const struct col *col, const struct cell *c, bool human, bool raw_bytes, char *buf, size_t cap)
+{
+	switch (c->state) {
+	case CELL_NULL:
+		snprintf(buf, cap, "%s", human ? "n/a" : "");
+		return;
+	case CELL_STR:
+		snprintf(buf, cap, "%s", c->s);
+		return;
+	case CELL_INT:
+		if (human && col->kind == COL_BYTES && !raw_bytes)
+			fmt_bytes(buf, cap, c->i);
+		else
+			snprintf(buf, cap, "%lld", (long long)c->i);
+		return;
+	case CELL_FLOAT:
+		if (human && col->kind == COL_SECONDS)
+			fmt_seconds(buf, cap, c->d);
+		else if (human)
+			snprintf(buf, cap, "%.*f", col->decimals, c->d);
+		else
+			snprintf(buf, cap, "%.6g", c->d);
+		return;
+	}
+}
+
+void table_print_human(const struct table *t, FILE *f, bool raw_bytes)
+{
+	size_t *width = calloc(t->ncols, sizeof(*width));
+	if (!width)
+		return;
+	char buf[512];
+	for (size_t c = 0; c < t->ncols; c++) {
+		width[c] = strlen(t->cols[c].title);
+		for (size_t r = 0; r < t->nrows; r++) {
+			fmt_cell(&t->cols[c], &t->cells[r * t->ncols + c], true, raw_bytes, buf, sizeof(buf));
+			size_t l = strlen(buf);
+			if (l > width[c])
+				width[c] = l;
+		}
+	}
+	for (int r = -1; r < (int)t->nrows; r++) {
+		bool first = true;
+		for (size_t c = 0; c < t->ncols; c++) {
+			const struct col *col = &t->cols[c];
+			if (col->flags & COL_JSON_ONLY)
+				continue;
+			if (r < 0)
+				snprintf(buf, sizeof(buf), "%s", col->title);
+			else
+				fmt_cell(col, &t->cells[(size_t)r * t->ncols + c], true, raw_bytes, buf, sizeof(buf));
+			bool left = (col->flags & COL_LEFT) || col->kind == COL_STR;
+			fprintf(f, "%s%*s", first ? "" : "  ", left ? -(int)width[c] : (int)width[c], buf);
+			first = false;
+		}
+		/* No trailing blanks after a left-aligned last column. */
+		fputc('\n', f);
+	}
+	free(width);
+}
+
+static void csv_field(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+void table_print_csv(const struct table *t, FILE *f)
+{
+	char buf[512];
+	for (size_t c = 0; c < t->ncols; c++)
+		fprintf(f, "%s%s", c ? "," : "", t->cols[c].key);
+	fputc('\n', f);
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			fmt_cell(&t->cols[c], &t->cells[r * t->ncols + c], false, true, buf, sizeof(buf));
+			if (c)
+				fputc(',', f);
+			csv_field(f, buf);
+		}
+		fputc('\n', f);
+	}
+}
+
+void table_print_json(const struct table *t, struct json *j, const char *key)
+{
+	json_array_begin(j, key);
+	for (size_t r = 0; r < t->nrows; r++) {
+		json_object_begin(j, NULL);
+		for (size_t c = 0; c < t->ncols; c++) {
+			const struct cell *cell = &t->cells[r * t->ncols + c];
+			const char *k = t->cols[c].key;
+			switch (cell->state) {
+			case CELL_NULL: json_null(j, k); break;
+			case CELL_INT: json_int(j, k, cell->i); break;
+			case CELL_FLOAT: json_double(j, k, cell->d); break;
+			case CELL_STR: json_string(j, k, cell->s); break;
+			}
+		}
+		json_object_end(j);
+	}
+	json_array_end(j);
+}

@@ -1,0 +1,58 @@
+/* A table filled once and printed as aligned text, CSV or a JSON array of objects: the three
+ * forms come from the same cells, so they cannot drift apart. */
+#ifndef VMHOST_OUT_TABLE_H
+#define VMHOST_OUT_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "out/json.h"
+#include "parse/parse.h"
+
+enum col_kind {
+	COL_STR,
+	COL_INT,
+	COL_BYTES,   /* human: binary units unless raw bytes were asked for */
+	COL_FLOAT,   /* printed with the column's decimals */
+	COL_SECONDS, /* float seconds; human: "1.23s", "4m05s" */
+};
+
+enum col_flags {
+	COL_JSON_ONLY = 1 << 0, /* not in the human table */
+	COL_LEFT = 1 << 1,      /* left-aligned in the human table */
+};
+
+struct col {
+	const char *key;   /* JSON and CSV name */
+	const char *title; /* human heading */
+	enum col_kind kind;
+	unsigned flags;
+	int decimals; /* COL_FLOAT */
+};
+
+struct table;
+
+struct table *table_new(const struct col *cols, size_t ncols);
+void table_free(struct table *t);
+/* Starts a new row; cells default to null. Returns 0 or -ENOMEM. */
+int table_add_row(struct table *t);
+size_t table_rows(const struct table *t);
+/* Set a cell of the last row. */
+void table_set_str(struct table *t, size_t col, const char *s); /* NULL = null */
+void table_set_int(struct table *t, size_t col, int64_t v);
+void table_set_maybe(struct table *t, size_t col, maybe_i64 v);
+void table_set_float(struct table *t, size_t col, double v); /* NaN = null */
+/* Sorts rows by an integer or float column, descending (nulls last). */
+void table_sort_desc(struct table *t, size_t col);
+
+void table_print_human(const struct table *t, FILE *f, bool raw_bytes);
+void table_print_csv(const struct table *t, FILE *f);
+void table_print_json(const struct table *t, struct json *j, const char *key);
+
+/* Human number formats shared by every command. */
+void fmt_bytes(char *buf, size_t cap, int64_t bytes); /* "1.50 GiB", "512 B" */
+void fmt_seconds(char *buf, size_t cap, double seconds);
+
+#endif

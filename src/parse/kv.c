@@ -1,0 +1,191 @@
+#include "parse/parse.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+int parse_i64(const char *s, int64_t *ret)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	if (!*s)
+		return -EINVAL;
+	char *end;
+	errno = 0;
+	long long v = strtoll(s, &end, 10);
+	if (errno == ERANGE)
+		return -ERANGE;
+	if (end == s)
+		return -EINVAL;
+	while (*end == ' ' || *end == '\t' || *end == '\n')
+		end++;
+	if (*end)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* Parses "<digits>[ kB]" at p (bounded by end); stores bytes (kB scaled). */
+static int parse_value(const char *p, const char *end, int64_t *ret)
+{
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	bool neg = p < end && *p == '-';
+	if (neg)
+		p++;
+	if (p == end || !isdigit((unsigned char)*p))
+		return -EINVAL;
+	int64_t v = 0;
+	while (p < end && isdigit((unsigned char)*p)) {
+		int d = *p++ - '0';
+		if (v > (INT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (end - p >= 2 && p[0] == 'k' && p[1] == 'B') {
+		if (v > INT64_MAX / 1024)
+			return -ERANGE;
+		v *= 1024;
+		p += 2;
+	}
+	while (p < end && (*p == ' ' || *p == '\t'))
+		p++;
+	if (p != end)
+		return -EINVAL;
+	*ret = neg ? -v : v;
+	return 0;
+}
+
+int parse_kv(const char *buf, size_t len, const struct kv_field *fields, size_t nfields, void *out)
+{
+	for (size_t i = 0; i < nfields; i++)
+		*(maybe_i64 *)((char *)out + fields[i].offset) = UNKNOWN;
+	int found = 0;
+	const char *p = buf, *bufend = buf + len;
+	while (p < bufend) {
+		const char *nl = memchr(p, '\n', (size_t)(bufend - p));
+		if (!nl)
+			break; /* truncated last line */
+		const char *k = p, *ke = p;
+		while (ke < nl && *ke != ':' && *ke != ' ' && *ke != '\t')
+			ke++;
+		size_t klen = (size_t)(ke - k);
+		const char *v = ke < nl && *ke == ':' ? ke + 1 : ke;
+		for (size_t i = 0; i < nfields && klen; i++) {
+			if (strlen(fields[i].key) != klen || memcmp(fields[i].key, k, klen))
+				continue;
+			maybe_i64 *f = (maybe_i64 *)((char *)out + fields[i].offset);
+			int64_t value;
+			if (!f->known && parse_value(v, nl, &value) == 0) {
+				*f = MAYBE(value);
+				found++;
+			}
+			break;
+		}
+		p = nl + 1;
+	}
+	return found;
+}
+
+#define F(type, key, member) {key, offsetof(type, member)}
+
+int parse_meminfo(const char *buf, size_t len, struct meminfo *ret)
+{
+	static const struct kv_field fields[] = {
+		F(struct meminfo, "MemTotal", mem_total),       F(struct meminfo, "MemFree", mem_free),
+		F(struct meminfo, "MemAvailable", mem_available), F(struct meminfo, "Buffers", buffers),
+		F(struct meminfo, "Cached", cached),             F(struct meminfo, "Shmem", shmem),
+		F(struct meminfo, "SwapTotal", swap_total),      F(struct meminfo, "SwapFree", swap_free),
+		F(struct meminfo, "AnonPages", anon_pages),      F(struct meminfo, "AnonHugePages", anon_huge_pages),
+		F(struct meminfo, "HugePages_Total", hugepages_total),
+		F(struct meminfo, "HugePages_Free", hugepages_free),
+		F(struct meminfo, "Hugepagesize", hugepage_size),
+	};
+	int n = parse_kv(buf, len, fields, sizeof(fields) / sizeof(fields[0]), ret);
+	return ret->mem_total.known ? n : -EINVAL;
+}
+
+int parse_status(const char *buf, size_t len, struct proc_status *ret)
+{
+	static const struct kv_field fields[] = {
+		F(struct proc_status, "VmRSS", vm_rss),       F(struct proc_status, "RssAnon", rss_anon),
+		F(struct proc_status, "RssFile", rss_file),   F(struct proc_status, "RssShmem", rss_shmem),
+		F(struct proc_status, "VmSwap", vm_swap),     F(struct proc_status, "VmPTE", vm_pte),
+		F(struct proc_status, "Threads", threads),
+	};
+	int n = parse_kv(buf, len, fields, sizeof(fields) / sizeof(fields[0]), ret);
+	ret->name[0] = '\0';
+	if (len > 5 && !memcmp(buf, "Name:", 5)) {
+		const char *p = buf + 5, *nl = memchr(buf, '\n', len);
+		while (nl && p < nl && (*p == '\t' || *p == ' '))
+			p++;
+		size_t l = nl ? (size_t)(nl - p) : 0;
+		if (l >= sizeof(ret->name))
+			l = sizeof(ret->name) - 1;
+		memcpy(ret->name, p, l);
+		ret->name[l] = '\0';
+	}
+	/* Kernel threads have no Vm* lines: a valid status with no memory fields. */
+	return ret->name[0] || n > 0 ? n : -EINVAL;
+}
+
+int parse_ksm_stat(const char *buf, size_t len, struct ksm_stat *ret)
+{
+	static const struct kv_field fields[] = {
+		F(struct ksm_stat, "ksm_rmap_items", rmap_items),
+		F(struct ksm_stat, "ksm_zero_pages", zero_pages),
+		F(struct ksm_stat, "ksm_merging_pages", merging_pages),
+		F(struct ksm_stat, "ksm_process_profit", process_profit),
+	};
+	int n = parse_kv(buf, len, fields, sizeof(fields) / sizeof(fields[0]), ret);
+	ret->merge_any = UNKNOWN;
+	ret->mergeable = UNKNOWN;
+	static const char *const flags[] = {"ksm_merge_any", "ksm_mergeable"};
+	maybe_i64 *dest[] = {&ret->merge_any, &ret->mergeable};
+	for (size_t i = 0; i < 2; i++) {
+		const char *p = buf, *end = buf + len;
+		size_t kl = strlen(flags[i]);
+		while (p < end) {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+			if (!nl)
+				break;
+			if ((size_t)(nl - p) > kl && !memcmp(p, flags[i], kl) && p[kl] == ' ') {
+				const char *v = p + kl + 1;
+				if (nl - v == 3 && !memcmp(v, "yes", 3))
+					*dest[i] = MAYBE(1);
+				else if (nl - v == 2 && !memcmp(v, "no", 2))
+					*dest[i] = MAYBE(0);
+				if (dest[i]->known)
+					n++;
+			}
+			p = nl + 1;
+		}
+	}
+	return n > 0 ? n : -EINVAL;
+}
+
+int parse_smaps_rollup(const char *buf, size_t len, struct smaps_rollup *ret)
+{
+	static const struct kv_field fields[] = {
+		F(struct smaps_rollup, "Rss", rss),
+		F(struct smaps_rollup, "Pss", pss),
+		F(struct smaps_rollup, "Pss_Dirty", pss_dirty),
+		F(struct smaps_rollup, "Pss_Anon", pss_anon),
+		F(struct smaps_rollup, "Pss_File", pss_file),
+		F(struct smaps_rollup, "Pss_Shmem", pss_shmem),
+		F(struct smaps_rollup, "Shared_Clean", shared_clean),
+		F(struct smaps_rollup, "Shared_Dirty", shared_dirty),
+		F(struct smaps_rollup, "Private_Clean", private_clean),
+		F(struct smaps_rollup, "Private_Dirty", private_dirty),
+		F(struct smaps_rollup, "Anonymous", anonymous),
+		F(struct smaps_rollup, "KSM", ksm),
+		F(struct smaps_rollup, "Swap", swap),
+		F(struct smaps_rollup, "SwapPss", swap_pss),
+	};
+	int n = parse_kv(buf, len, fields, sizeof(fields) / sizeof(fields[0]), ret);
+	return ret->pss.known && ret->rss.known ? n : -EINVAL;
+}

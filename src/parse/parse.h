@@ -1,0 +1,84 @@
+/* Pure parsers: a buffer in, a struct out. None of them opens a file. */
+#ifndef VMHOST_PARSE_H
+#define VMHOST_PARSE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* A number that may be unknown: printed as null, never as a made-up 0. */
+typedef struct {
+	int64_t v;
+	bool known;
+} maybe_i64;
+
+#define MAYBE(x) ((maybe_i64){.v = (x), .known = true})
+#define UNKNOWN ((maybe_i64){.v = 0, .known = false})
+
+/* Parses a whole decimal integer (leading/trailing blanks allowed). 0 or -EINVAL/-ERANGE. */
+int parse_i64(const char *s, int64_t *ret);
+
+/* "Key: value [kB]" or "key value" lines into maybe_i64 fields of a struct.
+ * A line without its final newline is ignored (a truncated read must not yield a cut number).
+ * Values with a "kB" unit are returned in bytes. Returns the number of fields found. */
+struct kv_field {
+	const char *key;
+	size_t offset; /* of a maybe_i64 inside the output struct */
+};
+int parse_kv(const char *buf, size_t len, const struct kv_field *fields, size_t nfields, void *out);
+
+struct meminfo {
+	maybe_i64 mem_total, mem_free, mem_available, buffers, cached, shmem, swap_total, swap_free,
+		anon_pages, anon_huge_pages, hugepages_total, hugepages_free, hugepage_size;
+};
+int parse_meminfo(const char *buf, size_t len, struct meminfo *ret);
+
+/* /proc/PID/status, sizes in bytes. */
+struct proc_status {
+	char name[64];
+	maybe_i64 vm_rss, rss_anon, rss_file, rss_shmem, vm_swap, vm_pte, threads;
+};
+int parse_status(const char *buf, size_t len, struct proc_status *ret);
+
+/* /proc/PID/ksm_stat. merge_any and mergeable are 1 for "yes", 0 for "no". */
+struct ksm_stat {
+	maybe_i64 rmap_items, zero_pages, merging_pages, process_profit, merge_any, mergeable;
+};
+int parse_ksm_stat(const char *buf, size_t len, struct ksm_stat *ret);
+
+/* /proc/PID/smaps_rollup, bytes. */
+struct smaps_rollup {
+	maybe_i64 rss, pss, pss_dirty, pss_anon, pss_file, pss_shmem, shared_clean, shared_dirty,
+		private_clean, private_dirty, anonymous, ksm, swap, swap_pss;
+};
+int parse_smaps_rollup(const char *buf, size_t len, struct smaps_rollup *ret);
+
+/* /proc/PID/stat: the fields vmhost uses. comm may hold spaces and parentheses. */
+struct proc_stat {
+	char comm[64];
+	char state;
+	pid_t ppid;
+	uint64_t utime_ticks, stime_ticks, start_ticks, rss_pages;
+};
+int parse_stat(const char *buf, size_t len, struct proc_stat *ret);
+
+/* /proc/PID/cgroup: the unified (v2) path, else the name=systemd path; "" when none. */
+int parse_cgroup(const char *buf, size_t len, char *ret, size_t cap);
+
+/* /proc/PID/maps (or smaps headers) one line at a time. */
+struct map_entry {
+	uint64_t start, end, offset;
+	char perms[5];
+	uint64_t inode;
+	const char *path; /* points into the buffer; "" for anonymous */
+	size_t path_len;
+};
+/* Parses the line at *pos; advances *pos. Returns 1 with an entry, 0 at the end, -EINVAL on garbage. */
+int parse_maps_next(const char *buf, size_t len, size_t *pos, struct map_entry *ret);
+
+/* A QEMU size: "4096" (MiB unless unit_default says otherwise), "4G", "1.5g", "4194304k",
+ * "4294967296b". Suffixes are powers of 1024. unit_default is the multiplier without suffix. */
+int parse_qemu_size(const char *s, size_t len, uint64_t unit_default, uint64_t *ret);
+
+#endif

@@ -1,0 +1,468 @@
+#include "parse/vmcmd.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB (1ull << 20)
+
+const char *vmm_kind_name(enum vmm_kind kind)
+{
+	switch (kind) {
+	case VMM_QEMU: return "qemu";
+	case VMM_CLOUD_HYPERVISOR: return "cloud-hypervisor";
+	case VMM_FIRECRACKER: return "firecracker";
+	case VMM_CROSVM: return "crosvm";
+	case VMM_PROCESS: return "process";
+	case VMM_NONE: break;
+	}
+	return "none";
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len)
+{
+	if (!len || !memchr(cmdline, '\0', len))
+		return VMM_NONE;
+	const char *b = base_name(cmdline);
+	if (!strncmp(b, "qemu-system-", 12) || !strcmp(b, "qemu-kvm") || !strcmp(b, "kvm"))
+		return VMM_QEMU;
+	if (!strcmp(b, "cloud-hypervisor"))
+		return VMM_CLOUD_HYPERVISOR;
+	if (!strcmp(b, "firecracker"))
+		return VMM_FIRECRACKER;
+	if (!strcmp(b, "crosvm"))
+		return VMM_CROSVM;
+	return VMM_NONE;
+}
+
+/* ---- option values: QemuOpts and flat JSON ---- */
+
+/* Copies a JSON string body starting after its opening quote; returns the end or NULL. */
+static const char *json_string(const char *p, char *out, size_t cap, size_t *out_len)
+{
+	size_t n = 0;
+	for (; *p && *p != '"'; p++) {
+		char c = *p;
+		if (c == '\\') {
+			p++;
+			switch (*p) {
+			case 'n': c = '\n'; break;
+			case 't': c = '\t'; break;
+			case 'u': c = '?'; p += 4; if (strnlen(p - 3, 4) < 4) return NULL; break;
+			case '\0': return NULL;
+			default: c = *p; break;
+			}
+		}
+		if (out && n + 1 < cap)
+			out[n] = c;
+		n++;
+	}
+	if (*p != '"')
+		return NULL;
+	if (out && cap)
+		out[n < cap ? n : cap - 1] = '\0';
+	*out_len = n;
+	return p + 1;
+}
+
+/* Skips one JSON value (scalar, string, array or object); returns the end or NULL. */
+static const char *json_skip(const char *p)
+{
+	int depth = 0;
+	do {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (*p == '"') {
+			size_t l;
+			if (!(p = json_string(p + 1, NULL, 0, &l)))
+				return NULL;
+		} else if (*p == '{' || *p == '[') {
+			depth++;
+			p++;
+		} else if (*p == '}' || *p == ']') {
+			if (--depth < 0)
+				return NULL;
+			p++;
+		} else if (*p == ',' || *p == ':') {
+			p++;
+		} else if (*p) {
+			while (*p && !strchr(",:{}[]\" \t\n", *p))
+				p++;
+		} else {
+			return NULL;
+		}
+	} while (depth > 0);
+	return p;
+}
+
+static int json_get(const char *arg, const char *key, char *ret, size_t cap)
+{
+	const char *p = arg + 1;
+	for (;;) {
+		while (*p == ' ' || *p == ',' || *p == '\n' || *p == '\t')
+			p++;
+		if (*p != '"')
+			return -ENOENT;
+		char name[64];
+		size_t nl;
+		if (!(p = json_string(p + 1, name, sizeof(name), &nl)))
+			return -EINVAL;
+		while (*p == ' ')
+			p++;
+		if (*p++ != ':')
+			return -EINVAL;
+		while (*p == ' ')
+			p++;
+		bool match = nl < sizeof(name) && !strcmp(name, key);
+		if (match && *p == '"') {
+			size_t vl;
+			if (!json_string(p + 1, ret, cap, &vl))
+				return -EINVAL;
+			return vl < cap ? (int)vl : -ENAMETOOLONG;
+		}
+		const char *end = json_skip(p);
+		if (!end)
+			return -EINVAL;
+		if (match) {
+			size_t vl = (size_t)(end - p);
+			if (*p == '{' || *p == '[' || vl >= cap)
+				return -ENAMETOOLONG;
+			memcpy(ret, p, vl);
+			ret[vl] = '\0';
+			return (int)vl;
+		}
+		p = end;
+	}
+}
+
+int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char *ret, size_t cap)
+{
+	if (!cap)
+		return -EINVAL;
+	if (arg[0] == '{')
+		return json_get(arg, key, ret, cap);
+	bool first = true;
+	const char *p = arg;
+	while (*p) {
+		/* One element: up to an unescaped comma; ",," is a literal comma. */
+		char elem[1024];
+		size_t n = 0;
+		for (; *p; p++) {
+			if (*p == ',') {
+				if (p[1] == ',') {
+					p++;
+				} else {
+					break;
+				}
+			}
+			if (n + 1 < sizeof(elem))
+				elem[n++] = *p;
+		}
+		elem[n] = '\0';
+		if (*p == ',')
+			p++;
+		const char *eq = strchr(elem, '=');
+		const char *k = elem, *v;
+		size_t kl;
+		if (eq) {
+			kl = (size_t)(eq - elem);
+			v = eq + 1;
+		} else if (first && implied_key) {
+			k = implied_key;
+			kl = strlen(implied_key);
+			v = elem;
+		} else {
+			kl = n;
+			v = "on"; /* a bare flag */
+		}
+		first = false;
+		if (strlen(key) == kl && !strncmp(k, key, kl)) {
+			size_t vl = strlen(v);
+			if (vl >= cap)
+				return -ENAMETOOLONG;
+			memcpy(ret, v, vl + 1);
+			return (int)vl;
+		}
+	}
+	return -ENOENT;
+}
+
+/* ---- QEMU ---- */
+
+struct backend {
+	char id[128];
+	uint64_t size_bytes;
+	bool sized, shared, hugetlb;
+};
+
+struct qemu_scan {
+	struct backend backends[VM_MAX_RAM_BLOCKS];
+	size_t nbackends;
+	char base_memdevs[VM_MAX_RAM_BLOCKS][128]; /* -numa memdev= and -machine memory-backend= */
+	size_t nbase;
+	char dimm_memdevs[VM_MAX_RAM_BLOCKS][128];
+	size_t ndimms;
+	uint64_t virtio_mem_bytes;
+	bool has_m, m_bad;
+	uint64_t m_bytes;
+};
+
+static int option_is(const char *arg, const char *name)
+{
+	if (arg[0] != '-')
+		return 0;
+	arg += arg[1] == '-' ? 2 : 1;
+	return !strcmp(arg, name);
+}
+
+static void scan_object(struct qemu_scan *s, const char *arg)
+{
+	char type[64], buf[128];
+	if (qemu_opt_get(arg, "qom-type", "qom-type", type, sizeof(type)) < 0 ||
+	    strncmp(type, "memory-backend-", 15) || s->nbackends == VM_MAX_RAM_BLOCKS)
+		return;
+	struct backend *b = &s->backends[s->nbackends];
+	memset(b, 0, sizeof(*b));
+	if (qemu_opt_get(arg, NULL, "id", b->id, sizeof(b->id)) < 0)
+		return;
+	if (qemu_opt_get(arg, NULL, "size", buf, sizeof(buf)) >= 0)
+		b->sized = parse_qemu_size(buf, strlen(buf), 1, &b->size_bytes) == 0;
+	b->shared = !strcmp(type, "memory-backend-memfd") ||
+		    (qemu_opt_get(arg, NULL, "share", buf, sizeof(buf)) >= 0 &&
+		     (!strcmp(buf, "on") || !strcmp(buf, "true") || !strcmp(buf, "yes")));
+	if (!strcmp(type, "memory-backend-file")) {
+		b->shared = true;
+		b->hugetlb = qemu_opt_get(arg, NULL, "mem-path", buf, sizeof(buf)) >= 0 && strstr(buf, "huge");
+	}
+	if (!strcmp(type, "memory-backend-memfd"))
+		b->hugetlb = qemu_opt_get(arg, NULL, "hugetlb", buf, sizeof(buf)) >= 0 &&
+			     (!strcmp(buf, "on") || !strcmp(buf, "true"));
+	s->nbackends++;
+}
+
+static void add_ref(char (*list)[128], size_t *n, const char *id)
+{
+	if (*n < VM_MAX_RAM_BLOCKS)
+		snprintf(list[(*n)++], 128, "%.127s", id);
+}
+
+static void scan_device(struct qemu_scan *s, const char *arg)
+{
+	char driver[64], memdev[128], size[64];
+	if (qemu_opt_get(arg, "driver", "driver", driver, sizeof(driver)) < 0)
+		return;
+	if (!strcmp(driver, "pc-dimm") || !strcmp(driver, "nvdimm")) {
+		if (qemu_opt_get(arg, NULL, "memdev", memdev, sizeof(memdev)) >= 0)
+			add_ref(s->dimm_memdevs, &s->ndimms, memdev);
+	} else if (!strncmp(driver, "virtio-mem", 10)) {
+		uint64_t bytes;
+		if (qemu_opt_get(arg, NULL, "requested-size", size, sizeof(size)) >= 0 &&
+		    parse_qemu_size(size, strlen(size), 1, &bytes) == 0)
+			s->virtio_mem_bytes += bytes;
+	}
+}
+
+static const struct backend *find_backend(const struct qemu_scan *s, const char *id)
+{
+	for (size_t i = 0; i < s->nbackends; i++)
+		if (!strcmp(s->backends[i].id, id))
+			return &s->backends[i];
+	return NULL;
+}
+
+/* Adds the named backends' sizes to the config; false when one is unknown or unsized. */
+static bool add_backends(const struct qemu_scan *s, char (*ids)[128], size_t n, struct vm_config *c, uint64_t *sum)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct backend *b = find_backend(s, ids[i]);
+		if (!b || !b->sized)
+			return false;
+		*sum += b->size_bytes;
+		c->ram_shared |= b->shared;
+		c->ram_hugetlb |= b->hugetlb;
+		if (c->nblocks < VM_MAX_RAM_BLOCKS)
+			c->block_bytes[c->nblocks++] = b->size_bytes;
+	}
+	return true;
+}
+
+static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c)
+{
+	struct qemu_scan *s = calloc(1, sizeof(*s));
+	if (!s)
+		return;
+	char buf[256];
+	for (size_t i = 1; i + 1 < argc; i++) {
+		const char *opt = argv[i], *arg = argv[i + 1];
+		if (option_is(opt, "name")) {
+			if (qemu_opt_get(arg, "guest", "guest", buf, sizeof(buf)) >= 0)
+				snprintf(c->name, sizeof(c->name), "%s", buf);
+		} else if (option_is(opt, "id")) {
+			snprintf(c->vmid, sizeof(c->vmid), "%s", arg);
+		} else if (option_is(opt, "uuid")) {
+			snprintf(c->uuid, sizeof(c->uuid), "%s", arg);
+		} else if (option_is(opt, "smbios")) {
+			if (!c->uuid[0] && qemu_opt_get(arg, NULL, "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "1") &&
+			    qemu_opt_get(arg, NULL, "uuid", buf, sizeof(buf)) >= 0)
+				snprintf(c->uuid, sizeof(c->uuid), "%s", buf);
+		} else if (option_is(opt, "m")) {
+			s->has_m = true;
+			s->m_bad = qemu_opt_get(arg, "size", "size", buf, sizeof(buf)) < 0 ||
+				   parse_qemu_size(buf, strlen(buf), MIB, &s->m_bytes) < 0;
+		} else if (option_is(opt, "object")) {
+			scan_object(s, arg);
+		} else if (option_is(opt, "machine") || option_is(opt, "M")) {
+			if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
+				add_ref(s->base_memdevs, &s->nbase, buf);
+		} else if (option_is(opt, "numa")) {
+			if (qemu_opt_get(arg, "type", "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "node") &&
+			    qemu_opt_get(arg, NULL, "memdev", buf, sizeof(buf)) >= 0)
+				add_ref(s->base_memdevs, &s->nbase, buf);
+		} else if (option_is(opt, "device")) {
+			scan_device(s, arg);
+		} else {
+			continue;
+		}
+		i++; /* consumed the argument */
+	}
+	uint64_t total = 0;
+	bool ok = true;
+	if (s->nbase) {
+		/* -machine memory-backend= and -numa memdev= name the same backend only once each. */
+		char uniq[VM_MAX_RAM_BLOCKS][128];
+		size_t nu = 0;
+		for (size_t i = 0; i < s->nbase; i++) {
+			size_t j = 0;
+			while (j < nu && strcmp(uniq[j], s->base_memdevs[i]))
+				j++;
+			if (j == nu)
+				memcpy(uniq[nu++], s->base_memdevs[i], 128);
+		}
+		ok = add_backends(s, uniq, nu, c, &total);
+	} else if (s->has_m) {
+		ok = !s->m_bad;
+		total = s->m_bytes;
+		c->block_bytes[c->nblocks++] = total;
+	} else {
+		total = 128 * MIB; /* QEMU's default RAM size */
+		c->block_bytes[c->nblocks++] = total;
+	}
+	ok = ok && add_backends(s, s->dimm_memdevs, s->ndimms, c, &total);
+	total += s->virtio_mem_bytes;
+	c->guest_ram_bytes = ok ? MAYBE((int64_t)total) : UNKNOWN;
+	if (!c->name[0] && c->vmid[0])
+		snprintf(c->name, sizeof(c->name), "%s", c->vmid);
+	free(s);
+}
+
+/* ---- other VMMs ---- */
+
+static void parse_cloud_hypervisor(const char *const *argv, size_t argc, struct vm_config *c)
+{
+	char buf[128];
+	uint64_t total = 512 * MIB; /* cloud-hypervisor's default */
+	bool zones = false, ok = true;
+	for (size_t i = 1; i + 1 < argc; i++) {
+		if (!strcmp(argv[i], "--memory")) {
+			if (qemu_opt_get(argv[i + 1], NULL, "size", buf, sizeof(buf)) >= 0)
+				ok = parse_qemu_size(buf, strlen(buf), 1, &total) == 0;
+			if (qemu_opt_get(argv[i + 1], NULL, "shared", buf, sizeof(buf)) >= 0 && !strcmp(buf, "on"))
+				c->ram_shared = true;
+			if (qemu_opt_get(argv[i + 1], NULL, "hugepages", buf, sizeof(buf)) >= 0 && !strcmp(buf, "on"))
+				c->ram_hugetlb = true;
+		} else if (!strcmp(argv[i], "--memory-zone")) {
+			/* Zones replace --memory size (which is then 0); each argument may list several. */
+			for (size_t j = i + 1; j < argc && argv[j][0] != '-'; j++) {
+				uint64_t z;
+				if (qemu_opt_get(argv[j], NULL, "size", buf, sizeof(buf)) < 0 ||
+				    parse_qemu_size(buf, strlen(buf), 1, &z) < 0) {
+					ok = false;
+					continue;
+				}
+				if (!zones)
+					total = 0;
+				zones = true;
+				total += z;
+				if (c->nblocks < VM_MAX_RAM_BLOCKS)
+					c->block_bytes[c->nblocks++] = z;
+			}
+		}
+	}
+	if (!zones)
+		c->block_bytes[c->nblocks++] = total;
+	c->guest_ram_bytes = ok ? MAYBE((int64_t)total) : UNKNOWN;
+}
+
+static void parse_firecracker(const char *const *argv, size_t argc, struct vm_config *c)
+{
+	/* Firecracker takes its RAM size from its API or config file, not the command line. */
+	for (size_t i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], "--id"))
+			snprintf(c->name, sizeof(c->name), "%s", argv[i + 1]);
+	c->guest_ram_bytes = UNKNOWN;
+}
+
+static void parse_crosvm(const char *const *argv, size_t argc, struct vm_config *c)
+{
+	char buf[128];
+	uint64_t total = 256 * MIB; /* crosvm's default */
+	bool ok = true;
+	for (size_t i = 1; i + 1 < argc; i++) {
+		if (!strcmp(argv[i], "--mem") || !strcmp(argv[i], "-m")) {
+			const char *v = argv[i + 1];
+			if (qemu_opt_get(v, "size", "size", buf, sizeof(buf)) >= 0)
+				ok = parse_qemu_size(buf, strlen(buf), MIB, &total) == 0;
+		} else if (!strcmp(argv[i], "--name")) {
+			snprintf(c->name, sizeof(c->name), "%s", argv[i + 1]);
+		}
+	}
+	c->block_bytes[c->nblocks++] = total;
+	c->guest_ram_bytes = ok ? MAYBE((int64_t)total) : UNKNOWN;
+}
+
+int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->guest_ram_bytes = UNKNOWN;
+	if (!len)
+		return -EINVAL;
+	enum vmm_kind kind = parse_vmm_kind(cmdline, len);
+	if (kind == VMM_NONE)
+		return -ENOENT;
+	/* Split into argv; a cmdline may lack its final NUL when truncated. */
+	size_t argc = 0;
+	for (size_t i = 0; i < len; i++)
+		argc += cmdline[i] == '\0';
+	if (cmdline[len - 1] != '\0')
+		argc++;
+	const char **argv = calloc(argc + 1, sizeof(*argv));
+	char *copy = malloc(len + 1);
+	if (!argv || !copy) {
+		free(argv);
+		free(copy);
+		return -ENOMEM;
+	}
+	memcpy(copy, cmdline, len);
+	copy[len] = '\0';
+	size_t n = 0;
+	for (char *p = copy; p < copy + len && n < argc; p += strlen(p) + 1)
+		argv[n++] = p;
+	ret->vmm = kind;
+	switch (kind) {
+	case VMM_QEMU: parse_qemu(argv, n, ret); break;
+	case VMM_CLOUD_HYPERVISOR: parse_cloud_hypervisor(argv, n, ret); break;
+	case VMM_FIRECRACKER: parse_firecracker(argv, n, ret); break;
+	case VMM_CROSVM: parse_crosvm(argv, n, ret); break;
+	default: break;
+	}
+	free(argv);
+	free(copy);
+	return 0;
+}

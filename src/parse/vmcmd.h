@@ -1,0 +1,38 @@
+/* What a VMM's command line says about its guest: which VMM, name, uuid, guest RAM. */
+#ifndef VMHOST_PARSE_VMCMD_H
+#define VMHOST_PARSE_VMCMD_H
+
+#include "parse/parse.h"
+
+enum vmm_kind { VMM_NONE = 0, VMM_QEMU, VMM_CLOUD_HYPERVISOR, VMM_FIRECRACKER, VMM_CROSVM, VMM_PROCESS };
+
+#define VM_MAX_RAM_BLOCKS 32
+
+struct vm_config {
+	enum vmm_kind vmm;
+	char name[256];   /* "" when the command line gives none */
+	char uuid[64];    /* "" when unknown */
+	char vmid[32];    /* Proxmox -id */
+	maybe_i64 guest_ram_bytes;
+	/* The RAM blocks that make up guest RAM (base RAM or its backends, then DIMMs): used to
+	 * find guest RAM among the process's mappings. */
+	size_t nblocks;
+	uint64_t block_bytes[VM_MAX_RAM_BLOCKS];
+	bool ram_shared; /* some guest RAM is shared memory (memfd, share=on, file backend) */
+	bool ram_hugetlb; /* some guest RAM is on hugetlbfs (not counted in RSS) */
+};
+
+const char *vmm_kind_name(enum vmm_kind kind);
+
+/* Recognises a VMM by argv[0] of a NUL-separated /proc/PID/cmdline. VMM_NONE when not one. */
+enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len);
+
+/* Parses a NUL-separated command line. Returns 0 (the config may still lack a RAM size),
+ * -ENOENT when argv[0] is not a VMM, -EINVAL on an empty buffer. */
+int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret);
+
+/* Looks up key in one option argument, QemuOpts ("a=1,b=2", ",," escapes a comma; the first
+ * bare element is implied_key) or JSON ({"a":1,"b":"x"}). Returns the value length or -ENOENT. */
+int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char *ret, size_t cap);
+
+#endif
