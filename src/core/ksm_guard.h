@@ -1,0 +1,35 @@
+/* Changing KSM settings safely: one writer per machine (a lock), every changed setting saved
+ * first and restored on every exit path, signals included. */
+#ifndef VMHOST_CORE_KSM_GUARD_H
+#define VMHOST_CORE_KSM_GUARD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "io/io.h"
+
+/* Where the machine-wide lock lives; tests and benchmarks that touch KSM take it too. */
+#define KSM_LOCK_PATH "/run/lock/vmhost-ksm.lock"
+
+/* Takes the machine-wide KSM lock. wait=false: -EBUSY when another vmhost holds it. */
+int ksm_lock(bool wait);
+void ksm_unlock(void);
+
+/* Starts guarding: later ksm_guard_set() calls save the old value first. Installs handlers for
+ * SIGINT, SIGTERM, SIGHUP (and SIGQUIT) that restore and then exit with 128+signal, or, when
+ * on_signal is given, restore and call it (it must only set a flag). */
+int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig));
+
+/* Writes a KSM setting (file name under kernel/mm/ksm, e.g. "pages_to_scan") after saving its
+ * current value once. advisor_mode takes a word ("none", "scan-time"). */
+int ksm_guard_set(const char *file, const char *value);
+int ksm_guard_set_int(const char *file, int64_t value);
+
+/* Restores every saved setting (advisor off first, run last); idempotent and async-signal-safe.
+ * Returns 0 or the first negative errno. */
+int ksm_guard_restore(void);
+
+/* Restores and removes the handlers. */
+int ksm_guard_end(void);
+
+#endif
