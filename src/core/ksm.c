@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define K(name) {#name, offsetof(struct ksm_sysfs, name)}
 const struct ksm_file ksm_files[] = {
@@ -52,4 +54,49 @@ maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size)
 		return UNKNOWN;
 	int64_t zero = k->ksm_zero_pages.known ? k->ksm_zero_pages.v : 0;
 	return MAYBE((k->pages_sharing.v + zero) * page_size);
+}
+
+int ksmd_find(const struct io_root *root, pid_t *ret)
+{
+	pid_t *pids;
+	size_t n;
+	int r = io_list_pids(root, &pids, &n);
+	if (r < 0)
+		return r;
+	r = -ENOENT;
+	char comm[32];
+	/* Kernel threads have low pids: ksmd is found within the first few dozen reads. */
+	for (size_t i = 0; i < n; i++) {
+		ssize_t l = io_read(root, IO_PROC, comm, sizeof(comm), "%d/comm", pids[i]);
+		if (l > 0 && !strcmp(comm, "ksmd\n")) {
+			*ret = pids[i];
+			r = 0;
+			break;
+		}
+	}
+	free(pids);
+	return r;
+}
+
+int ksmd_cpu_ns(const struct io_root *root, pid_t pid, int64_t *ret)
+{
+	char buf[1024];
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/schedstat", pid);
+	if (n > 0) {
+		char *end;
+		long long v = strtoll(buf, &end, 10);
+		if (end != buf && (*end == ' ' || *end == '\n') && v >= 0) {
+			*ret = v;
+			return 0;
+		}
+	}
+	n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", pid);
+	if (n < 0)
+		return (int)n;
+	struct proc_stat st;
+	if (parse_stat(buf, (size_t)n, &st) < 0)
+		return -EINVAL;
+	long hz = sysconf(_SC_CLK_TCK);
+	*ret = (int64_t)(st.utime_ticks + st.stime_ticks) * (1000000000LL / (hz > 0 ? hz : 100));
+	return 0;
 }

@@ -2,6 +2,8 @@
 #ifndef VMHOST_CORE_KSM_H
 #define VMHOST_CORE_KSM_H
 
+#include <sys/types.h>
+
 #include "io/io.h"
 #include "parse/parse.h"
 
@@ -32,5 +34,11 @@ int parse_advisor_mode(const char *buf, char *ret, size_t cap);
 
 /* Bytes KSM saves host-wide: (pages_sharing + ksm_zero_pages) x page size; unknown without KSM. */
 maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size);
+
+/* ksmd's pid (a kernel thread named "ksmd"); -ENOENT when there is none. */
+int ksmd_find(const struct io_root *root, pid_t *ret);
+
+/* ksmd's CPU time so far in ns: /proc/PID/schedstat (precise), else stat utime+stime ticks. */
+int ksmd_cpu_ns(const struct io_root *root, pid_t pid, int64_t *ret);
 
 #endif

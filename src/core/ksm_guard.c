@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <unistd.h>
@@ -33,6 +34,9 @@ static const int guarded_signals[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 int ksm_lock(bool wait)
 {
 	if (guard.lock_fd >= 0)
+		return 0;
+	/* A test harness that already holds the lock for its whole run says so. */
+	if (getenv("VMHOST_KSM_LOCKED"))
 		return 0;
 	int fd = open(KSM_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)

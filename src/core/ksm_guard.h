@@ -11,7 +11,8 @@
 /* Where the machine-wide lock lives; tests and benchmarks that touch KSM take it too. */
 #define KSM_LOCK_PATH "/run/lock/vmhost-ksm.lock"
 
-/* Takes the machine-wide KSM lock. wait=false: -EBUSY when another vmhost holds it. */
+/* Takes the machine-wide KSM lock. wait=false: -EBUSY when another vmhost holds it.
+ * With VMHOST_KSM_LOCKED set in the environment the caller already holds it (tests). */
 int ksm_lock(bool wait);
 void ksm_unlock(void);
 

@@ -1,0 +1,114 @@
+# Shared by the shell tests: assertions, processes stopped by pid, KSM settings restored.
+# Source it first: `. "$VMHOST_TESTS/lib.sh"`. Every test exits 0 on pass, 1 on failure,
+# and 77 only when a test truly cannot run here (ctest shows it as failed, never as passed).
+set -u
+: "${VMHOST:?VMHOST (the binary) must be set}"
+TEST_NAME=$(basename "$0" .sh)
+TEST_TMP=$(mktemp -d "/tmp/vmhost-$TEST_NAME.XXXXXX")
+TEST_PIDS=""
+KSM_SAVED=""
+FAILURES=0
+
+say() { printf '%s: %s\n' "$TEST_NAME" "$*"; }
+fail() { say "FAIL: $*"; FAILURES=$((FAILURES + 1)); }
+die() { say "FAIL: $*"; exit 1; }
+pass() { say "ok: $*"; }
+
+# check "what" CONDITION... : runs the condition (a command), records pass or fail.
+check() {
+	local what=$1
+	shift
+	if "$@"; then pass "$what"; else fail "$what"; fi
+}
+
+# near A B PCT: |A-B| <= PCT% of B (integers or floats).
+near() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= p / 100 * (b < 0 ? -b : b)) }'; }
+# le A B / ge A B: numeric comparisons usable with check.
+le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
+ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
+
+# spawn CMD...: starts a background process and remembers its pid for cleanup.
+spawn() {
+	"$@" &
+	SPAWNED=$!
+	TEST_PIDS="$TEST_PIDS $SPAWNED"
+}
+
+# stop_pid PID: TERM, then KILL after 5 s; waits so nothing is left behind.
+stop_pid() {
+	local pid=$1 i
+	kill -TERM "$pid" 2>/dev/null || return 0
+	for i in $(seq 50); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	return 0
+}
+
+KSM=/sys/kernel/mm/ksm
+KSM_KNOBS="run pages_to_scan sleep_millisecs use_zero_pages smart_scan max_page_sharing merge_across_nodes advisor_mode advisor_target_scan_time advisor_max_cpu advisor_min_pages_to_scan advisor_max_pages_to_scan"
+
+# ksm_save: remembers every writable KSM setting; cleanup puts them back.
+ksm_save() {
+	[ -d $KSM ] || return 1
+	KSM_SAVED=$TEST_TMP/ksm.saved
+	: >"$KSM_SAVED"
+	local f v
+	for f in $KSM_KNOBS; do
+		[ -f $KSM/$f ] || continue
+		v=$(cat $KSM/$f)
+		[ "$f" = advisor_mode ] && v=$(printf '%s' "$v" | sed -n 's/.*\[\(.*\)\].*/\1/p')
+		echo "$f $v" >>"$KSM_SAVED"
+	done
+}
+
+ksm_restore() {
+	[ -n "$KSM_SAVED" ] && [ -f "$KSM_SAVED" ] || return 0
+	local f v
+	[ -f $KSM/advisor_mode ] && echo none >$KSM/advisor_mode 2>/dev/null
+	while read -r f v; do
+		case $f in run|advisor_mode) continue ;; esac
+		[ "$(cat $KSM/$f)" = "$v" ] || echo "$v" >$KSM/$f 2>/dev/null || say "warning: could not restore $f=$v"
+	done <"$KSM_SAVED"
+	while read -r f v; do
+		case $f in advisor_mode|run) echo "$v" >$KSM/$f 2>/dev/null ;; esac
+	done <"$KSM_SAVED"
+	KSM_SAVED=""
+}
+
+# ksm_wait_merged MIN_PAGES_SHARING TIMEOUT_S: waits until KSM has merged at least that much
+# and two full scans in a row leave pages_sharing unchanged.
+ksm_wait_settled() {
+	local want=$1 timeout=$2 start=$SECONDS last=-1 scans now
+	while [ $((SECONDS - start)) -lt "$timeout" ]; do
+		scans=$(cat $KSM/full_scans)
+		while [ "$(cat $KSM/full_scans)" = "$scans" ] && [ $((SECONDS - start)) -lt "$timeout" ]; do sleep 0.2; done
+		now=$(cat $KSM/pages_sharing)
+		if [ "$now" -ge "$want" ] && [ "$now" = "$last" ]; then return 0; fi
+		last=$now
+	done
+	return 1
+}
+
+cleanup() {
+	local pid
+	for pid in $TEST_PIDS; do stop_pid "$pid"; done
+	ksm_restore
+	rm -rf "$TEST_TMP"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
+
+# finish: the test's verdict.
+finish() {
+	if [ "$FAILURES" -gt 0 ]; then
+		say "$FAILURES check(s) failed"
+		exit 1
+	fi
+	say "all checks passed"
+	exit 0
+}
