@@ -1,0 +1,43 @@
+/* VM-like processes for live tests and benchmarks: "guest RAM" on transparent huge pages whose
+ * pages are, as after booting one image, identical across guests, zero, unique to a guest, or
+ * volatile (rewritten all the time, like a running guest's hot pages). */
+#ifndef VMHOST_CORE_WORKLOAD_H
+#define VMHOST_CORE_WORKLOAD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct workload_spec {
+	uint64_t guest_bytes;
+	double shared_fraction;   /* same content in every guest with the same image_seed */
+	double zero_fraction;     /* zero-filled */
+	double volatile_fraction; /* rewritten every rewrite_ms: never stable enough to merge */
+	/* the rest is unique to this guest */
+	uint64_t image_seed;
+	unsigned guest_index;
+	bool thp;        /* MADV_HUGEPAGE, as QEMU does for guest RAM */
+	bool mergeable;  /* MADV_MERGEABLE, as QEMU does unless mem-merge=off */
+	unsigned rewrite_ms;            /* period of volatile rewrites (default 200) */
+	uint64_t grow_bytes_per_second; /* extra anonymous memory allocated steadily ("overhead") */
+};
+
+/* Which class a page belongs to: deterministic, interleaved so every huge page holds a mix. */
+enum page_class { PAGE_SHARED, PAGE_ZERO, PAGE_VOLATILE, PAGE_UNIQUE };
+enum page_class workload_page_class(const struct workload_spec *s, uint64_t page_index);
+
+/* Maps and fills guest RAM in this process. Returns the mapping or NULL (errno set). */
+void *workload_map(const struct workload_spec *s);
+/* Rewrites the volatile pages once (a new generation of content). */
+void workload_rewrite(const struct workload_spec *s, void *mem, uint64_t generation);
+
+/* Runs a workload in the calling process until SIGTERM/SIGINT: maps, fills, writes "ready\n"
+ * to ready_fd (when >= 0), then rewrites volatile pages and grows. Returns an exit code. */
+int workload_run(const struct workload_spec *s, int ready_fd);
+
+/* Forks a child running the workload; returns once it is filled and ready. */
+int workload_spawn(const struct workload_spec *s, pid_t *ret_pid);
+/* Stops a spawned child (SIGTERM, then SIGKILL) and reaps it. */
+void workload_stop(pid_t pid);
+
+#endif
