@@ -13,7 +13,7 @@
 
 enum {
 	C_PID, C_NAME, C_VMM, C_UUID, C_CGROUP, C_HELPERS, C_GUEST_RAM, C_RSS, C_RSS_ANON, C_RSS_FILE,
-	C_RSS_SHMEM, C_SWAP, C_KSM_MERGING, C_KSM_ZERO, C_KSM_PROFIT, C_PSS, C_PSS_METHOD,
+	C_RSS_SHMEM, C_SWAP, C_KSM_MERGING, C_KSM_ZERO, C_KSM_PROFIT, C_KSM_SAVED, C_PSS, C_PSS_METHOD,
 	C_OVERHEAD, C_OVERHEAD_METHOD, C_NCOLS
 };
 
@@ -33,6 +33,7 @@ static const struct col mem_cols[C_NCOLS] = {
 	[C_KSM_MERGING] = {"ksm_merging_pages", "KSM PAGES", COL_INT, 0, 0},
 	[C_KSM_ZERO] = {"ksm_zero_pages", "KSM ZERO", COL_INT, COL_JSON_ONLY, 0},
 	[C_KSM_PROFIT] = {"ksm_profit_bytes", "KSM PROFIT", COL_BYTES, COL_JSON_ONLY, 0},
+	[C_KSM_SAVED] = {"ksm_saved_bytes", "KSM SAVES", COL_BYTES, 0, 0},
 	[C_PSS] = {"pss_bytes", "PSS", COL_BYTES, 0, 0},
 	[C_PSS_METHOD] = {"pss_method", "PSS BY", COL_STR, COL_JSON_ONLY, 0},
 	[C_OVERHEAD] = {"overhead_bytes", "OVERHEAD", COL_BYTES, 0, 0},
@@ -87,6 +88,7 @@ static void mem_help(void)
 	       "  GUEST RAM  RAM the guest was given (-m, memory backends, DIMMs)\n"
 	       "  RSS        resident memory of the VMM process (anon + file + shmem)\n"
 	       "  KSM PAGES  pages of this VM that map a KSM-merged page\n"
+	       "  KSM SAVES  what KSM saves this VM: merged pages beyond its share, plus KSM zero pages\n"
 	       "  PSS        proportional set size: RSS with shared pages divided among their users.\n"
 	       "             Default: an estimate from counters (cheap); --exact reads smaps_rollup\n"
 	       "  OVERHEAD   resident memory outside guest RAM (block caches, TCG, allocator growth).\n"
@@ -119,6 +121,7 @@ static void fill_row(struct table *t, const struct vm *vm)
 	table_set_maybe(t, C_KSM_MERGING, vm->mem.ksm_merging_pages);
 	table_set_maybe(t, C_KSM_ZERO, vm->mem.ksm_zero_pages);
 	table_set_maybe(t, C_KSM_PROFIT, vm->mem.ksm_profit);
+	table_set_maybe(t, C_KSM_SAVED, vm->ksm_saved_bytes);
 	table_set_maybe(t, C_PSS, vm->pss_bytes);
 	table_set_str(t, C_PSS_METHOD, vm->pss_bytes.known ? measure_method_name(vm->pss_method) : NULL);
 	table_set_maybe(t, C_OVERHEAD, vm->overhead_bytes);

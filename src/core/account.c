@@ -55,6 +55,19 @@ maybe_i64 pss_estimate(const struct mem_counters *m, const struct ksm_sysfs *k, 
 	return MAYBE(pss < 0 ? 0 : llround(pss));
 }
 
+maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
+		       const struct pss_calibration *cal)
+{
+	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
+	if (!ksm.known)
+		return UNKNOWN;
+	double w = cal && cal->valid ? cal->ksm_weight : ksm_mean_weight(k);
+	double saved = ksm.v > 0 && !isnan(w) ? (double)ksm.v * (1.0 - w) : 0;
+	if (m->ksm_zero_pages.known)
+		saved += (double)(m->ksm_zero_pages.v * page_size);
+	return MAYBE(llround(saved));
+}
+
 maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size)
 {
 	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);

@@ -32,6 +32,11 @@ double ksm_mean_weight(const struct ksm_sysfs *k);
 maybe_i64 pss_estimate(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
 		       const struct pss_calibration *cal);
 
+/* What KSM saves this VM: each KSM mapping costs its weight instead of a whole page, and each
+ * KSM zero page costs nothing: ksm_mapped x (1 - weight) + ksm_zero_pages x page size. */
+maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
+		       const struct pss_calibration *cal);
+
 /* Worst-case error of pss_estimate without calibration, in bytes: each KSM mapping weighs between
  * 1/max_page_sharing and 1/2, and file/shmem pages between 0 and 1 (they are counted in full). */
 maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size);

@@ -267,8 +267,10 @@ static int count_present(int fd, uint64_t start, uint64_t end, int64_t page_size
 	while (first < last) {
 		size_t want = last - first < 4096 ? (size_t)(last - first) : 4096;
 		ssize_t n = io_pread(fd, buf, want * sizeof(uint64_t), (off_t)(first * sizeof(uint64_t)));
-		if (n <= 0)
-			return n < 0 ? (int)n : -EIO;
+		if (n < 0)
+			return (int)n;
+		if (n == 0)
+			break; /* beyond the user address space ([vsyscall]) */
 		size_t got = (size_t)n / sizeof(uint64_t);
 		for (size_t i = 0; i < got; i++)
 			*pages += (int64_t)(buf[i] >> 63);
@@ -355,6 +357,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 
 	vm->pss_method = METHOD_ESTIMATE;
 	vm->pss_bytes = pss_estimate(&vm->mem, &host->ksm, host->page_size_bytes, NULL);
+	vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, NULL);
 	vm->overhead_method = METHOD_ESTIMATE;
 	vm->overhead_bytes = vm->cfg.vmm == VMM_PROCESS ? UNKNOWN
 				: overhead_estimate(&vm->mem, &vm->cfg, host->page_size_bytes);
@@ -390,6 +393,12 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 		if (ok) {
 			vm->pss_bytes = MAYBE(pss);
 			vm->pss_method = METHOD_EXACT;
+			/* The exact read also tells what this VM's KSM mappings really weigh. */
+			if (vm->nhelpers == 0) {
+				struct pss_calibration cal = pss_calibrate(&vm->mem, &vm->exact, host->page_size_bytes);
+				if (cal.valid)
+					vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, &cal);
+			}
 		}
 		int64_t overhead;
 		if (vm->cfg.vmm != VMM_PROCESS &&

@@ -153,8 +153,10 @@ int parse_ksm_stat(const char *buf, size_t len, struct ksm_stat *ret)
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			if (!nl)
 				break;
-			if ((size_t)(nl - p) > kl && !memcmp(p, flags[i], kl) && p[kl] == ' ') {
-				const char *v = p + kl + 1;
+			if ((size_t)(nl - p) > kl && !memcmp(p, flags[i], kl) && (p[kl] == ' ' || p[kl] == ':')) {
+				const char *v = p + kl;
+				while (v < nl && (*v == ':' || *v == ' ' || *v == '\t'))
+					v++;
 				if (nl - v == 3 && !memcmp(v, "yes", 3))
 					*dest[i] = MAYBE(1);
 				else if (nl - v == 2 && !memcmp(v, "no", 2))

@@ -1,0 +1,164 @@
+/* The accounting formulas (docs/accounting.md), one test each, with hand-computed figures. */
+#include <math.h>
+#include <stdlib.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/account.h"
+
+#define P 4096ll
+#define MIB (1ll << 20)
+
+static struct ksm_sysfs ksm(int64_t shared, int64_t sharing)
+{
+	struct ksm_sysfs k = {.present = true};
+	k.pages_shared = MAYBE(shared);
+	k.pages_sharing = MAYBE(sharing);
+	k.max_page_sharing = MAYBE(256);
+	k.ksm_zero_pages = MAYBE(0);
+	return k;
+}
+
+static struct mem_counters counters(int64_t anon, int64_t file, int64_t shmem, int64_t merging)
+{
+	return (struct mem_counters){
+		.rss = MAYBE(anon + file + shmem), .rss_anon = MAYBE(anon), .rss_file = MAYBE(file),
+		.rss_shmem = MAYBE(shmem), .swap = MAYBE(0), .ksm_rmap_items = MAYBE(0),
+		.ksm_merging_pages = MAYBE(merging), .ksm_zero_pages = MAYBE(0), .ksm_profit = MAYBE(0),
+	};
+}
+
+/* Two identical guests: every KSM page has exactly two mappings, one in each. The mean weight is
+ * 1/2 and the estimate equals the exact PSS. */
+static void pss_symmetric_guests_is_exact(void **state)
+{
+	(void)state;
+	struct ksm_sysfs k = ksm(1000, 1000); /* 1000 KSM pages, 2000 mappings */
+	struct mem_counters m = counters(100 * MIB, 0, 0, 1000);
+	maybe_i64 pss = pss_estimate(&m, &k, P, NULL);
+	assert_true(pss.known);
+	assert_int_equal(pss.v, 100 * MIB - 1000 * P / 2);
+	assert_true(fabs(ksm_mean_weight(&k) - 0.5) < 1e-12);
+}
+
+static void pss_no_ksm_is_rss(void **state)
+{
+	(void)state;
+	struct ksm_sysfs k = ksm(0, 0);
+	struct mem_counters m = counters(10 * MIB, 2 * MIB, 1 * MIB, 0);
+	assert_int_equal(pss_estimate(&m, &k, P, NULL).v, 13 * MIB);
+	/* KSM absent from the kernel: nothing can be merged, PSS estimate is still RSS */
+	struct ksm_sysfs none = {.present = false};
+	m.ksm_merging_pages = UNKNOWN;
+	assert_int_equal(pss_estimate(&m, &none, P, NULL).v, 13 * MIB);
+	/* nothing merged host-wide: an unreadable per-process count does not matter */
+	assert_int_equal(pss_estimate(&m, &k, P, NULL).v, 13 * MIB);
+	/* KSM merging somewhere but this process's count unreadable: unknown, not RSS */
+	k = ksm(5, 10);
+	assert_false(pss_estimate(&m, &k, P, NULL).known);
+}
+
+static void pss_bound_covers_asymmetry(void **state)
+{
+	(void)state;
+	/* Guest A maps 1000 pages of a 2-way merge; guest B maps 1000 pages of a 256-way merge
+	 * (zero pages with use_zero_pages=0) plus its half of A's pages... keep it simple: the host
+	 * has 1000 pages shared by 2 (A and B) and 4 pages shared by 256 (zero pages in C). */
+	struct ksm_sysfs k = ksm(1000 + 4, 1000 + 4 * 255);
+	struct mem_counters c = counters(2000 * P, 0, 0, 1024);
+	double exact_c = 1024.0 / 256 * P; /* each of C's mappings weighs 1/256 */
+	maybe_i64 est = pss_estimate(&c, &k, P, NULL);
+	maybe_i64 bound = pss_estimate_bound(&c, &k, P);
+	double exact = (2000 - 1024) * P + exact_c;
+	assert_true(bound.known);
+	assert_true(fabs((double)est.v - exact) <= (double)bound.v);
+	assert_true(fabs((double)est.v - exact) > 0.1 * (double)bound.v); /* the bound is not slack */
+}
+
+static void calibration_makes_asymmetry_exact(void **state)
+{
+	(void)state;
+	struct ksm_sysfs k = ksm(1000 + 4, 1000 + 4 * 255);
+	struct mem_counters c = counters(2000 * P, 8 * P, 0, 1024);
+	/* exact read: C's KSM mappings weigh 1/256, its 8 file pages are shared by 4 processes */
+	struct smaps_rollup exact = {.pss = MAYBE((2000 - 1024) * P + 1024 * P / 256 + 8 * P / 4),
+				     .pss_anon = MAYBE((2000 - 1024) * P + 1024 * P / 256),
+				     .pss_file = MAYBE(8 * P / 4), .pss_shmem = MAYBE(0), .rss = MAYBE(2008 * P)};
+	struct pss_calibration cal = pss_calibrate(&c, &exact, P);
+	assert_true(cal.valid);
+	assert_true(fabs(cal.ksm_weight - 1.0 / 256) < 1e-9);
+	assert_true(fabs(cal.share_weight - 0.25) < 1e-9);
+	assert_int_equal(pss_estimate(&c, &k, P, &cal).v, exact.pss.v);
+	/* later, the guest merged 200 more pages of the same kind: the calibrated estimate follows */
+	c.ksm_merging_pages = MAYBE(1224);
+	int64_t later = (2000 - 1224) * P + 1224 * P / 256 + 8 * P / 4;
+	assert_true(llabs(pss_estimate(&c, &k, P, &cal).v - later) <= 1);
+}
+
+static void ksm_saved_per_vm(void **state)
+{
+	(void)state;
+	struct ksm_sysfs k = ksm(1000, 3000); /* mean weight 1/4 */
+	struct mem_counters m = counters(100 * MIB, 0, 0, 2000);
+	m.ksm_zero_pages = MAYBE(10);
+	assert_int_equal(ksm_vm_saved(&m, &k, P, NULL).v, 2000 * P * 3 / 4 + 10 * P);
+	/* what KSM saves is exactly RSS minus the estimated PSS, plus the zero pages */
+	assert_int_equal(ksm_vm_saved(&m, &k, P, NULL).v, m.rss.v - pss_estimate(&m, &k, P, NULL).v + 10 * P);
+}
+
+static void overhead_private_ram(void **state)
+{
+	(void)state;
+	struct vm_config cfg = {.guest_ram_bytes = MAYBE(1024 * MIB)};
+	/* fully populated guest: 1 GiB guest + 50 MiB heap, 20 MiB libraries */
+	struct mem_counters m = counters(1074 * MIB, 20 * MIB, 0, 0);
+	assert_int_equal(overhead_estimate(&m, &cfg, P).v, 70 * MIB);
+	/* 100 MiB of guest RAM swapped and 10 MiB merged into the zero page left RSS: still 70 */
+	m.rss_anon = MAYBE(974 * MIB);
+	m.swap = MAYBE(100 * MIB);
+	m.ksm_zero_pages = MAYBE(10 * MIB / P);
+	m.rss_anon.v -= 10 * MIB;
+	assert_int_equal(overhead_estimate(&m, &cfg, P).v, 70 * MIB);
+	/* a guest still booting (300 MiB touched): a lower bound, never negative */
+	struct mem_counters booting = counters(350 * MIB, 20 * MIB, 0, 0);
+	assert_int_equal(overhead_estimate(&booting, &cfg, P).v, 20 * MIB);
+	/* unknown guest RAM: unknown overhead */
+	cfg.guest_ram_bytes = UNKNOWN;
+	assert_false(overhead_estimate(&m, &cfg, P).known);
+}
+
+static void overhead_shared_and_hugetlb_ram(void **state)
+{
+	(void)state;
+	struct vm_config memfd = {.guest_ram_bytes = MAYBE(1024 * MIB), .ram_shared = true};
+	struct mem_counters m = counters(60 * MIB, 20 * MIB, 1024 * MIB, 0);
+	assert_int_equal(overhead_estimate(&m, &memfd, P).v, 80 * MIB);
+	struct vm_config huge = {.guest_ram_bytes = MAYBE(1024 * MIB), .ram_hugetlb = true};
+	struct mem_counters h = counters(60 * MIB, 20 * MIB, 0, 0); /* hugetlb pages are not in RSS */
+	assert_int_equal(overhead_estimate(&h, &huge, P).v, 80 * MIB);
+}
+
+static void counters_add_unknown(void **state)
+{
+	(void)state;
+	struct mem_counters a = counters(10, 20, 30, 1), b = counters(1, 2, 3, 4);
+	b.swap = UNKNOWN;
+	mem_counters_add(&a, &b);
+	assert_int_equal(a.rss.v, 66);
+	assert_int_equal(a.ksm_merging_pages.v, 5);
+	assert_false(a.swap.known);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(pss_symmetric_guests_is_exact), cmocka_unit_test(pss_no_ksm_is_rss),
+		cmocka_unit_test(pss_bound_covers_asymmetry), cmocka_unit_test(calibration_makes_asymmetry_exact),
+		cmocka_unit_test(ksm_saved_per_vm), cmocka_unit_test(overhead_private_ram),
+		cmocka_unit_test(overhead_shared_and_hugetlb_ram), cmocka_unit_test(counters_add_unknown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,120 @@
+/* Discovery and measurement on a frozen host tree (tests/fixtures/host-mixed): a libvirt guest
+ * with swtpm in its scope, a Proxmox guest, a guest that vanished, an older-kernel guest. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/vm.h"
+
+static struct io_root root;
+static char proc[4096], sys[4096];
+
+static int setup(void **state)
+{
+	(void)state;
+	const char *dir = getenv("VMHOST_FIXTURES");
+	snprintf(proc, sizeof(proc), "%s/host-mixed/proc", dir ? dir : "tests/fixtures");
+	snprintf(sys, sizeof(sys), "%s/host-mixed/sys", dir ? dir : "tests/fixtures");
+	root = (struct io_root){.proc = proc, .sys = sys};
+	return 0;
+}
+
+static const struct vm *find(const struct vm_list *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->vms[i].pid == pid)
+			return &l->vms[i];
+	return NULL;
+}
+
+static void discovers_vms_and_helpers(void **state)
+{
+	(void)state;
+	struct vm_list l;
+	assert_int_equal(vm_discover(&root, NULL, 0, &l), 0);
+	assert_int_equal(l.n, 3); /* 1001, 1003, 1005; 1004 vanished */
+	assert_int_equal(l.skipped, 1);
+	const struct vm *web1 = find(&l, 1001), *db = find(&l, 1003), *old = find(&l, 1005);
+	assert_non_null(web1), assert_non_null(db), assert_non_null(old);
+	assert_string_equal(web1->cfg.name, "web1");
+	assert_string_equal(web1->cfg.uuid, "11111111-2222-3333-4444-555555555555");
+	assert_string_equal(web1->cgroup, "/machine.slice/machine-qemu\\x2d1\\x2dweb1.scope");
+	assert_int_equal(web1->nhelpers, 1);
+	assert_int_equal(web1->helpers[0], 1002);
+	assert_int_equal(web1->start_ticks, 5000);
+	assert_string_equal(db->cfg.name, "db");
+	assert_string_equal(db->cfg.uuid, "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee");
+	assert_string_equal(db->cgroup, "/qemu.slice/100.scope");
+	assert_int_equal(db->cfg.guest_ram_bytes.v, 4ll << 30);
+	assert_int_equal(old->nhelpers, 0); /* user.slice is not a per-VM scope: bash is not a helper */
+	vm_list_free(&l);
+}
+
+static void extra_pids(void **state)
+{
+	(void)state;
+	struct vm_list l;
+	pid_t extra[] = {1006, 4242}; /* bash, and a pid that does not exist */
+	assert_int_equal(vm_discover(&root, extra, 2, &l), 0);
+	assert_int_equal(l.n, 4);
+	const struct vm *bash = find(&l, 1006);
+	assert_non_null(bash);
+	assert_int_equal(bash->cfg.vmm, VMM_PROCESS);
+	assert_false(bash->cfg.guest_ram_bytes.known);
+	assert_int_equal(l.skipped, 2); /* 1004 vanished, 4242 never existed */
+	vm_list_free(&l);
+}
+
+static void measures(void **state)
+{
+	(void)state;
+	struct host host;
+	assert_int_equal(host_read(&root, &host), 0);
+	assert_true(host.ksm.present);
+	assert_string_equal(host.ksm.advisor_mode, "none");
+	struct vm_list l;
+	assert_int_equal(vm_discover(&root, NULL, 0, &l), 0);
+	assert_int_equal(vm_measure_all(&root, &host, &l, 0), 0);
+	const struct vm *web1 = find(&l, 1001), *old = find(&l, 1005);
+	const int64_t P = host.page_size_bytes;
+	/* web1 + swtpm */
+	assert_int_equal(web1->mem.rss_anon.v, (2097152 + 180000 + 3000) * 1024ll);
+	assert_int_equal(web1->mem.ksm_merging_pages.v, 200000);
+	double w = 50000.0 / (50000 + 151000);
+	int64_t rss = (2097152 + 180000 + 30000 + 3000 + 5000) * 1024ll;
+	assert_true(llabs(web1->pss_bytes.v - (rss - (int64_t)(200000 * P * (1 - w)))) <= 1);
+	assert_int_equal(web1->pss_method, METHOD_ESTIMATE);
+	/* overhead: anon beyond 2 GiB (+1000 KSM zero pages that left RSS) plus file */
+	assert_int_equal(web1->overhead_bytes.v, (180000 + 3000) * 1024ll + 1000 * P + (30000 + 5000) * 1024ll);
+	/* older kernel: merging pages from /proc/PID/ksm_merging_pages, no ksm_stat */
+	assert_int_equal(old->mem.ksm_merging_pages.v, 1000);
+	assert_false(old->mem.ksm_zero_pages.known);
+	assert_false(old->mem.ksm_profit.known);
+	vm_list_free(&l);
+}
+
+static void missing_root(void **state)
+{
+	(void)state;
+	struct io_root nowhere = {.proc = "/nonexistent/proc", .sys = "/nonexistent/sys"};
+	struct vm_list l;
+	assert_int_equal(vm_discover(&nowhere, NULL, 0, &l), -ENOENT);
+	struct host h;
+	assert_int_equal(host_read(&nowhere, &h), -ENOENT);
+	assert_false(h.ksm.present);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(discovers_vms_and_helpers), cmocka_unit_test(extra_pids),
+		cmocka_unit_test(measures), cmocka_unit_test(missing_root),
+	};
+	return cmocka_run_group_tests(tests, setup, NULL);
+}

@@ -1,0 +1,129 @@
+/* Writers: JSON escaping and nulls, one table printed three ways, human units. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "out/json.h"
+#include "out/table.h"
+
+static char *capture(void (*fn)(FILE *, void *), void *arg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_non_null(f);
+	fn(f, arg);
+	fclose(f);
+	return buf;
+}
+
+static void write_doc(FILE *f, void *arg)
+{
+	(void)arg;
+	struct json j;
+	json_init(&j, f, false);
+	json_object_begin(&j, NULL);
+	json_string(&j, "name", "a\"b\\c\n\x01");
+	json_maybe(&j, "known", MAYBE(-5));
+	json_maybe(&j, "unknown", UNKNOWN);
+	json_double(&j, "nan", NAN);
+	json_double(&j, "ratio", 0.25);
+	json_array_begin(&j, "list");
+	json_int(&j, NULL, 1);
+	json_int(&j, NULL, 2);
+	json_array_end(&j);
+	json_array_begin(&j, "empty");
+	json_array_end(&j);
+	json_string(&j, "null", NULL);
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static void json_document(void **state)
+{
+	(void)state;
+	char *s = capture(write_doc, NULL);
+	assert_string_equal(s, "{\"name\":\"a\\\"b\\\\c\\n\\u0001\",\"known\":-5,\"unknown\":null,\"nan\":null,"
+			       "\"ratio\":0.25,\"list\":[1,2],\"empty\":[],\"null\":null}\n");
+	free(s);
+}
+
+static const struct col cols[] = {
+	{"name", "NAME", COL_STR, 0, 0},
+	{"size_bytes", "SIZE", COL_BYTES, 0, 0},
+	{"ratio", "RATIO", COL_FLOAT, 0, 2},
+	{"secret", "SECRET", COL_INT, COL_JSON_ONLY, 0},
+};
+
+static struct table *sample(void)
+{
+	struct table *t = table_new(cols, 4);
+	table_add_row(t);
+	table_set_str(t, 0, "small");
+	table_set_int(t, 1, 512);
+	table_set_float(t, 2, 0.5);
+	table_set_int(t, 3, 7);
+	table_add_row(t);
+	table_set_str(t, 0, "big, \"quoted\"");
+	table_set_int(t, 1, 3ll << 30);
+	table_set_float(t, 2, NAN);
+	return t;
+}
+
+static void print_human(FILE *f, void *t) { table_print_human(t, f, false); }
+static void print_csv(FILE *f, void *t) { table_print_csv(t, f); }
+static void print_json(FILE *f, void *t)
+{
+	struct json j;
+	json_init(&j, f, false);
+	table_print_json(t, &j, NULL);
+	json_finish(&j);
+}
+
+static void table_three_ways(void **state)
+{
+	(void)state;
+	struct table *t = sample();
+	char *h = capture(print_human, t);
+	assert_string_equal(h, "NAME               SIZE  RATIO\n"
+			       "small             512 B   0.50\n"
+			       "big, \"quoted\"  3.00 GiB    n/a\n");
+	char *c = capture(print_csv, t);
+	assert_string_equal(c, "name,size_bytes,ratio,secret\nsmall,512,0.5,7\n\"big, \"\"quoted\"\"\",3221225472,,\n");
+	char *j = capture(print_json, t);
+	assert_string_equal(j, "[{\"name\":\"small\",\"size_bytes\":512,\"ratio\":0.5,\"secret\":7},"
+			       "{\"name\":\"big, \\\"quoted\\\"\",\"size_bytes\":3221225472,\"ratio\":null,\"secret\":null}]\n");
+	table_sort_desc(t, 1);
+	char *sorted = capture(print_csv, t);
+	assert_non_null(strstr(sorted, "\n\"big"));
+	assert_true(strstr(sorted, "big") < strstr(sorted, "small"));
+	free(h), free(c), free(j), free(sorted);
+	table_free(t);
+}
+
+static void units(void **state)
+{
+	(void)state;
+	char b[32];
+	fmt_bytes(b, sizeof(b), 0), assert_string_equal(b, "0 B");
+	fmt_bytes(b, sizeof(b), 1023), assert_string_equal(b, "1023 B");
+	fmt_bytes(b, sizeof(b), 1536), assert_string_equal(b, "1.50 KiB");
+	fmt_bytes(b, sizeof(b), 150ll << 20), assert_string_equal(b, "150 MiB");
+	fmt_bytes(b, sizeof(b), -(2ll << 30)), assert_string_equal(b, "-2.00 GiB");
+	fmt_seconds(b, sizeof(b), 0.0005), assert_string_equal(b, "500us");
+	fmt_seconds(b, sizeof(b), 0.0123), assert_string_equal(b, "12.3ms");
+	fmt_seconds(b, sizeof(b), 215), assert_string_equal(b, "3m35s");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(json_document), cmocka_unit_test(table_three_ways), cmocka_unit_test(units),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

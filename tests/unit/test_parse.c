@@ -1,0 +1,217 @@
+/* Parsers on real files from this machine, and on truncated, empty and garbage input. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "core/ksm.h"
+#include "parse/parse.h"
+#include "testutil.h"
+
+static void meminfo_real(void **state)
+{
+	(void)state;
+	size_t len;
+	char *buf = fixture("parse/meminfo", &len);
+	struct meminfo m;
+	assert_true(parse_meminfo(buf, len, &m) > 5);
+	assert_true(m.mem_total.known && m.mem_total.v > (1ll << 30));
+	assert_true(m.mem_available.known && m.mem_available.v <= m.mem_total.v);
+	assert_int_equal(m.mem_total.v % 1024, 0); /* kB scaled to bytes */
+	free(buf);
+}
+
+static void meminfo_bad(void **state)
+{
+	(void)state;
+	struct meminfo m;
+	size_t len;
+	char *g = fixture("parse/garbage", &len);
+	assert_int_equal(parse_meminfo(g, len, &m), -EINVAL);
+	assert_int_equal(parse_meminfo("", 0, &m), -EINVAL);
+	/* A truncated last line must not yield a cut number. */
+	const char *cut = "MemTotal:       24683568 kB\nMemFree:        2468";
+	assert_true(parse_meminfo(cut, strlen(cut), &m) == 1);
+	assert_false(m.mem_free.known);
+	assert_int_equal(m.mem_total.v, 24683568ll * 1024);
+	free(g);
+}
+
+static void status_vm(void **state)
+{
+	(void)state;
+	size_t len;
+	char *buf = fixture("parse/status-vm", &len);
+	struct proc_status st;
+	assert_true(parse_status(buf, len, &st) >= 5);
+	assert_string_equal(st.name, "fakeguest");
+	assert_true(st.vm_rss.known && st.rss_anon.known && st.rss_file.known && st.rss_shmem.known);
+	assert_int_equal(st.vm_rss.v, st.rss_anon.v + st.rss_file.v + st.rss_shmem.v);
+	assert_true(st.rss_anon.v >= 64ll << 20);
+	free(buf);
+}
+
+static void status_kthread_and_truncated(void **state)
+{
+	(void)state;
+	size_t len;
+	char *buf = fixture("parse/status-kthread", &len);
+	struct proc_status st;
+	assert_true(parse_status(buf, len, &st) >= 0);
+	assert_false(st.vm_rss.known); /* kernel threads have no memory: unknown, not 0 */
+	free(buf);
+	buf = fixture("parse/status-truncated", &len);
+	assert_true(parse_status(buf, len, &st) >= 0);
+	assert_false(st.rss_anon.known);
+	free(buf);
+	buf = fixture("parse/empty", &len);
+	assert_int_equal(parse_status(buf, len, &st), -EINVAL);
+	free(buf);
+}
+
+static void ksm_stat_forms(void **state)
+{
+	(void)state;
+	size_t len;
+	char *buf = fixture("parse/ksm_stat-merged", &len);
+	struct ksm_stat k;
+	assert_true(parse_ksm_stat(buf, len, &k) >= 6);
+	assert_int_equal(k.merging_pages.v, 16474);
+	assert_int_equal(k.zero_pages.v, 120);
+	assert_int_equal(k.rmap_items.v, 65536);
+	/* the kernel's own identity: profit = (merging + zero) x page - rmap_items x 64 */
+	assert_int_equal(k.process_profit.v, (16474 + 120) * 4096ll - 65536 * 64ll);
+	assert_int_equal(k.mergeable.v, 1);
+	assert_int_equal(k.merge_any.v, 0);
+	free(buf);
+	buf = fixture("parse/ksm_stat-truncated", &len);
+	assert_true(parse_ksm_stat(buf, len, &k) == 1);
+	assert_false(k.zero_pages.known);
+	free(buf);
+	assert_int_equal(parse_ksm_stat("", 0, &k), -EINVAL);
+}
+
+static void smaps_rollup_real(void **state)
+{
+	(void)state;
+	size_t len;
+	char *buf = fixture("parse/smaps_rollup", &len);
+	struct smaps_rollup r;
+	assert_true(parse_smaps_rollup(buf, len, &r) > 8);
+	assert_true(r.pss.v <= r.rss.v);
+	assert_int_equal(r.pss.v, r.pss_anon.v + r.pss_file.v + r.pss_shmem.v);
+	free(buf);
+	buf = fixture("parse/garbage", &len);
+	assert_int_equal(parse_smaps_rollup(buf, len, &r), -EINVAL);
+	free(buf);
+}
+
+static void stat_fields(void **state)
+{
+	(void)state;
+	size_t len;
+	char *buf = fixture("parse/stat-weird-comm", &len);
+	struct proc_stat st;
+	assert_int_equal(parse_stat(buf, len, &st), 0);
+	assert_string_equal(st.comm, "qemu (evil) name");
+	assert_int_equal(st.state, 'S');
+	assert_int_equal(st.ppid, 1);
+	assert_int_equal(st.utime_ticks, 250);
+	assert_int_equal(st.stime_ticks, 75);
+	assert_int_equal(st.start_ticks, 98765);
+	assert_int_equal(st.rss_pages, 120000);
+	free(buf);
+	buf = fixture("parse/stat", &len);
+	assert_int_equal(parse_stat(buf, len, &st), 0);
+	assert_string_equal(st.comm, "fakeguest");
+	free(buf);
+	assert_int_equal(parse_stat("1 (x) S 1 2", 11, &st), -EINVAL);
+	assert_int_equal(parse_stat("", 0, &st), -EINVAL);
+}
+
+static void cgroup_forms(void **state)
+{
+	(void)state;
+	char path[512];
+	size_t len;
+	char *buf = fixture("parse/cgroup-v2", &len);
+	assert_int_equal(parse_cgroup(buf, len, path, sizeof(path)), 0);
+	assert_string_equal(path, "/machine.slice/machine-qemu\\x2d1\\x2dweb1.scope/libvirt/emulator");
+	free(buf);
+	buf = fixture("parse/cgroup-v1", &len);
+	assert_int_equal(parse_cgroup(buf, len, path, sizeof(path)), 0);
+	assert_string_equal(path, "/qemu.slice/100.scope");
+	free(buf);
+	buf = fixture("parse/cgroup-hybrid", &len);
+	assert_int_equal(parse_cgroup(buf, len, path, sizeof(path)), 0);
+	assert_string_equal(path, "/"); /* the unified line wins */
+	free(buf);
+	assert_int_equal(parse_cgroup("", 0, path, sizeof(path)), -EINVAL);
+}
+
+static void maps_lines(void **state)
+{
+	(void)state;
+	size_t len, pos = 0;
+	char *buf = fixture("parse/maps", &len);
+	struct map_entry m;
+	int n = 0, anon_big = 0, r;
+	while ((r = parse_maps_next(buf, len, &pos, &m)) > 0) {
+		n++;
+		if (m.path_len == 0 && m.end - m.start == 64u << 20)
+			anon_big++;
+	}
+	assert_int_equal(r, 0);
+	assert_true(n > 10);
+	assert_int_equal(anon_big, 1); /* the fake guest's RAM */
+	const char *bad = "zzzz-1000 rw-p 0 00:00 0\n";
+	pos = 0;
+	assert_int_equal(parse_maps_next(bad, strlen(bad), &pos, &m), 0); /* not a mapping line: skipped */
+	const char *broken = "1000-2000 rw\n";
+	pos = 0;
+	assert_int_equal(parse_maps_next(broken, strlen(broken), &pos, &m), -EINVAL);
+	free(buf);
+}
+
+static void qemu_sizes(void **state)
+{
+	(void)state;
+	uint64_t v;
+	const uint64_t M = 1ull << 20;
+	assert_int_equal(parse_qemu_size("4096", 4, M, &v), 0), assert_true(v == 4096 * M);
+	assert_int_equal(parse_qemu_size("4G", 2, M, &v), 0), assert_true(v == 4096 * M);
+	assert_int_equal(parse_qemu_size("4194304k", 8, M, &v), 0), assert_true(v == 4096 * M);
+	assert_int_equal(parse_qemu_size("1.5g", 4, M, &v), 0), assert_true(v == 1536 * M);
+	assert_int_equal(parse_qemu_size("4294967296", 10, 1, &v), 0), assert_true(v == 4096 * M);
+	assert_int_equal(parse_qemu_size("512MiB", 6, 1, &v), 0), assert_true(v == 512 * M);
+	assert_int_equal(parse_qemu_size("lots", 4, M, &v), -EINVAL);
+	assert_int_equal(parse_qemu_size("4X", 2, M, &v), -EINVAL);
+	assert_int_equal(parse_qemu_size("", 0, M, &v), -EINVAL);
+	assert_int_equal(parse_qemu_size("99999999999999999T", 18, M, &v), -ERANGE);
+}
+
+static void advisor_mode(void **state)
+{
+	(void)state;
+	char w[16];
+	assert_int_equal(parse_advisor_mode("[none] scan-time\n", w, sizeof(w)), 0);
+	assert_string_equal(w, "none");
+	assert_int_equal(parse_advisor_mode("none [scan-time]\n", w, sizeof(w)), 0);
+	assert_string_equal(w, "scan-time");
+	assert_int_equal(parse_advisor_mode("garbage", w, sizeof(w)), -EINVAL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(meminfo_real), cmocka_unit_test(meminfo_bad),
+		cmocka_unit_test(status_vm), cmocka_unit_test(status_kthread_and_truncated),
+		cmocka_unit_test(ksm_stat_forms), cmocka_unit_test(smaps_rollup_real),
+		cmocka_unit_test(stat_fields), cmocka_unit_test(cgroup_forms),
+		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),
+		cmocka_unit_test(advisor_mode),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,133 @@
+/* The command-line corpus: every tests/fixtures/cmdlines/NAME.args file is one real-style command
+ * line (one argument per line) with its expected VMM, name, guest RAM and uuid in its header. */
+#include <dirent.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "parse/vmcmd.h"
+#include "testutil.h"
+
+static char *header(const char *text, const char *key)
+{
+	char pat[64];
+	snprintf(pat, sizeof(pat), "# %s: ", key);
+	const char *p = strstr(text, pat);
+	assert_non_null(p);
+	p += strlen(pat);
+	size_t l = strcspn(p, "\n");
+	char *v = strndup(p, l);
+	assert_non_null(v);
+	return v;
+}
+
+static void corpus(void **state)
+{
+	(void)state;
+	const char *dir = getenv("VMHOST_FIXTURES");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/cmdlines", dir ? dir : "tests/fixtures");
+	DIR *d = opendir(path);
+	assert_non_null(d);
+	struct dirent *de;
+	int cases = 0;
+	while ((de = readdir(d))) {
+		size_t nl = strlen(de->d_name);
+		if (nl < 6 || strcmp(de->d_name + nl - 5, ".args"))
+			continue;
+		char rel[512];
+		snprintf(rel, sizeof(rel), "cmdlines/%s", de->d_name);
+		size_t len;
+		char *text = fixture(rel, &len);
+		char *want_vmm = header(text, "vmm"), *want_name = header(text, "name");
+		char *want_ram = header(text, "guest_ram_bytes"), *want_uuid = header(text, "uuid");
+		/* Arguments: the non-header lines, NUL-separated as in /proc/PID/cmdline. */
+		char *cmd = malloc(len + 1);
+		size_t n = 0;
+		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+			if (line[0] == '#' && line[1] == ' ')
+				continue;
+			size_t l = strlen(line);
+			memcpy(cmd + n, line, l + 1);
+			n += l + 1;
+		}
+		struct vm_config c;
+		print_message("case %s\n", de->d_name);
+		assert_int_equal(parse_vm_cmdline(cmd, n, &c), 0);
+		assert_string_equal(vmm_kind_name(c.vmm), want_vmm);
+		assert_string_equal(c.name[0] ? c.name : "null", want_name);
+		assert_string_equal(c.uuid[0] ? c.uuid : "null", want_uuid);
+		if (!strcmp(want_ram, "null")) {
+			assert_false(c.guest_ram_bytes.known);
+		} else {
+			assert_true(c.guest_ram_bytes.known);
+			assert_int_equal(c.guest_ram_bytes.v, strtoll(want_ram, NULL, 10));
+			/* the RAM blocks add up to guest RAM (virtio-mem's plugged part aside) */
+			uint64_t sum = 0;
+			for (size_t i = 0; i < c.nblocks; i++)
+				sum += c.block_bytes[i];
+			if (!strstr(cmd + 0, "virtio-mem") && !memmem(cmd, n, "virtio-mem", 10))
+				assert_int_equal(sum, c.guest_ram_bytes.v);
+		}
+		free(cmd);
+		free(want_vmm), free(want_name), free(want_ram), free(want_uuid);
+		free(text);
+		cases++;
+	}
+	closedir(d);
+	assert_true(cases >= 25);
+}
+
+static void not_a_vm(void **state)
+{
+	(void)state;
+	struct vm_config c;
+	const char bash[] = "/bin/bash\0-c\0qemu-system-x86_64 -m 4G\0";
+	assert_int_equal(parse_vm_cmdline(bash, sizeof(bash) - 1, &c), -ENOENT);
+	assert_int_equal(parse_vm_cmdline("", 0, &c), -EINVAL);
+	/* "kvm" must be the program, not a substring of another one */
+	const char kvmstat[] = "/usr/bin/kvm_stat\0-1\0";
+	assert_int_equal(parse_vm_cmdline(kvmstat, sizeof(kvmstat) - 1, &c), -ENOENT);
+}
+
+static void truncated_cmdline(void **state)
+{
+	(void)state;
+	struct vm_config c;
+	/* A cmdline cut in the middle of an argument (no final NUL) must not crash or overread. */
+	const char cut[] = {'q','e','m','u','-','s','y','s','t','e','m','-','x','8','6','_','6','4',0,'-','m',0,'4','0'};
+	assert_int_equal(parse_vm_cmdline(cut, sizeof(cut), &c), 0);
+	assert_int_equal(c.guest_ram_bytes.v, 40ll << 20);
+	const char dangling[] = "qemu-system-x86_64\0-m\0";
+	assert_int_equal(parse_vm_cmdline(dangling, sizeof(dangling) - 1, &c), 0);
+	assert_int_equal(c.guest_ram_bytes.v, 128ll << 20); /* -m without a value: QEMU's default */
+}
+
+static void opt_get(void **state)
+{
+	(void)state;
+	char v[64];
+	assert_int_equal(qemu_opt_get("guest=a,,b,debug-threads=on", "guest", "guest", v, sizeof(v)), 3);
+	assert_string_equal(v, "a,b");
+	assert_int_equal(qemu_opt_get("web,debug-threads=on", "guest", "guest", v, sizeof(v)), 3);
+	assert_string_equal(v, "web");
+	assert_int_equal(qemu_opt_get("{\"a\":[1,{\"x\":2}],\"id\":\"pc.ram\",\"size\":42}", NULL, "size", v, sizeof(v)), 2);
+	assert_string_equal(v, "42");
+	assert_int_equal(qemu_opt_get("{\"id\":\"p\\\"q\"}", NULL, "id", v, sizeof(v)), 3);
+	assert_string_equal(v, "p\"q");
+	assert_int_equal(qemu_opt_get("{\"id\":", NULL, "id", v, sizeof(v)), -EINVAL);
+	assert_int_equal(qemu_opt_get("{\"id\":\"x\"}", NULL, "size", v, sizeof(v)), -ENOENT);
+	assert_int_equal(qemu_opt_get("a=1", NULL, "b", v, sizeof(v)), -ENOENT);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(corpus), cmocka_unit_test(not_a_vm),
+		cmocka_unit_test(truncated_cmdline), cmocka_unit_test(opt_get),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

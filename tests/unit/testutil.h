@@ -1,0 +1,40 @@
+/* Helpers for unit tests: fixture files read into memory. */
+#ifndef VMHOST_TESTUTIL_H
+#define VMHOST_TESTUTIL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Reads $VMHOST_FIXTURES/<rel> whole; aborts the test program when missing. */
+static inline char *fixture(const char *rel, size_t *len)
+{
+	const char *dir = getenv("VMHOST_FIXTURES");
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", dir ? dir : "tests/fixtures", rel);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		fprintf(stderr, "missing fixture %s\n", path);
+		abort();
+	}
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+	size_t r;
+	while (buf && (r = fread(buf + n, 1, cap - n - 1, f)) > 0) {
+		n += r;
+		if (n + 1 == cap) {
+			char *b = realloc(buf, cap *= 2);
+			if (!b)
+				abort();
+			buf = b;
+		}
+	}
+	fclose(f);
+	if (!buf)
+		abort();
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
+#endif
