@@ -13,7 +13,7 @@
 
 enum {
 	C_PID, C_NAME, C_VMM, C_UUID, C_CGROUP, C_HELPERS, C_GUEST_RAM, C_RSS, C_RSS_ANON, C_RSS_FILE,
-	C_RSS_SHMEM, C_SWAP, C_KSM_MERGING, C_KSM_ZERO, C_KSM_PROFIT, C_KSM_SAVED, C_PSS, C_PSS_METHOD,
+	C_RSS_SHMEM, C_SWAP, C_KSM_MERGING, C_KSM_ZERO, C_KSM_PROFIT, C_KSM_SAVED, C_PSS, C_PSS_METHOD, C_PSS_BOUND,
 	C_OVERHEAD, C_OVERHEAD_METHOD, C_NCOLS
 };
 
@@ -36,6 +36,7 @@ static const struct col mem_cols[C_NCOLS] = {
 	[C_KSM_SAVED] = {"ksm_saved_bytes", "KSM SAVES", COL_BYTES, 0, 0},
 	[C_PSS] = {"pss_bytes", "PSS", COL_BYTES, 0, 0},
 	[C_PSS_METHOD] = {"pss_method", "PSS BY", COL_STR, COL_JSON_ONLY, 0},
+	[C_PSS_BOUND] = {"pss_error_bound_bytes", "PSS +-", COL_BYTES, COL_JSON_ONLY, 0},
 	[C_OVERHEAD] = {"overhead_bytes", "OVERHEAD", COL_BYTES, 0, 0},
 	[C_OVERHEAD_METHOD] = {"overhead_method", "OVERHEAD BY", COL_STR, COL_JSON_ONLY, 0},
 };
@@ -124,6 +125,7 @@ static void fill_row(struct table *t, const struct vm *vm)
 	table_set_maybe(t, C_KSM_SAVED, vm->ksm_saved_bytes);
 	table_set_maybe(t, C_PSS, vm->pss_bytes);
 	table_set_str(t, C_PSS_METHOD, vm->pss_bytes.known ? measure_method_name(vm->pss_method) : NULL);
+	table_set_maybe(t, C_PSS_BOUND, vm->pss_bound_bytes);
 	table_set_maybe(t, C_OVERHEAD, vm->overhead_bytes);
 	table_set_str(t, C_OVERHEAD_METHOD,
 		      vm->overhead_bytes.known ? measure_method_name(vm->overhead_method) : NULL);

@@ -357,6 +357,8 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 
 	vm->pss_method = METHOD_ESTIMATE;
 	vm->pss_bytes = pss_estimate(&vm->mem, &host->ksm, host->page_size_bytes, NULL);
+	vm->pss_bound_bytes = vm->pss_bytes.known ? pss_estimate_bound(&vm->mem, &host->ksm, host->page_size_bytes)
+						  : UNKNOWN;
 	vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, NULL);
 	vm->overhead_method = METHOD_ESTIMATE;
 	vm->overhead_bytes = vm->cfg.vmm == VMM_PROCESS ? UNKNOWN
@@ -392,6 +394,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 		}
 		if (ok) {
 			vm->pss_bytes = MAYBE(pss);
+			vm->pss_bound_bytes = MAYBE(0);
 			vm->pss_method = METHOD_EXACT;
 			/* The exact read also tells what this VM's KSM mappings really weigh. */
 			if (vm->nhelpers == 0) {

@@ -26,6 +26,7 @@ struct vm {
 	/* Filled by vm_measure(). */
 	struct mem_counters mem; /* the VMM process plus its helpers */
 	maybe_i64 pss_bytes, overhead_bytes, ksm_saved_bytes;
+	maybe_i64 pss_bound_bytes; /* worst-case error of pss_bytes (0 when exact) */
 	enum measure_method pss_method, overhead_method;
 	struct smaps_rollup exact; /* valid when pss_method is exact */
 };
