@@ -31,7 +31,7 @@ say "merged: pages_shared=$(cat $KSM/pages_shared) pages_sharing=$(cat $KSM/page
 echo 0 >$KSM/run # freeze merging state while we compare (run=0 keeps merged pages)
 
 compare() { # label pid max_error_pct_of_rss
-	local label=$1 pid=$2 pct=$3 est exact rss bound
+	local label=$1 pid=$2 pct=${3:-} est exact rss bound
 	"$VMHOST" mem --json --pid "$pid" >"$TEST_TMP/m.json"
 	exact=$(awk '/^Pss:/ {print $2 * 1024}' /proc/$pid/smaps_rollup)
 	est=$(jq --argjson p "$pid" '.vms[] | select(.pid == $p) | .pss_bytes' "$TEST_TMP/m.json")
