@@ -311,7 +311,7 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 		} else if (option_is(opt, "smbios")) {
 			if (!c->uuid[0] && qemu_opt_get(arg, NULL, "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "1") &&
 			    qemu_opt_get(arg, NULL, "uuid", buf, sizeof(buf)) >= 0)
-				snprintf(c->uuid, sizeof(c->uuid), "%s", buf);
+				snprintf(c->uuid, sizeof(c->uuid), "%.63s", buf);
 		} else if (option_is(opt, "m")) {
 			s->has_m = true;
 			s->m_bad = qemu_opt_get(arg, "size", "size", buf, sizeof(buf)) < 0 ||
