@@ -256,7 +256,7 @@ static int sync_vms(struct kvm_reader *r, char **names, size_t n)
 			continue;
 		struct kvm_vm_files key;
 		snprintf(key.dir, sizeof(key.dir), "%s", names[i]);
-		struct kvm_vm_files *hit = bsearch(&key, r->vms, before, sizeof(*r->vms), cmp_vm_dir);
+		struct kvm_vm_files *hit = before ? bsearch(&key, r->vms, before, sizeof(*r->vms), cmp_vm_dir) : NULL;
 		if (hit) {
 			hit->listed = true;
 			continue;
@@ -289,7 +289,8 @@ static int sync_vms(struct kvm_reader *r, char **names, size_t n)
 		r->vms[w++] = r->vms[i];
 	}
 	r->nvms = w;
-	qsort(r->vms, r->nvms, sizeof(*r->vms), cmp_vm_dir);
+	if (r->nvms)
+		qsort(r->vms, r->nvms, sizeof(*r->vms), cmp_vm_dir);
 	if (!err)
 		name_new_vms(r, fresh, nfresh);
 	free(fresh);
