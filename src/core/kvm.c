@@ -1,0 +1,431 @@
+#include "core/kvm.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/snapshot.h"
+#include "core/vm.h"
+
+#define KVM_DIR "kernel/debug/kvm"
+
+struct kvm_counter {
+	char name[64];
+	enum kvm_stat_kind kind;
+};
+
+/* One VM directory with its counter files held open. */
+struct kvm_vm_files {
+	char dir[32];
+	pid_t pid;
+	int kvm_fd;
+	char name[256];
+	uint64_t start_ticks;
+	int vcpus;
+	int *fds; /* [ncounters]; -1 when the file is missing */
+	bool listed; /* in the latest listing */
+};
+
+struct kvm_reader {
+	struct io_root root;
+	struct kvm_counter *counters;
+	size_t ncounters;
+	int *global_fds; /* [ncounters] */
+	struct kvm_vm_files *vms; /* sorted by dir */
+	size_t nvms, cap;
+	unsigned denied;
+};
+
+const char *kvm_avail_hint(enum kvm_avail why)
+{
+	switch (why) {
+	case KVM_AVAILABLE: return "";
+	case KVM_NO_DEBUGFS: return "debugfs is not mounted; as root: mount -t debugfs none /sys/kernel/debug";
+	case KVM_NO_KVM: return "no KVM on this host (no kvm directory in debugfs): load kvm_intel or kvm_amd, or this is not a KVM host";
+	case KVM_DENIED: return "permission denied: KVM counters in debugfs need root (or the kernel is locked down)";
+	}
+	return "";
+}
+
+size_t kvm_reader_ncounters(const struct kvm_reader *r) { return r->ncounters; }
+const char *kvm_counter_name(const struct kvm_reader *r, size_t i) { return r->counters[i].name; }
+enum kvm_stat_kind kvm_counter_kind(const struct kvm_reader *r, size_t i) { return r->counters[i].kind; }
+
+int kvm_counter_index(const struct kvm_reader *r, const char *name)
+{
+	for (size_t i = 0; i < r->ncounters; i++)
+		if (!strcmp(r->counters[i].name, name))
+			return (int)i;
+	return -1;
+}
+
+static bool is_denied(int err) { return err == -EACCES || err == -EPERM; }
+
+/* Counter files among a directory's entries; the directories (VMs, vCPUs) are told apart by name. */
+static bool counter_entry(const char *name)
+{
+	pid_t pid;
+	int n;
+	return kvm_counter_name_ok(name) && parse_kvm_vm_dir(name, &pid, &n) < 0 &&
+	       parse_kvm_vcpu_dir(name, &n) < 0 && kvm_stat_kind(name) != KVM_STAT_IGNORED;
+}
+
+/* Fixes the counter set from a directory's entries (kvm/ itself or a VM directory). */
+static int set_counters(struct kvm_reader *r, char **names, size_t n)
+{
+	size_t count = 0;
+	for (size_t i = 0; i < n; i++)
+		count += counter_entry(names[i]);
+	if (!count)
+		return 0;
+	r->counters = calloc(count, sizeof(*r->counters));
+	r->global_fds = malloc(count * sizeof(*r->global_fds));
+	if (!r->counters || !r->global_fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		if (!counter_entry(names[i]))
+			continue;
+		struct kvm_counter *c = &r->counters[r->ncounters];
+		snprintf(c->name, sizeof(c->name), "%s", names[i]);
+		c->kind = kvm_stat_kind(names[i]);
+		r->global_fds[r->ncounters++] = -1;
+	}
+	return 0;
+}
+
+static void open_globals(struct kvm_reader *r)
+{
+	for (size_t i = 0; i < r->ncounters; i++) {
+		int fd = io_open(&r->root, IO_SYS, O_RDONLY, KVM_DIR "/%s", r->counters[i].name);
+		r->denied += is_denied(fd);
+		r->global_fds[i] = fd < 0 ? -1 : fd;
+	}
+}
+
+int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kvm_avail *ret_why)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int r = io_list_dir(root, IO_SYS, &names, &n, KVM_DIR);
+	if (r < 0) {
+		char **dbg = NULL;
+		size_t ndbg = 0;
+		int d = io_list_dir(root, IO_SYS, &dbg, &ndbg, "kernel/debug");
+		size_t visible = 0; /* an unmounted mount point may still hold dot files */
+		for (size_t i = 0; d == 0 && i < ndbg; i++)
+			visible += dbg[i][0] != '.';
+		io_free_names(dbg, ndbg);
+		if (is_denied(r) || is_denied(d))
+			*ret_why = KVM_DENIED;
+		else if (d < 0 || visible == 0)
+			*ret_why = KVM_NO_DEBUGFS;
+		else
+			*ret_why = KVM_NO_KVM;
+		return is_denied(r) || is_denied(d) ? -EACCES : -ENOENT;
+	}
+	struct kvm_reader *k = calloc(1, sizeof(*k));
+	if (!k) {
+		io_free_names(names, n);
+		return -ENOMEM;
+	}
+	k->root = *root;
+	r = set_counters(k, names, n);
+	io_free_names(names, n);
+	if (r < 0) {
+		kvm_reader_close(k);
+		return r;
+	}
+	open_globals(k);
+	/* Every global file refused: reading any of them needs a privilege we lack. */
+	if (k->ncounters && k->denied == k->ncounters) {
+		kvm_reader_close(k);
+		*ret_why = KVM_DENIED;
+		return -EACCES;
+	}
+	*ret_why = KVM_AVAILABLE;
+	*ret = k;
+	return 0;
+}
+
+static void close_vm(struct kvm_reader *r, struct kvm_vm_files *vm)
+{
+	for (size_t i = 0; vm->fds && i < r->ncounters; i++)
+		io_close(vm->fds[i]);
+	free(vm->fds);
+	vm->fds = NULL;
+}
+
+void kvm_reader_close(struct kvm_reader *r)
+{
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->nvms; i++)
+		close_vm(r, &r->vms[i]);
+	for (size_t i = 0; r->global_fds && i < r->ncounters; i++)
+		io_close(r->global_fds[i]);
+	free(r->vms);
+	free(r->global_fds);
+	free(r->counters);
+	free(r);
+}
+
+static int cmp_vm_dir(const void *a, const void *b)
+{
+	return strcmp(((const struct kvm_vm_files *)a)->dir, ((const struct kvm_vm_files *)b)->dir);
+}
+
+/* Opens a new VM directory's files and counts its vCPUs. */
+static int open_vm(struct kvm_reader *r, struct kvm_vm_files *vm)
+{
+	char **names = NULL;
+	size_t n = 0;
+	int e = io_list_dir(&r->root, IO_SYS, &names, &n, KVM_DIR "/%s", vm->dir);
+	if (e < 0)
+		return e;
+	if (!r->ncounters) { /* no global files: take the set from the first VM */
+		e = set_counters(r, names, n);
+		if (e == 0)
+			open_globals(r);
+	}
+	vm->vcpus = -1;
+	for (size_t i = 0; i < n; i++) {
+		int id;
+		if (parse_kvm_vcpu_dir(names[i], &id) == 0)
+			vm->vcpus = vm->vcpus < 0 ? 1 : vm->vcpus + 1;
+	}
+	io_free_names(names, n);
+	if (e < 0)
+		return e;
+	vm->fds = malloc((r->ncounters ? r->ncounters : 1) * sizeof(*vm->fds));
+	if (!vm->fds)
+		return -ENOMEM;
+	size_t opened = 0;
+	for (size_t i = 0; i < r->ncounters; i++) {
+		int fd = io_open(&r->root, IO_SYS, O_RDONLY, KVM_DIR "/%s/%s", vm->dir, r->counters[i].name);
+		r->denied += is_denied(fd);
+		vm->fds[i] = fd < 0 ? -1 : fd;
+		opened += fd >= 0;
+	}
+	if (r->ncounters && !opened) {
+		close_vm(r, vm);
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Names the VMs that just appeared: one discovery pass, matched by exact pid. */
+static void name_new_vms(struct kvm_reader *r, const pid_t *pids, size_t npids)
+{
+	struct vm_list list;
+	if (!npids || vm_discover(&r->root, pids, npids, &list) < 0)
+		return;
+	for (size_t v = 0; v < r->nvms; v++) {
+		struct kvm_vm_files *vm = &r->vms[v];
+		if (vm->start_ticks || vm->name[0])
+			continue;
+		for (size_t i = 0; i < list.n; i++) {
+			const struct vm *d = &list.vms[i];
+			if (d->pid != vm->pid)
+				continue;
+			vm->start_ticks = d->start_ticks;
+			if (d->cfg.vmm != VMM_PROCESS)
+				snprintf(vm->name, sizeof(vm->name), "%s", d->cfg.name);
+			break;
+		}
+	}
+	vm_list_free(&list);
+}
+
+/* Brings the open VM directories in line with a fresh listing. */
+static int sync_vms(struct kvm_reader *r, char **names, size_t n)
+{
+	for (size_t i = 0; i < r->nvms; i++)
+		r->vms[i].listed = false;
+	pid_t *fresh = malloc((n ? n : 1) * sizeof(*fresh));
+	if (!fresh)
+		return -ENOMEM;
+	size_t nfresh = 0, before = r->nvms;
+	int err = 0;
+	for (size_t i = 0; i < n; i++) {
+		pid_t pid;
+		int fd;
+		if (parse_kvm_vm_dir(names[i], &pid, &fd) < 0 || strlen(names[i]) >= sizeof(r->vms->dir))
+			continue;
+		struct kvm_vm_files key;
+		snprintf(key.dir, sizeof(key.dir), "%s", names[i]);
+		struct kvm_vm_files *hit = before ? bsearch(&key, r->vms, before, sizeof(*r->vms), cmp_vm_dir) : NULL;
+		if (hit) {
+			hit->listed = true;
+			continue;
+		}
+		if (r->nvms == r->cap) {
+			size_t cap = r->cap ? r->cap * 2 : 16;
+			struct kvm_vm_files *v = realloc(r->vms, cap * sizeof(*v));
+			if (!v) {
+				err = -ENOMEM;
+				break;
+			}
+			r->vms = v;
+			r->cap = cap;
+		}
+		struct kvm_vm_files *vm = &r->vms[r->nvms];
+		*vm = (struct kvm_vm_files){.pid = pid, .kvm_fd = fd, .listed = true, .vcpus = -1};
+		snprintf(vm->dir, sizeof(vm->dir), "%s", names[i]);
+		if (open_vm(r, vm) < 0)
+			continue; /* went away already, or nothing readable */
+		r->nvms++;
+		fresh[nfresh++] = pid;
+	}
+	/* Drop the VMs that are gone, keep the rest sorted. */
+	size_t w = 0;
+	for (size_t i = 0; i < r->nvms; i++) {
+		if (!r->vms[i].listed) {
+			close_vm(r, &r->vms[i]);
+			continue;
+		}
+		r->vms[w++] = r->vms[i];
+	}
+	r->nvms = w;
+	if (r->nvms)
+		qsort(r->vms, r->nvms, sizeof(*r->vms), cmp_vm_dir);
+	if (!err)
+		name_new_vms(r, fresh, nfresh);
+	free(fresh);
+	return err;
+}
+
+/* One pread of a counter file. -ENOENT style errors mean the VM went away. */
+static int read_counter(int fd, maybe_i64 *ret)
+{
+	*ret = UNKNOWN;
+	if (fd < 0)
+		return 0;
+	char buf[32];
+	ssize_t n = io_reread(fd, buf, sizeof(buf));
+	if (n < 0)
+		return (int)n;
+	uint64_t v;
+	if (parse_kvm_counter(buf, (size_t)n, &v) == 0 && v <= INT64_MAX)
+		*ret = MAYBE((int64_t)v);
+	return 0;
+}
+
+int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	char **names = NULL;
+	size_t n = 0;
+	int e = io_list_dir(&r->root, IO_SYS, &names, &n, KVM_DIR);
+	if (e < 0)
+		return e;
+	e = sync_vms(r, names, n);
+	io_free_names(names, n);
+	if (e < 0)
+		return e;
+
+	ret->monotonic_seconds = clock_monotonic_seconds();
+	ret->ncounters = r->ncounters;
+	size_t nc = r->ncounters ? r->ncounters : 1;
+	ret->total = malloc(nc * sizeof(*ret->total));
+	ret->vms = calloc(r->nvms ? r->nvms : 1, sizeof(*ret->vms));
+	if (!ret->total || !ret->vms) {
+		kvm_sample_free(ret);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->ncounters; i++)
+		if (read_counter(r->global_fds[i], &ret->total[i]) < 0)
+			ret->total[i] = UNKNOWN;
+	for (size_t v = 0; v < r->nvms; v++) {
+		struct kvm_vm_files *vm = &r->vms[v];
+		struct kvm_vm_sample *s = &ret->vms[ret->nvms];
+		s->values = malloc(nc * sizeof(*s->values));
+		if (!s->values) {
+			kvm_sample_free(ret);
+			return -ENOMEM;
+		}
+		bool gone = false;
+		for (size_t i = 0; i < r->ncounters && !gone; i++) {
+			int rr = read_counter(vm->fds[i], &s->values[i]);
+			gone = rr < 0 && !is_denied(rr);
+			ret->denied += is_denied(rr);
+		}
+		if (gone) { /* removed under us: the next listing drops it */
+			free(s->values);
+			s->values = NULL;
+			ret->vanished++;
+			continue;
+		}
+		snprintf(s->dir, sizeof(s->dir), "%s", vm->dir);
+		snprintf(s->name, sizeof(s->name), "%s", vm->name);
+		s->pid = vm->pid;
+		s->kvm_fd = vm->kvm_fd;
+		s->start_ticks = vm->start_ticks;
+		s->vcpus = vm->vcpus;
+		ret->nvms++;
+	}
+	ret->denied += r->denied;
+	return 0;
+}
+
+void kvm_sample_free(struct kvm_sample *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; s->vms && i < s->nvms; i++)
+		free(s->vms[i].values);
+	free(s->vms);
+	free(s->total);
+	s->vms = NULL;
+	s->total = NULL;
+	s->nvms = 0;
+}
+
+const struct kvm_vm_sample *kvm_sample_find(const struct kvm_sample *s, const char *dir)
+{
+	for (size_t i = 0; i < s->nvms; i++)
+		if (!strcmp(s->vms[i].dir, dir))
+			return &s->vms[i];
+	return NULL;
+}
+
+struct kvm_change kvm_change(enum kvm_stat_kind kind, maybe_i64 before, maybe_i64 after, double seconds,
+			     bool appeared)
+{
+	struct kvm_change c = {.total = after, .delta = UNKNOWN, .per_second = NAN};
+	if (!after.known)
+		return c;
+	if (kind == KVM_STAT_GAUGE) {
+		if (before.known && !appeared)
+			c.delta = MAYBE(after.v - before.v);
+		return c;
+	}
+	if (appeared)
+		before = MAYBE(0);
+	if (!before.known)
+		return c;
+	if (after.v < before.v) {
+		c.reset = true;
+		return c;
+	}
+	c.delta = MAYBE(after.v - before.v);
+	if (seconds > 0)
+		c.per_second = (double)c.delta.v / seconds;
+	return c;
+}
+
+struct kvm_change kvm_change_zero(void)
+{
+	return (struct kvm_change){.total = MAYBE(0), .delta = MAYBE(0), .per_second = 0};
+}
+
+void kvm_change_add(struct kvm_change *sum, const struct kvm_change *part, double seconds)
+{
+	sum->total = sum->total.known && part->total.known ? MAYBE(sum->total.v + part->total.v) : UNKNOWN;
+	sum->delta = sum->delta.known && part->delta.known ? MAYBE(sum->delta.v + part->delta.v) : UNKNOWN;
+	sum->reset |= part->reset;
+	sum->per_second = sum->delta.known && seconds > 0 && !isnan(part->per_second) ? (double)sum->delta.v / seconds
+										 : NAN;
+}

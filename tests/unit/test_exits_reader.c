@@ -1,0 +1,332 @@
+/* core/kvm: the debugfs reader on the checked-in fixture trees and on trees changed between reads. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/kvm.h"
+
+static const char *fixtures(void)
+{
+	const char *f = getenv("VMHOST_FIXTURES");
+	return f ? f : "tests/fixtures";
+}
+
+static struct io_root fixture_root(const char *scenario, char *proc, char *sys, size_t cap)
+{
+	snprintf(proc, cap, "%s/%s/proc", fixtures(), scenario);
+	snprintf(sys, cap, "%s/%s/sys", fixtures(), scenario);
+	return (struct io_root){.proc = proc, .sys = sys};
+}
+
+static const struct kvm_vm_sample *by_pid(const struct kvm_sample *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nvms; i++)
+		if (s->vms[i].pid == pid)
+			return &s->vms[i];
+	return NULL;
+}
+
+static void test_intel_fixture(void **state)
+{
+	(void)state;
+	char proc[PATH_MAX], sys[PATH_MAX];
+	struct io_root root = fixture_root("exits-intel", proc, sys, sizeof(proc));
+	struct kvm_reader *r;
+	enum kvm_avail why;
+	assert_int_equal(kvm_reader_open(&root, &r, &why), 0);
+	assert_int_equal(why, KVM_AVAILABLE);
+	/* 15 VM + 45 vCPU stats of a 6.x x86 kernel, minus the three histograms. */
+	assert_int_equal(kvm_reader_ncounters(r), 57);
+	assert_true(kvm_counter_index(r, "exits") >= 0);
+	assert_true(kvm_counter_index(r, "halt_wait_hist") < 0);
+	assert_true(kvm_counter_index(r, "mmu_rmaps_stat") < 0);
+	int exits = kvm_counter_index(r, "exits");
+	assert_int_equal(kvm_counter_kind(r, (size_t)kvm_counter_index(r, "halt_wait_ns")), KVM_STAT_TIME_NS);
+
+	struct kvm_sample s;
+	assert_int_equal(kvm_reader_sample(r, &s), 0);
+	assert_int_equal(s.nvms, 4);
+	assert_int_equal(s.vanished, 0);
+	/* Named by exact pid: 1234 is web1, 12345 is db1 (not a substring match). */
+	const struct kvm_vm_sample *web1 = by_pid(&s, 1234), *db1 = by_pid(&s, 12345), *build = by_pid(&s, 20001),
+				   *orphan = by_pid(&s, 4242);
+	assert_non_null(web1);
+	assert_non_null(db1);
+	assert_non_null(build);
+	assert_non_null(orphan);
+	assert_string_equal(web1->name, "web1");
+	assert_string_equal(db1->name, "db1");
+	assert_string_equal(build->name, "build");
+	assert_string_equal(orphan->name, ""); /* no such process: unnamed, still counted */
+	assert_string_equal(web1->dir, "1234-12");
+	assert_int_equal(web1->kvm_fd, 12);
+	assert_int_equal(web1->vcpus, 4);
+	assert_int_equal(build->vcpus, 8);
+	assert_int_equal(orphan->vcpus, -1);
+	assert_true(web1->values[exits].known);
+	assert_int_equal(web1->values[exits].v, 10012345);
+	/* The global file is the kernel's sum over VMs. */
+	int64_t sum = 0;
+	for (size_t i = 0; i < s.nvms; i++)
+		sum += s.vms[i].values[exits].v;
+	assert_int_equal(s.total[exits].v, sum);
+	kvm_sample_free(&s);
+	kvm_reader_close(r);
+}
+
+static void test_amd_fixture(void **state)
+{
+	(void)state;
+	char proc[PATH_MAX], sys[PATH_MAX];
+	struct io_root root = fixture_root("exits-amd", proc, sys, sizeof(proc));
+	struct kvm_reader *r;
+	enum kvm_avail why;
+	assert_int_equal(kvm_reader_open(&root, &r, &why), 0);
+	struct kvm_sample s;
+	assert_int_equal(kvm_reader_sample(r, &s), 0);
+	assert_int_equal(s.nvms, 2);
+	assert_string_equal(by_pid(&s, 3101)->name, "mail");
+	assert_string_equal(by_pid(&s, 3202)->name, "ci-runner");
+	assert_int_equal(by_pid(&s, 3202)->vcpus, 16);
+	int l1d = kvm_counter_index(r, "l1d_flush");
+	assert_true(s.total[l1d].known);
+	assert_int_equal(s.total[l1d].v, 0); /* an Intel-only mitigation: a known zero on AMD */
+	kvm_sample_free(&s);
+	kvm_reader_close(r);
+}
+
+static void test_unavailable(void **state)
+{
+	(void)state;
+	char proc[PATH_MAX], sys[PATH_MAX];
+	struct kvm_reader *r = NULL;
+	enum kvm_avail why;
+	struct io_root root = fixture_root("exits-nodebugfs", proc, sys, sizeof(proc));
+	assert_int_equal(kvm_reader_open(&root, &r, &why), -ENOENT);
+	assert_int_equal(why, KVM_NO_DEBUGFS);
+	assert_non_null(strstr(kvm_avail_hint(why), "mount -t debugfs none /sys/kernel/debug"));
+	root = fixture_root("exits-nokvm", proc, sys, sizeof(proc));
+	assert_int_equal(kvm_reader_open(&root, &r, &why), -ENOENT);
+	assert_int_equal(why, KVM_NO_KVM);
+	root = fixture_root("does-not-exist", proc, sys, sizeof(proc));
+	assert_int_equal(kvm_reader_open(&root, &r, &why), -ENOENT);
+	assert_int_equal(why, KVM_NO_DEBUGFS);
+	/* KVM loaded, no VM: a reader with counters and no VMs. */
+	root = fixture_root("exits-novm", proc, sys, sizeof(proc));
+	assert_int_equal(kvm_reader_open(&root, &r, &why), 0);
+	struct kvm_sample s;
+	assert_int_equal(kvm_reader_sample(r, &s), 0);
+	assert_int_equal(s.nvms, 0);
+	assert_int_equal(s.total[kvm_counter_index(r, "exits")].v, 0);
+	kvm_sample_free(&s);
+	kvm_reader_close(r);
+}
+
+/* ---- a tree of our own, changed between reads ---- */
+
+struct tree {
+	char dir[64];
+	char proc[PATH_MAX], sys[PATH_MAX], kvm[PATH_MAX];
+};
+
+static void put(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+static void putf(const char *fmt, const char *value, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	va_start(ap, value);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	put(path, value);
+}
+
+static void mkdirf(const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(path, sizeof(path), fmt, ap);
+	va_end(ap);
+	assert_int_equal(mkdir(path, 0755), 0);
+}
+
+static void add_vm(struct tree *t, const char *dir, const char *exits)
+{
+	mkdirf("%s/%s", t->kvm, dir);
+	mkdirf("%s/%s/vcpu0", t->kvm, dir);
+	putf("%s/%s/exits", exits, t->kvm, dir);
+	putf("%s/%s/halt_wait_ns", "1000\n", t->kvm, dir);
+}
+
+static void tree_new(struct tree *t, bool globals)
+{
+	snprintf(t->dir, sizeof(t->dir), "/tmp/vmhost-test-exits.XXXXXX");
+	assert_non_null(mkdtemp(t->dir));
+	snprintf(t->proc, sizeof(t->proc), "%s/proc", t->dir);
+	snprintf(t->sys, sizeof(t->sys), "%s/sys", t->dir);
+	snprintf(t->kvm, sizeof(t->kvm), "%s/sys/kernel/debug/kvm", t->dir);
+	mkdirf("%s", t->proc);
+	mkdirf("%s", t->sys);
+	mkdirf("%s/kernel", t->sys);
+	mkdirf("%s/kernel/debug", t->sys);
+	mkdirf("%s", t->kvm);
+	if (globals) {
+		putf("%s/exits", "0\n", t->kvm);
+		putf("%s/halt_wait_ns", "0\n", t->kvm);
+	}
+}
+
+static void tree_free(struct tree *t)
+{
+	char cmd[128];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+static void test_changes_between_reads(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_new(&t, true);
+	add_vm(&t, "100-10", "500\n");
+	add_vm(&t, "200-11", "900\n");
+	struct io_root root = {.proc = t.proc, .sys = t.sys};
+	struct kvm_reader *r;
+	enum kvm_avail why;
+	assert_int_equal(kvm_reader_open(&root, &r, &why), 0);
+	assert_int_equal(kvm_reader_ncounters(r), 2);
+	int exits = kvm_counter_index(r, "exits");
+	struct kvm_sample a, b;
+	assert_int_equal(kvm_reader_sample(r, &a), 0);
+	assert_int_equal(a.nvms, 2);
+	assert_string_equal(a.vms[0].name, ""); /* no /proc entry: unnamed */
+
+	/* Rewritten in place (as the kernel's files are), one VM gone, one new, one reset. */
+	putf("%s/100-10/exits", "800\n", t.kvm);
+	char cmd[PATH_MAX + 32];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/200-11'", t.kvm);
+	assert_int_equal(system(cmd), 0);
+	add_vm(&t, "300-12", "7\n");
+	assert_int_equal(kvm_reader_sample(r, &b), 0);
+	assert_int_equal(b.nvms, 2);
+	assert_null(kvm_sample_find(&b, "200-11"));
+	const struct kvm_vm_sample *v100 = kvm_sample_find(&b, "100-10"), *v300 = kvm_sample_find(&b, "300-12");
+	assert_non_null(v100);
+	assert_non_null(v300);
+	assert_int_equal(v100->values[exits].v, 800);
+	assert_int_equal(v300->values[exits].v, 7);
+	assert_int_equal(v300->vcpus, 1);
+	struct kvm_change c = kvm_change(KVM_STAT_EVENTS, kvm_sample_find(&a, "100-10")->values[exits],
+					 v100->values[exits], 1.0, false);
+	assert_int_equal(c.delta.v, 300);
+	kvm_sample_free(&a);
+
+	putf("%s/100-10/exits", "3\n", t.kvm);
+	assert_int_equal(kvm_reader_sample(r, &a), 0);
+	c = kvm_change(KVM_STAT_EVENTS, v100->values[exits], kvm_sample_find(&a, "100-10")->values[exits], 1.0, false);
+	assert_true(c.reset);
+	/* A file cut short reads as unknown, not as a number. */
+	putf("%s/300-12/exits", "12", t.kvm);
+	kvm_sample_free(&b);
+	assert_int_equal(kvm_reader_sample(r, &b), 0);
+	assert_false(kvm_sample_find(&b, "300-12")->values[exits].known);
+	kvm_sample_free(&a);
+	kvm_sample_free(&b);
+
+	/* The kvm directory itself going away (module unloaded) is an error, not a crash. */
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t.kvm);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(kvm_reader_sample(r, &a), -ENOENT);
+	kvm_reader_close(r);
+	tree_free(&t);
+}
+
+static void test_names_from_discovery(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_new(&t, true);
+	/* A QEMU process 4321 and a plain process 43210: only the exact pid names the VM. */
+	mkdirf("%s/4321", t.proc);
+	static const char qemu[] = "qemu-system-x86_64\0-name\0guest=alpha,debug-threads=on\0-m\0001024\0";
+	FILE *f = fopen(strcat(strcpy((char[PATH_MAX]){0}, t.proc), "/4321/cmdline"), "w");
+	assert_non_null(f);
+	fwrite(qemu, 1, sizeof(qemu) - 1, f);
+	fclose(f);
+	putf("%s/4321/stat", "4321 (qemu-system-x86) S 1 4321 4321 0 -1 0 0 0 0 0 5 5 0 0 20 0 3 0 777 0 0\n", t.proc);
+	putf("%s/4321/cgroup", "0::/system.slice/qemu.service\n", t.proc);
+	putf("%s/4321/status", "Name:\tqemu\nVmRSS:\t1000 kB\n", t.proc);
+	add_vm(&t, "43210-5", "1\n");
+	struct io_root root = {.proc = t.proc, .sys = t.sys};
+	struct kvm_reader *r;
+	enum kvm_avail why;
+	assert_int_equal(kvm_reader_open(&root, &r, &why), 0);
+	struct kvm_sample s;
+	assert_int_equal(kvm_reader_sample(r, &s), 0);
+	assert_string_equal(s.vms[0].name, "");
+	kvm_sample_free(&s);
+	add_vm(&t, "4321-9", "2\n"); /* appears later: named when it appears */
+	assert_int_equal(kvm_reader_sample(r, &s), 0);
+	assert_int_equal(s.nvms, 2);
+	assert_string_equal(kvm_sample_find(&s, "4321-9")->name, "alpha");
+	assert_int_equal(kvm_sample_find(&s, "4321-9")->start_ticks, 777);
+	assert_string_equal(kvm_sample_find(&s, "43210-5")->name, "");
+	kvm_sample_free(&s);
+	kvm_reader_close(r);
+	tree_free(&t);
+}
+
+static void test_counters_from_first_vm(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_new(&t, false); /* an empty kvm directory */
+	struct io_root root = {.proc = t.proc, .sys = t.sys};
+	struct kvm_reader *r;
+	enum kvm_avail why;
+	assert_int_equal(kvm_reader_open(&root, &r, &why), 0);
+	assert_int_equal(kvm_reader_ncounters(r), 0);
+	struct kvm_sample s;
+	assert_int_equal(kvm_reader_sample(r, &s), 0);
+	assert_int_equal(s.nvms, 0);
+	kvm_sample_free(&s);
+	add_vm(&t, "55-3", "99\n");
+	assert_int_equal(kvm_reader_sample(r, &s), 0);
+	assert_int_equal(kvm_reader_ncounters(r), 2);
+	assert_int_equal(s.nvms, 1);
+	assert_int_equal(s.vms[0].values[kvm_counter_index(r, "exits")].v, 99);
+	assert_false(s.total[0].known); /* no global files: unknown, not zero */
+	kvm_sample_free(&s);
+	kvm_reader_close(r);
+	tree_free(&t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_intel_fixture),
+		cmocka_unit_test(test_amd_fixture),
+		cmocka_unit_test(test_unavailable),
+		cmocka_unit_test(test_changes_between_reads),
+		cmocka_unit_test(test_names_from_discovery),
+		cmocka_unit_test(test_counters_from_first_vm),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
