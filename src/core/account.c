@@ -46,7 +46,7 @@ maybe_i64 pss_estimate(const struct mem_counters *m, const struct ksm_sysfs *k, 
 	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
 	if (!m->rss.known || !ksm.known)
 		return UNKNOWN;
-	double w = cal && cal->valid ? cal->ksm_weight : ksm_mean_weight(k);
+	double w = cal && cal->valid && !isnan(cal->ksm_weight) ? cal->ksm_weight : ksm_mean_weight(k);
 	double pss = (double)m->rss.v;
 	if (ksm.v > 0 && !isnan(w))
 		pss -= (double)ksm.v * (1.0 - w);
@@ -61,7 +61,7 @@ maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, 
 	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
 	if (!ksm.known)
 		return UNKNOWN;
-	double w = cal && cal->valid ? cal->ksm_weight : ksm_mean_weight(k);
+	double w = cal && cal->valid && !isnan(cal->ksm_weight) ? cal->ksm_weight : ksm_mean_weight(k);
 	double saved = ksm.v > 0 && !isnan(w) ? (double)ksm.v * (1.0 - w) : 0;
 	if (m->ksm_zero_pages.known)
 		saved += (double)(m->ksm_zero_pages.v * page_size);
@@ -97,7 +97,8 @@ struct pss_calibration pss_calibrate(const struct mem_counters *m, const struct 
 	if (isnan(pss_anon) || isnan(pss_shared))
 		return cal;
 	double private_anon = (double)m->rss_anon.v - ksm;
-	cal.ksm_weight = ksm > 0 ? fmin(1, fmax(0, (pss_anon - private_anon) / ksm)) : 1;
+	/* A weight learnt from a handful of pages is noise: below 1 MiB of KSM mappings, keep none. */
+	cal.ksm_weight = ksm >= 1048576 ? fmin(1, fmax(0, (pss_anon - private_anon) / ksm)) : NAN;
 	cal.share_weight = shared > 0 ? fmin(1, fmax(0, pss_shared / shared)) : 1;
 	cal.valid = true;
 	return cal;

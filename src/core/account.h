@@ -19,7 +19,8 @@ void mem_counters_add(struct mem_counters *a, const struct mem_counters *b);
  * weight of one of its KSM mappings and of its file/shmem pages. */
 struct pss_calibration {
 	bool valid;
-	double ksm_weight;  /* PSS of its KSM-mapped bytes / KSM-mapped bytes, 0..1 */
+	double ksm_weight;   /* PSS of its KSM-mapped bytes / KSM-mapped bytes, 0..1; NaN when the
+				exact read saw no KSM page (the host-wide mean is used then) */
 	double share_weight; /* PSS of its file+shmem bytes / RssFile+RssShmem, 0..1 */
 };
 

@@ -212,6 +212,18 @@ int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counter
 	return 0;
 }
 
+int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_rollup *ret)
+{
+	char buf[4096];
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/smaps_rollup", pid);
+	if (n < 0)
+		return vanished((int)n) ? -ESRCH : (int)n;
+	/* Empty when the process exited between open and read. */
+	if (n == 0)
+		return -ESRCH;
+	return parse_smaps_rollup(buf, (size_t)n, ret) < 0 ? -EINVAL : 0;
+}
+
 /* ---- exact overhead from maps + pagemap ---- */
 
 struct mapping {
@@ -364,28 +376,18 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	vm->overhead_bytes = vm->cfg.vmm == VMM_PROCESS ? UNKNOWN
 				: overhead_estimate(&vm->mem, &vm->cfg, host->page_size_bytes);
 	if (flags & VM_MEASURE_EXACT) {
-		char *buf;
-		size_t len;
 		int64_t pss = 0;
 		bool ok = true;
 		/* PSS of the VMM and each helper, summed. */
 		for (size_t i = 0; i <= vm->nhelpers && ok; i++) {
 			pid_t pid = i == 0 ? vm->pid : vm->helpers[i - 1];
 			struct smaps_rollup sr;
-			r = io_read_alloc(root, IO_PROC, &buf, &len, "%d/smaps_rollup", pid);
+			r = proc_read_smaps_rollup(root, pid, &sr);
 			if (r < 0) {
-				if (i == 0 && vanished(r))
+				if (i == 0 && r == -ESRCH)
 					return -ESRCH;
 				ok = i > 0; /* a helper that exits is no longer counted */
 				denied += r == -EACCES || r == -EPERM;
-				continue;
-			}
-			int p = parse_smaps_rollup(buf, len, &sr);
-			free(buf);
-			if (p < 0) {
-				/* Empty when the process exited between open and read. */
-				if (i == 0)
-					return len == 0 ? -ESRCH : -EINVAL;
 				continue;
 			}
 			if (i == 0)

@@ -55,6 +55,9 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 /* Reads one process's cheap counters (status, ksm_stat). */
 int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied);
 
+/* Reads /proc/PID/smaps_rollup (the exact, expensive source). -ESRCH when the process is gone. */
+int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_rollup *ret);
+
 /* Exact overhead: resident pages of the process outside the mappings that hold guest RAM,
  * from /proc/PID/maps and /proc/PID/pagemap. -ENOENT when guest RAM was not found. */
 int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
