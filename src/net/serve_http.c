@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <microhttpd.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -170,16 +169,22 @@ int serve_parse_listen(const char *s, struct sockaddr_storage *ret, socklen_t *r
 		*ret_len = sizeof(*a6);
 		return 0;
 	}
-	struct addrinfo hints = {.ai_socktype = SOCK_STREAM, .ai_flags = AI_NUMERICSERV}, *res;
-	if (strcmp(host, "localhost") != 0)
-		hints.ai_flags |= AI_NUMERICHOST;
-	char portstr[8];
-	snprintf(portstr, sizeof(portstr), "%ld", port);
-	if (getaddrinfo(host, portstr, &hints, &res) != 0)
+	/* Numeric addresses only (no name lookups while starting a daemon), and "localhost". */
+	if (!strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ret;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ret;
+	if (s[0] != '[' && inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		*ret_len = sizeof(*a4);
+	} else if (s[0] == '[' && inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		*ret_len = sizeof(*a6);
+	} else {
 		return -EINVAL;
-	memcpy(ret, res->ai_addr, res->ai_addrlen);
-	*ret_len = res->ai_addrlen;
-	freeaddrinfo(res);
+	}
 	return 0;
 }
 
