@@ -1,9 +1,217 @@
-/* Not built yet: says so plainly until its issue lands. */
+/* vmhost serve: Prometheus metrics on /metrics (docs/serve.md). */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include "cmd/cmd.h"
+#include "net/serve_cache.h"
+#include "net/serve_http.h"
+
+#define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
+#define SERVE_MAX_PIDS 256
+
+struct serve_opts {
+	const char *listen;
+	bool listen_given;
+	double min_interval;
+	pid_t pids[SERVE_MAX_PIDS];
+	size_t npids;
+	unsigned max_connections, timeout_seconds, threads;
+	const char *db;
+};
+
+static void serve_help(void)
+{
+	printf("usage: vmhost serve [--listen ADDR:PORT] [--min-interval SEC] [--pid PID]... [--db FILE]\n"
+	       "                    [--max-connections N] [--timeout SEC] [--threads N]\n"
+	       "\n"
+	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
+	       "memory (RSS by type, PSS, swap, KSM merged and profit, VMM overhead). Text format 0.0.4;\n"
+	       "OpenMetrics 1.0 when the Accept header asks for it. Metric names: docs/serve.md.\n"
+	       "\n"
+	       "  --listen ADDR:PORT   where to listen (default " SERVE_DEFAULT_LISTEN ", loopback only);\n"
+	       "                       [::1]:PORT for IPv6, :PORT for every address. Under systemd socket\n"
+	       "                       activation (LISTEN_FDS) the passed socket is used instead\n"
+	       "  --min-interval SEC   gather at most once per SEC (default 1); scrapes inside it share\n"
+	       "                       one snapshot; 0 gathers on every scrape\n"
+	       "  --pid PID            also watch this process, VM or not (repeatable)\n"
+	       "  --db FILE            also record every snapshot into SQLite\n"
+	       "  --max-connections N  open connections at most (default 64); more wait in the backlog\n"
+	       "  --timeout SEC        close a connection idle this long (default 10, whole seconds)\n"
+	       "  --threads N          worker threads (default 2)\n"
+	       "\n"
+	       "Only GET and HEAD are answered (405 otherwise). Stops on SIGINT or SIGTERM.\n");
+}
+
+static int parse_count(const char *s, unsigned lo, unsigned hi, unsigned *ret)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < (long)lo || v > (long)hi)
+		return -EINVAL;
+	*ret = (unsigned)v;
+	return 0;
+}
+
+static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve_opts *o, bool *help)
+{
+	static const struct option longopts[] = {
+		{"listen", required_argument, NULL, 'l'},
+		{"min-interval", required_argument, NULL, 'i'},
+		{"pid", required_argument, NULL, 'p'},
+		{"db", required_argument, NULL, 'd'},
+		{"max-connections", required_argument, NULL, 'c'},
+		{"timeout", required_argument, NULL, 't'},
+		{"threads", required_argument, NULL, 'T'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	args_reset();
+	int c;
+	while ((c = getopt_long(argc, argv, "+l:i:p:d:c:t:T:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			o->listen = optarg;
+			o->listen_given = true;
+			break;
+		case 'i': {
+			char *end;
+			errno = 0;
+			double v = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !isfinite(v) || v < 0 || v > 86400)
+				return usage_error(ctx, "--min-interval takes seconds from 0 to 86400, not '%s'", optarg);
+			o->min_interval = v;
+			break;
+		}
+		case 'p': {
+			int pid;
+			if (arg_pid(optarg, &pid) < 0)
+				return usage_error(ctx, "--pid takes a process id, not '%s'", optarg);
+			if (o->npids == SERVE_MAX_PIDS)
+				return usage_error(ctx, "too many --pid options (at most %d)", SERVE_MAX_PIDS);
+			o->pids[o->npids++] = pid;
+			break;
+		}
+		case 'd': o->db = optarg; break;
+		case 'c':
+			if (parse_count(optarg, 1, 10000, &o->max_connections) < 0)
+				return usage_error(ctx, "--max-connections takes a number from 1 to 10000, not '%s'", optarg);
+			break;
+		case 't':
+			if (parse_count(optarg, 1, 3600, &o->timeout_seconds) < 0)
+				return usage_error(ctx, "--timeout takes whole seconds from 1 to 3600, not '%s'", optarg);
+			break;
+		case 'T':
+			if (parse_count(optarg, 1, 64, &o->threads) < 0)
+				return usage_error(ctx, "--threads takes a number from 1 to 64, not '%s'", optarg);
+			break;
+		case 'h': *help = true; break;
+		default:
+			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	return EXIT_OK;
+}
+
+/* The listening socket: systemd's when socket-activated, else our own on --listen. */
+static int open_listener(struct ctx *ctx, const struct serve_opts *o, int *ret_fd)
+{
+	int fd = -1, r = serve_socket_activation(&fd);
+	if (r == 0) {
+		if (o->listen_given)
+			warn(ctx, "socket-activated: --listen %s is ignored", o->listen);
+		*ret_fd = fd;
+		return EXIT_OK;
+	}
+	if (r != -ENOENT)
+		return fail(ctx, EXIT_FAIL, "socket activation", "fd 3 is not a listening stream socket");
+	struct sockaddr_storage addr;
+	socklen_t len;
+	if (serve_parse_listen(o->listen, &addr, &len) < 0)
+		return usage_error(ctx, "--listen takes ADDR:PORT ([::1]:PORT for IPv6, :PORT for every address), not '%s'",
+				   o->listen);
+	fd = serve_bind(&addr, len);
+	if (fd < 0)
+		return fail(ctx, fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "listening", "%s: %s", o->listen,
+			    strerror(-fd));
+	if (!serve_is_loopback(&addr))
+		warn(ctx, "listening on %s: reachable from other hosts", o->listen);
+	*ret_fd = fd;
+	return EXIT_OK;
+}
 
 int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return fail(ctx, EXIT_FAIL, "not available", "this command is not implemented in this build yet");
+	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = 1, .max_connections = 64,
+			       .timeout_seconds = 10, .threads = 2};
+	bool help = false;
+	int rc = parse_serve_opts(ctx, argc, argv, &o, &help);
+	if (rc != EXIT_OK)
+		return rc;
+	if (help) {
+		serve_help();
+		return EXIT_OK;
+	}
+	if (o.db)
+		return fail(ctx, EXIT_FAIL, "--db", "recording is not available in this build (no SQLite store yet); "
+			    "run 'vmhost record' beside it");
+
+	struct serve_cache *cache;
+	struct serve_cache_config cc = {.root = ctx->root, .extra = o.pids, .nextra = o.npids,
+					.min_interval_seconds = o.min_interval, .max_body_bytes = 64u << 20,
+					.version = VMHOST_VERSION};
+	if (serve_cache_new(&cc, &cache) < 0)
+		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
+	/* Gather once before listening: an unreadable host fails here, not on every scrape. */
+	struct serve_body *first;
+	int r = serve_cache_get(cache, PROM_TEXT, &first);
+	if (r < 0) {
+		serve_cache_free(cache);
+		return fail(ctx, EXIT_FAIL, "reading the host", "%s: %s", ctx->root.proc, strerror(-r));
+	}
+	serve_body_unref(first);
+
+	int fd = -1;
+	rc = open_listener(ctx, &o, &fd);
+	if (rc != EXIT_OK) {
+		serve_cache_free(cache);
+		return rc;
+	}
+	char where[128];
+	serve_socket_name(fd, where, sizeof(where));
+
+	/* Worker threads inherit this mask: only this thread takes the stop signals. */
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGINT);
+	sigaddset(&stop, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &stop, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	struct serve_http *http;
+	struct serve_http_config hc = {.listen_fd = fd, .threads = o.threads, .max_connections = o.max_connections,
+				       .timeout_seconds = o.timeout_seconds, .connection_memory = 16 * 1024,
+				       .cache = cache};
+	r = serve_http_start(&hc, &http);
+	if (r < 0) {
+		close(fd);
+		serve_cache_free(cache);
+		return fail(ctx, EXIT_FAIL, "starting the HTTP server", "%s", where);
+	}
+	fprintf(stderr, "vmhost: serve: listening on http://%s/metrics\n", where);
+
+	int sig;
+	while (sigwait(&stop, &sig) != 0)
+		;
+	serve_http_stop(http);
+	serve_cache_free(cache);
+	fprintf(stderr, "vmhost: serve: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	return EXIT_OK;
 }

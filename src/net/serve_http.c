@@ -1,0 +1,265 @@
+#include "net/serve_http.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct serve_http {
+	struct MHD_Daemon *daemon;
+	struct serve_cache *cache;
+};
+
+static const char index_html[] =
+	"<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>vmhost</title></head>\n"
+	"<body><h1>vmhost</h1>\n"
+	"<p>What each VM really costs this host: per-VM memory (RSS, PSS, KSM savings, VMM overhead), "
+	"KSM and ksmd CPU.</p>\n"
+	"<ul><li><a href=\"/metrics\">/metrics</a>: Prometheus text format 0.0.4, or OpenMetrics 1.0 "
+	"when the Accept header asks for it</li>\n"
+	"<li>An HTML report with charts: <code>vmhost report --db FILE --out report.html</code> "
+	"on a database written by <code>vmhost record</code> or <code>vmhost serve --db</code></li></ul>\n"
+	"</body></html>\n";
+
+static enum MHD_Result reply_static(struct MHD_Connection *conn, unsigned status, const char *content_type,
+				    const char *body, const char *allow)
+{
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	if (allow)
+		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+	enum MHD_Result ok = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+static void body_release(void *cls) { serve_body_unref(cls); }
+
+static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection *conn)
+{
+	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	enum prom_format format = prom_negotiate(accept);
+	struct serve_body *b;
+	int err = serve_cache_get(h->cache, format, &b);
+	if (err < 0) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "vmhost: serve: gathering metrics: %s\n", strerror(-err));
+		struct MHD_Response *r = MHD_create_response_from_buffer(strlen(msg), msg, MHD_RESPMEM_MUST_COPY);
+		if (!r)
+			return MHD_NO;
+		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+		enum MHD_Result ok = MHD_queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, r);
+		MHD_destroy_response(r);
+		return ok;
+	}
+	/* The response borrows the shared body; the last connection done with it frees it. */
+	struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback_cls(b->len, b->data,
+											 body_release, b);
+	if (!r) {
+		serve_body_unref(b);
+		return MHD_NO;
+	}
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, prom_content_type(b->format));
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept");
+	enum MHD_Result ok = MHD_queue_response(conn, MHD_HTTP_OK, r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
+			      const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
+{
+	(void)version;
+	(void)upload_data;
+	static int seen;
+	struct serve_http *h = cls;
+	/* Other methods are refused from the request line, before any body is read. */
+	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
+		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
+				    "only GET and HEAD are served\n", "GET, HEAD");
+	/* The first call has the headers; answering on the next one (when the request is complete)
+	 * lets the connection be kept alive. */
+	if (!*con_cls) {
+		/* A GET with a body: refused from its headers, never read (MHD then closes). */
+		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		if ((cl && strcmp(cl, "0") != 0) ||
+		    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+			return reply_static(conn, MHD_HTTP_CONTENT_TOO_LARGE, "text/plain; charset=utf-8",
+					    "a GET request has no body\n", NULL);
+		*con_cls = &seen;
+		return MHD_YES;
+	}
+	if (*upload_data_size)
+		return MHD_NO; /* not reached: a body was refused above */
+	if (!strcmp(url, "/metrics"))
+		return reply_metrics(h, conn);
+	if (!strcmp(url, "/"))
+		return reply_static(conn, MHD_HTTP_OK, "text/html; charset=utf-8", index_html, NULL);
+	return reply_static(conn, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", "not found: try /metrics\n", NULL);
+}
+
+int serve_http_start(const struct serve_http_config *cfg, struct serve_http **ret)
+{
+	struct serve_http *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->cache = cfg->cache;
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+	h->daemon = MHD_start_daemon(
+		flags, 0, NULL, NULL, handle, h,
+		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)cfg->listen_fd,
+		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(cfg->threads > 1 ? cfg->threads : 0),
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
+		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)cfg->connection_memory,
+		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
+		MHD_OPTION_END);
+	if (!h->daemon) {
+		free(h);
+		return -EIO;
+	}
+	*ret = h;
+	return 0;
+}
+
+void serve_http_stop(struct serve_http *h)
+{
+	if (!h)
+		return;
+	MHD_stop_daemon(h->daemon);
+	free(h);
+}
+
+int serve_parse_listen(const char *s, struct sockaddr_storage *ret, socklen_t *ret_len)
+{
+	const char *colon = strrchr(s, ':');
+	if (!colon || !colon[1])
+		return -EINVAL;
+	char host[256];
+	size_t hl = (size_t)(colon - s);
+	if (hl >= sizeof(host))
+		return -EINVAL;
+	memcpy(host, s, hl);
+	host[hl] = '\0';
+	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+		memmove(host, host + 1, hl - 2);
+		host[hl - 2] = '\0';
+	} else if (strchr(host, ':') || strchr(host, '[') || strchr(host, ']')) {
+		return -EINVAL; /* a bare IPv6 address needs brackets */
+	}
+	char *end;
+	long port = strtol(colon + 1, &end, 10);
+	if (*end || port < 0 || port > 65535 || colon[1] == '-' || colon[1] == '+')
+		return -EINVAL;
+	memset(ret, 0, sizeof(*ret));
+	if (!host[0]) {
+		/* ":PORT": every address, IPv4 included through the dual-stack socket. */
+		struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ret;
+		a6->sin6_family = AF_INET6;
+		a6->sin6_addr = in6addr_any;
+		a6->sin6_port = htons((uint16_t)port);
+		*ret_len = sizeof(*a6);
+		return 0;
+	}
+	/* Numeric addresses only (no name lookups while starting a daemon), and "localhost". */
+	if (!strcmp(host, "localhost"))
+		snprintf(host, sizeof(host), "127.0.0.1");
+	struct sockaddr_in *a4 = (struct sockaddr_in *)ret;
+	struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ret;
+	if (s[0] != '[' && inet_pton(AF_INET, host, &a4->sin_addr) == 1) {
+		a4->sin_family = AF_INET;
+		a4->sin_port = htons((uint16_t)port);
+		*ret_len = sizeof(*a4);
+	} else if (s[0] == '[' && inet_pton(AF_INET6, host, &a6->sin6_addr) == 1) {
+		a6->sin6_family = AF_INET6;
+		a6->sin6_port = htons((uint16_t)port);
+		*ret_len = sizeof(*a6);
+	} else {
+		return -EINVAL;
+	}
+	return 0;
+}
+
+bool serve_is_loopback(const struct sockaddr_storage *a)
+{
+	if (a->ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)a)->sin_addr.s_addr) >> 24) == 127;
+	if (a->ss_family == AF_INET6)
+		return IN6_IS_ADDR_LOOPBACK(&((const struct sockaddr_in6 *)a)->sin6_addr);
+	return false;
+}
+
+int serve_bind(const struct sockaddr_storage *a, socklen_t len)
+{
+	int fd = socket(a->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	int one = 1, zero = 0;
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (a->ss_family == AF_INET6 &&
+	    IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)a)->sin6_addr))
+		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
+	if (bind(fd, (const struct sockaddr *)a, len) < 0 || listen(fd, 128) < 0) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int serve_socket_name(int fd, char *buf, size_t cap)
+{
+	struct sockaddr_storage a;
+	socklen_t len = sizeof(a);
+	if (getsockname(fd, (struct sockaddr *)&a, &len) < 0)
+		return -errno;
+	char host[INET6_ADDRSTRLEN];
+	if (a.ss_family == AF_INET) {
+		const struct sockaddr_in *a4 = (const struct sockaddr_in *)&a;
+		inet_ntop(AF_INET, &a4->sin_addr, host, sizeof(host));
+		snprintf(buf, cap, "%s:%u", host, ntohs(a4->sin_port));
+	} else if (a.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a6 = (const struct sockaddr_in6 *)&a;
+		inet_ntop(AF_INET6, &a6->sin6_addr, host, sizeof(host));
+		snprintf(buf, cap, "[%s]:%u", host, ntohs(a6->sin6_port));
+	} else {
+		snprintf(buf, cap, "(socket family %d)", a.ss_family);
+	}
+	return 0;
+}
+
+int serve_socket_activation(int *ret_fd)
+{
+	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
+	if (!pid || !fds)
+		return -ENOENT;
+	char *end;
+	long p = strtol(pid, &end, 10);
+	if (*end || p != (long)getpid())
+		return -ENOENT;
+	long n = strtol(fds, &end, 10);
+	unsetenv("LISTEN_PID");
+	unsetenv("LISTEN_FDS");
+	unsetenv("LISTEN_FDNAMES");
+	if (*end || n < 1)
+		return -ENOENT;
+	int fd = 3; /* SD_LISTEN_FDS_START */
+	int accepting = 0, type = 0;
+	socklen_t l = sizeof(accepting);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &l) < 0 || !accepting)
+		return -EINVAL;
+	l = sizeof(type);
+	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 || type != SOCK_STREAM)
+		return -EINVAL;
+	fcntl(fd, F_SETFD, FD_CLOEXEC);
+	*ret_fd = fd;
+	return 0;
+}

@@ -1,0 +1,43 @@
+/* The HTTP side of `vmhost serve`, on libmicrohttpd: GET/HEAD only, bounded connections,
+ * request sizes and idle time; /metrics from the serve cache, / a small index page. */
+#ifndef VMHOST_NET_SERVE_HTTP_H
+#define VMHOST_NET_SERVE_HTTP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+
+#include "net/serve_cache.h"
+
+struct serve_http_config {
+	int listen_fd;            /* a listening stream socket; the server owns it from here on */
+	unsigned threads;         /* worker threads sharing the socket */
+	unsigned max_connections; /* beyond it new connections are refused at accept */
+	unsigned timeout_seconds; /* an idle (or trickling) connection is closed after this */
+	size_t connection_memory; /* per connection: request line and headers must fit */
+	struct serve_cache *cache;
+};
+
+struct serve_http;
+
+/* Starts serving on its own threads. Returns 0 or a negative errno. */
+int serve_http_start(const struct serve_http_config *cfg, struct serve_http **ret);
+/* Stops accepting, closes every connection and the socket, joins the threads. NULL is fine. */
+void serve_http_stop(struct serve_http *h);
+
+/* "ADDR:PORT", "[V6ADDR]:PORT", "localhost:PORT", or ":PORT" (every address, v4 and v6) into a
+ * socket address. Returns 0 or -EINVAL. */
+int serve_parse_listen(const char *s, struct sockaddr_storage *ret, socklen_t *ret_len);
+/* True for 127.0.0.0/8 and ::1. */
+bool serve_is_loopback(const struct sockaddr_storage *a);
+/* A bound, listening, close-on-exec socket for the address. Returns the fd or a negative errno. */
+int serve_bind(const struct sockaddr_storage *a, socklen_t len);
+/* "127.0.0.1:9464" / "[::1]:9464" for the socket's actual address (port 0 resolved). */
+int serve_socket_name(int fd, char *buf, size_t cap);
+
+/* systemd socket activation: the first passed socket when LISTEN_PID is this process and
+ * LISTEN_FDS >= 1 (the variables are then removed); -ENOENT when not activated, -EINVAL when
+ * what was passed is not a listening stream socket. */
+int serve_socket_activation(int *ret_fd);
+
+#endif

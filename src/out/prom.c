@@ -1,0 +1,293 @@
+#include "out/prom.h"
+
+#include <errno.h>
+#include <locale.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+void prom_init(struct prom *p, enum prom_format format)
+{
+	memset(p, 0, sizeof(*p));
+	p->format = format;
+}
+
+static bool reserve(struct prom *p, size_t more)
+{
+	if (p->error)
+		return false;
+	if (p->max_bytes && p->len + more > p->max_bytes) {
+		p->error = -EFBIG;
+		return false;
+	}
+	if (p->len + more + 1 <= p->cap)
+		return true;
+	size_t cap = p->cap ? p->cap : 4096;
+	while (cap < p->len + more + 1)
+		cap *= 2;
+	char *b = realloc(p->buf, cap);
+	if (!b) {
+		p->error = -ENOMEM;
+		return false;
+	}
+	p->buf = b;
+	p->cap = cap;
+	return true;
+}
+
+static void put(struct prom *p, const char *s, size_t n)
+{
+	if (!reserve(p, n))
+		return;
+	memcpy(p->buf + p->len, s, n);
+	p->len += n;
+	p->buf[p->len] = '\0';
+}
+
+static void puts_(struct prom *p, const char *s) { put(p, s, strlen(s)); }
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 when it is not one. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	size_t l;
+	uint32_t cp;
+	if (s[0] < 0x80)
+		return 1;
+	else if ((s[0] & 0xe0) == 0xc0)
+		l = 2, cp = s[0] & 0x1f;
+	else if ((s[0] & 0xf0) == 0xe0)
+		l = 3, cp = s[0] & 0x0f;
+	else if ((s[0] & 0xf8) == 0xf0)
+		l = 4, cp = s[0] & 0x07;
+	else
+		return 0;
+	if (l > n)
+		return 0;
+	for (size_t i = 1; i < l; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[i] & 0x3f);
+	}
+	static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+	if (cp < min[l] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0; /* overlong, out of range, or a surrogate */
+	return l;
+}
+
+/* Escapes backslash and newline (and the double quote when quote is set); bytes that are not
+ * valid UTF-8 become U+FFFD, since Prometheus rejects a whole scrape over one bad label. */
+static void put_escaped(struct prom *p, const char *s, bool quote)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t n = strlen(s);
+	for (size_t i = 0; i < n;) {
+		if (u[i] == '\\') {
+			put(p, "\\\\", 2);
+			i++;
+		} else if (u[i] == '\n') {
+			put(p, "\\n", 2);
+			i++;
+		} else if (u[i] == '"' && quote) {
+			put(p, "\\\"", 2);
+			i++;
+		} else {
+			size_t l = utf8_len(u + i, n - i);
+			if (l == 0) {
+				put(p, "\xef\xbf\xbd", 3);
+				i++;
+			} else {
+				put(p, s + i, l);
+				i += l;
+			}
+		}
+	}
+}
+
+void prom_family(struct prom *p, const char *name, enum prom_type type, const char *help)
+{
+	p->name = name;
+	p->type = type;
+	p->help = help;
+	p->family_open = false;
+}
+
+static void put_metadata(struct prom *p)
+{
+	static const char *const type_text[] = {[PROM_GAUGE] = "gauge", [PROM_COUNTER] = "counter",
+						[PROM_INFO] = "gauge"};
+	static const char *const type_om[] = {[PROM_GAUGE] = "gauge", [PROM_COUNTER] = "counter",
+					      [PROM_INFO] = "info"};
+	size_t n = strlen(p->name);
+	bool om = p->format == PROM_OPENMETRICS;
+	/* OpenMetrics names the family without the sample suffix its type implies. */
+	const char *suffix = !om ? NULL : p->type == PROM_COUNTER ? "_total" : p->type == PROM_INFO ? "_info" : NULL;
+	if (suffix && n > strlen(suffix) && !strcmp(p->name + n - strlen(suffix), suffix))
+		n -= strlen(suffix);
+	puts_(p, "# HELP ");
+	put(p, p->name, n);
+	puts_(p, " ");
+	put_escaped(p, p->help, om);
+	puts_(p, "\n# TYPE ");
+	put(p, p->name, n);
+	puts_(p, " ");
+	puts_(p, om ? type_om[p->type] : type_text[p->type]);
+	puts_(p, "\n");
+	p->family_open = true;
+}
+
+static void put_sample(struct prom *p, const struct prom_label *labels, size_t nlabels, const char *value)
+{
+	if (!p->name)
+		return;
+	if (!p->family_open)
+		put_metadata(p);
+	puts_(p, p->name);
+	if (nlabels) {
+		puts_(p, "{");
+		for (size_t i = 0; i < nlabels; i++) {
+			if (i)
+				puts_(p, ",");
+			puts_(p, labels[i].name);
+			puts_(p, "=\"");
+			put_escaped(p, labels[i].value ? labels[i].value : "", true);
+			puts_(p, "\"");
+		}
+		puts_(p, "}");
+	}
+	puts_(p, " ");
+	puts_(p, value);
+	puts_(p, "\n");
+}
+
+void prom_int(struct prom *p, const struct prom_label *labels, size_t nlabels, int64_t v)
+{
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%lld", (long long)v);
+	put_sample(p, labels, nlabels, buf);
+}
+
+void prom_double(struct prom *p, const struct prom_label *labels, size_t nlabels, double v)
+{
+	char buf[40];
+	prom_format_double(buf, sizeof(buf), v);
+	put_sample(p, labels, nlabels, buf);
+}
+
+void prom_maybe(struct prom *p, const struct prom_label *labels, size_t nlabels, maybe_i64 v)
+{
+	if (v.known)
+		prom_int(p, labels, nlabels, v.v);
+}
+
+int prom_finish(struct prom *p, char **ret, size_t *ret_len)
+{
+	if (p->format == PROM_OPENMETRICS)
+		puts_(p, "# EOF\n");
+	if (!p->buf)
+		put(p, "", 0);
+	if (p->error) {
+		int err = p->error;
+		prom_free(p);
+		return err;
+	}
+	*ret = p->buf;
+	*ret_len = p->len;
+	p->buf = NULL;
+	p->len = p->cap = 0;
+	return 0;
+}
+
+void prom_free(struct prom *p)
+{
+	free(p->buf);
+	p->buf = NULL;
+	p->len = p->cap = 0;
+}
+
+const char *prom_content_type(enum prom_format format)
+{
+	return format == PROM_OPENMETRICS ? "application/openmetrics-text; version=1.0.0; charset=utf-8"
+					  : "text/plain; version=0.0.4; charset=utf-8";
+}
+
+/* The q parameter of one media range ("type/sub;a=b;q=0.5"), 1 when absent. */
+static double media_q(const char *params, size_t n)
+{
+	const char *end = params + n;
+	for (const char *s = params; s < end;) {
+		while (s < end && (*s == ';' || *s == ' ' || *s == '\t'))
+			s++;
+		const char *e = memchr(s, ';', (size_t)(end - s));
+		if (!e)
+			e = end;
+		if (e - s >= 2 && (s[0] == 'q' || s[0] == 'Q') && s[1] == '=') {
+			char num[16];
+			size_t l = (size_t)(e - s - 2);
+			if (l >= sizeof(num))
+				return 0;
+			memcpy(num, s + 2, l);
+			num[l] = '\0';
+			char *stop;
+			double q = strtod(num, &stop);
+			while (*stop == ' ' || *stop == '\t')
+				stop++;
+			return *stop || !(q >= 0 && q <= 1) ? 0 : q;
+		}
+		s = e;
+	}
+	return 1;
+}
+
+enum prom_format prom_negotiate(const char *accept)
+{
+	if (!accept)
+		return PROM_TEXT;
+	double om_q = 0, text_q = 0;
+	for (const char *s = accept; *s;) {
+		while (*s == ',' || *s == ' ' || *s == '\t')
+			s++;
+		const char *e = strchr(s, ',');
+		if (!e)
+			e = s + strlen(s);
+		const char *semi = memchr(s, ';', (size_t)(e - s));
+		const char *type_end = semi ? semi : e;
+		while (type_end > s && (type_end[-1] == ' ' || type_end[-1] == '\t'))
+			type_end--;
+		size_t tl = (size_t)(type_end - s);
+		double q = semi ? media_q(semi, (size_t)(e - semi)) : 1;
+		if (tl == 28 && !strncasecmp(s, "application/openmetrics-text", tl))
+			om_q = fmax(om_q, q);
+		else if ((tl == 10 && !strncasecmp(s, "text/plain", tl)) || (tl == 6 && !strncasecmp(s, "text/*", tl)) ||
+			 (tl == 3 && !strncmp(s, "*/*", tl)))
+			text_q = fmax(text_q, q);
+		s = e;
+	}
+	return om_q > 0 && om_q >= text_q ? PROM_OPENMETRICS : PROM_TEXT;
+}
+
+static locale_t c_locale;
+static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
+static void c_locale_init(void) { c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0); }
+
+size_t prom_format_double(char *buf, size_t cap, double v)
+{
+	if (isnan(v))
+		return (size_t)snprintf(buf, cap, "NaN");
+	if (isinf(v))
+		return (size_t)snprintf(buf, cap, v > 0 ? "+Inf" : "-Inf");
+	pthread_once(&c_locale_once, c_locale_init);
+	locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
+	int n = 0;
+	/* The shortest precision that reads back as the same double. */
+	for (int prec = 6; prec <= 17; prec++) {
+		n = snprintf(buf, cap, "%.*g", prec, v);
+		if (n < 0 || (size_t)n >= cap || strtod(buf, NULL) == v)
+			break;
+	}
+	if (old)
+		uselocale(old);
+	return n < 0 ? 0 : (size_t)n;
+}

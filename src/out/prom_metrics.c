@@ -1,0 +1,215 @@
+#include "out/prom_metrics.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+/* KSM sysfs files exposed as they are (pages and counts), in base units where they have one. */
+struct ksm_metric {
+	const char *name;
+	enum prom_type type;
+	size_t offset; /* of a maybe_i64 in struct ksm_sysfs */
+	double scale;  /* 0: integer as read; else multiply (milliseconds -> seconds) */
+	const char *help;
+};
+
+#define KSM_FIELD(f) offsetof(struct ksm_sysfs, f)
+
+static const struct ksm_metric ksm_metrics[] = {
+	{"vmhost_ksm_run", PROM_GAUGE, KSM_FIELD(run), 0,
+	 "KSM state: 0 stopped, 1 running, 2 unmerging (/sys/kernel/mm/ksm/run)."},
+	{"vmhost_ksm_pages_to_scan", PROM_GAUGE, KSM_FIELD(pages_to_scan), 0, "Pages ksmd scans per wake-up."},
+	{"vmhost_ksm_sleep_seconds", PROM_GAUGE, KSM_FIELD(sleep_millisecs), 0.001, "ksmd's sleep between wake-ups."},
+	{"vmhost_ksm_pages_shared", PROM_GAUGE, KSM_FIELD(pages_shared), 0, "KSM pages in use (one per merged content)."},
+	{"vmhost_ksm_pages_sharing", PROM_GAUGE, KSM_FIELD(pages_sharing), 0,
+	 "Mappings of KSM pages beyond the first: pages saved."},
+	{"vmhost_ksm_pages_unshared", PROM_GAUGE, KSM_FIELD(pages_unshared), 0,
+	 "Pages KSM checks that are unique so far."},
+	{"vmhost_ksm_pages_volatile", PROM_GAUGE, KSM_FIELD(pages_volatile), 0,
+	 "Pages that change too fast to merge."},
+	{"vmhost_ksm_zero_pages", PROM_GAUGE, KSM_FIELD(ksm_zero_pages), 0,
+	 "Empty pages KSM mapped to the shared zero page (use_zero_pages)."},
+	{"vmhost_ksm_general_profit_bytes", PROM_GAUGE, KSM_FIELD(general_profit), 0,
+	 "Bytes KSM saves after its own metadata (rmap items); negative when it costs more than it saves."},
+	{"vmhost_ksm_full_scans_total", PROM_COUNTER, KSM_FIELD(full_scans), 0, "Full scans of all mergeable memory."},
+	{"vmhost_ksm_pages_scanned_total", PROM_COUNTER, KSM_FIELD(pages_scanned), 0, "Pages ksmd has scanned."},
+	{"vmhost_ksm_pages_skipped_total", PROM_COUNTER, KSM_FIELD(pages_skipped), 0,
+	 "Pages smart scan skipped."},
+	{"vmhost_ksm_max_page_sharing", PROM_GAUGE, KSM_FIELD(max_page_sharing), 0,
+	 "Most mappings one KSM page takes before another is chained."},
+	{"vmhost_ksm_stable_node_chains", PROM_GAUGE, KSM_FIELD(stable_node_chains), 0,
+	 "Contents that hit max_page_sharing and are chained."},
+	{"vmhost_ksm_stable_node_dups", PROM_GAUGE, KSM_FIELD(stable_node_dups), 0, "KSM pages in chains."},
+	{"vmhost_ksm_merge_across_nodes", PROM_GAUGE, KSM_FIELD(merge_across_nodes), 0,
+	 "1 when pages merge across NUMA nodes."},
+	{"vmhost_ksm_use_zero_pages", PROM_GAUGE, KSM_FIELD(use_zero_pages), 0,
+	 "1 when empty pages are mapped to the zero page."},
+	{"vmhost_ksm_smart_scan", PROM_GAUGE, KSM_FIELD(smart_scan), 0, "1 when smart scan is on."},
+	{"vmhost_ksm_advisor_max_cpu_ratio", PROM_GAUGE, KSM_FIELD(advisor_max_cpu), 0.01,
+	 "The kernel advisor's CPU ceiling, as a ratio of one CPU."},
+	{"vmhost_ksm_advisor_target_scan_seconds", PROM_GAUGE, KSM_FIELD(advisor_target_scan_time), 1,
+	 "The full-scan time the kernel advisor aims at."},
+};
+
+static void ksm_families(struct prom *p, const struct snapshot *s)
+{
+	const struct ksm_sysfs *k = &s->host.ksm;
+	if (!k->present)
+		return;
+	for (size_t i = 0; i < sizeof(ksm_metrics) / sizeof(ksm_metrics[0]); i++) {
+		const struct ksm_metric *m = &ksm_metrics[i];
+		const maybe_i64 *v = (const maybe_i64 *)((const char *)k + m->offset);
+		prom_family(p, m->name, m->type, m->help);
+		if (!v->known)
+			continue;
+		if (m->scale)
+			prom_double(p, NULL, 0, (double)v->v * m->scale);
+		else
+			prom_int(p, NULL, 0, v->v);
+	}
+	if (k->advisor_mode[0]) {
+		static const char *const modes[] = {"none", "scan-time"};
+		prom_family(p, "vmhost_ksm_advisor_mode", PROM_GAUGE, "1 for the kernel advisor's selected mode.");
+		for (size_t i = 0; i < 2; i++) {
+			struct prom_label l = {"mode", modes[i]};
+			prom_int(p, &l, 1, !strcmp(k->advisor_mode, modes[i]));
+		}
+	}
+	prom_family(p, "vmhost_ksm_saved_bytes", PROM_GAUGE,
+		    "Bytes KSM saves host-wide: (pages_sharing + ksm_zero_pages) x page size.");
+	prom_maybe(p, NULL, 0, ksm_saved_bytes(k, s->host.page_size_bytes));
+	prom_family(p, "vmhost_ksmd_cpu_seconds_total", PROM_COUNTER, "CPU time ksmd has used.");
+	if (s->ksmd_cpu_ns.known)
+		prom_double(p, NULL, 0, (double)s->ksmd_cpu_ns.v / 1e9);
+}
+
+static void host_families(struct prom *p, const struct snapshot *s)
+{
+	const struct meminfo *m = &s->host.mem;
+	if (s->host.mem_known) {
+		prom_family(p, "vmhost_host_mem_total_bytes", PROM_GAUGE, "Host memory (MemTotal).");
+		prom_maybe(p, NULL, 0, m->mem_total);
+		prom_family(p, "vmhost_host_mem_available_bytes", PROM_GAUGE,
+			    "Memory available for new work without swapping (MemAvailable).");
+		prom_maybe(p, NULL, 0, m->mem_available);
+		prom_family(p, "vmhost_host_mem_free_bytes", PROM_GAUGE, "Unused host memory (MemFree).");
+		prom_maybe(p, NULL, 0, m->mem_free);
+		prom_family(p, "vmhost_host_swap_total_bytes", PROM_GAUGE, "Host swap space (SwapTotal).");
+		prom_maybe(p, NULL, 0, m->swap_total);
+		prom_family(p, "vmhost_host_swap_free_bytes", PROM_GAUGE, "Unused host swap (SwapFree).");
+		prom_maybe(p, NULL, 0, m->swap_free);
+		prom_family(p, "vmhost_host_anon_huge_bytes", PROM_GAUGE,
+			    "Anonymous memory in transparent huge pages (AnonHugePages).");
+		prom_maybe(p, NULL, 0, m->anon_huge_pages);
+	}
+	prom_family(p, "vmhost_host_page_size_bytes", PROM_GAUGE, "The host's page size.");
+	prom_int(p, NULL, 0, s->host.page_size_bytes);
+}
+
+/* Figures of one VM: a getter per family keeps the families' samples together. */
+typedef maybe_i64 (*vm_value)(const struct vm *vm, int64_t page_size);
+
+static maybe_i64 vm_guest_ram(const struct vm *vm, int64_t ps) { (void)ps; return vm->cfg.guest_ram_bytes; }
+static maybe_i64 vm_swap(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.swap; }
+static maybe_i64 vm_pss(const struct vm *vm, int64_t ps) { (void)ps; return vm->pss_bytes; }
+static maybe_i64 vm_overhead(const struct vm *vm, int64_t ps) { (void)ps; return vm->overhead_bytes; }
+static maybe_i64 vm_ksm_profit(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.ksm_profit; }
+static maybe_i64 pages(maybe_i64 n, int64_t ps) { return n.known ? MAYBE(n.v * ps) : UNKNOWN; }
+static maybe_i64 vm_ksm_merged(const struct vm *vm, int64_t ps) { return pages(vm->mem.ksm_merging_pages, ps); }
+static maybe_i64 vm_ksm_zero(const struct vm *vm, int64_t ps) { return pages(vm->mem.ksm_zero_pages, ps); }
+static maybe_i64 vm_helpers(const struct vm *vm, int64_t ps) { (void)ps; return MAYBE((int64_t)vm->nhelpers); }
+
+static const struct vm_metric {
+	const char *name;
+	vm_value value;
+	const char *help;
+} vm_metrics[] = {
+	{"vmhost_vm_guest_ram_bytes", vm_guest_ram, "RAM the guest was given at start, backends and DIMMs included."},
+	{"vmhost_vm_pss_bytes", vm_pss,
+	 "Proportional set size of the VMM and its helpers: RSS with shared pages divided among their users "
+	 "(cheap estimate, docs/accounting.md)."},
+	{"vmhost_vm_swap_bytes", vm_swap, "Swapped-out memory of the VMM and its helpers."},
+	{"vmhost_vm_ksm_merged_bytes", vm_ksm_merged, "Memory of the VM that maps KSM pages (ksm_merging_pages x page size)."},
+	{"vmhost_vm_ksm_zero_bytes", vm_ksm_zero, "Memory of the VM that KSM mapped to the zero page."},
+	{"vmhost_vm_ksm_profit_bytes", vm_ksm_profit,
+	 "What KSM saves on this VM after its metadata (ksm_process_profit); may be negative."},
+	{"vmhost_vm_overhead_bytes", vm_overhead,
+	 "Resident memory of the VMM outside guest RAM (cheap estimate: RSS beyond guest RAM)."},
+	{"vmhost_vm_helpers", vm_helpers, "Helper processes (swtpm, virtiofsd, ...) counted with the VM."},
+};
+
+#define VM_LABELS 3
+
+static void vm_labels(const struct vm *vm, char *pid, size_t cap, struct prom_label *l)
+{
+	snprintf(pid, cap, "%d", (int)vm->pid);
+	l[0] = (struct prom_label){"vm", vm->cfg.name};
+	l[1] = (struct prom_label){"pid", pid};
+	l[2] = (struct prom_label){"uuid", vm->cfg.uuid};
+}
+
+static void vm_families(struct prom *p, const struct snapshot *s)
+{
+	const struct vm_list *l = &s->vms;
+	int64_t ps = s->host.page_size_bytes;
+	char pid[16];
+	struct prom_label labels[VM_LABELS + 2];
+
+	prom_family(p, "vmhost_vm_info", PROM_INFO,
+		    "One series per VM (or --pid process): its VMM and cgroup; the value is always 1.");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct vm *vm = &l->vms[i];
+		vm_labels(vm, pid, sizeof(pid), labels);
+		labels[VM_LABELS] = (struct prom_label){"vmm", vmm_kind_name(vm->cfg.vmm)};
+		labels[VM_LABELS + 1] = (struct prom_label){"cgroup", vm->cgroup};
+		prom_int(p, labels, VM_LABELS + 2, 1);
+	}
+
+	prom_family(p, "vmhost_vm_rss_bytes", PROM_GAUGE,
+		    "Resident memory of the VMM and its helpers by type (RssAnon, RssFile, RssShmem).");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct vm *vm = &l->vms[i];
+		vm_labels(vm, pid, sizeof(pid), labels);
+		const maybe_i64 by_type[] = {vm->mem.rss_anon, vm->mem.rss_file, vm->mem.rss_shmem};
+		static const char *const types[] = {"anon", "file", "shmem"};
+		for (size_t t = 0; t < 3; t++) {
+			labels[VM_LABELS] = (struct prom_label){"type", types[t]};
+			prom_maybe(p, labels, VM_LABELS + 1, by_type[t]);
+		}
+	}
+
+	for (size_t f = 0; f < sizeof(vm_metrics) / sizeof(vm_metrics[0]); f++) {
+		prom_family(p, vm_metrics[f].name, PROM_GAUGE, vm_metrics[f].help);
+		for (size_t i = 0; i < l->n; i++) {
+			vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+			prom_maybe(p, labels, VM_LABELS, vm_metrics[f].value(&l->vms[i], ps));
+		}
+	}
+}
+
+void prom_write_snapshot(struct prom *p, const struct snapshot *s, const struct prom_meta *meta)
+{
+	host_families(p, s);
+	ksm_families(p, s);
+	vm_families(p, s);
+
+	prom_family(p, "vmhost_vms", PROM_GAUGE, "VMs (and --pid processes) in the snapshot.");
+	prom_int(p, NULL, 0, (int64_t)s->vms.n);
+	prom_family(p, "vmhost_skipped_processes", PROM_GAUGE,
+		    "Processes that vanished or could not be read while sampling.");
+	prom_int(p, NULL, 0, s->vms.skipped);
+	prom_family(p, "vmhost_permission_denied_processes", PROM_GAUGE,
+		    "Processes whose KSM or memory files vmhost may not read (run it with the capabilities in docs/serve.md).");
+	prom_int(p, NULL, 0, s->vms.denied);
+	prom_family(p, "vmhost_scrape_duration_seconds", PROM_GAUGE,
+		    "How long gathering the served snapshot took (reading /proc and /sys).");
+	prom_double(p, NULL, 0, s->gather_seconds);
+	prom_family(p, "vmhost_snapshot_timestamp_seconds", PROM_GAUGE,
+		    "When the served snapshot was taken, Unix time; scrapes within --min-interval share it.");
+	prom_double(p, NULL, 0, s->wall_seconds);
+	prom_family(p, "vmhost_snapshots_total", PROM_COUNTER, "Snapshots gathered since the server started.");
+	prom_int(p, NULL, 0, (int64_t)meta->snapshots_total);
+	prom_family(p, "vmhost_build_info", PROM_INFO, "vmhost's version; the value is always 1.");
+	struct prom_label v = {"version", meta->version};
+	prom_int(p, &v, 1, 1);
+}

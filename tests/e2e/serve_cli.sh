@@ -1,0 +1,83 @@
+#!/bin/bash
+# vmhost serve from the command line on the fixture host: errors, a scrape promtool accepts,
+# a busy port, socket activation, a clean stop on SIGTERM.
+. "$VMHOST_TESTS/lib.sh"
+FIX=$VMHOST_FIXTURES/serve
+V="$VMHOST --proc-root $FIX/proc --sys-root $FIX/sys"
+
+# expect_usage CODE ARGS...: exits with CODE and prints exactly one line on stderr.
+expect_exit() {
+	local code=$1
+	shift
+	$V serve "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" </dev/null
+	local rc=$? lines
+	lines=$(wc -l <"$TEST_TMP/err")
+	[ "$rc" = "$code" ] && [ "$lines" = 1 ] && grep -q '^vmhost: serve: ' "$TEST_TMP/err" ||
+		{ say "rc=$rc (want $code): $(cat "$TEST_TMP/err")"; return 1; }
+}
+
+# start_server LOG ARGS...: starts vmhost serve, waits for its "listening" line; sets PORT.
+start_server() {
+	local log=$1 i
+	shift
+	spawn $V serve "$@" 2>"$log"
+	SERVER=$SPAWNED
+	for i in $(seq 100); do
+		PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$log")
+		[ -n "$PORT" ] && return 0
+		kill -0 "$SERVER" 2>/dev/null || break
+		sleep 0.1
+	done
+	say "server did not start: $(cat "$log")"
+	return 1
+}
+
+check "--help prints the usage" sh -c "$V serve --help | grep -q -- '--min-interval'"
+check "a bad --listen is a usage error" expect_exit 2 --listen nonsense
+check "a bare IPv6 address needs brackets" expect_exit 2 --listen ::1:9464
+check "a negative --min-interval is a usage error" expect_exit 2 --min-interval -1
+check "--threads 0 is a usage error" expect_exit 2 --threads 0
+check "an extra argument is a usage error" expect_exit 2 extra
+check "an unreadable --proc-root fails in one line" expect_exit 1 --proc-root /nonexistent --listen 127.0.0.1:0
+# --db needs the SQLite store; until it is in the build, serve says so plainly.
+check "--db without a store in this build fails in one line" expect_exit 1 --db "$TEST_TMP/x.db" --listen 127.0.0.1:0
+check "... saying it is not available" grep -q 'not available in this build' "$TEST_TMP/err"
+
+start_server "$TEST_TMP/serve.log" --listen 127.0.0.1:0 --pid 20000 || die "cannot start"
+curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt"
+check "the scrape passes promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/metrics.txt'"
+check "the fixture VM is there with its labels" grep -q \
+	'^vmhost_vm_guest_ram_bytes{vm="vm1",pid="10001",uuid="00000001-0000-4000-8000-000000000001"} 2147483648$' \
+	"$TEST_TMP/metrics.txt"
+check "the --pid process is there as a plain process" grep -q \
+	'^vmhost_vm_info{vm="",pid="20000",uuid="",vmm="process",cgroup="/user.slice"} 1$' "$TEST_TMP/metrics.txt"
+check "every family has HELP and TYPE" sh -c "
+	awk '/^# TYPE /{t[\$3]=1} /^# HELP /{h[\$3]=1}
+	     !/^#/{n=\$1; sub(/\\{.*/, \"\", n); if (!(n in t) || !(n in h)) { print \"no metadata: \" n; bad=1 }}
+	     END{exit bad}' '$TEST_TMP/metrics.txt'"
+check "OpenMetrics on request ends with # EOF" sh -c "curl -sf -H 'Accept: application/openmetrics-text; version=1.0.0' \
+	http://127.0.0.1:$PORT/metrics | tail -n1 | grep -qx '# EOF'"
+check "POST is refused with 405" sh -c "[ \$(curl -s -o /dev/null -w '%{http_code}' -X POST http://127.0.0.1:$PORT/metrics) = 405 ]"
+
+check "a busy port fails in one line" expect_exit 1 --listen "127.0.0.1:$PORT"
+grep -q 'Address already in use' "$TEST_TMP/err" || fail "the busy-port error names the cause: $(cat "$TEST_TMP/err")"
+
+stop_pid "$SERVER"
+wait "$SERVER" 2>/dev/null
+check "SIGTERM stops it cleanly" grep -q 'stopped (SIGTERM)' "$TEST_TMP/serve.log"
+
+# systemd socket activation: the listening socket arrives as fd 3 with LISTEN_PID/LISTEN_FDS.
+spawn python3 -c '
+import os, socket, sys
+s = socket.socket(); s.bind(("127.0.0.1", 0)); s.listen(16)
+print(s.getsockname()[1], flush=True)
+os.dup2(s.fileno(), 3); os.set_inheritable(3, True)
+os.environ["LISTEN_PID"] = str(os.getpid()); os.environ["LISTEN_FDS"] = "1"
+os.execv(sys.argv[1], sys.argv[1:])' $V serve --listen 127.0.0.1:1 >"$TEST_TMP/port" 2>"$TEST_TMP/act.log"
+ACT=$SPAWNED
+for i in $(seq 100); do grep -q listening "$TEST_TMP/act.log" && break; sleep 0.1; done
+APORT=$(head -n1 "$TEST_TMP/port")
+check "socket-activated: serves on the passed socket" sh -c "curl -sf http://127.0.0.1:$APORT/metrics | grep -q '^vmhost_vms 2$'"
+check "socket-activated: says --listen is ignored" grep -q 'socket-activated' "$TEST_TMP/act.log"
+stop_pid "$ACT"
+finish

@@ -1,0 +1,7 @@
+# vmhost serve: the writer, the metric families on a fixture, the HTTP server over loopback,
+# the command line, and a real Prometheus scraping real mergeable processes.
+vmhost_unit_test(test_serve_prom)
+vmhost_unit_test(test_serve_metrics)
+vmhost_unit_test(test_serve_http)
+vmhost_script_test(serve_cli e2e/serve_cli.sh "cli;sanitize")
+vmhost_script_test(serve_prometheus live/serve_prometheus.sh "live" ksm)

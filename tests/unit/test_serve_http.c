@@ -1,0 +1,346 @@
+/* The HTTP server over real loopback sockets: methods, paths, negotiation, the shared
+ * snapshot, and the limits that keep bad clients from hurting good ones. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net/serve_http.h"
+
+static char proc_root[1100], sys_root[1100];
+
+struct server {
+	struct serve_cache *cache;
+	struct serve_http *http;
+	int port;
+};
+
+static void start(struct server *s, double min_interval, unsigned max_connections, unsigned timeout)
+{
+	pid_t extra[] = {20000};
+	struct serve_cache_config cc = {.root = {proc_root, sys_root}, .extra = extra, .nextra = 1,
+					.min_interval_seconds = min_interval, .max_body_bytes = 1 << 20,
+					.version = "test"};
+	assert_int_equal(serve_cache_new(&cc, &s->cache), 0);
+	struct sockaddr_storage a;
+	socklen_t len;
+	assert_int_equal(serve_parse_listen("127.0.0.1:0", &a, &len), 0);
+	int fd = serve_bind(&a, len);
+	assert_true(fd >= 0);
+	struct sockaddr_in bound;
+	socklen_t bl = sizeof(bound);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&bound, &bl), 0);
+	s->port = ntohs(bound.sin_port);
+	struct serve_http_config hc = {.listen_fd = fd, .threads = 2, .max_connections = max_connections,
+				       .timeout_seconds = timeout, .connection_memory = 16 * 1024,
+				       .cache = s->cache};
+	assert_int_equal(serve_http_start(&hc, &s->http), 0);
+}
+
+static void stop(struct server *s)
+{
+	serve_http_stop(s->http);
+	serve_cache_free(s->cache);
+}
+
+static int connect_to(int port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	return fd;
+}
+
+static void send_all(int fd, const char *s, size_t n)
+{
+	while (n) {
+		ssize_t w = send(fd, s, n, MSG_NOSIGNAL);
+		if (w <= 0)
+			return; /* the server may close early on a refused request */
+		s += w;
+		n -= (size_t)w;
+	}
+}
+
+/* Reads until the server closes (or 5 s pass); returns the length. */
+static size_t read_all(int fd, char *buf, size_t cap)
+{
+	size_t n = 0;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	while (n + 1 < cap && poll(&p, 1, 5000) > 0) {
+		ssize_t r = recv(fd, buf + n, cap - 1 - n, 0);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+/* One request with "Connection: close" appended to the given headers; the whole response. */
+static char *request(int port, const char *method, const char *path, const char *headers)
+{
+	char req[32768];
+	snprintf(req, sizeof(req), "%s %s HTTP/1.1\r\nHost: test\r\n%sConnection: close\r\n\r\n", method, path,
+		 headers ? headers : "");
+	int fd = connect_to(port);
+	send_all(fd, req, strlen(req));
+	char *buf = malloc(1 << 20);
+	assert_non_null(buf);
+	read_all(fd, buf, 1 << 20);
+	close(fd);
+	return buf;
+}
+
+static int status_of(const char *resp)
+{
+	int code = 0;
+	sscanf(resp, "HTTP/1.1 %d", &code);
+	return code;
+}
+
+static const char *body_of(const char *resp)
+{
+	const char *b = strstr(resp, "\r\n\r\n");
+	return b ? b + 4 : "";
+}
+
+static long snapshots_in(const char *resp)
+{
+	const char *m = strstr(resp, "\nvmhost_snapshots_total ");
+	return m ? strtol(m + strlen("\nvmhost_snapshots_total "), NULL, 10) : -1;
+}
+
+static void test_get_head_and_others(void **state)
+{
+	(void)state;
+	struct server s;
+	start(&s, 60, 16, 10);
+	char *r = request(s.port, "GET", "/metrics", NULL);
+	assert_int_equal(status_of(r), 200);
+	assert_non_null(strstr(r, "Content-Type: text/plain; version=0.0.4; charset=utf-8\r\n"));
+	assert_non_null(strstr(body_of(r), "\nvmhost_vm_rss_bytes{vm=\"vm1\",pid=\"10001\","));
+	free(r);
+
+	r = request(s.port, "HEAD", "/metrics", NULL);
+	assert_int_equal(status_of(r), 200);
+	assert_non_null(strstr(r, "Content-Length: "));
+	assert_string_equal(body_of(r), "");
+	free(r);
+
+	static const char *const refused[] = {"POST", "PUT", "DELETE", "OPTIONS", "PATCH"};
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		r = request(s.port, refused[i], "/metrics", NULL);
+		assert_int_equal(status_of(r), 405);
+		assert_non_null(strstr(r, "Allow: GET, HEAD\r\n"));
+		free(r);
+	}
+
+	r = request(s.port, "GET", "/nope", NULL);
+	assert_int_equal(status_of(r), 404);
+	free(r);
+
+	r = request(s.port, "GET", "/", NULL);
+	assert_int_equal(status_of(r), 200);
+	assert_non_null(strstr(body_of(r), "href=\"/metrics\""));
+	free(r);
+
+	r = request(s.port, "GET", "/metrics", "Content-Length: 5\r\n");
+	assert_int_equal(status_of(r), 413);
+	free(r);
+	stop(&s);
+}
+
+static void test_openmetrics_on_request(void **state)
+{
+	(void)state;
+	struct server s;
+	start(&s, 60, 16, 10);
+	char *r = request(s.port, "GET", "/metrics",
+			  "Accept: application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5\r\n");
+	assert_int_equal(status_of(r), 200);
+	assert_non_null(strstr(r, "Content-Type: application/openmetrics-text; version=1.0.0; charset=utf-8\r\n"));
+	const char *b = body_of(r);
+	size_t n = strlen(b);
+	assert_true(n > 6 && !strcmp(b + n - 6, "# EOF\n"));
+	assert_non_null(strstr(b, "# TYPE vmhost_ksm_full_scans counter\nvmhost_ksm_full_scans_total 312\n"));
+	free(r);
+	stop(&s);
+}
+
+struct scraper {
+	int port;
+	long snapshots[10];
+};
+
+static void *scrape_loop(void *arg)
+{
+	struct scraper *sc = arg;
+	for (int i = 0; i < 10; i++) {
+		char *r = request(sc->port, "GET", "/metrics", NULL);
+		sc->snapshots[i] = status_of(r) == 200 ? snapshots_in(r) : -1;
+		free(r);
+	}
+	return NULL;
+}
+
+static void test_scrapes_share_one_snapshot(void **state)
+{
+	(void)state;
+	struct server s;
+	start(&s, 3600, 64, 10);
+	struct scraper sc[4];
+	pthread_t t[4];
+	for (int i = 0; i < 4; i++) {
+		sc[i].port = s.port;
+		assert_int_equal(pthread_create(&t[i], NULL, scrape_loop, &sc[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		for (int k = 0; k < 10; k++)
+			assert_int_equal(sc[i].snapshots[k], 1);
+	}
+	assert_int_equal(serve_cache_snapshots(s.cache), 1);
+	stop(&s);
+
+	/* --min-interval 0: every scrape gathers. */
+	start(&s, 0, 64, 10);
+	for (int i = 1; i <= 3; i++) {
+		char *r = request(s.port, "GET", "/metrics", NULL);
+		assert_int_equal(snapshots_in(r), i);
+		free(r);
+	}
+	stop(&s);
+}
+
+static void test_oversized_and_malformed_requests(void **state)
+{
+	(void)state;
+	struct server s;
+	start(&s, 60, 16, 10);
+	/* Headers beyond the per-connection memory: refused, not buffered. */
+	char *big = malloc(40000);
+	assert_non_null(big);
+	strcpy(big, "X-Big: ");
+	memset(big + 7, 'a', 30000);
+	strcpy(big + 30007, "\r\n");
+	char *r = request(s.port, "GET", "/metrics", big);
+	assert_int_equal(status_of(r), 431);
+	free(r);
+	free(big);
+
+	/* Garbage: an error status or a closed connection, and the server still answers. */
+	int fd = connect_to(s.port);
+	send_all(fd, "\x01\x02 garbage \r\n\r\n", 16);
+	char buf[4096];
+	read_all(fd, buf, sizeof(buf));
+	close(fd);
+	assert_true(buf[0] == '\0' || status_of(buf) == 400);
+	r = request(s.port, "GET", "/metrics", NULL);
+	assert_int_equal(status_of(r), 200);
+	free(r);
+	stop(&s);
+}
+
+static void test_slow_clients_do_not_block_others(void **state)
+{
+	(void)state;
+	struct server s;
+	start(&s, 60, 16, 2);
+	/* Half-sent requests hold connections (fewer than the limit)... */
+	int slow[8];
+	for (int i = 0; i < 8; i++) {
+		slow[i] = connect_to(s.port);
+		send_all(slow[i], "GET /metrics HTTP/1.1\r\nHost: sl", 31);
+	}
+	/* ...while a complete request is still answered. */
+	char *r = request(s.port, "GET", "/metrics", NULL);
+	assert_int_equal(status_of(r), 200);
+	free(r);
+	/* The idle timeout closes the trickling ones: the server ends them without a response. */
+	for (int i = 0; i < 8; i++) {
+		char buf[512];
+		read_all(slow[i], buf, sizeof(buf));
+		assert_int_equal(status_of(buf), 0);
+		close(slow[i]);
+	}
+	stop(&s);
+}
+
+static void test_connection_limit(void **state)
+{
+	(void)state;
+	struct server s;
+	start(&s, 60, 2, 10);
+	int held[2];
+	for (int i = 0; i < 2; i++) {
+		held[i] = connect_to(s.port);
+		send_all(held[i], "GET", 3);
+	}
+	usleep(200 * 1000);
+	/* Over the limit: closed at once, no response. */
+	char *r = request(s.port, "GET", "/metrics", NULL);
+	assert_int_equal(status_of(r), 0);
+	free(r);
+	close(held[0]);
+	close(held[1]);
+	usleep(200 * 1000);
+	r = request(s.port, "GET", "/metrics", NULL);
+	assert_int_equal(status_of(r), 200);
+	free(r);
+	stop(&s);
+}
+
+static void test_parse_listen(void **state)
+{
+	(void)state;
+	struct sockaddr_storage a;
+	socklen_t len;
+	assert_int_equal(serve_parse_listen("127.0.0.1:9464", &a, &len), 0);
+	assert_int_equal(a.ss_family, AF_INET);
+	assert_true(serve_is_loopback(&a));
+	assert_int_equal(ntohs(((struct sockaddr_in *)&a)->sin_port), 9464);
+	assert_int_equal(serve_parse_listen("[::1]:80", &a, &len), 0);
+	assert_int_equal(a.ss_family, AF_INET6);
+	assert_true(serve_is_loopback(&a));
+	assert_int_equal(serve_parse_listen(":9464", &a, &len), 0);
+	assert_false(serve_is_loopback(&a));
+	assert_int_equal(serve_parse_listen("0.0.0.0:9464", &a, &len), 0);
+	assert_false(serve_is_loopback(&a));
+	assert_int_equal(serve_parse_listen("localhost:1", &a, &len), 0);
+	assert_true(serve_is_loopback(&a));
+	static const char *const bad[] = {"", "9464", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1",
+					  "127.0.0.1:80x", "::1:80", "[::1:80", "example.invalid:80", "1.2.3:80"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(serve_parse_listen(bad[i], &a, &len), -EINVAL);
+}
+
+int main(void)
+{
+	const char *f = getenv("VMHOST_FIXTURES");
+	snprintf(proc_root, sizeof(proc_root), "%s/serve/proc", f ? f : "tests/fixtures");
+	snprintf(sys_root, sizeof(sys_root), "%s/serve/sys", f ? f : "tests/fixtures");
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_get_head_and_others),
+		cmocka_unit_test(test_openmetrics_on_request),
+		cmocka_unit_test(test_scrapes_share_one_snapshot),
+		cmocka_unit_test(test_oversized_and_malformed_requests),
+		cmocka_unit_test(test_slow_clients_do_not_block_others),
+		cmocka_unit_test(test_connection_limit),
+		cmocka_unit_test(test_parse_listen),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
