@@ -1,0 +1,39 @@
+#!/bin/bash
+# How long `vmhost mem --json` takes with N VM processes (default 100): starts N small fake
+# guests that discovery takes for QEMU VMs, times the command (median of R runs, wall clock), and
+# compares with reading every guest's smaps_rollup in the same run.
+#   bench/mem_scale.sh [BUILD_DIR] [N] [R]
+set -u
+build=${1:-build}
+n=${2:-100}
+runs=${3:-20}
+vmhost=$build/vmhost
+fake=$build/fakeguest
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+for i in $(seq "$n"); do
+	bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "scale$i" -m 16M -fake-guest "$i" -fake-nomerge >"$tmp/$i.out" &
+	pids="$pids $!"
+done
+for i in $(seq "$n"); do
+	until grep -q ready "$tmp/$i.out" 2>/dev/null; do sleep 0.05; done
+done
+found=$("$vmhost" mem --json | jq '[.vms[] | select(.name // "" | startswith("scale"))] | length')
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+ms() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo "scale=3; ($t1 - $t0) / 1000000" | bc; }
+mem_ms=$(for r in $(seq "$runs"); do ms "$vmhost" mem --json; done | median)
+exact_ms=$(for r in $(seq "$runs"); do ms "$vmhost" mem --json --exact; done | median)
+smaps_ms=$(for r in $(seq "$runs"); do ms sh -c "cat $(for p in $pids; do printf '/proc/%s/smaps_rollup ' "$p"; done)"; done | median)
+true_ms=$(for r in $(seq "$runs"); do ms "$vmhost" --version; done | median)
+procs=$(ls -d /proc/[0-9]* | wc -l)
+printf 'VM processes: %d found of %d started (host has %d processes)\n' "$found" "$n" "$procs"
+printf 'vmhost mem --json           median %8.2f ms wall (target < 20 ms)\n' "$mem_ms"
+printf 'vmhost mem --json --exact   median %8.2f ms wall\n' "$exact_ms"
+printf 'cat every smaps_rollup      median %8.2f ms wall (these guests are unmerged: the cheap case)\n' "$smaps_ms"
+printf 'vmhost --version            median %8.2f ms wall (process start-up alone)\n' "$true_ms"
