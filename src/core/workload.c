@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,6 +156,10 @@ int workload_spawn(const struct workload_spec *s, pid_t *ret_pid)
 	}
 	if (pid == 0) {
 		close(fds[0]);
+		/* A benchmark killed at any moment must not leave its guests behind. */
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(1);
 		_exit(workload_run(s, fds[1]));
 	}
 	close(fds[1]);

@@ -1,0 +1,39 @@
+# vmhost bench accounting killed mid-run (SIGTERM, SIGINT): every KSM setting is back as it was
+# and none of its guest processes is left behind. Then a short complete run checks the output.
+. "$VMHOST_TESTS/lib.sh"
+[ -w $KSM/run ] || die "needs root and KSM"
+ksm_save
+snapshot() { for f in $KSM_KNOBS; do [ -f $KSM/$f ] && printf '%s=%s\n' "$f" "$(cat $KSM/$f)"; done; }
+# Start from settings that differ from what the benchmark uses, so a missed restore shows.
+echo 0 >$KSM/run
+echo 123 >$KSM/pages_to_scan
+echo 37 >$KSM/sleep_millisecs
+echo 1 >$KSM/smart_scan
+before=$(snapshot)
+for sig in TERM INT; do
+	for delay in 1 4; do
+		"$VMHOST" bench accounting --guests 2 --guest-size 64M --repeat 2 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+		pid=$!
+		sleep $delay
+		kill -$sig $pid
+		wait $pid
+		rc=$?
+		sleep 0.5
+		after=$(snapshot)
+		check "SIG$sig after ${delay}s: settings restored" [ "$before" = "$after" ]
+		[ "$before" = "$after" ] || diff <(echo "$before") <(echo "$after")
+		check "SIG$sig after ${delay}s: killed by the signal (rc $rc)" [ "$rc" -ge 128 ]
+		left=$(pgrep -P $pid 2>/dev/null; for p in /proc/[0-9]*; do [ "$(awk '{print $4}' $p/stat 2>/dev/null)" = "$pid" ] && echo ${p#/proc/}; done)
+		check "SIG$sig after ${delay}s: no guest process left" [ -z "$left" ]
+	done
+done
+"$VMHOST" bench accounting --json --guests 2 --guest-size 64M --repeat 3 >"$TEST_TMP/b.json" 2>"$TEST_TMP/err"
+check "a complete run exits 0" [ $? = 0 ]
+check "settings restored after a complete run" [ "$before" = "$(snapshot)" ]
+check "JSON: four methods per scenario" jq -e '[.methods[] | select(.scenario == "symmetric")] | length == 4' "$TEST_TMP/b.json"
+check "JSON: smaps_rollup is the reference (0 error)" jq -e '.methods[] | select(.method == "smaps_rollup") | .max_error_pct_of_rss == 0' "$TEST_TMP/b.json"
+check "JSON: status RSS overstates merged guests" jq -e '.methods[] | select(.scenario == "symmetric" and .method == "status-rss") | .max_error_pct_of_rss > 10' "$TEST_TMP/b.json"
+check "JSON: the estimate is within 2% of RSS for one image" jq -e '.methods[] | select(.scenario == "symmetric" and .method == "vmhost-estimate") | .max_error_pct_of_rss < 2' "$TEST_TMP/b.json"
+check "JSON: per-guest rows with bounds" jq -e '[.guests[] | select(.estimate_bound_bytes > 0)] | length >= 4' "$TEST_TMP/b.json"
+check "JSON: every asymmetric guest within its bound" jq -e '[.guests[] | select(.scenario == "asymmetric") | ((.pss_estimate_bytes - .pss_exact_bytes) | fabs) <= .estimate_bound_bytes] | all' "$TEST_TMP/b.json"
+finish
