@@ -29,6 +29,17 @@ static int vpath(const struct io_root *root, enum io_base base, char *buf, size_
 	return 0;
 }
 
+/* Opens "<root>/<fmt...>"; returns an fd or a negative errno. */
+static int vopen(const struct io_root *root, enum io_base base, int flags, const char *fmt, va_list ap)
+{
+	char path[PATH_MAX];
+	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	if (r < 0)
+		return r;
+	int fd = open(path, flags | O_CLOEXEC);
+	return fd < 0 ? -errno : fd;
+}
+
 int io_path(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, ...)
 {
 	va_list ap;
@@ -64,18 +75,14 @@ static ssize_t read_fd(int fd, char *buf, size_t cap)
 
 ssize_t io_read(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, ...)
 {
-	char path[PATH_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	int r = vpath(root, base, path, sizeof(path), fmt, ap);
-	va_end(ap);
-	if (r < 0)
-		return r;
 	if (cap == 0)
 		return -EINVAL;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	va_list ap;
+	va_start(ap, fmt);
+	int fd = vopen(root, base, O_RDONLY, fmt, ap);
+	va_end(ap);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	ssize_t n = read_fd(fd, buf, cap);
 	close(fd);
 	return n;
@@ -83,16 +90,12 @@ ssize_t io_read(const struct io_root *root, enum io_base base, char *buf, size_t
 
 int io_read_alloc(const struct io_root *root, enum io_base base, char **ret, size_t *ret_len, const char *fmt, ...)
 {
-	char path[PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	int fd = vopen(root, base, O_RDONLY, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return r;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	size_t cap = 4096, len = 0;
 	char *buf = malloc(cap);
 	if (!buf) {
@@ -133,15 +136,11 @@ int io_read_alloc(const struct io_root *root, enum io_base base, char **ret, siz
 
 int io_open(const struct io_root *root, enum io_base base, int flags, const char *fmt, ...)
 {
-	char path[PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	int fd = vopen(root, base, flags, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return r;
-	int fd = open(path, flags | O_CLOEXEC);
-	return fd < 0 ? -errno : fd;
+	return fd;
 }
 
 ssize_t io_reread(int fd, char *buf, size_t cap)
@@ -175,16 +174,12 @@ void io_close(int fd)
 
 int io_write(const struct io_root *root, enum io_base base, const char *value, const char *fmt, ...)
 {
-	char path[PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	int fd = vopen(root, base, O_WRONLY, fmt, ap);
 	va_end(ap);
-	if (r < 0)
-		return r;
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	size_t len = strlen(value);
 	ssize_t n;
 	do
