@@ -5,7 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/calibrate.h"
 #include "out/prom_metrics.h"
+
+/* Exact PSS reads per snapshot, oldest VM first (docs/accounting.md, "Calibration"). */
+#define CALIBRATION_BUDGET_SECONDS 0.005
 
 struct serve_cache {
 	struct serve_cache_config cfg;
@@ -16,6 +20,7 @@ struct serve_cache {
 	pid_t ksmd_hint;
 	uint64_t snapshots;
 	struct serve_body *body[2]; /* per format, rendered on first demand */
+	struct calib_cache *calib;
 };
 
 int serve_cache_new(const struct serve_cache_config *cfg, struct serve_cache **ret)
@@ -33,6 +38,11 @@ int serve_cache_new(const struct serve_cache_config *cfg, struct serve_cache **r
 		memcpy(c->extra, cfg->extra, cfg->nextra * sizeof(*c->extra));
 	}
 	c->cfg.extra = c->extra;
+	if (!(c->calib = calib_new())) {
+		free(c->extra);
+		free(c);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&c->lock, NULL);
 	*ret = c;
 	return 0;
@@ -62,6 +72,7 @@ void serve_cache_free(struct serve_cache *c)
 	if (c->have_snapshot)
 		snapshot_free(&c->snap);
 	pthread_mutex_destroy(&c->lock);
+	calib_free(c->calib);
 	free(c->extra);
 	free(c);
 }
@@ -74,6 +85,7 @@ static int refresh(struct serve_cache *c)
 		snapshot_free(&s);
 		return r;
 	}
+	calib_apply(c->calib, &c->cfg.root, &s.host, &s.vms, CALIBRATION_BUDGET_SECONDS);
 	drop_bodies(c);
 	if (c->have_snapshot)
 		snapshot_free(&c->snap);
