@@ -339,7 +339,7 @@ int cmd_bench_accounting(struct ctx *ctx, int argc, char **argv)
 	struct host host;
 	if (host_read(&ctx->root, &host) < 0 || !host.ksm.present)
 		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
-	uint64_t need = (uint64_t)o.guests * o.guest_bytes * 2; /* both scenarios may overlap briefly */
+	uint64_t need = (uint64_t)o.guests * o.guest_bytes; /* one scenario at a time */
 	if (host.mem.mem_available.known && (double)need > 0.8 * (double)host.mem.mem_available.v)
 		return fail(ctx, EXIT_FAIL, "memory", "%u guests of %llu MiB need more than 80%% of MemAvailable",
 			    o.guests, (unsigned long long)(o.guest_bytes >> 20));
