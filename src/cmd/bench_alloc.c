@@ -107,7 +107,8 @@ static void alloc_help(void)
 	       "Rows: memset-reference is the write bandwidth over already-populated memory with the same\n"
 	       "threads in the same run; efficiency = create GiB/s / that. first-touch is the first population\n"
 	       "of each size (the warm-up): on a virtual host, memory the hypervisor beneath has not backed yet\n"
-	       "is far slower. destroy is munmap (or QEMU's exit). Sizes that would leave MemAvailable below\n"
+	       "is far slower; so each timed run starts with an untimed populate-and-free of the same size.\n"
+	       "destroy is munmap (or QEMU's exit). Sizes that would leave MemAvailable below\n"
 	       "max(1 GiB, MemTotal/8) are refused before anything is allocated. Details: docs/bench-alloc.md\n");
 }
 
@@ -292,17 +293,37 @@ static void record(struct cell *c, double create, double destroy)
 static enum alloc_strategy reference_strategy(const struct alloc_env *env)
 {
 	char why[256];
-	static const enum alloc_strategy order[] = {ALLOC_MADV_POPULATE_THP, ALLOC_TOUCH_THP, ALLOC_MADV_POPULATE_4K,
-						    ALLOC_TOUCH_4K};
+	static const enum alloc_strategy order[] = {ALLOC_MADV_POPULATE_THP_TAIL, ALLOC_MADV_POPULATE_THP, ALLOC_TOUCH_THP,
+						    ALLOC_MADV_POPULATE_4K, ALLOC_TOUCH_4K};
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
 		if (!alloc_unsupported(order[i], (uint64_t)1 << 20, env, why, sizeof(why)))
 			return order[i];
 	return ALLOC_TOUCH_4K;
 }
 
-static int time_strategy(struct bench *b, enum alloc_strategy s, uint64_t size, unsigned threads, struct cell *c)
+/* Populates and frees size bytes, untimed, so the timed run that follows gets memory that is
+ * backed and just freed, whatever the run before it left: on a host that is itself a VM, freed
+ * memory can go back to the hypervisor and be slow to touch again. */
+static int warm(struct bench *b, uint64_t size, unsigned threads)
 {
 	struct alloc_region r;
+	int e = alloc_create(reference_strategy(&b->env), size, threads, &b->env, &r);
+	if (e < 0)
+		return fail(b->ctx, EXIT_FAIL, "warm-up", "populating %llu bytes: %s", (unsigned long long)size,
+			    strerror(-e));
+	alloc_destroy(&r);
+	return EXIT_OK;
+}
+
+static int time_strategy(struct bench *b, enum alloc_strategy s, uint64_t size, unsigned threads, struct cell *c,
+			 bool warm_first)
+{
+	struct alloc_region r;
+	if (warm_first) {
+		int rc = warm(b, size, threads);
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	double t0 = alloc_now();
 	int e = alloc_create(s, size, threads, &b->env, &r);
 	double t1 = alloc_now();
@@ -349,6 +370,9 @@ static int time_qemu(struct bench *b, uint64_t size, unsigned threads, struct ce
 	struct qemu_vm vm;
 	char err[512];
 	double create, destroy;
+	int rc = warm(b, size, threads);
+	if (rc != EXIT_OK)
+		return rc;
 	int e = qemu_start(&q, &vm, &create, err, sizeof(err));
 	if (e < 0)
 		return fail(b->ctx, EXIT_FAIL, "qemu", "%s", err);
@@ -369,7 +393,8 @@ static int run_size(struct bench *b, size_t si)
 	size_t tmax = o->nthreads - 1;
 	/* The warm-up: the first population of this size, reported on its own. */
 	progress(b, size, SLOT_FIRST_TOUCH, o->threads[tmax], 0);
-	rc = time_strategy(b, reference_strategy(&b->env), size, o->threads[tmax], &b->cells[si][SLOT_FIRST_TOUCH][tmax]);
+	rc = time_strategy(b, reference_strategy(&b->env), size, o->threads[tmax], &b->cells[si][SLOT_FIRST_TOUCH][tmax],
+			   false);
 	/* Runs interleave strategies so slow drift on a shared host spreads over all of them;
 	 * nothing sleeps between runs, as freed memory may go back to a hypervisor beneath. */
 	for (unsigned run = 0; run < o->repeats && rc == EXIT_OK; run++)
@@ -381,7 +406,7 @@ static int run_size(struct bench *b, size_t si)
 				if (!o->strategy[s] || b->skipped[s][0])
 					continue;
 				progress(b, size, s, t, run);
-				rc = time_strategy(b, (enum alloc_strategy)s, size, t, &b->cells[si][s][ti]);
+				rc = time_strategy(b, (enum alloc_strategy)s, size, t, &b->cells[si][s][ti], true);
 			}
 			if (o->qemu && rc == EXIT_OK) {
 				progress(b, size, SLOT_QEMU, t, run);
