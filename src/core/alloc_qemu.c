@@ -242,7 +242,11 @@ static pid_t spawn(const struct qemu_opts *o, const struct qemu_vm *vm, const ch
 int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create_seconds, char *err, size_t cap)
 {
 	*vm = (struct qemu_vm){.qmp_fd = -1};
-	snprintf(vm->dir, sizeof(vm->dir), "/tmp/vmhost-qemu.XXXXXX");
+	/* $TMPDIR when it is short enough for a socket path (tests find their own QEMUs by it). */
+	const char *tmp = getenv("TMPDIR");
+	if (!tmp || tmp[0] != '/' || strlen(tmp) > 60)
+		tmp = "/tmp";
+	snprintf(vm->dir, sizeof(vm->dir), "%s/vmhost-qemu.XXXXXX", tmp);
 	if (!mkdtemp(vm->dir)) {
 		int e = -errno;
 		snprintf(err, cap, "temp dir: %s", strerror(errno));

@@ -13,7 +13,7 @@
 struct qemu_vm {
 	pid_t pid;      /* 0 when not running */
 	int qmp_fd;     /* -1 when not connected */
-	char dir[128];  /* private temp dir holding qmp.sock and qemu.log */
+	char dir[128];  /* private temp dir ($TMPDIR or /tmp) holding qmp.sock and qemu.log */
 	char rbuf[8192];
 	size_t rlen;
 };

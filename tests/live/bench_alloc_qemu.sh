@@ -5,9 +5,10 @@
 jqc() { jq -e "$@" >/dev/null; }
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing (scripts/deps/qemu.txt)"
 
-# Our QEMUs, and only ours, carry this memory backend id and a private dir under /tmp.
-our_qemus() { pgrep -f 'id=vmhost-ram,size=' || true; }
-[ -z "$(our_qemus)" ] || die "a vmhost bench alloc QEMU is already running: $(our_qemus)"
+# vmhost puts each QEMU's QMP socket in a private dir under $TMPDIR: this test's QEMUs, and
+# only they, have the test's temp dir on their command line (other runs may go on meanwhile).
+export TMPDIR=$TEST_TMP
+our_qemus() { pgrep -f -- "-qmp unix:$TEST_TMP/" || true; }
 
 json=$TEST_TMP/q.json
 "$VMHOST" --json bench alloc --qemu --sizes 64M --threads 1,2 --repeat 2 --strategies madv-populate-write-thp >"$json" 2>"$TEST_TMP/err" \
@@ -39,5 +40,5 @@ rc=$?
 check "vmhost exits with 128+SIGTERM" test "$rc" = 143
 sleep 0.2
 check "no QEMU left after SIGTERM" test -z "$(our_qemus)"
-check "its temp dir is gone" test -z "$(ls -d /tmp/vmhost-qemu.* 2>/dev/null | while read -r d; do [ -O "$d" ] && [ ! -e "$d/qemu.log" ] || echo "$d"; done | head -1)"
+check "QEMU's temp dirs are gone" test -z "$(ls -d "$TEST_TMP"/vmhost-qemu.* 2>/dev/null)"
 finish
