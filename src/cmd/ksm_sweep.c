@@ -1,9 +1,319 @@
-/* Not built yet: says so plainly until its issue lands. */
+/* vmhost ksm sweep: for each pages_to_scan/sleep_millisecs setting, unmerge, start, time full
+ * scans, measure ksmd CPU and savings; every setting is restored at the end or on a signal. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cmd/cmd.h"
+#include "core/ksm_guard.h"
+#include "core/ksm_rates.h"
+#include "out/json.h"
+#include "out/ksm_plot.h"
+#include "out/table.h"
+
+#define MAX_SETTINGS 32
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig) { stop_signal = sig; }
+
+static void ksm_sweep_help(void)
+{
+	printf("usage: vmhost ksm sweep --settings P/S[,P/S...] [--scans N] [--svg FILE]\n"
+	       "                        [--timeout SEC] [--json|--csv] [--bytes]\n"
+	       "\n"
+	       "The pages_to_scan / sleep_millisecs experiment on this host's mergeable memory. For each\n"
+	       "setting P/S (pages_to_scan P, sleep_millisecs S): unmerge everything (run=2), start\n"
+	       "(run=1) and time N full scans (the first scan after an unmerge starts from the beginning,\n"
+	       "so it counts), with ksmd's CPU over those scans and the bytes saved after them.\n"
+	       "\n"
+	       "  --settings LIST  e.g. 100/20,60/40,100/50,60/60,100/120\n"
+	       "  --scans N        full scans per setting (default 2)\n"
+	       "  --svg FILE       scan time against ksmd CPU, one labelled point per setting\n"
+	       "  --timeout SEC    give up on a setting after this long (default 1800)\n"
+	       "\n"
+	       "Takes the machine-wide KSM lock (waits for it) and restores every setting it changed\n"
+	       "when it ends, fails or is interrupted. Needs root (exit 77 without).\n");
+}
+
+struct sweep_result {
+	int64_t pages_to_scan, sleep_millisecs;
+	int scans;              /* full scans measured */
+	double scan_seconds;    /* median; NaN when none */
+	double scan_min, scan_max;
+	double ksmd_cpu_percent;
+	double pages_per_second;
+	maybe_i64 saved_bytes, general_profit;
+	bool timed_out;
+};
+
+enum { S_SETTING, S_PAGES, S_SLEEP, S_SCANS, S_SCAN, S_SCAN_MIN, S_SCAN_MAX, S_CPU, S_RATE, S_SAVED, S_PROFIT,
+       S_TIMEOUT, S_NCOLS };
+static const struct col sweep_cols[S_NCOLS] = {
+	[S_SETTING] = {"setting", "SETTING", COL_STR, 0, 0},
+	[S_PAGES] = {"pages_to_scan", "PAGES", COL_INT, COL_JSON_ONLY, 0},
+	[S_SLEEP] = {"sleep_millisecs", "SLEEP MS", COL_INT, COL_JSON_ONLY, 0},
+	[S_SCANS] = {"full_scans", "SCANS", COL_INT, 0, 0},
+	[S_SCAN] = {"full_scan_seconds", "FULL SCAN", COL_SECONDS, 0, 0},
+	[S_SCAN_MIN] = {"full_scan_seconds_min", "MIN", COL_SECONDS, COL_JSON_ONLY, 0},
+	[S_SCAN_MAX] = {"full_scan_seconds_max", "MAX", COL_SECONDS, COL_JSON_ONLY, 0},
+	[S_CPU] = {"ksmd_cpu_percent", "KSMD CPU %", COL_FLOAT, 0, 2},
+	[S_RATE] = {"pages_scanned_per_second", "PAGES/S", COL_FLOAT, 0, 0},
+	[S_SAVED] = {"saved_bytes", "SAVED", COL_BYTES, 0, 0},
+	[S_PROFIT] = {"general_profit_bytes", "PROFIT", COL_BYTES, 0, 0},
+	[S_TIMEOUT] = {"timed_out", "TIMED OUT", COL_STR, COL_JSON_ONLY, 0},
+};
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void nap(double s)
+{
+	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+/* run=2 and wait until nothing is merged (or 120 s). */
+static int unmerge(struct ksm_sampler *sm)
+{
+	int r = ksm_guard_set_int("run", 2);
+	if (r < 0)
+		return r;
+	double until = ksm_now() + 120;
+	struct ksm_sample s;
+	while (!stop_signal && ksm_now() < until) {
+		if (ksm_sample_take(sm, &s) < 0)
+			return -ENOENT;
+		if (s.k.pages_shared.v == 0 && s.k.pages_sharing.v == 0)
+			return 0;
+		nap(0.1);
+	}
+	return stop_signal ? -EINTR : -ETIMEDOUT;
+}
+
+static int measure(struct ksm_sampler *sm, int nscans, double timeout, struct sweep_result *res)
+{
+	int r = ksm_guard_set_int("pages_to_scan", res->pages_to_scan);
+	if (!r)
+		r = ksm_guard_set_int("sleep_millisecs", res->sleep_millisecs);
+	if (r < 0)
+		return r;
+	struct ksm_sample first, s;
+	if (ksm_sample_take(sm, &first) < 0)
+		return -ENOENT;
+	if ((r = ksm_guard_set_int("run", 1)) < 0)
+		return r;
+	first.t = ksm_now();
+	double times[256], last_end = first.t;
+	int64_t scans0 = first.k.full_scans.v;
+	res->scans = 0;
+	s = first;
+	while (!stop_signal && res->scans < nscans) {
+		if (ksm_now() - first.t > timeout) {
+			res->timed_out = true;
+			break;
+		}
+		nap(0.05);
+		if (ksm_sample_take(sm, &s) < 0)
+			return -ENOENT;
+		int64_t done = s.k.full_scans.v - scans0;
+		if (done > res->scans) {
+			/* Several scans ending within one poll share its time evenly. */
+			double each = (s.t - last_end) / (double)(done - res->scans);
+			while (res->scans < done && res->scans < nscans)
+				times[res->scans++] = each;
+			last_end = s.t;
+		}
+	}
+	if (stop_signal)
+		return -EINTR;
+	struct ksm_rates rates;
+	ksm_rates_compute(&first, &s, sysconf(_SC_PAGESIZE), NULL, &rates);
+	res->ksmd_cpu_percent = rates.ksmd_cpu_percent;
+	res->pages_per_second = rates.pages_scanned_per_second;
+	res->saved_bytes = rates.saved_bytes;
+	res->general_profit = rates.general_profit;
+	res->scan_seconds = res->scan_min = res->scan_max = NAN;
+	if (res->scans > 0) {
+		qsort(times, (size_t)res->scans, sizeof(double), cmp_double);
+		res->scan_min = times[0];
+		res->scan_max = times[res->scans - 1];
+		res->scan_seconds = res->scans % 2 ? times[res->scans / 2]
+						   : (times[res->scans / 2 - 1] + times[res->scans / 2]) / 2;
+	}
+	return 0;
+}
+
+static int write_svg(const struct sweep_result *res, int n, const char *path, int64_t page)
+{
+	(void)page;
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	struct plot_point pts[MAX_SETTINGS];
+	char labels[MAX_SETTINGS][64];
+	for (int i = 0; i < n; i++) {
+		char saved[32] = "n/a";
+		if (res[i].saved_bytes.known)
+			fmt_bytes(saved, sizeof(saved), res[i].saved_bytes.v);
+		snprintf(labels[i], sizeof(labels[i]), "%lld/%lld saves %s", (long long)res[i].pages_to_scan,
+			 (long long)res[i].sleep_millisecs, saved);
+		pts[i] = (struct plot_point){res[i].ksmd_cpu_percent, res[i].scan_seconds, labels[i]};
+	}
+	int r = plot_scatter_svg(f, "KSM full scan time against ksmd CPU", "ksmd CPU (% of one CPU)",
+				 "full scan (s)", pts, (size_t)n);
+	if (fclose(f) != 0 && !r)
+		r = -errno;
+	return r;
+}
 
 int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return fail(ctx, EXIT_FAIL, "not available", "this command is not implemented in this build yet");
+	static const struct option longopts[] = {
+		{"settings", required_argument, NULL, 's'},
+		{"scans", required_argument, NULL, 'n'},
+		{"svg", required_argument, NULL, 'g'},
+		{"timeout", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	char *settings = NULL;
+	const char *svg = NULL;
+	int nscans = 2;
+	double timeout = 1800;
+	args_reset();
+	int c;
+	while ((c = getopt_long(argc, argv, "+s:n:g:t:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': settings = optarg; break;
+		case 'n': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (*end || end == optarg || v < 1 || v > 256)
+				return usage_error(ctx, "--scans takes 1 to 256, not '%s'", optarg);
+			nscans = (int)v;
+			break;
+		}
+		case 'g': svg = optarg; break;
+		case 't':
+			if (arg_seconds(optarg, &timeout) < 0)
+				return usage_error(ctx, "--timeout takes seconds, not '%s'", optarg);
+			break;
+		case 'h': ksm_sweep_help(); return EXIT_OK;
+		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	if (!settings)
+		return usage_error(ctx, "--settings P/S[,P/S...] is required (e.g. 100/20,100/120)");
+	char *items[MAX_SETTINGS];
+	int n = arg_list(settings, items, MAX_SETTINGS);
+	if (n < 0)
+		return usage_error(ctx, "--settings takes at most %d comma-separated P/S items", MAX_SETTINGS);
+	struct sweep_result res[MAX_SETTINGS];
+	memset(res, 0, sizeof(res));
+	for (int i = 0; i < n; i++) {
+		char *end;
+		long p = strtol(items[i], &end, 10), s = -1;
+		if (end != items[i] && *end == '/') {
+			char *s0 = end + 1;
+			s = strtol(s0, &end, 10);
+			if (end == s0 || *end)
+				s = -1;
+		}
+		if (p < 1 || p > 1000000 || s < 1 || s > 600000)
+			return usage_error(ctx, "--settings item '%s' is not P/S (pages_to_scan/sleep_millisecs, e.g. 100/20)",
+					   items[i]);
+		res[i].pages_to_scan = p;
+		res[i].sleep_millisecs = s;
+	}
+
+	struct ksm_sampler sm;
+	ksm_sampler_init(&sm, &ctx->root);
+	struct ksm_sample s0;
+	if (ksm_sample_take(&sm, &s0) == -ENOENT)
+		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
+	if (geteuid() != 0)
+		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root");
+	int r = ksm_lock(false);
+	if (r == -EBUSY) {
+		warn(ctx, "waiting for the machine-wide KSM lock (" KSM_LOCK_PATH ")");
+		r = ksm_lock(true);
+	}
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "KSM lock", "%s", strerror(-r));
+	if (ksm_guard_begin(&ctx->root, on_stop) < 0) {
+		ksm_unlock();
+		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(errno));
+	}
+	/* The advisor owns pages_to_scan while active. */
+	if (s0.k.advisor_mode[0] && strcmp(s0.k.advisor_mode, "none"))
+		r = ksm_guard_set("advisor_mode", "none");
+	int done = 0;
+	for (int i = 0; i < n && !stop_signal && r >= 0; i++) {
+		if (ctx->format == OUT_HUMAN)
+			fprintf(stderr, "vmhost: ksm sweep: %lld/%lld: unmerging, then %d full scan%s\n",
+				(long long)res[i].pages_to_scan, (long long)res[i].sleep_millisecs, nscans,
+				nscans == 1 ? "" : "s");
+		if ((r = unmerge(&sm)) < 0)
+			break;
+		if ((r = measure(&sm, nscans, timeout, &res[i])) < 0)
+			break;
+		done++;
+	}
+	int rr = ksm_guard_end();
+	ksm_unlock();
+	if (stop_signal)
+		return fail(ctx, 128 + stop_signal, "interrupted", "%s; every KSM setting restored", strsignal(stop_signal));
+	if (r < 0)
+		return fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "sweep", "%s (settings restored)",
+			    strerror(-r));
+	if (rr < 0)
+		return fail(ctx, EXIT_FAIL, "restoring KSM settings", "%s", strerror(-rr));
+
+	struct table *t = table_new(sweep_cols, S_NCOLS);
+	if (!t)
+		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
+	for (int i = 0; i < done; i++) {
+		char name[48];
+		snprintf(name, sizeof(name), "%lld/%lld", (long long)res[i].pages_to_scan, (long long)res[i].sleep_millisecs);
+		table_add_row(t);
+		table_set_str(t, S_SETTING, name);
+		table_set_int(t, S_PAGES, res[i].pages_to_scan);
+		table_set_int(t, S_SLEEP, res[i].sleep_millisecs);
+		table_set_int(t, S_SCANS, res[i].scans);
+		table_set_float(t, S_SCAN, res[i].scan_seconds);
+		table_set_float(t, S_SCAN_MIN, res[i].scan_min);
+		table_set_float(t, S_SCAN_MAX, res[i].scan_max);
+		table_set_float(t, S_CPU, res[i].ksmd_cpu_percent);
+		table_set_float(t, S_RATE, res[i].pages_per_second);
+		table_set_maybe(t, S_SAVED, res[i].saved_bytes);
+		table_set_maybe(t, S_PROFIT, res[i].general_profit);
+		table_set_str(t, S_TIMEOUT, res[i].timed_out ? "yes" : "no");
+	}
+	if (ctx->format == OUT_JSON) {
+		struct json j;
+		json_init(&j, stdout, false);
+		json_object_begin(&j, NULL);
+		json_int(&j, "scans_per_setting", nscans);
+		table_print_json(t, &j, "settings");
+		json_object_end(&j);
+		json_finish(&j);
+	} else if (ctx->format == OUT_CSV)
+		table_print_csv(t, stdout);
+	else
+		table_print_human(t, stdout, ctx->raw_bytes);
+	table_free(t);
+	if (svg && (r = write_svg(res, done, svg, sysconf(_SC_PAGESIZE))) < 0)
+		return fail(ctx, EXIT_FAIL, "writing SVG", "%s: %s", svg, strerror(-r));
+	return EXIT_OK;
 }

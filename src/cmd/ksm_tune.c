@@ -1,9 +1,281 @@
-/* Not built yet: says so plainly until its issue lands. */
+/* vmhost ksm tune: the KSM tuning daemon. The control law lives in core/tuner.c; this file
+ * samples, logs each decision with its reason, and writes through the KSM guard. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
 #include "cmd/cmd.h"
+#include "core/ksm_guard.h"
+#include "core/ksm_rates.h"
+#include "core/tuner.h"
+#include "core/tuner_daemon.h"
+#include "out/json.h"
+#include "out/table.h"
+#include "parse/ini.h"
+
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig) { stop_signal = sig; }
+
+static void ksm_tune_help(void)
+{
+	printf("usage: vmhost ksm tune [--cpu-budget PCT] [--interval SEC] [--dry-run] [--config FILE]\n"
+	       "                       [--duration SEC] [--verbose] [--json]\n"
+	       "\n"
+	       "The KSM tuning daemon. It scans fast (sleep 20 ms, pages_to_scan sized to the CPU budget)\n"
+	       "while there is new memory to scan or merging is under way, and falls to a near-idle rate\n"
+	       "(100 pages / 1000 ms) once full scans stop finding anything to merge. Under memory\n"
+	       "pressure it allows twice the CPU and waits twice as many flat scans before idling.\n"
+	       "\n"
+	       "  --cpu-budget PCT  ksmd CPU while scanning fast, percent of one CPU (default 20)\n"
+	       "  --interval SEC    sampling and decision period (default 2)\n"
+	       "  --dry-run         print every decision, write nothing (no root needed)\n"
+	       "  --config FILE     INI file, section [tune] (docs/ksm.md lists the keys)\n"
+	       "  --duration SEC    stop after this long (default: until SIGINT/SIGTERM/SIGHUP)\n"
+	       "  --verbose         log every decision, not only changes (and one a minute)\n"
+	       "\n"
+	       "Every setting it changes is restored when it stops, on a signal or an error. A second\n"
+	       "instance is refused (" TUNER_INSTANCE_LOCK "), and so is running while another vmhost\n"
+	       "holds the machine-wide KSM lock. Needs root (exit 77 without).\n");
+}
+
+struct tune_args {
+	struct tuner_config cfg;
+	bool dry_run, verbose;
+	double duration;
+	const char *config;
+};
+
+static int ini_key(void *user, const char *section, const char *key, const char *value, char *err, size_t cap)
+{
+	if (strcmp(section, "tune")) {
+		snprintf(err, cap, "unknown section [%s] (expected [tune])", section[0] ? section : "");
+		return -EINVAL;
+	}
+	return tuner_config_set(user, key, value, err, cap);
+}
+
+static int load_config(struct ctx *ctx, const char *path, struct tuner_config *cfg)
+{
+	/* A config file is no procfs: read it through io with a root that resolves the path as given. */
+	struct io_root here = {.proc = path[0] == '/' ? "" : "."};
+	char *buf;
+	size_t len;
+	int r = io_read_alloc(&here, IO_PROC, &buf, &len, "%s", path);
+	if (r < 0)
+		return fail(ctx, EXIT_USAGE, "config", "%s: %s", path, strerror(-r));
+	int line = 0;
+	char err[256] = "";
+	r = ini_parse(buf, len, ini_key, cfg, &line, err, sizeof(err));
+	free(buf);
+	if (r < 0)
+		return fail(ctx, EXIT_USAGE, "config", "%s:%d: %s", path, line, err);
+	return EXIT_OK;
+}
+
+static int parse_args(struct ctx *ctx, int argc, char **argv, struct tune_args *a, bool *help)
+{
+	static const struct option longopts[] = {
+		{"cpu-budget", required_argument, NULL, 'b'},
+		{"interval", required_argument, NULL, 'i'},
+		{"dry-run", no_argument, NULL, 'n'},
+		{"config", required_argument, NULL, 'c'},
+		{"duration", required_argument, NULL, 'd'},
+		{"verbose", no_argument, NULL, 'v'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	const char *budget = NULL, *interval = NULL;
+	args_reset();
+	int c;
+	while ((c = getopt_long(argc, argv, "+b:i:nc:d:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': budget = optarg; break;
+		case 'i': interval = optarg; break;
+		case 'n': a->dry_run = true; break;
+		case 'c': a->config = optarg; break;
+		case 'd':
+			if (arg_seconds(optarg, &a->duration) < 0)
+				return usage_error(ctx, "--duration takes seconds, not '%s'", optarg);
+			break;
+		case 'v': a->verbose = true; break;
+		case 'h': *help = true; return EXIT_OK;
+		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	tuner_config_default(&a->cfg);
+	int rc;
+	if (a->config && (rc = load_config(ctx, a->config, &a->cfg)) != EXIT_OK)
+		return rc;
+	char err[256];
+	/* The command line wins over the file. */
+	if (budget && tuner_config_set(&a->cfg, "cpu_budget", budget, err, sizeof(err)) < 0)
+		return usage_error(ctx, "--cpu-budget: %s", err);
+	if (interval && tuner_config_set(&a->cfg, "interval", interval, err, sizeof(err)) < 0)
+		return usage_error(ctx, "--interval: %s", err);
+	if (tuner_config_check(&a->cfg, err, sizeof(err)) < 0)
+		return usage_error(ctx, "%s", err);
+	return EXIT_OK;
+}
+
+static void log_decision(const struct ctx *ctx, const struct tune_args *a, const struct tuner_decision *d,
+			 const struct ksm_rates *r, bool applied)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	char when[32];
+	gmtime_r(&now, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if (ctx->format == OUT_JSON) {
+		struct json j;
+		json_init(&j, stdout, false);
+		json_object_begin(&j, NULL);
+		json_string(&j, "time", when);
+		json_string(&j, "mode", tuner_mode_name(d->mode));
+		json_int(&j, "run", d->run);
+		json_int(&j, "pages_to_scan", d->pages_to_scan);
+		json_int(&j, "sleep_millisecs", d->sleep_millisecs);
+		json_bool(&j, "changed", d->changed);
+		json_bool(&j, "applied", applied);
+		json_bool(&j, "memory_pressure", d->pressure);
+		json_maybe(&j, "saved_bytes", r->saved_bytes);
+		json_double(&j, "ksmd_cpu_percent", r->ksmd_cpu_percent);
+		json_double(&j, "pages_scanned_per_second", r->pages_scanned_per_second);
+		json_string(&j, "reason", d->reason);
+		json_object_end(&j);
+		json_finish(&j);
+	} else {
+		char saved[32] = "n/a", cpu[16] = "n/a";
+		if (r->saved_bytes.known)
+			fmt_bytes(saved, sizeof(saved), r->saved_bytes.v);
+		if (isfinite(r->ksmd_cpu_percent))
+			snprintf(cpu, sizeof(cpu), "%.1f%%", r->ksmd_cpu_percent);
+		printf("%s %s%s pages_to_scan=%lld sleep_millisecs=%lld | saved %s, ksmd %s | %s\n", when,
+		       a->dry_run ? "(dry run) " : "", tuner_mode_name(d->mode), (long long)d->pages_to_scan,
+		       (long long)d->sleep_millisecs, saved, cpu, d->reason);
+	}
+	fflush(stdout);
+}
+
+static void nap(double s)
+{
+	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+	nanosleep(&ts, NULL); /* a signal ends the nap early: the loop checks the flag */
+}
 
 int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return fail(ctx, EXIT_FAIL, "not available", "this command is not implemented in this build yet");
+	struct tune_args a = {0};
+	bool help = false;
+	int rc = parse_args(ctx, argc, argv, &a, &help);
+	if (rc != EXIT_OK)
+		return rc;
+	if (help) {
+		ksm_tune_help();
+		return EXIT_OK;
+	}
+	struct ksm_sampler sampler;
+	ksm_sampler_init(&sampler, &ctx->root);
+	struct ksm_sample prev, now;
+	if (ksm_sample_take(&sampler, &prev) == -ENOENT)
+		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
+	if (!a.dry_run && geteuid() != 0)
+		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root (try --dry-run)");
+
+	int instance_fd = -1;
+	if (!a.dry_run) {
+		const char *lock_path = getenv("VMHOST_TUNE_LOCK");
+		instance_fd = tuner_instance_lock(lock_path ? lock_path : TUNER_INSTANCE_LOCK);
+		if (instance_fd == -EBUSY)
+			return fail(ctx, EXIT_FAIL, "already running", "another 'vmhost ksm tune' holds %s",
+				    lock_path ? lock_path : TUNER_INSTANCE_LOCK);
+		if (instance_fd < 0)
+			return fail(ctx, instance_fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "lock file", "%s",
+				    strerror(-instance_fd));
+		int r = ksm_lock(false);
+		if (r == -EBUSY) {
+			close(instance_fd);
+			return fail(ctx, EXIT_FAIL, "KSM busy",
+				    "another vmhost (ksm sweep, bench ksm or a test) holds " KSM_LOCK_PATH);
+		}
+		if (r < 0) {
+			close(instance_fd);
+			return fail(ctx, EXIT_FAIL, "KSM lock", "%s", strerror(-r));
+		}
+	}
+	pid_t tuned = ksmtuned_find(&ctx->root);
+	if (tuned)
+		warn(ctx, "ksmtuned is running (pid %d): it rewrites pages_to_scan every 60 s and will fight this "
+			  "tuner; stop it (systemctl stop ksmtuned)", (int)tuned);
+
+	struct sigaction sa = {.sa_handler = on_stop};
+	sigemptyset(&sa.sa_mask);
+	if (a.dry_run) {
+		sigaction(SIGINT, &sa, NULL);
+		sigaction(SIGTERM, &sa, NULL);
+		sigaction(SIGHUP, &sa, NULL);
+	} else if (ksm_guard_begin(&ctx->root, on_stop) < 0) {
+		ksm_unlock();
+		close(instance_fd);
+		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(errno));
+	}
+
+	struct tuner_state state;
+	tuner_init(&state);
+	struct ksm_rates rates;
+	struct tuner_decision d;
+	double start = prev.t, last_log = -1e9;
+	int64_t page = sysconf(_SC_PAGESIZE);
+	rc = EXIT_OK;
+	/* The first decision comes from one sample: the law only needs counters to start. */
+	now = prev;
+	while (!stop_signal) {
+		ksm_rates_compute(&prev, &now, page, NULL, &rates);
+		struct tuner_input in;
+		tuner_input_from(&prev, &now, &rates, &in);
+		tuner_step(&a.cfg, &state, &in, &d);
+		int r = 0;
+		if (!a.dry_run)
+			r = tuner_apply(&a.cfg, &d, &now.k, &stop_signal);
+		if (r < 0) {
+			ksm_guard_end();
+			rc = fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "writing KSM settings",
+				  "%s (settings restored)", strerror(-r));
+			break;
+		}
+		if (a.dry_run || a.verbose || d.changed || now.t - last_log >= 60) {
+			log_decision(ctx, &a, &d, &rates, !a.dry_run);
+			last_log = now.t;
+		}
+		if (a.duration > 0 && now.t - start >= a.duration)
+			break;
+		double wake = now.t + a.cfg.interval_seconds;
+		while (!stop_signal && ksm_now() < wake)
+			nap(fmin(0.2, wake - ksm_now()));
+		if (stop_signal)
+			break;
+		prev = now;
+		if (ksm_sample_take(&sampler, &now) < 0) {
+			rc = fail(ctx, EXIT_FAIL, "reading KSM", "%s/kernel/mm/ksm vanished", ctx->root.sys);
+			break;
+		}
+	}
+	if (!a.dry_run) {
+		int r = ksm_guard_end();
+		if (r < 0 && rc == EXIT_OK)
+			rc = fail(ctx, EXIT_FAIL, "restoring KSM settings", "%s", strerror(-r));
+		ksm_unlock();
+		close(instance_fd);
+	}
+	if (ctx->format != OUT_JSON)
+		fprintf(stderr, "vmhost: ksm tune: stopped%s%s\n", stop_signal ? " on " : "",
+			stop_signal ? strsignal(stop_signal) : "");
+	return rc;
 }

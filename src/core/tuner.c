@@ -212,10 +212,13 @@ void tuner_step(const struct tuner_config *c, struct tuner_state *s, const struc
 	}
 
 	if (s->mode == TUNER_FAST) {
-		if (s->settled) {
+		bool ran_ours = in->run == 1 && in->pages_to_scan == s->pages_to_scan &&
+				in->sleep_millisecs == s->sleep_millisecs;
+		if (s->settled && ran_ours) {
 			s->pages_to_scan = fit_budget(c, s->pages_to_scan, in->ksmd_cpu_percent, budget, why, sizeof(why));
 			s->fast_pages_to_scan = s->pages_to_scan;
-		}
+		} else if (s->settled)
+			snprintf(why, sizeof(why), "; the kernel ran other settings, CPU budget not fitted");
 		s->settled = true;
 		snprintf(ret->reason, sizeof(ret->reason), "fast: %lld new pages, +%lld merged in %.1fs, %d flat scan%s%s%s",
 			 (long long)(new_pages > 0 ? new_pages : 0), (long long)(gained > 0 ? gained : 0),

@@ -40,6 +40,9 @@ struct tuner_input {
 	int64_t pages_shared, pages_sharing, pages_unshared, pages_volatile, ksm_zero_pages, full_scans;
 	double ksmd_cpu_percent; /* over the last interval; NaN when unknown */
 	int64_t mem_total_bytes, mem_available_bytes;
+	/* What the kernel ran with during the interval: the CPU budget is only fitted when it
+	 * ran the tuner's own fast setting (not in a dry run, not after someone else's write). */
+	int64_t run, pages_to_scan, sleep_millisecs;
 };
 
 struct tuner_decision {
