@@ -100,6 +100,7 @@ static void json_out(const struct ksm_sample *b, const struct ksm_rates *r)
 	struct json j;
 	json_init(&j, stdout, false);
 	json_object_begin(&j, NULL);
+	json_bool(&j, "present", true);
 	for (size_t i = 0; i < ksm_nfiles; i++) {
 		maybe_i64 v = *(const maybe_i64 *)((const char *)k + ksm_files[i].offset);
 		if (v.known)
