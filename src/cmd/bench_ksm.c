@@ -663,10 +663,10 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 				       steady[P_CONSERVATIVE], cpu_ok ? "met" : "missed");
 			printf("\n");
 			if (o.policy_on[P_ADVISOR] && runs[0][P_ADVISOR].available)
-				printf("vs kernel-advisor: time to 95%% %s, steady ksmd CPU %.2f%% vs %.2f%%\n",
+				printf("vs kernel-advisor: time to 95%%: %s; steady ksmd CPU %.2f%% vs %.2f%%\n",
 				       isfinite(t95[P_ADVISOR]) && isfinite(t95[P_VMHOST])
 					       ? (snprintf(a, sizeof(a), "%.2fx", t95[P_VMHOST] / t95[P_ADVISOR]), a)
-					       : (isfinite(t95[P_VMHOST]) ? "advisor did not reach 95%" : "n/a"),
+					       : (isfinite(t95[P_VMHOST]) ? "the advisor did not reach 95% within the run" : "n/a"),
 				       steady[P_VMHOST], steady[P_ADVISOR]);
 		}
 	}
