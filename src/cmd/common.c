@@ -120,12 +120,17 @@ int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table,
 	     int argc, char **argv)
 {
 	if (argc < 2 || argv[1][0] == '-') {
-		if (dflt && !(argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))))
+		bool help = argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"));
+		if (dflt && !help)
 			return dflt(ctx, argc, argv);
+		if (dflt) {
+			dflt(ctx, argc, argv); /* its own usage first */
+			printf("\n");
+		}
 		printf("usage: vmhost %s COMMAND [OPTIONS]\n\ncommands:\n", group);
 		for (size_t i = 0; i < n; i++)
 			printf("  %-12s %s\n", table[i].name, table[i].summary);
-		return argc >= 2 ? EXIT_OK : (dflt ? EXIT_OK : EXIT_USAGE);
+		return help ? EXIT_OK : EXIT_USAGE;
 	}
 	const struct subcommand *hit = NULL;
 	size_t len = strlen(argv[1]);

@@ -11,8 +11,9 @@ echo 37 >$KSM/sleep_millisecs
 echo 1 >$KSM/smart_scan
 before=$(snapshot)
 for sig in TERM INT; do
-	for delay in 1 4; do
-		"$VMHOST" bench accounting --guests 2 --guest-size 64M --repeat 2 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
+	for delay in 1 5; do
+		# long enough (many exact reads) that the signal lands while it runs, at any stage
+		"$VMHOST" bench accounting --guests 3 --guest-size 128M --repeat 400 >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 		pid=$!
 		sleep $delay
 		kill -$sig $pid
