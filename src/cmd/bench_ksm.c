@@ -112,12 +112,6 @@ static void series_free(struct series *s)
 	free(s->cpu_ns);
 }
 
-static void nap(double s)
-{
-	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-	nanosleep(&ts, NULL);
-}
-
 static struct workload_spec guest_spec(const struct bench_opts *o, unsigned i)
 {
 	return (struct workload_spec){
@@ -195,23 +189,8 @@ static int ksmtuned_adjust(struct ksmtuned_sim *k, const struct io_root *root, i
 
 static int unmerge_all(struct ksm_sampler *sm, bool has_advisor)
 {
-	int r = 0;
-	if (has_advisor)
-		r = ksm_guard_set("advisor_mode", "none");
-	if (!r)
-		r = ksm_guard_set_int("run", 2);
-	if (r < 0)
-		return r;
-	double until = ksm_now() + 180;
-	struct ksm_sample s;
-	while (!stop_signal && ksm_now() < until) {
-		if (ksm_sample_take(sm, &s) < 0)
-			return -ENOENT;
-		if (s.k.pages_shared.v == 0 && s.k.pages_sharing.v == 0)
-			return 0;
-		nap(0.2);
-	}
-	return stop_signal ? -EINTR : -ETIMEDOUT;
+	int r = has_advisor ? ksm_guard_set("advisor_mode", "none") : 0;
+	return r < 0 ? r : ksm_unmerge_wait(sm, 180, 0.2, &stop_signal);
 }
 
 static int run_policy(struct ctx *ctx, const struct bench_opts *o, enum policy p, struct ksm_sampler *sm,
@@ -316,7 +295,7 @@ static int run_policy(struct ctx *ctx, const struct bench_opts *o, enum policy p
 		double wake = fmin(next_sample, p == P_VMHOST ? next_tune : next_sample);
 		double left = wake - ksm_now();
 		if (left > 0)
-			nap(left);
+			ksm_nap(left);
 	}
 out:
 	for (unsigned i = 0; i < o->guests; i++)

@@ -75,29 +75,8 @@ static int cmp_double(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void nap(double s)
-{
-	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-	nanosleep(&ts, NULL);
-}
-
 /* run=2 and wait until nothing is merged (or 120 s). */
-static int unmerge(struct ksm_sampler *sm)
-{
-	int r = ksm_guard_set_int("run", 2);
-	if (r < 0)
-		return r;
-	double until = ksm_now() + 120;
-	struct ksm_sample s;
-	while (!stop_signal && ksm_now() < until) {
-		if (ksm_sample_take(sm, &s) < 0)
-			return -ENOENT;
-		if (s.k.pages_shared.v == 0 && s.k.pages_sharing.v == 0)
-			return 0;
-		nap(0.1);
-	}
-	return stop_signal ? -EINTR : -ETIMEDOUT;
-}
+static int unmerge(struct ksm_sampler *sm) { return ksm_unmerge_wait(sm, 120, 0.1, &stop_signal); }
 
 static int measure(struct ksm_sampler *sm, int nscans, double timeout, struct sweep_result *res)
 {
@@ -121,7 +100,7 @@ static int measure(struct ksm_sampler *sm, int nscans, double timeout, struct sw
 			res->timed_out = true;
 			break;
 		}
-		nap(0.05);
+		ksm_nap(0.05);
 		if (ksm_sample_take(sm, &s) < 0)
 			return -ENOENT;
 		int64_t done = s.k.full_scans.v - scans0;

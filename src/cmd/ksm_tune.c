@@ -164,12 +164,6 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
 	fflush(stdout);
 }
 
-static void nap(double s)
-{
-	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-	nanosleep(&ts, NULL); /* a signal ends the nap early: the loop checks the flag */
-}
-
 int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 {
 	struct tune_args a = {0};
@@ -258,7 +252,7 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 			break;
 		double wake = now.t + a.cfg.interval_seconds;
 		while (!stop_signal && ksm_now() < wake)
-			nap(fmin(0.2, wake - ksm_now()));
+			ksm_nap(fmin(0.2, wake - ksm_now()));
 		if (stop_signal)
 			break;
 		prev = now;

@@ -5,6 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/ksm_guard.h"
+
 double ksm_now(void)
 {
 	struct timespec ts;
@@ -132,4 +134,28 @@ void ksm_rates_compute(const struct ksm_sample *a, const struct ksm_sample *b, i
 		rate = (double)k->pages_to_scan.v * 1000.0 / (double)(k->sleep_millisecs.v > 0 ? k->sleep_millisecs.v : 1);
 	if (rate > 0 && pages > 0)
 		ret->full_scan_seconds = pages / rate;
+}
+
+void ksm_nap(double s)
+{
+	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+int ksm_unmerge_wait(struct ksm_sampler *sm, double timeout_seconds, double poll_seconds,
+		     volatile sig_atomic_t *stop)
+{
+	int r = ksm_guard_set_int("run", 2);
+	if (r < 0)
+		return r;
+	double until = ksm_now() + timeout_seconds;
+	struct ksm_sample s;
+	while (!*stop && ksm_now() < until) {
+		if (ksm_sample_take(sm, &s) < 0)
+			return -ENOENT;
+		if (s.k.pages_shared.v == 0 && s.k.pages_sharing.v == 0)
+			return 0;
+		ksm_nap(poll_seconds);
+	}
+	return *stop ? -EINTR : -ETIMEDOUT;
 }
