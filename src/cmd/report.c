@@ -31,7 +31,7 @@ struct report_opts {
 static void report_help(void)
 {
 	printf("usage: vmhost report [--db FILE] --out FILE.html [--window SEC] [--growth-window SEC]\n"
-	       "                     [--title TEXT]\n"
+	       "                     [--warmup SEC] [--title TEXT]\n"
 	       "\n"
 	       "Writes one self-contained HTML file (inline SVG charts and CSS; no JavaScript, no network):\n"
 	       "host memory, KSM savings and ksmd CPU over time, each VM's memory stacked (guest RAM,\n"
@@ -41,6 +41,7 @@ static void report_help(void)
 	       "  --out FILE.html      where to write the report (replaced atomically)\n"
 	       "  --window SEC         only the last SEC of the recording [everything]\n"
 	       "  --growth-window SEC  window of the growth verdicts, as 'vmhost growth --window' [21600]\n"
+	       "  --warmup SEC         a VM's first SEC are warm-up, as 'vmhost growth --warmup' [600]\n"
 	       "  --title TEXT         page title [vmhost report: HOSTNAME]\n");
 }
 
@@ -52,12 +53,13 @@ static int parse_report_opts(struct ctx *ctx, int argc, char **argv, struct repo
 		{"window", required_argument, NULL, 'w'},
 		{"growth-window", required_argument, NULL, 'g'},
 		{"title", required_argument, NULL, 't'},
+		{"warmup", required_argument, NULL, 'u'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+d:o:w:g:t:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:o:w:g:t:u:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'o': o->out = optarg; break;
@@ -69,6 +71,12 @@ static int parse_report_opts(struct ctx *ctx, int argc, char **argv, struct repo
 		case 'g':
 			if (arg_seconds(optarg, &o->growth.window_seconds) < 0)
 				return usage_error(ctx, "--growth-window takes seconds, not '%s'", optarg);
+			break;
+		case 'u':
+			if (strcmp(optarg, "0") && arg_seconds(optarg, &o->growth.params.warmup_seconds) < 0)
+				return usage_error(ctx, "--warmup takes seconds, not '%s'", optarg);
+			if (!strcmp(optarg, "0"))
+				o->growth.params.warmup_seconds = 0;
 			break;
 		case 'h': *help = true; break;
 		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
@@ -183,9 +191,9 @@ static int host_series(const struct store_host_point *p, size_t n, struct series
 	return series_thin(s);
 }
 
-enum { V_PRIVATE, V_MERGED, V_OVERHEAD, V_GUEST_RAM, V_FIT, V_NROWS };
+enum { V_PRIVATE, V_MERGED, V_OVERHEAD, V_FIT, V_NROWS };
 
-static int vm_series(const struct growth_vm *g, const struct store_vm_point *p, size_t n, int64_t page_size,
+static int vm_series(const struct store_vm_point *p, size_t n, int64_t page_size,
 		     struct series_set *s)
 {
 	if (series_alloc(s, n, V_NROWS) < 0)
@@ -200,7 +208,6 @@ static int vm_series(const struct growth_vm *g, const struct store_vm_point *p, 
 		row(s, V_PRIVATE)[i] = guest - merged;
 		row(s, V_MERGED)[i] = isfinite(guest) ? merged : NAN;
 		row(s, V_OVERHEAD)[i] = over;
-		row(s, V_GUEST_RAM)[i] = num(g->vm.guest_ram_bytes);
 		row(s, V_FIT)[i] = NAN;
 	}
 	return series_thin(s);
@@ -287,7 +294,7 @@ static int write_vm_chart(FILE *f, struct store *s, const struct growth_vm *g, d
 	if (r < 0)
 		return r;
 	struct series_set set = {0};
-	r = vm_series(g, p, n, page_size, &set);
+	r = vm_series(p, n, page_size, &set);
 	free(p);
 	if (r < 0) {
 		series_free(&set);
@@ -320,15 +327,15 @@ static int write_vm_chart(FILE *f, struct store *s, const struct growth_vm *g, d
 	char title[400], note[200];
 	vm_label(title, sizeof(title), &g->vm);
 	growth_text(note, sizeof(note), &g->result);
+	/* Overhead at the bottom of the stack, so its trend line sits on the band it fits. */
 	const struct chart_series series[] = {
-		{"guest RAM, resident (not merged)", C_GUEST, row(&set, V_PRIVATE), true, false},
-		{"guest RAM merged by KSM", C_MERGED, row(&set, V_MERGED), true, false},
 		{"overhead (beyond guest RAM)", C_OVERHEAD, row(&set, V_OVERHEAD), true, false},
-		{"guest RAM size", C_TOTAL, row(&set, V_GUEST_RAM), false, true},
+		{"guest RAM merged by KSM", C_MERGED, row(&set, V_MERGED), true, false},
+		{"guest RAM, resident, not merged", C_GUEST, row(&set, V_PRIVATE), true, false},
 		{"overhead trend (Theil-Sen)", C_FIT, row(&set, V_FIT), false, true},
 	};
 	struct chart c = {.title = title, .note = note, .unit = CHART_BYTES, .t = set.t, .n = set.n,
-			  .series = series, .nseries = fit ? 5 : 4, .t_min = since, .t_max = until, .height = 210};
+			  .series = series, .nseries = fit ? 4 : 3, .t_min = since, .t_max = until, .height = 210};
 	fprintf(f, "<div class=\"%s\">", g->result.flagged ? "vm flagged" : "vm");
 	chart_write_svg(f, &c);
 	fprintf(f, "</div>\n");
@@ -492,7 +499,7 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 		a, b, o->growth.params.min_consistency, o->growth.params.warmup_seconds);
 	vm_table(f, &g, vms, nvms);
 
-	fprintf(f, "<h2>Virtual machines</h2>\n<p class=\"sub\">Stack height is the VM's resident memory (RSS). "
+	fprintf(f, "<h2>Virtual machines</h2>\n<p class=\"sub\">Stack height is the VM's resident memory (RSS): overhead at the bottom, then guest RAM. "
 		   "Overhead is the cheap estimate (RSS beyond guest RAM), a lower bound until the guest has touched "
 		   "all its RAM.</p>\n");
 	/* Charts for the VMs of the growth window first (flagged ones on top), then the others. */

@@ -253,15 +253,27 @@ fail:
 	return r;
 }
 
-int store_open_read(const char *path, struct store **ret)
+/* A file: URI for path (percent-escaping what URIs reserve), with query. */
+static int file_uri(const char *path, const char *query, char *buf, size_t cap)
 {
-	if (access(path, F_OK) < 0)
-		return -errno;
+	size_t n = (size_t)snprintf(buf, cap, "file:");
+	for (const char *p = path; *p && n + 4 < cap; p++) {
+		if (*p == '%' || *p == '?' || *p == '#')
+			n += (size_t)snprintf(buf + n, cap - n, "%%%02X", (unsigned char)*p);
+		else
+			buf[n++] = *p;
+	}
+	int w = snprintf(buf + n, cap - n, "?%s", query);
+	return w < 0 || (size_t)w >= cap - n ? -ENAMETOOLONG : 0;
+}
+
+static int open_read_uri(const char *uri, struct store **ret)
+{
 	struct store *s;
 	int r = store_new(&s);
 	if (r < 0)
 		return r;
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READONLY, NULL);
+	int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
 	if (rc != SQLITE_OK) {
 		r = errno_from_sqlite(s->db, rc);
 		goto fail;
@@ -278,6 +290,24 @@ int store_open_read(const char *path, struct store **ret)
 	return 0;
 fail:
 	store_close(s);
+	return r;
+}
+
+int store_open_read(const char *path, struct store **ret)
+{
+	if (access(path, F_OK) < 0)
+		return -errno;
+	char uri[4200];
+	int r = file_uri(path, "mode=ro", uri, sizeof(uri));
+	if (r < 0)
+		return r;
+	r = open_read_uri(uri, ret);
+	/* A WAL database on read-only media (no -shm can be made): nobody can be writing it, so
+	 * it may be read as immutable. */
+	if (r == -ENOENT || r == -EROFS || r == -EACCES || r == -EIO) {
+		if (file_uri(path, "mode=ro&immutable=1", uri, sizeof(uri)) == 0 && open_read_uri(uri, ret) == 0)
+			return 0;
+	}
 	return r;
 }
 
