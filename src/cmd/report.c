@@ -191,7 +191,7 @@ static int host_series(const struct store_host_point *p, size_t n, struct series
 	return series_thin(s);
 }
 
-enum { V_PRIVATE, V_MERGED, V_OVERHEAD, V_FIT, V_NROWS };
+enum { V_PRIVATE, V_MERGED, V_OVERHEAD, V_SAVED, V_FIT, V_NROWS };
 
 static int vm_series(const struct store_vm_point *p, size_t n, int64_t page_size,
 		     struct series_set *s)
@@ -208,6 +208,7 @@ static int vm_series(const struct store_vm_point *p, size_t n, int64_t page_size
 		row(s, V_PRIVATE)[i] = guest - merged;
 		row(s, V_MERGED)[i] = isfinite(guest) ? merged : NAN;
 		row(s, V_OVERHEAD)[i] = over;
+		row(s, V_SAVED)[i] = num(p[i].ksm_saved);
 		row(s, V_FIT)[i] = NAN;
 	}
 	return series_thin(s);
@@ -324,18 +325,26 @@ static int write_vm_chart(FILE *f, struct store *s, const struct growth_vm *g, d
 		}
 		free(res);
 	}
-	char title[400], note[200];
+	char title[400], note[400], verdict[200], over[32] = "n/a", saved[32] = "n/a";
 	vm_label(title, sizeof(title), &g->vm);
-	growth_text(note, sizeof(note), &g->result);
+	growth_text(verdict, sizeof(verdict), &g->result);
+	double v = last_finite(row(&set, V_OVERHEAD), set.n);
+	if (isfinite(v))
+		fmt_bytes(over, sizeof(over), (int64_t)v);
+	v = last_finite(row(&set, V_SAVED), set.n);
+	if (isfinite(v))
+		fmt_bytes(saved, sizeof(saved), (int64_t)v);
+	snprintf(note, sizeof(note), "%s; now: overhead %s, KSM saves %s", verdict, over, saved);
 	/* Overhead at the bottom of the stack, so its trend line sits on the band it fits. */
 	const struct chart_series series[] = {
 		{"overhead (beyond guest RAM)", C_OVERHEAD, row(&set, V_OVERHEAD), true, false},
 		{"guest RAM merged by KSM", C_MERGED, row(&set, V_MERGED), true, false},
 		{"guest RAM, resident, not merged", C_GUEST, row(&set, V_PRIVATE), true, false},
+		{"saved by KSM (not resident)", C_PROFIT, row(&set, V_SAVED), false, true},
 		{"overhead trend (Theil-Sen)", C_FIT, row(&set, V_FIT), false, true},
 	};
 	struct chart c = {.title = title, .note = note, .unit = CHART_BYTES, .t = set.t, .n = set.n,
-			  .series = series, .nseries = fit ? 4 : 3, .t_min = since, .t_max = until, .height = 210};
+			  .series = series, .nseries = fit ? 5 : 4, .t_min = since, .t_max = until, .height = 210};
 	fprintf(f, "<div class=\"%s\">", g->result.flagged ? "vm flagged" : "vm");
 	chart_write_svg(f, &c);
 	fprintf(f, "</div>\n");

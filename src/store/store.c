@@ -52,8 +52,8 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_INSERT_VM] = "INSERT INTO vms (pid, start_ticks, boot_ms, started_ms, uuid, name, vmm, guest_ram_bytes)"
 			 " VALUES (?1, ?2, ?3, ?4, NULLIF(?5, ''), NULLIF(?6, ''), ?7, ?8)",
 	[ST_INSERT_VM_SAMPLE] = "INSERT OR REPLACE INTO vm_samples (vm_id, t_ms, resolution, populated, exact, rss,"
-				" rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit, pss,"
-				" overhead) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+				" rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved,"
+				" pss, overhead) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
 };
 
 struct store {
@@ -462,8 +462,9 @@ static int insert_vm(struct store *s, const struct snapshot *snap, const struct 
 	bind_maybe(st, 10, m->ksm_merging_pages);
 	bind_maybe(st, 11, m->ksm_zero_pages);
 	bind_maybe(st, 12, m->ksm_profit);
-	bind_maybe(st, 13, vm->pss_bytes);
-	bind_maybe(st, 14, vm->overhead_bytes);
+	bind_maybe(st, 13, vm->ksm_saved_bytes);
+	bind_maybe(st, 14, vm->pss_bytes);
+	bind_maybe(st, 15, vm->overhead_bytes);
 	return step_done(s, st);
 }
 
@@ -673,7 +674,7 @@ int store_vm_points(struct store *s, int64_t vm_id, double since, double until, 
 	sqlite3_stmt *st;
 	int r = prepare(s,
 			"SELECT t_ms, resolution, populated, exact, rss, rss_anon, rss_file, rss_shmem, swap,"
-			" ksm_merging_pages, ksm_zero_pages, ksm_profit, pss, overhead FROM vm_samples"
+			" ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead FROM vm_samples"
 			" WHERE vm_id = ?1 AND t_ms BETWEEN ?2 AND ?3 ORDER BY t_ms",
 			&st);
 	if (r < 0)
@@ -695,8 +696,8 @@ int store_vm_points(struct store *s, int64_t vm_id, double since, double until, 
 		p->populated = sqlite3_column_int(st, 2) != 0;
 		p->exact = sqlite3_column_int(st, 3) != 0;
 		maybe_i64 *fields[] = {&p->rss, &p->rss_anon, &p->rss_file, &p->rss_shmem, &p->swap,
-				       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->pss,
-				       &p->overhead};
+				       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->ksm_saved,
+				       &p->pss, &p->overhead};
 		for (int i = 0; i < (int)(sizeof(fields) / sizeof(fields[0])); i++)
 			*fields[i] = column_maybe(st, 4 + i);
 	}

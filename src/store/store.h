@@ -74,7 +74,7 @@ struct store_vm_point {
 	bool populated;     /* guest RAM was fully populated: the overhead estimate is exact */
 	bool exact;         /* overhead and PSS from the exact sources */
 	maybe_i64 rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit,
-		pss, overhead;
+		ksm_saved, pss, overhead;
 };
 
 struct store_host_point {

@@ -27,7 +27,8 @@ static const char *const store_migrations[] = {
 	" resolution INTEGER NOT NULL DEFAULT 0,"
 	" populated INTEGER, exact INTEGER,"
 	" rss INTEGER, rss_anon INTEGER, rss_file INTEGER, rss_shmem INTEGER, swap INTEGER,"
-	" ksm_merging_pages INTEGER, ksm_zero_pages INTEGER, ksm_profit INTEGER, pss INTEGER, overhead INTEGER,"
+	" ksm_merging_pages INTEGER, ksm_zero_pages INTEGER, ksm_profit INTEGER, ksm_saved INTEGER, pss INTEGER,"
+	" overhead INTEGER,"
 	" PRIMARY KEY (vm_id, t_ms)) WITHOUT ROWID;",
 };
 
@@ -48,11 +49,11 @@ static const char store_sample_means[] =
 	" MAX(ksmd_cpu_ns), MAX(vm_count), SUM(skipped)";
 static const char store_vm_sample_columns[] =
 	"populated, exact, rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages,"
-	" ksm_profit, pss, overhead";
+	" ksm_profit, ksm_saved, pss, overhead";
 static const char store_vm_sample_means[] =
 	"MIN(populated), MIN(exact)," MEAN("rss") "," MEAN("rss_anon") "," MEAN("rss_file") ","
 	MEAN("rss_shmem") "," MEAN("swap") "," MEAN("ksm_merging_pages") "," MEAN("ksm_zero_pages") ","
-	MEAN("ksm_profit") "," MEAN("pss") "," MEAN("overhead");
+	MEAN("ksm_profit") "," MEAN("ksm_saved") "," MEAN("pss") "," MEAN("overhead");
 #undef MEAN
 
 #endif

@@ -24,6 +24,27 @@ check "report has no script" bash -c "! grep -qi '<script' '$TEST_TMP/r.html'"
 check "report loads nothing from the network" bash -c "! grep -Eo '(src|href)=\"[^\"]*' '$TEST_TMP/r.html' | grep -q ."
 check "no temporary file left" [ ! -e "$TEST_TMP/r.html.tmp" ]
 
+# A frozen host tree (tests/fixtures/host-mixed): what is stored is exactly what 'mem' shows,
+# and unknown stays NULL.
+FX=$VMHOST_FIXTURES/host-mixed
+FDB=$TEST_TMP/fixture.db
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$FX/sys" record --db "$FDB" --interval 0.1 --duration 0.3 --quiet
+check "record on the fixture tree" [ $? -eq 0 ]
+check "three samples" [ "$(sqlite3 "$FDB" 'SELECT count(*) FROM samples')" = 3 ]
+check "one series per VM" [ "$(sqlite3 "$FDB" 'SELECT group_concat(name) FROM (SELECT name FROM vms ORDER BY name)')" = "db,old,web1" ]
+q() { sqlite3 "$FDB" "SELECT $1 FROM vm_samples JOIN vms ON id = vm_id WHERE name = '$2' LIMIT 1"; }
+check "overhead as mem shows it (web1)" [ "$(q overhead web1)" = 227328000 ]
+check "rss with helpers (web1)" [ "$(q rss web1)" = 2370715648 ]
+check "KSM saved (web1)" [ "$(q ksm_saved web1)" = 619514905 ]
+check "uuid and guest RAM (db)" [ "$(sqlite3 "$FDB" "SELECT uuid || ' ' || guest_ram_bytes FROM vms WHERE name = 'db'")" = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee 4294967296" ]
+check "unknown stays NULL (old kernel, no ksm_stat)" [ "$(q 'quote(ksm_zero_pages)' old)" = NULL ]
+check "host memory stored" [ "$(sqlite3 "$FDB" 'SELECT count(*) FROM samples WHERE mem_total > 0 AND vm_count = 3')" = 3 ]
+"$VMHOST" growth --db "$FDB" --json --warmup 0 >"$TEST_TMP/fg.json"
+check "growth: three VMs, too few samples, none flagged" \
+	jq -e '(.vms | length) == 3 and all(.vms[]; .flagged == false and .overhead_growth_bytes_per_hour == null)' "$TEST_TMP/fg.json"
+"$VMHOST" report --db "$FDB" --out "$TEST_TMP/f.html" >/dev/null
+check "fixture report names every VM" bash -c "grep -q '>web1 (pid 1001)' '$TEST_TMP/f.html' && grep -q '>db (pid 1003)' '$TEST_TMP/f.html'"
+
 # Bad input: one clear line, the right exit code, never a crash.
 "$VMHOST" growth --db "$TEST_TMP/missing.db" 2>"$TEST_TMP/e1"
 check "missing database: exit 1" [ $? -eq 1 ]
