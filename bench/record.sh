@@ -83,7 +83,7 @@ INSERT INTO samples SELECT h.t_ms + k.i * 10000, 0, gather_us + k.i % 97, mem_to
 WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < 8640),
 last AS (SELECT * FROM vm_samples WHERE t_ms = (SELECT MAX(t_ms) FROM vm_samples))
 INSERT INTO vm_samples SELECT vm_id, t_ms + k.i * 10000, 0, populated, exact, rss + (k.i % 29) * 4096, rss_anon + (k.i % 29) * 4096,
-  rss_file, rss_shmem, swap, ksm_merging_pages + k.i % 17, ksm_zero_pages, ksm_profit + (k.i % 17) * 4096, pss + (k.i % 29) * 4096,
+  rss_file, rss_shmem, swap, ksm_merging_pages + k.i % 17, ksm_zero_pages, ksm_profit + (k.i % 17) * 4096, ksm_saved + (k.i % 17) * 4096, pss + (k.i % 29) * 4096,
   overhead + (k.i % 29) * 4096 FROM k, last ORDER BY k.i, vm_id;
 PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 after=$(stat -c %s "$db")

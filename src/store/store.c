@@ -505,7 +505,8 @@ int store_write_snapshot(struct store *s, const struct snapshot *snap)
 	if (snap->wall_seconds - s->last_downsample >= DOWNSAMPLE_EVERY_SECONDS ||
 	    snap->wall_seconds < s->last_downsample) {
 		r = store_downsample(s, snap->wall_seconds);
-		if (r < 0)
+		/* The sample is in; downsampling on a full disk is retried with the next one. */
+		if (r < 0 && r != -ENOSPC)
 			return r;
 	}
 	return 0;
