@@ -228,6 +228,16 @@ static void fmt_time(char *buf, size_t cap, double t)
 	strftime(buf, cap, "%Y-%m-%d %H:%M:%S %Z", &tm);
 }
 
+/* Table cells: the time zone is in the page's header. */
+static void fmt_time_short(char *buf, size_t cap, double t)
+{
+	time_t tt = (time_t)llround(t);
+	struct tm tm;
+	localtime_r(&tt, &tm);
+	if (!isfinite(t) || !strftime(buf, cap, "%m-%d %H:%M:%S", &tm))
+		snprintf(buf, cap, "n/a");
+}
+
 static void cell_bytes(FILE *f, double v)
 {
 	char b[32];
@@ -340,7 +350,7 @@ static int write_vm_chart(FILE *f, struct store *s, const struct growth_vm *g, d
 		{"overhead (beyond guest RAM)", C_OVERHEAD, row(&set, V_OVERHEAD), true, false},
 		{"guest RAM merged by KSM", C_MERGED, row(&set, V_MERGED), true, false},
 		{"guest RAM, resident, not merged", C_GUEST, row(&set, V_PRIVATE), true, false},
-		{"saved by KSM (not resident)", C_PROFIT, row(&set, V_SAVED), false, true},
+		{"saved by KSM (not resident)", C_KSM, row(&set, V_SAVED), false, false},
 		{"overhead trend (Theil-Sen)", C_FIT, row(&set, V_FIT), false, true},
 	};
 	struct chart c = {.title = title, .note = note, .unit = CHART_BYTES, .t = set.t, .n = set.n,
@@ -375,8 +385,8 @@ static void vm_table(FILE *f, const struct growth_scan *g, const struct store_vm
 		html_escape(f, v->vmm);
 		fprintf(f, "</td>");
 		cell_bytes(f, num(v->guest_ram_bytes));
-		fmt_time(a, sizeof(a), v->first_seconds);
-		fmt_time(b, sizeof(b), v->last_seconds);
+		fmt_time_short(a, sizeof(a), v->first_seconds);
+		fmt_time_short(b, sizeof(b), v->last_seconds);
 		fprintf(f, "<td class=\"l\">%s</td><td class=\"l\">%s</td><td>%zu</td>", a, b, v->samples);
 		if (!gv) {
 			fprintf(f, "<td class=\"l\">not in the growth window</td><td>n/a</td><td>n/a</td></tr>\n");
