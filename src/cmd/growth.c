@@ -173,7 +173,8 @@ int cmd_growth(struct ctx *ctx, int argc, char **argv)
 	const char *what;
 	int r = growth_scan_run(&o, &g, &what);
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, what, "%s: %s", o.db, store_strerror(r));
+		return fail(ctx, EXIT_FAIL, what, "%s: %s%s", o.db, store_strerror(r),
+			    r == -ENOENT ? " (record one with 'vmhost record')" : "");
 	if (ctx->format == OUT_JSON) {
 		print_json(&o, &g);
 		growth_scan_free(&g);

@@ -572,7 +572,8 @@ int cmd_report(struct ctx *ctx, int argc, char **argv)
 	struct store *s;
 	int r = store_open_read(o.db, &s);
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s", o.db, store_strerror(r));
+		return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s%s", o.db, store_strerror(r),
+			    r == -ENOENT ? " (record one with 'vmhost record')" : "");
 	char tmp[4096];
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", o.out) >= (int)sizeof(tmp)) {
 		store_close(s);

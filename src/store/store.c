@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "store/store_schema.h"
@@ -107,7 +108,6 @@ const char *store_strerror(int err)
 	case -EPROTO: return "not a vmhost database, or it is damaged";
 	case -EPROTONOSUPPORT: return "written by a newer vmhost (unknown schema version)";
 	case -ENODATA: return "no samples recorded yet";
-	case -ENOENT: return "no such file (record with 'vmhost record' first)";
 	default: return strerror(-err);
 	}
 }
@@ -295,8 +295,11 @@ fail:
 
 int store_open_read(const char *path, struct store **ret)
 {
-	if (access(path, F_OK) < 0)
+	struct stat st;
+	if (stat(path, &st) < 0)
 		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
 	char uri[4200];
 	int r = file_uri(path, "mode=ro", uri, sizeof(uri));
 	if (r < 0)

@@ -48,7 +48,7 @@ check "fixture report names every VM" bash -c "grep -q '>web1 (pid 1001)' '$TEST
 # Bad input: one clear line, the right exit code, never a crash.
 "$VMHOST" growth --db "$TEST_TMP/missing.db" 2>"$TEST_TMP/e1"
 check "missing database: exit 1" [ $? -eq 1 ]
-check "missing database: says so" grep -q "^vmhost: growth: opening the database: .*missing.db: no such file" "$TEST_TMP/e1"
+check "missing database: says so" grep -q "^vmhost: growth: opening the database: .*missing.db: No such file or directory (record one with 'vmhost record')" "$TEST_TMP/e1"
 echo "just some text, not a database at all, long enough for a header" >"$TEST_TMP/text.db"
 "$VMHOST" --json report --db "$TEST_TMP/text.db" --out "$TEST_TMP/x.html" >"$TEST_TMP/e2.json" 2>/dev/null
 check "foreign file: exit 1" [ $? -eq 1 ]
