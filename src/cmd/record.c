@@ -8,6 +8,7 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "core/kvm.h"
 #include "core/snapshot.h"
 #include "out/json.h"
 #include "store/store.h"
@@ -15,6 +16,7 @@
 struct record_opts {
 	const char *db;
 	double interval, duration; /* duration 0: until a signal */
+	double kvm_interval;       /* KVM counters at most this often; 0 never */
 	struct store_retention retention;
 	bool quiet;
 };
@@ -26,10 +28,12 @@ static void on_stop_signal(int sig) { stop_signal = sig; }
 
 static void record_help(void)
 {
-	printf("usage: vmhost record [--db FILE] [--interval SEC] [--duration SEC] [--keep-raw SEC] [--quiet]\n"
+	printf("usage: vmhost record [--db FILE] [--interval SEC] [--duration SEC] [--keep-raw SEC]\n"
+	       "                     [--kvm-interval SEC] [--quiet]\n"
 	       "\n"
-	       "Samples host memory, KSM (status, ksmd CPU) and every VM's memory figures (those of\n"
-	       "'vmhost mem', with the cheap estimates) into an SQLite database, in the foreground.\n"
+	       "Samples host memory, KSM (status, ksmd CPU), every VM's memory figures (those of\n"
+	       "'vmhost mem', with the cheap estimates) and, where debugfs is readable, KVM's counters\n"
+	       "(those of 'vmhost exits') into an SQLite database, in the foreground.\n"
 	       "Each sample is one transaction: stopping (Ctrl-C, SIGTERM) finishes the sample in flight;\n"
 	       "a crash loses at most that sample. One recorder per database.\n"
 	       "\n"
@@ -38,6 +42,8 @@ static void record_help(void)
 	       "  --duration SEC   stop after this long (default: until stopped)\n"
 	       "  --keep-raw SEC   keep every sample this long (default 2 days); older ones become\n"
 	       "                   5-minute means (kept 30 days), then 1-hour means (kept 5 years)\n"
+	       "  --kvm-interval SEC  KVM counters at most this often (default 60; 0: never); only\n"
+	       "                   changed values are stored\n"
 	       "  --quiet          no start and end lines\n"
 	       "\n"
 	       "Read it back with 'vmhost growth' and 'vmhost report'. Schema and sizes: docs/record.md.\n");
@@ -50,13 +56,14 @@ static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct reco
 		{"interval", required_argument, NULL, 'i'},
 		{"duration", required_argument, NULL, 't'},
 		{"keep-raw", required_argument, NULL, 'k'},
+		{"kvm-interval", required_argument, NULL, 'K'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+d:i:t:k:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:i:t:k:K:qh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'i':
@@ -70,6 +77,12 @@ static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct reco
 		case 'k':
 			if (arg_seconds(optarg, &o->retention.raw_seconds) < 0)
 				return usage_error(ctx, "--keep-raw takes seconds, not '%s'", optarg);
+			break;
+		case 'K':
+			if (!strcmp(optarg, "0"))
+				o->kvm_interval = 0;
+			else if (arg_seconds(optarg, &o->kvm_interval) < 0)
+				return usage_error(ctx, "--kvm-interval takes seconds (0: never), not '%s'", optarg);
 			break;
 		case 'q': o->quiet = true; break;
 		case 'h': *help = true; break;
@@ -130,7 +143,8 @@ static void print_summary(const struct ctx *ctx, const struct record_opts *o, co
 
 int cmd_record(struct ctx *ctx, int argc, char **argv)
 {
-	struct record_opts o = {.db = "vmhost.db", .interval = 10, .retention = store_retention_default};
+	struct record_opts o = {.db = "vmhost.db", .interval = 10, .kvm_interval = 60,
+				.retention = store_retention_default};
 	bool help = false;
 	int rc = parse_record_opts(ctx, argc, argv, &o, &help);
 	if (rc != EXIT_OK)
@@ -151,9 +165,19 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 		fflush(stdout);
 	}
 
+	/* KVM counters where debugfs is readable; without them the rest is recorded as usual. */
+	struct kvm_reader *kvm = NULL;
+	enum kvm_avail why;
+	if (o.kvm_interval > 0 && kvm_reader_open(&ctx->root, &kvm, &why) < 0) {
+		kvm = NULL;
+		if (why != KVM_NO_KVM && ctx->format != OUT_JSON && !o.quiet)
+			warn(ctx, "KVM counters are not recorded: %s", kvm_avail_hint(why));
+	}
+
 	struct record_totals totals = {0};
 	bool warned_denied = false, in_full_episode = false;
 	pid_t ksmd_pid = 0;
+	double last_kvm = -INFINITY;
 	double start = clock_monotonic_seconds(), next = start;
 	rc = EXIT_OK;
 	while (!stop_signal) {
@@ -169,7 +193,20 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 			warn(ctx, "no permission to read some /proc files (KSM figures are n/a); run as root");
 			warned_denied = true;
 		}
-		r = store_write_snapshot(store, &snap);
+		struct kvm_sample ks;
+		bool have_kvm = false;
+		if (kvm && snap.monotonic_seconds - last_kvm >= o.kvm_interval - o.interval / 2) {
+			last_kvm = snap.monotonic_seconds;
+			have_kvm = kvm_reader_sample(kvm, &ks) == 0;
+			if (!have_kvm) { /* the kvm directory went away (module unloaded, debugfs unmounted) */
+				warn(ctx, "KVM counters are no longer readable; recording the rest");
+				kvm_reader_close(kvm);
+				kvm = NULL;
+			}
+		}
+		r = store_write_sample(store, &snap, have_kvm ? kvm : NULL, have_kvm ? &ks : NULL);
+		if (have_kvm)
+			kvm_sample_free(&ks);
 		if (snap.vms.n > totals.vms_max)
 			totals.vms_max = snap.vms.n;
 		snapshot_free(&snap);
@@ -199,6 +236,7 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 			next = now + o.interval - fmod(now - next, o.interval);
 		sleep_until(next);
 	}
+	kvm_reader_close(kvm);
 	store_close(store);
 	if (rc == EXIT_OK && totals.dropped) {
 		rc = fail(ctx, EXIT_FAIL, "writing samples", "%s: %lu sample%s dropped: %s", o.db, totals.dropped,

@@ -406,6 +406,35 @@ static void vm_table(FILE *f, const struct growth_scan *g, const struct store_vm
 	fprintf(f, "</tbody></table>\n");
 }
 
+/* KVM exits per second, all VMs together, when KVM counters were recorded. Rows exist only
+ * where the counter changed, so a rate spans the time since the previous row. */
+static void write_kvm_chart(FILE *f, struct store *s, double since, double until)
+{
+	double *t;
+	int64_t *v;
+	size_t n;
+	if (store_kvm_points(s, 0, "exits", since, until, &t, &v, &n) < 0)
+		return;
+	struct series_set set = {0};
+	if (n >= 2 && series_alloc(&set, n - 1, 1) == 0) {
+		for (size_t i = 1; i < n; i++) {
+			set.t[i - 1] = t[i];
+			row(&set, 0)[i - 1] = v[i] >= v[i - 1] && t[i] > t[i - 1] ? (double)(v[i] - v[i - 1]) / (t[i] - t[i - 1])
+										    : NAN; /* reset */
+		}
+		if (series_thin(&set) == 0) {
+			const struct chart_series series[] = {{"exits per second", C_CPU, row(&set, 0), true, false}};
+			struct chart c = {.title = "KVM exits, all VMs", .note = "debugfs kvm/exits",
+					  .unit = CHART_PLAIN, .t = set.t, .n = set.n, .series = series, .nseries = 1,
+					  .t_min = since, .t_max = until, .height = 200};
+			chart_write_svg(f, &c);
+		}
+	}
+	series_free(&set);
+	free(t);
+	free(v);
+}
+
 /* Flagged VMs first, then by their number of samples (a proxy for being current). */
 static int cmp_growth_vm(const void *a, const void *b)
 {
@@ -507,6 +536,8 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 			   .unit = CHART_PERCENT, .t = host.t, .n = host.n, .series = cpu_series, .nseries = 1,
 			   .t_min = since, .t_max = last, .height = 200};
 	chart_write_svg(f, &c);
+
+	write_kvm_chart(f, s, since, last);
 
 	fprintf(f, "<h2>Memory growth</h2>\n<p class=\"sub\">Theil-Sen trend of each VM's overhead over the last "
 		   "%g s of the recording; flagged when at least ",

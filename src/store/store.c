@@ -35,7 +35,7 @@ struct vm_key {
 
 enum stmt_id {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_INSERT_SAMPLE, ST_FIND_VM, ST_INSERT_VM, ST_INSERT_VM_SAMPLE,
-	ST_COUNT
+	ST_INSERT_KVM_COUNTER, ST_FIND_KVM_COUNTER, ST_INSERT_KVM_SAMPLE, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -55,6 +55,17 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_INSERT_VM_SAMPLE] = "INSERT OR REPLACE INTO vm_samples (vm_id, t_ms, resolution, populated, exact, rss,"
 				" rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved,"
 				" pss, overhead) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	[ST_INSERT_KVM_COUNTER] = "INSERT OR IGNORE INTO kvm_counters (name, kind) VALUES (?1, ?2)",
+	[ST_FIND_KVM_COUNTER] = "SELECT id FROM kvm_counters WHERE name = ?1",
+	[ST_INSERT_KVM_SAMPLE] = "INSERT OR REPLACE INTO kvm_samples (vm_id, counter_id, t_ms, value)"
+				 " VALUES (?1, ?2, ?3, ?4)",
+};
+
+/* The last KVM values written for one VM (vm_id 0: the host-wide sums), to write only changes. */
+struct kvm_last {
+	int64_t vm_id;
+	maybe_i64 *values; /* [kvm_ncounters] */
+	bool seen;
 };
 
 struct store {
@@ -66,6 +77,11 @@ struct store {
 	size_t nkeys, capkeys;
 	struct store_retention retention;
 	double last_downsample;
+	/* KVM: database ids of the reader's counters, and the values last written. */
+	int64_t *kvm_ids;
+	size_t kvm_ncounters;
+	struct kvm_last *kvm_last;
+	size_t nkvm_last, capkvm_last;
 };
 
 static int errno_from_sqlite(sqlite3 *db, int rc)
@@ -146,6 +162,10 @@ void store_close(struct store *s)
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
 	free(s->keys);
+	free(s->kvm_ids);
+	for (size_t i = 0; i < s->nkvm_last; i++)
+		free(s->kvm_last[i].values);
+	free(s->kvm_last);
 	free(s);
 }
 
@@ -484,7 +504,133 @@ static void prune_keys(struct store *s)
 	s->nkeys = n;
 }
 
+/* ---- KVM counters ---- */
+
+static void kvm_forget(struct store *s)
+{
+	for (size_t i = 0; i < s->nkvm_last; i++)
+		free(s->kvm_last[i].values);
+	s->nkvm_last = 0;
+}
+
+/* Database ids for the reader's counters (its set is fixed once found). */
+static int kvm_counter_ids(struct store *s, const struct kvm_reader *kvm)
+{
+	size_t n = kvm_reader_ncounters(kvm);
+	if (s->kvm_ids && s->kvm_ncounters == n)
+		return 0;
+	kvm_forget(s);
+	free(s->kvm_ids);
+	s->kvm_ncounters = 0;
+	s->kvm_ids = calloc(n ? n : 1, sizeof(*s->kvm_ids));
+	if (!s->kvm_ids)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = kvm_counter_name(kvm, i);
+		sqlite3_stmt *st = s->stmt[ST_INSERT_KVM_COUNTER];
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, kvm_stat_kind_name(kvm_counter_kind(kvm, i)), -1, SQLITE_STATIC);
+		int r = step_done(s, st);
+		if (r < 0)
+			return r;
+		st = s->stmt[ST_FIND_KVM_COUNTER];
+		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
+		int rc = sqlite3_step(st);
+		s->kvm_ids[i] = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		if (rc != SQLITE_ROW)
+			return rc == SQLITE_DONE ? -EIO : errno_from_sqlite(s->db, rc);
+	}
+	s->kvm_ncounters = n;
+	return 0;
+}
+
+static struct kvm_last *kvm_last_for(struct store *s, int64_t vm_id)
+{
+	for (size_t i = 0; i < s->nkvm_last; i++)
+		if (s->kvm_last[i].vm_id == vm_id)
+			return &s->kvm_last[i];
+	if (s->nkvm_last == s->capkvm_last) {
+		size_t cap = s->capkvm_last ? s->capkvm_last * 2 : 16;
+		struct kvm_last *p = realloc(s->kvm_last, cap * sizeof(*p));
+		if (!p)
+			return NULL;
+		s->kvm_last = p;
+		s->capkvm_last = cap;
+	}
+	maybe_i64 *v = calloc(s->kvm_ncounters ? s->kvm_ncounters : 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	struct kvm_last *l = &s->kvm_last[s->nkvm_last++];
+	*l = (struct kvm_last){.vm_id = vm_id, .values = v};
+	return l;
+}
+
+/* Writes the values of one VM (or the sums) that changed since the last sample. */
+static int kvm_write_values(struct store *s, int64_t vm_id, int64_t t_ms, const maybe_i64 *values)
+{
+	struct kvm_last *last = kvm_last_for(s, vm_id);
+	if (!last)
+		return -ENOMEM;
+	last->seen = true;
+	for (size_t i = 0; i < s->kvm_ncounters; i++) {
+		if (!values[i].known || (last->values[i].known && last->values[i].v == values[i].v))
+			continue;
+		sqlite3_stmt *st = s->stmt[ST_INSERT_KVM_SAMPLE];
+		sqlite3_bind_int64(st, 1, vm_id);
+		sqlite3_bind_int64(st, 2, s->kvm_ids[i]);
+		sqlite3_bind_int64(st, 3, t_ms);
+		sqlite3_bind_int64(st, 4, values[i].v);
+		int r = step_done(s, st);
+		if (r < 0)
+			return r;
+		last->values[i] = values[i];
+	}
+	return 0;
+}
+
+static int insert_kvm(struct store *s, const struct snapshot *snap, const struct kvm_reader *kvm,
+		      const struct kvm_sample *ks)
+{
+	int r = kvm_counter_ids(s, kvm);
+	if (r < 0)
+		return r;
+	if (ks->ncounters != s->kvm_ncounters)
+		return -EINVAL;
+	int64_t t = ms(snap->wall_seconds);
+	r = kvm_write_values(s, 0, t, ks->total);
+	for (size_t i = 0; r == 0 && i < ks->nvms; i++) {
+		const struct kvm_vm_sample *v = &ks->vms[i];
+		for (size_t k = 0; k < s->nkeys; k++) {
+			/* s->keys holds exactly this snapshot's VMs now */
+			if (s->keys[k].pid == v->pid && (v->start_ticks == 0 || s->keys[k].start_ticks == v->start_ticks)) {
+				r = kvm_write_values(s, s->keys[k].id, t, v->values);
+				break;
+			}
+		}
+	}
+	/* VMs that ended: forget their last values. */
+	size_t n = 0;
+	for (size_t i = 0; i < s->nkvm_last; i++) {
+		if (s->kvm_last[i].seen) {
+			s->kvm_last[i].seen = false;
+			s->kvm_last[n++] = s->kvm_last[i];
+		} else {
+			free(s->kvm_last[i].values);
+		}
+	}
+	s->nkvm_last = n;
+	return r;
+}
+
 int store_write_snapshot(struct store *s, const struct snapshot *snap)
+{
+	return store_write_sample(s, snap, NULL, NULL);
+}
+
+int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_reader *kvm,
+		       const struct kvm_sample *ks)
 {
 	if (!s->writer)
 		return -EBADF;
@@ -495,16 +641,20 @@ int store_write_snapshot(struct store *s, const struct snapshot *snap)
 	for (size_t i = 0; r == 0 && i < snap->vms.n; i++)
 		r = insert_vm(s, snap, &snap->vms.vms[i]);
 	if (r == 0)
+		prune_keys(s); /* the cache now holds this snapshot's VMs only */
+	if (r == 0 && kvm && ks)
+		r = insert_kvm(s, snap, kvm, ks);
+	if (r == 0)
 		r = step_done(s, s->stmt[ST_COMMIT]);
 	if (r < 0) {
 		if (!sqlite3_get_autocommit(s->db))
 			step_done(s, s->stmt[ST_ROLLBACK]);
 		s->nkeys = 0; /* series created in the rolled-back transaction are gone */
+		kvm_forget(s); /* the next sample writes every KVM value again */
 		if (r == -ENOSPC) /* the WAL may hold what the database file has room for */
 			exec_sql(s, "PRAGMA wal_checkpoint(TRUNCATE)");
 		return r;
 	}
-	prune_keys(s);
 	if (snap->wall_seconds - s->last_downsample >= DOWNSAMPLE_EVERY_SECONDS ||
 	    snap->wall_seconds < s->last_downsample) {
 		r = store_downsample(s, snap->wall_seconds);
@@ -529,12 +679,18 @@ static int downsample_tier(struct store *s, int from, int64_t width_ms, int64_t 
 			 "INSERT OR REPLACE INTO vm_samples (vm_id, t_ms, resolution, %s)"
 			 " SELECT vm_id, (t_ms / %lld) * %lld + %lld, %lld, %s FROM vm_samples"
 			 " WHERE resolution = %d AND t_ms < %lld GROUP BY vm_id, t_ms / %lld;"
-			 "DELETE FROM vm_samples WHERE resolution = %d AND t_ms < %lld;",
+			 "DELETE FROM vm_samples WHERE resolution = %d AND t_ms < %lld;"
+			 "INSERT OR REPLACE INTO kvm_samples (vm_id, counter_id, t_ms, resolution, value)"
+			 " SELECT vm_id, counter_id, (t_ms / %lld) * %lld + %lld, %lld, MAX(value) FROM kvm_samples"
+			 " WHERE resolution = %d AND t_ms < %lld GROUP BY vm_id, counter_id, t_ms / %lld;"
+			 "DELETE FROM kvm_samples WHERE resolution = %d AND t_ms < %lld;",
 			 store_sample_columns, (long long)width_ms, (long long)width_ms, (long long)width_ms / 2,
 			 (long long)width_ms / 1000, store_sample_means, from, (long long)cutoff_ms,
 			 (long long)width_ms, from, (long long)cutoff_ms, store_vm_sample_columns,
 			 (long long)width_ms, (long long)width_ms, (long long)width_ms / 2, (long long)width_ms / 1000,
 			 store_vm_sample_means, from, (long long)cutoff_ms, (long long)width_ms, from,
+			 (long long)cutoff_ms, (long long)width_ms, (long long)width_ms, (long long)width_ms / 2,
+			 (long long)width_ms / 1000, from, (long long)cutoff_ms, (long long)width_ms, from,
 			 (long long)cutoff_ms);
 	if (n < 0 || (size_t)n >= sizeof(sql))
 		return -ENAMETOOLONG;
@@ -560,8 +716,10 @@ int store_downsample(struct store *s, double now_seconds)
 		char sql[512];
 		snprintf(sql, sizeof(sql),
 			 "DELETE FROM samples WHERE t_ms < %lld; DELETE FROM vm_samples WHERE t_ms < %lld;"
-			 "DELETE FROM vms WHERE NOT EXISTS (SELECT 1 FROM vm_samples WHERE vm_id = vms.id);",
-			 (long long)h_cut, (long long)h_cut);
+			 "DELETE FROM kvm_samples WHERE t_ms < %lld;"
+			 "DELETE FROM vms WHERE NOT EXISTS (SELECT 1 FROM vm_samples WHERE vm_id = vms.id);"
+			 "DELETE FROM kvm_samples WHERE vm_id != 0 AND vm_id NOT IN (SELECT id FROM vms);",
+			 (long long)h_cut, (long long)h_cut, (long long)h_cut);
 		r = exec_sql(s, sql);
 	}
 	if (r == 0)
@@ -599,6 +757,50 @@ static void *grow(void **arr, size_t *n, size_t *cap, size_t size)
 	char *item = (char *)*arr + (*n)++ * size;
 	memset(item, 0, size);
 	return item;
+}
+
+int store_kvm_points(struct store *s, int64_t vm_id, const char *counter, double since, double until,
+		     double **ret_t, int64_t **ret_values, size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = prepare(s,
+			"SELECT k.t_ms, k.value FROM kvm_samples k JOIN kvm_counters c ON c.id = k.counter_id"
+			" WHERE c.name = ?1 AND k.vm_id = ?2 AND k.t_ms BETWEEN ?3 AND ?4 ORDER BY k.t_ms",
+			&st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_text(st, 1, counter, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, vm_id);
+	sqlite3_bind_int64(st, 3, ms(since));
+	sqlite3_bind_int64(st, 4, ms(until));
+	double *t = NULL;
+	int64_t *v = NULL;
+	size_t n = 0, cap = 0, capv = 0, nv = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		double *pt = grow((void **)&t, &n, &cap, sizeof(*t));
+		int64_t *pv = grow((void **)&v, &nv, &capv, sizeof(*v));
+		if (!pt || !pv) {
+			r = -ENOMEM;
+			break;
+		}
+		*pt = (double)sqlite3_column_int64(st, 0) / 1000.0;
+		*pv = sqlite3_column_int64(st, 1);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = errno_from_sqlite(s->db, rc);
+	sqlite3_finalize(st);
+	if (r == 0 && n == 0)
+		r = -ENOENT;
+	if (r < 0) {
+		free(t);
+		free(v);
+		return r;
+	}
+	*ret_t = t;
+	*ret_values = v;
+	*ret_n = n;
+	return 0;
 }
 
 int store_time_range(struct store *s, double *ret_first, double *ret_last)

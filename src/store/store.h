@@ -16,6 +16,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/kvm.h"
 #include "core/snapshot.h"
 #include "parse/parse.h"
 
@@ -45,6 +46,11 @@ void store_set_retention(struct store *s, const struct store_retention *r);
  * -ENOSPC on a full disk: nothing of this sample is kept, earlier samples are intact, and a
  * later call may succeed. */
 int store_write_snapshot(struct store *s, const struct snapshot *snap);
+
+/* The same, with KVM's debugfs counters read at (nearly) the same time (kvm NULL: none). VMs
+ * are matched to the snapshot's by pid and start time; the others are skipped. */
+int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_reader *kvm,
+		       const struct kvm_sample *ks);
 
 /* Applies retention now (store_write_snapshot does it by itself); now is Unix seconds. */
 int store_downsample(struct store *s, double now_seconds);
@@ -87,6 +93,11 @@ struct store_host_point {
 		ksm_sleep_millisecs, ksmd_cpu_ns;
 	maybe_i64 vm_count, skipped;
 };
+
+/* A KVM counter's values in [since, until] (vm_id 0: the host-wide sum), oldest first. Rows
+ * exist only where the value changed. -ENOENT when the counter was never recorded. */
+int store_kvm_points(struct store *s, int64_t vm_id, const char *counter, double since, double until,
+		     double **ret_t, int64_t **ret_values, size_t *ret_n);
 
 /* First and last sample time; -ENODATA when there is none. */
 int store_time_range(struct store *s, double *ret_first, double *ret_last);

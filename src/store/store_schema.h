@@ -29,7 +29,14 @@ static const char *const store_migrations[] = {
 	" rss INTEGER, rss_anon INTEGER, rss_file INTEGER, rss_shmem INTEGER, swap INTEGER,"
 	" ksm_merging_pages INTEGER, ksm_zero_pages INTEGER, ksm_profit INTEGER, ksm_saved INTEGER, pss INTEGER,"
 	" overhead INTEGER,"
-	" PRIMARY KEY (vm_id, t_ms)) WITHOUT ROWID;",
+	" PRIMARY KEY (vm_id, t_ms)) WITHOUT ROWID;"
+	/* KVM counters (debugfs): sparse, a row only when a value changed (and at each writer's
+	 * first sample). vm_id 0 is the host-wide sum (the global files). */
+	"CREATE TABLE kvm_counters (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, kind TEXT NOT NULL);"
+	"CREATE TABLE kvm_samples ("
+	" vm_id INTEGER NOT NULL, counter_id INTEGER NOT NULL REFERENCES kvm_counters (id), t_ms INTEGER NOT NULL,"
+	" resolution INTEGER NOT NULL DEFAULT 0, value INTEGER NOT NULL,"
+	" PRIMARY KEY (vm_id, counter_id, t_ms)) WITHOUT ROWID;",
 };
 
 /* Downsampling: the value columns and how a bucket's mean is formed (gauges: rounded mean;

@@ -45,6 +45,30 @@ check "growth: three VMs, too few samples, none flagged" \
 "$VMHOST" report --db "$FDB" --out "$TEST_TMP/f.html" >/dev/null
 check "fixture report names every VM" bash -c "grep -q '>web1 (pid 1001)' '$TEST_TMP/f.html' && grep -q '>db (pid 1003)' '$TEST_TMP/f.html'"
 
+# KVM counters (debugfs fixture of two VMs, tests/fixtures/exits-amd, plus host memory and KSM
+# from host-mixed): stored once, then only when they change; the report charts exits/s.
+K=$TEST_TMP/kvmtree
+mkdir -p "$K/sys/kernel/mm"
+cp -r "$VMHOST_FIXTURES/exits-amd/proc" "$VMHOST_FIXTURES/exits-amd/sys" "$K/"
+cp "$VMHOST_FIXTURES/host-mixed/proc/meminfo" "$K/proc/"
+cp -r "$VMHOST_FIXTURES/host-mixed/sys/kernel/mm/ksm" "$K/sys/kernel/mm/"
+KDB=$TEST_TMP/kvm.db
+kq() { sqlite3 "$KDB" "$1"; }
+"$VMHOST" --proc-root "$K/proc" --sys-root "$K/sys" record --db "$KDB" --interval 0.1 --kvm-interval 0.1 --duration 0.3 --quiet
+check "record with KVM counters" [ $? -eq 0 ]
+check "every counter named" ge "$(kq 'SELECT count(*) FROM kvm_counters')" 50
+check "host-wide sums and both VMs" [ "$(kq 'SELECT count(DISTINCT vm_id) FROM kvm_samples')" = 3 ]
+check "unchanged values are written once" [ "$(kq 'SELECT count(DISTINCT t_ms) FROM kvm_samples')" = 1 ]
+exits() { kq "SELECT group_concat(value) FROM (SELECT value FROM kvm_samples k JOIN kvm_counters c ON c.id = counter_id JOIN vms v ON v.id = k.vm_id WHERE c.name = 'exits' AND v.name = '$1' ORDER BY t_ms)"; }
+check "a VM's exits stored under its series" [ "$(exits mail)" = 38061725 ]
+echo 38062725 >"$K/sys/kernel/debug/kvm/3101-14/exits"
+echo 83136795 >"$K/sys/kernel/debug/kvm/exits"
+"$VMHOST" --proc-root "$K/proc" --sys-root "$K/sys" record --db "$KDB" --interval 0.1 --kvm-interval 0.1 --duration 0.3 --quiet
+check "a changed counter gets a new row" [ "$(exits mail)" = "38061725,38062725" ]
+check "a new recorder writes its first sample whole, then changes only" [ "$(kq 'SELECT count(DISTINCT t_ms) FROM kvm_samples')" = 2 ]
+"$VMHOST" report --db "$KDB" --out "$TEST_TMP/k.html" >/dev/null
+check "report charts KVM exits" grep -q "<figcaption>KVM exits, all VMs" "$TEST_TMP/k.html"
+
 # Bad input: one clear line, the right exit code, never a crash.
 "$VMHOST" growth --db "$TEST_TMP/missing.db" 2>"$TEST_TMP/e1"
 check "missing database: exit 1" [ $? -eq 1 ]
