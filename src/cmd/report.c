@@ -214,6 +214,12 @@ static int vm_series(const struct store_vm_point *p, size_t n, int64_t page_size
 	return series_thin(s);
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
 /* ---- page sections ---- */
 
 static void fmt_time(char *buf, size_t cap, double t)
@@ -322,12 +328,7 @@ static int write_vm_chart(FILE *f, struct store *s, const struct growth_vm *g, d
 			if (set.t[i] >= g->result.first_t && set.t[i] <= g->result.last_t && isfinite(over[i]))
 				res[m++] = over[i] - g->result.bytes_per_hour / 3600 * (set.t[i] - g->result.first_t);
 		if (m) {
-			for (size_t i = 1; i < m; i++) /* insertion sort: m <= MAX_POINTS */
-				for (size_t j = i; j > 0 && res[j - 1] > res[j]; j--) {
-					double x = res[j];
-					res[j] = res[j - 1];
-					res[j - 1] = x;
-				}
+			qsort(res, m, sizeof(*res), cmp_double);
 			double b = res[m / 2];
 			for (size_t i = 0; i < set.n; i++)
 				if (set.t[i] >= g->result.first_t && set.t[i] <= g->result.last_t)
