@@ -1,0 +1,158 @@
+#include "core/trend.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* Defaults (docs/record.md explains them): 10 MiB/h is 240 MiB a day, a VM's whole usual QEMU
+ * overhead again every day; the published RBD-cache leak grew ~100 MiB per benchmark run. */
+const struct growth_params growth_defaults = {
+	.threshold_bytes_per_hour = 10.0 * 1024 * 1024,
+	.min_growth_bytes = 32.0 * 1024 * 1024,
+	.min_consistency = 0.6,
+	.warmup_seconds = 600,
+	.min_samples = 8,
+};
+
+const char *growth_state_name(enum growth_state s)
+{
+	switch (s) {
+	case GROWTH_STEADY: return "steady";
+	case GROWTH_FLAGGED: return "growing";
+	case GROWTH_WARMUP: return "warm-up";
+	case GROWTH_TOO_FEW: return "too few samples";
+	}
+	return "?";
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static double median_inplace(double *v, size_t n)
+{
+	qsort(v, n, sizeof(*v), cmp_double);
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* Equal-count bucket means, so a long series keeps its shape in at most max points. */
+static size_t thin(const double *x, const double *y, size_t n, size_t max, double *tx, double *ty)
+{
+	size_t m = n < max ? n : max;
+	for (size_t b = 0; b < m; b++) {
+		size_t lo = b * n / m, hi = (b + 1) * n / m;
+		double sx = 0, sy = 0;
+		for (size_t i = lo; i < hi; i++) {
+			sx += x[i];
+			sy += y[i];
+		}
+		tx[b] = sx / (double)(hi - lo);
+		ty[b] = sy / (double)(hi - lo);
+	}
+	return m;
+}
+
+int trend_theil_sen(const double *x, const double *y, size_t n, struct trend *ret)
+{
+	if (n < 2)
+		return -EINVAL;
+	size_t m = n < TREND_MAX_POINTS ? n : TREND_MAX_POINTS;
+	double *tx = malloc(m * sizeof(*tx)), *ty = malloc(m * sizeof(*ty));
+	double *slopes = malloc(m * (m - 1) / 2 * sizeof(*slopes));
+	int r = 0;
+	if (!tx || !ty || !slopes) {
+		r = -ENOMEM;
+		goto out;
+	}
+	m = thin(x, y, n, m, tx, ty);
+	size_t k = 0;
+	long long concordant = 0, discordant = 0, pairs = 0;
+	for (size_t i = 0; i < m; i++) {
+		for (size_t j = i + 1; j < m; j++) {
+			double dx = tx[j] - tx[i], dy = ty[j] - ty[i];
+			if (dx == 0)
+				continue;
+			slopes[k++] = dy / dx;
+			pairs++;
+			if (dy * dx > 0)
+				concordant++;
+			else if (dy * dx < 0)
+				discordant++;
+		}
+	}
+	if (k == 0) {
+		r = -EINVAL;
+		goto out;
+	}
+	double slope = median_inplace(slopes, k);
+	for (size_t i = 0; i < m; i++)
+		slopes[i] = ty[i] - slope * tx[i];
+	*ret = (struct trend){
+		.slope = slope,
+		.intercept = median_inplace(slopes, m),
+		.consistency = (double)(concordant - discordant) / (double)pairs,
+		.n = m,
+	};
+out:
+	free(tx);
+	free(ty);
+	free(slopes);
+	return r;
+}
+
+int growth_assess(const struct growth_point *p, size_t n, double started_seconds, const struct growth_params *g,
+		  struct growth_result *ret)
+{
+	*ret = (struct growth_result){.state = GROWTH_WARMUP, .bytes_per_hour = NAN, .growth_bytes = NAN,
+				      .consistency = NAN, .first_t = NAN, .last_t = NAN};
+	if (n == 0)
+		return 0;
+	double start = isfinite(started_seconds) ? started_seconds : p[0].t;
+	double *x = malloc(n * sizeof(*x)), *y = malloc(n * sizeof(*y));
+	if (!x || !y) {
+		free(x);
+		free(y);
+		return -ENOMEM;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		/* Warm-up: a young VM's caches fill once; an unpopulated guest hides its overhead. */
+		if (!p[i].populated || p[i].t < start + g->warmup_seconds || !isfinite(p[i].overhead)) {
+			ret->warmup_samples++;
+			continue;
+		}
+		/* Seconds from the first usable sample keep the products well conditioned. */
+		x[m] = m ? p[i].t - ret->first_t : 0;
+		if (!m)
+			ret->first_t = p[i].t;
+		ret->last_t = p[i].t;
+		y[m++] = p[i].overhead;
+	}
+	ret->samples = m;
+	int r = 0;
+	if (m == 0)
+		goto out;
+	ret->state = GROWTH_TOO_FEW;
+	if (m < g->min_samples || m < 2)
+		goto out;
+	struct trend t;
+	r = trend_theil_sen(x, y, m, &t);
+	if (r == -EINVAL) { /* every usable sample at the same instant */
+		r = 0;
+		goto out;
+	}
+	if (r < 0)
+		goto out;
+	ret->bytes_per_hour = t.slope * 3600.0;
+	ret->growth_bytes = t.slope * (ret->last_t - ret->first_t);
+	ret->consistency = t.consistency;
+	ret->flagged = ret->bytes_per_hour >= g->threshold_bytes_per_hour && ret->growth_bytes >= g->min_growth_bytes &&
+		       t.consistency >= g->min_consistency;
+	ret->state = ret->flagged ? GROWTH_FLAGGED : GROWTH_STEADY;
+out:
+	free(x);
+	free(y);
+	return r;
+}

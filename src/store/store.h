@@ -1,0 +1,112 @@
+/* The history database (SQLite): samples of the host, KSM and every VM, written by `record`
+ * (and `serve --db`), read by `growth` and `report`. Schema and its bounds: docs/record.md.
+ *
+ * Writers: store_open() + store_write_snapshot() per sample + store_close(). One writer per
+ * database (a lock held until store_close; a second writer gets -EBUSY). Each snapshot is one
+ * transaction: a crash loses at most the sample in flight. Old samples are downsampled by the
+ * writer itself (raw -> 5-minute -> 1-hour means) so the file stays small.
+ *
+ * Functions return 0 or a negative errno; store_strerror() says what the vmhost-specific ones
+ * mean. Nothing here prints. */
+#ifndef VMHOST_STORE_H
+#define VMHOST_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/kvm.h"
+#include "core/snapshot.h"
+#include "parse/parse.h"
+
+#define STORE_SCHEMA_VERSION 1
+
+struct store;
+
+/* How long each resolution is kept (seconds). Raw samples older than raw_seconds become 5-minute
+ * means, those older than minute5_seconds become 1-hour means, dropped after hour_seconds. */
+struct store_retention {
+	double raw_seconds, minute5_seconds, hour_seconds;
+};
+extern const struct store_retention store_retention_default; /* 2 days, 30 days, 5 years */
+
+/* Opens (creating or migrating) a database for writing and takes the writer lock.
+ * Errors: -EBUSY another writer holds it, -EROFS/-EACCES not writable, -ENOSPC disk full,
+ * -EPROTO not a vmhost database (or corrupt), -EPROTONOSUPPORT written by a newer vmhost. */
+int store_open(const char *path, struct store **ret);
+/* Opens an existing database for reading only (no lock; safe while a writer runs). -ENOENT when
+ * it does not exist. */
+int store_open_read(const char *path, struct store **ret);
+void store_close(struct store *s); /* NULL is fine */
+
+void store_set_retention(struct store *s, const struct store_retention *r);
+
+/* Writes one snapshot in one transaction (and downsamples, at most every 10 minutes).
+ * -ENOSPC on a full disk: nothing of this sample is kept, earlier samples are intact, and a
+ * later call may succeed. */
+int store_write_snapshot(struct store *s, const struct snapshot *snap);
+
+/* The same, with KVM's debugfs counters read at (nearly) the same time (kvm NULL: none). VMs
+ * are matched to the snapshot's by pid and start time; the others are skipped. */
+int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_reader *kvm,
+		       const struct kvm_sample *ks);
+
+/* Applies retention now (store_write_snapshot does it by itself); now is Unix seconds. */
+int store_downsample(struct store *s, double now_seconds);
+
+/* Text for the errors above ("another recorder is writing to this database", ...). */
+const char *store_strerror(int err);
+
+/* ---- reading ---- */
+
+/* One VM series: a VM process from its start to its end (a restarted VM is a new series). */
+struct store_vm {
+	int64_t id;
+	pid_t pid;
+	uint64_t start_ticks;
+	char name[256];          /* "" when unknown */
+	char uuid[64];           /* "" when unknown */
+	char vmm[24];
+	maybe_i64 guest_ram_bytes;
+	double started_seconds;  /* when the VM process started, Unix seconds; NaN unknown */
+	double first_seconds, last_seconds; /* first and last sample in the database */
+	size_t samples;          /* rows in the asked time range */
+};
+
+struct store_vm_point {
+	double t;           /* Unix seconds */
+	int resolution;     /* 0 raw, else the seconds a mean covers */
+	bool populated;     /* guest RAM was fully populated: the overhead estimate is exact */
+	bool exact;         /* overhead and PSS from the exact sources */
+	maybe_i64 rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit,
+		ksm_saved, pss, overhead;
+};
+
+struct store_host_point {
+	double t;
+	int resolution;
+	double gather_seconds;
+	maybe_i64 mem_total, mem_available, mem_free, swap_total, swap_free, page_size;
+	maybe_i64 ksm_run, ksm_pages_shared, ksm_pages_sharing, ksm_pages_unshared, ksm_pages_volatile,
+		ksm_zero_pages, ksm_full_scans, ksm_pages_scanned, ksm_general_profit, ksm_pages_to_scan,
+		ksm_sleep_millisecs, ksmd_cpu_ns;
+	maybe_i64 vm_count, skipped;
+};
+
+/* A KVM counter's values in [since, until] (vm_id 0: the host-wide sum), oldest first. Rows
+ * exist only where the value changed. -ENOENT when the counter was never recorded. */
+int store_kvm_points(struct store *s, int64_t vm_id, const char *counter, double since, double until,
+		     double **ret_t, int64_t **ret_values, size_t *ret_n);
+
+/* First and last sample time; -ENODATA when there is none. */
+int store_time_range(struct store *s, double *ret_first, double *ret_last);
+/* VM series with samples in [since, until], ordered by first sample. */
+int store_vms(struct store *s, double since, double until, struct store_vm **ret, size_t *ret_n);
+/* A VM's samples in [since, until], oldest first (every resolution). */
+int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct store_vm_point **ret,
+		    size_t *ret_n);
+int store_host_points(struct store *s, double since, double until, struct store_host_point **ret,
+		      size_t *ret_n);
+
+#endif

@@ -1,0 +1,66 @@
+/* The database schema: one migration per version, applied in order by store_open(). Never edit
+ * a released migration; add the next one (and bump STORE_SCHEMA_VERSION in store.h). */
+#ifndef VMHOST_STORE_SCHEMA_H
+#define VMHOST_STORE_SCHEMA_H
+
+/* store_migrations[v] takes a database from version v to v + 1. */
+static const char *const store_migrations[] = {
+	/* 0 -> 1 */
+	"CREATE TABLE samples ("
+	" t_ms INTEGER PRIMARY KEY," /* Unix ms; for a mean, the middle of its bucket */
+	" resolution INTEGER NOT NULL DEFAULT 0," /* 0 raw, else seconds per mean */
+	" gather_us INTEGER,"
+	" mem_total INTEGER, mem_available INTEGER, mem_free INTEGER, swap_total INTEGER, swap_free INTEGER,"
+	" page_size INTEGER,"
+	" ksm_run INTEGER, ksm_pages_shared INTEGER, ksm_pages_sharing INTEGER, ksm_pages_unshared INTEGER,"
+	" ksm_pages_volatile INTEGER, ksm_zero_pages INTEGER, ksm_full_scans INTEGER, ksm_pages_scanned INTEGER,"
+	" ksm_general_profit INTEGER, ksm_pages_to_scan INTEGER, ksm_sleep_millisecs INTEGER, ksmd_cpu_ns INTEGER,"
+	" vm_count INTEGER, skipped INTEGER);"
+	"CREATE TABLE vms ("
+	" id INTEGER PRIMARY KEY,"
+	" pid INTEGER NOT NULL, start_ticks INTEGER NOT NULL,"
+	" boot_ms INTEGER NOT NULL," /* host boot time seen at first sample: tells reboots apart */
+	" started_ms INTEGER, uuid TEXT, name TEXT, vmm TEXT NOT NULL, guest_ram_bytes INTEGER);"
+	"CREATE INDEX vms_identity ON vms (pid, start_ticks);"
+	"CREATE TABLE vm_samples ("
+	" vm_id INTEGER NOT NULL REFERENCES vms (id), t_ms INTEGER NOT NULL,"
+	" resolution INTEGER NOT NULL DEFAULT 0,"
+	" populated INTEGER, exact INTEGER,"
+	" rss INTEGER, rss_anon INTEGER, rss_file INTEGER, rss_shmem INTEGER, swap INTEGER,"
+	" ksm_merging_pages INTEGER, ksm_zero_pages INTEGER, ksm_profit INTEGER, ksm_saved INTEGER, pss INTEGER,"
+	" overhead INTEGER,"
+	" PRIMARY KEY (vm_id, t_ms)) WITHOUT ROWID;"
+	/* KVM counters (debugfs): sparse, a row only when a value changed (and at each writer's
+	 * first sample). vm_id 0 is the host-wide sum (the global files). */
+	"CREATE TABLE kvm_counters (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, kind TEXT NOT NULL);"
+	"CREATE TABLE kvm_samples ("
+	" vm_id INTEGER NOT NULL, counter_id INTEGER NOT NULL REFERENCES kvm_counters (id), t_ms INTEGER NOT NULL,"
+	" resolution INTEGER NOT NULL DEFAULT 0, value INTEGER NOT NULL,"
+	" PRIMARY KEY (vm_id, counter_id, t_ms)) WITHOUT ROWID;",
+};
+
+/* Downsampling: the value columns and how a bucket's mean is formed (gauges: rounded mean;
+ * counters: the last value; flags: true only if true throughout). */
+#define MEAN(c) "CAST(ROUND(AVG(" c ")) AS INTEGER)"
+static const char store_sample_columns[] =
+	"gather_us, mem_total, mem_available, mem_free, swap_total, swap_free, page_size, ksm_run,"
+	" ksm_pages_shared, ksm_pages_sharing, ksm_pages_unshared, ksm_pages_volatile, ksm_zero_pages,"
+	" ksm_full_scans, ksm_pages_scanned, ksm_general_profit, ksm_pages_to_scan, ksm_sleep_millisecs,"
+	" ksmd_cpu_ns, vm_count, skipped";
+static const char store_sample_means[] =
+	MEAN("gather_us") "," MEAN("mem_total") "," MEAN("mem_available") "," MEAN("mem_free") ","
+	MEAN("swap_total") "," MEAN("swap_free") ", MAX(page_size), MAX(ksm_run),"
+	MEAN("ksm_pages_shared") "," MEAN("ksm_pages_sharing") "," MEAN("ksm_pages_unshared") ","
+	MEAN("ksm_pages_volatile") "," MEAN("ksm_zero_pages") ", MAX(ksm_full_scans), MAX(ksm_pages_scanned),"
+	MEAN("ksm_general_profit") "," MEAN("ksm_pages_to_scan") "," MEAN("ksm_sleep_millisecs") ","
+	" MAX(ksmd_cpu_ns), MAX(vm_count), SUM(skipped)";
+static const char store_vm_sample_columns[] =
+	"populated, exact, rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages,"
+	" ksm_profit, ksm_saved, pss, overhead";
+static const char store_vm_sample_means[] =
+	"MIN(populated), MIN(exact)," MEAN("rss") "," MEAN("rss_anon") "," MEAN("rss_file") ","
+	MEAN("rss_shmem") "," MEAN("swap") "," MEAN("ksm_merging_pages") "," MEAN("ksm_zero_pages") ","
+	MEAN("ksm_profit") "," MEAN("ksm_saved") "," MEAN("pss") "," MEAN("overhead");
+#undef MEAN
+
+#endif

@@ -1,0 +1,98 @@
+#!/bin/bash
+# record / growth / report from the command line: short real recordings, bad input, and what
+# the HTML must (not) contain. Quick; runs under the sanitizers too.
+. "$VMHOST_TESTS/lib.sh"
+DB=$TEST_TMP/v.db
+
+"$VMHOST" record --db "$DB" --interval 0.1 --duration 0.5 >"$TEST_TMP/rec.out"
+check "record exits 0" [ $? -eq 0 ]
+check "samples in the database" ge "$(sqlite3 "$DB" 'SELECT count(*) FROM samples')" 3
+check "schema version 1" [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 1 ]
+check "WAL mode" [ "$(sqlite3 "$DB" 'PRAGMA journal_mode')" = wal ]
+"$VMHOST" --json record --db "$DB" --interval 0.1 --duration 0.2 >"$TEST_TMP/rec.json"
+check "record --json summary" jq -e '.samples >= 1 and .dropped_samples == 0' "$TEST_TMP/rec.json"
+
+"$VMHOST" growth --db "$DB" --json >"$TEST_TMP/g.json"
+check "growth --json is one document with vms" jq -e '.vms | type == "array"' "$TEST_TMP/g.json"
+"$VMHOST" growth --db "$DB" >/dev/null
+check "growth human exits 0" [ $? -eq 0 ]
+
+"$VMHOST" report --db "$DB" --out "$TEST_TMP/r.html" >/dev/null
+check "report exits 0" [ $? -eq 0 ]
+check "report has inline SVG charts" ge "$(grep -o '<svg' "$TEST_TMP/r.html" | wc -l)" 3
+check "report has no script" bash -c "! grep -qi '<script' '$TEST_TMP/r.html'"
+check "report loads nothing from the network" bash -c "! grep -Eo '(src|href)=\"[^\"]*' '$TEST_TMP/r.html' | grep -q ."
+check "no temporary file left" [ ! -e "$TEST_TMP/r.html.tmp" ]
+
+# A frozen host tree (tests/fixtures/host-mixed): what is stored is exactly what 'mem' shows,
+# and unknown stays NULL.
+FX=$VMHOST_FIXTURES/host-mixed
+FDB=$TEST_TMP/fixture.db
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$FX/sys" record --db "$FDB" --interval 0.1 --duration 0.3 --quiet
+check "record on the fixture tree" [ $? -eq 0 ]
+check "three samples" [ "$(sqlite3 "$FDB" 'SELECT count(*) FROM samples')" = 3 ]
+check "one series per VM" [ "$(sqlite3 "$FDB" 'SELECT group_concat(name) FROM (SELECT name FROM vms ORDER BY name)')" = "db,old,web1" ]
+q() { sqlite3 "$FDB" "SELECT $1 FROM vm_samples JOIN vms ON id = vm_id WHERE name = '$2' LIMIT 1"; }
+check "overhead as mem shows it (web1)" [ "$(q overhead web1)" = 227328000 ]
+check "rss with helpers (web1)" [ "$(q rss web1)" = 2370715648 ]
+check "KSM saved (web1)" [ "$(q ksm_saved web1)" = 619514905 ]
+check "uuid and guest RAM (db)" [ "$(sqlite3 "$FDB" "SELECT uuid || ' ' || guest_ram_bytes FROM vms WHERE name = 'db'")" = "aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee 4294967296" ]
+check "unknown stays NULL (old kernel, no ksm_stat)" [ "$(q 'quote(ksm_zero_pages)' old)" = NULL ]
+check "host memory stored" [ "$(sqlite3 "$FDB" 'SELECT count(*) FROM samples WHERE mem_total > 0 AND vm_count = 3')" = 3 ]
+"$VMHOST" growth --db "$FDB" --json --warmup 0 >"$TEST_TMP/fg.json"
+check "growth: three VMs, too few samples, none flagged" \
+	jq -e '(.vms | length) == 3 and all(.vms[]; .flagged == false and .overhead_growth_bytes_per_hour == null)' "$TEST_TMP/fg.json"
+"$VMHOST" report --db "$FDB" --out "$TEST_TMP/f.html" >/dev/null
+check "fixture report names every VM" bash -c "grep -q '>web1 (pid 1001)' '$TEST_TMP/f.html' && grep -q '>db (pid 1003)' '$TEST_TMP/f.html'"
+
+# KVM counters (debugfs fixture of two VMs, tests/fixtures/exits-amd, plus host memory and KSM
+# from host-mixed): stored once, then only when they change; the report charts exits/s.
+K=$TEST_TMP/kvmtree
+mkdir -p "$K/sys/kernel/mm"
+cp -r "$VMHOST_FIXTURES/exits-amd/proc" "$VMHOST_FIXTURES/exits-amd/sys" "$K/"
+cp "$VMHOST_FIXTURES/host-mixed/proc/meminfo" "$K/proc/"
+cp -r "$VMHOST_FIXTURES/host-mixed/sys/kernel/mm/ksm" "$K/sys/kernel/mm/"
+KDB=$TEST_TMP/kvm.db
+kq() { sqlite3 "$KDB" "$1"; }
+"$VMHOST" --proc-root "$K/proc" --sys-root "$K/sys" record --db "$KDB" --interval 0.1 --kvm-interval 0.1 --duration 0.3 --quiet
+check "record with KVM counters" [ $? -eq 0 ]
+check "every counter named" ge "$(kq 'SELECT count(*) FROM kvm_counters')" 50
+check "host-wide sums and both VMs" [ "$(kq 'SELECT count(DISTINCT vm_id) FROM kvm_samples')" = 3 ]
+check "unchanged values are written once" [ "$(kq 'SELECT count(DISTINCT t_ms) FROM kvm_samples')" = 1 ]
+exits() { kq "SELECT group_concat(value) FROM (SELECT value FROM kvm_samples k JOIN kvm_counters c ON c.id = counter_id JOIN vms v ON v.id = k.vm_id WHERE c.name = 'exits' AND v.name = '$1' ORDER BY t_ms)"; }
+check "a VM's exits stored under its series" [ "$(exits mail)" = 38061725 ]
+echo 38062725 >"$K/sys/kernel/debug/kvm/3101-14/exits"
+echo 83136795 >"$K/sys/kernel/debug/kvm/exits"
+"$VMHOST" --proc-root "$K/proc" --sys-root "$K/sys" record --db "$KDB" --interval 0.1 --kvm-interval 0.1 --duration 0.3 --quiet
+check "a changed counter gets a new row" [ "$(exits mail)" = "38061725,38062725" ]
+check "a new recorder writes its first sample whole, then changes only" [ "$(kq 'SELECT count(DISTINCT t_ms) FROM kvm_samples')" = 2 ]
+"$VMHOST" report --db "$KDB" --out "$TEST_TMP/k.html" >/dev/null
+check "report charts KVM exits" grep -q "<figcaption>KVM exits, all VMs" "$TEST_TMP/k.html"
+
+# Bad input: one clear line, the right exit code, never a crash.
+"$VMHOST" growth --db "$TEST_TMP/missing.db" 2>"$TEST_TMP/e1"
+check "missing database: exit 1" [ $? -eq 1 ]
+check "missing database: says so" grep -q "^vmhost: growth: opening the database: .*missing.db: No such file or directory (record one with 'vmhost record')" "$TEST_TMP/e1"
+echo "just some text, not a database at all, long enough for a header" >"$TEST_TMP/text.db"
+"$VMHOST" --json report --db "$TEST_TMP/text.db" --out "$TEST_TMP/x.html" >"$TEST_TMP/e2.json" 2>/dev/null
+check "foreign file: exit 1" [ $? -eq 1 ]
+check "foreign file: JSON error" jq -e '.error | test("not a vmhost database")' "$TEST_TMP/e2.json"
+"$VMHOST" record --db "$TEST_TMP/text.db" --duration 0.1 2>/dev/null
+check "record refuses a foreign file" [ $? -eq 1 ]
+check "foreign file untouched" grep -q "just some text" "$TEST_TMP/text.db"
+"$VMHOST" report --db "$DB" 2>/dev/null
+check "report without --out: usage error" [ $? -eq 2 ]
+"$VMHOST" record --interval abc 2>/dev/null
+check "record --interval abc: usage error" [ $? -eq 2 ]
+"$VMHOST" growth --threshold lots 2>/dev/null
+check "growth --threshold lots: usage error" [ $? -eq 2 ]
+"$VMHOST" growth --db "$DB" --consistency 2 2>/dev/null
+check "growth --consistency 2: usage error" [ $? -eq 2 ]
+"$VMHOST" report --db "$DB" --out "$TEST_TMP/no/such/dir/r.html" 2>"$TEST_TMP/e3"
+check "report into a missing directory: exit 1" [ $? -eq 1 ]
+check "... with the path" grep -q "no/such/dir/r.html.tmp: No such file" "$TEST_TMP/e3"
+for c in record growth report; do
+	"$VMHOST" $c --help | grep -q "usage: vmhost $c"
+	check "$c --help" [ $? -eq 0 ]
+done
+finish

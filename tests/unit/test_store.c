@@ -1,0 +1,267 @@
+/* store: real SQLite in a temporary directory: write, read back, VM identity, downsampling,
+ * one writer at a time, foreign files refused. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "store/store.h"
+#include "store/store_growth.h"
+
+#define MiB (1024 * 1024)
+
+static char dir[64], db[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/vmhost-test-store.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(db, sizeof(db), "%s/t.db", dir);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[256];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A snapshot at wall time t with nvms VMs (pid 100 + i); VM 0's overhead grows by rate B/s. */
+static void make_snapshot(struct snapshot *s, double t, size_t nvms, double rate)
+{
+	memset(s, 0, sizeof(*s));
+	s->wall_seconds = t;
+	s->monotonic_seconds = t - 1.7e9; /* boot at 1.7e9 */
+	s->gather_seconds = 0.001;
+	s->host.mem_known = true;
+	s->host.mem.mem_total = MAYBE(8LL << 30);
+	s->host.mem.mem_available = MAYBE(6LL << 30);
+	s->host.mem.mem_free = MAYBE(5LL << 30);
+	s->host.mem.swap_total = MAYBE(0);
+	s->host.mem.swap_free = MAYBE(0);
+	s->host.page_size_bytes = 4096;
+	s->host.clock_ticks_per_second = 100;
+	s->host.ksm.present = true;
+	s->host.ksm.run = MAYBE(1);
+	s->host.ksm.pages_sharing = MAYBE(1000);
+	s->host.ksm.pages_shared = MAYBE(10);
+	s->host.ksm.ksm_zero_pages = MAYBE(0);
+	s->ksmd_cpu_ns = MAYBE((int64_t)((t - 1.7e9) * 1e7)); /* 1% of a CPU */
+	s->vms.vms = calloc(nvms, sizeof(struct vm));
+	s->vms.n = nvms;
+	for (size_t i = 0; i < nvms; i++) {
+		struct vm *v = &s->vms.vms[i];
+		v->pid = (pid_t)(100 + i);
+		v->start_ticks = 1000 + i;
+		v->cfg.vmm = VMM_QEMU;
+		snprintf(v->cfg.name, sizeof(v->cfg.name), "vm%zu", i);
+		v->cfg.guest_ram_bytes = MAYBE(64 * MiB);
+		int64_t over = 10 * MiB + (i == 0 ? (int64_t)(rate * (t - 1.7e9)) : 0);
+		v->mem.rss_anon = MAYBE(64 * MiB + over);
+		v->mem.rss_file = MAYBE(0);
+		v->mem.rss_shmem = MAYBE(0);
+		v->mem.rss = MAYBE(64 * MiB + over);
+		v->mem.swap = MAYBE(0);
+		v->mem.ksm_zero_pages = MAYBE(0);
+		v->pss_bytes = v->mem.rss;
+		v->pss_method = METHOD_ESTIMATE;
+		v->overhead_bytes = MAYBE(over);
+		v->overhead_method = METHOD_ESTIMATE;
+	}
+}
+
+static void write_samples(struct store *s, double t0, double dt, size_t n, size_t nvms, double rate)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct snapshot snap;
+		make_snapshot(&snap, t0 + (double)i * dt, nvms, rate);
+		assert_int_equal(store_write_snapshot(s, &snap), 0);
+		snapshot_free(&snap);
+	}
+}
+
+static void write_and_read_back(void **state)
+{
+	(void)state;
+	struct store *s;
+	assert_int_equal(store_open(db, &s), 0);
+	write_samples(s, 1.8e9, 10, 30, 3, 0);
+	double first, last;
+	assert_int_equal(store_time_range(s, &first, &last), 0);
+	assert_true(fabs(first - 1.8e9) < 1e-3);
+	assert_true(fabs(last - (1.8e9 + 290)) < 1e-3);
+
+	struct store_vm *vms;
+	size_t n;
+	assert_int_equal(store_vms(s, 0, 2e9, &vms, &n), 0);
+	assert_int_equal(n, 3); /* one series per VM, not per sample */
+	assert_string_equal(vms[0].name, "vm0");
+	assert_int_equal(vms[0].samples, 30);
+	assert_true(vms[0].guest_ram_bytes.known && vms[0].guest_ram_bytes.v == 64 * MiB);
+	/* started = boot + start_ticks / HZ */
+	assert_true(fabs(vms[1].started_seconds - (1.7e9 + 10.01)) < 0.01);
+
+	struct store_vm_point *p;
+	size_t np;
+	assert_int_equal(store_vm_points(s, vms[0].id, 0, 2e9, &p, &np), 0);
+	assert_int_equal(np, 30);
+	assert_true(p[0].populated);
+	assert_int_equal(p[0].overhead.v, 10 * MiB);
+	assert_false(p[0].ksm_profit.known); /* unknown stays unknown */
+	free(p);
+
+	struct store_host_point *h;
+	assert_int_equal(store_host_points(s, 0, 2e9, &h, &np), 0);
+	assert_int_equal(np, 30);
+	assert_int_equal(h[0].mem_total.v, 8LL << 30);
+	assert_int_equal(h[0].vm_count.v, 3);
+	free(h);
+	free(vms);
+	store_close(s);
+}
+
+static void one_writer_at_a_time(void **state)
+{
+	(void)state;
+	struct store *a, *b;
+	assert_int_equal(store_open(db, &a), 0);
+	assert_int_equal(store_open(db, &b), -EBUSY);
+	/* Readers are welcome while the writer runs. */
+	write_samples(a, 1.8e9, 10, 2, 1, 0);
+	assert_int_equal(store_open_read(db, &b), 0);
+	store_close(b);
+	store_close(a);
+	assert_int_equal(store_open(db, &b), 0);
+	store_close(b);
+}
+
+static void foreign_files_are_refused(void **state)
+{
+	(void)state;
+	char path[160];
+	snprintf(path, sizeof(path), "%s/text.db", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("this is not a database, and it is long enough to look like a header to sqlite....\n", f);
+	fclose(f);
+	struct store *s;
+	assert_int_equal(store_open(path, &s), -EPROTO);
+	assert_int_equal(store_open_read(path, &s), -EPROTO);
+	snprintf(path, sizeof(path), "%s/missing.db", dir);
+	assert_int_equal(store_open_read(path, &s), -ENOENT);
+	assert_non_null(strstr(store_strerror(-EBUSY), "another recorder"));
+}
+
+static void restarted_vm_is_a_new_series(void **state)
+{
+	(void)state;
+	struct store *s;
+	assert_int_equal(store_open(db, &s), 0);
+	struct snapshot snap;
+	make_snapshot(&snap, 1.8e9, 1, 0);
+	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	snap.vms.vms[0].start_ticks = 99999; /* same pid, started again */
+	snap.wall_seconds += 10;
+	snap.monotonic_seconds += 10;
+	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	snap.wall_seconds += 10;
+	snap.monotonic_seconds += 10;
+	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	snapshot_free(&snap);
+	struct store_vm *vms;
+	size_t n;
+	assert_int_equal(store_vms(s, 0, 2e9, &vms, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(vms[0].samples, 1);
+	assert_int_equal(vms[1].samples, 2);
+	free(vms);
+	store_close(s);
+	/* A fresh writer finds the series again (no cache). */
+	assert_int_equal(store_open(db, &s), 0);
+	make_snapshot(&snap, 1.8e9 + 30, 1, 0);
+	snap.vms.vms[0].start_ticks = 99999;
+	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	snapshot_free(&snap);
+	assert_int_equal(store_vms(s, 0, 2e9, &vms, &n), 0);
+	assert_int_equal(n, 2);
+	assert_int_equal(vms[1].samples, 3);
+	free(vms);
+	store_close(s);
+}
+
+static void downsampling_keeps_means(void **state)
+{
+	(void)state;
+	struct store *s;
+	assert_int_equal(store_open(db, &s), 0);
+	/* Retention short enough to see every tier: raw 1 h, 5-minute means 6 h, hourly 2 days. */
+	struct store_retention r = {.raw_seconds = 3600, .minute5_seconds = 6 * 3600, .hour_seconds = 2 * 86400};
+	store_set_retention(s, &r);
+	double t0 = 1.8e9 - fmod(1.8e9, 3600); /* on the hour */
+	/* 12 hours at 60 s, 2 VMs, VM 0 growing 1 KiB/s. */
+	write_samples(s, t0, 60, 720, 2, 1024);
+	double now = t0 + 719 * 60;
+	assert_int_equal(store_downsample(s, now), 0);
+
+	struct store_host_point *h;
+	size_t n;
+	assert_int_equal(store_host_points(s, 0, 2e9, &h, &n), 0);
+	size_t raw = 0, m5 = 0, h1 = 0;
+	for (size_t i = 0; i < n; i++) {
+		raw += h[i].resolution == 0;
+		m5 += h[i].resolution == 300;
+		h1 += h[i].resolution == 3600;
+		if (i)
+			assert_true(h[i].t > h[i - 1].t); /* tiers do not overlap */
+	}
+	/* older than 6 h: hourly; 1..6 h: 5-minute; last hour: raw (cutoffs on bucket bounds) */
+	assert_in_range(h1, 5, 7);
+	assert_in_range(m5, 55, 72);
+	assert_in_range(raw, 55, 66);
+	assert_int_equal(h[0].mem_total.v, 8LL << 30); /* a mean of constants is the constant */
+	free(h);
+
+	/* The growth slope survives the means: 1 KiB/s = 3.5 MiB/hour. */
+	struct growth_scan_opts o = growth_scan_defaults();
+	o.window_seconds = 86400;
+	o.params.warmup_seconds = 0;
+	struct growth_scan g;
+	assert_int_equal(growth_scan_store(s, &o, &g), 0);
+	assert_int_equal(g.n, 2);
+	assert_true(fabs(g.vms[0].result.bytes_per_hour - 1024 * 3600.0) < 1024 * 3600.0 * 0.02);
+	assert_true(fabs(g.vms[1].result.bytes_per_hour) < 1);
+	growth_scan_free(&g);
+
+	/* Two days later everything is gone, series included. */
+	assert_int_equal(store_downsample(s, now + 3 * 86400), 0);
+	double first, last;
+	assert_int_equal(store_time_range(s, &first, &last), -ENODATA);
+	struct store_vm *vms;
+	assert_int_equal(store_vms(s, 0, 2e9, &vms, &n), 0);
+	assert_int_equal(n, 0);
+	free(vms);
+	store_close(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(write_and_read_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(one_writer_at_a_time, setup, teardown),
+		cmocka_unit_test_setup_teardown(foreign_files_are_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(restarted_vm_is_a_new_series, setup, teardown),
+		cmocka_unit_test_setup_teardown(downsampling_keeps_means, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
