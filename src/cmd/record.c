@@ -8,10 +8,14 @@
 #include <time.h>
 
 #include "cmd/cmd.h"
+#include "core/calibrate.h"
 #include "core/kvm.h"
 #include "core/snapshot.h"
 #include "out/json.h"
 #include "store/store.h"
+
+/* Time spent on exact PSS reads per sample (docs/accounting.md, "Calibration"). */
+#define CALIBRATION_BUDGET_SECONDS 0.005
 
 struct record_opts {
 	const char *db;
@@ -174,6 +178,8 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 			warn(ctx, "KVM counters are not recorded: %s", kvm_avail_hint(why));
 	}
 
+	/* Exact PSS, amortized: a few smaps_rollup reads per sample, oldest VM first. */
+	struct calib_cache *calib = calib_new();
 	struct record_totals totals = {0};
 	bool warned_denied = false, in_full_episode = false;
 	pid_t ksmd_pid = 0;
@@ -189,6 +195,8 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 			break;
 		}
 		ksmd_pid = snap.ksmd_pid;
+		if (calib)
+			calib_apply(calib, &ctx->root, &snap.host, &snap.vms, CALIBRATION_BUDGET_SECONDS);
 		if (snap.vms.denied && !warned_denied) {
 			warn(ctx, "no permission to read some /proc files (KSM figures are n/a); run as root");
 			warned_denied = true;
@@ -237,6 +245,7 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 		sleep_until(next);
 	}
 	kvm_reader_close(kvm);
+	calib_free(calib);
 	store_close(store);
 	if (rc == EXIT_OK && totals.dropped) {
 		rc = fail(ctx, EXIT_FAIL, "writing samples", "%s: %lu sample%s dropped: %s", o.db, totals.dropped,
