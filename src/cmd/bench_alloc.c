@@ -473,10 +473,15 @@ static void fill_rows(const struct bench *b, struct table *t)
 	}
 }
 
-static void fmt_bytes_tick(char *buf, size_t cap, double v) { fmt_bytes(buf, cap, (int64_t)v); }
-
-static void fmt_seconds_tick(char *buf, size_t cap, double v)
+static void fmt_bytes_tick(char *buf, size_t cap, double v, double step)
 {
+	(void)step;
+	fmt_bytes(buf, cap, (int64_t)v);
+}
+
+static void fmt_seconds_tick(char *buf, size_t cap, double v, double step)
+{
+	(void)step;
 	if (v >= 1)
 		snprintf(buf, cap, "%g s", v);
 	else if (v >= 1e-3)
@@ -523,7 +528,7 @@ static int write_svg(const struct bench *b)
 		.y = {.min = ymin, .max = ymax, .log = true, .label = "create time (populate all pages)",
 		      .fmt = fmt_seconds_tick},
 		.title = title,
-		.legend_right = true,
+		.legend = SVG_LEGEND_RIGHT,
 	});
 	static const int order[] = {SLOT_MEMSET, SLOT_FIRST_TOUCH, ALLOC_TOUCH_4K, ALLOC_TOUCH_THP, ALLOC_POPULATE_4K,
 				    ALLOC_POPULATE_THP, ALLOC_MADV_POPULATE_4K, ALLOC_MADV_POPULATE_THP,

@@ -17,7 +17,7 @@
 #include "core/tuner_daemon.h"
 #include "core/workload.h"
 #include "out/json.h"
-#include "out/ksm_plot.h"
+#include "out/svg.h"
 #include "out/table.h"
 
 #define MAX_GUESTS 16
@@ -432,34 +432,37 @@ static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts 
 	return EXIT_OK;
 }
 
+/* Saved bytes over time, one line per policy, from the first run. */
 static int write_svg(const char *path, struct run_result (*runs)[P_N], const struct bench_opts *o)
 {
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	struct plot_series series[P_N];
-	double *mib[P_N] = {0};
-	size_t n = 0;
-	int r = 0;
+	double tmax = 0, ymax = 0;
+	for (int p = 0; p < P_N; p++)
+		for (size_t i = 0; o->policy_on[p] && runs[0][p].available && i < runs[0][p].s.n; i++) {
+			tmax = fmax(tmax, runs[0][p].s.t[i]);
+			ymax = fmax(ymax, runs[0][p].s.saved[i]);
+		}
+	struct svg *s = svg_begin(f, 900, 480);
+	if (!s) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	struct svg_plot plot;
+	svg_plot_begin(s, &plot, &(struct svg_plot_spec){
+		.x = {.min = 0, .max = tmax > 0 ? tmax : 1, .label = "seconds since start"},
+		.y = {.min = 0, .max = ymax > 0 ? ymax * 1.05 : 1, .unit = SVG_BYTES, .label = "saved"},
+		.title = "KSM savings over time per policy (first run)",
+		.legend = SVG_LEGEND_RIGHT,
+	});
 	for (int p = 0; p < P_N; p++) {
 		const struct run_result *res = &runs[0][p];
-		if (!o->policy_on[p] || !res->available || !res->s.n)
-			continue;
-		mib[n] = malloc(res->s.n * sizeof(double));
-		if (!mib[n]) {
-			r = -ENOMEM;
-			break;
-		}
-		for (size_t i = 0; i < res->s.n; i++)
-			mib[n][i] = res->s.saved[i] / 1048576.0;
-		series[n] = (struct plot_series){policy_names[p], res->s.t, mib[n], res->s.n};
-		n++;
+		if (o->policy_on[p] && res->available && res->s.n)
+			svg_plot_series(&plot, policy_names[p], res->s.t, res->s.saved, res->s.n, SVG_LINES);
 	}
-	if (!r)
-		r = plot_lines_svg(f, "KSM savings over time per policy (first run)", "seconds since start",
-				   "saved (MiB)", series, n);
-	for (size_t i = 0; i < n; i++)
-		free(mib[i]);
+	svg_plot_end(&plot);
+	int r = svg_end(s);
 	if (fclose(f) != 0 && !r)
 		r = -errno;
 	return r;

@@ -13,7 +13,7 @@
 #include "core/ksm_guard.h"
 #include "core/ksm_rates.h"
 #include "out/json.h"
-#include "out/ksm_plot.h"
+#include "out/svg.h"
 #include "out/table.h"
 
 #define MAX_SETTINGS 32
@@ -131,24 +131,47 @@ static int measure(struct ksm_sampler *sm, int nscans, double timeout, struct sw
 	return 0;
 }
 
-static int write_svg(const struct sweep_result *res, int n, const char *path, int64_t page)
+/* Scan time against ksmd CPU: one point per setting, labelled with the setting and its savings. */
+static int write_svg(const struct sweep_result *res, int n, const char *path)
 {
-	(void)page;
 	FILE *f = fopen(path, "w");
 	if (!f)
 		return -errno;
-	struct plot_point pts[MAX_SETTINGS];
+	double cpu[MAX_SETTINGS], scan[MAX_SETTINGS], xmax = 0, ymax = 0;
 	char labels[MAX_SETTINGS][64];
+	const char *label_of[MAX_SETTINGS];
 	for (int i = 0; i < n; i++) {
 		char saved[32] = "n/a";
 		if (res[i].saved_bytes.known)
 			fmt_bytes(saved, sizeof(saved), res[i].saved_bytes.v);
 		snprintf(labels[i], sizeof(labels[i]), "%lld/%lld saves %s", (long long)res[i].pages_to_scan,
 			 (long long)res[i].sleep_millisecs, saved);
-		pts[i] = (struct plot_point){res[i].ksmd_cpu_percent, res[i].scan_seconds, labels[i]};
+		label_of[i] = labels[i];
+		cpu[i] = res[i].ksmd_cpu_percent;
+		scan[i] = res[i].scan_seconds;
+		if (isfinite(cpu[i]) && isfinite(scan[i])) {
+			xmax = fmax(xmax, cpu[i]);
+			ymax = fmax(ymax, scan[i]);
+		}
 	}
-	int r = plot_scatter_svg(f, "KSM full scan time against ksmd CPU", "ksmd CPU (% of one CPU)",
-				 "full scan (s)", pts, (size_t)n);
+	struct svg *s = svg_begin(f, 760, 480);
+	if (!s) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	struct svg_plot p;
+	/* The plot area leaves room right of the last point for its label. */
+	svg_plot_begin(s, &p, &(struct svg_plot_spec){
+		.left = 90, .top = 50, .width = 500, .height = 370,
+		.x = {.min = 0, .max = xmax > 0 ? xmax * 1.1 : 1, .label = "ksmd CPU (% of one CPU)"},
+		.y = {.min = 0, .max = ymax > 0 ? ymax * 1.1 : 1, .label = "full scan (s)"},
+		.title = "KSM full scan time against ksmd CPU",
+		.legend = SVG_LEGEND_NONE,
+	});
+	svg_plot_add(&p, &(struct svg_series){.name = "pages_to_scan/sleep_millisecs", .x = cpu, .y = scan,
+					      .n = (size_t)n, .style = SVG_POINTS, .labels = label_of});
+	svg_plot_end(&p);
+	int r = svg_end(s);
 	if (fclose(f) != 0 && !r)
 		r = -errno;
 	return r;
@@ -292,7 +315,7 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 	else
 		table_print_human(t, stdout, ctx->raw_bytes);
 	table_free(t);
-	if (svg && (r = write_svg(res, done, svg, sysconf(_SC_PAGESIZE))) < 0)
+	if (svg && (r = write_svg(res, done, svg)) < 0)
 		return fail(ctx, EXIT_FAIL, "writing SVG", "%s: %s", svg, strerror(-r));
 	return EXIT_OK;
 }

@@ -11,7 +11,7 @@
 #include "core/ksm.h"
 #include "out/html.h"
 #include "out/json.h"
-#include "out/html_chart.h"
+#include "out/svg.h"
 #include "out/table.h"
 #include "store/store_growth.h"
 
@@ -21,6 +21,76 @@
 static const char *const C_GUEST = "#4c78a8", *const C_MERGED = "#72b7b2", *const C_OVERHEAD = "#e45756",
 		      *const C_TOTAL = "#54585f", *const C_SWAP = "#b279a2", *const C_KSM = "#59a14f",
 		      *const C_PROFIT = "#2f6b2a", *const C_CPU = "#f28e2b", *const C_FIT = "#8b1a12";
+
+/* Series styles of the report's charts: stacked bands, lines, and dashed reference lines. */
+#define AREA (SVG_AREA | SVG_LINES)
+#define LINE SVG_LINES
+#define DASHED (SVG_LINES | SVG_DASHED)
+
+/* Chart layout: the SVG scales to the page width; the legend is HTML below it. */
+#define CHART_W 960
+#define CHART_LEFT 78
+#define CHART_RIGHT 16
+#define CHART_TOP 12
+#define CHART_BOTTOM 40
+#define CHART_MAX_SERIES 8
+
+/* One <figure>: the title and note, the series over [since, until] with NaN as "no sample",
+ * lines broken where the recording paused, and the legend. */
+static void write_chart(FILE *f, const char *title, const char *note, enum svg_unit unit, const double *t, size_t n,
+			double since, double until, int height, const struct svg_series *series, size_t nseries)
+{
+	struct svg_series se[CHART_MAX_SERIES];
+	double gap = svg_gap_for(t, n);
+	nseries = nseries < CHART_MAX_SERIES ? nseries : CHART_MAX_SERIES;
+	for (size_t i = 0; i < nseries; i++) {
+		se[i] = series[i];
+		se[i].x = t;
+		se[i].n = n;
+		se[i].gap = gap;
+	}
+	fprintf(f, "<figure class=\"chart\"><figcaption>");
+	html_escape(f, title);
+	if (note) {
+		fprintf(f, "<span class=\"note\">");
+		html_escape(f, note);
+		fprintf(f, "</span>");
+	}
+	fprintf(f, "</figcaption>\n");
+	struct svg *s = svg_begin_inline(f, CHART_W, height);
+	if (!s) {
+		fprintf(f, "<p class=\"note\">(out of memory drawing this chart)</p></figure>\n");
+		return;
+	}
+	struct svg_plot p;
+	double ymax = svg_stacked_max(se, nseries);
+	svg_plot_begin(s, &p, &(struct svg_plot_spec){
+		.left = CHART_LEFT, .top = CHART_TOP, .width = CHART_W - CHART_LEFT - CHART_RIGHT,
+		.height = height - CHART_TOP - CHART_BOTTOM,
+		.x = {.min = isfinite(since) ? since : n ? t[0] : 0, .max = isfinite(until) ? until : n ? t[n - 1] : 1,
+		      .time = true},
+		.y = {.min = 0, .max = ymax > 0 ? ymax : 1, .unit = unit},
+		.legend = SVG_LEGEND_NONE,
+	});
+	int r = 0;
+	for (size_t i = 0; i < nseries; i++)
+		if (svg_plot_add(&p, &se[i]) < 0)
+			r = -ENOMEM;
+	svg_plot_end(&p);
+	if (n == 0)
+		svg_text(s, CHART_W / 2.0, height / 2.0, "middle", 12, "no samples");
+	svg_end(s);
+	if (r < 0)
+		fprintf(f, "<p class=\"note\">(out of memory stacking this chart: bands drawn unstacked)</p>");
+	fprintf(f, "<div class=\"legend\">");
+	for (size_t i = 0; i < nseries; i++) {
+		fprintf(f, "<span><i class=\"%s\" style=\"background:%s\"></i>", se[i].style & SVG_DASHED ? "dash" : "",
+			se[i].color);
+		html_escape(f, se[i].name);
+		fprintf(f, "</span>");
+	}
+	fprintf(f, "</div></figure>\n");
+}
 
 struct report_opts {
 	const char *db, *out, *title;
@@ -347,17 +417,15 @@ static int write_vm_chart(FILE *f, struct store *s, const struct growth_vm *g, d
 		fmt_bytes(saved, sizeof(saved), (int64_t)v);
 	snprintf(note, sizeof(note), "%s; now: overhead %s, KSM saves %s", verdict, over, saved);
 	/* Overhead at the bottom of the stack, so its trend line sits on the band it fits. */
-	const struct chart_series series[] = {
-		{"overhead (beyond guest RAM)", C_OVERHEAD, row(&set, V_OVERHEAD), true, false},
-		{"guest RAM merged by KSM", C_MERGED, row(&set, V_MERGED), true, false},
-		{"guest RAM, resident, not merged", C_GUEST, row(&set, V_PRIVATE), true, false},
-		{"saved by KSM (not resident)", C_KSM, row(&set, V_SAVED), false, false},
-		{"overhead trend (Theil-Sen)", C_FIT, row(&set, V_FIT), false, true},
+	const struct svg_series series[] = {
+		{.name = "overhead (beyond guest RAM)", .color = C_OVERHEAD, .y = row(&set, V_OVERHEAD), .style = AREA},
+		{.name = "guest RAM merged by KSM", .color = C_MERGED, .y = row(&set, V_MERGED), .style = AREA},
+		{.name = "guest RAM, resident, not merged", .color = C_GUEST, .y = row(&set, V_PRIVATE), .style = AREA},
+		{.name = "saved by KSM (not resident)", .color = C_KSM, .y = row(&set, V_SAVED), .style = LINE},
+		{.name = "overhead trend (Theil-Sen)", .color = C_FIT, .y = row(&set, V_FIT), .style = DASHED},
 	};
-	struct chart c = {.title = title, .note = note, .unit = CHART_BYTES, .t = set.t, .n = set.n,
-			  .series = series, .nseries = fit ? 5 : 4, .t_min = since, .t_max = until, .height = 210};
 	fprintf(f, "<div class=\"%s\">", g->result.flagged ? "vm flagged" : "vm");
-	chart_write_svg(f, &c);
+	write_chart(f, title, note, SVG_BYTES, set.t, set.n, since, until, 210, series, fit ? 5 : 4);
 	fprintf(f, "</div>\n");
 	series_free(&set);
 	return 0;
@@ -424,11 +492,11 @@ static void write_kvm_chart(FILE *f, struct store *s, double since, double until
 										    : NAN; /* reset */
 		}
 		if (series_thin(&set) == 0) {
-			const struct chart_series series[] = {{"exits per second", C_CPU, row(&set, 0), true, false}};
-			struct chart c = {.title = "KVM exits, all VMs", .note = "debugfs kvm/exits",
-					  .unit = CHART_PLAIN, .t = set.t, .n = set.n, .series = series, .nseries = 1,
-					  .t_min = since, .t_max = until, .height = 200};
-			chart_write_svg(f, &c);
+			const struct svg_series series[] = {
+				{.name = "exits per second", .color = C_CPU, .y = row(&set, 0), .style = AREA},
+			};
+			write_chart(f, "KVM exits, all VMs", "debugfs kvm/exits", SVG_PLAIN, set.t, set.n, since, until, 200,
+				    series, 1);
 		}
 	}
 	series_free(&set);
@@ -515,28 +583,24 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 	fprintf(f, "</div>\n");
 
 	fprintf(f, "<h2>Host</h2>\n");
-	const struct chart_series mem_series[] = {
-		{"used (total - available)", C_GUEST, row(&host, H_USED), true, false},
-		{"total", C_TOTAL, row(&host, H_TOTAL), false, true},
-		{"swap used", C_SWAP, row(&host, H_SWAP), false, false},
+	const struct svg_series mem_series[] = {
+		{.name = "used (total - available)", .color = C_GUEST, .y = row(&host, H_USED), .style = AREA},
+		{.name = "total", .color = C_TOTAL, .y = row(&host, H_TOTAL), .style = DASHED},
+		{.name = "swap used", .color = C_SWAP, .y = row(&host, H_SWAP), .style = LINE},
 	};
-	struct chart c = {.title = "Host memory", .unit = CHART_BYTES, .t = host.t, .n = host.n,
-			  .series = mem_series, .nseries = 3, .t_min = since, .t_max = last, .height = 250};
-	chart_write_svg(f, &c);
-	const struct chart_series ksm_series[] = {
-		{"saved: (pages_sharing + ksm_zero_pages) x page size", C_KSM, row(&host, H_KSM_SAVED), true, false},
-		{"general_profit (saved minus KSM metadata)", C_PROFIT, row(&host, H_KSM_PROFIT), false, true},
+	write_chart(f, "Host memory", NULL, SVG_BYTES, host.t, host.n, since, last, 250, mem_series, 3);
+	const struct svg_series ksm_series[] = {
+		{.name = "saved: (pages_sharing + ksm_zero_pages) x page size", .color = C_KSM,
+		 .y = row(&host, H_KSM_SAVED), .style = AREA},
+		{.name = "general_profit (saved minus KSM metadata)", .color = C_PROFIT, .y = row(&host, H_KSM_PROFIT),
+		 .style = DASHED},
 	};
-	c = (struct chart){.title = "KSM savings", .unit = CHART_BYTES, .t = host.t, .n = host.n, .series = ksm_series,
-			   .nseries = 2, .t_min = since, .t_max = last, .height = 220};
-	chart_write_svg(f, &c);
-	const struct chart_series cpu_series[] = {
-		{"ksmd CPU (percent of one CPU)", C_CPU, row(&host, H_KSMD_CPU), true, false},
+	write_chart(f, "KSM savings", NULL, SVG_BYTES, host.t, host.n, since, last, 220, ksm_series, 2);
+	const struct svg_series cpu_series[] = {
+		{.name = "ksmd CPU (percent of one CPU)", .color = C_CPU, .y = row(&host, H_KSMD_CPU), .style = AREA},
 	};
-	c = (struct chart){.title = "ksmd CPU", .note = "from ksmd's scheduler run time between samples",
-			   .unit = CHART_PERCENT, .t = host.t, .n = host.n, .series = cpu_series, .nseries = 1,
-			   .t_min = since, .t_max = last, .height = 200};
-	chart_write_svg(f, &c);
+	write_chart(f, "ksmd CPU", "from ksmd's scheduler run time between samples", SVG_PERCENT, host.t, host.n, since,
+		    last, 200, cpu_series, 1);
 
 	write_kvm_chart(f, s, since, last);
 

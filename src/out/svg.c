@@ -4,8 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define MAX_TICKS 40
+#define TIME_TICKS 8      /* at most this many date/time ticks */
+#define AREA_OPACITY 0.55 /* stacked bands stay see-through so the grid shows */
 
 static const char *const palette[] = {
 	"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
@@ -31,20 +34,25 @@ void svg_escape(FILE *f, const char *text)
 	}
 }
 
-struct svg *svg_begin(FILE *f, double width, double height)
+static struct svg *begin(FILE *f, double width, double height, bool standalone)
 {
 	struct svg *s = calloc(1, sizeof(*s));
 	if (!s)
 		return NULL;
 	*s = (struct svg){.f = f, .width = width, .height = height};
+	if (standalone)
+		fputs("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n", f);
 	fprintf(f,
-		"<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
 		"<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%.0f\" height=\"%.0f\" viewBox=\"0 0 %.0f %.0f\" "
-		"font-family=\"sans-serif\">\n"
+		"font-family=\"sans-serif\"%s>\n"
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"#ffffff\"/>\n",
-		width, height, width, height);
+		width, height, width, height, standalone ? "" : " role=\"img\"");
 	return s;
 }
+
+struct svg *svg_begin(FILE *f, double width, double height) { return begin(f, width, height, true); }
+
+struct svg *svg_begin_inline(FILE *f, double width, double height) { return begin(f, width, height, false); }
 
 int svg_end(struct svg *s)
 {
@@ -64,16 +72,161 @@ void svg_text(struct svg *s, double x, double y, const char *anchor, double size
 	fputs("</text>\n", s->f);
 }
 
-static void default_fmt(char *buf, size_t cap, double v) { snprintf(buf, cap, "%g", v); }
+/* ---- pure helpers ---- */
 
-/* Widens the axis to whole ticks and lists them. */
-static size_t axis_ticks(struct svg_axis *a, double *ticks)
+double svg_time_step(double span, int max_ticks)
 {
+	static const double steps[] = {
+		1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200,
+		86400, 2 * 86400, 7 * 86400, 14 * 86400, 30 * 86400, 91 * 86400, 182 * 86400, 365 * 86400,
+	};
+	size_t n = sizeof(steps) / sizeof(steps[0]);
+	if (max_ticks < 1)
+		max_ticks = 1;
+	for (size_t i = 0; i < n; i++)
+		if (span / steps[i] <= max_ticks)
+			return steps[i];
+	return ceil(span / max_ticks / (365 * 86400.0)) * 365 * 86400.0;
+}
+
+double svg_time_first_tick(double t, double step, long gmtoff)
+{
+	return ceil((t + (double)gmtoff) / step) * step - (double)gmtoff;
+}
+
+void svg_time_label(double t, double step, char *buf, size_t cap)
+{
+	time_t tt = (time_t)llround(t);
+	struct tm tm;
+	localtime_r(&tt, &tm);
+	const char *fmt = step < 60 ? "%H:%M:%S" : step < 86400 ? "%H:%M" : step < 365 * 86400.0 ? "%b %d" : "%Y";
+	if (!strftime(buf, cap, fmt, &tm) && cap)
+		buf[0] = 0;
+}
+
+double svg_nice_step(double span, int max_ticks)
+{
+	if (!(span > 0) || !isfinite(span))
+		return 1;
+	double raw = span / (max_ticks < 1 ? 1 : max_ticks);
+	double mag = pow(10, floor(log10(raw)));
+	static const double nice[] = {1, 2, 2.5, 5, 10};
+	for (size_t i = 0; i < sizeof(nice) / sizeof(nice[0]); i++)
+		if (nice[i] * mag >= raw)
+			return nice[i] * mag;
+	return 10 * mag;
+}
+
+static const char *const byte_units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+
+/* The binary unit (power of 1024) that keeps v between 1 and 1024. */
+static int byte_unit_for(double v)
+{
+	int u = 0;
+	while (u < 5 && v >= 1024.0) {
+		v /= 1024.0;
+		u++;
+	}
+	return u;
+}
+
+static int decimals_for(double step)
+{
+	int d = 0;
+	while (d < 3 && fabs(step * pow(10, d) - llround(step * pow(10, d))) > 1e-6)
+		d++;
+	return d;
+}
+
+void svg_value_label(double v, enum svg_unit unit, double step, char *buf, size_t cap)
+{
+	if (unit == SVG_BYTES) {
+		int u = byte_unit_for(step * 4 > 0 ? step * 4 : 1);
+		double scale = pow(1024.0, u);
+		snprintf(buf, cap, "%.*f %s", decimals_for(step / scale), v / scale, byte_units[u]);
+	} else if (unit == SVG_PERCENT) {
+		snprintf(buf, cap, "%.*f%%", decimals_for(step), v);
+	} else {
+		snprintf(buf, cap, "%.*f", decimals_for(step), v);
+	}
+}
+
+/* A step on a linear axis: 1-2-2.5-5 in the unit the span calls for. */
+static double value_step(double span, enum svg_unit unit)
+{
+	if (unit != SVG_BYTES)
+		return svg_nice_step(span, 5);
+	double scale = pow(1024.0, byte_unit_for(span));
+	return svg_nice_step(span / scale, 5) * scale;
+}
+
+double svg_stacked_max(const struct svg_series *series, size_t nseries)
+{
+	size_t n = 0;
+	for (size_t s = 0; s < nseries; s++)
+		n = series[s].n > n ? series[s].n : n;
+	double max = 0;
+	for (size_t i = 0; i < n; i++) {
+		double base = 0;
+		for (size_t s = 0; s < nseries; s++) {
+			if (i >= series[s].n || !isfinite(series[s].y[i]))
+				continue;
+			double y = series[s].y[i];
+			if (series[s].style & SVG_AREA) {
+				base += y > 0 ? y : 0;
+				y = base;
+			}
+			max = y > max ? y : max;
+		}
+	}
+	return max;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+double svg_gap_for(const double *xs, size_t n)
+{
+	if (n < 3)
+		return 0;
+	double *d = malloc((n - 1) * sizeof(*d));
+	if (!d)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		d[i - 1] = xs[i] - xs[i - 1];
+	qsort(d, n - 1, sizeof(*d), cmp_double);
+	double med = d[(n - 1) / 2];
+	free(d);
+	return med > 0 ? 3.5 * med : 0;
+}
+
+/* ---- axes ---- */
+
+/* Widens the axis to whole ticks and lists them; *step is the linear step (0 otherwise). */
+static size_t axis_ticks(struct svg_axis *a, double *ticks, double *step)
+{
+	*step = 0;
 	if (a->ticks && a->nticks) {
 		size_t n = 0;
 		for (size_t i = 0; i < a->nticks && n < MAX_TICKS; i++)
 			if (a->ticks[i] >= a->min && a->ticks[i] <= a->max && (!a->log || a->ticks[i] > 0))
 				ticks[n++] = a->ticks[i];
+		return n;
+	}
+	if (a->time) {
+		if (!(a->max - a->min >= 1))
+			a->max = a->min + 1;
+		*step = svg_time_step(a->max - a->min, TIME_TICKS);
+		time_t t0 = (time_t)a->min;
+		struct tm tm;
+		localtime_r(&t0, &tm);
+		size_t n = 0;
+		for (double t = svg_time_first_tick(a->min, *step, tm.tm_gmtoff); t <= a->max + 1e-6 && n < MAX_TICKS;
+		     t += *step)
+			ticks[n++] = t;
 		return n;
 	}
 	if (a->log) {
@@ -99,15 +252,25 @@ static size_t axis_ticks(struct svg_axis *a, double *ticks)
 	}
 	if (!(a->max > a->min))
 		a->max = a->min + 1;
-	double raw = (a->max - a->min) / 5, mag = pow(10, floor(log10(raw))), step;
-	double r = raw / mag;
-	step = (r <= 1 ? 1 : r <= 2 ? 2 : r <= 5 ? 5 : 10) * mag;
-	a->min = floor(a->min / step) * step;
-	a->max = ceil(a->max / step) * step;
+	*step = value_step(a->max - a->min, a->unit);
+	a->min = floor(a->min / *step) * *step;
+	a->max = ceil(a->max / *step) * *step;
 	size_t n = 0;
-	for (double v = a->min; v <= a->max + step / 2 && n < MAX_TICKS; v += step)
-		ticks[n++] = fabs(v) < step / 1e6 ? 0 : v;
+	for (double v = a->min; v <= a->max + *step / 2 && n < MAX_TICKS; v += *step)
+		ticks[n++] = fabs(v) < *step / 1e6 ? 0 : v;
 	return n;
+}
+
+static void tick_label(const struct svg_axis *a, double v, double step, char *buf, size_t cap)
+{
+	if (a->fmt)
+		a->fmt(buf, cap, v, step);
+	else if (a->time)
+		svg_time_label(v, step, buf, cap);
+	else if (a->log || !step)
+		snprintf(buf, cap, "%g", v);
+	else
+		svg_value_label(v, a->unit, step, buf, cap);
 }
 
 static double frac(const struct svg_axis *a, double v)
@@ -130,6 +293,33 @@ double svg_plot_y(const struct svg_plot *p, double v)
 	return p->spec.top + (1 - frac(&p->spec.y, v)) * p->spec.height;
 }
 
+/* X tick labels; below sub-day time ticks, the date under the first tick of each day. */
+static void x_labels(struct svg_plot *p, const double *ticks, size_t n, double step)
+{
+	FILE *f = p->svg->f;
+	const struct svg_axis *a = &p->spec.x;
+	double y = p->spec.top + p->spec.height + 18;
+	int last_yday = -1, last_year = -1;
+	char buf[64];
+	for (size_t i = 0; i < n; i++) {
+		double x = svg_plot_x(p, ticks[i]);
+		tick_label(a, ticks[i], step, buf, sizeof(buf));
+		fprintf(f, "<text class=\"xlab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-size=\"12\">", x, y);
+		svg_escape(f, buf);
+		if (a->time && step < 86400 && !a->fmt) {
+			time_t tt = (time_t)llround(ticks[i]);
+			struct tm tm;
+			localtime_r(&tt, &tm);
+			if (tm.tm_yday != last_yday &&
+			    strftime(buf, sizeof(buf), tm.tm_year != last_year ? "%Y-%m-%d" : "%b %d", &tm))
+				fprintf(f, "<tspan x=\"%.1f\" dy=\"13\">%s</tspan>", x, buf);
+			last_yday = tm.tm_yday;
+			last_year = tm.tm_year;
+		}
+		fputs("</text>\n", f);
+	}
+}
+
 void svg_plot_begin(struct svg *s, struct svg_plot *p, const struct svg_plot_spec *spec)
 {
 	*p = (struct svg_plot){.svg = s, .spec = *spec};
@@ -137,11 +327,11 @@ void svg_plot_begin(struct svg *s, struct svg_plot *p, const struct svg_plot_spe
 	if (sp->width <= 0 || sp->height <= 0) {
 		sp->left = 90;
 		sp->top = sp->title ? 50 : 20;
-		sp->width = s->width - sp->left - (sp->legend_right ? 250 : 30);
+		sp->width = s->width - sp->left - (sp->legend == SVG_LEGEND_RIGHT ? 250 : 30);
 		sp->height = s->height - sp->top - 60;
 	}
-	double xt[MAX_TICKS], yt[MAX_TICKS];
-	size_t nx = axis_ticks(&sp->x, xt), ny = axis_ticks(&sp->y, yt);
+	double xt[MAX_TICKS], yt[MAX_TICKS], xstep, ystep;
+	size_t nx = axis_ticks(&sp->x, xt, &xstep), ny = axis_ticks(&sp->y, yt, &ystep);
 	FILE *f = s->f;
 	char buf[64];
 	double bottom = sp->top + sp->height, right = sp->left + sp->width;
@@ -156,14 +346,13 @@ void svg_plot_begin(struct svg *s, struct svg_plot *p, const struct svg_plot_spe
 	fprintf(f, "</g>\n<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"none\" stroke=\"#333333\"/>\n",
 		sp->left, sp->top, sp->width, sp->height);
 
-	svg_tick_fmt fx = sp->x.fmt ? sp->x.fmt : default_fmt, fy = sp->y.fmt ? sp->y.fmt : default_fmt;
-	for (size_t i = 0; i < nx; i++) {
-		fx(buf, sizeof(buf), xt[i]);
-		svg_text(s, svg_plot_x(p, xt[i]), bottom + 18, "middle", 12, buf);
-	}
+	x_labels(p, xt, nx, xstep);
 	for (size_t i = 0; i < ny; i++) {
-		fy(buf, sizeof(buf), yt[i]);
-		svg_text(s, sp->left - 6, svg_plot_y(p, yt[i]) + 4, "end", 12, buf);
+		tick_label(&sp->y, yt[i], ystep, buf, sizeof(buf));
+		fprintf(f, "<text class=\"ylab\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" font-size=\"12\">",
+			sp->left - 6, svg_plot_y(p, yt[i]) + 4);
+		svg_escape(f, buf);
+		fputs("</text>\n", f);
 	}
 	if (sp->x.label)
 		svg_text(s, sp->left + sp->width / 2, bottom + 42, "middle", 14, sp->x.label);
@@ -178,53 +367,139 @@ void svg_plot_begin(struct svg *s, struct svg_plot *p, const struct svg_plot_spe
 		svg_text(s, sp->left + sp->width / 2, sp->top - 20, "middle", 16, sp->title);
 }
 
-void svg_plot_series(struct svg_plot *p, const char *name, const double *xs, const double *ys, size_t n, int style)
+/* ---- series ---- */
+
+static bool drawable(const struct svg_plot *p, double x, double y, double *px, double *py)
+{
+	*px = svg_plot_x(p, x);
+	*py = svg_plot_y(p, y);
+	return isfinite(x) && isfinite(y) && isfinite(*px) && isfinite(*py);
+}
+
+/* Whether point i starts a new run: the step from the point before is wider than the gap. */
+static bool gap_before(const struct svg_series *se, size_t i)
+{
+	return se->gap > 0 && i > 0 && se->x[i] - se->x[i - 1] > se->gap;
+}
+
+/* A filled band from base to top, one polygon per run without gaps. */
+static void area_path(struct svg_plot *p, const struct svg_series *se, const double *base, const double *top,
+		      const char *color)
+{
+	FILE *f = p->svg->f;
+	double x, y;
+	fprintf(f, "<path class=\"area\" fill=\"%s\" fill-opacity=\"%.2f\" stroke=\"none\" d=\"", color, AREA_OPACITY);
+	size_t i = 0;
+	while (i < se->n) {
+		while (i < se->n && !drawable(p, se->x[i], top[i], &x, &y))
+			i++;
+		size_t start = i;
+		while (i < se->n && drawable(p, se->x[i], top[i], &x, &y) && (i == start || !gap_before(se, i))) {
+			fprintf(f, "%c%.1f %.1f", i == start ? 'M' : 'L', x, y);
+			i++;
+		}
+		if (i == start)
+			break;
+		for (size_t k = i; k-- > start;)
+			fprintf(f, "L%.1f %.1f", svg_plot_x(p, se->x[k]), svg_plot_y(p, base[k]));
+		fputc('Z', f);
+	}
+	fputs("\"/>\n", f);
+}
+
+static void line(struct svg_plot *p, const struct svg_series *se, const double *ys, const char *color)
+{
+	FILE *f = p->svg->f;
+	bool open = false;
+	for (size_t i = 0; i < se->n; i++) {
+		double x, y;
+		if (!drawable(p, se->x[i], ys[i], &x, &y) || gap_before(se, i)) {
+			if (open)
+				fputs("\"/>\n", f);
+			open = false;
+			if (!drawable(p, se->x[i], ys[i], &x, &y))
+				continue;
+		}
+		if (!open)
+			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-linejoin=\"round\"%s points=\"",
+				color, se->style & SVG_DASHED ? " stroke-dasharray=\"6 4\"" : "");
+		fprintf(f, "%s%.1f,%.1f", open ? " " : "", x, y);
+		open = true;
+	}
+	if (open)
+		fputs("\"/>\n", f);
+}
+
+int svg_plot_add(struct svg_plot *p, const struct svg_series *se)
 {
 	FILE *f = p->svg->f;
 	size_t idx = p->nseries;
-	const char *color = svg_color(idx);
+	const char *color = se->color ? se->color : svg_color(idx);
 	if (idx < SVG_MAX_SERIES) {
-		snprintf(p->names[idx], sizeof(p->names[idx]), "%s", name ? name : "");
-		p->styles[idx] = style;
+		snprintf(p->names[idx], sizeof(p->names[idx]), "%s", se->name ? se->name : "");
+		p->colors[idx] = color;
+		p->styles[idx] = se->style;
 		p->nseries++;
 	}
-	fprintf(f, "<g class=\"series\" data-name=\"");
-	svg_escape(f, name);
-	fprintf(f, "\">\n");
-	if (style & SVG_LINES) {
-		bool open = false;
-		for (size_t i = 0; i < n; i++) {
-			double x = svg_plot_x(p, xs[i]), y = svg_plot_y(p, ys[i]);
-			bool ok = isfinite(x) && isfinite(y) && isfinite(xs[i]) && isfinite(ys[i]);
-			if (!ok) {
-				if (open)
-					fputs("\"/>\n", f);
-				open = false;
-				continue;
+	int r = 0;
+	const double *ys = se->y;
+	double *top = NULL;
+	if ((se->style & SVG_AREA) && se->n) {
+		if (p->nstack < se->n) {
+			double *grown = realloc(p->stack, se->n * sizeof(*grown));
+			if (grown) {
+				memset(grown + p->nstack, 0, (se->n - p->nstack) * sizeof(*grown));
+				p->stack = grown;
+				p->nstack = se->n;
 			}
-			if (!open)
-				fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" points=\"", color);
-			fprintf(f, "%s%.1f,%.1f", open ? " " : "", x, y);
-			open = true;
 		}
-		if (open)
-			fputs("\"/>\n", f);
+		top = malloc(se->n * sizeof(*top));
+		if (!top || p->nstack < se->n)
+			r = -ENOMEM;
 	}
-	if (style & SVG_POINTS)
-		for (size_t i = 0; i < n; i++) {
-			double x = svg_plot_x(p, xs[i]), y = svg_plot_y(p, ys[i]);
-			if (isfinite(x) && isfinite(y) && isfinite(xs[i]) && isfinite(ys[i]))
-				fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x, y, color);
+	fprintf(f, "<g class=\"series\" data-name=\"");
+	svg_escape(f, se->name);
+	fprintf(f, "\">\n");
+	if (top && !r) {
+		for (size_t i = 0; i < se->n; i++)
+			top[i] = isfinite(se->y[i]) ? p->stack[i] + (se->y[i] > 0 ? se->y[i] : 0) : NAN;
+		area_path(p, se, p->stack, top, color);
+		for (size_t i = 0; i < se->n; i++)
+			if (isfinite(top[i]))
+				p->stack[i] = top[i];
+		ys = top;
+	}
+	if (se->style & SVG_LINES)
+		line(p, se, ys, color);
+	if (se->style & SVG_POINTS)
+		for (size_t i = 0; i < se->n; i++) {
+			double x, y;
+			if (!drawable(p, se->x[i], ys[i], &x, &y))
+				continue;
+			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x, y, color);
+			if (se->labels && se->labels[i])
+				svg_text(p->svg, x + 8, y - 6, "start", 12, se->labels[i]);
 		}
 	fputs("</g>\n", f);
+	free(top);
+	return r;
+}
+
+void svg_plot_series(struct svg_plot *p, const char *name, const double *xs, const double *ys, size_t n, int style)
+{
+	svg_plot_add(p, &(struct svg_series){.name = name, .x = xs, .y = ys, .n = n, .style = style});
 }
 
 void svg_plot_end(struct svg_plot *p)
 {
-	if (!p->nseries)
+	free(p->stack);
+	p->stack = NULL;
+	p->nstack = 0;
+	if (!p->nseries || p->spec.legend == SVG_LEGEND_NONE)
 		return;
 	FILE *f = p->svg->f;
-	double x = p->spec.left + (p->spec.legend_right ? p->spec.width + 10 : 10), y = p->spec.top + 10, row = 18;
+	double x = p->spec.left + (p->spec.legend == SVG_LEGEND_RIGHT ? p->spec.width + 10 : 10), y = p->spec.top + 10,
+	       row = 18;
 	size_t longest = 0;
 	for (size_t i = 0; i < p->nseries; i++)
 		if (strlen(p->names[i]) > longest)
@@ -234,10 +509,14 @@ void svg_plot_end(struct svg_plot *p)
 		x, y, 40 + 7.0 * (double)longest, row * (double)p->nseries + 8);
 	for (size_t i = 0; i < p->nseries; i++) {
 		double cy = y + 4 + row * ((double)i + 0.5);
-		const char *color = svg_color(i);
+		const char *color = p->colors[i];
+		if (p->styles[i] & SVG_AREA)
+			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"20\" height=\"10\" fill=\"%s\" fill-opacity=\"%.2f\"/>\n",
+				x + 6, cy - 5, color, AREA_OPACITY);
 		if (p->styles[i] & SVG_LINES)
-			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"/>\n",
-				x + 6, cy, x + 26, cy, color);
+			fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"%s\" stroke-width=\"2\"%s/>\n",
+				x + 6, cy, x + 26, cy, color,
+				p->styles[i] & SVG_DASHED ? " stroke-dasharray=\"6 4\"" : "");
 		if (p->styles[i] & SVG_POINTS)
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x + 16, cy, color);
 		svg_text(p->svg, x + 32, cy + 4, "start", 12, p->names[i]);
