@@ -30,7 +30,8 @@ static void serve_help(void)
 	       "                    [--max-connections N] [--timeout SEC] [--threads N]\n"
 	       "\n"
 	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
-	       "memory (RSS by type, PSS, swap, KSM merged and profit, VMM overhead). Text format 0.0.4;\n"
+	       "memory (RSS by type, PSS, swap, KSM merged and profit, VMM overhead), and KVM's event and\n"
+	       "time counters per VM where debugfs is readable. Text format 0.0.4;\n"
 	       "OpenMetrics 1.0 when the Accept header asks for it. Metric names: docs/serve.md.\n"
 	       "\n"
 	       "  --listen ADDR:PORT   where to listen (default " SERVE_DEFAULT_LISTEN ", loopback only);\n"
@@ -166,7 +167,7 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 	struct serve_cache *cache;
 	struct serve_cache_config cc = {.root = ctx->root, .extra = o.pids, .nextra = o.npids,
 					.min_interval_seconds = o.min_interval, .max_body_bytes = 64u << 20,
-					.version = VMHOST_VERSION};
+					.version = VMHOST_VERSION, .kvm = true};
 	if (serve_cache_new(&cc, &cache) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
 	/* Gather once before listening: an unreadable host fails here, not on every scrape. */
@@ -205,6 +206,9 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 		serve_cache_free(cache);
 		return fail(ctx, EXIT_FAIL, "starting the HTTP server", "%s", where);
 	}
+	enum kvm_avail why;
+	if (!serve_cache_kvm(cache, &why))
+		fprintf(stderr, "vmhost: serve: no KVM counters (vmhost_kvm_available 0): %s\n", kvm_avail_hint(why));
 	fprintf(stderr, "vmhost: serve: listening on http://%s/metrics\n", where);
 
 	int sig;

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/kvm.h"
 #include "core/snapshot.h"
 #include "io/io.h"
 #include "out/prom.h"
@@ -31,6 +32,7 @@ struct serve_cache_config {
 	double min_interval_seconds; /* 0: every scrape gathers */
 	size_t max_body_bytes;       /* a document larger than this is an error, not an allocation */
 	const char *version;
+	bool kvm;                    /* also read KVM's debugfs counters with each snapshot */
 	serve_snapshot_fn on_snapshot;
 	void *on_snapshot_cls;
 };
@@ -43,6 +45,10 @@ void serve_cache_free(struct serve_cache *c);
  * serve_body_unref. Returns 0 or a negative errno (the host could not be read). */
 int serve_cache_get(struct serve_cache *c, enum prom_format format, struct serve_body **ret);
 void serve_body_unref(struct serve_body *b);
+
+/* Whether KVM's counters are read (cfg.kvm and the debugfs directory opened); when not,
+ * *ret_why says why (core/kvm.h). */
+bool serve_cache_kvm(struct serve_cache *c, enum kvm_avail *ret_why);
 
 /* Snapshots gathered so far. */
 uint64_t serve_cache_snapshots(struct serve_cache *c);

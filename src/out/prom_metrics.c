@@ -1,7 +1,9 @@
 #include "out/prom_metrics.h"
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* KSM sysfs files exposed as they are (pages and counts), in base units where they have one. */
@@ -187,11 +189,140 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 	}
 }
 
+/* KVM: per-VM and host-wide counter families, one per kind (docs/serve.md, "KVM counters").
+ * The event label is the kernel's counter name (a fixed set per kernel, so the cardinality is
+ * bounded); times drop their "_ns" as they are exported in seconds. Gauges are not exported. */
+struct kvm_family {
+	enum kvm_stat_kind kind;
+	const char *vm_name, *vm_help, *host_name, *host_help;
+};
+
+static const struct kvm_family kvm_families_list[] = {
+	{KVM_STAT_EVENTS, "vmhost_kvm_events_total",
+	 "KVM events of the VM (exits, halt_exits, pf_taken, ...) from debugfs; event is the kernel's counter name.",
+	 "vmhost_kvm_host_events_total",
+	 "KVM events of the host's VMs: the kernel's sum when vmhost started plus every VM's events since "
+	 "(a VM exiting does not lower it)."},
+	{KVM_STAT_TIME_NS, "vmhost_kvm_time_seconds_total",
+	 "Time KVM counted for the VM (halt_wait, halt_poll_success, ...: the kernel's *_ns counters without _ns).",
+	 "vmhost_kvm_host_time_seconds_total",
+	 "Time KVM counted for the host's VMs (*_ns counters without _ns), kept like vmhost_kvm_host_events_total."},
+};
+
+static const char *kvm_event_label(const char *name, enum kvm_stat_kind kind, char *buf, size_t cap)
+{
+	size_t n = strlen(name);
+	if (kind == KVM_STAT_TIME_NS && n > 3 && !strcmp(name + n - 3, "_ns")) {
+		snprintf(buf, cap, "%.*s", (int)(n - 3), name);
+		return buf;
+	}
+	return name;
+}
+
+static void kvm_value(struct prom *p, const struct prom_label *l, size_t nl, enum kvm_stat_kind kind, int64_t v)
+{
+	if (kind == KVM_STAT_TIME_NS)
+		prom_double(p, l, nl, (double)v / 1e9);
+	else
+		prom_int(p, l, nl, v);
+}
+
+struct kvm_order {
+	pid_t pid;
+	size_t idx; /* into kvm_sample.vms */
+};
+
+static int kvm_order_cmp(const void *a, const void *b)
+{
+	const struct kvm_order *x = a, *y = b;
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static const struct vm *snapshot_vm(const struct snapshot *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->vms.n; i++)
+		if (s->vms.vms[i].pid == pid)
+			return &s->vms.vms[i];
+	return NULL;
+}
+
+/* One per-VM family. A process with several KVM VMs (several debugfs directories) is one
+ * series, their sum: the labels name the process, not its file descriptors. */
+static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct snapshot *s,
+			  const struct kvm_order *order, const struct kvm_family *f)
+{
+	const struct kvm_sample *ks = k->sample;
+	char pid[16], ev[64];
+	struct prom_label labels[VM_LABELS + 1];
+	prom_family(p, f->vm_name, PROM_COUNTER, f->vm_help);
+	for (size_t g = 0, end; g < ks->nvms; g = end) {
+		for (end = g + 1; end < ks->nvms && order[end].pid == order[g].pid;)
+			end++;
+		const struct kvm_vm_sample *first = &ks->vms[order[g].idx];
+		const struct vm *vm = snapshot_vm(s, first->pid);
+		snprintf(pid, sizeof(pid), "%d", (int)first->pid);
+		labels[0] = (struct prom_label){"vm", vm ? vm->cfg.name : first->name};
+		labels[1] = (struct prom_label){"pid", pid};
+		labels[2] = (struct prom_label){"uuid", vm ? vm->cfg.uuid : ""};
+		for (size_t i = 0; i < ks->ncounters; i++) {
+			if (kvm_counter_kind(k->reader, i) != f->kind)
+				continue;
+			maybe_i64 sum = MAYBE(0);
+			for (size_t v = g; v < end && sum.known; v++) {
+				maybe_i64 x = ks->vms[order[v].idx].values[i];
+				sum = x.known ? MAYBE(sum.v + x.v) : UNKNOWN;
+			}
+			if (!sum.known)
+				continue;
+			labels[VM_LABELS] = (struct prom_label){
+				"event", kvm_event_label(kvm_counter_name(k->reader, i), f->kind, ev, sizeof(ev))};
+			kvm_value(p, labels, VM_LABELS + 1, f->kind, sum.v);
+		}
+	}
+}
+
+static void kvm_families(struct prom *p, const struct snapshot *s, const struct prom_kvm *k)
+{
+	prom_family(p, "vmhost_kvm_available", PROM_GAUGE,
+		    "1 when KVM's debugfs counters are readable (<sys>/kernel/debug/kvm); 0 and no vmhost_kvm_* "
+		    "counters otherwise.");
+	prom_int(p, NULL, 0, k->available);
+	if (!k->available)
+		return;
+	const struct kvm_sample *ks = k->sample;
+	struct kvm_order *order = malloc((ks->nvms ? ks->nvms : 1) * sizeof(*order));
+	if (!order) {
+		p->error = -ENOMEM;
+		return;
+	}
+	for (size_t v = 0; v < ks->nvms; v++)
+		order[v] = (struct kvm_order){ks->vms[v].pid, v};
+	qsort(order, ks->nvms, sizeof(*order), kvm_order_cmp);
+	char ev[64];
+	for (size_t f = 0; f < sizeof(kvm_families_list) / sizeof(kvm_families_list[0]); f++) {
+		const struct kvm_family *fam = &kvm_families_list[f];
+		kvm_vm_family(p, k, s, order, fam);
+		prom_family(p, fam->host_name, PROM_COUNTER, fam->host_help);
+		for (size_t i = 0; i < k->nhost; i++) {
+			if (kvm_counter_kind(k->reader, i) != fam->kind || !k->host[i].known)
+				continue;
+			struct prom_label l = {"event",
+					       kvm_event_label(kvm_counter_name(k->reader, i), fam->kind, ev, sizeof(ev))};
+			kvm_value(p, &l, 1, fam->kind, k->host[i].v);
+		}
+	}
+	free(order);
+}
+
 void prom_write_snapshot(struct prom *p, const struct snapshot *s, const struct prom_meta *meta)
 {
 	host_families(p, s);
 	ksm_families(p, s);
 	vm_families(p, s);
+	if (meta->kvm)
+		kvm_families(p, s, meta->kvm);
 
 	prom_family(p, "vmhost_vms", PROM_GAUGE, "VMs (and --pid processes) in the snapshot.");
 	prom_int(p, NULL, 0, (int64_t)s->vms.n);

@@ -5,12 +5,25 @@
 
 #include <stdint.h>
 
+#include "core/kvm.h"
 #include "core/snapshot.h"
 #include "out/prom.h"
+
+/* KVM's counters beside a snapshot (core/kvm.h). */
+struct prom_kvm {
+	bool available;                 /* false: only vmhost_kvm_available 0 is written */
+	const struct kvm_reader *reader; /* names and kinds of the counters */
+	const struct kvm_sample *sample; /* read with the snapshot */
+	/* [nhost]: per counter, what vmhost has seen happen host-wide since it started (events; ns
+	 * for times), summed from the per-VM changes so that a VM exiting is not a counter reset. */
+	const maybe_i64 *host;
+	size_t nhost;
+};
 
 struct prom_meta {
 	uint64_t snapshots_total; /* snapshots gathered since the server started, this one included */
 	const char *version;
+	const struct prom_kvm *kvm; /* NULL: KVM was not looked at (no kvm families at all) */
 };
 
 /* Writes every family of the snapshot into p (p is not finished). */

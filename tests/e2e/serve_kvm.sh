@@ -1,0 +1,103 @@
+#!/bin/bash
+# vmhost serve's KVM families on the frozen debugfs trees of `vmhost exits` (Intel and AMD
+# hosts): per-VM events and times labelled like the other VM families, host-wide counters that a
+# VM exiting does not lower, a process with two KVM VMs as one series, promtool's approval, and
+# vmhost_kvm_available 0 where debugfs is missing.
+. "$VMHOST_TESTS/lib.sh"
+
+# tree NAME FIXTURE: a writable copy of an exits fixture with the meminfo serve needs.
+tree() {
+	cp -a "$VMHOST_FIXTURES/$2" "$TEST_TMP/$1" && cp "$VMHOST_FIXTURES/serve/proc/meminfo" "$TEST_TMP/$1/proc/"
+}
+
+# start_server LOG ROOT ARGS...: starts vmhost serve on ROOT, waits for "listening"; sets PORT.
+start_server() {
+	local log=$1 root=$2 i
+	shift 2
+	spawn $VMHOST --proc-root "$root/proc" --sys-root "$root/sys" serve --listen 127.0.0.1:0 "$@" 2>"$log"
+	SERVER=$SPAWNED
+	for i in $(seq 100); do
+		PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$log")
+		[ -n "$PORT" ] && return 0
+		kill -0 "$SERVER" 2>/dev/null || break
+		sleep 0.1
+	done
+	say "server did not start: $(cat "$log")"
+	return 1
+}
+
+scrape() { curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/$1"; }
+# value FILE SERIES: the value of exactly that series (name and labels as printed), or nothing.
+value() { awk -v k="$2" '$1 == k { print $2 }' "$TEST_TMP/$1"; }
+is() { [ "$(value "$1" "$2")" = "$3" ] || { say "$2 = '$(value "$1" "$2")', want '$3'"; return 1; }; }
+
+WEB1='vm="web1",pid="1234",uuid="0b6a7c52-3c44-4b0e-9a0e-6f1c1c0d0a01"'
+KVM=$TEST_TMP/intel/sys/kernel/debug/kvm
+
+tree intel exits-intel || die "cannot copy the fixture"
+start_server "$TEST_TMP/intel.log" "$TEST_TMP/intel" --min-interval 0 || die "cannot start"
+scrape a.txt
+check "the scrape passes promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/a.txt'"
+check "KVM is available" is a.txt vmhost_kvm_available 1
+check "a VM's exits, with the VM's name, pid and uuid" is a.txt "vmhost_kvm_events_total{$WEB1,event=\"exits\"}" \
+	"$(cat "$KVM/1234-12/exits")"
+check "a VM's halt_wait_ns in seconds" is a.txt "vmhost_kvm_time_seconds_total{$WEB1,event=\"halt_wait\"}" 11520
+check "a KVM directory whose process is gone keeps its pid, with no name" \
+	is a.txt 'vmhost_kvm_events_total{vm="",pid="4242",uuid="",event="exits"}' "$(cat "$KVM/4242-11/exits")"
+check "the host-wide exits start at the kernel's sum" is a.txt 'vmhost_kvm_host_events_total{event="exits"}' \
+	"$(cat "$KVM/exits")"
+check "the host-wide halt_wait starts at the kernel's sum" \
+	is a.txt 'vmhost_kvm_host_time_seconds_total{event="halt_wait"}' 26928
+# Event labels are the kernel's counter file names: a fixed set, never more series than files.
+labels_are_files() {
+	local e
+	for e in $(grep -o 'event="[a-z0-9_]*"' "$TEST_TMP/a.txt" | sort -u | sed 's/event="\(.*\)"/\1/'); do
+		[ -f "$KVM/$e" ] || [ -f "$KVM/${e}_ns" ] || { say "not a counter file: $e"; return 1; }
+	done
+}
+check "every event label is a KVM counter file" labels_are_files
+check "per-VM series: one per VM process and event counter" sh -c "
+	[ \$(grep -c '^vmhost_kvm_events_total{' '$TEST_TMP/a.txt') = \
+	  \$((4 * \$(grep -c '^vmhost_kvm_host_events_total{' '$TEST_TMP/a.txt'))) ]"
+check "gauges and histograms are not exported as counters" sh -c "
+	! grep -Eq 'event=\"(pages_4k|mmu_unsync|blocking|halt_wait_hist|halt_poll_success_hist)\"' '$TEST_TMP/a.txt'"
+check "OpenMetrics names the families without _total" sh -c "
+	curl -sf -H 'Accept: application/openmetrics-text; version=1.0.0' http://127.0.0.1:$PORT/metrics |
+	grep -qx '# TYPE vmhost_kvm_events counter'"
+
+# The host changes: web1 exits 1000 more times, the VM of the gone process exits (its directory
+# goes away and the kernel's global files drop), and web1's process opens a second KVM VM.
+HOST_EXITS=$(value a.txt 'vmhost_kvm_host_events_total{event="exits"}')
+echo $(($(cat "$KVM/1234-12/exits") + 1000)) >"$KVM/1234-12/exits"
+rm -r "$KVM/4242-11"
+echo 1 >"$KVM/exits"
+cp -a "$KVM/1234-12" "$KVM/1234-13"
+echo 5 >"$KVM/1234-13/exits"
+scrape b.txt
+check "after the change: still passes promtool" sh -c "promtool check metrics <'$TEST_TMP/b.txt'"
+check "web1's two KVM VMs are one series, their sum" is b.txt "vmhost_kvm_events_total{$WEB1,event=\"exits\"}" \
+	$(($(value a.txt "vmhost_kvm_events_total{$WEB1,event=\"exits\"}") + 1000 + 5))
+check "the exited VM's series are gone" sh -c "! grep -q 'pid=\"4242\"' '$TEST_TMP/b.txt'"
+check "the host-wide exits grow by what happened, not lowered by the VM that exited" \
+	is b.txt 'vmhost_kvm_host_events_total{event="exits"}' $((HOST_EXITS + 1000 + 5))
+stop_pid "$SERVER"
+
+tree amd exits-amd || die "cannot copy the fixture"
+start_server "$TEST_TMP/amd.log" "$TEST_TMP/amd" || die "cannot start"
+scrape amd.txt
+check "AMD: promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/amd.txt'"
+check "AMD: a VM's exits" is amd.txt \
+	'vmhost_kvm_events_total{vm="mail",pid="3101",uuid="9c1d2e3f-4a5b-4c6d-8e7f-0a1b2c3d4e05",event="exits"}' \
+	"$(cat "$TEST_TMP/amd/sys/kernel/debug/kvm/3101-14/exits")"
+check "AMD: the host-wide exits" is amd.txt 'vmhost_kvm_host_events_total{event="exits"}' \
+	"$(cat "$TEST_TMP/amd/sys/kernel/debug/kvm/exits")"
+stop_pid "$SERVER"
+
+# No debugfs: one gauge says so, no KVM counter family, and the server says why once.
+start_server "$TEST_TMP/none.log" "$VMHOST_FIXTURES/serve" || die "cannot start"
+scrape none.txt
+check "no debugfs: vmhost_kvm_available 0" is none.txt vmhost_kvm_available 0
+check "no debugfs: no KVM counters" sh -c "! grep -q '^vmhost_kvm_.*_total' '$TEST_TMP/none.txt'"
+check "no debugfs: the server says why" grep -q 'no KVM counters.*debugfs is not mounted' "$TEST_TMP/none.log"
+stop_pid "$SERVER"
+finish
