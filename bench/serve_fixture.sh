@@ -1,12 +1,17 @@
 #!/bin/bash
 # Writes a fixture proc/sys tree with N simulated QEMU VMs (libvirt-style command lines, cgroup
 # scopes, status, ksm_stat, stat), a ksmd, meminfo and KSM sysfs, for `vmhost --proc-root
-# DIR/proc --sys-root DIR/sys serve` benchmarks. Usage: bench/serve_fixture.sh DIR N
+# DIR/proc --sys-root DIR/sys serve` benchmarks, and KVM's debugfs (each VM a copy of a real Intel
+# host's VM directory from tests/fixtures/exits-intel). Usage: bench/serve_fixture.sh DIR N
 set -eu
 dir=$1 n=$2
 rm -rf "$dir"
 mkdir -p "$dir/proc" "$dir/sys/kernel/mm/ksm"
 proc=$dir/proc ksm=$dir/sys/kernel/mm/ksm
+kvm_src=$(cd "$(dirname "$0")/../tests/fixtures/exits-intel/sys/kernel/debug/kvm" && pwd)
+kvm=$dir/sys/kernel/debug/kvm
+mkdir -p "$kvm"
+find "$kvm_src" -maxdepth 1 -type f -exec cp {} "$kvm/" \;
 
 cat >"$proc/meminfo" <<MEM
 MemTotal:       263824568 kB
@@ -78,4 +83,5 @@ ksm_process_profit $(((ram_mib * 100) * 4096 - ram_mib * 256 * 64))
 ksm_merge_any: no
 ksm_mergeable: yes
 KS
+	cp -a "$kvm_src/1234-12" "$kvm/$pid-12"
 done

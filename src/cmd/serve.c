@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +23,9 @@ struct serve_opts {
 	size_t npids;
 	unsigned max_connections, timeout_seconds, threads;
 	const char *db;
+	bool no_kvm;
+	regex_t kvm_events;
+	bool have_kvm_events;
 };
 
 static void serve_help(void)
@@ -41,6 +45,9 @@ static void serve_help(void)
 	       "                       one snapshot; 0 gathers on every scrape\n"
 	       "  --pid PID            also watch this process, VM or not (repeatable)\n"
 	       "  --db FILE            also record every snapshot into SQLite\n"
+	       "  --kvm-events REGEX   export only the KVM counters whose kernel name matches (extended\n"
+	       "                       regex, unanchored: 'exits|halt_wait_ns'); default all of them\n"
+	       "  --no-kvm             do not read KVM's debugfs counters at all\n"
 	       "  --max-connections N  open connections at most (default 64); more wait in the backlog\n"
 	       "  --timeout SEC        close a connection idle this long (default 10, whole seconds)\n"
 	       "  --threads N          worker threads (default 2)\n"
@@ -69,12 +76,14 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 		{"max-connections", required_argument, NULL, 'c'},
 		{"timeout", required_argument, NULL, 't'},
 		{"threads", required_argument, NULL, 'T'},
+		{"kvm-events", required_argument, NULL, 'k'},
+		{"no-kvm", no_argument, NULL, 'K'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+l:i:p:d:c:t:T:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+l:i:p:d:c:t:T:k:Kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			o->listen = optarg;
@@ -111,6 +120,15 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 			if (parse_count(optarg, 1, 64, &o->threads) < 0)
 				return usage_error(ctx, "--threads takes a number from 1 to 64, not '%s'", optarg);
 			break;
+		case 'k':
+			if (o->have_kvm_events)
+				return usage_error(ctx, "--kvm-events given twice (combine them: 'a|b')");
+			if (regcomp(&o->kvm_events, optarg, REG_EXTENDED | REG_NOSUB) != 0)
+				return usage_error(ctx, "--kvm-events: '%s' is not a valid extended regular expression",
+						   optarg);
+			o->have_kvm_events = true;
+			break;
+		case 'K': o->no_kvm = true; break;
 		case 'h': *help = true; break;
 		default:
 			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
@@ -148,26 +166,36 @@ static int open_listener(struct ctx *ctx, const struct serve_opts *o, int *ret_f
 	return EXIT_OK;
 }
 
+static int serve_run(struct ctx *ctx, struct serve_opts *o);
+
 int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = 1, .max_connections = 64,
 			       .timeout_seconds = 10, .threads = 2};
 	bool help = false;
 	int rc = parse_serve_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
-		return rc;
-	if (help) {
+	if (rc == EXIT_OK && o.no_kvm && o.have_kvm_events)
+		rc = usage_error(ctx, "--kvm-events and --no-kvm contradict each other");
+	if (rc == EXIT_OK && help)
 		serve_help();
-		return EXIT_OK;
-	}
-	if (o.db)
+	else if (rc == EXIT_OK)
+		rc = serve_run(ctx, &o);
+	if (o.have_kvm_events)
+		regfree(&o.kvm_events);
+	return rc;
+}
+
+static int serve_run(struct ctx *ctx, struct serve_opts *o)
+{
+	if (o->db)
 		return fail(ctx, EXIT_FAIL, "--db", "recording is not available in this build (no SQLite store yet); "
 			    "run 'vmhost record' beside it");
 
 	struct serve_cache *cache;
-	struct serve_cache_config cc = {.root = ctx->root, .extra = o.pids, .nextra = o.npids,
-					.min_interval_seconds = o.min_interval, .max_body_bytes = 64u << 20,
-					.version = VMHOST_VERSION, .kvm = true};
+	struct serve_cache_config cc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids,
+					.min_interval_seconds = o->min_interval, .max_body_bytes = 64u << 20,
+					.version = VMHOST_VERSION, .kvm = !o->no_kvm,
+					.kvm_events = o->have_kvm_events ? &o->kvm_events : NULL};
 	if (serve_cache_new(&cc, &cache) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
 	/* Gather once before listening: an unreadable host fails here, not on every scrape. */
@@ -180,7 +208,7 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 	serve_body_unref(first);
 
 	int fd = -1;
-	rc = open_listener(ctx, &o, &fd);
+	int rc = open_listener(ctx, o, &fd);
 	if (rc != EXIT_OK) {
 		serve_cache_free(cache);
 		return rc;
@@ -197,8 +225,8 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 
 	struct serve_http *http;
-	struct serve_http_config hc = {.listen_fd = fd, .threads = o.threads, .max_connections = o.max_connections,
-				       .timeout_seconds = o.timeout_seconds, .connection_memory = 16 * 1024,
+	struct serve_http_config hc = {.listen_fd = fd, .threads = o->threads, .max_connections = o->max_connections,
+				       .timeout_seconds = o->timeout_seconds, .connection_memory = 16 * 1024,
 				       .cache = cache};
 	r = serve_http_start(&hc, &http);
 	if (r < 0) {
@@ -207,7 +235,7 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 		return fail(ctx, EXIT_FAIL, "starting the HTTP server", "%s", where);
 	}
 	enum kvm_avail why;
-	if (!serve_cache_kvm(cache, &why))
+	if (!o->no_kvm && !serve_cache_kvm(cache, &why))
 		fprintf(stderr, "vmhost: serve: no KVM counters (vmhost_kvm_available 0): %s\n", kvm_avail_hint(why));
 	fprintf(stderr, "vmhost: serve: listening on http://%s/metrics\n", where);
 

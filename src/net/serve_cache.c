@@ -28,6 +28,7 @@ struct serve_cache {
 	struct kvm_sample kvm_sample;
 	bool have_kvm_sample, kvm_ok;
 	maybe_i64 *kvm_host;
+	bool *kvm_selected; /* [nkvm_host], from cfg.kvm_events */
 	size_t nkvm_host;
 };
 
@@ -87,6 +88,7 @@ void serve_cache_free(struct serve_cache *c)
 	kvm_sample_free(&c->kvm_sample);
 	kvm_reader_close(c->kvm);
 	free(c->kvm_host);
+	free(c->kvm_selected);
 	free(c->extra);
 	free(c);
 }
@@ -108,9 +110,16 @@ static int kvm_accumulate(struct serve_cache *c, const struct kvm_sample *b)
 		maybe_i64 *h = realloc(c->kvm_host, b->ncounters * sizeof(*h));
 		if (!h)
 			return -ENOMEM;
-		for (size_t i = c->nkvm_host; i < b->ncounters; i++)
-			h[i] = MAYBE(0);
 		c->kvm_host = h;
+		bool *sel = realloc(c->kvm_selected, b->ncounters * sizeof(*sel));
+		if (!sel)
+			return -ENOMEM;
+		c->kvm_selected = sel;
+		for (size_t i = c->nkvm_host; i < b->ncounters; i++) {
+			h[i] = MAYBE(0);
+			sel[i] = !c->cfg.kvm_events ||
+				 regexec(c->cfg.kvm_events, kvm_counter_name(c->kvm, i), 0, NULL, 0) == 0;
+		}
 		c->nkvm_host = b->ncounters;
 	}
 	bool global = b->nvms == 0 && (!a || a->nvms == 0);
@@ -176,7 +185,10 @@ static int refresh(struct serve_cache *c)
 	c->have_snapshot = true;
 	c->ksmd_hint = s.ksmd_pid;
 	c->snapshots++;
+	double kvm_start = clock_monotonic_seconds();
 	kvm_refresh(c);
+	if (c->kvm)
+		c->snap.gather_seconds += clock_monotonic_seconds() - kvm_start; /* part of the gathering */
 	if (c->cfg.on_snapshot)
 		c->cfg.on_snapshot(c->cfg.on_snapshot_cls, &c->snap);
 	return 0;
@@ -189,7 +201,7 @@ static int render(struct serve_cache *c, enum prom_format format, struct serve_b
 	p.max_bytes = c->cfg.max_body_bytes;
 	struct prom_meta meta = {.snapshots_total = c->snapshots, .version = c->cfg.version};
 	struct prom_kvm kvm = {.available = c->kvm_ok, .reader = c->kvm, .sample = &c->kvm_sample,
-			       .host = c->kvm_host, .nhost = c->nkvm_host};
+			       .host = c->kvm_host, .nhost = c->nkvm_host, .selected = c->kvm_selected};
 	if (c->cfg.kvm)
 		meta.kvm = &kvm;
 	prom_write_snapshot(&p, &c->snap, &meta);

@@ -3,6 +3,7 @@
 #ifndef VMHOST_NET_SERVE_CACHE_H
 #define VMHOST_NET_SERVE_CACHE_H
 
+#include <regex.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -33,6 +34,7 @@ struct serve_cache_config {
 	size_t max_body_bytes;       /* a document larger than this is an error, not an allocation */
 	const char *version;
 	bool kvm;                    /* also read KVM's debugfs counters with each snapshot */
+	const regex_t *kvm_events;   /* export only the KVM counters whose name matches; NULL: all */
 	serve_snapshot_fn on_snapshot;
 	void *on_snapshot_cls;
 };

@@ -227,6 +227,11 @@ static void kvm_value(struct prom *p, const struct prom_label *l, size_t nl, enu
 		prom_int(p, l, nl, v);
 }
 
+static bool kvm_selected(const struct prom_kvm *k, size_t i)
+{
+	return !k->selected || (i < k->nhost && k->selected[i]);
+}
+
 struct kvm_order {
 	pid_t pid;
 	size_t idx; /* into kvm_sample.vms */
@@ -267,7 +272,7 @@ static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct
 		labels[1] = (struct prom_label){"pid", pid};
 		labels[2] = (struct prom_label){"uuid", vm ? vm->cfg.uuid : ""};
 		for (size_t i = 0; i < ks->ncounters; i++) {
-			if (kvm_counter_kind(k->reader, i) != f->kind)
+			if (kvm_counter_kind(k->reader, i) != f->kind || !kvm_selected(k, i))
 				continue;
 			maybe_i64 sum = MAYBE(0);
 			for (size_t v = g; v < end && sum.known; v++) {
@@ -306,7 +311,7 @@ static void kvm_families(struct prom *p, const struct snapshot *s, const struct 
 		kvm_vm_family(p, k, s, order, fam);
 		prom_family(p, fam->host_name, PROM_COUNTER, fam->host_help);
 		for (size_t i = 0; i < k->nhost; i++) {
-			if (kvm_counter_kind(k->reader, i) != fam->kind || !k->host[i].known)
+			if (kvm_counter_kind(k->reader, i) != fam->kind || !k->host[i].known || !kvm_selected(k, i))
 				continue;
 			struct prom_label l = {"event",
 					       kvm_event_label(kvm_counter_name(k->reader, i), fam->kind, ev, sizeof(ev))};

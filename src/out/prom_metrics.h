@@ -18,6 +18,7 @@ struct prom_kvm {
 	 * for times), summed from the per-VM changes so that a VM exiting is not a counter reset. */
 	const maybe_i64 *host;
 	size_t nhost;
+	const bool *selected; /* [nhost]: counters to export (--kvm-events); NULL: all */
 };
 
 struct prom_meta {

@@ -93,6 +93,25 @@ check "AMD: the host-wide exits" is amd.txt 'vmhost_kvm_host_events_total{event=
 	"$(cat "$TEST_TMP/amd/sys/kernel/debug/kvm/exits")"
 stop_pid "$SERVER"
 
+# --kvm-events keeps only the matching counters; --no-kvm reads none.
+start_server "$TEST_TMP/sel.log" "$TEST_TMP/amd" --kvm-events '^(exits|halt_wait_ns)$' || die "cannot start"
+scrape sel.txt
+check "--kvm-events: only the chosen counters" sh -c "
+	[ \"\$(grep -o 'event=\"[a-z_]*\"' '$TEST_TMP/sel.txt' | sort -u | tr '\n' ' ')\" = 'event=\"exits\" event=\"halt_wait\" ' ]"
+check "--kvm-events: still promtool-clean" sh -c "promtool check metrics <'$TEST_TMP/sel.txt'"
+stop_pid "$SERVER"
+start_server "$TEST_TMP/nokvm.log" "$TEST_TMP/amd" --no-kvm || die "cannot start"
+scrape nokvm.txt
+check "--no-kvm: no KVM family at all" sh -c "! grep -q '^vmhost_kvm' '$TEST_TMP/nokvm.txt'"
+check "--no-kvm: no note about KVM" sh -c "! grep -q KVM '$TEST_TMP/nokvm.log'"
+stop_pid "$SERVER"
+check "a bad --kvm-events is a usage error" sh -c "
+	$VMHOST --proc-root '$TEST_TMP/amd/proc' --sys-root '$TEST_TMP/amd/sys' serve --kvm-events '(' 2>&1 >/dev/null </dev/null;
+	[ \$? = 2 ]"
+check "--kvm-events with --no-kvm is a usage error" sh -c "
+	$VMHOST --proc-root '$TEST_TMP/amd/proc' --sys-root '$TEST_TMP/amd/sys' serve --kvm-events x --no-kvm \
+		>/dev/null 2>&1 </dev/null; [ \$? = 2 ]"
+
 # No debugfs: one gauge says so, no KVM counter family, and the server says why once.
 start_server "$TEST_TMP/none.log" "$VMHOST_FIXTURES/serve" || die "cannot start"
 scrape none.txt
