@@ -4,6 +4,8 @@
 #include <math.h>
 #include <regex.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,9 +13,11 @@
 #include "cmd/cmd.h"
 #include "net/serve_cache.h"
 #include "net/serve_http.h"
+#include "store/store.h"
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
 #define SERVE_MAX_PIDS 256
+#define SERVE_DB_KVM_SECONDS 60 /* --db: KVM counters at most this often (vmhost record's default) */
 
 struct serve_opts {
 	const char *listen;
@@ -23,6 +27,7 @@ struct serve_opts {
 	size_t npids;
 	unsigned max_connections, timeout_seconds, threads;
 	const char *db;
+	double db_interval;
 	bool no_kvm;
 	regex_t kvm_events;
 	bool have_kvm_events;
@@ -44,7 +49,9 @@ static void serve_help(void)
 	       "  --min-interval SEC   gather at most once per SEC (default 1); scrapes inside it share\n"
 	       "                       one snapshot; 0 gathers on every scrape\n"
 	       "  --pid PID            also watch this process, VM or not (repeatable)\n"
-	       "  --db FILE            also record every snapshot into SQLite\n"
+	       "  --db FILE            also record into this SQLite database (as vmhost record does; one\n"
+	       "                       writer per database), whether or not anyone scrapes\n"
+	       "  --db-interval SEC    record at most this often (default 10)\n"
 	       "  --kvm-events REGEX   export only the KVM counters whose kernel name matches (extended\n"
 	       "                       regex, unanchored: 'exits|halt_wait_ns'); default all of them\n"
 	       "  --no-kvm             do not read KVM's debugfs counters at all\n"
@@ -73,6 +80,7 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 		{"min-interval", required_argument, NULL, 'i'},
 		{"pid", required_argument, NULL, 'p'},
 		{"db", required_argument, NULL, 'd'},
+		{"db-interval", required_argument, NULL, 'D'},
 		{"max-connections", required_argument, NULL, 'c'},
 		{"timeout", required_argument, NULL, 't'},
 		{"threads", required_argument, NULL, 'T'},
@@ -83,7 +91,7 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 	};
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+l:i:p:d:c:t:T:k:Kh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:k:Kh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			o->listen = optarg;
@@ -108,6 +116,10 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 			break;
 		}
 		case 'd': o->db = optarg; break;
+		case 'D':
+			if (arg_seconds(optarg, &o->db_interval) < 0 || o->db_interval < 1 || o->db_interval > 86400)
+				return usage_error(ctx, "--db-interval takes seconds from 1 to 86400, not '%s'", optarg);
+			break;
 		case 'c':
 			if (parse_count(optarg, 1, 10000, &o->max_connections) < 0)
 				return usage_error(ctx, "--max-connections takes a number from 1 to 10000, not '%s'", optarg);
@@ -171,7 +183,7 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o);
 int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = 1, .max_connections = 64,
-			       .timeout_seconds = 10, .threads = 2};
+			       .timeout_seconds = 10, .threads = 2, .db_interval = 10};
 	bool help = false;
 	int rc = parse_serve_opts(ctx, argc, argv, &o, &help);
 	if (rc == EXIT_OK && o.no_kvm && o.have_kvm_events)
@@ -185,17 +197,117 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
+/* --db: the cache's snapshots recorded at most once per --db-interval, from its hook (under the
+ * cache's lock: a scrape that arrives during a write waits for it). The main thread wakes the
+ * cache when no scrape did, so recording does not depend on scrapes. Errors as in vmhost record:
+ * a full disk drops samples until there is room again; any other write error stops recording
+ * (the server keeps serving); either makes the exit status 1. */
+struct recorder {
+	struct ctx *ctx;
+	const char *path;
+	struct store *store; /* NULL after a write error */
+	double interval, min_interval;
+	_Atomic double last;  /* monotonic seconds of the last recorded snapshot */
+	double last_kvm;
+	unsigned long samples, dropped;
+	bool full; /* in a disk-full episode */
+	int error; /* the error that stopped recording, or the last disk-full one */
+};
+
+static void record_snapshot(void *cls, const struct snapshot *s, const struct kvm_reader *kvm,
+			    const struct kvm_sample *ks)
+{
+	struct recorder *rec = cls;
+	/* A snapshot taken up to min-interval before the wake-up is the one the wake-up gets. */
+	if (!rec->store || s->monotonic_seconds - atomic_load(&rec->last) < rec->interval - rec->min_interval - 0.01)
+		return;
+	if (kvm && s->monotonic_seconds - rec->last_kvm >= SERVE_DB_KVM_SECONDS - rec->interval / 2)
+		rec->last_kvm = s->monotonic_seconds;
+	else
+		kvm = NULL, ks = NULL;
+	atomic_store(&rec->last, s->monotonic_seconds);
+	int r = store_write_sample(rec->store, s, kvm, ks);
+	if (r == -ENOSPC) {
+		if (!rec->full)
+			warn(rec->ctx, "%s: %s: samples are dropped until there is room again; the recorded ones are kept",
+			     rec->path, store_strerror(r));
+		rec->full = true;
+		rec->dropped++;
+		rec->error = r;
+	} else if (r < 0) {
+		warn(rec->ctx, "%s: %s: recording stopped (the samples before are kept); still serving", rec->path,
+		     store_strerror(r));
+		store_close(rec->store);
+		rec->store = NULL;
+		rec->error = r;
+	} else {
+		if (rec->full)
+			warn(rec->ctx, "%s: recording again", rec->path);
+		rec->full = false;
+		rec->samples++;
+	}
+}
+
+/* Waits for SIGINT/SIGTERM; with a recorder, wakes the cache when a sample is due. */
+static int wait_for_stop(const sigset_t *stop, struct serve_cache *cache, struct recorder *rec)
+{
+	for (;;) {
+		if (!rec || !rec->store) {
+			int sig;
+			if (sigwait(stop, &sig) == 0)
+				return sig;
+			continue;
+		}
+		double now = clock_monotonic_seconds(), due = atomic_load(&rec->last) + rec->interval;
+		if (due <= now) {
+			struct serve_body *b;
+			if (serve_cache_get(cache, PROM_TEXT, &b) == 0)
+				serve_body_unref(b);
+			due = atomic_load(&rec->last) + rec->interval;
+			if (due <= now) /* nothing recorded (the host could not be read): try again later */
+				due = now + rec->interval;
+		}
+		double wait = due - now;
+		struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
+		int sig = sigtimedwait(stop, NULL, &ts);
+		if (sig > 0)
+			return sig;
+	}
+}
+
+static int serve_serve(struct ctx *ctx, struct serve_opts *o, struct recorder *rec);
+
 static int serve_run(struct ctx *ctx, struct serve_opts *o)
 {
-	if (o->db)
-		return fail(ctx, EXIT_FAIL, "--db", "recording is not available in this build (no SQLite store yet); "
-			    "run 'vmhost record' beside it");
+	struct recorder rec = {.ctx = ctx, .path = o->db, .interval = o->db_interval,
+			       .min_interval = o->min_interval, .last = -INFINITY, .last_kvm = -INFINITY};
+	if (o->db) {
+		int r = store_open(o->db, &rec.store);
+		if (r < 0)
+			return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s", o->db, store_strerror(r));
+	}
+	int rc = serve_serve(ctx, o, o->db ? &rec : NULL);
+	bool stopped = o->db && !rec.store;
+	store_close(rec.store);
+	if (rc == EXIT_OK && o->db && rec.error)
+		rc = fail(ctx, EXIT_FAIL, "recording", "%s: %lu sample%s recorded, %lu dropped%s: %s", o->db, rec.samples,
+			  rec.samples == 1 ? "" : "s", rec.dropped, stopped ? ", then stopped" : "",
+			  store_strerror(rec.error));
+	else if (rc == EXIT_OK && o->db)
+		fprintf(stderr, "vmhost: serve: %lu sample%s recorded to %s\n", rec.samples, rec.samples == 1 ? "" : "s",
+			o->db);
+	return rc;
+}
+
+static int serve_serve(struct ctx *ctx, struct serve_opts *o, struct recorder *rec)
+{
 
 	struct serve_cache *cache;
 	struct serve_cache_config cc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids,
 					.min_interval_seconds = o->min_interval, .max_body_bytes = 64u << 20,
 					.version = VMHOST_VERSION, .kvm = !o->no_kvm,
-					.kvm_events = o->have_kvm_events ? &o->kvm_events : NULL};
+					.kvm_events = o->have_kvm_events ? &o->kvm_events : NULL,
+					.on_snapshot = rec ? record_snapshot : NULL, .on_snapshot_cls = rec};
 	if (serve_cache_new(&cc, &cache) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
 	/* Gather once before listening: an unreadable host fails here, not on every scrape. */
@@ -239,9 +351,7 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 		fprintf(stderr, "vmhost: serve: no KVM counters (vmhost_kvm_available 0): %s\n", kvm_avail_hint(why));
 	fprintf(stderr, "vmhost: serve: listening on http://%s/metrics\n", where);
 
-	int sig;
-	while (sigwait(&stop, &sig) != 0)
-		;
+	int sig = wait_for_stop(&stop, cache, rec);
 	serve_http_stop(http);
 	serve_cache_free(cache);
 	fprintf(stderr, "vmhost: serve: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

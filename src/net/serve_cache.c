@@ -190,7 +190,8 @@ static int refresh(struct serve_cache *c)
 	if (c->kvm)
 		c->snap.gather_seconds += clock_monotonic_seconds() - kvm_start; /* part of the gathering */
 	if (c->cfg.on_snapshot)
-		c->cfg.on_snapshot(c->cfg.on_snapshot_cls, &c->snap);
+		c->cfg.on_snapshot(c->cfg.on_snapshot_cls, &c->snap, c->kvm_ok ? c->kvm : NULL,
+				   c->kvm_ok ? &c->kvm_sample : NULL);
 	return 0;
 }
 

@@ -23,8 +23,10 @@ struct serve_body {
 
 struct serve_cache;
 
-/* Called with each fresh snapshot, under the cache's lock (e.g. to record it). */
-typedef void (*serve_snapshot_fn)(void *cls, const struct snapshot *s);
+/* Called with each fresh snapshot, under the cache's lock (e.g. to record it); kvm and ks are
+ * the KVM counters read with it, both NULL when there are none this time. */
+typedef void (*serve_snapshot_fn)(void *cls, const struct snapshot *s, const struct kvm_reader *kvm,
+				  const struct kvm_sample *ks);
 
 struct serve_cache_config {
 	struct io_root root;

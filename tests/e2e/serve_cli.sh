@@ -39,9 +39,8 @@ check "a negative --min-interval is a usage error" expect_exit 2 --min-interval 
 check "--threads 0 is a usage error" expect_exit 2 --threads 0
 check "an extra argument is a usage error" expect_exit 2 extra
 check "an unreadable --proc-root fails in one line" expect_exit 1 --proc-root /nonexistent --listen 127.0.0.1:0
-# --db needs the SQLite store; until it is in the build, serve says so plainly.
-check "--db without a store in this build fails in one line" expect_exit 1 --db "$TEST_TMP/x.db" --listen 127.0.0.1:0
-check "... saying it is not available" grep -q 'not available in this build' "$TEST_TMP/err"
+check "--db in a missing directory fails in one line" expect_exit 1 --db "$TEST_TMP/no/such/dir/x.db" --listen 127.0.0.1:0
+check "--db-interval 0 is a usage error" expect_exit 2 --db "$TEST_TMP/x.db" --db-interval 0
 
 start_server "$TEST_TMP/serve.log" --listen 127.0.0.1:0 --pid 20000 || die "cannot start"
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt"
