@@ -208,6 +208,7 @@ struct recorder {
 	struct store *store; /* NULL after a write error */
 	double interval, min_interval;
 	_Atomic double last;  /* monotonic seconds of the last recorded snapshot */
+	atomic_bool recording; /* store is open (read by the main thread) */
 	double last_kvm;
 	unsigned long samples, dropped;
 	bool full; /* in a disk-full episode */
@@ -239,6 +240,7 @@ static void record_snapshot(void *cls, const struct snapshot *s, const struct kv
 		     store_strerror(r));
 		store_close(rec->store);
 		rec->store = NULL;
+		atomic_store(&rec->recording, false);
 		rec->error = r;
 	} else {
 		if (rec->full)
@@ -252,7 +254,7 @@ static void record_snapshot(void *cls, const struct snapshot *s, const struct kv
 static int wait_for_stop(const sigset_t *stop, struct serve_cache *cache, struct recorder *rec)
 {
 	for (;;) {
-		if (!rec || !rec->store) {
+		if (!rec || !atomic_load(&rec->recording)) {
 			int sig;
 			if (sigwait(stop, &sig) == 0)
 				return sig;
@@ -285,6 +287,7 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 		int r = store_open(o->db, &rec.store);
 		if (r < 0)
 			return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s", o->db, store_strerror(r));
+		atomic_init(&rec.recording, true);
 	}
 	int rc = serve_serve(ctx, o, o->db ? &rec : NULL);
 	bool stopped = o->db && !rec.store;
