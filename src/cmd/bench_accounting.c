@@ -343,14 +343,9 @@ int cmd_bench_accounting(struct ctx *ctx, int argc, char **argv)
 	if (host.mem.mem_available.known && (double)need > 0.8 * (double)host.mem.mem_available.v)
 		return fail(ctx, EXIT_FAIL, "memory", "%u guests of %llu MiB need more than 80%% of MemAvailable",
 			    o.guests, (unsigned long long)(o.guest_bytes >> 20));
-	int r = ksm_lock(false);
-	if (r == -EBUSY) {
-		fprintf(stderr, "bench accounting: waiting for another vmhost using KSM...\n");
-		r = ksm_lock(true);
-	}
-	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "KSM lock", "%s", strerror(-r));
-	ksm_guard_begin(&ctx->root, NULL);
+	int r = ksm_take_control(ctx, NULL);
+	if (r != EXIT_OK)
+		return r;
 	if (host.ksm.advisor_mode[0] && ksm_guard_set("advisor_mode", "none") < 0) {
 		ksm_guard_end();
 		return fail(ctx, EXIT_NOPERM, "KSM", "cannot change KSM settings (need root)");

@@ -489,17 +489,9 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 	if (!sm.ksmd_pid)
 		warn(ctx, "ksmd not found: CPU figures will be n/a");
 	bool has_advisor = s0.k.advisor_mode[0] != '\0';
-	int r = ksm_lock(false);
-	if (r == -EBUSY) {
-		warn(ctx, "waiting for the machine-wide KSM lock (" KSM_LOCK_PATH ")");
-		r = ksm_lock(true);
-	}
-	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "KSM lock", "%s", strerror(-r));
-	if (ksm_guard_begin(&ctx->root, on_stop) < 0) {
-		ksm_unlock();
-		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(errno));
-	}
+	int r = ksm_take_control(ctx, on_stop);
+	if (r != EXIT_OK)
+		return r;
 	/* Leave the kernel's own defaults for everything the policies do not set. */
 	r = ksm_guard_set_int("use_zero_pages", 0);
 	if (!r && s0.k.smart_scan.known)

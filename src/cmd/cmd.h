@@ -39,6 +39,10 @@ int arg_list(char *s, char **items, int max);
 /* getopt_long with "+" semantics from argv[0] = the command name; resets getopt state. */
 void args_reset(void);
 
+/* Takes the machine-wide KSM lock (saying so while it waits for another vmhost) and starts
+ * guarding KSM settings (core/ksm_guard.h). EXIT_OK, or the exit code after a printed error. */
+int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig));
+
 typedef int (*cmd_fn)(struct ctx *ctx, int argc, char **argv);
 
 /* Commands: argv[0] is the command's own name; "--help" prints its usage. */

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/ksm_guard.h"
 #include "out/json.h"
 
 int fail(const struct ctx *ctx, int code, const char *what, const char *fmt, ...)
@@ -150,4 +151,20 @@ int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table,
 	snprintf(ctx->command_buf, sizeof(ctx->command_buf), "%s %s", group, hit->name);
 	ctx->command = ctx->command_buf;
 	return hit->fn(ctx, argc - 1, argv + 1);
+}
+
+int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig))
+{
+	int r = ksm_lock(false);
+	if (r == -EBUSY) {
+		warn(ctx, "waiting for the machine-wide KSM lock (" KSM_LOCK_PATH ")");
+		r = ksm_lock(true);
+	}
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "KSM lock", "%s", strerror(-r));
+	if ((r = ksm_guard_begin(&ctx->root, on_signal)) < 0) {
+		ksm_unlock();
+		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(-r));
+	}
+	return EXIT_OK;
 }

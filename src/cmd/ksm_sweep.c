@@ -246,17 +246,9 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
 	if (geteuid() != 0)
 		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root");
-	int r = ksm_lock(false);
-	if (r == -EBUSY) {
-		warn(ctx, "waiting for the machine-wide KSM lock (" KSM_LOCK_PATH ")");
-		r = ksm_lock(true);
-	}
-	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "KSM lock", "%s", strerror(-r));
-	if (ksm_guard_begin(&ctx->root, on_stop) < 0) {
-		ksm_unlock();
-		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(errno));
-	}
+	int r = ksm_take_control(ctx, on_stop);
+	if (r != EXIT_OK)
+		return r;
 	/* The advisor owns pages_to_scan while active. */
 	if (s0.k.advisor_mode[0] && strcmp(s0.k.advisor_mode, "none"))
 		r = ksm_guard_set("advisor_mode", "none");
