@@ -1,20 +1,9 @@
 #include "out/html.h"
 
-void html_escape(FILE *f, const char *s)
-{
-	if (!s)
-		return;
-	for (; *s; s++) {
-		switch (*s) {
-		case '&': fputs("&amp;", f); break;
-		case '<': fputs("&lt;", f); break;
-		case '>': fputs("&gt;", f); break;
-		case '"': fputs("&quot;", f); break;
-		case '\'': fputs("&#39;", f); break;
-		default: fputc(*s, f);
-		}
-	}
-}
+#include "out/svg.h"
+
+/* Inline SVG and HTML text share one escaping rule (out/svg.c). */
+void html_escape(FILE *f, const char *s) { svg_escape(f, s); }
 
 static const char stylesheet[] =
 	"body{font:14px/1.4 'DejaVu Sans',Helvetica,Arial,sans-serif;color:#1d2230;background:#fff;margin:0}"
