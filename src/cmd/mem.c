@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "core/clock.h"
 #include "core/host.h"
 #include "core/vm.h"
 #include "out/json.h"
@@ -14,7 +15,9 @@
 enum {
 	C_PID, C_NAME, C_VMM, C_UUID, C_CGROUP, C_HELPERS, C_GUEST_RAM, C_RSS, C_RSS_ANON, C_RSS_FILE,
 	C_RSS_SHMEM, C_SWAP, C_KSM_MERGING, C_KSM_ZERO, C_KSM_PROFIT, C_KSM_SAVED, C_PSS, C_PSS_METHOD, C_PSS_BOUND,
-	C_OVERHEAD, C_OVERHEAD_METHOD, C_NCOLS
+	C_OVERHEAD, C_OVERHEAD_METHOD, C_CPU_PCT, C_WAIT_PCT, C_CPU, C_VCPU_WAIT, C_VCPUS, C_CG_MEM, C_CG_LIMIT,
+	C_OOM, C_PRESSURE, /* memory, cpu, io: 4 columns each */
+	C_KSM_MERGEABLE = C_PRESSURE + 4 * PRESSURE_NKINDS, C_KSM_REASON, C_NCOLS
 };
 
 static const struct col mem_cols[C_NCOLS] = {
@@ -39,12 +42,32 @@ static const struct col mem_cols[C_NCOLS] = {
 	[C_PSS_BOUND] = {"pss_error_bound_bytes", "PSS +-", COL_BYTES, COL_JSON_ONLY, 0},
 	[C_OVERHEAD] = {"overhead_bytes", "OVERHEAD", COL_BYTES, 0, 0},
 	[C_OVERHEAD_METHOD] = {"overhead_method", "OVERHEAD BY", COL_STR, COL_JSON_ONLY, 0},
+	[C_CPU_PCT] = {"cpu_percent", "CPU%", COL_FLOAT, 0, 1},
+	[C_WAIT_PCT] = {"vcpu_wait_percent", "WAIT%", COL_FLOAT, 0, 1},
+	[C_CPU] = {"cpu_seconds", "CPU TIME", COL_FLOAT, COL_JSON_ONLY, 2},
+	[C_VCPU_WAIT] = {"vcpu_wait_seconds", "VCPU WAIT", COL_FLOAT, COL_JSON_ONLY, 2},
+	[C_VCPUS] = {"vcpus", "VCPUS", COL_STR, COL_JSON_ONLY, 0},
+	[C_CG_MEM] = {"cgroup_memory_bytes", "CGROUP MEM", COL_BYTES, 0, 0},
+	[C_CG_LIMIT] = {"cgroup_memory_limit_bytes", "LIMIT", COL_BYTES, COL_JSON_ONLY, 0},
+	[C_OOM] = {"oom_kills", "OOM KILLS", COL_INT, COL_JSON_ONLY, 0},
+#define PRESSURE_COLS(k, name)                                                                            \
+	[C_PRESSURE + 4 * (k) + 0] = {"pressure." name ".some_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
+	[C_PRESSURE + 4 * (k) + 1] = {"pressure." name ".full_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
+	[C_PRESSURE + 4 * (k) + 2] = {"pressure." name ".some_seconds", "", COL_FLOAT, COL_JSON_ONLY, 2},     \
+	[C_PRESSURE + 4 * (k) + 3] = {"pressure." name ".full_seconds", "", COL_FLOAT, COL_JSON_ONLY, 2}
+	PRESSURE_COLS(PRESSURE_MEMORY, "memory"),
+	PRESSURE_COLS(PRESSURE_CPU, "cpu"),
+	PRESSURE_COLS(PRESSURE_IO, "io"),
+#undef PRESSURE_COLS
+	[C_KSM_MERGEABLE] = {"ksm_mergeable", "MERGEABLE", COL_STR, COL_JSON_ONLY, 0},
+	[C_KSM_REASON] = {"ksm_unmergeable_reason", "NOT MERGED BECAUSE", COL_STR, COL_JSON_ONLY, 0},
 };
 
 struct mem_opts {
 	pid_t pids[256];
 	size_t npids;
 	bool exact;
+	double interval_seconds; /* 0: one reading, no rates */
 };
 
 static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opts *o, bool *help)
@@ -52,12 +75,13 @@ static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opt
 	static const struct option longopts[] = {
 		{"pid", required_argument, NULL, 'p'},
 		{"exact", no_argument, NULL, 'x'},
+		{"interval", required_argument, NULL, 'i'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+p:xh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:xi:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			int pid;
@@ -69,6 +93,10 @@ static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opt
 			break;
 		}
 		case 'x': o->exact = true; break;
+		case 'i':
+			if (arg_seconds(optarg, &o->interval_seconds) < 0)
+				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
+			break;
 		case 'h': *help = true; break;
 		default:
 			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
@@ -81,7 +109,7 @@ static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opt
 
 static void mem_help(void)
 {
-	printf("usage: vmhost mem [--pid PID]... [--exact] [--json|--csv] [--bytes]\n"
+	printf("usage: vmhost mem [--pid PID]... [--exact] [--interval SEC] [--json|--csv] [--bytes]\n"
 	       "\n"
 	       "Per-VM memory: every QEMU (qemu-system-*, qemu-kvm, Proxmox kvm), cloud-hypervisor,\n"
 	       "firecracker and crosvm process, with helpers (swtpm, virtiofsd) that share its cgroup scope.\n"
@@ -96,15 +124,54 @@ static void mem_help(void)
 	       "             Default: RSS beyond guest RAM (a lower bound while the guest is still\n"
 	       "             touching its RAM); --exact counts resident pages outside guest RAM mappings\n"
 	       "\n"
-	       "  --pid PID  add any process (repeatable); not a VM -> vmm \"process\"\n"
-	       "  --exact    read the expensive exact sources (slow for KSM-merged guests)\n"
+	       "  CPU%%       CPU of the VMM and its helpers over --interval (100 = one CPU)\n"
+	       "  WAIT%%      time its vCPU threads were runnable but waited for a host CPU (the host-side\n"
+	       "             steal), summed over vCPUs, over --interval\n"
+	       "  CGROUP MEM the VM's cgroup scope's memory (v2 memory.current, v1 memory.usage_in_bytes),\n"
+	       "             shown when a VM has one (libvirt, Proxmox)\n"
+	       "\n"
+	       "  --pid PID       add any process (repeatable); not a VM -> vmm \"process\"\n"
+	       "  --exact         read the expensive exact sources (slow for KSM-merged guests)\n"
+	       "  --interval SEC  read twice, SEC apart, for CPU%%, WAIT%% (JSON: per vCPU too)\n"
+	       "\n"
+	       "JSON adds per VM: cpu_seconds, vcpus (index, tid, cpu/wait seconds and percent),\n"
+	       "cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited), oom_kills, pressure\n"
+	       "(PSI of the scope: memory, cpu, io), ksm_mergeable and ksm_unmergeable_reason.\n"
 	       "\n"
 	       "Formulas and error bounds: docs/accounting.md. n/a (null in JSON) means unknown.\n");
 }
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
 
-static void fill_row(struct table *t, const struct vm *vm)
+/* The vCPUs as a JSON array (a JSON-only cell); NULL when the thread list was not read. */
+static char *vcpus_json(const struct vm_cpu *cpu)
+{
+	if (!cpu->vcpus_known)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	struct json j;
+	json_init(&j, f, false);
+	json_array_begin(&j, NULL);
+	for (size_t i = 0; i < cpu->nvcpus; i++) {
+		const struct vcpu *v = &cpu->vcpus[i];
+		json_object_begin(&j, NULL);
+		json_int(&j, "index", v->index);
+		json_int(&j, "tid", v->tid);
+		json_double(&j, "cpu_seconds", v->cpu_seconds);
+		json_double(&j, "wait_seconds", v->wait_seconds);
+		json_double(&j, "cpu_percent", v->cpu_percent);
+		json_double(&j, "wait_percent", v->wait_percent);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	return fclose(f) == 0 ? buf : (free(buf), NULL);
+}
+
+static void fill_row(struct table *t, const struct vm *vm, const struct host *host)
 {
 	table_add_row(t);
 	table_set_int(t, C_PID, vm->pid);
@@ -129,6 +196,31 @@ static void fill_row(struct table *t, const struct vm *vm)
 	table_set_maybe(t, C_OVERHEAD, vm->overhead_bytes);
 	table_set_str(t, C_OVERHEAD_METHOD,
 		      vm->overhead_bytes.known ? measure_method_name(vm->overhead_method) : NULL);
+	const struct vm_cpu *cpu = &vm->cpu;
+	table_set_float(t, C_CPU_PCT, cpu->cpu_percent);
+	table_set_float(t, C_WAIT_PCT, cpu->vcpu_wait_percent);
+	table_set_float(t, C_CPU, cpu->cpu_seconds);
+	table_set_float(t, C_VCPU_WAIT, cpu->vcpu_wait_seconds);
+	char *vcpus = vcpus_json(cpu);
+	table_set_json(t, C_VCPUS, vcpus);
+	free(vcpus);
+	const struct vm_cgroup *cg = &vm->cg;
+	table_set_maybe(t, C_CG_MEM, cg->memory_bytes);
+	table_set_maybe(t, C_CG_LIMIT, cg->limit_bytes);
+	table_set_maybe(t, C_OOM, cg->oom_kills);
+	for (int k = 0; k < PRESSURE_NKINDS; k++) {
+		if (!cg->have_pressure[k])
+			continue;
+		const struct pressure *pr = &cg->pressure[k];
+		table_set_float(t, C_PRESSURE + 4 * k + 0, pr->some_avg10);
+		table_set_float(t, C_PRESSURE + 4 * k + 1, pr->full_avg10);
+		table_set_float(t, C_PRESSURE + 4 * k + 2, pr->some_seconds);
+		table_set_float(t, C_PRESSURE + 4 * k + 3, pr->full_seconds);
+	}
+	maybe_i64 mergeable = ksm_process_mergeable(&vm->mem);
+	if (mergeable.known)
+		table_set_bool(t, C_KSM_MERGEABLE, mergeable.v);
+	table_set_str(t, C_KSM_REASON, ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm));
 }
 
 /* The host's memory and KSM: the overview's two lines, mem's "host" and "ksm" objects. */
@@ -167,6 +259,72 @@ static void host_block(struct doc *d, const struct host *h)
 	doc_end(d);
 }
 
+/* One reading of the host and every VM. EXIT_OK or the exit code after a printed error. */
+static int measure(struct ctx *ctx, const struct mem_opts *o, struct host *host, struct vm_list *vms)
+{
+	int r = host_read(&ctx->root, host);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));
+	r = vm_discover(&ctx->root, o->pids, o->npids, vms);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "listing processes", "%s: %s", ctx->root.proc, strerror(-r));
+	vm_measure_all(&ctx->root, host, vms, o->exact ? VM_MEASURE_EXACT : 0);
+	return EXIT_OK;
+}
+
+/* With --interval: CPU and wait rates of the VMs present at both readings (pid + start time). */
+static int measure_rates(struct ctx *ctx, const struct mem_opts *o, struct host *host, struct vm_list *vms)
+{
+	struct mem_opts first = *o;
+	first.exact = false;
+	struct vm_list before;
+	int rc = measure(ctx, &first, host, &before);
+	if (rc != EXIT_OK)
+		return rc;
+	double t0 = clock_monotonic_seconds();
+	sleep_for(o->interval_seconds);
+	rc = measure(ctx, o, host, vms);
+	double seconds = clock_monotonic_seconds() - t0;
+	for (size_t i = 0; rc == EXIT_OK && i < vms->n; i++) {
+		struct vm *vm = &vms->vms[i];
+		for (size_t k = 0; k < before.n; k++)
+			if (before.vms[k].pid == vm->pid && before.vms[k].start_ticks == vm->start_ticks)
+				vm_cpu_rates(&before.vms[k].cpu, &vm->cpu, seconds);
+	}
+	vm_list_free(&before);
+	return rc;
+}
+
+static void print_notes(const struct mem_opts *o, const struct vm_list *vms, const struct host *host, size_t rows)
+{
+	if (!rows)
+		printf("no VMs found (QEMU, cloud-hypervisor, firecracker, crosvm); --pid PID adds any process\n");
+	if (vms->skipped)
+		printf("(%u process%s vanished or could not be read while sampling)\n", vms->skipped,
+		       vms->skipped == 1 ? "" : "es");
+	/* Why a VM merges nothing, in one line: the config and the kernel first, a stopped KSM last. */
+	bool any = false, stopped = false;
+	for (size_t i = 0; i < vms->n; i++) {
+		const struct vm *vm = &vms->vms[i];
+		const char *why = vm->cfg.vmm == VMM_PROCESS ? NULL : ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm);
+		if (why && !strcmp(why, "ksm-stopped")) {
+			stopped = true;
+		} else if (why) {
+			if (vm->cfg.name[0])
+				printf("%s %s (%s)", any ? "," : "KSM cannot merge the RAM of:", vm->cfg.name, why);
+			else
+				printf("%s pid %d (%s)", any ? "," : "KSM cannot merge the RAM of:", (int)vm->pid, why);
+			any = true;
+		}
+	}
+	if (any)
+		printf("\n");
+	if (stopped)
+		printf("KSM is stopped (run=0): no guest memory is being merged ('vmhost ksm' says more)\n");
+	if (rows && !o->exact)
+		printf("PSS and OVERHEAD are cheap estimates (docs/accounting.md); --exact reads the exact sources\n");
+}
+
 static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 {
 	struct mem_opts o = {0};
@@ -181,59 +339,55 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 		return EXIT_OK;
 	}
 	struct host host;
-	int r = host_read(&ctx->root, &host);
-	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));
 	struct vm_list vms;
-	r = vm_discover(&ctx->root, o.pids, o.npids, &vms);
-	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "listing processes", "%s: %s", ctx->root.proc, strerror(-r));
-	vm_measure_all(&ctx->root, &host, &vms, o.exact ? VM_MEASURE_EXACT : 0);
+	rc = o.interval_seconds > 0 ? measure_rates(ctx, &o, &host, &vms) : measure(ctx, &o, &host, &vms);
+	if (rc != EXIT_OK)
+		return rc;
 	if (vms.denied)
 		warn(ctx, "no permission to read some /proc files of %u process%s (KSM or exact figures are n/a); run as root",
 		     vms.denied, vms.denied == 1 ? "" : "es");
 
-	struct table *t = table_new(mem_cols, C_NCOLS);
-	if (!t) {
-		vm_list_free(&vms);
-		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
-	}
+	/* The human table shows the rates only when measured, the cgroup only when a VM has one. */
+	struct col cols[C_NCOLS];
+	memcpy(cols, mem_cols, sizeof(cols));
+	bool cgroup = false;
 	for (size_t i = 0; i < vms.n; i++)
-		fill_row(t, &vms.vms[i]);
-	if (table_error(t) < 0) {
+		cgroup |= vms.vms[i].cg.memory_bytes.known;
+	if (!(o.interval_seconds > 0))
+		cols[C_CPU_PCT].flags = cols[C_WAIT_PCT].flags = COL_JSON_ONLY;
+	if (!cgroup)
+		cols[C_CG_MEM].flags = COL_JSON_ONLY;
+	struct table *t = table_new(cols, C_NCOLS);
+	for (size_t i = 0; t && i < vms.n; i++)
+		fill_row(t, &vms.vms[i], &host);
+	if (!t || table_error(t) < 0) {
 		table_free(t);
 		vm_list_free(&vms);
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	}
 	table_sort_desc(t, C_PSS);
 
+	struct doc d;
 	if (ctx->format == OUT_JSON) {
-		struct doc d;
 		ctx_doc(ctx, &d);
 		doc_begin(&d, NULL);
 		host_block(&d, &host);
 		table_print_json(t, doc_json(&d), "vms");
 		doc_int(&d, "skipped", NULL, MAYBE(vms.skipped));
+		doc_float(&d, "interval_seconds", NULL, o.interval_seconds > 0 ? o.interval_seconds : NAN, 0);
 		doc_end(&d);
 		doc_finish(&d);
 	} else if (ctx->format == OUT_CSV) {
 		table_print_csv(t, stdout);
 	} else {
 		if (overview) {
-			struct doc d;
 			ctx_doc(ctx, &d);
 			host_block(&d, &host);
 			doc_finish(&d);
 		}
 		if (table_rows(t))
 			table_print_human(t, stdout, ctx->raw_bytes);
-		else
-			printf("no VMs found (QEMU, cloud-hypervisor, firecracker, crosvm); --pid PID adds any process\n");
-		if (vms.skipped)
-			printf("(%u process%s vanished or could not be read while sampling)\n", vms.skipped,
-			       vms.skipped == 1 ? "" : "es");
-		if (table_rows(t) && !o.exact)
-			printf("PSS and OVERHEAD are cheap estimates (docs/accounting.md); --exact reads the exact sources\n");
+		print_notes(&o, &vms, &host, table_rows(t));
 	}
 	table_free(t);
 	vm_list_free(&vms);

@@ -124,3 +124,28 @@ maybe_i64 overhead_estimate(const struct mem_counters *m, const struct vm_config
 		beyond = anon;
 	return MAYBE(file + shmem + (beyond > 0 ? beyond : 0));
 }
+
+maybe_i64 ksm_process_mergeable(const struct mem_counters *m)
+{
+	if ((m->ksm_mergeable.known && m->ksm_mergeable.v) || (m->ksm_merge_any.known && m->ksm_merge_any.v))
+		return MAYBE(1);
+	return m->ksm_mergeable.known ? MAYBE(0) : UNKNOWN;
+}
+
+const char *ksm_unmergeable_reason(const struct vm_config *cfg, const struct mem_counters *m,
+				   const struct ksm_sysfs *k)
+{
+	/* What the VM asked for first: it explains a "no" from the kernel. */
+	if (cfg->mem_merge_off)
+		return "mem-merge-off";
+	if (cfg->ram_hugetlb)
+		return "hugetlbfs";
+	if (cfg->ram_shared)
+		return "shared-memory";
+	maybe_i64 mergeable = ksm_process_mergeable(m);
+	if (mergeable.known && !mergeable.v)
+		return "not-marked";
+	if (k->present && k->run.known && k->run.v != 1)
+		return "ksm-stopped";
+	return NULL;
+}

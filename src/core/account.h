@@ -10,6 +10,7 @@
 struct mem_counters {
 	maybe_i64 rss, rss_anon, rss_file, rss_shmem, swap;
 	maybe_i64 ksm_rmap_items, ksm_merging_pages, ksm_zero_pages, ksm_profit;
+	maybe_i64 ksm_mergeable, ksm_merge_any; /* 1 yes, 0 no (ksm_stat); of the VMM process only */
 };
 
 /* Adds b into a; a field stays known only if known in both. */
@@ -45,6 +46,16 @@ maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysf
 /* Calibrates from an exact PSS of the same VM read at (nearly) the same time. */
 struct pss_calibration pss_calibrate(const struct mem_counters *m, const struct smaps_rollup *exact,
 				     int64_t page_size);
+
+/* Why KSM does not merge a VM's guest RAM, from its command line, the kernel's ksm_stat flags
+ * and the host's KSM state: "mem-merge-off", "hugetlbfs", "shared-memory", "not-marked",
+ * "ksm-stopped", or NULL when nothing stands in the way (docs/accounting.md). */
+const char *ksm_unmergeable_reason(const struct vm_config *cfg, const struct mem_counters *m,
+				   const struct ksm_sysfs *k);
+
+/* The kernel's word on whether the process offers memory to KSM: ksm_mergeable or ksm_merge_any
+ * (1 yes, 0 no), unknown on kernels without them. */
+maybe_i64 ksm_process_mergeable(const struct mem_counters *m);
 
 /* Cheap overhead: resident memory beyond guest RAM, assuming guest RAM is fully populated
  * (resident, swapped, or merged into the zero page). A lower bound while the guest is still

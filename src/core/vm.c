@@ -1,6 +1,7 @@
 #include "core/vm.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,15 +13,16 @@ const char *measure_method_name(enum measure_method m)
 
 bool cgroup_vm_scope(const char *path, char *scope, size_t cap)
 {
-	static const char *const markers[] = {"/machine.slice/machine-", "/qemu.slice/"};
-	for (size_t i = 0; i < 2; i++) {
+	static const char *const markers[] = {"/machine.slice/machine-", "/qemu.slice/", "/machine/"};
+	static const char *const suffixes[] = {".scope", ".scope", ".libvirt-qemu"};
+	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
 		const char *m = strstr(path, markers[i]);
 		if (!m)
 			continue;
-		const char *end = strstr(m + strlen(markers[i]), ".scope");
+		const char *end = strstr(m + strlen(markers[i]), suffixes[i]);
 		if (!end)
 			continue;
-		end += strlen(".scope");
+		end += strlen(suffixes[i]);
 		if (*end && *end != '/')
 			continue;
 		size_t l = (size_t)(end - path);
@@ -45,6 +47,28 @@ static int read_cgroup(const struct io_root *root, pid_t pid, char *ret, size_t 
 	if (n < 0)
 		return (int)n;
 	return parse_cgroup(buf, (size_t)n, ret, cap);
+}
+
+/* The VM's cgroup: its per-VM scope in the unified tree, else in the v1 memory controller's
+ * (libvirt on a hybrid host without systemd), else its unified path. */
+static int read_vm_cgroup(const struct io_root *root, struct vm *vm)
+{
+	char buf[2048], path[sizeof(vm->cgroup)], scope[sizeof(vm->cgroup)];
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/cgroup", vm->pid);
+	if (n < 0)
+		return (int)n;
+	int r = parse_cgroup(buf, (size_t)n, vm->cgroup, sizeof(vm->cgroup));
+	if (r < 0)
+		return r;
+	if ((vm->vm_scope = cgroup_vm_scope(vm->cgroup, scope, sizeof(scope)))) {
+		memcpy(vm->cgroup, scope, sizeof(scope));
+		vm->cgroup_version = 2;
+	} else if (parse_cgroup_controller(buf, (size_t)n, "memory", path, sizeof(path)) == 0 &&
+		   (vm->vm_scope = cgroup_vm_scope(path, scope, sizeof(scope)))) {
+		memcpy(vm->cgroup, scope, sizeof(scope));
+		vm->cgroup_version = 1;
+	}
+	return 0;
 }
 
 static int add_vm(struct vm_list *l, size_t *cap, const struct vm *vm)
@@ -77,13 +101,11 @@ static int identify(const struct io_root *root, struct vm *vm)
 	if (n < 0)
 		return (int)n;
 	struct proc_stat st;
-	if (parse_stat(buf, (size_t)n, &st) == 0)
+	if (parse_stat(buf, (size_t)n, &st) == 0) {
 		vm->start_ticks = st.start_ticks;
-	if (read_cgroup(root, vm->pid, vm->cgroup, sizeof(vm->cgroup)) == 0) {
-		char scope[sizeof(vm->cgroup)];
-		if ((vm->vm_scope = cgroup_vm_scope(vm->cgroup, scope, sizeof(scope))))
-			memcpy(vm->cgroup, scope, sizeof(scope));
+		vm->cpu_ticks = st.utime_ticks + st.stime_ticks;
 	}
+	read_vm_cgroup(root, vm);
 	return 0;
 }
 
@@ -170,6 +192,8 @@ out:
 
 void vm_list_free(struct vm_list *l)
 {
+	for (size_t i = 0; i < l->n; i++)
+		vm_cpu_free(&l->vms[i].cpu);
 	free(l->vms);
 	l->vms = NULL;
 	l->n = 0;
@@ -197,6 +221,8 @@ int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counter
 		ret->ksm_merging_pages = ks.merging_pages;
 		ret->ksm_zero_pages = ks.zero_pages;
 		ret->ksm_profit = ks.process_profit;
+		ret->ksm_mergeable = ks.mergeable;
+		ret->ksm_merge_any = ks.merge_any;
 	} else if (n == -ENOENT) {
 		/* Older kernels: only the merging page count. */
 		n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/ksm_merging_pages", pid);
@@ -346,6 +372,28 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 
 /* ---- measuring ---- */
 
+/* CPU of the VMM (all threads) and its helpers, each vCPU, and the scope's cgroup figures. */
+static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm)
+{
+	long hz = host->clock_ticks_per_second;
+	uint64_t ticks = vm->cpu_ticks;
+	for (size_t i = 0; i < vm->nhelpers; i++) {
+		char buf[1024];
+		struct proc_stat st;
+		ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", vm->helpers[i]);
+		if (n > 0 && parse_stat(buf, (size_t)n, &st) == 0)
+			ticks += st.utime_ticks + st.stime_ticks;
+	}
+	vm->cpu = (struct vm_cpu){.cpu_seconds = hz > 0 ? (double)ticks / (double)hz : NAN,
+				  .vcpu_wait_seconds = NAN, .cpu_percent = NAN, .vcpu_wait_percent = NAN};
+	/* No thread list (a fixture tree, or the VMM exiting now): the vCPUs are unknown; the
+	 * memory reads tell whether the VM is gone. */
+	if (vm->cfg.vmm != VMM_PROCESS && vcpus_read(root, vm->pid, &vm->cpu) == -ENOMEM)
+		return -ENOMEM;
+	vm_cgroup_read(root, vm->cgroup, vm->vm_scope ? vm->cgroup_version : 0, &vm->cg);
+	return 0;
+}
+
 int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, unsigned flags)
 {
 	unsigned denied = 0;
@@ -366,6 +414,8 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	}
 	if (have_helpers)
 		mem_counters_add(&vm->mem, &helpers_mem);
+	if ((r = measure_cost(root, host, vm)) < 0)
+		return r;
 
 	vm->pss_method = METHOD_ESTIMATE;
 	vm->pss_bytes = pss_estimate(&vm->mem, &host->ksm, host->page_size_bytes, NULL);
@@ -428,6 +478,7 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 	for (size_t i = 0; i < l->n; i++) {
 		int r = vm_measure(root, host, &l->vms[i], flags);
 		if (r == -ESRCH || (r < 0 && r != -EACCES)) {
+			vm_cpu_free(&l->vms[i].cpu);
 			l->skipped++;
 			continue;
 		}

@@ -6,6 +6,7 @@
 
 #include "core/account.h"
 #include "core/host.h"
+#include "core/vm_cost.h"
 #include "io/io.h"
 #include "parse/vmcmd.h"
 
@@ -20,6 +21,8 @@ struct vm {
 	struct vm_config cfg; /* vmm, name, uuid, guest RAM */
 	char cgroup[512];     /* the VM's scope (libvirt or Proxmox), else its cgroup path; "" unknown */
 	bool vm_scope;        /* cgroup is a per-VM scope that helpers may share */
+	int cgroup_version;   /* of the scope: 2, or 1 when it is the v1 memory controller's */
+	uint64_t cpu_ticks;   /* utime + stime of the VMM, all its threads, when discovered */
 	pid_t helpers[VM_MAX_HELPERS];
 	size_t nhelpers;
 
@@ -29,6 +32,8 @@ struct vm {
 	maybe_i64 pss_bound_bytes; /* worst-case error of pss_bytes (0 when exact) */
 	enum measure_method pss_method, overhead_method;
 	struct smaps_rollup exact; /* valid when pss_method is exact */
+	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
+	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
 };
 
 struct vm_list {
@@ -64,7 +69,8 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 		   int64_t *ret_bytes);
 
 /* Classifies a cgroup path: copies the per-VM scope part into scope and returns true for
- * libvirt (machine.slice/machine-*.scope) and Proxmox (qemu.slice/N.scope) VMs. */
+ * libvirt (machine.slice/machine-*.scope, or machine/NAME.libvirt-qemu without systemd) and
+ * Proxmox (qemu.slice/N.scope) VMs. */
 bool cgroup_vm_scope(const char *path, char *scope, size_t cap);
 
 #endif

@@ -62,6 +62,10 @@ static ssize_t read_fd(int fd, char *buf, size_t cap)
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		/* procfs and sysfs hand out the whole text in one read when it fits: a short read is the
+		 * end (this saves the second read that would return 0). */
+		if (len + 1 < cap)
+			break;
 	}
 	buf[len] = '\0';
 	if (len + 1 == cap) {
@@ -197,9 +201,10 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-int io_list_pids(const struct io_root *root, pid_t **ret, size_t *ret_n)
+/* The numeric entries of a directory, sorted. */
+static int list_numeric(const char *path, pid_t **ret, size_t *ret_n)
 {
-	DIR *d = opendir(root_dir(root, IO_PROC));
+	DIR *d = opendir(path);
 	if (!d)
 		return -errno;
 	size_t n = 0, cap = 256;
@@ -231,6 +236,18 @@ int io_list_pids(const struct io_root *root, pid_t **ret, size_t *ret_n)
 	*ret = pids;
 	*ret_n = n;
 	return 0;
+}
+
+int io_list_pids(const struct io_root *root, pid_t **ret, size_t *ret_n)
+{
+	return list_numeric(root_dir(root, IO_PROC), ret, ret_n);
+}
+
+int io_list_tasks(const struct io_root *root, pid_t pid, pid_t **ret, size_t *ret_n)
+{
+	char path[PATH_MAX];
+	int r = io_path(root, IO_PROC, path, sizeof(path), "%d/task", pid);
+	return r < 0 ? r : list_numeric(path, ret, ret_n);
 }
 
 static int cmp_name(const void *a, const void *b)

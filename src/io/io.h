@@ -43,6 +43,9 @@ int io_write(const struct io_root *root, enum io_base base, const char *value, c
 /* Lists the numeric entries of <proc> (process ids), sorted ascending. */
 int io_list_pids(const struct io_root *root, pid_t **ret, size_t *ret_n);
 
+/* Lists a process's threads (<proc>/PID/task), sorted ascending. */
+int io_list_tasks(const struct io_root *root, pid_t pid, pid_t **ret, size_t *ret_n);
+
 /* Lists the entry names of a directory, sorted; free with io_free_names(). */
 int io_list_dir(const struct io_root *root, enum io_base base, char ***ret, size_t *ret_n, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

@@ -122,6 +122,12 @@ void json_null(struct json *j, const char *key)
 	fputs("null", j->f);
 }
 
+void json_raw(struct json *j, const char *key, const char *text)
+{
+	prefix(j, key);
+	fputs(text, j->f);
+}
+
 void json_finish(struct json *j)
 {
 	fputc('\n', j->f);

@@ -29,6 +29,8 @@ void json_double(struct json *j, const char *key, double v); /* NaN/inf print as
 void json_bool(struct json *j, const char *key, bool v);
 void json_string(struct json *j, const char *key, const char *s); /* NULL prints null */
 void json_null(struct json *j, const char *key);
+/* A value already written as JSON text (trusted: made by this writer elsewhere). */
+void json_raw(struct json *j, const char *key, const char *text);
 /* Ends the document with a newline. */
 void json_finish(struct json *j);
 

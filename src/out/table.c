@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR };
+enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR, CELL_BOOL, CELL_JSON };
 
 struct cell {
 	enum cell_state state;
@@ -108,6 +108,22 @@ void table_set_float(struct table *t, size_t col, double v)
 	}
 }
 
+void table_set_bool(struct table *t, size_t col, bool v)
+{
+	struct cell *c = last(t, col);
+	if (c) {
+		c->state = CELL_BOOL;
+		c->i = v;
+	}
+}
+
+void table_set_json(struct table *t, size_t col, const char *json)
+{
+	struct cell *c = last(t, col);
+	if (c && json && (c->s = strdup(json)))
+		c->state = CELL_JSON;
+}
+
 static double cell_num(const struct cell *c)
 {
 	return c->state == CELL_INT ? (double)c->i : c->state == CELL_FLOAT ? c->d : NAN;
@@ -174,7 +190,11 @@ static void fmt_cell(const struct col *col, const struct cell *c, bool human, bo
 		snprintf(buf, cap, "%s", human ? "n/a" : "");
 		return;
 	case CELL_STR:
+	case CELL_JSON:
 		snprintf(buf, cap, "%s", c->s);
+		return;
+	case CELL_BOOL:
+		snprintf(buf, cap, "%s", human ? (c->i ? "yes" : "no") : (c->i ? "true" : "false"));
 		return;
 	case CELL_INT:
 		if (human && col->kind == COL_BYTES && !raw_bytes)
@@ -260,21 +280,55 @@ void table_print_csv(const struct table *t, FILE *f)
 	}
 }
 
+static void json_cell(struct json *j, const char *k, const struct cell *cell)
+{
+	switch (cell->state) {
+	case CELL_NULL: json_null(j, k); break;
+	case CELL_INT: json_int(j, k, cell->i); break;
+	case CELL_FLOAT: json_double(j, k, cell->d); break;
+	case CELL_STR: json_string(j, k, cell->s); break;
+	case CELL_BOOL: json_bool(j, k, cell->i); break;
+	case CELL_JSON: json_raw(j, k, cell->s); break;
+	}
+}
+
+/* Columns [from, to) of row r, whose keys share their first skip characters ("a.b." ...):
+ * a dotted key opens an object, printed as null when every cell in it is null. */
+static void json_cols(struct json *j, const struct table *t, size_t r, size_t from, size_t to, size_t skip)
+{
+	const struct cell *row = &t->cells[r * t->ncols];
+	for (size_t c = from; c < to;) {
+		const char *key = t->cols[c].key + skip, *dot = strchr(key, '.');
+		if (!dot) {
+			json_cell(j, key, &row[c]);
+			c++;
+			continue;
+		}
+		size_t l = (size_t)(dot - key) + 1, e = c;
+		bool all_null = true;
+		while (e < to && !strncmp(t->cols[e].key + skip, key, l)) {
+			all_null &= row[e].state == CELL_NULL;
+			e++;
+		}
+		char name[64];
+		snprintf(name, sizeof(name), "%.*s", (int)(l - 1), key);
+		if (all_null) {
+			json_null(j, name);
+		} else {
+			json_object_begin(j, name);
+			json_cols(j, t, r, c, e, skip + l);
+			json_object_end(j);
+		}
+		c = e;
+	}
+}
+
 void table_print_json(const struct table *t, struct json *j, const char *key)
 {
 	json_array_begin(j, key);
 	for (size_t r = 0; r < t->nrows; r++) {
 		json_object_begin(j, NULL);
-		for (size_t c = 0; c < t->ncols; c++) {
-			const struct cell *cell = &t->cells[r * t->ncols + c];
-			const char *k = t->cols[c].key;
-			switch (cell->state) {
-			case CELL_NULL: json_null(j, k); break;
-			case CELL_INT: json_int(j, k, cell->i); break;
-			case CELL_FLOAT: json_double(j, k, cell->d); break;
-			case CELL_STR: json_string(j, k, cell->s); break;
-			}
-		}
+		json_cols(j, t, r, 0, t->ncols, 0);
 		json_object_end(j);
 	}
 	json_array_end(j);

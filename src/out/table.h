@@ -25,7 +25,7 @@ enum col_flags {
 };
 
 struct col {
-	const char *key;   /* JSON and CSV name */
+	const char *key;   /* JSON and CSV name; "a.b" nests b in object a in JSON (all null: a is null) */
 	const char *title; /* human heading */
 	enum col_kind kind;
 	unsigned flags;
@@ -47,6 +47,9 @@ void table_set_str(struct table *t, size_t col, const char *s); /* NULL = null *
 void table_set_int(struct table *t, size_t col, int64_t v);
 void table_set_maybe(struct table *t, size_t col, maybe_i64 v);
 void table_set_float(struct table *t, size_t col, double v); /* NaN = null */
+void table_set_bool(struct table *t, size_t col, bool v);
+/* A JSON value written elsewhere (an array, an object): verbatim in JSON, as text in CSV. */
+void table_set_json(struct table *t, size_t col, const char *json); /* NULL = null */
 /* Sorts rows by an integer or float column, descending (nulls last). */
 void table_sort_desc(struct table *t, size_t col);
 

@@ -321,6 +321,8 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 		} else if (option_is(opt, "machine") || option_is(opt, "M")) {
 			if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
 				add_ref(s->base_memdevs, &s->nbase, buf);
+			if (qemu_opt_get(arg, "type", "mem-merge", buf, sizeof(buf)) >= 0)
+				c->mem_merge_off = !strcmp(buf, "off") || !strcmp(buf, "false") || !strcmp(buf, "no");
 		} else if (option_is(opt, "numa")) {
 			if (qemu_opt_get(arg, "type", "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "node") &&
 			    qemu_opt_get(arg, NULL, "memdev", buf, sizeof(buf)) >= 0)

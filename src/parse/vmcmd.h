@@ -20,6 +20,7 @@ struct vm_config {
 	uint64_t block_bytes[VM_MAX_RAM_BLOCKS];
 	bool ram_shared; /* some guest RAM is shared memory (memfd, share=on, file backend) */
 	bool ram_hugetlb; /* some guest RAM is on hugetlbfs (not counted in RSS) */
+	bool mem_merge_off; /* QEMU -machine mem-merge=off: guest RAM is not offered to KSM */
 };
 
 const char *vmm_kind_name(enum vmm_kind kind);

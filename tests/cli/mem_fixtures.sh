@@ -25,6 +25,31 @@ check "swtpm counted with web1" jq -e '.vms[] | select(.name=="web1") | .helpers
 check "Proxmox name, uuid, cgroup" jq -e '.vms[] | select(.pid==1003) | .name=="db" and .uuid=="aaaaaaaa-bbbb-cccc-dddd-eeeeeeeeeeee" and .cgroup=="/qemu.slice/100.scope"' "$TEST_TMP/mem.json"
 check "--bytes prints raw numbers" sh -c "'$VMHOST' $roots mem --bytes | grep -q ' 2370715648 '"
 
+# What a VM costs besides memory: CPU of the VMM and helpers, each vCPU, the scope's cgroup.
+check "web1: CPU of the VMM and its swtpm (stat ticks)" jq -e '.vms[] | select(.name=="web1") | .cpu_seconds == 6.5' "$TEST_TMP/mem.json"
+check "web1: two KVM vCPUs from task/*/schedstat" jq -e '.vms[] | select(.name=="web1") | [.vcpus[] | [.index, .tid, .cpu_seconds, .wait_seconds]] == [[0,1010,1.5,0.25],[1,1011,0.5,0.05]] and .vcpu_wait_seconds == 0.3' "$TEST_TMP/mem.json"
+check "web1: v2 scope memory, limit, OOM kills" jq -e '.vms[] | select(.name=="web1") | .cgroup_memory_bytes == 2415919104 and .cgroup_memory_limit_bytes == 4294967296 and .oom_kills == 1' "$TEST_TMP/mem.json"
+check "web1: memory and cpu pressure; truncated io.pressure is null" jq -e '.vms[] | select(.name=="web1") | .pressure.memory.some_avg10 == 1.5 and .pressure.cpu.some_seconds == 90 and .pressure.io == null' "$TEST_TMP/mem.json"
+check "db (Proxmox): memory.max 'max' is no limit (null), no PSI files: pressure null" jq -e '.vms[] | select(.name=="db") | .cgroup_memory_bytes == 1073741824 and .cgroup_memory_limit_bytes == null and .pressure == null' "$TEST_TMP/mem.json"
+check "no cgroup scope: cgroup figures null" jq -e '.vms[] | select(.name=="old") | .cgroup_memory_bytes == null and .oom_kills == null' "$TEST_TMP/mem.json"
+check "without --interval the rates are null" jq -e '[.vms[] | .cpu_percent, .vcpu_wait_percent] | all(. == null)' "$TEST_TMP/mem.json"
+
+# A hybrid host (v1 memory controller, libvirt without systemd) and why a VM does not merge.
+V1=$VMHOST_FIXTURES/host-v1
+"$VMHOST" --proc-root "$V1/proc" --sys-root "$V1/sys" mem --json >"$TEST_TMP/v1.json" || die "mem on the v1 tree failed"
+check "v1: libvirt domain group found as the VM's scope" jq -e '.vms[] | select(.name=="lv1") | .cgroup == "/machine/qemu-2001-lv1.libvirt-qemu"' "$TEST_TMP/v1.json"
+check "v1: usage_in_bytes, unlimited limit is null, oom_kill from oom_control, no PSI" jq -e '.vms[] | select(.name=="lv1") | .cgroup_memory_bytes == 1099511627 and .cgroup_memory_limit_bytes == null and .oom_kills == 2 and .pressure == null' "$TEST_TMP/v1.json"
+check "v1: a set limit is reported" jq -e '.vms[] | select(.name=="nomerge") | .cgroup_memory_limit_bytes == 2147483648' "$TEST_TMP/v1.json"
+check "reasons: mem-merge-off, hugetlbfs, shared-memory, not-marked, none" jq -e '[.vms[] | [.pid, .ksm_unmergeable_reason, .ksm_mergeable]] == [[2001,null,true],[2002,"mem-merge-off",false],[2003,"hugetlbfs",true],[2004,"shared-memory",true],[2005,"not-marked",false]]' "$TEST_TMP/v1.json"
+check "cloud-hypervisor vcpuN threads; a vCPU whose schedstat vanished is dropped" jq -e '.vms[] | select(.pid==2005) | [.vcpus[] | .index] == [0] and .vcpus[0].cpu_seconds == 3' "$TEST_TMP/v1.json"
+"$VMHOST" --proc-root "$V1/proc" --sys-root "$V1/sys" mem >"$TEST_TMP/v1.txt"
+check "human: one line says which VMs cannot merge and why" grep -qx 'KSM cannot merge the RAM of: nomerge (mem-merge-off), huge (hugetlbfs), shared (shared-memory), pid 2005 (not-marked)' "$TEST_TMP/v1.txt"
+mkdir -p "$TEST_TMP/stopped" && cp -r "$V1/sys" "$TEST_TMP/stopped/" && echo 0 >"$TEST_TMP/stopped/sys/kernel/mm/ksm/run"
+"$VMHOST" --proc-root "$V1/proc" --sys-root "$TEST_TMP/stopped/sys" mem --json >"$TEST_TMP/stopped.json"
+check "KSM stopped: ksm-stopped for a VM that would merge, its own reason for the others" jq -e '[.vms[] | .ksm_unmergeable_reason] == ["ksm-stopped","mem-merge-off","hugetlbfs","shared-memory","not-marked"]' "$TEST_TMP/stopped.json"
+"$VMHOST" --proc-root "$V1/proc" --sys-root "$TEST_TMP/stopped/sys" mem >"$TEST_TMP/stopped.txt"
+check "KSM stopped: the human output says so" grep -q '^KSM is stopped (run=0)' "$TEST_TMP/stopped.txt"
+
 # A tree without KSM: KSM figures are null, never 0.
 mkdir -p "$TEST_TMP/noksm/sys"
 "$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" mem --json >"$TEST_TMP/noksm.json"

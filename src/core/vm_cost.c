@@ -1,0 +1,151 @@
+#include "core/vm_cost.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const pressure_kind_names[PRESSURE_NKINDS] = {"memory", "cpu", "io"};
+
+void vm_cpu_free(struct vm_cpu *c)
+{
+	free(c->vcpus);
+	c->vcpus = NULL;
+	c->nvcpus = 0;
+}
+
+double proc_cpu_seconds(const struct proc_stat *st, long ticks_per_second)
+{
+	return ticks_per_second > 0 ? (double)(st->utime_ticks + st->stime_ticks) / (double)ticks_per_second : NAN;
+}
+
+static int cmp_vcpu(const void *a, const void *b)
+{
+	const struct vcpu *x = a, *y = b;
+	return (x->index > y->index) - (x->index < y->index);
+}
+
+int vcpus_read(const struct io_root *root, pid_t pid, struct vm_cpu *ret)
+{
+	pid_t *tids;
+	size_t n;
+	int r = io_list_tasks(root, pid, &tids, &n);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+	struct vcpu *v = NULL;
+	size_t nv = 0;
+	for (size_t i = 0; i < n; i++) {
+		char comm[64];
+		ssize_t l = io_read(root, IO_PROC, comm, sizeof(comm), "%d/task/%d/comm", pid, tids[i]);
+		if (l <= 0)
+			continue; /* a thread that exits is no longer a vCPU */
+		comm[strcspn(comm, "\n")] = '\0';
+		int index;
+		if (!parse_vcpu_thread_name(comm, &index))
+			continue;
+		struct vcpu c = {.index = index, .tid = tids[i], .cpu_seconds = NAN, .wait_seconds = NAN,
+				 .cpu_percent = NAN, .wait_percent = NAN};
+		char buf[128];
+		struct schedstat ss;
+		l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/schedstat", pid, tids[i]);
+		if (l > 0 && parse_schedstat(buf, (size_t)l, &ss) == 0) {
+			c.cpu_seconds = (double)ss.run_ns / 1e9;
+			c.wait_seconds = (double)ss.wait_ns / 1e9;
+		} else if (l < 0 && (l == -ENOENT || l == -ESRCH)) {
+			continue;
+		}
+		if (!(nv & (nv - 1)) || nv == 0) { /* grow at 0, 1, 2, 4, 8, ... */
+			struct vcpu *bigger = realloc(v, (nv ? 2 * nv : 1) * sizeof(*v));
+			if (!bigger) {
+				free(v);
+				free(tids);
+				return -ENOMEM;
+			}
+			v = bigger;
+		}
+		v[nv++] = c;
+	}
+	free(tids);
+	if (nv > 1)
+		qsort(v, nv, sizeof(*v), cmp_vcpu);
+	double wait = nv ? 0 : NAN;
+	for (size_t i = 0; i < nv; i++)
+		wait += v[i].wait_seconds; /* NaN as soon as one is unknown */
+	vm_cpu_free(ret);
+	ret->vcpus = v;
+	ret->nvcpus = nv;
+	ret->vcpus_known = true;
+	ret->vcpu_wait_seconds = wait;
+	return 0;
+}
+
+static double percent(double before, double after, double seconds)
+{
+	if (!isfinite(before) || !isfinite(after) || !(seconds > 0) || after < before)
+		return NAN;
+	return (after - before) / seconds * 100;
+}
+
+void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seconds)
+{
+	after->cpu_percent = percent(before->cpu_seconds, after->cpu_seconds, seconds);
+	double wait = after->nvcpus ? 0 : NAN;
+	for (size_t i = 0; i < after->nvcpus; i++) {
+		struct vcpu *a = &after->vcpus[i];
+		const struct vcpu *b = NULL;
+		for (size_t j = 0; j < before->nvcpus && !b; j++)
+			if (before->vcpus[j].tid == a->tid)
+				b = &before->vcpus[j];
+		/* A vCPU thread that appeared inside the interval has no rate of its own. */
+		a->cpu_percent = b ? percent(b->cpu_seconds, a->cpu_seconds, seconds) : NAN;
+		a->wait_percent = b ? percent(b->wait_seconds, a->wait_seconds, seconds) : NAN;
+		wait += a->wait_percent;
+	}
+	after->vcpu_wait_percent = wait;
+}
+
+/* One cgroup file of the scope into buf; the v2 tree is the unified mount or, on hybrid hosts,
+ * its "unified" directory. */
+static ssize_t cg_read(const struct io_root *root, const char *scope, int version, const char *file, char *buf,
+		       size_t cap)
+{
+	if (version == 1)
+		return io_read(root, IO_SYS, buf, cap, "fs/cgroup/memory%s/%s", scope, file);
+	ssize_t n = io_read(root, IO_SYS, buf, cap, "fs/cgroup%s/%s", scope, file);
+	if (n == -ENOENT)
+		n = io_read(root, IO_SYS, buf, cap, "fs/cgroup/unified%s/%s", scope, file);
+	return n;
+}
+
+static maybe_i64 cg_number(const struct io_root *root, const char *scope, int version, const char *file)
+{
+	char buf[64];
+	ssize_t n = cg_read(root, scope, version, file, buf, sizeof(buf));
+	int64_t v;
+	return n > 0 && parse_i64(buf, &v) == 0 && v >= 0 ? MAYBE(v) : UNKNOWN;
+}
+
+void vm_cgroup_read(const struct io_root *root, const char *scope, int version, struct vm_cgroup *ret)
+{
+	*ret = (struct vm_cgroup){.version = version, .memory_bytes = UNKNOWN, .limit_bytes = UNKNOWN,
+				  .swap_bytes = UNKNOWN, .oom_kills = UNKNOWN};
+	if (version != 1 && version != 2)
+		return;
+	char buf[512];
+	ssize_t n;
+	bool v2 = version == 2;
+	ret->memory_bytes = cg_number(root, scope, version, v2 ? "memory.current" : "memory.usage_in_bytes");
+	if ((n = cg_read(root, scope, version, v2 ? "memory.max" : "memory.limit_in_bytes", buf, sizeof(buf))) > 0)
+		parse_cgroup_limit(buf, (size_t)n, &ret->limit_bytes);
+	if (v2)
+		ret->swap_bytes = cg_number(root, scope, version, "memory.swap.current");
+	if ((n = cg_read(root, scope, version, v2 ? "memory.events" : "memory.oom_control", buf, sizeof(buf))) > 0)
+		parse_keyed_u64(buf, (size_t)n, "oom_kill", &ret->oom_kills);
+	for (int k = 0; v2 && k < PRESSURE_NKINDS; k++) {
+		char file[32];
+		snprintf(file, sizeof(file), "%s.pressure", pressure_kind_names[k]);
+		if ((n = cg_read(root, scope, version, file, buf, sizeof(buf))) > 0)
+			ret->have_pressure[k] = parse_pressure(buf, (size_t)n, &ret->pressure[k]) == 0;
+	}
+}

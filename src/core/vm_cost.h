@@ -1,0 +1,61 @@
+/* What a VM costs besides memory: CPU time of the VMM and of each vCPU thread (and the time each
+ * vCPU waited for a host CPU: the host-side steal), and its cgroup's memory, limit, OOM kills and
+ * pressure. Read from /proc and the VM's own cgroup scope; unknown figures stay NaN / unknown. */
+#ifndef VMHOST_CORE_VM_COST_H
+#define VMHOST_CORE_VM_COST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "io/io.h"
+#include "parse/cpu_cgroup.h"
+#include "parse/parse.h"
+
+struct vcpu {
+	int index;           /* the VMM's vCPU number (QEMU "CPU 3/KVM" is 3) */
+	pid_t tid;
+	double cpu_seconds;  /* on a host CPU (schedstat); NaN unknown */
+	double wait_seconds; /* runnable but waiting for a host CPU; NaN unknown */
+	double cpu_percent, wait_percent; /* over an interval (100 = all of it); NaN without one */
+};
+
+struct vm_cpu {
+	double cpu_seconds;       /* every thread of the VMM and its helpers, exited ones included */
+	double vcpu_wait_seconds; /* summed over vCPUs; NaN when no vCPU thread was found */
+	struct vcpu *vcpus;       /* sorted by index; owned */
+	size_t nvcpus;
+	bool vcpus_known;         /* the thread list was read (a VM with none found has 0) */
+	double cpu_percent, vcpu_wait_percent; /* over an interval, 100 = one CPU; NaN without one */
+};
+
+enum { PRESSURE_MEMORY, PRESSURE_CPU, PRESSURE_IO, PRESSURE_NKINDS };
+extern const char *const pressure_kind_names[PRESSURE_NKINDS]; /* "memory", "cpu", "io" */
+
+struct vm_cgroup {
+	int version;             /* 2, 1 (the v1 memory controller), 0 when the VM has no scope */
+	maybe_i64 memory_bytes;  /* v2 memory.current, v1 memory.usage_in_bytes */
+	maybe_i64 limit_bytes;   /* memory.max / memory.limit_in_bytes; unknown when unlimited */
+	maybe_i64 swap_bytes;    /* v2 memory.swap.current */
+	maybe_i64 oom_kills;     /* v2 memory.events oom_kill, v1 memory.oom_control oom_kill */
+	bool have_pressure[PRESSURE_NKINDS];
+	struct pressure pressure[PRESSURE_NKINDS]; /* v2 only */
+};
+
+void vm_cpu_free(struct vm_cpu *c);
+
+/* CPU seconds of a process from its stat ticks. */
+double proc_cpu_seconds(const struct proc_stat *st, long ticks_per_second);
+
+/* Finds the vCPU threads of pid and reads their scheduler statistics. *ret is replaced (its old
+ * vCPUs freed) only on success. 0, -ESRCH when there is no thread list (gone), -ENOMEM. */
+int vcpus_read(const struct io_root *root, pid_t pid, struct vm_cpu *ret);
+
+/* Percentages over seconds between two readings of the same VM (vCPUs matched by thread id). */
+void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seconds);
+
+/* The cgroup files of a VM's scope (path as in /proc/PID/cgroup; version 2 or 1). A scope that
+ * vanished or a file that is missing leaves its figures unknown. Never fails. */
+void vm_cgroup_read(const struct io_root *root, const char *scope, int version, struct vm_cgroup *ret);
+
+#endif

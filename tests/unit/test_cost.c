@@ -1,0 +1,162 @@
+/* What a VM costs besides memory: schedstat, vCPU thread names, cgroup paths, limits, PSI, keyed
+ * files, per-vCPU rates, and why KSM does not merge a VM. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/account.h"
+#include "core/vm_cost.h"
+#include "parse/cpu_cgroup.h"
+
+#define S(x) x, strlen(x)
+
+static void schedstat(void **state)
+{
+	(void)state;
+	struct schedstat s;
+	assert_int_equal(parse_schedstat(S("1500000000 250000000 9000\n"), &s), 0);
+	assert_true(s.run_ns == 1500000000u && s.wait_ns == 250000000u);
+	assert_int_equal(parse_schedstat(S("1500000000 2500"), &s), -EINVAL); /* truncated */
+	assert_int_equal(parse_schedstat(S(""), &s), -EINVAL);
+	assert_int_equal(parse_schedstat(S("99999999999999999999999 1 1\n"), &s), -EINVAL);
+}
+
+static void vcpu_names(void **state)
+{
+	(void)state;
+	int i = -1;
+	assert_true(parse_vcpu_thread_name("CPU 0/KVM", &i) && i == 0);
+	assert_true(parse_vcpu_thread_name("CPU 12/TCG", &i) && i == 12);
+	assert_true(parse_vcpu_thread_name("vcpu3", &i) && i == 3);
+	assert_true(parse_vcpu_thread_name("fc_vcpu 1", &i) && i == 1);
+	assert_true(parse_vcpu_thread_name("crosvm_vcpu7", &i) && i == 7);
+	assert_false(parse_vcpu_thread_name("qemu-system-x86", &i));
+	assert_false(parse_vcpu_thread_name("CPU 0", &i)); /* QEMU always names the accelerator */
+	assert_false(parse_vcpu_thread_name("vcpu", &i));
+	assert_false(parse_vcpu_thread_name("vcpu-helper", &i));
+	assert_false(parse_vcpu_thread_name("worker", &i));
+}
+
+static void cgroup_controllers(void **state)
+{
+	(void)state;
+	const char *hybrid = "12:memory:/machine/qemu-1-a.libvirt-qemu\n11:cpu,cpuacct:/machine/qemu-1-a.libvirt-qemu/emulator\n"
+			     "1:name=systemd:/\n0::/\n";
+	char p[256];
+	assert_int_equal(parse_cgroup_controller(S(hybrid), "memory", p, sizeof(p)), 0);
+	assert_string_equal(p, "/machine/qemu-1-a.libvirt-qemu");
+	assert_int_equal(parse_cgroup_controller(S(hybrid), "cpuacct", p, sizeof(p)), 0);
+	assert_string_equal(p, "/machine/qemu-1-a.libvirt-qemu/emulator");
+	assert_int_equal(parse_cgroup_controller(S(hybrid), "pids", p, sizeof(p)), 0);
+	assert_string_equal(p, ""); /* no such hierarchy */
+	assert_int_equal(parse_cgroup_controller(S("0::/x\n"), "memory", p, sizeof(p)), 0);
+	assert_string_equal(p, "");
+	assert_int_equal(parse_cgroup_controller(S("4:memory:/cut"), "memory", p, sizeof(p)), -EINVAL);
+	assert_int_equal(parse_cgroup_controller(S("garbage\n"), "memory", p, sizeof(p)), -EINVAL);
+	assert_int_equal(parse_cgroup_controller(S(hybrid), "memory", p, 8), -ENAMETOOLONG);
+}
+
+static void limits(void **state)
+{
+	(void)state;
+	maybe_i64 v;
+	assert_int_equal(parse_cgroup_limit(S("max\n"), &v), 0);
+	assert_false(v.known);
+	assert_int_equal(parse_cgroup_limit(S("9223372036854771712\n"), &v), 0); /* v1 unlimited */
+	assert_false(v.known);
+	assert_int_equal(parse_cgroup_limit(S("4294967296\n"), &v), 0);
+	assert_true(v.known && v.v == 4294967296);
+	assert_int_equal(parse_cgroup_limit(S("lots\n"), &v), -EINVAL);
+	assert_int_equal(parse_cgroup_limit(S(""), &v), -EINVAL);
+}
+
+static void pressure(void **state)
+{
+	(void)state;
+	struct pressure p;
+	assert_int_equal(parse_pressure(S("some avg10=1.50 avg60=0.75 avg300=0.20 total=2500000\n"
+					  "full avg10=0.50 avg60=0.25 avg300=0.05 total=1000000\n"), &p), 0);
+	assert_true(p.some_avg10 == 1.5 && p.full_avg10 == 0.5 && p.some_seconds == 2.5 && p.full_seconds == 1.0);
+	/* cpu on older kernels: no full line */
+	assert_int_equal(parse_pressure(S("some avg10=2.00 avg60=0.00 avg300=0.00 total=7\n"), &p), 0);
+	assert_true(p.some_avg10 == 2.0 && isnan(p.full_avg10));
+	assert_int_equal(parse_pressure(S("some avg10=1.00 avg60"), &p), -EINVAL);          /* truncated */
+	assert_int_equal(parse_pressure(S("some avg10=x avg60=0 avg300=0 total=1\n"), &p), -EINVAL);
+	assert_int_equal(parse_pressure(S("full avg10=1 avg60=0 avg300=0 total=1\n"), &p), -EINVAL); /* no some */
+}
+
+static void keyed(void **state)
+{
+	(void)state;
+	maybe_i64 v;
+	const char *events = "low 0\nhigh 0\nmax 3\noom 1\noom_kill 4\noom_group_kill 0\n";
+	assert_int_equal(parse_keyed_u64(S(events), "oom_kill", &v), 0);
+	assert_true(v.known && v.v == 4);
+	assert_int_equal(parse_keyed_u64(S(events), "oom", &v), 0);
+	assert_true(v.v == 1);
+	assert_int_equal(parse_keyed_u64(S("oom_kill_disable 0\nunder_oom 0\n"), "oom_kill", &v), -ENOENT);
+	assert_false(v.known);
+	assert_int_equal(parse_keyed_u64(S("oom_kill x\n"), "oom_kill", &v), -EINVAL);
+}
+
+static void vcpu_rates(void **state)
+{
+	(void)state;
+	struct vcpu b[2] = {{.index = 0, .tid = 10, .cpu_seconds = 1.0, .wait_seconds = 0.5},
+			    {.index = 1, .tid = 11, .cpu_seconds = 2.0, .wait_seconds = 0.0}};
+	struct vcpu a[2] = {{.index = 0, .tid = 10, .cpu_seconds = 2.0, .wait_seconds = 0.7},
+			    {.index = 1, .tid = 12, .cpu_seconds = 0.1, .wait_seconds = 0.0}}; /* a new thread */
+	struct vm_cpu before = {.cpu_seconds = 3.0, .vcpus = b, .nvcpus = 2, .vcpus_known = true};
+	struct vm_cpu after = {.cpu_seconds = 5.0, .vcpus = a, .nvcpus = 2, .vcpus_known = true};
+	vm_cpu_rates(&before, &after, 2.0);
+	assert_true(fabs(after.cpu_percent - 100.0) < 1e-9);
+	assert_true(fabs(a[0].cpu_percent - 50.0) < 1e-9 && fabs(a[0].wait_percent - 10.0) < 1e-9);
+	assert_true(isnan(a[1].cpu_percent)); /* appeared inside the interval: no rate, not a guess */
+	assert_true(isnan(after.vcpu_wait_percent)); /* so the VM's sum is unknown too */
+	/* A counter that went down (a restarted process under the same pid) gives no rate. */
+	before.cpu_seconds = 9.0;
+	vm_cpu_rates(&before, &after, 2.0);
+	assert_true(isnan(after.cpu_percent));
+}
+
+static void unmergeable(void **state)
+{
+	(void)state;
+	struct vm_config cfg = {.vmm = VMM_QEMU};
+	struct mem_counters m = {.ksm_mergeable = MAYBE(1), .ksm_merge_any = MAYBE(0)};
+	struct ksm_sysfs k = {.present = true, .run = MAYBE(1)};
+	assert_null(ksm_unmergeable_reason(&cfg, &m, &k));
+	k.run = MAYBE(0);
+	assert_string_equal(ksm_unmergeable_reason(&cfg, &m, &k), "ksm-stopped");
+	m.ksm_mergeable = MAYBE(0);
+	assert_string_equal(ksm_unmergeable_reason(&cfg, &m, &k), "not-marked");
+	m.ksm_merge_any = MAYBE(1); /* prctl(PR_SET_MEMORY_MERGE) marks everything */
+	assert_string_equal(ksm_unmergeable_reason(&cfg, &m, &k), "ksm-stopped");
+	cfg.ram_shared = true;
+	assert_string_equal(ksm_unmergeable_reason(&cfg, &m, &k), "shared-memory");
+	cfg.ram_hugetlb = true;
+	assert_string_equal(ksm_unmergeable_reason(&cfg, &m, &k), "hugetlbfs");
+	cfg.mem_merge_off = true;
+	assert_string_equal(ksm_unmergeable_reason(&cfg, &m, &k), "mem-merge-off");
+	/* A kernel that does not say: no reason invented. */
+	struct vm_config plain = {.vmm = VMM_QEMU};
+	struct mem_counters old = {0};
+	k.run = MAYBE(1);
+	assert_null(ksm_unmergeable_reason(&plain, &old, &k));
+	assert_false(ksm_process_mergeable(&old).known);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(schedstat), cmocka_unit_test(vcpu_names), cmocka_unit_test(cgroup_controllers),
+		cmocka_unit_test(limits), cmocka_unit_test(pressure), cmocka_unit_test(keyed),
+		cmocka_unit_test(vcpu_rates), cmocka_unit_test(unmergeable),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
