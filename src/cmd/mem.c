@@ -8,6 +8,7 @@
 #include "cmd/cmd.h"
 #include "core/clock.h"
 #include "core/host.h"
+#include "core/pss_sample.h"
 #include "core/vm.h"
 #include "out/json.h"
 #include "out/table.h"
@@ -68,6 +69,7 @@ struct mem_opts {
 	size_t npids;
 	bool exact;
 	double interval_seconds; /* 0: one reading, no rates */
+	double pss_budget_seconds; /* spent sampling PSS of the VMs whose estimate may be off most */
 };
 
 static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opts *o, bool *help)
@@ -76,12 +78,13 @@ static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opt
 		{"pid", required_argument, NULL, 'p'},
 		{"exact", no_argument, NULL, 'x'},
 		{"interval", required_argument, NULL, 'i'},
+		{"pss-budget", required_argument, NULL, 'b'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+p:xi:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:xi:b:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			int pid;
@@ -93,6 +96,13 @@ static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opt
 			break;
 		}
 		case 'x': o->exact = true; break;
+		case 'b': {
+			char *end;
+			o->pss_budget_seconds = strtod(optarg, &end);
+			if (end == optarg || *end || !(o->pss_budget_seconds >= 0) || o->pss_budget_seconds > 60)
+				return usage_error(ctx, "--pss-budget takes seconds (0 to 60, e.g. 0.005), not '%s'", optarg);
+			break;
+		}
 		case 'i':
 			if (arg_seconds(optarg, &o->interval_seconds) < 0)
 				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
@@ -133,6 +143,9 @@ static void mem_help(void)
 	       "  --pid PID       add any process (repeatable); not a VM -> vmm \"process\"\n"
 	       "  --exact         read the expensive exact sources (slow for KSM-merged guests)\n"
 	       "  --interval SEC  read twice, SEC apart, for CPU%%, WAIT%% (JSON: per vCPU too)\n"
+	       "  --pss-budget SEC  time spent sampling the PSS of the VMs whose estimate may be off\n"
+	       "                  most, largest error bound first (default 0.005; 0: estimates only;\n"
+	       "                  needs root); pss_method says \"sampled\" for those\n"
 	       "\n"
 	       "JSON adds per VM: cpu_seconds, vcpus (index, tid, cpu/wait seconds and percent),\n"
 	       "cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited), oom_kills, pressure\n"
@@ -269,6 +282,8 @@ static int measure(struct ctx *ctx, const struct mem_opts *o, struct host *host,
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "listing processes", "%s: %s", ctx->root.proc, strerror(-r));
 	vm_measure_all(&ctx->root, host, vms, o->exact ? VM_MEASURE_EXACT : 0);
+	if (!o->exact)
+		pss_refine(&ctx->root, host, vms, o->pss_budget_seconds);
 	return EXIT_OK;
 }
 
@@ -321,13 +336,19 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 		printf("\n");
 	if (stopped)
 		printf("KSM is stopped (run=0): no guest memory is being merged ('vmhost ksm' says more)\n");
-	if (rows && !o->exact)
+	size_t sampled = 0;
+	for (size_t i = 0; i < vms->n; i++)
+		sampled += vms->vms[i].pss_method == METHOD_SAMPLED;
+	if (rows && !o->exact && sampled)
+		printf("PSS sampled for %zu VM%s, estimated for the rest; OVERHEAD is an estimate (docs/accounting.md);"
+		       " --exact reads the exact sources\n", sampled, sampled == 1 ? "" : "s");
+	else if (rows && !o->exact)
 		printf("PSS and OVERHEAD are cheap estimates (docs/accounting.md); --exact reads the exact sources\n");
 }
 
 static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 {
-	struct mem_opts o = {0};
+	struct mem_opts o = {.pss_budget_seconds = 0.005};
 	bool help = false;
 	int rc = parse_mem_opts(ctx, argc, argv, &o, &help);
 	if (rc != EXIT_OK)

@@ -70,10 +70,14 @@ maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, 
 
 maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size)
 {
+	return pss_estimate_bound_with(m, k, page_size, ksm_mean_weight(k));
+}
+
+maybe_i64 pss_estimate_bound_with(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size, double w)
+{
 	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
 	if (!ksm.known || !m->rss_file.known || !m->rss_shmem.known)
 		return UNKNOWN;
-	double w = ksm_mean_weight(k);
 	double wmin = k->max_page_sharing.known && k->max_page_sharing.v > 1 ? 1.0 / (double)k->max_page_sharing.v : 0;
 	double ksm_err = 0;
 	if (ksm.v > 0 && !isnan(w))

@@ -42,6 +42,9 @@ maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, 
 /* Worst-case error of pss_estimate without calibration, in bytes: each KSM mapping weighs between
  * 1/max_page_sharing and 1/2, and file/shmem pages between 0 and 1 (they are counted in full). */
 maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size);
+/* The same bound around another mean weight w (e.g. the mean of the VMs not sampled). */
+maybe_i64 pss_estimate_bound_with(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
+				  double w);
 
 /* Calibrates from an exact PSS of the same VM read at (nearly) the same time. */
 struct pss_calibration pss_calibrate(const struct mem_counters *m, const struct smaps_rollup *exact,

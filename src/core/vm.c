@@ -8,7 +8,7 @@
 
 const char *measure_method_name(enum measure_method m)
 {
-	return m == METHOD_EXACT ? "exact" : m == METHOD_ESTIMATE ? "estimate" : NULL;
+	return m == METHOD_EXACT ? "exact" : m == METHOD_SAMPLED ? "sampled" : m == METHOD_ESTIMATE ? "estimate" : NULL;
 }
 
 bool cgroup_vm_scope(const char *path, char *scope, size_t cap)

@@ -12,7 +12,7 @@
 
 #define VM_MAX_HELPERS 16
 
-enum measure_method { METHOD_NONE, METHOD_ESTIMATE, METHOD_EXACT };
+enum measure_method { METHOD_NONE, METHOD_ESTIMATE, METHOD_SAMPLED, METHOD_EXACT };
 const char *measure_method_name(enum measure_method m);
 
 struct vm {

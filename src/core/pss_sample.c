@@ -1,0 +1,349 @@
+#include "core/pss_sample.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/vm.h"
+
+/* A kind is sampled enough once three standard errors of its mean weight, times the bytes it
+ * weighs, fall below the target, after at least MIN_PAGES pages; MAX_READS caps a sample. */
+/* The goal: every VM's PSS within 2% of its RSS. */
+#define GOAL 0.02
+
+enum { MIN_PAGES = 64, CHUNK = 32, STRATUM_READS = 512, MAX_READS = 20000, CACHE = 256 };
+
+/* Mapping counts of frames seen already: a guest's zero-filled pages all map the same few KSM
+ * pages (chains of max_page_sharing), so a small cache saves most of their kpagecount reads. */
+struct count_cache {
+	uint64_t pfn[CACHE], count[CACHE];
+};
+
+static int mapcount(int kc, struct count_cache *c, uint64_t pfn, uint64_t *ret, size_t *reads)
+{
+	size_t slot = (size_t)((pfn * UINT64_C(0x9e3779b97f4a7c15)) >> 56) % CACHE;
+	if (c->pfn[slot] == pfn + 1) {
+		*ret = c->count[slot];
+		return 0;
+	}
+	uint64_t count;
+	ssize_t got = io_pread(kc, &count, sizeof(count), (off_t)(pfn * sizeof(count)));
+	(*reads)++;
+	if (got != sizeof(count))
+		return got < 0 ? (int)got : -EIO;
+	c->pfn[slot] = pfn + 1;
+	c->count[slot] = count;
+	*ret = count;
+	return 0;
+}
+
+#define PM_PRESENT (UINT64_C(1) << 63)
+#define PM_FILE (UINT64_C(1) << 61) /* file page or shared anonymous */
+#define PM_EXCLUSIVE (UINT64_C(1) << 56)
+#define PM_PFN ((UINT64_C(1) << 55) - 1)
+
+static uint64_t next_random(uint64_t *s)
+{
+	/* xorshift64*: deterministic per process, so a rerun on a still host gives the same figure */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * UINT64_C(2685821657736338717);
+}
+
+struct range {
+	uint64_t start_page, pages, before; /* before: pages in the ranges before this one */
+};
+
+/* Mappings of one kind, sampled apart: anonymous ones hold the KSM pages, file and shared
+ * memory ones the file and shmem pages (a stratified sample: each kind gets its own pages). */
+struct stratum {
+	struct range *r;
+	size_t n, cap;
+	uint64_t pages;
+};
+
+static int stratum_add(struct stratum *s, uint64_t start_page, uint64_t pages)
+{
+	if (s->n == s->cap) {
+		struct range *bigger = realloc(s->r, (s->cap = s->cap ? 2 * s->cap : 64) * sizeof(*s->r));
+		if (!bigger)
+			return -ENOMEM;
+		s->r = bigger;
+	}
+	s->r[s->n++] = (struct range){.start_page = start_page, .pages = pages, .before = s->pages};
+	s->pages += pages;
+	return 0;
+}
+
+/* The mappings that may hold resident pages (not guard areas), by kind. */
+static int read_strata(const struct io_root *root, pid_t pid, int64_t page, struct stratum *anon, struct stratum *file)
+{
+	char *text;
+	size_t len;
+	int r = io_read_alloc(root, IO_PROC, &text, &len, "%d/maps", pid);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+	size_t pos = 0;
+	struct map_entry e;
+	while ((r = parse_maps_next(text, len, &pos, &e)) > 0) {
+		if (!strncmp(e.perms, "---", 3) || (e.path_len == 10 && !memcmp(e.path, "[vsyscall]", 10)))
+			continue;
+		bool is_anon = e.path_len == 0 || e.path[0] == '['; /* [heap], [stack] */
+		uint64_t pages = (e.end - e.start) / (uint64_t)page;
+		if ((r = stratum_add(is_anon ? anon : file, e.start / (uint64_t)page, pages)) < 0)
+			break;
+	}
+	free(text);
+	if (r == 0 && !anon->pages && !file->pages)
+		r = -ESRCH;
+	return r;
+}
+
+/* A random page of a stratum: its virtual page and how many pages its mapping has from there. */
+static uint64_t pick(const struct stratum *s, uint64_t *seed, uint64_t *ret_left)
+{
+	uint64_t at = next_random(seed) % s->pages;
+	size_t lo = 0, hi = s->n;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (s->r[mid].before <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const struct range *g = &s->r[lo];
+	*ret_left = g->pages - (at - g->before);
+	return g->start_page + (at - g->before);
+}
+
+/* Running sums of one kind's weights. */
+struct kind {
+	size_t n;
+	double sum, sq;
+};
+
+static void add(struct kind *k, double w)
+{
+	k->n++;
+	k->sum += w;
+	k->sq += w * w;
+}
+
+static void finish(const struct kind *k, double *mean, double *stddev)
+{
+	*mean = k->n ? k->sum / (double)k->n : NAN;
+	*stddev = k->n > 1 ? sqrt(fmax(0, (k->sq - k->sum * k->sum / (double)k->n) / (double)(k->n - 1))) : NAN;
+}
+
+/* The error of a kind's mean weight, as a fraction of a page: three standard errors, plus what
+ * pages not seen yet could hide (up to 3/n of them, "rule of three", off by up to half a page). */
+static double weight_error(size_t n, double sd)
+{
+	return 3 * (isnan(sd) ? 0.5 : sd) / sqrt((double)n) + 0.5 * 3 / (double)n;
+}
+
+/* Whether a kind that weighs `bytes` is known well enough, after `reads` reads spent on it. A
+ * kind whose pages are too rare to find quickly is left once it cannot matter much. */
+static bool enough(const struct kind *k, double bytes, double target_bytes, size_t reads)
+{
+	if (bytes <= 0)
+		return true;
+	double mean, sd;
+	finish(k, &mean, &sd);
+	if (k->n >= MIN_PAGES && weight_error(k->n, sd) * bytes <= target_bytes)
+		return true;
+	return reads >= STRATUM_READS && (k->n >= MIN_PAGES || bytes / 2 <= target_bytes);
+}
+
+int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
+		    double budget_seconds, struct pss_sample *ret)
+{
+	double start = clock_monotonic_seconds();
+	int64_t page = host_page_size();
+	struct stratum anon = {0}, file = {0};
+	int r = read_strata(root, pid, page, &anon, &file);
+	if (r < 0) {
+		free(anon.r);
+		free(file.r);
+		return r;
+	}
+	struct count_cache *cache = NULL;
+	int pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid);
+	int kc = pm >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpagecount") : -1;
+	if (pm < 0 || kc < 0) {
+		r = pm < 0 ? (pm == -ENOENT ? -ESRCH : pm) : kc;
+		goto out;
+	}
+	struct kind ksm = {0}, share = {0};
+	cache = calloc(1, sizeof(*cache));
+	if (!cache) {
+		r = -ENOMEM;
+		goto out;
+	}
+	uint64_t seed = UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)pid;
+	size_t reads = 0;
+	double ksm_bytes = m->ksm_merging_pages.known ? (double)(m->ksm_merging_pages.v * page) : 0;
+	double share_bytes = (m->rss_file.known ? (double)m->rss_file.v : 0) + (m->rss_shmem.known ? (double)m->rss_shmem.v : 0);
+	size_t ksm_reads = 0, share_reads = 0;
+	for (;;) {
+		bool want_ksm = anon.pages && !enough(&ksm, ksm_bytes, target_bytes, ksm_reads);
+		bool want_share = file.pages && !enough(&share, share_bytes, target_bytes, share_reads);
+		if ((!want_ksm && !want_share) || reads >= MAX_READS)
+			break;
+		if (reads % 64 == 0 && reads && clock_monotonic_seconds() - start > budget_seconds)
+			break;
+		uint64_t left, vpage = pick(want_ksm ? &anon : &file, &seed, &left);
+		uint64_t entries[CHUNK];
+		size_t want = left < CHUNK ? (size_t)left : CHUNK;
+		ssize_t n = io_pread(pm, entries, want * sizeof(entries[0]), (off_t)(vpage * sizeof(entries[0])));
+		reads++;
+		size_t reads_before = reads;
+		if (n < 0) {
+			r = n == -ESRCH || n == -ENOENT ? -ESRCH : (int)n;
+			goto out;
+		}
+		for (size_t i = 0; i < (size_t)n / sizeof(entries[0]); i++) {
+			uint64_t e = entries[i];
+			if (!(e & PM_PRESENT))
+				continue;
+			bool is_file = e & PM_FILE;
+			if (is_file != !want_ksm)
+				continue; /* a private copy in a file mapping, shared memory in an anonymous one */
+			if (e & PM_EXCLUSIVE) {
+				if (is_file)
+					add(&share, 1);
+				continue; /* private anonymous: weight 1, counted exactly already */
+			}
+			uint64_t pfn = e & PM_PFN, count = 0;
+			if (!pfn) {
+				r = -EPERM; /* frame numbers are hidden from us */
+				goto out;
+			}
+			if (mapcount(kc, cache, pfn, &count, &reads) < 0 || count == 0)
+				continue; /* the zero page and other special frames are not in RSS */
+			add(is_file ? &share : &ksm, 1.0 / (double)count);
+		}
+		*(want_ksm ? &ksm_reads : &share_reads) += 1 + reads - reads_before;
+	}
+	*ret = (struct pss_sample){.ksm_pages = ksm.n, .share_pages = share.n, .reads = reads,
+				   .seconds = clock_monotonic_seconds() - start};
+	finish(&ksm, &ret->ksm_weight, &ret->ksm_stddev);
+	finish(&share, &ret->share_weight, &ret->share_stddev);
+	r = 0;
+out:
+	free(cache);
+	io_close(kc);
+	io_close(pm);
+	free(anon.r);
+	free(file.r);
+	return r;
+}
+
+struct pss_calibration pss_sample_calibration(const struct pss_sample *s)
+{
+	return (struct pss_calibration){.valid = true, .ksm_weight = s->ksm_weight,
+					.share_weight = isnan(s->share_weight) ? 1 : s->share_weight};
+}
+
+maybe_i64 pss_sample_bound(const struct mem_counters *m, const struct pss_sample *s, const struct ksm_sysfs *k,
+			   int64_t page_size)
+{
+	if (!m->ksm_merging_pages.known || !m->rss_file.known || !m->rss_shmem.known)
+		return UNKNOWN;
+	double ksm = (double)(m->ksm_merging_pages.v * page_size), share = (double)(m->rss_file.v + m->rss_shmem.v);
+	double err = 0;
+	/* A kind sampled too thinly for a standard error keeps its worst case. */
+	if (ksm > 0 && s->ksm_pages >= MIN_PAGES) {
+		err += ksm * weight_error(s->ksm_pages, s->ksm_stddev);
+	} else if (ksm > 0) {
+		struct mem_counters only_ksm = *m;
+		only_ksm.rss_file = only_ksm.rss_shmem = MAYBE(0);
+		maybe_i64 worst = pss_estimate_bound(&only_ksm, k, page_size);
+		err += worst.known ? (double)worst.v : ksm / 2;
+	}
+	if (share > 0)
+		err += s->share_pages >= MIN_PAGES ? share * weight_error(s->share_pages, s->share_stddev) : share;
+	return MAYBE(llround(err));
+}
+
+/* Every KSM page weighs one page in all, across its mappings: what the sampled VMs did not take
+ * is the rest's, so their mean weight is (pages_shared - sampled PSS) / (mappings - sampled). */
+static void share_the_rest(const struct host *host, struct vm_list *vms, double sampled_pss, double sampled_mappings)
+{
+	const struct ksm_sysfs *k = &host->ksm;
+	if (!k->pages_shared.known || !k->pages_sharing.known)
+		return;
+	double mappings = (double)(k->pages_shared.v + k->pages_sharing.v) - sampled_mappings;
+	double w = ((double)k->pages_shared.v - sampled_pss) / mappings;
+	if (!(mappings > 0) || !(w > 0) || w > 1)
+		return; /* the sample and the counters disagree (merging moved on): keep the estimates */
+	struct pss_calibration cal = {.valid = true, .ksm_weight = w, .share_weight = 1};
+	int64_t ps = host->page_size_bytes;
+	for (size_t i = 0; i < vms->n; i++) {
+		struct vm *vm = &vms->vms[i];
+		if (vm->pss_method != METHOD_ESTIMATE || !vm->pss_bytes.known)
+			continue;
+		vm->pss_bytes = pss_estimate(&vm->mem, k, ps, &cal);
+		vm->pss_bound_bytes = pss_estimate_bound_with(&vm->mem, k, ps, w);
+		vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, k, ps, &cal);
+	}
+}
+
+static int cmp_bound_desc(const void *a, const void *b)
+{
+	const struct vm *x = *(struct vm *const *)a, *y = *(struct vm *const *)b;
+	int64_t bx = x->pss_bound_bytes.known ? x->pss_bound_bytes.v : -1;
+	int64_t by = y->pss_bound_bytes.known ? y->pss_bound_bytes.v : -1;
+	return (bx < by) - (bx > by);
+}
+
+int pss_refine(const struct io_root *root, const struct host *host, struct vm_list *vms, double budget_seconds)
+{
+	if (!(budget_seconds > 0) || !vms->n)
+		return 0;
+	struct vm **order = malloc(vms->n * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < vms->n; i++)
+		order[i] = &vms->vms[i];
+	qsort(order, vms->n, sizeof(*order), cmp_bound_desc);
+	double until = clock_monotonic_seconds() + budget_seconds;
+	int refined = 0;
+	int64_t ps = host->page_size_bytes;
+	double sampled_ksm_pss = 0, sampled_mappings = 0; /* pages */
+	for (size_t i = 0; i < vms->n; i++) {
+		struct vm *vm = order[i];
+		double left = until - clock_monotonic_seconds();
+		/* Only an estimate that may be off by more than the goal gains from a sample. */
+		if (left <= 0 || vm->pss_method != METHOD_ESTIMATE || !vm->pss_bound_bytes.known || !vm->mem.rss.known ||
+		    (double)vm->pss_bound_bytes.v <= GOAL * (double)vm->mem.rss.v)
+			continue;
+		struct pss_sample s;
+		/* Each kind to half the goal, so the VM's PSS stays inside it. */
+		double target = GOAL / 2 * (double)vm->mem.rss.v;
+		int r = pss_sample_take(root, vm->pid, &vm->mem, target, left, &s);
+		if (r == -EPERM || r == -EACCES)
+			break; /* no privilege: no other VM will do better */
+		if (r < 0)
+			continue;
+		struct pss_calibration cal = pss_sample_calibration(&s);
+		vm->pss_bytes = pss_estimate(&vm->mem, &host->ksm, ps, &cal);
+		vm->pss_bound_bytes = pss_sample_bound(&vm->mem, &s, &host->ksm, ps);
+		vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, ps, &cal);
+		vm->pss_method = METHOD_SAMPLED;
+		if (vm->mem.ksm_merging_pages.known && !isnan(s.ksm_weight)) {
+			sampled_ksm_pss += s.ksm_weight * (double)vm->mem.ksm_merging_pages.v;
+			sampled_mappings += (double)vm->mem.ksm_merging_pages.v;
+		}
+		refined++;
+	}
+	free(order);
+	if (refined)
+		share_the_rest(host, vms, sampled_ksm_pss, sampled_mappings);
+	return refined;
+}
