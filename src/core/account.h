@@ -11,6 +11,7 @@ struct mem_counters {
 	maybe_i64 rss, rss_anon, rss_file, rss_shmem, swap;
 	maybe_i64 ksm_rmap_items, ksm_merging_pages, ksm_zero_pages, ksm_profit;
 	maybe_i64 ksm_mergeable, ksm_merge_any; /* 1 yes, 0 no (ksm_stat); of the VMM process only */
+	maybe_i64 threads;                      /* of the VMM process only (status Threads) */
 };
 
 /* Adds b into a; a field stays known only if known in both. */

@@ -1,10 +1,12 @@
 #include "core/vm.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 const char *measure_method_name(enum measure_method m)
 {
@@ -210,7 +212,7 @@ int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counter
 		return -EINVAL;
 	*ret = (struct mem_counters){
 		.rss = st.vm_rss, .rss_anon = st.rss_anon, .rss_file = st.rss_file,
-		.rss_shmem = st.rss_shmem, .swap = st.vm_swap,
+		.rss_shmem = st.rss_shmem, .swap = st.vm_swap, .threads = st.threads,
 		.ksm_rmap_items = UNKNOWN, .ksm_merging_pages = UNKNOWN,
 		.ksm_zero_pages = UNKNOWN, .ksm_profit = UNKNOWN,
 	};
@@ -388,7 +390,10 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 				  .vcpu_wait_seconds = NAN, .cpu_percent = NAN, .vcpu_wait_percent = NAN};
 	/* No thread list (a fixture tree, or the VMM exiting now): the vCPUs are unknown; the
 	 * memory reads tell whether the VM is gone. */
-	if (vm->cfg.vmm != VMM_PROCESS && vcpus_read(root, vm->pid, &vm->cpu) == -ENOMEM)
+	bool threads = !vm->mem.threads.known || vm->mem.threads.v > 1; /* one thread: no vCPU thread */
+	if (vm->cfg.vmm != VMM_PROCESS && !threads)
+		vm->cpu.vcpus_known = true;
+	else if (vm->cfg.vmm != VMM_PROCESS && vcpus_read(root, vm->pid, &vm->cpu) == -ENOMEM)
 		return -ENOMEM;
 	vm_cgroup_read(root, vm->cgroup, vm->vm_scope ? vm->cgroup_version : 0, &vm->cg);
 	return 0;
@@ -472,11 +477,60 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	return denied ? -EACCES : 0;
 }
 
+/* Measuring is reading many small files: VMs are spread over a few threads (one per CPU, at
+ * most 4) when there are enough of them to pay for the threads. */
+enum { MEASURE_THREADS_MAX = 4, VMS_PER_THREAD_MIN = 16 };
+
+struct measure_job {
+	const struct io_root *root;
+	const struct host *host;
+	struct vm_list *l;
+	unsigned flags;
+	int *results;
+	size_t first, step;
+};
+
+static void *measure_some(void *arg)
+{
+	struct measure_job *j = arg;
+	for (size_t i = j->first; i < j->l->n; i += j->step)
+		j->results[i] = vm_measure(j->root, j->host, &j->l->vms[i], j->flags);
+	return NULL;
+}
+
 int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l, unsigned flags)
 {
+	int *results = calloc(l->n ? l->n : 1, sizeof(*results));
+	if (!results)
+		return -ENOMEM;
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = l->n / VMS_PER_THREAD_MIN;
+	if (nthreads > (size_t)(cpus > 0 ? cpus : 1))
+		nthreads = (size_t)(cpus > 0 ? cpus : 1);
+	if (nthreads > MEASURE_THREADS_MAX)
+		nthreads = MEASURE_THREADS_MAX;
+	if (nthreads < 1)
+		nthreads = 1;
+	struct measure_job jobs[MEASURE_THREADS_MAX];
+	pthread_t threads[MEASURE_THREADS_MAX];
+	size_t started = 0;
+	for (size_t t = 0; t < nthreads; t++) {
+		jobs[t] = (struct measure_job){root, host, l, flags, results, t, nthreads};
+		/* The calling thread takes the first share; a thread that cannot start leaves its share
+		 * to the calling thread too. */
+		if (t > 0 && pthread_create(&threads[t], NULL, measure_some, &jobs[t]) == 0)
+			started |= (size_t)1 << t;
+	}
+	measure_some(&jobs[0]);
+	for (size_t t = 1; t < nthreads; t++) {
+		if (started & ((size_t)1 << t))
+			pthread_join(threads[t], NULL);
+		else
+			measure_some(&jobs[t]);
+	}
 	size_t w = 0;
 	for (size_t i = 0; i < l->n; i++) {
-		int r = vm_measure(root, host, &l->vms[i], flags);
+		int r = results[i];
 		if (r == -ESRCH || (r < 0 && r != -EACCES)) {
 			vm_cpu_free(&l->vms[i].cpu);
 			l->skipped++;
@@ -487,5 +541,6 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 		l->vms[w++] = l->vms[i];
 	}
 	l->n = w;
+	free(results);
 	return 0;
 }

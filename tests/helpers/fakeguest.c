@@ -4,7 +4,10 @@
  *   -fake-guest N -fake-seed S                      unique content index, image seed
  *   -fake-nothp -fake-nomerge                       no MADV_HUGEPAGE / MADV_MERGEABLE
  *   -fake-grow BYTES_PER_SECOND                     allocate extra memory steadily
+ *   -fake-vcpus N                                   N idle threads named like QEMU's "CPU n/KVM",
+ *                                                   plus two worker threads, as a real VMM has
  * Prints "ready" on stdout once its memory is filled; stops on SIGTERM. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +16,34 @@
 #include "core/workload.h"
 #include "parse/parse.h"
 
+static void *idle_thread(void *arg)
+{
+	(void)arg;
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* Threads that look like a VMM's: vCPUs by QEMU's names, and unnamed workers. */
+static int start_threads(int vcpus)
+{
+	for (int i = 0; i < vcpus + 2; i++) {
+		pthread_t t;
+		if (pthread_create(&t, NULL, idle_thread, NULL))
+			return -1;
+		char name[32]; /* the kernel keeps 15 characters */
+		if (i < vcpus)
+			snprintf(name, sizeof(name), "CPU %d/KVM", i % 1000);
+		else
+			snprintf(name, sizeof(name), "worker");
+		pthread_setname_np(t, name);
+	}
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	int vcpus = 0;
 	struct workload_spec s = {.guest_bytes = 64u << 20, .shared_fraction = 0.5, .zero_fraction = 0.1,
 				  .image_seed = 1, .thp = true, .mergeable = true};
 	for (int i = 1; i < argc; i++) {
@@ -45,6 +74,12 @@ int main(int argc, char **argv)
 			s.image_seed = strtoull(v, NULL, 10);
 		else if (!strcmp(o, "-fake-grow"))
 			s.grow_bytes_per_second = strtoull(v, NULL, 10);
+		else if (!strcmp(o, "-fake-vcpus"))
+			vcpus = atoi(v);
+	}
+	if (vcpus > 0 && start_threads(vcpus) < 0) {
+		fprintf(stderr, "fakeguest: cannot start threads\n");
+		return 1;
 	}
 	setvbuf(stdout, NULL, _IONBF, 0);
 	return workload_run(&s, STDOUT_FILENO);
