@@ -1,4 +1,5 @@
-/* core/series: thinning by time and by count, the anchor of a fitted line. */
+/* core/series (thinning by time and by count, the anchor of a fitted line) and the report's
+ * series built from stored points (store/store_series.h). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "core/series.h"
+#include "store/store_series.h"
 
 #define MiB (1024.0 * 1024.0)
 
@@ -132,6 +134,56 @@ static void line_over_its_span_only(void **state)
 	assert_true(isnan(series_last(v, 0)) && isnan(series_mean(v + 4, 1)));
 }
 
+static void host_series_from_stored_points(void **state)
+{
+	(void)state;
+	struct store_host_point p[3] = {
+		{.t = 100, .mem_total = MAYBE(8LL << 30), .mem_available = MAYBE(6LL << 30), .swap_total = MAYBE(100),
+		 .swap_free = MAYBE(40), .page_size = MAYBE(4096), .ksm_pages_sharing = MAYBE(1000),
+		 .ksm_zero_pages = MAYBE(24), .ksmd_cpu_ns = MAYBE(5000000000)},
+		{.t = 110, .mem_total = MAYBE(8LL << 30), .page_size = MAYBE(16384), .ksm_pages_sharing = MAYBE(1000),
+		 .ksmd_cpu_ns = MAYBE(6000000000)},
+		{.t = 120, .mem_total = MAYBE(8LL << 30), .ksmd_cpu_ns = MAYBE(1000)}, /* ksmd restarted */
+	};
+	struct series_set s;
+	int64_t page = 0;
+	assert_int_equal(host_series_from_points(p, 3, &s, &page), 0);
+	assert_int_equal(page, 16384); /* the last recorded one */
+	assert_true(series_row(&s, SERIES_HOST_USED)[0] == (double)(2LL << 30));
+	assert_true(isnan(series_row(&s, SERIES_HOST_USED)[1])); /* no MemAvailable: unknown, not 0 */
+	assert_true(series_row(&s, SERIES_HOST_SWAP)[0] == 60);
+	assert_true(series_row(&s, SERIES_HOST_KSM_SAVED)[0] == 1024.0 * 4096);
+	assert_true(series_row(&s, SERIES_HOST_KSM_SAVED)[1] == 1000.0 * 16384);
+	assert_true(isnan(series_row(&s, SERIES_HOST_KSM_SAVED)[2]));
+	assert_true(isnan(series_row(&s, SERIES_HOST_KSMD_CPU)[0]));
+	assert_true(near(series_row(&s, SERIES_HOST_KSMD_CPU)[1], 10, 1e-9)); /* 1 s of CPU in 10 s */
+	assert_true(isnan(series_row(&s, SERIES_HOST_KSMD_CPU)[2]));
+	series_free(&s);
+}
+
+static void vm_series_from_stored_points(void **state)
+{
+	(void)state;
+	struct store_vm_point p[2] = {
+		{.t = 100, .rss = MAYBE((int64_t)(1100 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
+		 .ksm_merging_pages = MAYBE(256 * 100), .ksm_saved = MAYBE((int64_t)(50 * MiB))},
+		/* more merged than resident guest RAM (a sample between two reads): capped */
+		{.t = 110, .rss = MAYBE((int64_t)(300 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
+		 .ksm_merging_pages = MAYBE(256 * 1000)},
+	};
+	struct series_set s;
+	assert_int_equal(vm_series_from_points(p, 2, 4096, &s), 0);
+	assert_true(series_row(&s, SERIES_VM_OVERHEAD)[0] == 100 * MiB);
+	assert_true(series_row(&s, SERIES_VM_MERGED)[0] == 100 * MiB);
+	assert_true(series_row(&s, SERIES_VM_PRIVATE)[0] == 900 * MiB);
+	assert_true(series_row(&s, SERIES_VM_SAVED)[0] == 50 * MiB);
+	assert_true(series_row(&s, SERIES_VM_MERGED)[1] == 200 * MiB);
+	assert_true(series_row(&s, SERIES_VM_PRIVATE)[1] == 0);
+	assert_true(isnan(series_row(&s, SERIES_VM_SAVED)[1]));
+	assert_true(isnan(series_row(&s, SERIES_VM_FIT)[0]) && isnan(series_row(&s, SERIES_VM_FIT)[1]));
+	series_free(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -141,6 +193,8 @@ int main(void)
 		cmocka_unit_test(a_bucket_without_values_is_nan),
 		cmocka_unit_test(anchor_is_the_median_residual),
 		cmocka_unit_test(line_over_its_span_only),
+		cmocka_unit_test(host_series_from_stored_points),
+		cmocka_unit_test(vm_series_from_stored_points),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
