@@ -97,18 +97,6 @@ static void chart(FILE *f, const struct chart *c, const struct svg_series *serie
 	chart_legend(f, se, nseries);
 }
 
-static void fmt_time(char *buf, size_t cap, double t)
-{
-	if (!isfinite(t)) {
-		snprintf(buf, cap, "n/a");
-		return;
-	}
-	time_t tt = (time_t)llround(t);
-	struct tm tm;
-	localtime_r(&tt, &tm);
-	strftime(buf, cap, "%Y-%m-%d %H:%M:%S %Z", &tm);
-}
-
 /* Table cells: the time zone is in the page's header. */
 static void fmt_time_short(char *buf, size_t cap, double t)
 {
