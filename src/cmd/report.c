@@ -217,6 +217,34 @@ out:
 	return r;
 }
 
+/* Writes the page to OUT.tmp and renames it over OUT, so a reader never sees half a report. */
+static int write_report_file(struct ctx *ctx, struct store *s, const struct report_opts *o)
+{
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", o->out) >= (int)sizeof(tmp))
+		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", o->out, strerror(ENAMETOOLONG));
+	FILE *f = fopen(tmp, "w");
+	if (!f)
+		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", tmp, strerror(errno));
+	const char *what;
+	int r = write_report(f, s, o, &what);
+	int werr = ferror(f) ? EIO : 0;
+	if (fclose(f) != 0 && !werr)
+		werr = errno;
+	if (r < 0 || werr) {
+		unlink(tmp);
+		if (r < 0)
+			return fail(ctx, EXIT_FAIL, what, "%s: %s", o->db, store_strerror(r));
+		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", tmp, strerror(werr));
+	}
+	if (rename(tmp, o->out) < 0) {
+		r = errno;
+		unlink(tmp);
+		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", o->out, strerror(r));
+	}
+	return EXIT_OK;
+}
+
 int cmd_report(struct ctx *ctx, int argc, char **argv)
 {
 	struct report_opts o = {.db = "vmhost.db", .growth = growth_scan_defaults()};
@@ -234,43 +262,19 @@ int cmd_report(struct ctx *ctx, int argc, char **argv)
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s%s", o.db, store_strerror(r),
 			    r == -ENOENT ? " (record one with 'vmhost record')" : "");
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", o.out) >= (int)sizeof(tmp)) {
-		store_close(s);
-		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", o.out, strerror(ENAMETOOLONG));
-	}
-	FILE *f = fopen(tmp, "w");
-	if (!f) {
-		r = -errno;
-		store_close(s);
-		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", tmp, strerror(-r));
-	}
-	const char *what;
-	r = write_report(f, s, &o, &what);
+	rc = write_report_file(ctx, s, &o);
 	store_close(s);
-	int werr = ferror(f) ? EIO : 0;
-	if (fclose(f) != 0 && !werr)
-		werr = errno;
-	if (r < 0 || werr) {
-		unlink(tmp);
-		if (r < 0)
-			return fail(ctx, EXIT_FAIL, what, "%s: %s", o.db, store_strerror(r));
-		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", tmp, strerror(werr));
-	}
-	if (rename(tmp, o.out) < 0) {
-		r = -errno;
-		unlink(tmp);
-		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", o.out, strerror(-r));
-	}
-	if (ctx->format != OUT_JSON)
+	if (rc != EXIT_OK)
+		return rc;
+	if (ctx->format != OUT_JSON) {
 		printf("wrote %s\n", o.out);
-	else {
-		struct json j;
-		json_init(&j, stdout, false);
-		json_object_begin(&j, NULL);
-		json_string(&j, "out", o.out);
-		json_object_end(&j);
-		json_finish(&j);
+		return EXIT_OK;
 	}
+	struct json j;
+	json_init(&j, stdout, false);
+	json_object_begin(&j, NULL);
+	json_string(&j, "out", o.out);
+	json_object_end(&j);
+	json_finish(&j);
 	return EXIT_OK;
 }
