@@ -8,7 +8,7 @@
 
 #include "out/table.h"
 
-enum value_kind { V_NULL, V_INT, V_FLOAT, V_STR, V_BOOL };
+enum value_kind { V_NULL, V_INT, V_FLOAT, V_STR, V_BOOL, V_TIME };
 
 /* A value in every form: the human text is made on demand. */
 struct value {
@@ -118,6 +118,7 @@ static void human_value(const struct doc *d, const struct value *v, bool bytes, 
 		else
 			snprintf(buf, cap, "%.*f", decimals, v->f);
 		break;
+	case V_TIME: fmt_time(buf, cap, v->f); break;
 	}
 }
 
@@ -152,6 +153,7 @@ static void field(struct doc *d, const char *key, const char *fmt, const struct 
 		case V_FLOAT: json_double(&d->j, key, v->f); break;
 		case V_STR: json_string(&d->j, key, v->s); break;
 		case V_BOOL: json_bool(&d->j, key, v->b); break;
+		case V_TIME: json_fixed(&d->j, key, v->f, 3); break;
 		}
 		return;
 	case DOC_CSV:
@@ -166,6 +168,7 @@ static void field(struct doc *d, const char *key, const char *fmt, const struct 
 		case V_FLOAT: fprintf(d->csv_values, "%.6g", v->f); break;
 		case V_STR: csv_cell(d->csv_values, v->s); break;
 		case V_BOOL: fputs(v->b ? "true" : "false", d->csv_values); break;
+		case V_TIME: fprintf(d->csv_values, "%.3f", v->f); break;
 		}
 		return;
 	}
@@ -199,6 +202,12 @@ void doc_seconds(struct doc *d, const char *key, const char *fmt, double f)
 {
 	struct value v = {.kind = isfinite(f) ? V_FLOAT : V_NULL, .f = f};
 	field(d, key, fmt, &v, false, 0, true);
+}
+
+void doc_time(struct doc *d, const char *key, const char *fmt, double t)
+{
+	struct value v = {.kind = isfinite(t) ? V_TIME : V_NULL, .f = t};
+	field(d, key, fmt, &v, false, 0, false);
 }
 
 void doc_bool(struct doc *d, const char *key, const char *fmt, bool b)

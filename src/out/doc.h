@@ -64,6 +64,8 @@ void doc_bytes(struct doc *d, const char *key, const char *fmt, maybe_i64 v);
 /* decimals for the human form; JSON and CSV keep 6 significant digits. NaN: unknown. */
 void doc_float(struct doc *d, const char *key, const char *fmt, double v, int decimals);
 void doc_seconds(struct doc *d, const char *key, const char *fmt, double v); /* human "4m05s" */
+/* Unix seconds: JSON and CSV to the millisecond, human local time (fmt_time). NaN: unknown. */
+void doc_time(struct doc *d, const char *key, const char *fmt, double v);
 void doc_bool(struct doc *d, const char *key, const char *fmt, bool v);      /* human "yes"/"no" */
 
 #endif

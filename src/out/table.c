@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR, CELL_BOOL, CELL_JSON };
 
@@ -183,6 +184,14 @@ void fmt_seconds(char *buf, size_t cap, double s)
 		snprintf(buf, cap, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
 }
 
+void fmt_time(char *buf, size_t cap, double t)
+{
+	time_t tt = (time_t)llround(t);
+	struct tm tm;
+	if (!isfinite(t) || !localtime_r(&tt, &tm) || !strftime(buf, cap, "%Y-%m-%d %H:%M:%S %Z", &tm))
+		snprintf(buf, cap, "n/a");
+}
+
 static void fmt_cell(const struct col *col, const struct cell *c, bool human, bool raw_bytes, char *buf, size_t cap)
 {
 	switch (c->state) {
@@ -194,7 +203,7 @@ static void fmt_cell(const struct col *col, const struct cell *c, bool human, bo
 		snprintf(buf, cap, "%s", c->s);
 		return;
 	case CELL_BOOL:
-		snprintf(buf, cap, "%s", human ? (c->i ? "yes" : "no") : (c->i ? "true" : "false"));
+		snprintf(buf, cap, "%s", human ? (c->i ? "yes" : "no") : c->i ? "true" : "false");
 		return;
 	case CELL_INT:
 		if (human && col->kind == COL_BYTES && !raw_bytes)
@@ -205,6 +214,10 @@ static void fmt_cell(const struct col *col, const struct cell *c, bool human, bo
 	case CELL_FLOAT:
 		if (human && col->kind == COL_SECONDS)
 			fmt_seconds(buf, cap, c->d);
+		else if (human && col->kind == COL_TIME)
+			fmt_time(buf, cap, c->d);
+		else if (col->kind == COL_TIME)
+			snprintf(buf, cap, "%.3f", c->d);
 		else if (human)
 			snprintf(buf, cap, "%.*f", col->decimals, c->d);
 		else
@@ -280,12 +293,17 @@ void table_print_csv(const struct table *t, FILE *f)
 	}
 }
 
-static void json_cell(struct json *j, const char *k, const struct cell *cell)
+static void json_cell(struct json *j, const char *k, const struct col *col, const struct cell *cell)
 {
 	switch (cell->state) {
 	case CELL_NULL: json_null(j, k); break;
 	case CELL_INT: json_int(j, k, cell->i); break;
-	case CELL_FLOAT: json_double(j, k, cell->d); break;
+	case CELL_FLOAT:
+		if (col->kind == COL_TIME)
+			json_fixed(j, k, cell->d, 3); /* Unix times keep their milliseconds */
+		else
+			json_double(j, k, cell->d);
+		break;
 	case CELL_STR: json_string(j, k, cell->s); break;
 	case CELL_BOOL: json_bool(j, k, cell->i); break;
 	case CELL_JSON: json_raw(j, k, cell->s); break;
@@ -300,7 +318,7 @@ static void json_cols(struct json *j, const struct table *t, size_t r, size_t fr
 	for (size_t c = from; c < to;) {
 		const char *key = t->cols[c].key + skip, *dot = strchr(key, '.');
 		if (!dot) {
-			json_cell(j, key, &row[c]);
+			json_cell(j, key, &t->cols[c], &row[c]);
 			c++;
 			continue;
 		}

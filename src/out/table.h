@@ -17,6 +17,8 @@ enum col_kind {
 	COL_BYTES,   /* human: binary units unless raw bytes were asked for */
 	COL_FLOAT,   /* printed with the column's decimals */
 	COL_SECONDS, /* float seconds; human: "1.23s", "4m05s" */
+	COL_BOOL,    /* JSON true/false, CSV "true"/"false", human "yes"/"no" */
+	COL_TIME,    /* Unix seconds (table_set_float): JSON and CSV to the millisecond, human local time */
 };
 
 enum col_flags {
@@ -63,5 +65,6 @@ void csv_cell(FILE *f, const char *s);
 /* Human number formats shared by every command. */
 void fmt_bytes(char *buf, size_t cap, int64_t bytes); /* "1.50 GiB", "512 B" */
 void fmt_seconds(char *buf, size_t cap, double seconds);
+void fmt_time(char *buf, size_t cap, double unix_seconds); /* local "2026-01-01 00:00:00 UTC"; "n/a" */
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
 #include "out/doc.h"
@@ -120,6 +121,40 @@ static void table_three_ways(void **state)
 	table_free(t);
 }
 
+static const struct col bool_time_cols[] = {
+	{"name", "NAME", COL_STR, 0, 0},
+	{"flagged", "FLAGGED", COL_BOOL, 0, 0},
+	{"first_seconds", "FIRST", COL_TIME, 0, 0},
+};
+
+static void table_bool_and_time_columns(void **state)
+{
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	struct table *t = table_new(bool_time_cols, 3);
+	table_add_row(t);
+	table_set_str(t, 0, "a");
+	table_set_bool(t, 1, true);
+	table_set_float(t, 2, 1767225600.25); /* a Unix time keeps its milliseconds, not 6 digits */
+	table_add_row(t);
+	table_set_str(t, 0, "b");
+	table_set_bool(t, 1, false);
+	table_add_row(t);
+	table_set_str(t, 0, "c"); /* not set: null */
+	char *h = capture(print_human, t), *c = capture(print_csv, t), *j = capture(print_json, t);
+	assert_string_equal(h, "NAME  FLAGGED                    FIRST\n"
+			       "a         yes  2026-01-01 00:00:00 UTC\n"
+			       "b          no                      n/a\n"
+			       "c         n/a                      n/a\n");
+	assert_string_equal(c, "name,flagged,first_seconds\na,true,1767225600.250\nb,false,\nc,,\n");
+	assert_string_equal(j, "[{\"name\":\"a\",\"flagged\":true,\"first_seconds\":1767225600.250},"
+			       "{\"name\":\"b\",\"flagged\":false,\"first_seconds\":null},"
+			       "{\"name\":\"c\",\"flagged\":null,\"first_seconds\":null}]\n");
+	free(h), free(c), free(j);
+	table_free(t);
+}
+
 static void units(void **state)
 {
 	(void)state;
@@ -171,6 +206,7 @@ static void write_mixed(FILE *f, void *form)
 	doc_str(&d, "word", NULL, "a,b");
 	doc_end(&d);
 	doc_str(&d, NULL, " (%s)", "human only");
+	doc_time(&d, "end_seconds", ", until %s", 1767225600.5);
 	doc_text(&d, "\n");
 	doc_end(&d);
 	assert_int_equal(doc_finish(&d), 0);
@@ -180,18 +216,21 @@ static void write_mixed(FILE *f, void *form)
 static void doc_three_forms(void **state)
 {
 	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
 	enum doc_form form = DOC_HUMAN;
 	char *s = capture(write_mixed, &form);
-	assert_string_equal(s, "memory 3.00 GiB, free n/a, ksmd 2.5% (human only)\n");
+	assert_string_equal(s, "memory 3.00 GiB, free n/a, ksmd 2.5% (human only), until 2026-01-01 00:00:01 UTC\n");
 	free(s);
 	form = DOC_JSON;
 	s = capture(write_mixed, &form);
 	assert_string_equal(s, "{\"total_bytes\":3221225472,\"free_bytes\":null,\"pages\":7,"
-			       "\"ksm\":{\"cpu_percent\":2.5,\"word\":\"a,b\"}}\n");
+			       "\"ksm\":{\"cpu_percent\":2.5,\"word\":\"a,b\"},\"end_seconds\":1767225600.500}\n");
 	free(s);
 	form = DOC_CSV;
 	s = capture(write_mixed, &form);
-	assert_string_equal(s, "total_bytes,free_bytes,pages,ksm.cpu_percent,ksm.word\n3221225472,,7,2.5,\"a,b\"\n");
+	assert_string_equal(s, "total_bytes,free_bytes,pages,ksm.cpu_percent,ksm.word,end_seconds\n"
+			       "3221225472,,7,2.5,\"a,b\",1767225600.500\n");
 	free(s);
 }
 
@@ -199,6 +238,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_document), cmocka_unit_test(table_three_ways), cmocka_unit_test(units),
+		cmocka_unit_test(table_bool_and_time_columns),
 		cmocka_unit_test(table_out_of_memory), cmocka_unit_test(doc_three_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
