@@ -12,7 +12,8 @@ spec=$(complete -p vmhost 2>/dev/null)
 check "complete -p vmhost names a function" [ "${spec% vmhost}" != "$spec" ]
 func=$(sed -n 's/.*-F \([^ ]*\) vmhost$/\1/p' <<<"$spec")
 
-# complete LINE: the candidates for the last word of LINE (a trailing space: a new word).
+# complete LINE: sets COMPREPLY to the candidates for the last word of LINE (a trailing space:
+# a new word), in this shell, as bash would (the completion's help cache lives on here too).
 complete_line() {
 	local line=$1
 	read -r -a COMP_WORDS <<<"$line"
@@ -22,28 +23,29 @@ complete_line() {
 	COMPREPLY=()
 	# (compopt complains outside a real completion: its message is not the test's concern)
 	"$func" vmhost "${COMP_WORDS[COMP_CWORD]}" "${COMP_WORDS[COMP_CWORD - 1]}" 2>/dev/null
-	printf '%s\n' "${COMPREPLY[@]}" | sort
 }
+# got LINE: the candidates, sorted, one a line.
+got() { complete_line "$1"; printf '%s\n' "${COMPREPLY[@]}" | sort; }
 # has LINE WORD...: every WORD is among the candidates; lacks LINE WORD...: none is.
 has() {
-	local got w
-	got=$(complete_line "$1")
+	local w line=$1
 	shift
-	for w; do grep -qxF -- "$w" <<<"$got" || { say "'$w' not offered: $(echo $got)"; return 1; }; done
+	complete_line "$line"
+	for w; do printf '%s\n' "${COMPREPLY[@]}" | grep -qxF -- "$w" || { say "'$w' not offered: ${COMPREPLY[*]}"; return 1; }; done
 }
 lacks() {
-	local got w
-	got=$(complete_line "$1")
+	local w line=$1
 	shift
-	for w; do ! grep -qxF -- "$w" <<<"$got" || { say "'$w' offered: $(echo $got)"; return 1; }; done
+	complete_line "$line"
+	for w; do ! printf '%s\n' "${COMPREPLY[@]}" | grep -qxF -- "$w" || { say "'$w' offered: ${COMPREPLY[*]}"; return 1; }; done
 }
 
 commands=$("$VMHOST" help | awk '/^commands:$/ {on=1; next} on && /^$/ {on=0} on && $1 != "help" {print $1}')
 check "every command of 'vmhost help' is offered, and nothing else" \
-	[ "$(complete_line 'vmhost ')" = "$(sort <<<"$commands")" ]
-check "a prefix narrows the commands" [ "$(complete_line 'vmhost re')" = "$(printf 'record\nreport')" ]
-check "ksm's subcommands" [ "$(complete_line 'vmhost ksm ')" = "$(printf 'sweep\ntune')" ]
-check "bench's subcommands" [ "$(complete_line 'vmhost bench ')" = "$(printf 'accounting\nalloc\nksm')" ]
+	[ "$(got 'vmhost ')" = "$(sort <<<"$commands")" ]
+check "a prefix narrows the commands" [ "$(got 'vmhost re')" = "$(printf 'record\nreport')" ]
+check "ksm's subcommands" [ "$(got 'vmhost ksm ')" = "$(printf 'sweep\ntune')" ]
+check "bench's subcommands" [ "$(got 'vmhost bench ')" = "$(printf 'accounting\nalloc\nksm')" ]
 check "subcommands after global options" has 'vmhost --json --proc-root /proc ksm t' tune
 
 # Options, against the contract (../shared/docs/INTERFACE.md), not against the help parser.
@@ -74,10 +76,11 @@ check "--svg completes files" has 'vmhost ksm sweep --svg ' history.db
 check "--proc-root completes directories only" has 'vmhost --proc-root ' sub
 check "  ... not files" lacks 'vmhost --proc-root ' history.db
 check "--pid offers this shell's pid" has 'vmhost mem --pid ' $$
-check "--pid offers only pids" sh -c "! printf '%s\n' $(complete_line 'vmhost mem --pid ' | tr '\n' ' ') | grep -qv '^[0-9][0-9]*$'"
+complete_line 'vmhost mem --pid '
+check "--pid offers only pids, and some" sh -c '[ $# -gt 0 ] && ! printf "%s\n" "$@" | grep -qv "^[0-9][0-9]*\$"' _ "${COMPREPLY[@]}"
 check "--vm offers the VM names discovery finds (fixture host via --proc-root)" \
 	has "vmhost --proc-root $FIX/proc --sys-root $FIX/sys exits --vm " vm1
-check "--vm narrows by prefix" [ "$(complete_line "vmhost --proc-root $FIX/proc exits --vm v")" = vm1 ]
-check "an option's value is not completed as an option" [ -z "$(complete_line 'vmhost exits --interval ')" ]
+check "--vm narrows by prefix" [ "$(got "vmhost --proc-root $FIX/proc exits --vm v")" = vm1 ]
+check "an option's value is not completed as an option" [ -z "$(got 'vmhost exits --interval ')" ]
 check "after '--' a command line: commands" has 'vmhost exits -- bas' bash
 finish
