@@ -35,7 +35,7 @@ summary() {
 cat >"$work/help2roff.awk" <<'AWK'
 function esc(s,    r, i, c, p) {
 	gsub(/\\/, "\\e", s)
-	if (docdir != "") gsub(/docs\//, docdir "/", s)
+	if (docdir != "") gsub(/docs\//, "\002" docdir "/", s)
 	r = ""
 	for (i = 1; i <= length(s); i++) {
 		c = substr(s, i, 1)
@@ -44,6 +44,7 @@ function esc(s,    r, i, c, p) {
 		if (c == "-" && (index(" [|(,'\"=/-", p) || substr(s, i + 1, 1) == "-")) c = "\\-"
 		r = r c
 	}
+	gsub(/\002/, "\\%", r) # no hyphenation inside an installed path
 	return r
 }
 function line(s) { text = text s "\n" }
