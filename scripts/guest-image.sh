@@ -1,12 +1,17 @@
 #!/bin/sh
 # Builds a tiny guest for end-to-end tests: a Debian kernel (taken from Debian's linux-image
 # package, without installing it) and a busybox initramfs. Output: DIR/vmlinuz, DIR/initramfs.gz.
-# The guest prints "vmhost-guest-up" on its serial console, touches some memory, then idles.
+# The guest prints "vmhost-guest-up" on its serial console, touches some memory, then idles;
+# with "vmhost.spin" on the kernel command line one shell loop keeps a vCPU busy. The virtio
+# balloon driver (with the virtio PCI modules it needs) is loaded when the kernel has them.
 set -eu
 out=${1:?usage: guest-image.sh DIR}
 mkdir -p "$out"
 cd "$out"
-if [ ! -s vmlinuz ]; then
+# Bumped when the initramfs changes, so cached images are rebuilt.
+version=2
+[ "$(cat initramfs.version 2>/dev/null)" = $version ] || rm -f initramfs.gz
+if [ ! -s vmlinuz ] || [ ! -s initramfs.gz ]; then
 	if ! ls linux-image-*.deb >/dev/null 2>&1; then
 		pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ {print $2; exit}')
 		if [ -z "$pkg" ]; then
@@ -19,13 +24,19 @@ if [ ! -s vmlinuz ]; then
 	rm -rf extract && mkdir extract
 	dpkg-deb -x linux-image-*.deb extract
 	cp extract/boot/vmlinuz-* vmlinuz
+	rm -rf modules && mkdir modules
+	for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon; do
+		f=$(find extract/lib/modules -name "$m.ko*" | head -1)
+		[ -n "$f" ] && cp "$f" modules/
+	done
 	rm -rf extract
 fi
 if [ ! -s initramfs.gz ]; then
 	bb=$(command -v busybox || echo /bin/busybox)
 	rm -rf root && mkdir -p root/bin root/proc root/sys root/dev root/tmp
 	cp "$bb" root/bin/busybox
-	for app in sh mount echo cat sleep dd head poweroff; do ln -s busybox root/bin/$app; done
+	for app in sh mount echo cat sleep dd head poweroff insmod grep; do ln -s busybox root/bin/$app; done
+	mkdir -p root/lib/modules && cp modules/* root/lib/modules/ 2>/dev/null || true
 	cat >root/init <<'INIT'
 #!/bin/sh
 mount -t proc proc /proc
@@ -33,11 +44,16 @@ mount -t sysfs sys /sys
 mount -t tmpfs -o size=64m tmp /tmp
 # touch some guest memory, identical in every guest booted from this image
 dd if=/dev/zero of=/tmp/fill bs=1M count=32 2>/dev/null
+for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon; do
+	for f in /lib/modules/$m.ko*; do [ -e "$f" ] && insmod "$f" 2>/dev/null; done
+done
+grep -q vmhost.spin /proc/cmdline && (while :; do :; done) &
 echo vmhost-guest-up
 while :; do sleep 3600; done
 INIT
 	chmod +x root/init
 	(cd root && find . | cpio -o -H newc 2>/dev/null | gzip -1) >initramfs.gz
 	rm -rf root
+	echo $version >initramfs.version
 fi
 echo "$out/vmlinuz $out/initramfs.gz"

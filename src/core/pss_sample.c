@@ -11,11 +11,12 @@
 #include "core/vm.h"
 
 /* A kind is sampled enough once three standard errors of its mean weight, times the bytes it
- * weighs, fall below the target, after at least MIN_PAGES pages; MAX_READS caps a sample. */
+ * weighs, fall below the target, after at least MIN_CLUSTERS reads that found pages of it; MAX_READS
+ * caps a sample. */
 /* The goal: every VM's PSS within 2% of its RSS. */
 #define GOAL 0.02
 
-enum { MIN_PAGES = 64, CHUNK = 32, STRATUM_READS = 512, MAX_READS = 20000, CACHE = 256 };
+enum { MIN_CLUSTERS = 32, CHUNK = 16, STRATUM_READS = 2048, MAX_READS = 20000, CACHE = 256 };
 
 /* Mapping counts of frames seen already: a guest's zero-filled pages all map the same few KSM
  * pages (chains of max_page_sharing), so a small cache saves most of their kpagecount reads. */
@@ -121,30 +122,43 @@ static uint64_t pick(const struct stratum *s, uint64_t *seed, uint64_t *ret_left
 	return g->start_page + (at - g->before);
 }
 
-/* Running sums of one kind's weights. */
+/* Running sums of one kind's weights. Pages found by one pagemap read are neighbours and alike
+ * (a file's pages, a zero-filled region), so each read is one cluster of the sample, and the
+ * mean's error is the ratio estimator's over clusters, not over pages. */
 struct kind {
-	size_t n;
-	double sum, sq;
+	size_t n, k;            /* pages, clusters */
+	double sum, s2, sn, n2; /* sums of: weights; cluster sums squared; cluster sum x size; sizes squared */
 };
 
-static void add(struct kind *k, double w)
+static void add_cluster(struct kind *k, double sum, size_t n)
 {
-	k->n++;
-	k->sum += w;
-	k->sq += w * w;
+	if (!n)
+		return;
+	k->n += n;
+	k->k++;
+	k->sum += sum;
+	k->s2 += sum * sum;
+	k->sn += sum * (double)n;
+	k->n2 += (double)n * (double)n;
 }
 
-static void finish(const struct kind *k, double *mean, double *stddev)
+/* The mean weight and its standard error (NaN below two clusters). */
+static void finish(const struct kind *k, double *mean, double *se)
 {
 	*mean = k->n ? k->sum / (double)k->n : NAN;
-	*stddev = k->n > 1 ? sqrt(fmax(0, (k->sq - k->sum * k->sum / (double)k->n) / (double)(k->n - 1))) : NAN;
+	*se = NAN;
+	if (k->k < 2)
+		return;
+	double w = *mean, nbar = (double)k->n / (double)k->k;
+	double ss = fmax(0, k->s2 - 2 * w * k->sn + w * w * k->n2);
+	*se = sqrt(ss / ((double)k->k * (double)(k->k - 1))) / nbar;
 }
 
 /* The error of a kind's mean weight, as a fraction of a page: three standard errors, plus what
  * pages not seen yet could hide (up to 3/n of them, "rule of three", off by up to half a page). */
-static double weight_error(size_t n, double sd)
+static double weight_error(size_t n, double se)
 {
-	return 3 * (isnan(sd) ? 0.5 : sd) / sqrt((double)n) + 0.5 * 3 / (double)n;
+	return 3 * (isnan(se) ? 0.5 : se) + 0.5 * 3 / (double)n;
 }
 
 /* Whether a kind that weighs `bytes` is known well enough, after `reads` reads spent on it. A
@@ -153,11 +167,11 @@ static bool enough(const struct kind *k, double bytes, double target_bytes, size
 {
 	if (bytes <= 0)
 		return true;
-	double mean, sd;
-	finish(k, &mean, &sd);
-	if (k->n >= MIN_PAGES && weight_error(k->n, sd) * bytes <= target_bytes)
+	double mean, se;
+	finish(k, &mean, &se);
+	if (k->k >= MIN_CLUSTERS && weight_error(k->n, se) * bytes <= target_bytes)
 		return true;
-	return reads >= STRATUM_READS && (k->n >= MIN_PAGES || bytes / 2 <= target_bytes);
+	return reads >= STRATUM_READS && (k->k >= MIN_CLUSTERS || bytes / 2 <= target_bytes);
 }
 
 int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
@@ -202,7 +216,8 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 		size_t want = left < CHUNK ? (size_t)left : CHUNK;
 		ssize_t n = io_pread(pm, entries, want * sizeof(entries[0]), (off_t)(vpage * sizeof(entries[0])));
 		reads++;
-		size_t reads_before = reads;
+		size_t reads_before = reads, found = 0;
+		double found_sum = 0;
 		if (n < 0) {
 			r = n == -ESRCH || n == -ENOENT ? -ESRCH : (int)n;
 			goto out;
@@ -215,8 +230,10 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 			if (is_file != !want_ksm)
 				continue; /* a private copy in a file mapping, shared memory in an anonymous one */
 			if (e & PM_EXCLUSIVE) {
-				if (is_file)
-					add(&share, 1);
+				if (is_file) {
+					found++;
+					found_sum += 1;
+				}
 				continue; /* private anonymous: weight 1, counted exactly already */
 			}
 			uint64_t pfn = e & PM_PFN, count = 0;
@@ -226,14 +243,16 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 			}
 			if (mapcount(kc, cache, pfn, &count, &reads) < 0 || count == 0)
 				continue; /* the zero page and other special frames are not in RSS */
-			add(is_file ? &share : &ksm, 1.0 / (double)count);
+			found++;
+			found_sum += 1.0 / (double)count;
 		}
+		add_cluster(want_ksm ? &ksm : &share, found_sum, found);
 		*(want_ksm ? &ksm_reads : &share_reads) += 1 + reads - reads_before;
 	}
-	*ret = (struct pss_sample){.ksm_pages = ksm.n, .share_pages = share.n, .reads = reads,
-				   .seconds = clock_monotonic_seconds() - start};
-	finish(&ksm, &ret->ksm_weight, &ret->ksm_stddev);
-	finish(&share, &ret->share_weight, &ret->share_stddev);
+	*ret = (struct pss_sample){.ksm_pages = ksm.n, .share_pages = share.n, .ksm_clusters = ksm.k,
+				   .share_clusters = share.k, .reads = reads, .seconds = clock_monotonic_seconds() - start};
+	finish(&ksm, &ret->ksm_weight, &ret->ksm_se);
+	finish(&share, &ret->share_weight, &ret->share_se);
 	r = 0;
 out:
 	free(cache);
@@ -258,8 +277,8 @@ maybe_i64 pss_sample_bound(const struct mem_counters *m, const struct pss_sample
 	double ksm = (double)(m->ksm_merging_pages.v * page_size), share = (double)(m->rss_file.v + m->rss_shmem.v);
 	double err = 0;
 	/* A kind sampled too thinly for a standard error keeps its worst case. */
-	if (ksm > 0 && s->ksm_pages >= MIN_PAGES) {
-		err += ksm * weight_error(s->ksm_pages, s->ksm_stddev);
+	if (ksm > 0 && s->ksm_clusters >= MIN_CLUSTERS) {
+		err += ksm * weight_error(s->ksm_pages, s->ksm_se);
 	} else if (ksm > 0) {
 		struct mem_counters only_ksm = *m;
 		only_ksm.rss_file = only_ksm.rss_shmem = MAYBE(0);
@@ -267,7 +286,7 @@ maybe_i64 pss_sample_bound(const struct mem_counters *m, const struct pss_sample
 		err += worst.known ? (double)worst.v : ksm / 2;
 	}
 	if (share > 0)
-		err += s->share_pages >= MIN_PAGES ? share * weight_error(s->share_pages, s->share_stddev) : share;
+		err += s->share_clusters >= MIN_CLUSTERS ? share * weight_error(s->share_pages, s->share_se) : share;
 	return MAYBE(llround(err));
 }
 

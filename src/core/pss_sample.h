@@ -18,9 +18,10 @@ struct vm_list;
 struct host;
 
 struct pss_sample {
-	size_t ksm_pages, share_pages; /* sampled pages of each kind */
-	double ksm_weight, share_weight; /* mean PSS weight; NaN when none was sampled */
-	double ksm_stddev, share_stddev; /* of one page's weight */
+	size_t ksm_pages, share_pages;       /* sampled pages of each kind */
+	size_t ksm_clusters, share_clusters; /* reads that found pages of it */
+	double ksm_weight, share_weight;     /* mean PSS weight; NaN when none was sampled */
+	double ksm_se, share_se;             /* standard errors of the means (over clusters) */
 	size_t reads;                    /* preads spent */
 	double seconds;                  /* time spent */
 };
@@ -34,8 +35,9 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 /* The weights the sample taught, as a calibration for pss_estimate() and ksm_vm_saved(). */
 struct pss_calibration pss_sample_calibration(const struct pss_sample *s);
 
-/* The error bound of the sampled PSS: three standard errors of each mean weight times the bytes
- * it weighs (the estimate's own bound for a kind with too few samples). */
+/* The error bound of the sampled PSS: per kind, its bytes times three standard errors of its mean
+ * weight plus the "rule of three" for pages never seen (the estimate's own bound for a kind
+ * sampled too thinly). */
 maybe_i64 pss_sample_bound(const struct mem_counters *m, const struct pss_sample *s, const struct ksm_sysfs *k,
 			   int64_t page_size);
 

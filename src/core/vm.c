@@ -62,12 +62,16 @@ static int read_vm_cgroup(const struct io_root *root, struct vm *vm)
 	int r = parse_cgroup(buf, (size_t)n, vm->cgroup, sizeof(vm->cgroup));
 	if (r < 0)
 		return r;
+	/* A hybrid host charges memory in the v1 controller even when the unified tree has the scope. */
+	if (parse_cgroup_controller(buf, (size_t)n, "memory", path, sizeof(path)) == 0 &&
+	    cgroup_vm_scope(path, scope, sizeof(scope)))
+		memcpy(vm->cgroup_v1_memory, scope, sizeof(scope));
 	if ((vm->vm_scope = cgroup_vm_scope(vm->cgroup, scope, sizeof(scope)))) {
 		memcpy(vm->cgroup, scope, sizeof(scope));
 		vm->cgroup_version = 2;
-	} else if (parse_cgroup_controller(buf, (size_t)n, "memory", path, sizeof(path)) == 0 &&
-		   (vm->vm_scope = cgroup_vm_scope(path, scope, sizeof(scope)))) {
-		memcpy(vm->cgroup, scope, sizeof(scope));
+	} else if (vm->cgroup_v1_memory[0]) {
+		memcpy(vm->cgroup, vm->cgroup_v1_memory, sizeof(vm->cgroup));
+		vm->vm_scope = true;
 		vm->cgroup_version = 1;
 	}
 	return 0;
@@ -395,7 +399,8 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 		vm->cpu.vcpus_known = true;
 	else if (vm->cfg.vmm != VMM_PROCESS && vcpus_read(root, vm->pid, &vm->cpu) == -ENOMEM)
 		return -ENOMEM;
-	vm_cgroup_read(root, vm->cgroup, vm->vm_scope ? vm->cgroup_version : 0, &vm->cg);
+	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
+		       vm->cgroup_v1_memory[0] ? vm->cgroup_v1_memory : NULL, &vm->cg);
 	return 0;
 }
 

@@ -22,6 +22,7 @@ struct vm {
 	char cgroup[512];     /* the VM's scope (libvirt or Proxmox), else its cgroup path; "" unknown */
 	bool vm_scope;        /* cgroup is a per-VM scope that helpers may share */
 	int cgroup_version;   /* of the scope: 2, or 1 when it is the v1 memory controller's */
+	char cgroup_v1_memory[512]; /* the VM's scope in the v1 memory controller, "" when none */
 	uint64_t cpu_ticks;   /* utime + stime of the VMM, all its threads, when discovered */
 	pid_t helpers[VM_MAX_HELPERS];
 	size_t nhelpers;

@@ -126,26 +126,37 @@ static maybe_i64 cg_number(const struct io_root *root, const char *scope, int ve
 	return n > 0 && parse_i64(buf, &v) == 0 && v >= 0 ? MAYBE(v) : UNKNOWN;
 }
 
-void vm_cgroup_read(const struct io_root *root, const char *scope, int version, struct vm_cgroup *ret)
+void vm_cgroup_read(const struct io_root *root, const char *v2_scope, const char *v1_memory_scope,
+		    struct vm_cgroup *ret)
 {
-	*ret = (struct vm_cgroup){.version = version, .memory_bytes = UNKNOWN, .limit_bytes = UNKNOWN,
-				  .swap_bytes = UNKNOWN, .oom_kills = UNKNOWN};
-	if (version != 1 && version != 2)
-		return;
+	*ret = (struct vm_cgroup){.memory_bytes = UNKNOWN, .limit_bytes = UNKNOWN, .swap_bytes = UNKNOWN,
+				  .oom_kills = UNKNOWN};
 	char buf[512];
 	ssize_t n;
-	bool v2 = version == 2;
-	ret->memory_bytes = cg_number(root, scope, version, v2 ? "memory.current" : "memory.usage_in_bytes");
-	if ((n = cg_read(root, scope, version, v2 ? "memory.max" : "memory.limit_in_bytes", buf, sizeof(buf))) > 0)
-		parse_cgroup_limit(buf, (size_t)n, &ret->limit_bytes);
-	if (v2)
-		ret->swap_bytes = cg_number(root, scope, version, "memory.swap.current");
-	if ((n = cg_read(root, scope, version, v2 ? "memory.events" : "memory.oom_control", buf, sizeof(buf))) > 0)
-		parse_keyed_u64(buf, (size_t)n, "oom_kill", &ret->oom_kills);
-	for (int k = 0; v2 && k < PRESSURE_NKINDS; k++) {
-		char file[32];
-		snprintf(file, sizeof(file), "%s.pressure", pressure_kind_names[k]);
-		if ((n = cg_read(root, scope, version, file, buf, sizeof(buf))) > 0)
-			ret->have_pressure[k] = parse_pressure(buf, (size_t)n, &ret->pressure[k]) == 0;
+	if (v2_scope) {
+		ret->memory_bytes = cg_number(root, v2_scope, 2, "memory.current");
+		if (ret->memory_bytes.known) {
+			ret->version = 2;
+			if ((n = cg_read(root, v2_scope, 2, "memory.max", buf, sizeof(buf))) > 0)
+				parse_cgroup_limit(buf, (size_t)n, &ret->limit_bytes);
+			ret->swap_bytes = cg_number(root, v2_scope, 2, "memory.swap.current");
+			if ((n = cg_read(root, v2_scope, 2, "memory.events", buf, sizeof(buf))) > 0)
+				parse_keyed_u64(buf, (size_t)n, "oom_kill", &ret->oom_kills);
+		}
+		for (int k = 0; k < PRESSURE_NKINDS; k++) {
+			char file[32];
+			snprintf(file, sizeof(file), "%s.pressure", pressure_kind_names[k]);
+			if ((n = cg_read(root, v2_scope, 2, file, buf, sizeof(buf))) > 0)
+				ret->have_pressure[k] = parse_pressure(buf, (size_t)n, &ret->pressure[k]) == 0;
+		}
+	}
+	if (!ret->version && v1_memory_scope) {
+		ret->memory_bytes = cg_number(root, v1_memory_scope, 1, "memory.usage_in_bytes");
+		if (ret->memory_bytes.known)
+			ret->version = 1;
+		if ((n = cg_read(root, v1_memory_scope, 1, "memory.limit_in_bytes", buf, sizeof(buf))) > 0)
+			parse_cgroup_limit(buf, (size_t)n, &ret->limit_bytes);
+		if ((n = cg_read(root, v1_memory_scope, 1, "memory.oom_control", buf, sizeof(buf))) > 0)
+			parse_keyed_u64(buf, (size_t)n, "oom_kill", &ret->oom_kills);
 	}
 }

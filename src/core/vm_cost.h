@@ -33,7 +33,7 @@ enum { PRESSURE_MEMORY, PRESSURE_CPU, PRESSURE_IO, PRESSURE_NKINDS };
 extern const char *const pressure_kind_names[PRESSURE_NKINDS]; /* "memory", "cpu", "io" */
 
 struct vm_cgroup {
-	int version;             /* 2, 1 (the v1 memory controller), 0 when the VM has no scope */
+	int version;             /* whose memory figures: 2, 1 (the v1 memory controller), 0 none */
 	maybe_i64 memory_bytes;  /* v2 memory.current, v1 memory.usage_in_bytes */
 	maybe_i64 limit_bytes;   /* memory.max / memory.limit_in_bytes; unknown when unlimited */
 	maybe_i64 swap_bytes;    /* v2 memory.swap.current */
@@ -54,8 +54,10 @@ int vcpus_read(const struct io_root *root, pid_t pid, struct vm_cpu *ret);
 /* Percentages over seconds between two readings of the same VM (vCPUs matched by thread id). */
 void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seconds);
 
-/* The cgroup files of a VM's scope (path as in /proc/PID/cgroup; version 2 or 1). A scope that
- * vanished or a file that is missing leaves its figures unknown. Never fails. */
-void vm_cgroup_read(const struct io_root *root, const char *scope, int version, struct vm_cgroup *ret);
+/* The cgroup files of a VM's scope (paths as in /proc/PID/cgroup): the unified tree's scope (v2:
+ * memory and pressure), and the v1 memory controller's (hybrid hosts: memory when v2 has none).
+ * Either may be NULL. A scope that vanished or a missing file leaves its figures unknown. */
+void vm_cgroup_read(const struct io_root *root, const char *v2_scope, const char *v1_memory_scope,
+		    struct vm_cgroup *ret);
 
 #endif

@@ -64,7 +64,7 @@ cat >"$TEST_TMP/domain.xml" <<XML
     <type arch='x86_64' machine='pc'>hvm</type>
     <kernel>$TEST_TMP/vmlinuz</kernel>
     <initrd>$TEST_TMP/initramfs.gz</initrd>
-    <cmdline>console=ttyS0 quiet panic=-1</cmdline>
+    <cmdline>console=ttyS0 quiet panic=-1 vmhost.spin</cmdline>
   </os>
   <on_reboot>destroy</on_reboot>
   <on_crash>destroy</on_crash>
@@ -100,7 +100,7 @@ check "vmhost finds the domain's QEMU" [ "$(vm .vmm)" = qemu ]
 check "name is the domain's ($(vm .name))" [ "$(vm .name)" = "$DOM" ]
 check "uuid is virsh domuuid's ($(vm .uuid) vs $v_uuid)" [ "$(vm .uuid)" = "$v_uuid" ]
 check "guest RAM is virsh dominfo's ($(vm .guest_ram_bytes) vs $v_mem_kib KiB)" [ "$(vm .guest_ram_bytes)" = $((v_mem_kib * 1024)) ]
-check "cgroup is the process's own ($(vm .cgroup))" [ "$(vm .cgroup)" = "$v_cgroup" ]
+check "cgroup is the domain's scope, holding the process's own ($(vm .cgroup), $v_cgroup)" sh -c "case '$v_cgroup' in '$(vm .cgroup)'|'$(vm .cgroup)'/*) exit 0;; esac; exit 1"
 # libvirt names its scope after the domain id: /machine/qemu-ID-NAME.libvirt-qemu (no systemd),
 # machine.slice/machine-qemu\x2dID\x2dNAME.scope (systemd).
 case $(vm .cgroup) in
@@ -110,6 +110,27 @@ esac
 check "  ... libvirt's scope for domain id $v_id" [ $scope = yes ]
 say "RSS: vmhost $(vm .rss_bytes) B, virsh dommemstat $v_rss_kib KiB"
 check "RSS within 3% of virsh dommemstat's" near "$(vm .rss_bytes)" $((v_rss_kib * 1024)) 3
+
+# CPU: the guest spins one shell loop (vmhost.spin), so its one vCPU thread is busy. libvirt's
+# vcpu.0.time is the vCPU thread's CPU time; vmhost's comes from the same thread's schedstat.
+"$VMHOST" mem --json --interval 2 >"$TEST_TMP/cpu.json" || die "mem --interval failed"
+v_vcpu_ns=$($VIRSH domstats --vcpu "$DOM" | awk -F= '/vcpu.0.time=/ {print $2}')
+cpu() { jq -r --argjson p "$PID" ".vms[] | select(.pid == \$p) | $1" "$TEST_TMP/cpu.json"; }
+say "vCPU 0: vmhost $(cpu '.vcpus[0].cpu_seconds') s, libvirt vcpu.0.time $v_vcpu_ns ns; busy $(cpu '.vcpus[0].cpu_percent')%"
+check "one vCPU thread found (libvirt names them: debug-threads=on)" [ "$(cpu '.vcpus | length')" = 1 ]
+check "vCPU time equals libvirt's vcpu.0.time within 5%" near "$(cpu '.vcpus[0].cpu_seconds * 1e9 | floor')" "$v_vcpu_ns" 5
+check "cpu_percent over 2 s shows the busy vCPU (> 50% of one CPU)" ge "$(cpu '.vcpus[0].cpu_percent')" 50
+check "the VM's cpu_percent covers its vCPU's" ge "$(cpu .cpu_percent)" "$(cpu '.vcpus[0].cpu_percent * 0.9')"
+# The scope's memory: the file itself, read right after (v1 memory controller here, v2 elsewhere).
+scope=$(cpu .cgroup)
+f=/sys/fs/cgroup/memory$scope/memory.usage_in_bytes
+[ -r "$f" ] || f=/sys/fs/cgroup$scope/memory.current
+[ -r "$f" ] || f=/sys/fs/cgroup/unified$scope/memory.current
+"$VMHOST" mem --json >"$TEST_TMP/cg.json"
+file_bytes=$(cat "$f" 2>/dev/null)
+cg=$(jq -r --argjson p "$PID" '.vms[] | select(.pid == $p) | .cgroup_memory_bytes' "$TEST_TMP/cg.json")
+say "cgroup memory: vmhost $cg, $f $file_bytes"
+check "cgroup memory equals the scope's file (within 1%)" near "$cg" "$file_bytes" 1
 
 # vmhost serve: the domain's series, labelled with its name and uuid.
 spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0 --no-kvm 2>"$TEST_TMP/serve.log"
@@ -130,7 +151,7 @@ file=$(metric vmhost_vm_rss_bytes ',type="file"')
 shmem=$(metric vmhost_vm_rss_bytes ',type="shmem"')
 check "vmhost_vm_rss_bytes by type sums to dommemstat's RSS within 3%" near $((${anon:-0} + ${file:-0} + ${shmem:-0})) $((v_rss_kib * 1024)) 3
 check "vmhost_vm_pss_bytes and vmhost_vm_overhead_bytes for it" sh -c "[ -n '$(metric vmhost_vm_pss_bytes)' ] && [ -n '$(metric vmhost_vm_overhead_bytes)' ]"
-check "vmhost_vm_info carries its cgroup" grep -qF "vmhost_vm_info{$labels,vmm=\"qemu\",cgroup=\"$v_cgroup\"} 1" "$TEST_TMP/metrics.txt"
+check "vmhost_vm_info carries its cgroup" grep -qF "vmhost_vm_info{$labels,vmm=\"qemu\",cgroup=\"$(vm .cgroup)\"} 1" "$TEST_TMP/metrics.txt"
 stop_pid "$SERVER"
 
 # Destroyed: the process is gone and vmhost no longer lists it.
