@@ -437,7 +437,7 @@ void kvm_trace_explain(const struct io_root *root, int err, char *buf, size_t ca
 		ssize_t n = io_read(root, IO_PROC, paranoid, sizeof(paranoid), "sys/kernel/perf_event_paranoid");
 		if (n > 0 && paranoid[n - 1] == '\n')
 			paranoid[n - 1] = '\0';
-		snprintf(buf, cap, "perf events not allowed (perf_event_paranoid is %s): run as root or with CAP_PERFMON",
+		snprintf(buf, cap, "perf events or tracefs not allowed (perf_event_paranoid is %s): run as root or with CAP_PERFMON",
 			 n > 0 ? paranoid : "unreadable");
 		return;
 	}

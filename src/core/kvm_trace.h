@@ -55,7 +55,7 @@ extern const size_t kvm_trace_ndefault_ports;
 struct kvm_trace;
 
 /* Finds tracefs under <sys>, reads the events' ids and formats, opens every event on every
- * thread. Errors: -ENOENT tracefs not mounted, -ENODEV no kvm tracepoints, -EACCES/-EPERM perf
+ * thread. Errors: -ENOENT tracefs not mounted, -EACCES tracefs not readable, -ENODEV no kvm tracepoints, -EACCES/-EPERM perf
  * events not allowed, -ESRCH no such process, -EMFILE out of file descriptors, -EINVAL a filter
  * the kernel refused, -ENOMEM. */
 int kvm_trace_open(const struct io_root *root, const struct kvm_trace_config *c, struct kvm_trace **ret);

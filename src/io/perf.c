@@ -1,6 +1,7 @@
 #include "io/perf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,14 +13,19 @@
 int io_tracefs_dir(const struct io_root *root, char *ret, size_t cap)
 {
 	static const char *const dirs[] = {"kernel/tracing", "kernel/debug/tracing"};
+	int denied = 0;
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]); i++) {
-		if (io_exists(root, IO_SYS, "%s/events", dirs[i])) {
+		int fd = io_open(root, IO_SYS, O_RDONLY | O_DIRECTORY, "%s/events", dirs[i]);
+		if (fd >= 0) {
+			io_close(fd);
 			if (snprintf(ret, cap, "%s", dirs[i]) >= (int)cap)
 				return -ENAMETOOLONG;
 			return 0;
 		}
+		if (fd == -EACCES || fd == -EPERM)
+			denied = fd;
 	}
-	return -ENOENT;
+	return denied ? denied : -ENOENT; /* tracefs mounted but closed to us: say so, not "unmounted" */
 }
 
 int io_perf_tracepoint(unsigned id, pid_t tid, int group_fd)

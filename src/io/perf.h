@@ -9,7 +9,8 @@
 #include "io/io.h"
 
 /* The tracefs directory relative to the sys root ("kernel/tracing", or "kernel/debug/tracing"
- * where only debugfs is mounted), found by its events/ directory. Returns 0 or -ENOENT. */
+ * where only debugfs is mounted), found by its events/ directory. Returns 0, -ENOENT (not
+ * mounted), or -EACCES (mounted, not readable by this user). */
 int io_tracefs_dir(const struct io_root *root, char *ret, size_t cap);
 
 /* Opens a counting event on tracepoint id for one thread (any CPU). group_fd -1 makes a group

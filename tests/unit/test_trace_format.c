@@ -154,7 +154,7 @@ static void test_tracefs_dirs(void **state)
 	snprintf(sys, sizeof(sys), "%s/trace-nokvm/sys", fx ? fx : "tests/fixtures");
 	assert_int_equal(kvm_trace_open(&root, &c, &t), -ENODEV);
 	kvm_trace_explain(&root, -EACCES, why, sizeof(why));
-	assert_non_null(strstr(why, "perf events not allowed (perf_event_paranoid is "));
+	assert_non_null(strstr(why, "perf events or tracefs not allowed (perf_event_paranoid is "));
 }
 
 int main(void)
