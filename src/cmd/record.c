@@ -171,7 +171,6 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 		r = snapshot_take(&ctx->root, NULL, 0, 0, ksmd_pid, &snap);
 		if (r < 0) {
 			rc = fail(ctx, EXIT_FAIL, "sampling", "%s: %s", ctx->root.proc, strerror(-r));
-			snapshot_free(&snap);
 			break;
 		}
 		ksmd_pid = snap.ksmd_pid;

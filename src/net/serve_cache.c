@@ -173,10 +173,8 @@ static int refresh(struct serve_cache *c)
 {
 	struct snapshot s;
 	int r = snapshot_take(&c->cfg.root, c->extra, c->cfg.nextra, 0, c->ksmd_hint, &s);
-	if (r < 0) {
-		snapshot_free(&s);
+	if (r < 0)
 		return r;
-	}
 	calib_apply(c->calib, &c->cfg.root, &s.host, &s.vms, CALIBRATION_BUDGET_SECONDS);
 	drop_bodies(c);
 	if (c->have_snapshot)
