@@ -233,7 +233,10 @@ static void test_feed_records_on_its_thread(void **state)
 	int port = start_http(cache, &http);
 
 	usleep(1600 * 1000); /* nobody scrapes: recording goes on */
-	assert_true(obs.writes >= 2);
+	pthread_mutex_lock(&obs.lock);
+	int unscraped = obs.writes;
+	pthread_mutex_unlock(&obs.lock);
+	assert_true(unscraped >= 2);
 	uint64_t before = sample_feed_samples(f);
 	struct scraper sc4[4];
 	pthread_t t[4];
