@@ -215,10 +215,10 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
-	} else if (ksm_guard_begin(&ctx->root, on_stop) < 0) {
+	} else if ((rc = ksm_guard_begin(&ctx->root, on_stop)) < 0) {
 		ksm_unlock();
 		close(instance_fd);
-		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(errno));
+		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", strerror(-rc));
 	}
 
 	struct tuner_state state;

@@ -114,6 +114,9 @@ static void on_fatal_signal(int sig)
 
 int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig))
 {
+	/* A second begin would forget the values saved so far and the handlers it replaced. */
+	if (guard.active)
+		return -EBUSY;
 	guard.root = *root;
 	guard.n = 0;
 	guard.on_signal = on_signal;
