@@ -126,7 +126,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct tune_args *
 }
 
 static void log_decision(const struct ctx *ctx, const struct tune_args *a, const struct tuner_decision *d,
-			 const struct ksm_rates *r, bool applied)
+			 const struct tuner_input *in, const struct ksm_rates *r, bool applied)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -148,6 +148,12 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
 		json_maybe(&j, "saved_bytes", r->saved_bytes);
 		json_double(&j, "ksmd_cpu_percent", r->ksmd_cpu_percent);
 		json_double(&j, "pages_scanned_per_second", r->pages_scanned_per_second);
+		int64_t news = in->unscanned_arrived_pages + in->unscanned_new_pages + in->unscanned_grown_pages;
+		bool news_known = in->unscanned_arrived_pages >= 0 && in->unscanned_new_pages >= 0 &&
+				  in->unscanned_grown_pages >= 0;
+		json_maybe(&j, "mergeable_processes",
+			   in->mergeable_processes >= 0 ? MAYBE(in->mergeable_processes) : UNKNOWN);
+		json_maybe(&j, "unscanned_new_pages", news_known ? MAYBE(news) : UNKNOWN);
 		json_string(&j, "reason", d->reason);
 		json_object_end(&j);
 		json_finish(&j);
@@ -225,16 +231,19 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 	tuner_init(&state);
 	struct ksm_rates rates;
 	struct tuner_decision d;
+	struct tuner_input in;
 	double start = prev.t, last_log = -1e9;
 	int64_t page = sysconf(_SC_PAGESIZE);
+	struct tuner_watch *watch = NULL;
+	if (tuner_watch_new(&ctx->root, page, &watch) < 0)
+		warn(ctx, "out of memory: new guests are noticed only once ksmd reaches them");
 	rc = EXIT_OK;
 	/* The first decision comes from one sample: the law only needs counters to start. */
 	now = prev;
 	while (!stop_signal) {
 		ksm_rates_compute(&prev, &now, page, NULL, &rates);
-		struct tuner_input in;
-		tuner_input_from(&prev, &now, &rates, &in);
-		tuner_step(&a.cfg, &state, &in, &d);
+		if (tuner_decide(&a.cfg, &state, watch, &prev, &now, &rates, &d, &in) < 0)
+			warn(ctx, "out of memory reading /proc: this decision is made from KSM's counters only");
 		int r = 0;
 		if (!a.dry_run)
 			r = tuner_apply(&a.cfg, &d, &now.k, &stop_signal);
@@ -245,7 +254,7 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 			break;
 		}
 		if (a.dry_run || a.verbose || d.changed || now.t - last_log >= 60) {
-			log_decision(ctx, &a, &d, &rates, !a.dry_run);
+			log_decision(ctx, &a, &d, &in, &rates, !a.dry_run);
 			last_log = now.t;
 		}
 		if (a.duration > 0 && now.t - start >= a.duration)
@@ -261,6 +270,17 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
+	if (watch && a.verbose && ctx->format != OUT_JSON) {
+		struct tuner_watch_cost cost;
+		tuner_watch_cost(watch, &cost);
+		double run_s = ksm_now() - start;
+		fprintf(stderr, "vmhost: ksm tune: /proc watch: %llu walks in %llu intervals, %llu ksm_stat, %llu status, "
+			"%llu smaps reads, %.3f s CPU (%.4f%% of one CPU)\n", (unsigned long long)cost.walks,
+			(unsigned long long)cost.samples, (unsigned long long)cost.ksm_stat_reads,
+			(unsigned long long)cost.status_reads, (unsigned long long)cost.smaps_reads, cost.cpu_seconds,
+			run_s > 0 ? 100.0 * cost.cpu_seconds / run_s : 0.0);
+	}
+	tuner_watch_free(watch);
 	if (!a.dry_run) {
 		int r = ksm_guard_end();
 		if (r < 0 && rc == EXIT_OK)
