@@ -328,8 +328,13 @@ void tuner_step(const struct tuner_config *c, struct tuner_state *s, const struc
 	}
 	bool ran_ours = in->run == 1 && in->pages_to_scan == s->pages_to_scan && in->sleep_millisecs == s->sleep_millisecs;
 	if (s->settled && ran_ours) {
-		s->pages_to_scan = fit_budget(c, s->pages_to_scan, in->ksmd_cpu_percent, budget, why, sizeof(why));
-		s->fast_pages_to_scan = s->pages_to_scan;
+		int64_t ran = s->pages_to_scan;
+		s->pages_to_scan = fit_budget(c, ran, in->ksmd_cpu_percent, budget, why, sizeof(why));
+		/* Remembered for the next wake only when measured under load: a rate raised because
+		 * ksmd ran out of work here (little memory, most of it skipped) could take a whole
+		 * CPU on the next, bigger guest. Lower rates are always safe to remember. */
+		if (in->ksmd_cpu_percent >= 0.75 * budget || s->pages_to_scan < s->fast_pages_to_scan)
+			s->fast_pages_to_scan = s->pages_to_scan;
 	} else if (s->settled)
 		snprintf(why, sizeof(why), "; the kernel ran other settings, CPU budget not fitted");
 	s->settled = true;

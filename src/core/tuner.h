@@ -30,7 +30,7 @@ struct tuner_state {
 	bool started;
 	enum tuner_mode mode;
 	int64_t pages_to_scan, sleep_millisecs;
-	int64_t fast_pages_to_scan; /* remembered across idle periods */
+	int64_t fast_pages_to_scan; /* remembered across idle periods (fitted under load) */
 	bool settled;               /* the last interval ran with the current fast setting */
 	int64_t last_full_scans, last_rmap_items, last_saved_pages;
 	int64_t saved_pages_at_scan_end;
@@ -47,8 +47,9 @@ struct tuner_input {
 	int64_t pages_shared, pages_sharing, pages_unshared, pages_volatile, ksm_zero_pages, full_scans;
 	double ksmd_cpu_percent; /* over the last interval; NaN when unknown */
 	int64_t mem_total_bytes, mem_available_bytes;
-	/* What the kernel ran with during the interval: the CPU budget is only fitted when it
-	 * ran the tuner's own fast setting (not in a dry run, not after someone else's write). */
+	/* What the kernel ran with during the interval (read at its end): the CPU budget is only
+	 * fitted when it ran the tuner's own fast setting (not in a dry run, not after someone
+	 * else's write). */
 	int64_t run, pages_to_scan, sleep_millisecs;
 	int64_t pages_scanned; /* by ksmd during the interval; -1 unknown (the nominal rate is used) */
 	/* Mergeable memory seen from /proc (tuner_news_update fills these); -1 = unknown: no

@@ -73,9 +73,11 @@ void tuner_input_from(const struct ksm_sample *prev, const struct ksm_sample *no
 		.ksmd_cpu_percent = rates->ksmd_cpu_percent,
 		.mem_total_bytes = known_or(now->mem_total, -1),
 		.mem_available_bytes = known_or(now->mem_available, -1),
-		.run = known_or(prev->k.run, -1),
-		.pages_to_scan = known_or(prev->k.pages_to_scan, -1),
-		.sleep_millisecs = known_or(prev->k.sleep_millisecs, -1),
+		/* The settings as read at the end of the interval: the previous decision was written
+		 * right after the previous sample, so that sample still shows the one before. */
+		.run = known_or(k->run, -1),
+		.pages_to_scan = known_or(k->pages_to_scan, -1),
+		.sleep_millisecs = known_or(k->sleep_millisecs, -1),
 		.pages_scanned = prev->k.pages_scanned.known && k->pages_scanned.known
 					 ? k->pages_scanned.v - prev->k.pages_scanned.v
 					 : -1,

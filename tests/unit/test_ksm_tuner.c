@@ -216,11 +216,11 @@ static void test_fast_rate_remembered_after_idle(void **state)
 	struct sim m;
 	sim_init(&m);
 	step(&m);
-	m.in.ksmd_cpu_percent = 5;
+	m.in.ksmd_cpu_percent = 16; /* under load, a little under the 20% budget */
 	step(&m);
 	step(&m);
 	int64_t fitted = m.d.pages_to_scan;
-	assert_int_equal(fitted, 2000);
+	assert_int_equal(fitted, 1250);
 	m.in.full_scans = 1;
 	step(&m);
 	m.in.full_scans = 2;
@@ -232,6 +232,29 @@ static void test_fast_rate_remembered_after_idle(void **state)
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_true(m.d.pages_to_scan >= fitted);
+}
+
+static void test_rate_fitted_without_load_not_remembered(void **state)
+{
+	(void)state;
+	struct sim m;
+	sim_init(&m);
+	step(&m);
+	/* Little memory: ksmd runs out of work, its CPU stays low, the rate climbs to the maximum. */
+	m.in.ksmd_cpu_percent = 2;
+	for (int i = 0; i < 12; i++)
+		step(&m);
+	assert_int_equal(m.d.pages_to_scan, m.c.max_pages_to_scan);
+	for (int i = 1; i <= 3; i++) {
+		m.in.full_scans = i;
+		step(&m);
+	}
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	/* The next guest may be large: the wake starts from the first fast setting, not 20000. */
+	m.in.pages_unshared = 50000;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_int_equal(m.d.pages_to_scan, m.c.fast_pages_to_scan);
 }
 
 static void test_memory_pressure(void **state)
@@ -612,6 +635,7 @@ int main(void)
 		cmocka_unit_test(test_merging_keeps_fast),
 		cmocka_unit_test(test_cpu_budget),
 		cmocka_unit_test(test_fast_rate_remembered_after_idle),
+		cmocka_unit_test(test_rate_fitted_without_load_not_remembered),
 		cmocka_unit_test(test_memory_pressure),
 		cmocka_unit_test(test_idle_wakes_for_new_guest),
 		cmocka_unit_test(test_idle_wakes_for_migrated_guest),
