@@ -26,6 +26,9 @@ int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig));
  * current value once. advisor_mode takes a word ("none", "scan-time"). */
 int ksm_guard_set(const char *file, const char *value);
 int ksm_guard_set_int(const char *file, int64_t value);
+/* Saves a setting's current value without writing it: for settings another process (the real
+ * ksmtuned) is about to write, so that the restore puts them back too. */
+int ksm_guard_save(const char *file);
 
 /* Restores every saved setting (advisor off first, run last); idempotent and async-signal-safe.
  * Returns 0 or the first negative errno. */
