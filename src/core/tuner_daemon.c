@@ -97,14 +97,24 @@ struct exact_read { /* the last smaps of one process */
 	int64_t anon_pages, mergeable_pages;
 };
 
+/* A process as the last walk left it: whether it had mergeable memory, and since when it is known
+ * (a young process may mark its memory mergeable a little after it started). */
+struct seen_pid {
+	pid_t pid;
+	bool mergeable;
+	double first_seen_t;
+};
+
 struct tuner_watch {
 	struct io_root root;
 	int64_t page_size;
 	struct tuner_news news;
 	struct tuner_proc *procs; /* the latest walk */
 	size_t nprocs;
+	struct seen_pid *seen; /* every pid of the latest walk, sorted */
+	size_t nseen;
 	bool denied, unsupported, have_walk, walk_again;
-	double last_walk_t;
+	double last_walk_t, last_full_walk_t;
 	int64_t anon_low_pages; /* lowest AnonPages since the last walk */
 	struct exact_read *exact;
 	size_t nexact;
@@ -128,6 +138,7 @@ void tuner_watch_free(struct tuner_watch *w)
 	if (!w)
 		return;
 	tuner_news_free(&w->news);
+	free(w->seen);
 	free(w->procs);
 	free(w->exact);
 	free(w);
@@ -174,8 +185,16 @@ static int64_t mergeable_pages(struct tuner_watch *w, const struct tuner_config 
 	return keep->mergeable_pages;
 }
 
-/* Reads every process's ksm_stat, and status (and maybe smaps) of those with mergeable memory. */
-static int walk(struct tuner_watch *w, const struct tuner_config *c)
+static int cmp_seen(const void *a, const void *b)
+{
+	pid_t x = ((const struct seen_pid *)a)->pid, y = ((const struct seen_pid *)b)->pid;
+	return (x > y) - (x < y);
+}
+
+/* Reads ksm_stat, and status (and maybe smaps) of those with mergeable memory: of every process
+ * on a full walk; else only of processes known to have mergeable memory, new ones, and young
+ * ones (TUNER_YOUNG_SECONDS), so that an old process without mergeable memory costs nothing. */
+static int walk(struct tuner_watch *w, const struct tuner_config *c, double now_t, bool full)
 {
 	pid_t *pids;
 	size_t n;
@@ -184,15 +203,23 @@ static int walk(struct tuner_watch *w, const struct tuner_config *c)
 		return r;
 	struct tuner_proc *procs = calloc(n ? n : 1, sizeof(*procs));
 	struct exact_read *exact = calloc(n ? n : 1, sizeof(*exact));
-	if (!procs || !exact) {
+	struct seen_pid *seen = calloc(n ? n : 1, sizeof(*seen));
+	if (!procs || !exact || !seen) {
 		free(pids);
 		free(procs);
 		free(exact);
+		free(seen);
 		return -ENOMEM;
 	}
 	size_t np = 0, nx = 0, stat_ok = 0;
 	bool denied = false, no_mergeable_line = false;
 	for (size_t i = 0; i < n; i++) {
+		struct seen_pid key = {.pid = pids[i]}, *old = w->seen ? bsearch(&key, w->seen, w->nseen, sizeof(key), cmp_seen) : NULL;
+		/* What the first walk finds was there before the tuner: not young. */
+		double first = old ? old->first_seen_t : w->have_walk ? now_t : now_t - TUNER_YOUNG_SECONDS;
+		seen[i] = (struct seen_pid){.pid = pids[i], .first_seen_t = first};
+		if (!full && old && !old->mergeable && now_t - old->first_seen_t >= TUNER_YOUNG_SECONDS)
+			continue;
 		char buf[4096];
 		w->cost.ksm_stat_reads++;
 		ssize_t l = io_read(&w->root, IO_PROC, buf, sizeof(buf), "%d/ksm_stat", (int)pids[i]);
@@ -213,6 +240,7 @@ static int walk(struct tuner_watch *w, const struct tuner_config *c)
 		struct proc_status st;
 		if (l <= 0 || parse_status(buf, (size_t)l, &st) < 0 || !st.rss_anon.known)
 			continue; /* exited in between */
+		seen[i].mergeable = true;
 		struct tuner_proc *p = &procs[np++];
 		p->pid = pids[i];
 		snprintf(p->name, sizeof(p->name), "%.15s", st.name);
@@ -226,13 +254,21 @@ static int walk(struct tuner_watch *w, const struct tuner_config *c)
 	free(pids);
 	free(w->procs);
 	free(w->exact);
+	free(w->seen);
 	w->procs = procs;
 	w->nprocs = np;
 	w->exact = exact;
 	w->nexact = nx;
-	w->denied = denied;
-	/* A kernel whose ksm_stat lacks ksm_mergeable (or has no ksm_stat) cannot tell. */
-	w->unsupported = !stat_ok || no_mergeable_line;
+	w->seen = seen;
+	w->nseen = n;
+	if (full) {
+		w->denied = denied;
+		/* A kernel whose ksm_stat lacks ksm_mergeable (or has no ksm_stat) cannot tell. */
+		w->unsupported = !stat_ok || no_mergeable_line;
+		w->last_full_walk_t = now_t;
+	} else {
+		w->denied = w->denied || denied;
+	}
 	w->cost.walks++;
 	return 0;
 }
@@ -245,8 +281,9 @@ int tuner_watch_sample(struct tuner_watch *w, const struct tuner_config *c, cons
 	int64_t anon = now->mem_anon.known ? now->mem_anon.v / w->page_size : -1;
 	bool rose = anon < 0 || (anon - w->anon_low_pages) * 2 >= c->wake_pages;
 	int r = 0;
-	if (!w->have_walk || rose || w->walk_again || now->t - w->last_walk_t >= TUNER_WALK_SECONDS) {
-		r = walk(w, c);
+	bool full = !w->have_walk || now->t - w->last_full_walk_t >= TUNER_WALK_SECONDS;
+	if (full || rose || w->walk_again) {
+		r = walk(w, c, now->t, full);
 		if (r == 0) {
 			/* A process still filling its memory may only mark it mergeable at the end: look
 			 * once more after AnonPages rose. */

@@ -25,11 +25,14 @@ void tuner_input_from(const struct ksm_sample *prev, const struct ksm_sample *no
 
 /* The /proc side of the law's input: mergeable processes, their resident mergeable memory and
  * ksmd's rmap items for each (struct tuner_proc), turned into news by core/tuner.c. Cheap by
- * design: every process's ksm_stat is read only when AnonPages rose by half of wake_pages since
- * the last reading (a new or growing guest raises it), the interval after, or every
- * TUNER_WALK_SECONDS; a process's smaps only when its RssAnon moved by half of wake_pages since
- * its last smaps (to keep anonymous memory outside mergeable areas out of the figure). */
+ * design: /proc is read only when AnonPages rose by half of wake_pages since the last reading (a
+ * new or growing guest raises it), the interval after, and every TUNER_WALK_SECONDS; then the
+ * processes with mergeable memory and the new or young ones (TUNER_YOUNG_SECONDS) are read
+ * (ksm_stat, status), every process only on the periodic walk; a process's smaps only when its
+ * RssAnon moved by half of wake_pages since its last smaps (to keep anonymous memory outside
+ * mergeable areas out of the figure). */
 #define TUNER_WALK_SECONDS 30.0
+#define TUNER_YOUNG_SECONDS 60.0
 struct tuner_watch;
 struct tuner_watch_cost {
 	uint64_t samples, walks, ksm_stat_reads, status_reads, smaps_reads;
