@@ -36,7 +36,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	}
 	case 7: { struct vm_config c; parse_vm_cmdline(buf, len, &c); break; }
-	case 8: { uint64_t v; char w[16]; parse_qemu_size(buf, len, 1, &v); parse_advisor_mode(buf, w, sizeof(w)); break; }
+	case 8: { uint64_t v; char w[16]; parse_qemu_size(buf, len, 1, &v); parse_sysfs_choice(buf, w, sizeof(w)); break; }
 	case 9: {
 		uint64_t v;
 		pid_t pid;

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/clock.h"
 #include "core/ksm_guard.h"
 #include "core/ksm_rates.h"
 #include "core/tuner.h"
@@ -17,10 +18,7 @@
 #include "out/json.h"
 #include "out/table.h"
 #include "parse/ini.h"
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig) { stop_signal = sig; }
+#include "core/host.h"
 
 static void ksm_tune_help(void)
 {
@@ -215,13 +213,13 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 		warn(ctx, "ksmtuned is running (pid %d): it rewrites pages_to_scan every 60 s and will fight this "
 			  "tuner; stop it (systemctl stop ksmtuned)", (int)tuned);
 
-	struct sigaction sa = {.sa_handler = on_stop};
+	struct sigaction sa = {.sa_handler = stop_handler};
 	sigemptyset(&sa.sa_mask);
 	if (a.dry_run) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
-	} else if ((rc = ksm_guard_begin(&ctx->root, on_stop)) < 0) {
+	} else if ((rc = ksm_guard_begin(&ctx->root, stop_handler)) < 0) {
 		ksm_unlock();
 		close(instance_fd);
 		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", strerror(-rc));
@@ -233,20 +231,20 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 	struct tuner_decision d;
 	struct tuner_input in;
 	double start = prev.t, last_log = -1e9;
-	int64_t page = sysconf(_SC_PAGESIZE);
+	int64_t page = host_page_size();
 	struct tuner_watch *watch = NULL;
 	if (tuner_watch_new(&ctx->root, page, &watch) < 0)
 		warn(ctx, "out of memory: new guests are noticed only once ksmd reaches them");
 	rc = EXIT_OK;
 	/* The first decision comes from one sample: the law only needs counters to start. */
 	now = prev;
-	while (!stop_signal) {
+	while (!stop_requested()) {
 		ksm_rates_compute(&prev, &now, page, NULL, &rates);
 		if (tuner_decide(&a.cfg, &state, watch, &prev, &now, &rates, &d, &in) < 0)
 			warn(ctx, "out of memory reading /proc: this decision is made from KSM's counters only");
 		int r = 0;
 		if (!a.dry_run)
-			r = tuner_apply(&a.cfg, &d, &now.k, &stop_signal);
+			r = tuner_apply(&a.cfg, &d, &now.k, stop_flag());
 		if (r < 0) {
 			ksm_guard_end();
 			rc = fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "writing KSM settings",
@@ -260,9 +258,9 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 		if (a.duration > 0 && now.t - start >= a.duration)
 			break;
 		double wake = now.t + a.cfg.interval_seconds;
-		while (!stop_signal && ksm_now() < wake)
-			ksm_nap(fmin(0.2, wake - ksm_now()));
-		if (stop_signal)
+		while (!stop_requested() && clock_monotonic_seconds() < wake)
+			sleep_for(fmin(0.2, wake - clock_monotonic_seconds()));
+		if (stop_requested())
 			break;
 		prev = now;
 		if (ksm_sample_take(&sampler, &now) < 0) {
@@ -273,7 +271,7 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 	if (watch && a.verbose && ctx->format != OUT_JSON) {
 		struct tuner_watch_cost cost;
 		tuner_watch_cost(watch, &cost);
-		double run_s = ksm_now() - start;
+		double run_s = clock_monotonic_seconds() - start;
 		fprintf(stderr, "vmhost: ksm tune: /proc watch: %llu walks in %llu intervals, %llu ksm_stat, %llu status, "
 			"%llu smaps reads, %.3f s CPU (%.4f%% of one CPU)\n", (unsigned long long)cost.walks,
 			(unsigned long long)cost.samples, (unsigned long long)cost.ksm_stat_reads,
@@ -289,7 +287,7 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 		close(instance_fd);
 	}
 	if (ctx->format != OUT_JSON)
-		fprintf(stderr, "vmhost: ksm tune: stopped%s%s\n", stop_signal ? " on " : "",
-			stop_signal ? strsignal(stop_signal) : "");
+		fprintf(stderr, "vmhost: ksm tune: stopped%s%s\n", stop_requested() ? " on " : "",
+			stop_requested() ? strsignal(stop_requested()) : "");
 	return rc;
 }

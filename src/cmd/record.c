@@ -13,6 +13,7 @@
 #include "core/snapshot.h"
 #include "out/json.h"
 #include "store/store.h"
+#include "core/clock.h"
 
 /* Time spent on exact PSS reads per sample (docs/accounting.md, "Calibration"). */
 #define CALIBRATION_BUDGET_SECONDS 0.005
@@ -26,10 +27,6 @@ struct record_opts {
 };
 
 /* The one piece of global state: set from the signal handler, read by the loop. */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig) { stop_signal = sig; }
-
 static void record_help(void)
 {
 	printf("usage: vmhost record [--db FILE] [--interval SEC] [--duration SEC] [--keep-raw SEC]\n"
@@ -100,23 +97,6 @@ static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct reco
 	return EXIT_OK;
 }
 
-static void install_stop_handlers(void)
-{
-	struct sigaction sa = {.sa_handler = on_stop_signal}; /* no SA_RESTART: the sleep ends at once */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-/* Sleeps until the monotonic time `until`, or a stop signal. */
-static void sleep_until(double until)
-{
-	struct timespec ts = {.tv_sec = (time_t)until, .tv_nsec = (long)((until - floor(until)) * 1e9)};
-	while (!stop_signal && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 struct record_totals {
 	unsigned long samples, dropped, vms_max;
 	int last_error;
@@ -133,7 +113,7 @@ static void print_summary(const struct ctx *ctx, const struct record_opts *o, co
 		json_int(&j, "dropped_samples", (int64_t)t->dropped);
 		json_int(&j, "vms_max", (int64_t)t->vms_max);
 		json_double(&j, "interval_seconds", o->interval);
-		json_string(&j, "stopped_by", stop_signal ? strsignal(stop_signal) : "duration");
+		json_string(&j, "stopped_by", stop_requested() ? strsignal(stop_requested()) : "duration");
 		json_object_end(&j);
 		json_finish(&j);
 	} else if (!o->quiet) {
@@ -162,7 +142,7 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s", o.db, store_strerror(r));
 	store_set_retention(store, &o.retention);
-	install_stop_handlers();
+	stop_catch(false);
 	if (ctx->format != OUT_JSON && !o.quiet) {
 		printf("recording to %s every %gs%s (Ctrl-C stops)\n", o.db, o.interval,
 		       o.duration > 0 ? "" : ", until stopped");
@@ -186,7 +166,7 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 	double last_kvm = -INFINITY;
 	double start = clock_monotonic_seconds(), next = start;
 	rc = EXIT_OK;
-	while (!stop_signal) {
+	while (!stop_requested()) {
 		struct snapshot snap;
 		r = snapshot_take(&ctx->root, NULL, 0, 0, ksmd_pid, &snap);
 		if (r < 0) {

@@ -14,6 +14,7 @@
 #include "out/svg.h"
 #include "out/table.h"
 #include "store/store_growth.h"
+#include "core/stats.h"
 
 #define MAX_POINTS 600  /* per chart: about one per 1.5 px of plot width */
 #define MAX_VM_CHARTS 40
@@ -282,12 +283,6 @@ static int vm_series(const struct store_vm_point *p, size_t n, int64_t page_size
 		row(s, V_FIT)[i] = NAN;
 	}
 	return series_thin(s);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 /* ---- page sections ---- */

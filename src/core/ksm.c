@@ -18,14 +18,11 @@ const struct ksm_file ksm_files[] = {
 #undef K
 const size_t ksm_nfiles = sizeof(ksm_files) / sizeof(ksm_files[0]);
 
-int parse_advisor_mode(const char *buf, char *ret, size_t cap)
+const char *ksm_run_word(maybe_i64 run)
 {
-	const char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
-	if (!open || !close || (size_t)(close - open - 1) >= cap || close == open + 1)
-		return -EINVAL;
-	memcpy(ret, open + 1, (size_t)(close - open - 1));
-	ret[close - open - 1] = '\0';
-	return 0;
+	if (!run.known)
+		return "n/a";
+	return run.v == 1 ? "running" : run.v == 2 ? "unmerging" : "stopped";
 }
 
 int ksm_read(const struct io_root *root, struct ksm_sysfs *ret)
@@ -44,7 +41,7 @@ int ksm_read(const struct io_root *root, struct ksm_sysfs *ret)
 			*(maybe_i64 *)((char *)ret + ksm_files[i].offset) = MAYBE(v);
 	}
 	if (io_read(root, IO_SYS, buf, sizeof(buf), "kernel/mm/ksm/advisor_mode") > 0)
-		parse_advisor_mode(buf, ret->advisor_mode, sizeof(ret->advisor_mode));
+		parse_sysfs_choice(buf, ret->advisor_mode, sizeof(ret->advisor_mode));
 	return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/ksm_guard.h"
 #include "parse/parse.h"
 
@@ -156,12 +157,6 @@ static void reap_all(void)
 		;
 }
 
-static void nap_ms(long ms)
-{
-	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L};
-	nanosleep(&ts, NULL);
-}
-
 static void restore_settings(const struct ksmtuned *t)
 {
 	/* run last, as the guard does: numbers first, then whether ksmd runs. */
@@ -221,12 +216,12 @@ static void supervise(struct ksmtuned *t, pid_t parent, int report_fd)
 	if (g > 0) {
 		kill(-g, SIGTERM);
 		for (int i = 0; i < 40 && group_alive(g); i++) {
-			nap_ms(50);
+			sleep_for(0.05);
 			reap_all();
 		}
 		kill(-g, SIGKILL);
 		for (int i = 0; i < 100 && group_alive(g); i++) {
-			nap_ms(20);
+			sleep_for(0.02);
 			reap_all();
 		}
 	}

@@ -3,16 +3,6 @@
 #include <string.h>
 #include <time.h>
 
-static double clock_seconds(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double clock_wall_seconds(void) { return clock_seconds(CLOCK_REALTIME); }
-double clock_monotonic_seconds(void) { return clock_seconds(CLOCK_MONOTONIC); }
-
 int snapshot_take(const struct io_root *root, const pid_t *extra, size_t nextra, unsigned flags,
 		  pid_t ksmd_pid_hint, struct snapshot *ret)
 {

@@ -3,6 +3,7 @@
 #ifndef VMHOST_CORE_SNAPSHOT_H
 #define VMHOST_CORE_SNAPSHOT_H
 
+#include "core/clock.h"
 #include "core/host.h"
 #include "core/vm.h"
 
@@ -21,8 +22,5 @@ struct snapshot {
 int snapshot_take(const struct io_root *root, const pid_t *extra, size_t nextra, unsigned flags,
 		  pid_t ksmd_pid_hint, struct snapshot *ret);
 void snapshot_free(struct snapshot *s);
-
-double clock_wall_seconds(void);
-double clock_monotonic_seconds(void);
 
 #endif

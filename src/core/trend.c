@@ -1,4 +1,5 @@
 #include "core/trend.h"
+#include "core/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -23,18 +24,6 @@ const char *growth_state_name(enum growth_state s)
 	case GROWTH_TOO_FEW: return "too few samples";
 	}
 	return "?";
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median_inplace(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Equal-count bucket means, so a long series keeps its shape in at most max points. */
@@ -86,12 +75,12 @@ int trend_theil_sen(const double *x, const double *y, size_t n, struct trend *re
 		r = -EINVAL;
 		goto out;
 	}
-	double slope = median_inplace(slopes, k);
+	double slope = median(slopes, k);
 	for (size_t i = 0; i < m; i++)
 		slopes[i] = ty[i] - slope * tx[i];
 	*ret = (struct trend){
 		.slope = slope,
-		.intercept = median_inplace(slopes, m),
+		.intercept = median(slopes, m),
 		.consistency = (double)(concordant - discordant) / (double)pairs,
 		.n = m,
 	};

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/host.h"
 #include "core/ksm_guard.h"
 #include "parse/parse.h"
 #include "parse/smaps.h"
@@ -127,7 +128,7 @@ int tuner_watch_new(const struct io_root *root, int64_t page_size, struct tuner_
 	if (!w)
 		return -ENOMEM;
 	w->root = *root;
-	w->page_size = page_size > 0 ? page_size : 4096;
+	w->page_size = page_size > 0 ? page_size : host_page_size();
 	tuner_news_init(&w->news);
 	*ret = w;
 	return 0;

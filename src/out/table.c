@@ -18,6 +18,8 @@ struct table {
 	const struct col *cols;
 	size_t ncols, nrows, cap;
 	struct cell *cells; /* nrows * ncols */
+	int err;            /* the first failed table_add_row (-ENOMEM) */
+	bool row_lost;      /* the last table_add_row failed: its cells go nowhere */
 };
 
 struct table *table_new(const struct col *cols, size_t ncols)
@@ -45,21 +47,27 @@ int table_add_row(struct table *t)
 	if (t->nrows == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		struct cell *c = realloc(t->cells, cap * t->ncols * sizeof(*c));
-		if (!c)
+		if (!c) {
+			t->err = -ENOMEM;
+			t->row_lost = true;
 			return -ENOMEM;
+		}
 		t->cells = c;
 		t->cap = cap;
 	}
 	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(struct cell));
 	t->nrows++;
+	t->row_lost = false;
 	return 0;
 }
 
 size_t table_rows(const struct table *t) { return t->nrows; }
 
+int table_error(const struct table *t) { return t->err; }
+
 static struct cell *last(struct table *t, size_t col)
 {
-	if (!t->nrows || col >= t->ncols)
+	if (!t->nrows || t->row_lost || col >= t->ncols)
 		return NULL;
 	struct cell *c = &t->cells[(t->nrows - 1) * t->ncols + col];
 	free(c->s);
@@ -220,7 +228,7 @@ void table_print_human(const struct table *t, FILE *f, bool raw_bytes)
 	free(width);
 }
 
-static void csv_field(FILE *f, const char *s)
+void csv_cell(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, f);
@@ -246,7 +254,7 @@ void table_print_csv(const struct table *t, FILE *f)
 			fmt_cell(&t->cols[c], &t->cells[r * t->ncols + c], false, true, buf, sizeof(buf));
 			if (c)
 				fputc(',', f);
-			csv_field(f, buf);
+			csv_cell(f, buf);
 		}
 		fputc('\n', f);
 	}

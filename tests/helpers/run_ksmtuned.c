@@ -3,19 +3,14 @@
  * Prints "started pgid=N" once it runs, "loop=PID" once the script wrote its pid file, and
  * "stopped" after every process of it is gone and the KSM settings are back. SIGTERM stops it
  * early; SIGKILL leaves the cleanup to the supervisor. Exit 0, 1 on failure. */
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/ksm_guard.h"
 #include "core/ksmtuned.h"
-
-static volatile sig_atomic_t stop;
-
-static void on_stop(int sig) { stop = sig; }
 
 int main(int argc, char **argv)
 {
@@ -38,7 +33,7 @@ int main(int argc, char **argv)
 	struct io_root root = {0};
 	int r = ksm_lock(true);
 	if (r == 0)
-		r = ksm_guard_begin(&root, on_stop);
+		r = ksm_guard_begin(&root, stop_handler);
 	if (r < 0) {
 		fprintf(stderr, "run_ksmtuned: KSM lock or guard: %s\n", strerror(-r));
 		return 1;
@@ -52,11 +47,10 @@ int main(int argc, char **argv)
 	}
 	printf("started pgid=%d log=%s\n", (int)ksmtuned_pgid(t), ksmtuned_log_path(t));
 	pid_t loop = 0;
-	struct timespec tick = {.tv_sec = 0, .tv_nsec = 100000000L};
-	for (double waited = 0; waited < duration && !stop && ksmtuned_running(t); waited += 0.1) {
+	for (double waited = 0; waited < duration && !stop_requested() && ksmtuned_running(t); waited += 0.1) {
 		if (!loop && (loop = ksmtuned_loop_pid(t)) > 0)
 			printf("loop=%d\n", (int)loop);
-		nanosleep(&tick, NULL);
+		sleep_for(0.1);
 	}
 	bool died = !ksmtuned_running(t);
 	r = ksmtuned_stop(t);
