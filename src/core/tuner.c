@@ -159,6 +159,40 @@ static int64_t interval_threshold(const struct tuner_config *c, const struct tun
 	return half < (double)c->gain_pages ? (int64_t)half : c->gain_pages;
 }
 
+/* The budget fit, held back where raising the rate stopped buying CPU time: ksmd starved by
+ * busy cores (it runs at nice 5) or out of work. A rate raised by half or more that left ksmd's
+ * CPU within 15% of before, under 75% of the budget, is taken back and becomes a ceiling, until
+ * ksmd's CPU at or under it rises by a quarter (the cores freed up, or more memory to scan). Else
+ * the rate would climb to max_pages_to_scan and, once the CPUs free up, overshoot the budget
+ * several times over for the intervals the fit needs to come back down. */
+static int64_t ceiling_fit(const struct tuner_config *c, struct tuner_state *s, int64_t ran, double cpu,
+			   double budget, char *why, size_t cap)
+{
+	if (!(cpu >= 0))
+		return fit_budget(c, ran, cpu, budget, why, cap);
+	if (s->ceiling_pages && cpu >= 1.25 * s->ceiling_cpu)
+		s->ceiling_pages = 0;
+	int64_t next;
+	if (s->last_fit_pages > 0 && ran * 2 >= s->last_fit_pages * 3 && cpu < 1.15 * s->last_fit_cpu &&
+	    cpu < 0.75 * budget) {
+		s->ceiling_pages = s->last_fit_pages;
+		s->ceiling_cpu = s->last_fit_cpu;
+		next = s->last_fit_pages;
+		snprintf(why, cap, "; ksmd at %.1f%% CPU at %lld pages as at %lld (busy cores or little to scan): "
+			 "back to it", cpu, (long long)ran, (long long)next);
+	} else {
+		next = fit_budget(c, ran, cpu, budget, why, cap);
+		if (s->ceiling_pages && next > s->ceiling_pages && ran <= s->ceiling_pages) {
+			next = ran;
+			snprintf(why, cap, "; ksmd at %.1f%% CPU for budget %.0f%%: held at %lld, more did not raise it",
+				 cpu, budget, (long long)ran);
+		}
+	}
+	s->last_fit_pages = ran;
+	s->last_fit_cpu = cpu;
+	return next;
+}
+
 static int64_t news_total(const struct tuner_input *in)
 {
 	if (in->unscanned_arrived_pages < 0 || in->unscanned_new_pages < 0 || in->unscanned_grown_pages < 0)
@@ -192,6 +226,8 @@ static void news_reason(const struct tuner_input *in, char *buf, size_t cap)
 static void go_fast(const struct tuner_config *c, struct tuner_state *s)
 {
 	s->mode = TUNER_FAST;
+	s->ceiling_pages = 0;
+	s->last_fit_pages = 0;
 	s->settled = false;
 	s->flat = 0;
 	s->pages_to_scan = s->fast_pages_to_scan;
@@ -225,7 +261,7 @@ void tuner_step(const struct tuner_config *c, struct tuner_state *s, const struc
 	/* Nothing to merge anywhere: no process has mergeable memory and ksmd holds none. */
 	bool no_mergeable = in->mergeable_processes == 0 && rmap == 0 && in->pages_shared == 0;
 	int64_t news = news_total(in);
-	char why[128] = "";
+	char why[160] = "";
 	memset(ret, 0, sizeof(*ret));
 
 	if (!s->started) {
@@ -329,7 +365,8 @@ void tuner_step(const struct tuner_config *c, struct tuner_state *s, const struc
 	bool ran_ours = in->run == 1 && in->pages_to_scan == s->pages_to_scan && in->sleep_millisecs == s->sleep_millisecs;
 	if (s->settled && ran_ours) {
 		int64_t ran = s->pages_to_scan;
-		s->pages_to_scan = fit_budget(c, ran, in->ksmd_cpu_percent, budget, why, sizeof(why));
+		double cpu = in->ksmd_cpu_percent;
+		s->pages_to_scan = ceiling_fit(c, s, ran, cpu, budget, why, sizeof(why));
 		/* Remembered for the next wake only when measured under load: a rate raised because
 		 * ksmd ran out of work here (little memory, most of it skipped) could take a whole
 		 * CPU on the next, bigger guest. Lower rates are always safe to remember. */

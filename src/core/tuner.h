@@ -35,6 +35,10 @@ struct tuner_state {
 	int64_t last_full_scans, last_rmap_items, last_saved_pages;
 	int64_t saved_pages_at_scan_end;
 	int flat;                   /* consecutive full scans without gain */
+	int64_t last_fit_pages;     /* the rate of the last budget fit and the CPU it measured */
+	double last_fit_cpu;
+	int64_t ceiling_pages;      /* a raise that bought no CPU: not above this (0: none) */
+	double ceiling_cpu;
 	bool pressure_armed;        /* memory pressure may wake the tuner (once per episode) */
 };
 
@@ -106,7 +110,7 @@ struct tuner_decision {
 	enum tuner_mode mode;
 	bool changed; /* differs from the previous decision */
 	bool pressure;
-	char reason[256];
+	char reason[512];
 };
 
 void tuner_config_default(struct tuner_config *c);

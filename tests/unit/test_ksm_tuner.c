@@ -187,10 +187,12 @@ static void test_cpu_budget(void **state)
 	step(&m);
 	assert_int_equal(m.d.pages_to_scan, 500);
 	assert_non_null(strstr(m.d.reason, "pages_to_scan 1000 -> 500"));
-	/* Far below budget: at most doubles a step, and never above max_pages_to_scan. */
-	m.in.ksmd_cpu_percent = 1;
-	for (int i = 0; i < 10; i++)
+	/* Far below budget, ksmd's CPU following the rate (10% at 20000 pages): at most doubles a
+	 * step, and never above max_pages_to_scan. */
+	for (int i = 0; i < 10; i++) {
+		m.in.ksmd_cpu_percent = (double)m.d.pages_to_scan / 2000.0;
 		step(&m);
+	}
 	assert_int_equal(m.d.pages_to_scan, m.c.max_pages_to_scan);
 	/* Within 10% of the budget: no churn. */
 	m.in.ksmd_cpu_percent = 19;
@@ -234,16 +236,54 @@ static void test_fast_rate_remembered_after_idle(void **state)
 	assert_true(m.d.pages_to_scan >= fitted);
 }
 
+static void test_rate_that_buys_no_cpu_is_not_kept(void **state)
+{
+	(void)state;
+	struct sim m;
+	sim_init(&m);
+	step(&m);
+	/* ksmd's CPU stays at 2% whatever the rate: both cores busy (ksmd runs at nice 5), or little
+	 * memory. One doubling is tried, taken back, and becomes a ceiling. */
+	m.in.ksmd_cpu_percent = 2;
+	step(&m); /* the first interval at a setting only settles */
+	step(&m);
+	assert_int_equal(m.d.pages_to_scan, 2000);
+	step(&m);
+	assert_int_equal(m.d.pages_to_scan, 1000);
+	assert_non_null(strstr(m.d.reason, "busy cores or little to scan"));
+	for (int i = 0; i < 8; i++) {
+		step(&m);
+		assert_int_equal(m.d.pages_to_scan, 1000);
+	}
+	assert_non_null(strstr(m.d.reason, "held at 1000"));
+	/* The cores free up: ksmd's CPU at the same rate rises by a quarter or more, the ceiling goes. */
+	m.in.ksmd_cpu_percent = 5;
+	step(&m);
+	assert_int_equal(m.d.pages_to_scan, 2000);
+	/* Not measured under load, so not remembered: after idling, a wake starts from 1000. */
+	for (int i = 1; i <= 3; i++) {
+		m.in.full_scans = i;
+		step(&m);
+	}
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	m.in.pages_unshared = 50000;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_int_equal(m.d.pages_to_scan, m.c.fast_pages_to_scan);
+}
+
 static void test_rate_fitted_without_load_not_remembered(void **state)
 {
 	(void)state;
 	struct sim m;
 	sim_init(&m);
 	step(&m);
-	/* Little memory: ksmd runs out of work, its CPU stays low, the rate climbs to the maximum. */
-	m.in.ksmd_cpu_percent = 2;
-	for (int i = 0; i < 12; i++)
+	/* Little memory: ksmd's CPU follows the rate but stays under 75% of the budget, so the rate
+	 * climbs to the maximum (6% at 20000 pages). */
+	for (int i = 0; i < 12; i++) {
+		m.in.ksmd_cpu_percent = (double)m.d.pages_to_scan / 20000.0 * 6;
 		step(&m);
+	}
 	assert_int_equal(m.d.pages_to_scan, m.c.max_pages_to_scan);
 	for (int i = 1; i <= 3; i++) {
 		m.in.full_scans = i;
@@ -636,6 +676,7 @@ int main(void)
 		cmocka_unit_test(test_cpu_budget),
 		cmocka_unit_test(test_fast_rate_remembered_after_idle),
 		cmocka_unit_test(test_rate_fitted_without_load_not_remembered),
+		cmocka_unit_test(test_rate_that_buys_no_cpu_is_not_kept),
 		cmocka_unit_test(test_memory_pressure),
 		cmocka_unit_test(test_idle_wakes_for_new_guest),
 		cmocka_unit_test(test_idle_wakes_for_migrated_guest),
