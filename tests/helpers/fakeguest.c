@@ -4,6 +4,8 @@
  *   -fake-guest N -fake-seed S                      unique content index, image seed
  *   -fake-nothp -fake-nomerge                       no MADV_HUGEPAGE / MADV_MERGEABLE
  *   -fake-grow BYTES_PER_SECOND                     allocate extra memory steadily
+ *   -fake-fill-seconds S                            mark RAM mergeable first, then fill it over S
+ *                                                   seconds (a booting guest); else fill, then mark
  * Prints "ready" on stdout once its memory is filled; stops on SIGTERM. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +47,8 @@ int main(int argc, char **argv)
 			s.image_seed = strtoull(v, NULL, 10);
 		else if (!strcmp(o, "-fake-grow"))
 			s.grow_bytes_per_second = strtoull(v, NULL, 10);
+		else if (!strcmp(o, "-fake-fill-seconds"))
+			s.fill_seconds = atof(v);
 	}
 	setvbuf(stdout, NULL, _IONBF, 0);
 	return workload_run(&s, STDOUT_FILENO);
