@@ -27,8 +27,11 @@ static void ksm_tune_help(void)
 	       "\n"
 	       "The KSM tuning daemon. It scans fast (sleep 20 ms, pages_to_scan sized to the CPU budget)\n"
 	       "while there is new memory to scan or merging is under way, and falls to a near-idle rate\n"
-	       "(100 pages / 1000 ms) once full scans stop finding anything to merge. Under memory\n"
-	       "pressure it allows twice the CPU and waits twice as many flat scans before idling.\n"
+	       "(100 pages / 1000 ms) once full scans stop finding anything to merge. It wakes within an\n"
+	       "interval when /proc shows mergeable memory ksmd has not scanned yet (a guest starts, grows\n"
+	       "or migrates in) and once when memory pressure begins; a host with no mergeable memory\n"
+	       "stays idle. Under memory pressure it allows twice the CPU and waits twice as many flat\n"
+	       "scans before idling.\n"
 	       "\n"
 	       "  --cpu-budget PCT  ksmd CPU while scanning fast, percent of one CPU (default 20)\n"
 	       "  --interval SEC    sampling and decision period (default 2)\n"
@@ -124,7 +127,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct tune_args *
 }
 
 static void log_decision(const struct ctx *ctx, const struct tune_args *a, const struct tuner_decision *d,
-			 const struct ksm_rates *r, bool applied)
+			 const struct tuner_input *in, const struct ksm_rates *r, bool applied)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -146,6 +149,12 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
 		json_maybe(&j, "saved_bytes", r->saved_bytes);
 		json_double(&j, "ksmd_cpu_percent", r->ksmd_cpu_percent);
 		json_double(&j, "pages_scanned_per_second", r->pages_scanned_per_second);
+		int64_t news = in->unscanned_arrived_pages + in->unscanned_new_pages + in->unscanned_grown_pages;
+		bool news_known = in->unscanned_arrived_pages >= 0 && in->unscanned_new_pages >= 0 &&
+				  in->unscanned_grown_pages >= 0;
+		json_maybe(&j, "mergeable_processes",
+			   in->mergeable_processes >= 0 ? MAYBE(in->mergeable_processes) : UNKNOWN);
+		json_maybe(&j, "unscanned_new_pages", news_known ? MAYBE(news) : UNKNOWN);
 		json_string(&j, "reason", d->reason);
 		json_object_end(&j);
 		json_finish(&j);
@@ -213,26 +222,29 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
-	} else if (ksm_guard_begin(&ctx->root, stop_handler) < 0) {
+	} else if ((rc = ksm_guard_begin(&ctx->root, stop_handler)) < 0) {
 		ksm_unlock();
 		close(instance_fd);
-		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(errno));
+		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", strerror(-rc));
 	}
 
 	struct tuner_state state;
 	tuner_init(&state);
 	struct ksm_rates rates;
 	struct tuner_decision d;
+	struct tuner_input in;
 	double start = prev.t, last_log = -1e9;
 	int64_t page = host_page_size();
+	struct tuner_watch *watch = NULL;
+	if (tuner_watch_new(&ctx->root, page, &watch) < 0)
+		warn(ctx, "out of memory: new guests are noticed only once ksmd reaches them");
 	rc = EXIT_OK;
 	/* The first decision comes from one sample: the law only needs counters to start. */
 	now = prev;
 	while (!stop_requested()) {
 		ksm_rates_compute(&prev, &now, page, NULL, &rates);
-		struct tuner_input in;
-		tuner_input_from(&prev, &now, &rates, &in);
-		tuner_step(&a.cfg, &state, &in, &d);
+		if (tuner_decide(&a.cfg, &state, watch, &prev, &now, &rates, &d, &in) < 0)
+			warn(ctx, "out of memory reading /proc: this decision is made from KSM's counters only");
 		int r = 0;
 		if (!a.dry_run)
 			r = tuner_apply(&a.cfg, &d, &now.k, stop_flag());
@@ -243,7 +255,7 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 			break;
 		}
 		if (a.dry_run || a.verbose || d.changed || now.t - last_log >= 60) {
-			log_decision(ctx, &a, &d, &rates, !a.dry_run);
+			log_decision(ctx, &a, &d, &in, &rates, !a.dry_run);
 			last_log = now.t;
 		}
 		if (a.duration > 0 && now.t - start >= a.duration)
@@ -259,6 +271,17 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 			break;
 		}
 	}
+	if (watch && a.verbose && ctx->format != OUT_JSON) {
+		struct tuner_watch_cost cost;
+		tuner_watch_cost(watch, &cost);
+		double run_s = clock_monotonic_seconds() - start;
+		fprintf(stderr, "vmhost: ksm tune: /proc watch: %llu walks in %llu intervals, %llu ksm_stat, %llu status, "
+			"%llu smaps reads, %.3f s CPU (%.4f%% of one CPU)\n", (unsigned long long)cost.walks,
+			(unsigned long long)cost.samples, (unsigned long long)cost.ksm_stat_reads,
+			(unsigned long long)cost.status_reads, (unsigned long long)cost.smaps_reads, cost.cpu_seconds,
+			run_s > 0 ? 100.0 * cost.cpu_seconds / run_s : 0.0);
+	}
+	tuner_watch_free(watch);
 	if (!a.dry_run) {
 		int r = ksm_guard_end();
 		if (r < 0 && rc == EXIT_OK)

@@ -116,6 +116,9 @@ static void on_fatal_signal(int sig)
 
 int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig))
 {
+	/* A second begin would forget the values saved so far and the handlers it replaced. */
+	if (guard.active)
+		return -EBUSY;
 	guard.root = *root;
 	guard.n = 0;
 	guard.on_signal = on_signal;
@@ -130,10 +133,10 @@ int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig))
 	return 0;
 }
 
-int ksm_guard_set(const char *file, const char *value)
+/* Saves the setting's current value once (the first call wins); its path in path. */
+static int remember(const char *file, char *path, size_t cap)
 {
-	char path[256];
-	int r = io_path(&guard.root, IO_SYS, path, sizeof(path), "kernel/mm/ksm/%s", file);
+	int r = io_path(&guard.root, IO_SYS, path, cap, "kernel/mm/ksm/%s", file);
 	if (r < 0)
 		return r;
 	bool known = false;
@@ -163,6 +166,21 @@ int ksm_guard_set(const char *file, const char *value)
 		guard.n = guard.n + 1;
 		sigprocmask(SIG_SETMASK, &prev, NULL);
 	}
+	return 0;
+}
+
+int ksm_guard_save(const char *file)
+{
+	char path[256];
+	return remember(file, path, sizeof(path));
+}
+
+int ksm_guard_set(const char *file, const char *value)
+{
+	char path[256];
+	int r = remember(file, path, sizeof(path));
+	if (r < 0)
+		return r;
 	return write_path(path, value);
 }
 

@@ -18,13 +18,17 @@ void ksm_unlock(void);
 
 /* Starts guarding: later ksm_guard_set() calls save the old value first. Installs handlers for
  * SIGINT, SIGTERM, SIGHUP (and SIGQUIT) that restore and then exit with 128+signal, or, when
- * on_signal is given, restore and call it (it must only set a flag). */
+ * on_signal is given, restore and call it (it must only set a flag). -EBUSY while a guard is
+ * already active (ksm_guard_end first). */
 int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig));
 
 /* Writes a KSM setting (file name under kernel/mm/ksm, e.g. "pages_to_scan") after saving its
  * current value once. advisor_mode takes a word ("none", "scan-time"). */
 int ksm_guard_set(const char *file, const char *value);
 int ksm_guard_set_int(const char *file, int64_t value);
+/* Saves a setting's current value without writing it: for settings another process (the real
+ * ksmtuned) is about to write, so that the restore puts them back too. */
+int ksm_guard_save(const char *file);
 
 /* Restores every saved setting (advisor off first, run last); idempotent and async-signal-safe.
  * Returns 0 or the first negative errno. */

@@ -21,7 +21,7 @@ int ksm_sample_take(struct ksm_sampler *s, struct ksm_sample *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->ksmd_cpu_ns = UNKNOWN;
-	ret->mem_total = ret->mem_available = UNKNOWN;
+	ret->mem_total = ret->mem_available = ret->mem_anon = UNKNOWN;
 	char buf[4096];
 	ssize_t n = io_read(&s->root, IO_PROC, buf, sizeof(buf), "meminfo");
 	if (n > 0) {
@@ -29,6 +29,7 @@ int ksm_sample_take(struct ksm_sampler *s, struct ksm_sample *ret)
 		parse_meminfo(buf, (size_t)n, &m);
 		ret->mem_total = m.mem_total;
 		ret->mem_available = m.mem_available;
+		ret->mem_anon = m.anon_pages;
 	}
 	int r = ksm_read(&s->root, &ret->k);
 	int64_t ns;

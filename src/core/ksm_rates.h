@@ -18,6 +18,7 @@ struct ksm_sample {
 	struct ksm_sysfs k;
 	maybe_i64 ksmd_cpu_ns;   /* unknown without a readable ksmd */
 	maybe_i64 mem_total, mem_available; /* bytes, from meminfo (for the tuner) */
+	maybe_i64 mem_anon;      /* AnonPages, bytes: the tuner looks for new processes when it rises */
 };
 
 /* Finds ksmd once; sampling then costs a few small reads. */

@@ -72,15 +72,32 @@ void *workload_map(const struct workload_spec *s)
 		munmap(mem + len, tail);
 	if (s->thp)
 		madvise(mem, len, MADV_HUGEPAGE);
-	for (uint64_t i = 0; i < len / PAGE; i++) {
+	bool paced = s->fill_seconds > 0;
+	if (s->mergeable && paced)
+		madvise(mem, len, MADV_MERGEABLE);
+	struct timespec start;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	uint64_t pages = len / PAGE, chunk = (2u << 20) / PAGE;
+	for (uint64_t i = 0; i < pages; i++) {
 		enum page_class c = workload_page_class(s, i);
 		uint64_t *p = (uint64_t *)(mem + i * PAGE);
 		if (c == PAGE_ZERO)
 			memset(p, 0, PAGE); /* resident, like memory a guest has zeroed */
 		else
 			fill_page(p, page_seed(s, i, c, 0));
+		if (paced && (i + 1) % chunk == 0) {
+			/* Sleep until this share of fill_seconds has passed. */
+			double due = s->fill_seconds * (double)(i + 1) / (double)pages;
+			struct timespec now;
+			clock_gettime(CLOCK_MONOTONIC, &now);
+			double left = due - ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9);
+			if (left > 0) {
+				struct timespec nap = {.tv_sec = (time_t)left, .tv_nsec = (long)((left - (double)(time_t)left) * 1e9)};
+				nanosleep(&nap, NULL);
+			}
+		}
 	}
-	if (s->mergeable)
+	if (s->mergeable && !paced)
 		madvise(mem, len, MADV_MERGEABLE);
 	return mem;
 }

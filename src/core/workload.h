@@ -20,6 +20,8 @@ struct workload_spec {
 	bool mergeable;  /* MADV_MERGEABLE, as QEMU does unless mem-merge=off */
 	unsigned rewrite_ms;            /* period of volatile rewrites (default 200) */
 	uint64_t grow_bytes_per_second; /* extra anonymous memory allocated steadily ("overhead") */
+	double fill_seconds; /* > 0: RAM marked mergeable first, then filled over this long, as a
+				booting guest touches its RAM under QEMU; 0: filled at once, then marked */
 };
 
 /* The unit of content: a workload page (the host's base page on x86). */

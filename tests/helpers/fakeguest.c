@@ -6,6 +6,8 @@
  *   -fake-grow BYTES_PER_SECOND                     allocate extra memory steadily
  *   -fake-vcpus N                                   N idle threads named like QEMU's "CPU n/KVM",
  *                                                   plus two worker threads, as a real VMM has
+ *   -fake-fill-seconds S                            mark RAM mergeable first, then fill it over S
+ *                                                   seconds (a booting guest); else fill, then mark
  * Prints "ready" on stdout once its memory is filled; stops on SIGTERM. */
 #include <pthread.h>
 #include <stdio.h>
@@ -76,6 +78,8 @@ int main(int argc, char **argv)
 			s.grow_bytes_per_second = strtoull(v, NULL, 10);
 		else if (!strcmp(o, "-fake-vcpus"))
 			vcpus = atoi(v);
+		else if (!strcmp(o, "-fake-fill-seconds"))
+			s.fill_seconds = atof(v);
 	}
 	if (vcpus > 0 && start_threads(vcpus) < 0) {
 		fprintf(stderr, "fakeguest: cannot start threads\n");

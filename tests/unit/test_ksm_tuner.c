@@ -1,7 +1,10 @@
 /* The tuner's control law, scenario by scenario: start fast, stay fast while merging or while
  * new memory appears, go idle after flat full scans, come back for a new guest, fit the CPU
  * budget, and take memory pressure into account. */
+#include <errno.h>
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,12 +13,21 @@
 #include <cmocka.h>
 
 #include "core/tuner.h"
+#include "core/tuner_daemon.h"
+#include "parse/smaps.h"
+
+#define MAX_PROCS 8
 
 struct sim {
 	struct tuner_config c;
 	struct tuner_state s;
 	struct tuner_input in;
 	struct tuner_decision d;
+	/* With procs_known, every step reads these processes through the news tracker. */
+	bool procs_known;
+	struct tuner_news news;
+	struct tuner_proc procs[MAX_PROCS];
+	size_t nprocs;
 };
 
 static void sim_init(struct sim *m)
@@ -27,17 +39,72 @@ static void sim_init(struct sim *m)
 		.interval_seconds = 2, .pages_shared = 0, .pages_sharing = 0, .pages_unshared = 0,
 		.pages_volatile = 0, .ksm_zero_pages = 0, .full_scans = 0, .ksmd_cpu_percent = NAN,
 		.mem_total_bytes = 16LL << 30, .mem_available_bytes = 12LL << 30, .run = 0,
-		.pages_to_scan = 100, .sleep_millisecs = 20,
+		.pages_to_scan = 100, .sleep_millisecs = 20, .pages_scanned = -1,
+		.mergeable_processes = -1, .exited_processes = -1, .unscanned_arrived_pages = -1,
+		.unscanned_new_pages = -1, .unscanned_grown_pages = -1,
 	};
+	tuner_news_init(&m->news);
 }
 
-/* One interval: the kernel ran the previous decision. */
+/* One interval: the kernel ran the previous decision (and, with procs_known, the daemon read
+ * the processes and rebased after a fast decision, as tuner_decide does). */
 static void step(struct sim *m)
 {
+	if (m->procs_known)
+		assert_int_equal(tuner_news_update(&m->news, m->procs, m->nprocs, false, &m->in), 0);
 	tuner_step(&m->c, &m->s, &m->in, &m->d);
+	if (m->procs_known && m->d.mode == TUNER_FAST)
+		tuner_news_rebase(&m->news);
 	m->in.run = m->d.run;
 	m->in.pages_to_scan = m->d.pages_to_scan;
 	m->in.sleep_millisecs = m->d.sleep_millisecs;
+}
+
+static void sim_free(struct sim *m) { tuner_news_free(&m->news); }
+
+/* A process ksmd has fully met: every resident mergeable page has its rmap item. */
+static void add_proc(struct sim *m, pid_t pid, const char *name, int64_t pages, int64_t rmap)
+{
+	assert_true(m->nprocs < MAX_PROCS);
+	struct tuner_proc *p = &m->procs[m->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	snprintf(p->name, sizeof(p->name), "%s", name);
+	p->mergeable_pages = pages;
+	p->rmap_items = rmap;
+}
+
+static void drop_proc(struct sim *m, pid_t pid)
+{
+	for (size_t i = 0; i < m->nprocs; i++)
+		if (m->procs[i].pid == pid) {
+			m->procs[i] = m->procs[--m->nprocs];
+			return;
+		}
+	fail_msg("no process %d", (int)pid);
+}
+
+/* An already scanned host: one 8192-page process, merged, the tuner gone idle at 100/1000,
+ * then a few idle intervals in which ksmd scans 200 pages and meets nothing new. */
+static void settle_idle(struct sim *m)
+{
+	sim_init(m);
+	m->procs_known = true;
+	add_proc(m, 100, "qemu-old", 8192, 8192);
+	m->in.pages_shared = 1000, m->in.pages_sharing = 3000, m->in.pages_unshared = 4192;
+	step(m);
+	assert_int_equal(m->d.mode, TUNER_FAST);
+	for (int i = 1; i <= 2; i++) {
+		m->in.full_scans = i;
+		step(m);
+	}
+	assert_int_equal(m->d.mode, TUNER_IDLE);
+	m->in.pages_scanned = 200;
+	for (int i = 0; i < 3; i++) {
+		step(m);
+		assert_int_equal(m->d.mode, TUNER_IDLE);
+		assert_false(m->d.changed);
+	}
 }
 
 static void test_start_fast(void **state)
@@ -120,10 +187,12 @@ static void test_cpu_budget(void **state)
 	step(&m);
 	assert_int_equal(m.d.pages_to_scan, 500);
 	assert_non_null(strstr(m.d.reason, "pages_to_scan 1000 -> 500"));
-	/* Far below budget: at most doubles a step, and never above max_pages_to_scan. */
-	m.in.ksmd_cpu_percent = 1;
-	for (int i = 0; i < 10; i++)
+	/* Far below budget, ksmd's CPU following the rate (10% at 20000 pages): at most doubles a
+	 * step, and never above max_pages_to_scan. */
+	for (int i = 0; i < 10; i++) {
+		m.in.ksmd_cpu_percent = (double)m.d.pages_to_scan / 2000.0;
 		step(&m);
+	}
 	assert_int_equal(m.d.pages_to_scan, m.c.max_pages_to_scan);
 	/* Within 10% of the budget: no churn. */
 	m.in.ksmd_cpu_percent = 19;
@@ -149,11 +218,11 @@ static void test_fast_rate_remembered_after_idle(void **state)
 	struct sim m;
 	sim_init(&m);
 	step(&m);
-	m.in.ksmd_cpu_percent = 5;
+	m.in.ksmd_cpu_percent = 16; /* under load, a little under the 20% budget */
 	step(&m);
 	step(&m);
 	int64_t fitted = m.d.pages_to_scan;
-	assert_int_equal(fitted, 2000);
+	assert_int_equal(fitted, 1250);
 	m.in.full_scans = 1;
 	step(&m);
 	m.in.full_scans = 2;
@@ -165,6 +234,67 @@ static void test_fast_rate_remembered_after_idle(void **state)
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_true(m.d.pages_to_scan >= fitted);
+}
+
+static void test_rate_that_buys_no_cpu_is_not_kept(void **state)
+{
+	(void)state;
+	struct sim m;
+	sim_init(&m);
+	step(&m);
+	/* ksmd's CPU stays at 2% whatever the rate: both cores busy (ksmd runs at nice 5), or little
+	 * memory. One doubling is tried, taken back, and becomes a ceiling. */
+	m.in.ksmd_cpu_percent = 2;
+	step(&m); /* the first interval at a setting only settles */
+	step(&m);
+	assert_int_equal(m.d.pages_to_scan, 2000);
+	step(&m);
+	assert_int_equal(m.d.pages_to_scan, 1000);
+	assert_non_null(strstr(m.d.reason, "busy cores or little to scan"));
+	for (int i = 0; i < 8; i++) {
+		step(&m);
+		assert_int_equal(m.d.pages_to_scan, 1000);
+	}
+	assert_non_null(strstr(m.d.reason, "held at 1000"));
+	/* The cores free up: ksmd's CPU at the same rate rises by a quarter or more, the ceiling goes. */
+	m.in.ksmd_cpu_percent = 5;
+	step(&m);
+	assert_int_equal(m.d.pages_to_scan, 2000);
+	/* Not measured under load, so not remembered: after idling, a wake starts from 1000. */
+	for (int i = 1; i <= 3; i++) {
+		m.in.full_scans = i;
+		step(&m);
+	}
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	m.in.pages_unshared = 50000;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_int_equal(m.d.pages_to_scan, m.c.fast_pages_to_scan);
+}
+
+static void test_rate_fitted_without_load_not_remembered(void **state)
+{
+	(void)state;
+	struct sim m;
+	sim_init(&m);
+	step(&m);
+	/* Little memory: ksmd's CPU follows the rate but stays under 75% of the budget, so the rate
+	 * climbs to the maximum (6% at 20000 pages). */
+	for (int i = 0; i < 12; i++) {
+		m.in.ksmd_cpu_percent = (double)m.d.pages_to_scan / 20000.0 * 6;
+		step(&m);
+	}
+	assert_int_equal(m.d.pages_to_scan, m.c.max_pages_to_scan);
+	for (int i = 1; i <= 3; i++) {
+		m.in.full_scans = i;
+		step(&m);
+	}
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	/* The next guest may be large: the wake starts from the first fast setting, not 20000. */
+	m.in.pages_unshared = 50000;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_int_equal(m.d.pages_to_scan, m.c.fast_pages_to_scan);
 }
 
 static void test_memory_pressure(void **state)
@@ -193,6 +323,350 @@ static void test_memory_pressure(void **state)
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 }
 
+static void test_idle_wakes_for_new_guest(void **state)
+{
+	(void)state;
+	struct sim m;
+	settle_idle(&m);
+	/* A guest starts: its RAM is marked mergeable at once and filled as it boots. One interval
+	 * holds less than wake_pages: not yet worth it. */
+	add_proc(&m, 200, "qemu-web1", 1000, 0);
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	assert_non_null(strstr(m.d.reason, "1000 unscanned pages new"));
+	m.procs[1].mergeable_pages = 6000;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_true(m.d.changed);
+	assert_int_equal(m.d.sleep_millisecs, 20);
+	assert_non_null(strstr(m.d.reason, "new mergeable process 200 (qemu-web1) holds 6000 pages"));
+	sim_free(&m);
+}
+
+static void test_idle_wakes_for_migrated_guest(void **state)
+{
+	(void)state;
+	struct sim m;
+	settle_idle(&m);
+	/* Migration's target (or a preallocated start): all of its memory is there when first seen. */
+	add_proc(&m, 300, "qemu-db", 65536, 0);
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_non_null(strstr(m.d.reason, "process 300 (qemu-db) appeared with 65536 resident mergeable pages"));
+	assert_non_null(strstr(m.d.reason, "migrated in"));
+	sim_free(&m);
+}
+
+static void test_idle_wakes_for_grown_guest(void **state)
+{
+	(void)state;
+	struct sim m;
+	settle_idle(&m);
+	/* The known guest touches more RAM (a balloon deflates, a workload grows). */
+	m.procs[0].mergeable_pages += 3000;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	m.procs[0].mergeable_pages += 2000;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_non_null(strstr(m.d.reason, "mergeable process 100 (qemu-old) grew by 5000 pages"));
+	/* Scanning fast meets them; nothing merges; two flat scans and idle again, with a new base:
+	 * the same memory does not wake it twice. */
+	m.procs[0].rmap_items += 5000;
+	m.in.pages_unshared += 5000;
+	step(&m);
+	m.in.full_scans += 1;
+	step(&m);
+	m.in.full_scans += 1;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	sim_free(&m);
+}
+
+static void test_guest_exit_stays_idle(void **state)
+{
+	(void)state;
+	struct sim m;
+	settle_idle(&m);
+	add_proc(&m, 400, "qemu-tmp", 20000, 0);
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	/* It gets merged and the tuner goes idle again. */
+	m.procs[1].rmap_items = 20000;
+	m.in.pages_sharing += 9000, m.in.pages_shared += 1000, m.in.pages_unshared += 10000;
+	step(&m);
+	/* The scan that merged gained; two more find nothing. */
+	for (int i = 0; i < 3; i++) {
+		m.in.full_scans += 1;
+		step(&m);
+	}
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	/* It exits: savings and rmap items fall. Nothing new to scan. */
+	drop_proc(&m, 400);
+	m.in.pages_sharing -= 9000, m.in.pages_shared -= 1000, m.in.pages_unshared -= 10000;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	assert_false(m.d.changed);
+	assert_non_null(strstr(m.d.reason, "1 mergeable process exited (savings -9000 pages)"));
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	sim_free(&m);
+}
+
+static void test_no_mergeable_memory_stays_idle(void **state)
+{
+	(void)state;
+	struct sim m;
+	sim_init(&m);
+	m.procs_known = true;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	assert_int_equal(m.d.run, 1);
+	assert_int_equal(m.d.pages_to_scan, 100);
+	assert_int_equal(m.d.sleep_millisecs, 1000);
+	assert_non_null(strstr(m.d.reason, "no mergeable memory"));
+	for (int i = 0; i < 3; i++) {
+		step(&m);
+		assert_int_equal(m.d.mode, TUNER_IDLE);
+		assert_false(m.d.changed);
+		assert_non_null(strstr(m.d.reason, "no mergeable memory"));
+	}
+	/* The first guest. */
+	add_proc(&m, 500, "qemu-first", 30000, 0);
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	/* ... and once it is gone (ksmd dropped its rmap items), idle again, saying why. */
+	drop_proc(&m, 500);
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	assert_non_null(strstr(m.d.reason, "no mergeable memory"));
+	sim_free(&m);
+}
+
+static void test_rate_relative_wake_without_proc(void **state)
+{
+	(void)state;
+	struct sim m;
+	sim_init(&m);
+	step(&m);
+	m.in.pages_unshared = 8000, m.in.full_scans = 1;
+	step(&m);
+	m.in.full_scans = 2;
+	step(&m);
+	m.in.full_scans = 3;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	/* At 100 pages / 1000 ms ksmd scans 200 pages in 2 s: 256 new pages could never be met. */
+	m.in.pages_scanned = 200;
+	m.in.pages_unshared += 40; /* a few stale pages re-met: noise */
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	m.in.pages_unshared += 150; /* 150 of 200 scanned pages were new: ksmd reached new memory */
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_non_null(strstr(m.d.reason, "ksmd met 150 new pages"));
+	/* The nominal rate when pages_scanned is unknown: 100 pages x 2 s / 1 s = 200, threshold 100. */
+	struct sim n;
+	sim_init(&n);
+	n.in.run = 1, n.in.pages_to_scan = 100, n.in.sleep_millisecs = 1000;
+	n.s.started = true, n.s.mode = TUNER_IDLE, n.s.pages_to_scan = 100, n.s.sleep_millisecs = 1000;
+	n.s.fast_pages_to_scan = 1000;
+	n.in.pages_unshared = 120;
+	tuner_step(&n.c, &n.s, &n.in, &n.d);
+	assert_int_equal(n.d.mode, TUNER_FAST);
+	assert_non_null(strstr(n.d.reason, "threshold 100"));
+}
+
+static void test_pressure_wakes_once(void **state)
+{
+	(void)state;
+	struct sim m;
+	settle_idle(&m);
+	m.in.mem_available_bytes = 1LL << 30; /* 6% of 16 GiB */
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_true(m.d.pressure);
+	assert_non_null(strstr(m.d.reason, "memory pressure"));
+	/* Twice the patience: four flat scans, then idle; still under pressure, it stays idle. */
+	for (int i = 0; i < 4; i++) {
+		m.in.full_scans += 1;
+		step(&m);
+	}
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	for (int i = 0; i < 3; i++) {
+		step(&m);
+		assert_int_equal(m.d.mode, TUNER_IDLE);
+	}
+	/* Just over the threshold is not a recovery; a quarter above is, and re-arms it. */
+	m.in.mem_available_bytes = (int64_t)(0.11 * (double)(16LL << 30));
+	step(&m);
+	m.in.mem_available_bytes = 1LL << 30;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	m.in.mem_available_bytes = 4LL << 30;
+	step(&m);
+	m.in.mem_available_bytes = 1LL << 30;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	sim_free(&m);
+}
+
+static void test_news_while_fast_postpones_idle(void **state)
+{
+	(void)state;
+	struct sim m;
+	sim_init(&m);
+	m.procs_known = true;
+	add_proc(&m, 100, "qemu-old", 8192, 8192);
+	m.in.pages_unshared = 8192;
+	step(&m);
+	m.in.full_scans = 1;
+	step(&m);
+	/* A guest appears just before the second flat scan ends, before ksmd reached it: going idle
+	 * now would take its memory into the base and never wake for it. */
+	add_proc(&m, 600, "qemu-late", 30000, 0);
+	m.in.full_scans = 2;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_non_null(strstr(m.d.reason, "0 flat scans"));
+	sim_free(&m);
+}
+
+/* smaps: only anonymous memory of mappings marked mergeable counts. */
+static void test_smaps_mergeable(void **state)
+{
+	(void)state;
+	const char *text =
+		"7f0000000000-7f0040000000 rw-p 00000000 00:00 0 \n"
+		"Rss:              262144 kB\n"
+		"Anonymous:        262144 kB\n"
+		"VmFlags: rd wr mr mw me ac hg mg \n"
+		"55d0a0000000-55d0a4000000 rw-p 00000000 00:00 0                          [heap]\n"
+		"Rss:               65536 kB\n"
+		"Anonymous:         65536 kB\n"
+		"VmFlags: rd wr mr mw me ac \n"
+		"7f1000000000-7f1000001000 r-xp 00000000 08:01 1234                       /usr/bin/qemu\n"
+		"Rss:                   4 kB\n"
+		"Anonymous:             0 kB\n"
+		"VmFlags: rd ex mr mw me mg \n";
+	struct smaps_mergeable sm;
+	assert_int_equal(parse_smaps_mergeable(text, strlen(text), &sm), 0);
+	assert_int_equal(sm.mergeable_anon_bytes, 262144LL * 1024);
+	assert_int_equal(sm.anon_bytes, (262144LL + 65536) * 1024);
+	assert_int_equal(parse_smaps_mergeable("", 0, &sm), -EINVAL);
+	const char *cut = "7f0000000000-7f0040000000 rw-p 00000000 00:00 0 \nAnonymous:  12";
+	assert_int_equal(parse_smaps_mergeable(cut, strlen(cut), &sm), -EINVAL);
+}
+
+static void write_file(const char *dir, const char *rel, const char *text)
+{
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+static void set_anon(const char *proc, int64_t host_anon_kb, int64_t rss_anon_kb)
+{
+	char text[256];
+	snprintf(text, sizeof(text), "MemTotal: 16384000 kB\nMemAvailable: 12000000 kB\nAnonPages: %lld kB\n",
+		 (long long)host_anon_kb);
+	write_file(proc, "meminfo", text);
+	snprintf(text, sizeof(text), "Name:\tqemu-system-x86\nRssAnon:\t%lld kB\n", (long long)rss_anon_kb);
+	write_file(proc, "100/status", text);
+}
+
+static void set_guest_ram_kb(const char *proc, int64_t kb)
+{
+	char text[512];
+	snprintf(text, sizeof(text),
+		 "7f0000000000-7f0080000000 rw-p 00000000 00:00 0 \nAnonymous: %lld kB\nVmFlags: rd wr mr mw me ac hg mg \n"
+		 "55d0a0000000-55d0a1000000 rw-p 00000000 00:00 0 [heap]\nAnonymous: 16384 kB\nVmFlags: rd wr mr mw me ac \n",
+		 (long long)kb);
+	write_file(proc, "100/smaps", text);
+}
+
+static void watch_sample(struct tuner_watch *w, const struct tuner_config *c, double t, int64_t host_anon_kb,
+			 struct tuner_input *in)
+{
+	struct ksm_sample now = {.t = t, .mem_anon = MAYBE(host_anon_kb * 1024)};
+	*in = (struct tuner_input){.mergeable_processes = -1, .unscanned_arrived_pages = -1,
+				   .unscanned_new_pages = -1, .unscanned_grown_pages = -1};
+	assert_int_equal(tuner_watch_sample(w, c, &now, in), 0);
+}
+
+/* The daemon's /proc watch on a fixture tree (copied, then changed as processes would change):
+ * a QEMU-like process with 32 MiB of mergeable guest RAM and a 16 MiB heap, an sshd with nothing
+ * mergeable, a python3 with PR_SET_MEMORY_MERGE. */
+static void test_watch_on_fixture(void **state)
+{
+	(void)state;
+	const char *fixtures = getenv("VMHOST_FIXTURES");
+	char dir[] = "/tmp/vmhost-test-watch.XXXXXX", cmd[8300], proc[4200];
+	assert_non_null(mkdtemp(dir));
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/tuner-watch/proc' '%s/'", fixtures ? fixtures : "tests/fixtures", dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(proc, sizeof(proc), "%s/proc", dir);
+	struct io_root root = {.proc = proc, .sys = dir};
+	struct tuner_config c;
+	tuner_config_default(&c);
+	struct tuner_watch *w;
+	assert_int_equal(tuner_watch_new(&root, 4096, &w), 0);
+	struct tuner_input in;
+	struct tuner_watch_cost cost;
+
+	watch_sample(w, &c, 0, 1000000, &in);
+	assert_int_equal(in.mergeable_processes, 2);
+	assert_int_equal(in.unscanned_new_pages + in.unscanned_arrived_pages + in.unscanned_grown_pages, 0);
+	tuner_watch_cost(w, &cost);
+	assert_int_equal(cost.smaps_reads, 1); /* python3 merges all of its memory: no smaps needed */
+	struct tuner_decision fast = {.mode = TUNER_FAST};
+	tuner_watch_decided(w, &fast);
+
+	/* The heap grows by 16 MiB (a leak): not mergeable, no news, one smaps read to know it. */
+	set_anon(proc, 1000000 + 16384, 49152 + 16384);
+	watch_sample(w, &c, 2, 1000000 + 16384, &in);
+	assert_int_equal(in.unscanned_grown_pages, 0);
+	tuner_watch_cost(w, &cost);
+	assert_int_equal(cost.smaps_reads, 2);
+
+	/* Guest RAM grows by 32 MiB that ksmd has not met: 8192 pages of news. */
+	set_guest_ram_kb(proc, 65536);
+	set_anon(proc, 1000000 + 49152, 49152 + 49152);
+	watch_sample(w, &c, 4, 1000000 + 49152, &in);
+	assert_int_equal(in.unscanned_grown_pages, 8192);
+	assert_int_equal(in.news_kind, TUNER_NEWS_GROWN);
+	assert_int_equal(in.news_pid, 100);
+	assert_string_equal(in.news_name, "qemu-system-x86");
+
+	/* AnonPages still: no walk at all until TUNER_WALK_SECONDS (one more walk right after a rise). */
+	watch_sample(w, &c, 6, 1000000 + 49152, &in);
+	tuner_watch_cost(w, &cost);
+	uint64_t walks = cost.walks;
+	watch_sample(w, &c, 8, 1000000 + 49152, &in);
+	tuner_watch_cost(w, &cost);
+	assert_int_equal(cost.walks, walks);
+	assert_int_equal(in.unscanned_grown_pages, 8192);
+
+	/* A small move (4 MiB, under wake_pages / 2) seen by the periodic walk: counted as growth
+	 * (the upper bound), without another smaps read. */
+	set_anon(proc, 1000000 + 49152, 49152 + 49152 + 4096);
+	uint64_t smaps = cost.smaps_reads;
+	watch_sample(w, &c, 8 + TUNER_WALK_SECONDS, 1000000 + 49152, &in);
+	tuner_watch_cost(w, &cost);
+	assert_int_equal(cost.walks, walks + 1);
+	assert_int_equal(cost.smaps_reads, smaps);
+	assert_int_equal(in.unscanned_grown_pages, 8192 + 1024);
+
+	tuner_watch_free(w);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -201,7 +675,19 @@ int main(void)
 		cmocka_unit_test(test_merging_keeps_fast),
 		cmocka_unit_test(test_cpu_budget),
 		cmocka_unit_test(test_fast_rate_remembered_after_idle),
+		cmocka_unit_test(test_rate_fitted_without_load_not_remembered),
+		cmocka_unit_test(test_rate_that_buys_no_cpu_is_not_kept),
 		cmocka_unit_test(test_memory_pressure),
+		cmocka_unit_test(test_idle_wakes_for_new_guest),
+		cmocka_unit_test(test_idle_wakes_for_migrated_guest),
+		cmocka_unit_test(test_idle_wakes_for_grown_guest),
+		cmocka_unit_test(test_guest_exit_stays_idle),
+		cmocka_unit_test(test_no_mergeable_memory_stays_idle),
+		cmocka_unit_test(test_rate_relative_wake_without_proc),
+		cmocka_unit_test(test_pressure_wakes_once),
+		cmocka_unit_test(test_news_while_fast_postpones_idle),
+		cmocka_unit_test(test_smaps_mergeable),
+		cmocka_unit_test(test_watch_on_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

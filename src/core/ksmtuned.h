@@ -1,0 +1,51 @@
+/* Debian's real ksmtuned (package ksmtuned), run as its own process beside vmhost's policies:
+ * a copy of its script whose config path points at a file in a temporary directory (the script
+ * reads /etc/ksmtuned.conf and nothing else), under a small supervisor process that stops the
+ * script's process group (a shell loop and its sleep) and puts back the KSM settings it writes
+ * (run, pages_to_scan, sleep_millisecs), also when the caller dies without a word. */
+#ifndef VMHOST_CORE_KSMTUNED_H
+#define VMHOST_CORE_KSMTUNED_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "io/io.h"
+
+#define KSMTUNED_SCRIPT "/usr/sbin/ksmtuned"
+#define KSMTUNED_CONF "/etc/ksmtuned.conf"
+
+/* The script's variables, with its own defaults. */
+struct ksmtuned_config {
+	const char *script;           /* KSMTUNED_SCRIPT */
+	int monitor_interval_seconds; /* KSM_MONITOR_INTERVAL: 60 */
+	int npages_boost, npages_decay; /* KSM_NPAGES_BOOST 300, KSM_NPAGES_DECAY -50 */
+	int npages_min, npages_max;   /* KSM_NPAGES_MIN 64, KSM_NPAGES_MAX 1250 */
+	int sleep_msec;               /* KSM_SLEEP_MSEC: sleep_millisecs for a 16 GiB host, 10 */
+	int thres_coef;               /* KSM_THRES_COEF: % of MemTotal, 20 */
+	int thres_const;              /* KSM_THRES_CONST: kB, 2048 */
+};
+void ksmtuned_config_default(struct ksmtuned_config *c);
+
+struct ksmtuned;
+
+/* Starts it. The caller holds the KSM lock and has begun the KSM guard: the three settings are
+ * saved there as well, so the caller's own restore (a signal, its exit) covers them too.
+ * Returns 0; -ENOENT when the script is not installed (package ksmtuned); -ENOEXEC when the
+ * script does not read KSMTUNED_CONF as expected; another negative errno. err says what. */
+int ksmtuned_start(const struct io_root *root, const struct ksmtuned_config *c, struct ksmtuned **ret,
+		   char *err, size_t cap);
+/* True while any process of the script's group is alive. */
+bool ksmtuned_running(const struct ksmtuned *t);
+/* The script's process group id (the pid it was started with). */
+pid_t ksmtuned_pgid(const struct ksmtuned *t);
+/* The loop's pid from the script's pid file; 0 when not written yet. */
+pid_t ksmtuned_loop_pid(const struct ksmtuned *t);
+/* Its DEBUG log (one line per decision: "committed ... free ...", "KSMCTL start N S", "stop ksm"). */
+const char *ksmtuned_log_path(const struct ksmtuned *t);
+/* Stops the group (SIGTERM, SIGKILL after 2 s), waits until every process of it is gone, puts the
+ * three settings back, removes the directory and frees. 0, or a negative errno when a setting
+ * could not be restored. NULL does nothing. */
+int ksmtuned_stop(struct ksmtuned *t);
+
+#endif
