@@ -1,6 +1,7 @@
 #include "out/prom_metrics.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -150,6 +151,75 @@ static void vm_labels(const struct vm *vm, char *pid, size_t cap, struct prom_la
 	l[2] = (struct prom_label){"uuid", vm->cfg.uuid};
 }
 
+/* A figure that may be unknown (NaN): left out, never a made-up 0. */
+static void prom_known(struct prom *p, const struct prom_label *l, size_t n, double v)
+{
+	if (isfinite(v))
+		prom_double(p, l, n, v);
+}
+
+/* What each VM costs besides memory: CPU of the VMM, each vCPU's run and wait time, its cgroup. */
+static void vm_cost_families(struct prom *p, const struct vm_list *l)
+{
+	char pid[16], vcpu[16];
+	struct prom_label labels[VM_LABELS + 2];
+	prom_family(p, "vmhost_vm_cpu_seconds_total", PROM_COUNTER,
+		    "CPU time of the VMM (every thread) and its helpers (/proc/PID/stat).");
+	for (size_t i = 0; i < l->n; i++) {
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		prom_known(p, labels, VM_LABELS, l->vms[i].cpu.cpu_seconds);
+	}
+	static const char *const vcpu_names[] = {"vmhost_vm_vcpu_seconds_total", "vmhost_vm_vcpu_wait_seconds_total"};
+	static const char *const vcpu_helps[] = {
+		"CPU time of one vCPU thread (schedstat).",
+		"Time one vCPU thread was runnable but waited for a host CPU (schedstat): the host-side steal."};
+	for (int f = 0; f < 2; f++) {
+		prom_family(p, vcpu_names[f], PROM_COUNTER, vcpu_helps[f]);
+		for (size_t i = 0; i < l->n; i++) {
+			const struct vm_cpu *c = &l->vms[i].cpu;
+			vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+			for (size_t v = 0; v < c->nvcpus; v++) {
+				snprintf(vcpu, sizeof(vcpu), "%d", c->vcpus[v].index);
+				labels[VM_LABELS] = (struct prom_label){"vcpu", vcpu};
+				prom_known(p, labels, VM_LABELS + 1, f ? c->vcpus[v].wait_seconds : c->vcpus[v].cpu_seconds);
+			}
+		}
+	}
+	prom_family(p, "vmhost_vm_cgroup_memory_bytes", PROM_GAUGE,
+		    "Memory charged to the VM's cgroup scope (v2 memory.current, v1 memory.usage_in_bytes); KSM-blind.");
+	for (size_t i = 0; i < l->n; i++) {
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		prom_maybe(p, labels, VM_LABELS, l->vms[i].cg.memory_bytes);
+	}
+	prom_family(p, "vmhost_vm_cgroup_memory_limit_bytes", PROM_GAUGE,
+		    "The VM's cgroup memory limit (memory.max, memory.limit_in_bytes); absent when unlimited.");
+	for (size_t i = 0; i < l->n; i++) {
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		prom_maybe(p, labels, VM_LABELS, l->vms[i].cg.limit_bytes);
+	}
+	prom_family(p, "vmhost_vm_oom_kills_total", PROM_COUNTER,
+		    "Processes the OOM killer killed in the VM's cgroup scope (memory.events oom_kill).");
+	for (size_t i = 0; i < l->n; i++) {
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		prom_maybe(p, labels, VM_LABELS, l->vms[i].cg.oom_kills);
+	}
+	prom_family(p, "vmhost_vm_pressure_seconds_total", PROM_COUNTER,
+		    "Stall time of the VM's cgroup scope (PSI totals): some = at least one task stalled, full = all.");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct vm_cgroup *cg = &l->vms[i].cg;
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		for (int k = 0; k < PRESSURE_NKINDS; k++) {
+			if (!cg->have_pressure[k])
+				continue;
+			labels[VM_LABELS] = (struct prom_label){"resource", pressure_kind_names[k]};
+			labels[VM_LABELS + 1] = (struct prom_label){"kind", "some"};
+			prom_known(p, labels, VM_LABELS + 2, cg->pressure[k].some_seconds);
+			labels[VM_LABELS + 1] = (struct prom_label){"kind", "full"};
+			prom_known(p, labels, VM_LABELS + 2, cg->pressure[k].full_seconds);
+		}
+	}
+}
+
 static void vm_families(struct prom *p, const struct snapshot *s)
 {
 	const struct vm_list *l = &s->vms;
@@ -187,6 +257,7 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 			prom_maybe(p, labels, VM_LABELS, vm_metrics[f].value(&l->vms[i], ps));
 		}
 	}
+	vm_cost_families(p, l);
 }
 
 /* KVM: per-VM and host-wide counter families, one per kind (docs/serve.md, "KVM counters").

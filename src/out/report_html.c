@@ -313,6 +313,19 @@ void report_html_vm_chart(FILE *f, const struct report_vm *vm, const struct seri
 	bool fit = g->flagged && isfinite(g->bytes_per_hour);
 	fprintf(f, "<div class=\"%s\">", g->flagged ? "vm flagged" : "vm");
 	chart(f, &(struct chart){title, note, SVG_BYTES, s, since, until, 210}, series, fit ? 5 : 4);
+	/* CPU, where the recording has it (schema 2 and later). */
+	if (isfinite(series_mean(series_row(s, SERIES_VM_CPU), s->n))) {
+		const struct svg_series cpu[] = {
+			{.name = "CPU of the VMM and helpers", .color = C_CPU, .y = series_row(s, SERIES_VM_CPU), .style = AREA},
+			{.name = "vCPU wait (runnable, no host CPU)", .color = C_OVERHEAD,
+			 .y = series_row(s, SERIES_VM_VCPU_WAIT), .style = LINE},
+		};
+		char cpu_title[440];
+		snprintf(cpu_title, sizeof(cpu_title), "%s: CPU, percent of one CPU", title);
+		chart(f, &(struct chart){cpu_title, "from /proc stat ticks and the vCPU threads' schedstat", SVG_PERCENT, s,
+					 since, until, 160},
+		      cpu, 2);
+	}
 	fprintf(f, "</div>\n");
 }
 

@@ -54,7 +54,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " VALUES (?1, ?2, ?3, ?4, NULLIF(?5, ''), NULLIF(?6, ''), ?7, ?8)",
 	[ST_INSERT_VM_SAMPLE] = "INSERT OR REPLACE INTO vm_samples (vm_id, t_ms, resolution, populated, exact, rss,"
 				" rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved,"
-				" pss, overhead) VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+				" pss, overhead, cpu_ms, vcpu_wait_ms, cgroup_memory, cgroup_limit, oom_kills)"
+				" VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
+				" ?19, ?20)",
 	[ST_INSERT_KVM_COUNTER] = "INSERT OR IGNORE INTO kvm_counters (name, kind) VALUES (?1, ?2)",
 	[ST_FIND_KVM_COUNTER] = "SELECT id FROM kvm_counters WHERE name = ?1",
 	[ST_INSERT_KVM_SAMPLE] = "INSERT OR REPLACE INTO kvm_samples (vm_id, counter_id, t_ms, value)"
@@ -465,6 +467,12 @@ static bool guest_ram_populated(const struct vm *vm, int64_t page_size)
 	return resident + gone + vm->cfg.guest_ram_bytes.v / 32 >= vm->cfg.guest_ram_bytes.v;
 }
 
+/* Seconds as whole milliseconds; unknown for NaN. */
+static maybe_i64 ms_of(double seconds)
+{
+	return isfinite(seconds) ? MAYBE(llround(seconds * 1000)) : UNKNOWN;
+}
+
 static int insert_vm(struct store *s, const struct snapshot *snap, const struct vm *vm)
 {
 	int64_t id;
@@ -488,6 +496,11 @@ static int insert_vm(struct store *s, const struct snapshot *snap, const struct 
 	bind_maybe(st, 13, vm->ksm_saved_bytes);
 	bind_maybe(st, 14, vm->pss_bytes);
 	bind_maybe(st, 15, vm->overhead_bytes);
+	bind_maybe(st, 16, ms_of(vm->cpu.cpu_seconds));
+	bind_maybe(st, 17, ms_of(vm->cpu.vcpu_wait_seconds));
+	bind_maybe(st, 18, vm->cg.memory_bytes);
+	bind_maybe(st, 19, vm->cg.limit_bytes);
+	bind_maybe(st, 20, vm->cg.oom_kills);
 	return step_done(s, st);
 }
 
@@ -891,7 +904,8 @@ int store_vm_points(struct store *s, int64_t vm_id, double since, double until, 
 	sqlite3_stmt *st;
 	int r = prepare(s,
 			"SELECT t_ms, resolution, populated, exact, rss, rss_anon, rss_file, rss_shmem, swap,"
-			" ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead FROM vm_samples"
+			" ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms,"
+			" cgroup_memory, cgroup_limit, oom_kills FROM vm_samples"
 			" WHERE vm_id = ?1 AND t_ms BETWEEN ?2 AND ?3 ORDER BY t_ms",
 			&st);
 	if (r < 0)
@@ -914,7 +928,8 @@ int store_vm_points(struct store *s, int64_t vm_id, double since, double until, 
 		p->exact = sqlite3_column_int(st, 3) != 0;
 		maybe_i64 *fields[] = {&p->rss, &p->rss_anon, &p->rss_file, &p->rss_shmem, &p->swap,
 				       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->ksm_saved,
-				       &p->pss, &p->overhead};
+				       &p->pss, &p->overhead, &p->cpu_ms, &p->vcpu_wait_ms, &p->cgroup_memory,
+				       &p->cgroup_limit, &p->oom_kills};
 		for (int i = 0; i < (int)(sizeof(fields) / sizeof(fields[0])); i++)
 			*fields[i] = column_maybe(st, 4 + i);
 	}

@@ -37,6 +37,12 @@ static const char *const store_migrations[] = {
 	" vm_id INTEGER NOT NULL, counter_id INTEGER NOT NULL REFERENCES kvm_counters (id), t_ms INTEGER NOT NULL,"
 	" resolution INTEGER NOT NULL DEFAULT 0, value INTEGER NOT NULL,"
 	" PRIMARY KEY (vm_id, counter_id, t_ms)) WITHOUT ROWID;",
+	/* 1 -> 2: what each VM costs besides memory (CPU and vCPU wait so far, in ms; its cgroup) */
+	"ALTER TABLE vm_samples ADD COLUMN cpu_ms INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN vcpu_wait_ms INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN cgroup_memory INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN cgroup_limit INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN oom_kills INTEGER;",
 };
 
 /* Downsampling: the value columns and how a bucket's mean is formed (gauges: rounded mean;
@@ -56,11 +62,12 @@ static const char store_sample_means[] =
 	" MAX(ksmd_cpu_ns), MAX(vm_count), SUM(skipped)";
 static const char store_vm_sample_columns[] =
 	"populated, exact, rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages,"
-	" ksm_profit, ksm_saved, pss, overhead";
+	" ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms, cgroup_memory, cgroup_limit, oom_kills";
 static const char store_vm_sample_means[] =
 	"MIN(populated), MIN(exact)," MEAN("rss") "," MEAN("rss_anon") "," MEAN("rss_file") ","
 	MEAN("rss_shmem") "," MEAN("swap") "," MEAN("ksm_merging_pages") "," MEAN("ksm_zero_pages") ","
-	MEAN("ksm_profit") "," MEAN("ksm_saved") "," MEAN("pss") "," MEAN("overhead");
+	MEAN("ksm_profit") "," MEAN("ksm_saved") "," MEAN("pss") "," MEAN("overhead") ","
+	" MAX(cpu_ms), MAX(vcpu_wait_ms)," MEAN("cgroup_memory") ", MAX(cgroup_limit), MAX(oom_kills)";
 #undef MEAN
 
 #endif

@@ -73,6 +73,17 @@ int store_host_series(struct store *s, double since, double until, size_t max, s
 	return r < 0 ? r : hand_over_thinned(&set, max, ret);
 }
 
+/* A cumulative millisecond counter between two samples as percent of one CPU; NaN when either
+ * is unknown or it went down (a restarted process is a new series, so only a reset does that). */
+static double counter_percent(const struct store_vm_point *a, const struct store_vm_point *b, maybe_i64 ms_a,
+			      maybe_i64 ms_b)
+{
+	double dt = b->t - a->t;
+	if (!ms_a.known || !ms_b.known || ms_b.v < ms_a.v || !(dt > 0))
+		return NAN;
+	return (double)(ms_b.v - ms_a.v) / 1000.0 / dt * 100.0;
+}
+
 int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page_size, struct series_set *ret)
 {
 	struct series_set s;
@@ -92,6 +103,9 @@ int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page
 		series_row(&s, SERIES_VM_OVERHEAD)[i] = over;
 		series_row(&s, SERIES_VM_SAVED)[i] = num(p[i].ksm_saved);
 		series_row(&s, SERIES_VM_FIT)[i] = NAN;
+		series_row(&s, SERIES_VM_CPU)[i] = i ? counter_percent(&p[i - 1], &p[i], p[i - 1].cpu_ms, p[i].cpu_ms) : NAN;
+		series_row(&s, SERIES_VM_VCPU_WAIT)[i] =
+			i ? counter_percent(&p[i - 1], &p[i], p[i - 1].vcpu_wait_ms, p[i].vcpu_wait_ms) : NAN;
 	}
 	*ret = s;
 	return 0;

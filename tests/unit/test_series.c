@@ -166,13 +166,17 @@ static void vm_series_from_stored_points(void **state)
 	(void)state;
 	struct store_vm_point p[2] = {
 		{.t = 100, .rss = MAYBE((int64_t)(1100 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
-		 .ksm_merging_pages = MAYBE(256 * 100), .ksm_saved = MAYBE((int64_t)(50 * MiB))},
+		 .ksm_merging_pages = MAYBE(256 * 100), .ksm_saved = MAYBE((int64_t)(50 * MiB)),
+		 .cpu_ms = MAYBE(20000), .vcpu_wait_ms = MAYBE(100)},
 		/* more merged than resident guest RAM (a sample between two reads): capped */
 		{.t = 110, .rss = MAYBE((int64_t)(300 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
-		 .ksm_merging_pages = MAYBE(256 * 1000)},
+		 .ksm_merging_pages = MAYBE(256 * 1000), .cpu_ms = MAYBE(25000)},
 	};
 	struct series_set s;
 	assert_int_equal(vm_series_from_points(p, 2, 4096, &s), 0);
+	assert_true(isnan(series_row(&s, SERIES_VM_CPU)[0])); /* no interval before the first sample */
+	assert_true(near(series_row(&s, SERIES_VM_CPU)[1], 50, 1e-9)); /* 5 s of CPU in 10 s */
+	assert_true(isnan(series_row(&s, SERIES_VM_VCPU_WAIT)[1]));  /* unknown at the second: no rate */
 	assert_true(series_row(&s, SERIES_VM_OVERHEAD)[0] == 100 * MiB);
 	assert_true(series_row(&s, SERIES_VM_MERGED)[0] == 100 * MiB);
 	assert_true(series_row(&s, SERIES_VM_PRIVATE)[0] == 900 * MiB);

@@ -12,7 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
 #include "store/store.h"
+#include "store/store_schema.h"
 #include "store/store_growth.h"
 #include "serve_testutil.h"
 
@@ -73,6 +76,8 @@ static void make_snapshot(struct snapshot *s, double t, size_t nvms, double rate
 		v->pss_method = METHOD_ESTIMATE;
 		v->overhead_bytes = MAYBE(over);
 		v->overhead_method = METHOD_ESTIMATE;
+		v->cpu = (struct vm_cpu){.cpu_seconds = 0.5 * (t - 1.7e9), .vcpu_wait_seconds = NAN};
+		v->cg = (struct vm_cgroup){.memory_bytes = MAYBE(80 * MiB), .limit_bytes = UNKNOWN, .oom_kills = MAYBE((int64_t)i)};
 	}
 }
 
@@ -114,6 +119,11 @@ static void write_and_read_back(void **state)
 	assert_true(p[0].populated);
 	assert_int_equal(p[0].overhead.v, 10 * MiB);
 	assert_false(p[0].ksm_profit.known); /* unknown stays unknown */
+	assert_true(p[0].cpu_ms.known && p[0].cpu_ms.v == llround(0.5 * (1.8e9 - 1.7e9) * 1000));
+	assert_false(p[0].vcpu_wait_ms.known);
+	assert_true(p[0].cgroup_memory.known && p[0].cgroup_memory.v == 80 * MiB);
+	assert_false(p[0].cgroup_limit.known); /* unlimited */
+	assert_true(p[0].oom_kills.known && p[0].oom_kills.v == 0);
 	free(p);
 
 	struct store_host_point *h;
@@ -249,6 +259,34 @@ static void downsampling_keeps_means(void **state)
 	store_close(s);
 }
 
+/* A database written by vmhost with schema 1 (before the CPU and cgroup columns) is migrated
+ * in place by the next writer; its old rows read back with the new figures unknown. */
+static void schema_1_is_migrated(void **state)
+{
+	(void)state;
+	sqlite3 *raw;
+	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+	char *err = NULL;
+	assert_int_equal(sqlite3_exec(raw, store_migrations[0], NULL, NULL, &err), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(raw, "PRAGMA application_id = 1986881651; PRAGMA user_version = 1;"
+					   "INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
+					   "INSERT INTO vm_samples (vm_id, t_ms, rss) VALUES (1, 1799999995000, 4096);",
+					   NULL, NULL, &err),
+			 SQLITE_OK);
+	sqlite3_close(raw);
+	struct store *s;
+	assert_int_equal(store_open(db, &s), 0);
+	write_samples(s, 1.8e9, 10, 2, 1, 0);
+	struct store_vm_point *p;
+	size_t np;
+	assert_int_equal(store_vm_points(s, 1, 0, 2e9, &p, &np), 0);
+	assert_int_equal(np, 1);
+	assert_true(p[0].rss.known && p[0].rss.v == 4096);
+	assert_false(p[0].cpu_ms.known);
+	free(p);
+	store_close(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +295,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(foreign_files_are_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(restarted_vm_is_a_new_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(downsampling_keeps_means, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_1_is_migrated, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
