@@ -9,7 +9,7 @@ out=${1:?usage: guest-image.sh DIR}
 mkdir -p "$out"
 cd "$out"
 # Bumped when the initramfs changes, so cached images are rebuilt.
-version=2
+version=3
 [ "$(cat initramfs.version 2>/dev/null)" = $version ] || rm -f initramfs.gz
 if [ ! -s vmlinuz ] || [ ! -s initramfs.gz ]; then
 	if ! ls linux-image-*.deb >/dev/null 2>&1; then
@@ -25,7 +25,7 @@ if [ ! -s vmlinuz ] || [ ! -s initramfs.gz ]; then
 	dpkg-deb -x linux-image-*.deb extract
 	cp extract/boot/vmlinuz-* vmlinuz
 	rm -rf modules && mkdir modules
-	for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon; do
+	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon; do
 		f=$(find extract/lib/modules -name "$m.ko*" | head -1)
 		[ -n "$f" ] && cp "$f" modules/
 	done
@@ -44,7 +44,7 @@ mount -t sysfs sys /sys
 mount -t tmpfs -o size=64m tmp /tmp
 # touch some guest memory, identical in every guest booted from this image
 dd if=/dev/zero of=/tmp/fill bs=1M count=32 2>/dev/null
-for m in virtio virtio_ring virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon; do
+for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon; do
 	for f in /lib/modules/$m.ko*; do [ -e "$f" ] && insmod "$f" 2>/dev/null; done
 done
 grep -q vmhost.spin /proc/cmdline && (while :; do :; done) &

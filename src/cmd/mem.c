@@ -18,7 +18,8 @@ enum {
 	C_RSS_SHMEM, C_SWAP, C_KSM_MERGING, C_KSM_ZERO, C_KSM_PROFIT, C_KSM_SAVED, C_PSS, C_PSS_METHOD, C_PSS_BOUND,
 	C_OVERHEAD, C_OVERHEAD_METHOD, C_CPU_PCT, C_WAIT_PCT, C_CPU, C_VCPU_WAIT, C_VCPUS, C_CG_MEM, C_CG_LIMIT,
 	C_OOM, C_PRESSURE, /* memory, cpu, io: 4 columns each */
-	C_KSM_MERGEABLE = C_PRESSURE + 4 * PRESSURE_NKINDS, C_KSM_REASON, C_NCOLS
+	C_KSM_MERGEABLE = C_PRESSURE + 4 * PRESSURE_NKINDS, C_KSM_REASON, C_BALLOON, C_GUEST_AVAIL, C_GUEST_FREE,
+	C_GUEST_CACHES, C_GUEST_WHY, C_NCOLS
 };
 
 static const struct col mem_cols[C_NCOLS] = {
@@ -62,7 +63,15 @@ static const struct col mem_cols[C_NCOLS] = {
 #undef PRESSURE_COLS
 	[C_KSM_MERGEABLE] = {"ksm_mergeable", "MERGEABLE", COL_STR, COL_JSON_ONLY, 0},
 	[C_KSM_REASON] = {"ksm_unmergeable_reason", "NOT MERGED BECAUSE", COL_STR, COL_JSON_ONLY, 0},
+	[C_BALLOON] = {"balloon_bytes", "BALLOON", COL_BYTES, 0, 0},
+	[C_GUEST_AVAIL] = {"guest_available_bytes", "GUEST AVAIL", COL_BYTES, 0, 0},
+	[C_GUEST_FREE] = {"guest_free_bytes", "GUEST FREE", COL_BYTES, COL_JSON_ONLY, 0},
+	[C_GUEST_CACHES] = {"guest_caches_bytes", "GUEST CACHES", COL_BYTES, COL_JSON_ONLY, 0},
+	[C_GUEST_WHY] = {"guest_unavailable", "GUEST VIEW", COL_STR, COL_JSON_ONLY, 0},
 };
+
+/* One QMP visit per VM with --guest: a busy or stuck monitor costs at most this. */
+#define GUEST_TIMEOUT_MS 300
 
 struct mem_opts {
 	pid_t pids[256];
@@ -70,6 +79,8 @@ struct mem_opts {
 	bool exact;
 	double interval_seconds; /* 0: one reading, no rates */
 	double pss_budget_seconds; /* spent sampling PSS of the VMs whose estimate may be off most */
+	bool guest;                /* --guest: ask each QEMU for its balloon and the guest's stats */
+	int guest_poll_seconds;    /* --guest-poll: set the balloon's stats polling interval first */
 };
 
 static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opts *o, bool *help)
@@ -79,12 +90,14 @@ static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opt
 		{"exact", no_argument, NULL, 'x'},
 		{"interval", required_argument, NULL, 'i'},
 		{"pss-budget", required_argument, NULL, 'b'},
+		{"guest", no_argument, NULL, 'g'},
+		{"guest-poll", required_argument, NULL, 'G'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+p:xi:b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+p:xi:b:gG:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'p': {
 			int pid;
@@ -103,6 +116,16 @@ static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opt
 				return usage_error(ctx, "--pss-budget takes seconds (0 to 60, e.g. 0.005), not '%s'", optarg);
 			break;
 		}
+		case 'g': o->guest = true; break;
+		case 'G': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || v < 1 || v > 3600)
+				return usage_error(ctx, "--guest-poll takes whole seconds (1 to 3600), not '%s'", optarg);
+			o->guest = true;
+			o->guest_poll_seconds = (int)v;
+			break;
+		}
 		case 'i':
 			if (arg_seconds(optarg, &o->interval_seconds) < 0)
 				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
@@ -119,7 +142,7 @@ static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opt
 
 static void mem_help(void)
 {
-	printf("usage: vmhost mem [--pid PID]... [--exact] [--interval SEC] [--json|--csv] [--bytes]\n"
+	printf("usage: vmhost mem [--pid PID]... [--exact] [--interval SEC] [--guest] [--json|--csv] [--bytes]\n"
 	       "\n"
 	       "Per-VM memory: every QEMU (qemu-system-*, qemu-kvm, Proxmox kvm), cloud-hypervisor,\n"
 	       "firecracker and crosvm process, with helpers (swtpm, virtiofsd) that share its cgroup scope.\n"
@@ -146,6 +169,11 @@ static void mem_help(void)
 	       "  --pss-budget SEC  time spent sampling the PSS of the VMs whose estimate may be off\n"
 	       "                  most, largest error bound first (default 0.005; 0: estimates only;\n"
 	       "                  needs root); pss_method says \"sampled\" for those\n"
+	       "  --guest         ask each QEMU (its -qmp or -mon socket, one short visit each, 300 ms\n"
+	       "                  at most) for its balloon (BALLOON) and, where the guest's balloon driver\n"
+	       "                  reports it, the guest's MemAvailable (GUEST AVAIL), free memory and caches\n"
+	       "  --guest-poll SEC  --guest, and first set the balloon's guest-stats-polling-interval\n"
+	       "                  (QEMU keeps it; stats exist only once the guest has reported)\n"
 	       "\n"
 	       "JSON adds per VM: cpu_seconds, vcpus (index, tid, cpu/wait seconds and percent),\n"
 	       "cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited), oom_kills, pressure\n"
@@ -234,6 +262,13 @@ static void fill_row(struct table *t, const struct vm *vm, const struct host *ho
 	if (mergeable.known)
 		table_set_bool(t, C_KSM_MERGEABLE, mergeable.v);
 	table_set_str(t, C_KSM_REASON, ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm));
+	if (vm->guest_read) {
+		table_set_maybe(t, C_BALLOON, vm->guest.balloon_bytes);
+		table_set_maybe(t, C_GUEST_AVAIL, vm->guest.available_bytes);
+		table_set_maybe(t, C_GUEST_FREE, vm->guest.free_bytes);
+		table_set_maybe(t, C_GUEST_CACHES, vm->guest.caches_bytes);
+		table_set_str(t, C_GUEST_WHY, vm->guest.why[0] ? vm->guest.why : NULL);
+	}
 }
 
 /* The host's memory and KSM: the overview's two lines, mem's "host" and "ksm" objects. */
@@ -284,6 +319,9 @@ static int measure(struct ctx *ctx, const struct mem_opts *o, struct host *host,
 	vm_measure_all(&ctx->root, host, vms, o->exact ? VM_MEASURE_EXACT : 0);
 	if (!o->exact)
 		pss_refine(&ctx->root, host, vms, o->pss_budget_seconds);
+	for (size_t i = 0; o->guest && i < vms->n; i++)
+		if (vms->vms[i].cfg.vmm == VMM_QEMU)
+			vm_read_guest(&vms->vms[i], host, GUEST_TIMEOUT_MS, o->guest_poll_seconds, clock_wall_seconds());
 	return EXIT_OK;
 }
 
@@ -378,6 +416,8 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 		cols[C_CPU_PCT].flags = cols[C_WAIT_PCT].flags = COL_JSON_ONLY;
 	if (!cgroup)
 		cols[C_CG_MEM].flags = COL_JSON_ONLY;
+	if (!o.guest)
+		cols[C_BALLOON].flags = cols[C_GUEST_AVAIL].flags = COL_JSON_ONLY;
 	struct table *t = table_new(cols, C_NCOLS);
 	for (size_t i = 0; t && i < vms.n; i++)
 		fill_row(t, &vms.vms[i], &host);

@@ -378,6 +378,20 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 
 /* ---- measuring ---- */
 
+void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall)
+{
+	guest_view_read(&vm->cfg, timeout_ms, poll_seconds, now_wall, &vm->guest);
+	vm->guest_read = true;
+	maybe_i64 balloon = vm->guest.balloon_bytes;
+	if (vm->overhead_method != METHOD_ESTIMATE || !balloon.known || !vm->cfg.guest_ram_bytes.known ||
+	    balloon.v >= vm->cfg.guest_ram_bytes.v)
+		return;
+	/* The guest gave the balloon's pages back: only the rest of its RAM can be resident. */
+	struct vm_config ballooned = vm->cfg;
+	ballooned.guest_ram_bytes = balloon;
+	vm->overhead_bytes = overhead_estimate(&vm->mem, &ballooned, host->page_size_bytes);
+}
+
 /* CPU of the VMM (all threads) and its helpers, each vCPU, and the scope's cgroup figures. */
 static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm)
 {

@@ -5,6 +5,7 @@
 #include <sys/types.h>
 
 #include "core/account.h"
+#include "core/guest_view.h"
 #include "core/host.h"
 #include "core/vm_cost.h"
 #include "io/io.h"
@@ -35,6 +36,8 @@ struct vm {
 	struct smaps_rollup exact; /* valid when pss_method is exact */
 	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
+	struct guest_view guest;   /* valid when guest_read (vm_read_guest) */
+	bool guest_read;
 };
 
 struct vm_list {
@@ -57,6 +60,10 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 
 /* Measures every VM, dropping (and counting as skipped) those that vanished. */
 int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l, unsigned flags);
+
+/* Reads the guest's own view through QMP (core/guest_view.h) and, when the balloon holds back
+ * some of guest RAM, takes it out of what the overhead estimate assumes is populated. */
+void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall);
 
 /* Reads one process's cheap counters (status, ksm_stat). */
 int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied);

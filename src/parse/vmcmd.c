@@ -288,6 +288,8 @@ struct qemu_scan {
 	char control_mons[VM_MAX_CHARDEVS][64]; /* -mon chardev=ID,mode=control, in order */
 	size_t nmons;
 	struct vm_qmp qmp_option; /* the first -qmp */
+	bool balloon;
+	char balloon_id[64];
 };
 
 static int option_is(const char *arg, const char *name)
@@ -371,6 +373,10 @@ static void scan_device(struct qemu_scan *s, const char *arg)
 	if (!strcmp(driver, "pc-dimm") || !strcmp(driver, "nvdimm")) {
 		if (qemu_opt_get(arg, NULL, "memdev", memdev, sizeof(memdev)) >= 0)
 			add_ref(s->dimm_memdevs, &s->ndimms, memdev);
+	} else if (!strncmp(driver, "virtio-balloon", 14)) {
+		s->balloon = true;
+		if (qemu_opt_get(arg, NULL, "id", s->balloon_id, sizeof(s->balloon_id)) < 0)
+			s->balloon_id[0] = '\0';
 	} else if (!strncmp(driver, "virtio-mem", 10)) {
 		uint64_t bytes;
 		if (qemu_opt_get(arg, NULL, "requested-size", size, sizeof(size)) >= 0 &&
@@ -482,6 +488,8 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 	if (!c->name[0] && c->vmid[0])
 		snprintf(c->name, sizeof(c->name), "%s", c->vmid);
 	c->qmp = resolve_qmp(s);
+	c->has_balloon = s->balloon;
+	snprintf(c->balloon_id, sizeof(c->balloon_id), "%s", s->balloon_id);
 	free(s);
 }
 

@@ -37,6 +37,8 @@ struct vm_config {
 	bool ram_hugetlb; /* some guest RAM is on hugetlbfs (not counted in RSS) */
 	bool mem_merge_off; /* QEMU -machine mem-merge=off: guest RAM is not offered to KSM */
 	struct vm_qmp qmp; /* QEMU: the first QMP monitor (-qmp, or -chardev + -mon mode=control) */
+	bool has_balloon;     /* a virtio-balloon device */
+	char balloon_id[64];  /* its -device id ("" when it has none) */
 };
 
 const char *vmm_kind_name(enum vmm_kind kind);

@@ -1,0 +1,36 @@
+/* The guest's own view of its memory, from QEMU's monitor: the balloon's size (query-balloon)
+ * and, when the guest's balloon driver reports them, its free, available and cache memory
+ * (qom-get guest-stats of the balloon device). One short QMP visit per VM, never held: QEMU serves
+ * one monitor client at a time, and libvirt or Proxmox tools may be waiting. */
+#ifndef VMHOST_CORE_GUEST_VIEW_H
+#define VMHOST_CORE_GUEST_VIEW_H
+
+#include "parse/parse.h"
+#include "parse/vmcmd.h"
+
+struct guest_view {
+	maybe_i64 balloon_bytes;       /* query-balloon "actual": the guest's RAM less the inflated balloon */
+	maybe_i64 available_bytes;     /* the guest's MemAvailable (stat-available-memory) */
+	maybe_i64 free_bytes;          /* stat-free-memory */
+	maybe_i64 caches_bytes;        /* stat-disk-caches */
+	maybe_i64 major_faults;        /* stat-major-faults, since the guest booted */
+	double stats_age_seconds;      /* since the guest last reported (NaN: never, or polling is off) */
+	char why[512];                 /* "" when read; else why not, in one line */
+};
+
+/* Reads the VM's guest view through its QMP socket (cfg->qmp) within timeout_ms. On any failure
+ * the figures stay unknown and why says why (no socket, busy, no balloon device, QEMU's error).
+ * poll_seconds > 0 first sets the device's guest-stats-polling-interval (QEMU keeps it: only when
+ * the user asks). now_wall is the current Unix time (for the stats' age). */
+void guest_view_read(const struct vm_config *cfg, int timeout_ms, int poll_seconds, double now_wall,
+		     struct guest_view *ret);
+
+/* The same from replies already read (pure, for tests): query-balloon's return and qom-get
+ * guest-stats' return (either NULL). */
+struct json_doc;
+struct json_value;
+void guest_view_from_replies(const struct json_doc *balloon_doc, const struct json_value *balloon,
+			     const struct json_doc *stats_doc, const struct json_value *stats, double now_wall,
+			     struct guest_view *ret);
+
+#endif
