@@ -18,16 +18,6 @@ const struct ksm_file ksm_files[] = {
 #undef K
 const size_t ksm_nfiles = sizeof(ksm_files) / sizeof(ksm_files[0]);
 
-int parse_advisor_mode(const char *buf, char *ret, size_t cap)
-{
-	const char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
-	if (!open || !close || (size_t)(close - open - 1) >= cap || close == open + 1)
-		return -EINVAL;
-	memcpy(ret, open + 1, (size_t)(close - open - 1));
-	ret[close - open - 1] = '\0';
-	return 0;
-}
-
 int ksm_read(const struct io_root *root, struct ksm_sysfs *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -82,14 +72,8 @@ int ksmd_cpu_ns(const struct io_root *root, pid_t pid, int64_t *ret)
 {
 	char buf[1024];
 	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/schedstat", pid);
-	if (n > 0) {
-		char *end;
-		long long v = strtoll(buf, &end, 10);
-		if (end != buf && (*end == ' ' || *end == '\n') && v >= 0) {
-			*ret = v;
-			return 0;
-		}
-	}
+	if (n > 0 && parse_schedstat(buf, (size_t)n, ret) == 0)
+		return 0;
 	n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", pid);
 	if (n < 0)
 		return (int)n;

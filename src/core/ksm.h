@@ -29,9 +29,6 @@ extern const size_t ksm_nfiles;
 /* Reads every KSM file. Returns 0, or -ENOENT when the kernel has no KSM (present = false). */
 int ksm_read(const struct io_root *root, struct ksm_sysfs *ret);
 
-/* "[none] scan-time" -> "none". Returns 0 or -EINVAL. */
-int parse_advisor_mode(const char *buf, char *ret, size_t cap);
-
 /* Bytes KSM saves host-wide: (pages_sharing + ksm_zero_pages) x page size; unknown without KSM. */
 maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size);
 

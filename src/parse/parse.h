@@ -63,6 +63,10 @@ struct proc_stat {
 };
 int parse_stat(const char *buf, size_t len, struct proc_stat *ret);
 
+/* /proc/PID/schedstat: "<run ns> <wait ns> <timeslices>", the first field (time spent on a CPU).
+ * Returns 0, -EINVAL or -ERANGE. */
+int parse_schedstat(const char *buf, size_t len, int64_t *ret_run_ns);
+
 /* /proc/PID/cgroup: the unified (v2) path, else the name=systemd path; "" when none. */
 int parse_cgroup(const char *buf, size_t len, char *ret, size_t cap);
 
@@ -80,5 +84,9 @@ int parse_maps_next(const char *buf, size_t len, size_t *pos, struct map_entry *
 /* A QEMU size: "4096" (MiB unless unit_default says otherwise), "4G", "1.5g", "4194304k",
  * "4294967296b". Suffixes are powers of 1024. unit_default is the multiplier without suffix. */
 int parse_qemu_size(const char *s, size_t len, uint64_t unit_default, uint64_t *ret);
+
+/* A sysfs choice file, "always [madvise] never" or "[none] scan-time": the selected word.
+ * buf is a C string. Returns 0 or -EINVAL. */
+int parse_advisor_mode(const char *buf, char *ret, size_t cap);
 
 #endif

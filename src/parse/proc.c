@@ -59,6 +59,23 @@ int parse_stat(const char *buf, size_t len, struct proc_stat *ret)
 	return 0;
 }
 
+int parse_schedstat(const char *buf, size_t len, int64_t *ret_run_ns)
+{
+	int64_t v = 0;
+	size_t i = 0;
+	for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
+		int d = buf[i] - '0';
+		if (v > (INT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	/* The field must end where the kernel ends it: a cut read is no number. */
+	if (i == 0 || i == len || (buf[i] != ' ' && buf[i] != '\n'))
+		return -EINVAL;
+	*ret_run_ns = v;
+	return 0;
+}
+
 int parse_cgroup(const char *buf, size_t len, char *ret, size_t cap)
 {
 	const char *p = buf, *end = buf + len, *best = NULL, *best_end = NULL;
