@@ -24,9 +24,13 @@ int serve_parse_listen(const char *s, struct sockaddr_storage *ret, socklen_t *r
 	} else if (strchr(host, ':') || strchr(host, '[') || strchr(host, ']')) {
 		return -EINVAL; /* a bare IPv6 address needs brackets */
 	}
+	/* Digits only: strtol alone would take " 80", "+80" and "-0". */
+	const char *digits = colon + 1;
+	if (strspn(digits, "0123456789") != strlen(digits))
+		return -EINVAL;
 	char *end;
-	long port = strtol(colon + 1, &end, 10);
-	if (*end || port < 0 || port > 65535 || colon[1] == '-' || colon[1] == '+')
+	long port = strtol(digits, &end, 10);
+	if (*end || port > 65535)
 		return -EINVAL;
 	memset(ret, 0, sizeof(*ret));
 	if (!host[0]) {

@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,11 @@ int parse_stat(const char *buf, size_t len, struct proc_stat *ret)
 		num[l] = '\0';
 		int64_t v;
 		if (parse_i64(num, &v) < 0)
+			return -EINVAL;
+		/* ppid is a pid, the times are the kernel's unsigned counters: a negative or
+		 * oversized one is no value of theirs. */
+		bool counter = field == 14 || field == 15 || field == 22;
+		if ((field == 4 && (v < 0 || v > INT_MAX)) || (counter && v < 0))
 			return -EINVAL;
 		switch (field) {
 		case 4: st.ppid = (pid_t)v; break;
@@ -179,7 +185,7 @@ int parse_maps_next(const char *buf, size_t len, size_t *pos, struct map_entry *
 int parse_qemu_size(const char *s, size_t len, uint64_t unit_default, uint64_t *ret)
 {
 	char num[48];
-	if (len == 0 || len >= sizeof(num))
+	if (len == 0 || len >= sizeof(num) || memchr(s, '\0', len))
 		return -EINVAL;
 	memcpy(num, s, len);
 	num[len] = '\0';
