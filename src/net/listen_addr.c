@@ -18,7 +18,9 @@ int serve_parse_listen(const char *s, struct sockaddr_storage *ret, socklen_t *r
 		return -EINVAL;
 	memcpy(host, s, hl);
 	host[hl] = '\0';
-	if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
+	if (hl == 2 && !memcmp(host, "[]", 2)) {
+		return -EINVAL; /* no address is not every address: that is ":PORT" */
+	} else if (hl >= 2 && host[0] == '[' && host[hl - 1] == ']') {
 		memmove(host, host + 1, hl - 2);
 		host[hl - 2] = '\0';
 	} else if (strchr(host, ':') || strchr(host, '[') || strchr(host, ']')) {

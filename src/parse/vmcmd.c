@@ -55,7 +55,14 @@ static const char *json_string(const char *p, char *out, size_t cap, size_t *out
 			switch (*p) {
 			case 'n': c = '\n'; break;
 			case 't': c = '\t'; break;
-			case 'u': c = '?'; p += 4; if (strnlen(p - 3, 4) < 4) return NULL; break;
+			case 'u':
+				/* \uXXXX stands for one character; checked before stepping over it, so
+				 * p never points past the string's NUL. */
+				if (strnlen(p + 1, 4) < 4)
+					return NULL;
+				c = '?';
+				p += 4;
+				break;
 			case '\0': return NULL;
 			default: c = *p; break;
 			}
