@@ -3,11 +3,14 @@ BUILD      ?= build
 ASAN_BUILD ?= build-asan
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+# `make install PREFIX=/usr DESTDIR=DIR`; the build's paths (units, man pages) follow PREFIX.
+PREFIX     ?= /usr/local
+DESTDIR    ?=
 
-.PHONY: all deps run check check-asan bench clean
+.PHONY: all deps run check check-asan bench clean install uninstall deb
 
 all: deps
-	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
 deps:
@@ -25,6 +28,18 @@ check-asan: deps
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DVMHOST_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure --timeout 900 -L sanitize
+
+# The binary, man pages, bash completion, systemd units (not enabled), an example
+# /etc/vmhost/ksm-tune.ini, docs, Prometheus rules and Grafana dashboard: packaging/CMakeLists.txt.
+install: all
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD)
+
+uninstall: all
+	@packaging/uninstall.sh $(BUILD) "$(DESTDIR)"
+
+# build/deb/vmhost_VERSION_ARCH.deb, by dpkg-buildpackage in a staging copy (packaging/deb.sh).
+deb: deps
+	@packaging/deb.sh $(BUILD)/deb
 
 bench: all
 	./$(BUILD)/vmhost bench accounting

@@ -37,7 +37,7 @@ files stat stat 'stat-*'
 files schedstat schedstat
 files cgroup cgroup 'cgroup-*'
 files maps maps smaps
-files advisor_mode advisor_mode enabled
+files sysfs_choice advisor_mode enabled
 find "$fx" -type f -path '*/mm/ksm/*' ! -name advisor_mode -print0 | while IFS= read -r -d '' f; do
 	seed i64 <"$f"
 done
@@ -63,8 +63,13 @@ for f in "$fx"/cmdlines/*.args; do
 	done
 done
 
+# QMP replies (fuzz_json.c) and tracefs format files.
+for f in "$fx"/qmp/*.json; do seed json <"$f"; done
+files trace_format format
+
 # INI: the documented ksm tune configuration, and small variants of its syntax.
 sed -n '/^```ini$/,/^```$/p' "$src/docs/ksm.md" | sed '1d;$d' | seed ini
+seed ini <"$src/contrib/ksm-tune.ini"
 printf '; comment\n[tune]\ncpu_budget=15 ; why\n\n[other]\nname = a#b\n' | seed ini
 printf '[tune]\r\ninterval = 0.5\r\n' | seed ini
 

@@ -3,6 +3,7 @@ vmhost_unit_test(test_parse)
 vmhost_unit_test(test_vmcmd)
 vmhost_unit_test(test_account)
 vmhost_unit_test(test_out)
+target_link_options(test_out PRIVATE -Wl,--wrap=realloc)
 vmhost_unit_test(test_discovery)
 
 vmhost_script_test(cli_mem_fixtures cli/mem_fixtures.sh "cli;sanitize")

@@ -1,5 +1,6 @@
 # vmhost serve: the writer, the metric families on a fixture, the HTTP server over loopback,
-# the command line, and a real Prometheus scraping real mergeable processes.
+# the sampler's thread (who gathers, who writes), the command line, the whole document against
+# golden files, --db on a full disk, and a real Prometheus scraping real mergeable processes.
 vmhost_unit_test(test_serve_prom)
 vmhost_unit_test(test_serve_metrics)
 vmhost_unit_test(test_serve_http)
@@ -7,3 +8,7 @@ vmhost_script_test(serve_cli e2e/serve_cli.sh "cli;sanitize")
 vmhost_script_test(serve_prometheus live/serve_prometheus.sh "live" ksm)
 vmhost_script_test(serve_kvm e2e/serve_kvm.sh "cli;sanitize")
 vmhost_script_test(serve_db e2e/serve_db.sh "cli;sanitize")
+vmhost_script_test(serve_golden e2e/serve_golden.sh "cli;sanitize")
+vmhost_unit_test(test_serve_sampler)
+vmhost_script_test(serve_layers e2e/serve_layers.sh "cli")
+vmhost_script_test(serve_db_full e2e/serve_db_full.sh "cli;sanitize")

@@ -15,6 +15,9 @@
 #include "core/workload.h"
 #include "out/json.h"
 #include "out/table.h"
+#include "core/stats.h"
+#include "core/host.h"
+#include "core/clock.h"
 
 #define MAX_GUESTS 16
 
@@ -44,20 +47,6 @@ struct bench_opts {
 	uint64_t guest_bytes;
 };
 
-static double now(void) { return clock_monotonic_seconds(); }
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 enum method { M_STATUS, M_ESTIMATE, M_SMAPS, M_HOST_KSM };
 
 /* Median cost of one method for one VM over all guests and repeats. */
@@ -75,26 +64,26 @@ static double time_method(const struct io_root *root, struct scenario *s, enum m
 		if (m == M_ESTIMATE)
 			ksm_read(root, &k_now);
 		if (m == M_HOST_KSM) {
-			double t0 = now();
+			double t0 = clock_monotonic_seconds();
 			ksm_read(root, &k_now);
-			t[k++] = now() - t0;
+			t[k++] = clock_monotonic_seconds() - t0;
 			continue;
 		}
 		for (size_t i = 0; i < s->n; i++) {
 			struct guest *g = &s->g[i];
-			double t0 = now();
+			double t0 = clock_monotonic_seconds();
 			if (m == M_STATUS) {
 				io_read(root, IO_PROC, buf, sizeof(buf), "%d/status", g->pid);
 			} else if (m == M_ESTIMATE) {
 				struct mem_counters mc;
 				unsigned denied = 0;
 				proc_read_counters(root, g->pid, &mc, &denied);
-				(void)pss_estimate(&mc, &k_now, 4096, NULL);
+				(void)pss_estimate(&mc, &k_now, host_page_size(), NULL);
 			} else {
 				struct smaps_rollup sr;
 				proc_read_smaps_rollup(root, g->pid, &sr);
 			}
-			t[k++] = now() - t0;
+			t[k++] = clock_monotonic_seconds() - t0;
 		}
 	}
 	double med = median(t, k);
@@ -104,14 +93,13 @@ static double time_method(const struct io_root *root, struct scenario *s, enum m
 
 static int wait_settled(const struct io_root *root, struct scenario *s, double timeout, bool calibrate_mid_merge)
 {
-	double start = now();
+	double start = clock_monotonic_seconds();
 	struct ksm_sysfs k;
 	ksm_read(root, &k);
 	int64_t scans0 = k.full_scans.v, last_sharing = -1, scans_seen = scans0;
 	size_t turn = 0, calibrated = 0;
-	while (now() - start < timeout) {
-		struct timespec nap = {0, 100 * 1000000L};
-		nanosleep(&nap, NULL);
+	while (clock_monotonic_seconds() - start < timeout) {
+		sleep_for(0.1);
 		ksm_read(root, &k);
 		if (!k.full_scans.known || k.full_scans.v == scans_seen)
 			continue;
@@ -125,12 +113,12 @@ static int wait_settled(const struct io_root *root, struct scenario *s, double t
 			unsigned denied = 0;
 			if (proc_read_counters(root, g->pid, &mc, &denied) == 0 &&
 			    proc_read_smaps_rollup(root, g->pid, &sr) == 0)
-				g->cal = pss_calibrate(&mc, &sr, 4096);
+				g->cal = pss_calibrate(&mc, &sr, host_page_size());
 			calibrated++;
 		}
 		bool all_calibrated = !calibrate_mid_merge || calibrated >= s->n;
 		if (k.pages_sharing.v == last_sharing && scans_seen - scans0 >= 3 && all_calibrated) {
-			s->merge_seconds = now() - start;
+			s->merge_seconds = clock_monotonic_seconds() - start;
 			return 0;
 		}
 		last_sharing = k.pages_sharing.v;
@@ -149,9 +137,9 @@ static void measure_errors(const struct io_root *root, struct scenario *s)
 		unsigned denied = 0;
 		proc_read_counters(root, g->pid, &g->mem, &denied);
 		proc_read_smaps_rollup(root, g->pid, &g->exact);
-		g->estimate = pss_estimate(&g->mem, &k, 4096, NULL);
-		g->bound = pss_estimate_bound(&g->mem, &k, 4096);
-		g->calibrated = g->cal.valid ? pss_estimate(&g->mem, &k, 4096, &g->cal) : UNKNOWN;
+		g->estimate = pss_estimate(&g->mem, &k, host_page_size(), NULL);
+		g->bound = pss_estimate_bound(&g->mem, &k, host_page_size());
+		g->calibrated = g->cal.valid ? pss_estimate(&g->mem, &k, host_page_size(), &g->cal) : UNKNOWN;
 	}
 }
 

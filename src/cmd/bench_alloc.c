@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/stats.h"
+#include "core/clock.h"
 #include "core/alloc.h"
 #include "core/alloc_qemu.h"
 #include "core/host.h"
@@ -324,9 +326,9 @@ static int time_strategy(struct bench *b, enum alloc_strategy s, uint64_t size, 
 		if (rc != EXIT_OK)
 			return rc;
 	}
-	double t0 = alloc_now();
+	double t0 = clock_monotonic_seconds();
 	int e = alloc_create(s, size, threads, &b->env, &r);
-	double t1 = alloc_now();
+	double t1 = clock_monotonic_seconds();
 	if (e < 0)
 		return fail(b->ctx, EXIT_FAIL, alloc_strategy_name(s), "populating %llu bytes: %s",
 			    (unsigned long long)size, strerror(-e));
@@ -338,9 +340,9 @@ static int time_strategy(struct bench *b, enum alloc_strategy s, uint64_t size, 
 		return fail(b->ctx, EXIT_FAIL, alloc_strategy_name(s), "only %llu of %llu bytes resident after populating%s",
 			    (unsigned long long)resident, (unsigned long long)r.map_len, e < 0 ? " (mincore failed)" : "");
 	}
-	double t2 = alloc_now();
+	double t2 = clock_monotonic_seconds();
 	alloc_destroy(&r);
-	double t3 = alloc_now();
+	double t3 = clock_monotonic_seconds();
 	record(c, t1 - t0, t3 - t2);
 	return EXIT_OK;
 }
@@ -352,9 +354,9 @@ static int time_memset(struct bench *b, uint64_t size, unsigned threads, unsigne
 	if (e < 0)
 		return fail(b->ctx, EXIT_FAIL, "memset-reference", "populating %llu bytes: %s", (unsigned long long)size,
 			    strerror(-e));
-	double t0 = alloc_now();
+	double t0 = clock_monotonic_seconds();
 	e = alloc_memset(&r, threads, (int)(run % 250) + 1);
-	double t1 = alloc_now();
+	double t1 = clock_monotonic_seconds();
 	alloc_destroy(&r);
 	if (e < 0)
 		return fail(b->ctx, EXIT_FAIL, "memset-reference", "%s", strerror(-e));
@@ -414,16 +416,6 @@ static int run_size(struct bench *b, size_t si)
 			}
 		}
 	return rc;
-}
-
-static double median_of(const double *vals, unsigned n)
-{
-	double tmp[MAX_REPEATS];
-	unsigned k = 0;
-	for (unsigned i = 0; i < n; i++)
-		if (isfinite(vals[i]))
-			tmp[k++] = vals[i];
-	return alloc_median(tmp, k);
 }
 
 static double reference_gibs(const struct bench *b, size_t si, size_t ti)

@@ -11,6 +11,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/stats.h"
+#include "core/clock.h"
 #include "core/ksm_guard.h"
 #include "core/ksm_rates.h"
 #include "core/tuner.h"
@@ -19,14 +21,11 @@
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"
+#include "core/host.h"
 
 #define MAX_GUESTS 16
 #define MAX_REPEAT 9
 #define SAMPLE_SECONDS 1.0
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig) { stop_signal = sig; }
 
 enum policy { P_DEFAULT, P_CONSERVATIVE, P_KSMTUNED, P_ADVISOR, P_VMHOST, P_N };
 static const char *const policy_names[P_N] = {"kernel-default", "conservative", "ksmtuned", "kernel-advisor", "vmhost"};
@@ -62,7 +61,8 @@ static void bench_ksm_help(void)
 	       "guest RAM on transparent huge pages, 50%% identical across guests (one image), 10%% zero,\n"
 	       "10%% volatile (rewritten every 200 ms), the rest unique. Each policy starts from unmerged\n"
 	       "state (fresh guests, run=2) and runs for --duration:\n"
-	       "  kernel-default  100 pages / 20 ms          conservative  100 pages / 120 ms\n"
+	       "  kernel-default  100 pages / 20 ms\n"
+	       "  conservative    100 pages / 120 ms\n"
 	       "  ksmtuned        its algorithm and defaults, simulated at its 60 s cadence\n"
 	       "  kernel-advisor  advisor_mode=scan-time (kernel defaults)\n"
 	       "  vmhost          the 'vmhost ksm tune' control law with its defaults\n"
@@ -190,7 +190,7 @@ static int ksmtuned_adjust(struct ksmtuned_sim *k, const struct io_root *root, i
 static int unmerge_all(struct ksm_sampler *sm, bool has_advisor)
 {
 	int r = has_advisor ? ksm_guard_set("advisor_mode", "none") : 0;
-	return r < 0 ? r : ksm_unmerge_wait(sm, 180, 0.2, &stop_signal);
+	return r < 0 ? r : ksm_unmerge_wait(sm, 180, 0.2, stop_flag());
 }
 
 static int run_policy(struct ctx *ctx, const struct bench_opts *o, enum policy p, struct ksm_sampler *sm,
@@ -198,7 +198,7 @@ static int run_policy(struct ctx *ctx, const struct bench_opts *o, enum policy p
 {
 	pid_t pids[MAX_GUESTS] = {0};
 	int r = 0;
-	int64_t page = sysconf(_SC_PAGESIZE);
+	int64_t page = host_page_size();
 	memset(res, 0, sizeof(*res));
 	res->available = true;
 	res->steady_cpu_percent = NAN;
@@ -256,7 +256,7 @@ static int run_policy(struct ctx *ctx, const struct bench_opts *o, enum policy p
 	}
 	prev_tune = first;
 	double next_tune = first.t, next_tuned = first.t + 60, next_sample = first.t;
-	while (!stop_signal) {
+	while (!stop_requested()) {
 		if (ksm_sample_take(sm, &now) < 0) {
 			r = -ENOENT;
 			break;
@@ -271,7 +271,7 @@ static int run_policy(struct ctx *ctx, const struct bench_opts *o, enum policy p
 			next_sample += SAMPLE_SECONDS;
 			if (p == P_KSMTUNED && now.t >= next_tuned) {
 				next_tuned += 60;
-				if ((r = ksmtuned_adjust(&tuned, &ctx->root, rss, &stop_signal)) < 0)
+				if ((r = ksmtuned_adjust(&tuned, &ctx->root, rss, stop_flag())) < 0)
 					break;
 			}
 		}
@@ -282,7 +282,7 @@ static int run_policy(struct ctx *ctx, const struct bench_opts *o, enum policy p
 			ksm_rates_compute(&prev_tune, &now, page, NULL, &rates);
 			tuner_input_from(&prev_tune, &now, &rates, &in);
 			tuner_step(&cfg, &ts, &in, &d);
-			if ((r = tuner_apply(&cfg, &d, &now.k, &stop_signal)) < 0)
+			if ((r = tuner_apply(&cfg, &d, &now.k, stop_flag())) < 0)
 				break;
 			if (d.changed && getenv("VMHOST_BENCH_VERBOSE"))
 				fprintf(stderr, "  t=%.0fs vmhost %s %lld/%lld: %s\n", t, tuner_mode_name(d.mode),
@@ -293,14 +293,14 @@ static int run_policy(struct ctx *ctx, const struct bench_opts *o, enum policy p
 		if (t >= o->duration)
 			break;
 		double wake = fmin(next_sample, p == P_VMHOST ? next_tune : next_sample);
-		double left = wake - ksm_now();
+		double left = wake - clock_monotonic_seconds();
 		if (left > 0)
-			ksm_nap(left);
+			sleep_for(left);
 	}
 out:
 	for (unsigned i = 0; i < o->guests; i++)
 		workload_stop(pids[i]);
-	if (r < 0 || stop_signal)
+	if (r < 0 || stop_requested())
 		return r < 0 ? r : -EINTR;
 	/* Steady window: the last --steady seconds. */
 	struct series *s = &res->s;
@@ -314,28 +314,6 @@ out:
 			res->steady_cpu_percent = (double)(s->cpu_ns[s->n - 1] - s->cpu_ns[a]) / 1e9 / dt * 100;
 	}
 	return 0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	if (isnan(x))
-		return isnan(y) ? 0 : 1;
-	if (isnan(y))
-		return -1;
-	return x < y ? -1 : x > y;
-}
-
-/* The median of the known values; NaN when more than half are unknown (did not get there). */
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(double), cmp_double);
-	int known = 0;
-	while (known < n && !isnan(v[known]))
-		known++;
-	if (known * 2 < n || known == 0)
-		return NAN;
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 enum { B_POLICY, B_T95, B_CPU95, B_STEADY, B_SAVED, B_NOTE, B_NCOLS };
@@ -489,7 +467,7 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 	if (!sm.ksmd_pid)
 		warn(ctx, "ksmd not found: CPU figures will be n/a");
 	bool has_advisor = s0.k.advisor_mode[0] != '\0';
-	int r = ksm_take_control(ctx, on_stop);
+	int r = ksm_take_control(ctx, stop_handler);
 	if (r != EXIT_OK)
 		return r;
 	/* Leave the kernel's own defaults for everything the policies do not set. */
@@ -503,20 +481,20 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 		ksm_unlock();
 		return fail(ctx, EXIT_FAIL, "memory", "%s", strerror(ENOMEM));
 	}
-	for (int k = 0; k < o.repeat && r >= 0 && !stop_signal; k++)
-		for (int p = 0; p < P_N && r >= 0 && !stop_signal; p++)
+	for (int k = 0; k < o.repeat && r >= 0 && !stop_requested(); k++)
+		for (int p = 0; p < P_N && r >= 0 && !stop_requested(); p++)
 			if (o.policy_on[p])
 				r = run_policy(ctx, &o, (enum policy)p, &sm, has_advisor, &runs[k][p]);
 	int rr = ksm_guard_end();
 	ksm_unlock();
-	if (stop_signal || r < 0 || rr < 0) {
+	if (stop_requested() || r < 0 || rr < 0) {
 		for (int k = 0; k < o.repeat; k++)
 			for (int p = 0; p < P_N; p++)
 				series_free(&runs[k][p].s);
 		free(runs);
-		if (stop_signal)
-			return fail(ctx, 128 + stop_signal, "interrupted", "%s; every KSM setting restored",
-				    strsignal(stop_signal));
+		if (stop_requested())
+			return fail(ctx, 128 + stop_requested(), "interrupted", "%s; every KSM setting restored",
+				    strsignal(stop_requested()));
 		return fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "bench",
 			    "%s (KSM settings restored)", strerror(-(r < 0 ? r : rr)));
 	}
@@ -527,14 +505,14 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 		for (int p = 0; p < P_N; p++)
 			for (size_t i = 0; i < runs[k][p].s.n; i++)
 				achievable = fmax(achievable, runs[k][p].s.saved[i]);
-	uint64_t pages = o.guest_bytes / 4096, shared_pages = 0, zero_pages = 0;
+	uint64_t pages = o.guest_bytes / WORKLOAD_PAGE_BYTES, shared_pages = 0, zero_pages = 0;
 	struct workload_spec spec = guest_spec(&o, 0);
 	for (uint64_t i = 0; i < pages; i++) {
 		enum page_class pc = workload_page_class(&spec, i);
 		shared_pages += pc == PAGE_SHARED;
 		zero_pages += pc == PAGE_ZERO;
 	}
-	int64_t mergeable = (int64_t)(shared_pages * (o.guests - 1) * 4096);
+	int64_t mergeable = (int64_t)(shared_pages * (o.guests - 1) * WORKLOAD_PAGE_BYTES);
 
 	double t95[P_N], cpu95[P_N], steady[P_N], saved[P_N];
 	for (int p = 0; p < P_N; p++) {
@@ -551,10 +529,10 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 			vs[k] = res->steady_cpu_percent;
 			vf[k] = res->final_saved.known ? (double)res->final_saved.v : NAN;
 		}
-		t95[p] = median(vt, o.repeat);
-		cpu95[p] = median(vc, o.repeat);
-		steady[p] = median(vs, o.repeat);
-		saved[p] = median(vf, o.repeat);
+		t95[p] = median_nan_high(vt, (size_t)o.repeat);
+		cpu95[p] = median_nan_high(vc, (size_t)o.repeat);
+		steady[p] = median_nan_high(vs, (size_t)o.repeat);
+		saved[p] = median_nan_high(vf, (size_t)o.repeat);
 	}
 
 	struct table *t = table_new(bench_cols, B_NCOLS);
@@ -595,7 +573,7 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 		json_int(&j, "guests", o.guests);
 		json_int(&j, "guest_bytes", (int64_t)o.guest_bytes);
 		json_int(&j, "mergeable_bytes", mergeable);
-		json_int(&j, "zero_bytes", (int64_t)(zero_pages * o.guests * 4096));
+		json_int(&j, "zero_bytes", (int64_t)(zero_pages * o.guests * WORKLOAD_PAGE_BYTES));
 		json_double(&j, "shared_fraction", spec.shared_fraction);
 		json_double(&j, "zero_fraction", spec.zero_fraction);
 		json_double(&j, "volatile_fraction", spec.volatile_fraction);

@@ -7,10 +7,12 @@
 #include <stdio.h>
 
 #include "io/io.h"
+#include "out/doc.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NOPERM = 77 };
 
-enum out_format { OUT_HUMAN, OUT_JSON, OUT_CSV };
+/* --json and --csv pick the form of every document (out/doc.h). */
+enum out_format { OUT_HUMAN = DOC_HUMAN, OUT_JSON = DOC_JSON, OUT_CSV = DOC_CSV };
 
 struct ctx {
 	struct io_root root;
@@ -28,6 +30,9 @@ int fail(const struct ctx *ctx, int code, const char *what, const char *fmt, ...
 int usage_error(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* "vmhost: <command>: warning: ..." on stderr. */
 void warn(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Starts a document on stdout in the form the global options asked for. */
+void ctx_doc(const struct ctx *ctx, struct doc *d);
 
 /* Argument values shared by all commands. Each returns 0 or -EINVAL. */
 int arg_seconds(const char *s, double *ret);       /* "1", "0.5" */

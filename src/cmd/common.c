@@ -41,6 +41,11 @@ int usage_error(const struct ctx *ctx, const char *fmt, ...)
 	return fail(ctx, EXIT_USAGE, "usage", "%s (see 'vmhost help %s')", why, ctx->command);
 }
 
+void ctx_doc(const struct ctx *ctx, struct doc *d)
+{
+	doc_init(d, stdout, (enum doc_form)ctx->format, ctx->raw_bytes);
+}
+
 void warn(const struct ctx *ctx, const char *fmt, ...)
 {
 	va_list ap;

@@ -19,6 +19,7 @@
 #include "core/snapshot.h"
 #include "out/json.h"
 #include "out/table.h"
+#include "core/clock.h"
 
 #define MAX_FILTERS 64
 #define LOG_HEADER_EVERY 20
@@ -49,18 +50,6 @@ static const char *const log_default_fields[] = {
 
 /* ---- signals: stop the loops cleanly (terminal restored, nothing half printed) ---- */
 
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig) { stop_signal = sig; }
-
-static void catch_stop_signals(bool ignore)
-{
-	struct sigaction sa = {.sa_handler = ignore ? SIG_IGN : on_stop};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
 
 /* ---- options ---- */
 
@@ -697,7 +686,7 @@ static void test_hook(unsigned read_no)
 /* Sleeps until the deadline or a stop; returns 'q' when q was typed on a terminal. */
 static int wait_until(double deadline, bool watch_keys)
 {
-	while (!stop_signal) {
+	while (!stop_requested()) {
 		double left = deadline - clock_monotonic_seconds();
 		if (left <= 0)
 			return 0;
@@ -755,20 +744,20 @@ static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_r
 	int rc = EXIT_OK, cmd_status = 0;
 	double wall = 0;
 	if (o->mode == MODE_COMMAND) {
-		catch_stop_signals(true); /* like time(1): Ctrl-C goes to the command */
+		stop_catch(true); /* like time(1): Ctrl-C goes to the command */
 		double start = clock_monotonic_seconds();
 		cmd_status = run_and_wait(o->command, ctx->format == OUT_JSON);
 		wall = clock_monotonic_seconds() - start;
-		catch_stop_signals(false);
+		stop_catch(false);
 		if (cmd_status < 0) {
 			kvm_sample_free(&a);
 			return fail(ctx, 127, "running the command", "%s: %s", o->command[0], strerror(-cmd_status));
 		}
 	} else {
 		wait_until(a.monotonic_seconds + o->interval_seconds, false);
-		if (stop_signal) {
+		if (stop_requested()) {
 			kvm_sample_free(&a);
-			return 128 + stop_signal;
+			return 128 + stop_requested();
 		}
 	}
 	r = kvm_reader_sample(kr, &b);
@@ -829,9 +818,9 @@ static int log_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_read
 	bool csv = ctx->format == OUT_CSV, json = ctx->format == OUT_JSON;
 	int rc = EXIT_OK;
 	long lines = 0;
-	for (unsigned read_no = 2; !stop_signal && (!o->count || lines < o->count); read_no++) {
+	for (unsigned read_no = 2; !stop_requested() && (!o->count || lines < o->count); read_no++) {
 		wait_until(a.monotonic_seconds + o->interval_seconds, false);
-		if (stop_signal)
+		if (stop_requested())
 			break;
 		if ((r = kvm_reader_sample(kr, &b)) < 0) {
 			rc = read_failed(ctx, r);
@@ -868,7 +857,7 @@ static int log_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_read
 		test_hook(read_no);
 	}
 	kvm_sample_free(&a);
-	return rc ? rc : stop_signal ? EXIT_OK : EXIT_OK;
+	return rc ? rc : stop_requested() ? EXIT_OK : EXIT_OK;
 }
 
 /* ---- the live view ---- */
@@ -948,8 +937,8 @@ static int live_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_rea
 	terminal_enter(&term);
 	int rc = EXIT_OK;
 	long frames = 0;
-	for (unsigned read_no = 2; !stop_signal && (!o->count || frames < o->count); read_no++) {
-		if (wait_until(a.monotonic_seconds + o->interval_seconds, term.tty_in) == 'q' || stop_signal)
+	for (unsigned read_no = 2; !stop_requested() && (!o->count || frames < o->count); read_no++) {
+		if (wait_until(a.monotonic_seconds + o->interval_seconds, term.tty_in) == 'q' || stop_requested())
 			break;
 		if ((r = kvm_reader_sample(kr, &b)) < 0) {
 			terminal_leave(&term);
@@ -999,8 +988,8 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 				    ctx->root.sys);
 		return fail(ctx, EXIT_FAIL, "reading KVM counters", "%s", strerror(-r));
 	}
-	stop_signal = 0;
-	catch_stop_signals(false);
+	stop_clear();
+	stop_catch(false);
 	switch (o.mode) {
 	case MODE_ONCE:
 	case MODE_COMMAND: rc = one_reading(ctx, &o, kr); break;

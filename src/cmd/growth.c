@@ -7,12 +7,12 @@
 
 #include "cmd/cmd.h"
 #include "store/store_growth.h"
-#include "out/json.h"
 #include "out/table.h"
 
+/* One row per VM for every form: the human table, CSV, and the "vms" array of --json. */
 enum {
 	C_PID, C_NAME, C_UUID, C_STATE, C_SAMPLES, C_WARMUP, C_OVERHEAD, C_SLOPE, C_GROWTH, C_CONSISTENCY,
-	C_NCOLS
+	C_FLAGGED, C_FIRST, C_LAST, C_NCOLS
 };
 
 static const struct col growth_cols[C_NCOLS] = {
@@ -26,6 +26,9 @@ static const struct col growth_cols[C_NCOLS] = {
 	[C_SLOPE] = {"overhead_growth_bytes_per_hour", "GROWTH/HOUR", COL_BYTES, 0, 0},
 	[C_GROWTH] = {"growth_bytes", "IN WINDOW", COL_BYTES, 0, 0},
 	[C_CONSISTENCY] = {"consistency", "SUSTAINED", COL_FLOAT, 0, 2},
+	[C_FLAGGED] = {"flagged", "FLAGGED", COL_BOOL, COL_JSON_ONLY, 0}, /* human: STATE says "growing" */
+	[C_FIRST] = {"first_seconds", "FIRST", COL_TIME, COL_JSON_ONLY, 0},
+	[C_LAST] = {"last_seconds", "LAST", COL_TIME, COL_JSON_ONLY, 0},
 };
 
 static void growth_help(void)
@@ -123,39 +126,58 @@ static int parse_growth_opts(struct ctx *ctx, int argc, char **argv, struct grow
 
 static maybe_i64 maybe_round(double v) { return isfinite(v) ? MAYBE((int64_t)llround(v)) : UNKNOWN; }
 
-static void print_json(const struct growth_scan_opts *o, const struct growth_scan *g)
+static void growth_row(struct table *t, const struct growth_vm *v)
 {
-	struct json j;
-	json_init(&j, stdout, false);
-	json_object_begin(&j, NULL);
-	json_array_begin(&j, "vms");
-	for (size_t i = 0; i < g->n; i++) {
-		const struct growth_vm *v = &g->vms[i];
-		json_object_begin(&j, NULL);
-		json_int(&j, "pid", v->vm.pid);
-		json_string(&j, "name", v->vm.name[0] ? v->vm.name : NULL);
-		json_string(&j, "uuid", v->vm.uuid[0] ? v->vm.uuid : NULL);
-		json_int(&j, "samples", (int64_t)v->result.samples);
-		json_maybe(&j, "overhead_growth_bytes_per_hour", maybe_round(v->result.bytes_per_hour));
-		json_bool(&j, "flagged", v->result.flagged);
-		json_string(&j, "state", growth_state_name(v->result.state));
-		json_int(&j, "warmup_samples", (int64_t)v->result.warmup_samples);
-		json_maybe(&j, "overhead_bytes", v->last_overhead);
-		json_maybe(&j, "growth_bytes", maybe_round(v->result.growth_bytes));
-		json_double(&j, "consistency", v->result.consistency);
-		json_double(&j, "first_seconds", v->vm.first_seconds);
-		json_double(&j, "last_seconds", v->vm.last_seconds);
-		json_object_end(&j);
+	table_add_row(t);
+	table_set_int(t, C_PID, v->vm.pid);
+	table_set_str(t, C_NAME, v->vm.name[0] ? v->vm.name : NULL);
+	table_set_str(t, C_UUID, v->vm.uuid[0] ? v->vm.uuid : NULL);
+	table_set_str(t, C_STATE, growth_state_name(v->result.state));
+	table_set_int(t, C_SAMPLES, (int64_t)v->result.samples);
+	table_set_int(t, C_WARMUP, (int64_t)v->result.warmup_samples);
+	table_set_maybe(t, C_OVERHEAD, v->last_overhead);
+	table_set_maybe(t, C_SLOPE, maybe_round(v->result.bytes_per_hour));
+	table_set_maybe(t, C_GROWTH, maybe_round(v->result.growth_bytes));
+	table_set_float(t, C_CONSISTENCY, v->result.consistency);
+	table_set_bool(t, C_FLAGGED, v->result.flagged);
+	table_set_float(t, C_FIRST, v->vm.first_seconds);
+	table_set_float(t, C_LAST, v->vm.last_seconds);
+}
+
+/* The document around the rows: the verdicts' thresholds in JSON, the summary line for people.
+ * CSV is the rows alone. */
+static int print_growth(const struct ctx *ctx, const struct table *t, const struct growth_scan_opts *o,
+			const struct growth_scan *g)
+{
+	if (ctx->format == OUT_CSV) {
+		table_print_csv(t, stdout);
+		return fflush(stdout) ? -errno : 0;
 	}
-	json_array_end(&j);
-	json_double(&j, "window_seconds", o->window_seconds);
-	json_double(&j, "window_end_seconds", g->until);
-	json_int(&j, "threshold_bytes_per_hour", (int64_t)o->params.threshold_bytes_per_hour);
-	json_int(&j, "min_growth_bytes", (int64_t)o->params.min_growth_bytes);
-	json_double(&j, "min_consistency", o->params.min_consistency);
-	json_double(&j, "warmup_seconds", o->params.warmup_seconds);
-	json_object_end(&j);
-	json_finish(&j);
+	size_t flagged = 0;
+	for (size_t i = 0; i < g->n; i++)
+		flagged += g->vms[i].result.flagged;
+	bool line = g->n > 0; /* the summary line under the table */
+	struct doc d;
+	ctx_doc(ctx, &d);
+	doc_begin(&d, NULL);
+	if (doc_json(&d))
+		table_print_json(t, doc_json(&d), "vms");
+	else if (g->n)
+		table_print_human(t, stdout, ctx->raw_bytes);
+	else
+		doc_text(&d, "no VM samples in the last %gs of %s\n", o->window_seconds, o->db);
+	doc_int(&d, NULL, line ? "%s of " : NULL, MAYBE((int64_t)flagged));
+	doc_int(&d, NULL, line ? (g->n == 1 ? "%s VM growing" : "%s VMs growing") : NULL, MAYBE((int64_t)g->n));
+	doc_bytes(&d, "threshold_bytes_per_hour", line ? " (at least %s/hour" : NULL,
+		  MAYBE((int64_t)o->params.threshold_bytes_per_hour));
+	doc_bytes(&d, "min_growth_bytes", line ? ", %s in the window" : NULL, MAYBE((int64_t)o->params.min_growth_bytes));
+	doc_float(&d, "min_consistency", line ? ", sustained >= %s" : NULL, o->params.min_consistency, 2);
+	doc_float(&d, "window_seconds", line ? "; window %ss)\n" : NULL, o->window_seconds,
+		  o->window_seconds == floor(o->window_seconds) ? 0 : 3);
+	doc_float(&d, "warmup_seconds", NULL, o->params.warmup_seconds, 0);
+	doc_time(&d, "window_end_seconds", NULL, g->until);
+	doc_end(&d);
+	return doc_finish(&d);
 }
 
 int cmd_growth(struct ctx *ctx, int argc, char **argv)
@@ -175,46 +197,16 @@ int cmd_growth(struct ctx *ctx, int argc, char **argv)
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, what, "%s: %s%s", o.db, store_strerror(r),
 			    r == -ENOENT ? " (record one with 'vmhost record')" : "");
-	if (ctx->format == OUT_JSON) {
-		print_json(&o, &g);
-		growth_scan_free(&g);
-		return EXIT_OK;
-	}
 	struct table *t = table_new(growth_cols, C_NCOLS);
-	if (!t) {
+	for (size_t i = 0; t && i < g.n; i++)
+		growth_row(t, &g.vms[i]);
+	if (!t || table_error(t) < 0) {
+		table_free(t);
 		growth_scan_free(&g);
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	}
-	size_t flagged = 0;
-	for (size_t i = 0; i < g.n; i++) {
-		const struct growth_vm *v = &g.vms[i];
-		table_add_row(t);
-		table_set_int(t, C_PID, v->vm.pid);
-		table_set_str(t, C_NAME, v->vm.name[0] ? v->vm.name : NULL);
-		table_set_str(t, C_UUID, v->vm.uuid[0] ? v->vm.uuid : NULL);
-		table_set_str(t, C_STATE, growth_state_name(v->result.state));
-		table_set_int(t, C_SAMPLES, (int64_t)v->result.samples);
-		table_set_int(t, C_WARMUP, (int64_t)v->result.warmup_samples);
-		table_set_maybe(t, C_OVERHEAD, v->last_overhead);
-		table_set_maybe(t, C_SLOPE, maybe_round(v->result.bytes_per_hour));
-		table_set_maybe(t, C_GROWTH, maybe_round(v->result.growth_bytes));
-		table_set_float(t, C_CONSISTENCY, v->result.consistency);
-		flagged += v->result.flagged;
-	}
-	if (ctx->format == OUT_CSV) {
-		table_print_csv(t, stdout);
-	} else if (!g.n) {
-		printf("no VM samples in the last %gs of %s\n", o.window_seconds, o.db);
-	} else {
-		table_print_human(t, stdout, ctx->raw_bytes);
-		char thr[32], min[32];
-		fmt_bytes(thr, sizeof(thr), (int64_t)o.params.threshold_bytes_per_hour);
-		fmt_bytes(min, sizeof(min), (int64_t)o.params.min_growth_bytes);
-		printf("%zu of %zu VM%s growing (at least %s/hour, %s in the window, sustained >= %.2f;"
-		       " window %gs)\n",
-		       flagged, g.n, g.n == 1 ? "" : "s", thr, min, o.params.min_consistency, o.window_seconds);
-	}
+	r = print_growth(ctx, t, &o, &g);
 	table_free(t);
 	growth_scan_free(&g);
-	return EXIT_OK;
+	return r < 0 ? fail(ctx, EXIT_FAIL, "output", "%s", strerror(-r)) : EXIT_OK;
 }

@@ -7,9 +7,11 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/clock.h"
 #include "core/ksm_rates.h"
 #include "out/json.h"
 #include "out/table.h"
+#include "core/host.h"
 
 static void ksm_status_help(void)
 {
@@ -29,98 +31,67 @@ static void ksm_status_help(void)
 	       "Details: docs/ksm.md\n");
 }
 
-static void sleep_seconds(double s)
-{
-	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-static void print_or_na(const char *label, const char *value) { printf("%-12s %s\n", label, value); }
-
-static void human(const struct ctx *ctx, const struct ksm_sample *b, const struct ksm_rates *r, pid_t ksmd)
+/* Every KSM file and the rates, in one pass for the human text, JSON and CSV. */
+static void ksm_doc(struct doc *d, const struct ksm_sample *b, const struct ksm_rates *r, pid_t ksmd)
 {
 	const struct ksm_sysfs *k = &b->k;
-	char a[48], line[256];
-	const char *state = !k->run.known ? "n/a" : k->run.v == 1 ? "running" : k->run.v == 2 ? "unmerging" : "stopped";
-	printf("ksm %s: pages_to_scan %s, sleep_millisecs %s", state,
-	       k->pages_to_scan.known ? (snprintf(a, sizeof(a), "%lld", (long long)k->pages_to_scan.v), a) : "n/a",
-	       k->sleep_millisecs.known ? (snprintf(line, sizeof(line), "%lld", (long long)k->sleep_millisecs.v), line) : "n/a");
+	doc_begin(d, NULL);
+	doc_bool(d, "present", NULL, true);
+	doc_str(d, NULL, "ksm %s", ksm_run_word(k->run));
+	doc_int(d, NULL, ": pages_to_scan %s", k->pages_to_scan);
+	doc_int(d, NULL, ", sleep_millisecs %s", k->sleep_millisecs);
 	if (k->advisor_mode[0])
-		printf(", advisor %s", k->advisor_mode);
+		doc_str(d, NULL, ", advisor %s", k->advisor_mode);
 	if (k->smart_scan.known)
-		printf(", smart_scan %s", k->smart_scan.v ? "on" : "off");
-	printf("\n\n");
-#define BYTES(v) (ctx->raw_bytes ? (snprintf(a, sizeof(a), "%lld", (long long)(v)), a) : (fmt_bytes(a, sizeof(a), (v)), a))
-	if (r->saved_bytes.known) {
-		snprintf(line, sizeof(line), "%s", BYTES(r->saved_bytes.v));
-		if (isfinite(r->sharing_ratio))
-			snprintf(line + strlen(line), sizeof(line) - strlen(line), " (sharing ratio %.2f)", r->sharing_ratio);
-		print_or_na("saved", line);
-	} else
-		print_or_na("saved", "n/a");
-	if (r->general_profit.known) {
-		snprintf(line, sizeof(line), "%s%s", BYTES(r->general_profit.v),
-			 r->general_profit_computed ? " (computed: this kernel has no general_profit)" : "");
-		print_or_na("profit", line);
-	} else
-		print_or_na("profit", "n/a");
-#undef BYTES
-	if (isfinite(r->ksmd_cpu_percent))
-		snprintf(line, sizeof(line), "%.2f%% of one CPU (pid %d)", r->ksmd_cpu_percent, (int)ksmd);
-	else
-		snprintf(line, sizeof(line), "n/a%s", ksmd ? "" : " (ksmd not found)");
-	print_or_na("ksmd CPU", line);
-	if (isfinite(r->pages_scanned_per_second))
-		snprintf(line, sizeof(line), "%.0f pages/s", r->pages_scanned_per_second);
-	else
-		snprintf(line, sizeof(line), "n/a");
-	print_or_na("scan rate", line);
-	if (isfinite(r->full_scan_seconds)) {
-		fmt_seconds(a, sizeof(a), r->full_scan_seconds);
-		snprintf(line, sizeof(line), "%s (%s)", a, r->full_scan_measured ? "measured" : "estimated");
-	} else
-		snprintf(line, sizeof(line), "n/a%s", k->run.known && k->run.v != 1 ? " (KSM is not running)" : "");
-	print_or_na("full scan", line);
-	fmt_seconds(a, sizeof(a), r->interval_seconds);
-	print_or_na("interval", a);
-	printf("\n");
+		doc_str(d, NULL, ", smart_scan %s", k->smart_scan.v ? "on" : "off");
+	doc_text(d, "\n\n");
+
+	doc_bytes(d, "saved_bytes", "saved        %s", r->saved_bytes);
+	doc_float(d, "sharing_ratio", r->saved_bytes.known ? " (sharing ratio %s)" : NULL, r->sharing_ratio, 2);
+	doc_bytes(d, "general_profit_bytes", "\nprofit       %s", r->general_profit);
+	if (r->general_profit.known && r->general_profit_computed)
+		doc_text(d, " (computed: this kernel has no general_profit)");
+	bool cpu = isfinite(r->ksmd_cpu_percent);
+	doc_float(d, "ksmd_cpu_percent", cpu ? "\nksmd CPU     %s%% of one CPU" : "\nksmd CPU     %s", r->ksmd_cpu_percent,
+		  2);
+	if (cpu)
+		doc_text(d, " (pid %d)", (int)ksmd);
+	else if (!ksmd)
+		doc_text(d, " (ksmd not found)");
+	doc_float(d, "pages_scanned_per_second",
+		  isfinite(r->pages_scanned_per_second) ? "\nscan rate    %s pages/s" : "\nscan rate    %s",
+		  r->pages_scanned_per_second, 0);
+	bool scan = isfinite(r->full_scan_seconds);
+	doc_seconds(d, "full_scan_seconds", "\nfull scan    %s", r->full_scan_seconds);
+	doc_str(d, "full_scan_method", scan ? " (%s)" : NULL,
+		scan ? (r->full_scan_measured ? "measured" : "estimated") : NULL);
+	if (!scan && k->run.known && k->run.v != 1)
+		doc_text(d, " (KSM is not running)");
+	doc_seconds(d, "interval_seconds", "\ninterval     %s\n\n", r->interval_seconds);
+
 	for (size_t i = 0; i < ksm_nfiles; i++) {
 		maybe_i64 v = *(const maybe_i64 *)((const char *)k + ksm_files[i].offset);
+		char fmt[64];
+		snprintf(fmt, sizeof(fmt), "  %-36s %%s\n", ksm_files[i].name);
 		if (v.known)
-			printf("  %-36s %lld\n", ksm_files[i].name, (long long)v.v);
+			doc_int(d, ksm_files[i].name, fmt, v);
 	}
 	if (k->advisor_mode[0])
-		printf("  %-36s %s\n", "advisor_mode", k->advisor_mode);
+		doc_str(d, "advisor_mode", "  advisor_mode                         %s\n", k->advisor_mode);
+	doc_end(d);
 }
 
-static void json_out(const struct ksm_sample *b, const struct ksm_rates *r)
+/* A kernel without KSM: the derived figures are null. */
+static void absent_doc(struct doc *d, const char *sys)
 {
-	const struct ksm_sysfs *k = &b->k;
-	struct json j;
-	json_init(&j, stdout, false);
-	json_object_begin(&j, NULL);
-	json_bool(&j, "present", true);
-	for (size_t i = 0; i < ksm_nfiles; i++) {
-		maybe_i64 v = *(const maybe_i64 *)((const char *)k + ksm_files[i].offset);
-		if (v.known)
-			json_int(&j, ksm_files[i].name, v.v);
-	}
-	if (k->advisor_mode[0])
-		json_string(&j, "advisor_mode", k->advisor_mode);
-	json_maybe(&j, "saved_bytes", r->saved_bytes);
-	json_double(&j, "sharing_ratio", r->sharing_ratio);
-	json_double(&j, "ksmd_cpu_percent", r->ksmd_cpu_percent);
-	json_double(&j, "pages_scanned_per_second", r->pages_scanned_per_second);
-	json_double(&j, "full_scan_seconds", r->full_scan_seconds);
-	if (isfinite(r->full_scan_seconds))
-		json_string(&j, "full_scan_method", r->full_scan_measured ? "measured" : "estimated");
-	else
-		json_null(&j, "full_scan_method");
-	json_maybe(&j, "general_profit_bytes", r->general_profit);
-	json_double(&j, "interval_seconds", r->interval_seconds);
-	json_object_end(&j);
-	json_finish(&j);
+	doc_begin(d, NULL);
+	doc_bool(d, "present", NULL, false);
+	static const char *const derived[] = {"saved_bytes", "sharing_ratio", "ksmd_cpu_percent",
+					      "pages_scanned_per_second", "full_scan_seconds", "interval_seconds"};
+	for (size_t i = 0; i < sizeof(derived) / sizeof(derived[0]); i++)
+		doc_float(d, derived[i], NULL, NAN, 0);
+	doc_text(d, "KSM is not available in this kernel (no %s/kernel/mm/ksm)\n", sys);
+	doc_end(d);
 }
 
 int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
@@ -150,23 +121,11 @@ int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 	ksm_sampler_init(&sampler, &ctx->root);
 	struct ksm_sample first, prev, now;
 	int r = ksm_sample_take(&sampler, &first);
+	struct doc d;
 	if (r == -ENOENT) {
-		if (ctx->format == OUT_JSON) {
-			struct json j;
-			json_init(&j, stdout, false);
-			json_object_begin(&j, NULL);
-			json_bool(&j, "present", false);
-			json_null(&j, "saved_bytes");
-			json_null(&j, "sharing_ratio");
-			json_null(&j, "ksmd_cpu_percent");
-			json_null(&j, "pages_scanned_per_second");
-			json_null(&j, "full_scan_seconds");
-			json_null(&j, "interval_seconds");
-			json_object_end(&j);
-			json_finish(&j);
-		} else
-			printf("KSM is not available in this kernel (no %s/kernel/mm/ksm)\n", ctx->root.sys);
-		return EXIT_OK;
+		ctx_doc(ctx, &d);
+		absent_doc(&d, ctx->root.sys);
+		return doc_finish(&d) < 0 ? EXIT_FAIL : EXIT_OK;
 	}
 	/* Poll full_scans a few times a second so a scan that ends inside the interval is timed. */
 	struct ksm_scan_clock clock;
@@ -175,20 +134,18 @@ int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 	prev = first;
 	double step = interval / 20 < 0.05 ? 0.05 : interval / 20, end = first.t + interval;
 	for (;;) {
-		double left = end - ksm_now();
+		double left = end - clock_monotonic_seconds();
 		if (left <= 0)
 			break;
-		sleep_seconds(left < step ? left : step);
+		sleep_for(left < step ? left : step);
 		if (ksm_sample_take(&sampler, &now) < 0)
 			break;
 		ksm_scan_clock_feed(&clock, &now);
 		prev = now;
 	}
 	struct ksm_rates rates;
-	ksm_rates_compute(&first, &prev, sysconf(_SC_PAGESIZE), &clock, &rates);
-	if (ctx->format == OUT_JSON)
-		json_out(&prev, &rates);
-	else
-		human(ctx, &prev, &rates, sampler.ksmd_pid);
-	return EXIT_OK;
+	ksm_rates_compute(&first, &prev, host_page_size(), &clock, &rates);
+	ctx_doc(ctx, &d);
+	ksm_doc(&d, &prev, &rates, sampler.ksmd_pid);
+	return doc_finish(&d) < 0 ? EXIT_FAIL : EXIT_OK;
 }

@@ -10,17 +10,16 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/clock.h"
 #include "core/ksm_guard.h"
 #include "core/ksm_rates.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"
+#include "core/stats.h"
+#include "core/host.h"
 
 #define MAX_SETTINGS 32
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig) { stop_signal = sig; }
 
 static void ksm_sweep_help(void)
 {
@@ -69,14 +68,8 @@ static const struct col sweep_cols[S_NCOLS] = {
 	[S_TIMEOUT] = {"timed_out", "TIMED OUT", COL_STR, COL_JSON_ONLY, 0},
 };
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
 /* run=2 and wait until nothing is merged (or 120 s). */
-static int unmerge(struct ksm_sampler *sm) { return ksm_unmerge_wait(sm, 120, 0.1, &stop_signal); }
+static int unmerge(struct ksm_sampler *sm) { return ksm_unmerge_wait(sm, 120, 0.1, stop_flag()); }
 
 static int measure(struct ksm_sampler *sm, int nscans, double timeout, struct sweep_result *res)
 {
@@ -90,17 +83,17 @@ static int measure(struct ksm_sampler *sm, int nscans, double timeout, struct sw
 		return -ENOENT;
 	if ((r = ksm_guard_set_int("run", 1)) < 0)
 		return r;
-	first.t = ksm_now();
+	first.t = clock_monotonic_seconds();
 	double times[256], last_end = first.t;
 	int64_t scans0 = first.k.full_scans.v;
 	res->scans = 0;
 	s = first;
-	while (!stop_signal && res->scans < nscans) {
-		if (ksm_now() - first.t > timeout) {
+	while (!stop_requested() && res->scans < nscans) {
+		if (clock_monotonic_seconds() - first.t > timeout) {
 			res->timed_out = true;
 			break;
 		}
-		ksm_nap(0.05);
+		sleep_for(0.05);
 		if (ksm_sample_take(sm, &s) < 0)
 			return -ENOENT;
 		int64_t done = s.k.full_scans.v - scans0;
@@ -112,21 +105,20 @@ static int measure(struct ksm_sampler *sm, int nscans, double timeout, struct sw
 			last_end = s.t;
 		}
 	}
-	if (stop_signal)
+	if (stop_requested())
 		return -EINTR;
 	struct ksm_rates rates;
-	ksm_rates_compute(&first, &s, sysconf(_SC_PAGESIZE), NULL, &rates);
+	ksm_rates_compute(&first, &s, host_page_size(), NULL, &rates);
 	res->ksmd_cpu_percent = rates.ksmd_cpu_percent;
 	res->pages_per_second = rates.pages_scanned_per_second;
 	res->saved_bytes = rates.saved_bytes;
 	res->general_profit = rates.general_profit;
 	res->scan_seconds = res->scan_min = res->scan_max = NAN;
 	if (res->scans > 0) {
-		qsort(times, (size_t)res->scans, sizeof(double), cmp_double);
+		sort_doubles(times, (size_t)res->scans);
 		res->scan_min = times[0];
 		res->scan_max = times[res->scans - 1];
-		res->scan_seconds = res->scans % 2 ? times[res->scans / 2]
-						   : (times[res->scans / 2 - 1] + times[res->scans / 2]) / 2;
+		res->scan_seconds = median(times, (size_t)res->scans);
 	}
 	return 0;
 }
@@ -246,14 +238,14 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
 	if (geteuid() != 0)
 		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root");
-	int r = ksm_take_control(ctx, on_stop);
+	int r = ksm_take_control(ctx, stop_handler);
 	if (r != EXIT_OK)
 		return r;
 	/* The advisor owns pages_to_scan while active. */
 	if (s0.k.advisor_mode[0] && strcmp(s0.k.advisor_mode, "none"))
 		r = ksm_guard_set("advisor_mode", "none");
 	int done = 0;
-	for (int i = 0; i < n && !stop_signal && r >= 0; i++) {
+	for (int i = 0; i < n && !stop_requested() && r >= 0; i++) {
 		if (ctx->format == OUT_HUMAN)
 			fprintf(stderr, "vmhost: ksm sweep: %lld/%lld: unmerging, then %d full scan%s\n",
 				(long long)res[i].pages_to_scan, (long long)res[i].sleep_millisecs, nscans,
@@ -266,8 +258,8 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 	}
 	int rr = ksm_guard_end();
 	ksm_unlock();
-	if (stop_signal)
-		return fail(ctx, 128 + stop_signal, "interrupted", "%s; every KSM setting restored", strsignal(stop_signal));
+	if (stop_requested())
+		return fail(ctx, 128 + stop_requested(), "interrupted", "%s; every KSM setting restored", strsignal(stop_requested()));
 	if (r < 0)
 		return fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "sweep", "%s (settings restored)",
 			    strerror(-r));
@@ -293,6 +285,10 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 		table_set_maybe(t, S_SAVED, res[i].saved_bytes);
 		table_set_maybe(t, S_PROFIT, res[i].general_profit);
 		table_set_str(t, S_TIMEOUT, res[i].timed_out ? "yes" : "no");
+	}
+	if (table_error(t) < 0) {
+		table_free(t);
+		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	}
 	if (ctx->format == OUT_JSON) {
 		struct json j;

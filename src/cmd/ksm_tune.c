@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/clock.h"
 #include "core/ksm_guard.h"
 #include "core/ksm_rates.h"
 #include "core/tuner.h"
@@ -17,10 +18,7 @@
 #include "out/json.h"
 #include "out/table.h"
 #include "parse/ini.h"
-
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop(int sig) { stop_signal = sig; }
+#include "core/host.h"
 
 static void ksm_tune_help(void)
 {
@@ -209,13 +207,13 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 		warn(ctx, "ksmtuned is running (pid %d): it rewrites pages_to_scan every 60 s and will fight this "
 			  "tuner; stop it (systemctl stop ksmtuned)", (int)tuned);
 
-	struct sigaction sa = {.sa_handler = on_stop};
+	struct sigaction sa = {.sa_handler = stop_handler};
 	sigemptyset(&sa.sa_mask);
 	if (a.dry_run) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
-	} else if (ksm_guard_begin(&ctx->root, on_stop) < 0) {
+	} else if (ksm_guard_begin(&ctx->root, stop_handler) < 0) {
 		ksm_unlock();
 		close(instance_fd);
 		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(errno));
@@ -226,18 +224,18 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 	struct ksm_rates rates;
 	struct tuner_decision d;
 	double start = prev.t, last_log = -1e9;
-	int64_t page = sysconf(_SC_PAGESIZE);
+	int64_t page = host_page_size();
 	rc = EXIT_OK;
 	/* The first decision comes from one sample: the law only needs counters to start. */
 	now = prev;
-	while (!stop_signal) {
+	while (!stop_requested()) {
 		ksm_rates_compute(&prev, &now, page, NULL, &rates);
 		struct tuner_input in;
 		tuner_input_from(&prev, &now, &rates, &in);
 		tuner_step(&a.cfg, &state, &in, &d);
 		int r = 0;
 		if (!a.dry_run)
-			r = tuner_apply(&a.cfg, &d, &now.k, &stop_signal);
+			r = tuner_apply(&a.cfg, &d, &now.k, stop_flag());
 		if (r < 0) {
 			ksm_guard_end();
 			rc = fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "writing KSM settings",
@@ -251,9 +249,9 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 		if (a.duration > 0 && now.t - start >= a.duration)
 			break;
 		double wake = now.t + a.cfg.interval_seconds;
-		while (!stop_signal && ksm_now() < wake)
-			ksm_nap(fmin(0.2, wake - ksm_now()));
-		if (stop_signal)
+		while (!stop_requested() && clock_monotonic_seconds() < wake)
+			sleep_for(fmin(0.2, wake - clock_monotonic_seconds()));
+		if (stop_requested())
 			break;
 		prev = now;
 		if (ksm_sample_take(&sampler, &now) < 0) {
@@ -269,7 +267,7 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 		close(instance_fd);
 	}
 	if (ctx->format != OUT_JSON)
-		fprintf(stderr, "vmhost: ksm tune: stopped%s%s\n", stop_signal ? " on " : "",
-			stop_signal ? strsignal(stop_signal) : "");
+		fprintf(stderr, "vmhost: ksm tune: stopped%s%s\n", stop_requested() ? " on " : "",
+			stop_requested() ? strsignal(stop_requested()) : "");
 	return rc;
 }

@@ -131,66 +131,40 @@ static void fill_row(struct table *t, const struct vm *vm)
 		      vm->overhead_bytes.known ? measure_method_name(vm->overhead_method) : NULL);
 }
 
-static void json_host(struct json *j, const struct host *h)
+/* The host's memory and KSM: the overview's two lines, mem's "host" and "ksm" objects. */
+static void host_block(struct doc *d, const struct host *h)
 {
-	json_object_begin(j, "host");
-	json_maybe(j, "mem_total_bytes", h->mem.mem_total);
-	json_maybe(j, "mem_available_bytes", h->mem.mem_available);
-	json_maybe(j, "mem_free_bytes", h->mem.mem_free);
-	json_maybe(j, "swap_total_bytes", h->mem.swap_total);
-	json_maybe(j, "swap_free_bytes", h->mem.swap_free);
-	json_int(j, "page_size_bytes", h->page_size_bytes);
-	json_object_end(j);
-	json_object_begin(j, "ksm");
-	const struct ksm_sysfs *k = &h->ksm;
-	json_maybe(j, "run", k->run);
-	json_maybe(j, "pages_shared", k->pages_shared);
-	json_maybe(j, "pages_sharing", k->pages_sharing);
-	json_maybe(j, "ksm_zero_pages", k->ksm_zero_pages);
-	json_maybe(j, "saved_bytes", ksm_saved_bytes(k, h->page_size_bytes));
-	json_maybe(j, "general_profit_bytes", k->general_profit);
-	json_object_end(j);
-}
-
-static void print_host_summary(const struct ctx *ctx, const struct host *h)
-{
-	char a[32], b[32], c[32];
 	const struct meminfo *m = &h->mem;
-	fmt_bytes(a, sizeof(a), m->mem_total.v);
-	if (m->mem_available.known)
-		fmt_bytes(b, sizeof(b), m->mem_available.v);
-	else
-		snprintf(b, sizeof(b), "n/a");
-	if (ctx->raw_bytes) {
-		snprintf(a, sizeof(a), "%lld", (long long)m->mem_total.v);
-		snprintf(b, sizeof(b), "%lld", (long long)m->mem_available.v);
-	}
-	printf("host  memory %s, available %s", a, b);
-	if (m->swap_total.known && m->swap_total.v > 0 && m->swap_free.known) {
-		fmt_bytes(c, sizeof(c), m->swap_total.v - m->swap_free.v);
-		printf(", swap used %s", c);
-	}
-	printf("\n");
+	doc_begin(d, "host");
+	doc_bytes(d, "mem_total_bytes", "host  memory %s", m->mem_total);
+	doc_bytes(d, "mem_available_bytes", ", available %s", m->mem_available);
+	doc_bytes(d, "mem_free_bytes", NULL, m->mem_free);
+	doc_bytes(d, "swap_total_bytes", NULL, m->swap_total);
+	doc_bytes(d, "swap_free_bytes", NULL, m->swap_free);
+	if (m->swap_total.known && m->swap_total.v > 0 && m->swap_free.known)
+		doc_bytes(d, NULL, ", swap used %s", MAYBE(m->swap_total.v - m->swap_free.v));
+	doc_int(d, "page_size_bytes", NULL, MAYBE(h->page_size_bytes));
+	doc_text(d, "\n");
+	doc_end(d);
+
 	const struct ksm_sysfs *k = &h->ksm;
-	if (!k->present) {
-		printf("ksm   not available in this kernel\n");
-		return;
-	}
-	const char *state = !k->run.known ? "n/a" : k->run.v == 1 ? "running" : k->run.v == 2 ? "unmerging" : "stopped";
-	maybe_i64 saved = ksm_saved_bytes(k, h->page_size_bytes);
-	if (saved.known)
-		fmt_bytes(a, sizeof(a), saved.v);
-	else
-		snprintf(a, sizeof(a), "n/a");
-	printf("ksm   %s, saves %s", state, a);
-	if (k->pages_shared.known && k->pages_sharing.known && k->pages_shared.v > 0)
-		printf(" (%lld pages shared by %lld more mappings)", (long long)k->pages_shared.v,
-		       (long long)k->pages_sharing.v);
-	if (k->general_profit.known) {
-		fmt_bytes(a, sizeof(a), k->general_profit.v);
-		printf(", profit after metadata %s", a);
-	}
-	printf("\n\n");
+	doc_begin(d, "ksm");
+	if (!k->present)
+		doc_text(d, "ksm   not available in this kernel\n");
+	doc_int(d, "run", NULL, k->run);
+	if (k->present)
+		doc_str(d, NULL, "ksm   %s", ksm_run_word(k->run));
+	bool pages = k->present && k->pages_shared.known && k->pages_sharing.known && k->pages_shared.v > 0;
+	doc_bytes(d, "saved_bytes", k->present ? ", saves %s" : NULL, ksm_saved_bytes(k, h->page_size_bytes));
+	doc_int(d, "pages_shared", pages ? " (%s pages shared" : NULL, k->pages_shared);
+	doc_int(d, "pages_sharing", pages ? " by %s more mappings)" : NULL, k->pages_sharing);
+	doc_int(d, "ksm_zero_pages", NULL, k->ksm_zero_pages);
+	doc_bytes(d, "general_profit_bytes", k->present && k->general_profit.known ? ", profit after metadata %s" : NULL,
+		  k->general_profit);
+	if (k->present)
+		doc_text(d, "\n");
+	doc_text(d, "\n");
+	doc_end(d);
 }
 
 static int run(struct ctx *ctx, int argc, char **argv, bool overview)
@@ -226,22 +200,31 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	}
 	for (size_t i = 0; i < vms.n; i++)
 		fill_row(t, &vms.vms[i]);
+	if (table_error(t) < 0) {
+		table_free(t);
+		vm_list_free(&vms);
+		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
+	}
 	table_sort_desc(t, C_PSS);
 
 	if (ctx->format == OUT_JSON) {
-		struct json j;
-		json_init(&j, stdout, false);
-		json_object_begin(&j, NULL);
-		json_host(&j, &host);
-		table_print_json(t, &j, "vms");
-		json_int(&j, "skipped", vms.skipped);
-		json_object_end(&j);
-		json_finish(&j);
+		struct doc d;
+		ctx_doc(ctx, &d);
+		doc_begin(&d, NULL);
+		host_block(&d, &host);
+		table_print_json(t, doc_json(&d), "vms");
+		doc_int(&d, "skipped", NULL, MAYBE(vms.skipped));
+		doc_end(&d);
+		doc_finish(&d);
 	} else if (ctx->format == OUT_CSV) {
 		table_print_csv(t, stdout);
 	} else {
-		if (overview)
-			print_host_summary(ctx, &host);
+		if (overview) {
+			struct doc d;
+			ctx_doc(ctx, &d);
+			host_block(&d, &host);
+			doc_finish(&d);
+		}
 		if (table_rows(t))
 			table_print_human(t, stdout, ctx->raw_bytes);
 		else

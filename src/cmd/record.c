@@ -1,21 +1,16 @@
-/* vmhost record: samples the host, KSM and every VM into SQLite until stopped. */
+/* vmhost record: loops over the sampler (core/sampler.h), recording the host, KSM and every VM
+ * into SQLite until stopped. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "cmd/cmd.h"
-#include "core/calibrate.h"
-#include "core/kvm.h"
-#include "core/snapshot.h"
+#include "core/clock.h"
+#include "core/sampler.h"
 #include "out/json.h"
 #include "store/store.h"
-
-/* Time spent on exact PSS reads per sample (docs/accounting.md, "Calibration"). */
-#define CALIBRATION_BUDGET_SECONDS 0.005
 
 struct record_opts {
 	const char *db;
@@ -24,11 +19,6 @@ struct record_opts {
 	struct store_retention retention;
 	bool quiet;
 };
-
-/* The one piece of global state: set from the signal handler, read by the loop. */
-static volatile sig_atomic_t stop_signal;
-
-static void on_stop_signal(int sig) { stop_signal = sig; }
 
 static void record_help(void)
 {
@@ -42,15 +32,16 @@ static void record_help(void)
 	       "a crash loses at most that sample. One recorder per database.\n"
 	       "\n"
 	       "  --db FILE        database (default ./vmhost.db), created when missing\n"
-	       "  --interval SEC   time between samples (default 10)\n"
+	       "  --interval SEC   time between samples (default %g)\n"
 	       "  --duration SEC   stop after this long (default: until stopped)\n"
 	       "  --keep-raw SEC   keep every sample this long (default 2 days); older ones become\n"
 	       "                   5-minute means (kept 30 days), then 1-hour means (kept 5 years)\n"
-	       "  --kvm-interval SEC  KVM counters at most this often (default 60; 0: never); only\n"
+	       "  --kvm-interval SEC  KVM counters at most this often (default %g; 0: never); only\n"
 	       "                   changed values are stored\n"
 	       "  --quiet          no start and end lines\n"
 	       "\n"
-	       "Read it back with 'vmhost growth' and 'vmhost report'. Schema and sizes: docs/record.md.\n");
+	       "Read it back with 'vmhost growth' and 'vmhost report'. Schema and sizes: docs/record.md.\n",
+	       SAMPLER_INTERVAL_SECONDS, SAMPLER_KVM_INTERVAL_SECONDS);
 }
 
 static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct record_opts *o, bool *help)
@@ -100,160 +91,127 @@ static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct reco
 	return EXIT_OK;
 }
 
-static void install_stop_handlers(void)
-{
-	struct sigaction sa = {.sa_handler = on_stop_signal}; /* no SA_RESTART: the sleep ends at once */
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-}
-
-/* Sleeps until the monotonic time `until`, or a stop signal. */
-static void sleep_until(double until)
-{
-	struct timespec ts = {.tv_sec = (time_t)until, .tv_nsec = (long)((until - floor(until)) * 1e9)};
-	while (!stop_signal && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
-struct record_totals {
-	unsigned long samples, dropped, vms_max;
-	int last_error;
-};
-
-static void print_summary(const struct ctx *ctx, const struct record_opts *o, const struct record_totals *t)
+static void print_summary(const struct ctx *ctx, const struct record_opts *o, const struct sampler_totals *t,
+			  unsigned long vms_max)
 {
 	if (ctx->format == OUT_JSON) {
 		struct json j;
 		json_init(&j, stdout, false);
 		json_object_begin(&j, NULL);
 		json_string(&j, "db", o->db);
-		json_int(&j, "samples", (int64_t)t->samples);
+		json_int(&j, "samples", (int64_t)t->recorded);
 		json_int(&j, "dropped_samples", (int64_t)t->dropped);
-		json_int(&j, "vms_max", (int64_t)t->vms_max);
+		json_int(&j, "vms_max", (int64_t)vms_max);
 		json_double(&j, "interval_seconds", o->interval);
-		json_string(&j, "stopped_by", stop_signal ? strsignal(stop_signal) : "duration");
+		json_string(&j, "stopped_by", stop_requested() ? strsignal(stop_requested()) : "duration");
 		json_object_end(&j);
 		json_finish(&j);
 	} else if (!o->quiet) {
-		printf("recorded %lu sample%s (up to %lu VM%s) in %s", t->samples, t->samples == 1 ? "" : "s",
-		       t->vms_max, t->vms_max == 1 ? "" : "s", o->db);
+		printf("recorded %lu sample%s (up to %lu VM%s) in %s", t->recorded, t->recorded == 1 ? "" : "s",
+		       vms_max, vms_max == 1 ? "" : "s", o->db);
 		if (t->dropped)
 			printf("; %lu sample%s dropped", t->dropped, t->dropped == 1 ? "" : "s");
 		printf("\n");
 	}
 }
 
+/* Samples dropped to a full disk make the exit status 1; the summary follows (with --json only
+ * when there is no error document). */
+static int finish(const struct ctx *ctx, const struct record_opts *o, const struct sampler_totals *t,
+		  unsigned long vms_max, int rc)
+{
+	if (rc == EXIT_OK && t->dropped) {
+		rc = fail(ctx, EXIT_FAIL, "writing samples", "%s: %lu sample%s dropped: %s", o->db, t->dropped,
+			  t->dropped == 1 ? "" : "s", store_strerror(t->error));
+		if (ctx->format == OUT_JSON)
+			return rc;
+	}
+	if (rc == EXIT_OK || ctx->format != OUT_JSON)
+		print_summary(ctx, o, t, vms_max);
+	return rc;
+}
+
+static void sampler_warning(void *cls, const char *line) { warn(cls, "%s", line); }
+
+/* The sampler over the store: KVM counters where debugfs is readable (without them the rest is
+ * recorded as usual), exact PSS amortized over the samples. */
+static int start_sampler(struct ctx *ctx, const struct record_opts *o, struct store *store, struct sampler **ret)
+{
+	struct sample_sink sink = store_sink(store, o->db);
+	struct sampler_config sc = {.root = ctx->root, .kvm = o->kvm_interval > 0, .interval_seconds = o->interval,
+				    .kvm_interval_seconds = o->kvm_interval, .sink = &sink,
+				    .warn = sampler_warning, .warn_cls = ctx};
+	if (sampler_new(&sc, ret) < 0)
+		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
+	enum kvm_avail why;
+	if (sc.kvm && !sampler_kvm(*ret, &why) && why != KVM_NO_KVM && ctx->format != OUT_JSON && !o->quiet)
+		warn(ctx, "KVM counters are not recorded: %s", kvm_avail_hint(why));
+	return EXIT_OK;
+}
+
+/* Samples until stopped or --duration is over; EXIT_OK or the exit code after a printed error.
+ * A full disk is not an error here: the sampler drops samples until there is room again. */
+static int record_loop(struct ctx *ctx, const struct record_opts *o, struct sampler *sampler,
+		       unsigned long *vms_max)
+{
+	bool warned_denied = false;
+	double start = clock_monotonic_seconds(), next = start;
+	while (!stop_requested()) {
+		struct sample *x;
+		int r = sampler_take(sampler, &x);
+		if (r < 0)
+			return fail(ctx, EXIT_FAIL, "sampling", "%s: %s", ctx->root.proc, strerror(-r));
+		if (x->snap.vms.denied && !warned_denied) {
+			warn(ctx, "no permission to read some /proc files (KSM figures are n/a); run as root");
+			warned_denied = true;
+		}
+		if (x->snap.vms.n > *vms_max)
+			*vms_max = x->snap.vms.n;
+		r = sampler_record(sampler, x);
+		sample_unref(x);
+		if (r < 0 && r != -ENOSPC)
+			return fail(ctx, EXIT_FAIL, "writing a sample", "%s: %s (the samples before it are kept)", o->db,
+				    store_strerror(r));
+		next += o->interval;
+		double now = clock_monotonic_seconds();
+		if (o->duration > 0 && next - start >= o->duration - 1e-6)
+			break;
+		if (next < now) /* sampling took longer than the interval: skip, do not burst */
+			next = now + o->interval - fmod(now - next, o->interval);
+		sleep_until(next);
+	}
+	return EXIT_OK;
+}
+
 int cmd_record(struct ctx *ctx, int argc, char **argv)
 {
-	struct record_opts o = {.db = "vmhost.db", .interval = 10, .kvm_interval = 60,
-				.retention = store_retention_default};
+	struct record_opts o = {.db = "vmhost.db", .interval = SAMPLER_INTERVAL_SECONDS,
+				.kvm_interval = SAMPLER_KVM_INTERVAL_SECONDS, .retention = store_retention_default};
 	bool help = false;
 	int rc = parse_record_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
+	if (rc != EXIT_OK || help) {
+		if (help)
+			record_help();
 		return rc;
-	if (help) {
-		record_help();
-		return EXIT_OK;
 	}
 	struct store *store;
 	int r = store_open(o.db, &store);
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s", o.db, store_strerror(r));
 	store_set_retention(store, &o.retention);
-	install_stop_handlers();
+	stop_catch(false);
 	if (ctx->format != OUT_JSON && !o.quiet) {
 		printf("recording to %s every %gs%s (Ctrl-C stops)\n", o.db, o.interval,
 		       o.duration > 0 ? "" : ", until stopped");
 		fflush(stdout);
 	}
-
-	/* KVM counters where debugfs is readable; without them the rest is recorded as usual. */
-	struct kvm_reader *kvm = NULL;
-	enum kvm_avail why;
-	if (o.kvm_interval > 0 && kvm_reader_open(&ctx->root, &kvm, &why) < 0) {
-		kvm = NULL;
-		if (why != KVM_NO_KVM && ctx->format != OUT_JSON && !o.quiet)
-			warn(ctx, "KVM counters are not recorded: %s", kvm_avail_hint(why));
-	}
-
-	/* Exact PSS, amortized: a few smaps_rollup reads per sample, oldest VM first. */
-	struct calib_cache *calib = calib_new();
-	struct record_totals totals = {0};
-	bool warned_denied = false, in_full_episode = false;
-	pid_t ksmd_pid = 0;
-	double last_kvm = -INFINITY;
-	double start = clock_monotonic_seconds(), next = start;
-	rc = EXIT_OK;
-	while (!stop_signal) {
-		struct snapshot snap;
-		r = snapshot_take(&ctx->root, NULL, 0, 0, ksmd_pid, &snap);
-		if (r < 0) {
-			rc = fail(ctx, EXIT_FAIL, "sampling", "%s: %s", ctx->root.proc, strerror(-r));
-			snapshot_free(&snap);
-			break;
-		}
-		ksmd_pid = snap.ksmd_pid;
-		if (calib)
-			calib_apply(calib, &ctx->root, &snap.host, &snap.vms, CALIBRATION_BUDGET_SECONDS);
-		if (snap.vms.denied && !warned_denied) {
-			warn(ctx, "no permission to read some /proc files (KSM figures are n/a); run as root");
-			warned_denied = true;
-		}
-		struct kvm_sample ks;
-		bool have_kvm = false;
-		if (kvm && snap.monotonic_seconds - last_kvm >= o.kvm_interval - o.interval / 2) {
-			last_kvm = snap.monotonic_seconds;
-			have_kvm = kvm_reader_sample(kvm, &ks) == 0;
-			if (!have_kvm) { /* the kvm directory went away (module unloaded, debugfs unmounted) */
-				warn(ctx, "KVM counters are no longer readable; recording the rest");
-				kvm_reader_close(kvm);
-				kvm = NULL;
-			}
-		}
-		r = store_write_sample(store, &snap, have_kvm ? kvm : NULL, have_kvm ? &ks : NULL);
-		if (have_kvm)
-			kvm_sample_free(&ks);
-		if (snap.vms.n > totals.vms_max)
-			totals.vms_max = snap.vms.n;
-		snapshot_free(&snap);
-		if (r == -ENOSPC) {
-			/* Keep going: the data so far is intact, and space may come back. */
-			totals.dropped++;
-			if (!in_full_episode)
-				warn(ctx, "%s: %s: samples are dropped until there is room again; the recorded ones are kept",
-				     o.db, store_strerror(r));
-			in_full_episode = true;
-			totals.last_error = r;
-		} else if (r < 0) {
-			rc = fail(ctx, EXIT_FAIL, "writing a sample", "%s: %s (the samples before it are kept)", o.db,
-				  store_strerror(r));
-			break;
-		} else {
-			if (in_full_episode)
-				warn(ctx, "%s: recording again", o.db);
-			in_full_episode = false;
-			totals.samples++;
-		}
-		next += o.interval;
-		double now = clock_monotonic_seconds();
-		if (o.duration > 0 && next - start >= o.duration - 1e-6)
-			break;
-		if (next < now) /* sampling took longer than the interval: skip, do not burst */
-			next = now + o.interval - fmod(now - next, o.interval);
-		sleep_until(next);
-	}
-	kvm_reader_close(kvm);
-	calib_free(calib);
+	struct sampler *sampler = NULL;
+	unsigned long vms_max = 0;
+	rc = start_sampler(ctx, &o, store, &sampler);
+	if (rc == EXIT_OK)
+		rc = record_loop(ctx, &o, sampler, &vms_max);
+	struct sampler_totals t = sampler ? sampler_totals(sampler) : (struct sampler_totals){0};
+	sampler_free(sampler);
 	store_close(store);
-	if (rc == EXIT_OK && totals.dropped) {
-		rc = fail(ctx, EXIT_FAIL, "writing samples", "%s: %lu sample%s dropped: %s", o.db, totals.dropped,
-			  totals.dropped == 1 ? "" : "s", store_strerror(totals.last_error));
-		if (ctx->format == OUT_JSON)
-			return rc;
-	}
-	if (rc == EXIT_OK || ctx->format != OUT_JSON)
-		print_summary(ctx, &o, &totals);
-	return rc;
+	return finish(ctx, &o, &t, vms_max, rc);
 }

@@ -4,20 +4,18 @@
 #include <math.h>
 #include <regex.h>
 #include <signal.h>
-#include <stdatomic.h>
-#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/sampler_feed.h"
 #include "net/serve_cache.h"
 #include "net/serve_http.h"
 #include "store/store.h"
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
 #define SERVE_MAX_PIDS 256
-#define SERVE_DB_KVM_SECONDS 60 /* --db: KVM counters at most this often (vmhost record's default) */
 
 struct serve_opts {
 	const char *listen;
@@ -46,12 +44,12 @@ static void serve_help(void)
 	       "  --listen ADDR:PORT   where to listen (default " SERVE_DEFAULT_LISTEN ", loopback only);\n"
 	       "                       [::1]:PORT for IPv6, :PORT for every address. Under systemd socket\n"
 	       "                       activation (LISTEN_FDS) the passed socket is used instead\n"
-	       "  --min-interval SEC   gather at most once per SEC (default 1); scrapes inside it share\n"
+	       "  --min-interval SEC   gather at most once per SEC (default %g); scrapes inside it share\n"
 	       "                       one snapshot; 0 gathers on every scrape\n"
 	       "  --pid PID            also watch this process, VM or not (repeatable)\n"
 	       "  --db FILE            also record into this SQLite database (as vmhost record does; one\n"
 	       "                       writer per database), whether or not anyone scrapes\n"
-	       "  --db-interval SEC    record at most this often (default 10)\n"
+	       "  --db-interval SEC    record at most this often (default %g)\n"
 	       "  --kvm-events REGEX   export only the KVM counters whose kernel name matches (extended\n"
 	       "                       regex, unanchored: 'exits|halt_wait_ns'); default all of them\n"
 	       "  --no-kvm             do not read KVM's debugfs counters at all\n"
@@ -59,7 +57,8 @@ static void serve_help(void)
 	       "  --timeout SEC        close a connection idle this long (default 10, whole seconds)\n"
 	       "  --threads N          worker threads (default 2)\n"
 	       "\n"
-	       "Only GET and HEAD are answered (405 otherwise). Stops on SIGINT or SIGTERM.\n");
+	       "Only GET and HEAD are answered (405 otherwise). Stops on SIGINT or SIGTERM.\n",
+	       SAMPLER_MIN_INTERVAL_SECONDS, SAMPLER_INTERVAL_SECONDS);
 }
 
 static int parse_count(const char *s, unsigned lo, unsigned hi, unsigned *ret)
@@ -71,6 +70,72 @@ static int parse_count(const char *s, unsigned lo, unsigned hi, unsigned *ret)
 		return -EINVAL;
 	*ret = (unsigned)v;
 	return 0;
+}
+
+static int opt_min_interval(struct ctx *ctx, const char *arg, struct serve_opts *o)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 86400)
+		return usage_error(ctx, "--min-interval takes seconds from 0 to 86400, not '%s'", arg);
+	o->min_interval = v;
+	return EXIT_OK;
+}
+
+static int opt_pid(struct ctx *ctx, const char *arg, struct serve_opts *o)
+{
+	int pid;
+	if (arg_pid(arg, &pid) < 0)
+		return usage_error(ctx, "--pid takes a process id, not '%s'", arg);
+	if (o->npids == SERVE_MAX_PIDS)
+		return usage_error(ctx, "too many --pid options (at most %d)", SERVE_MAX_PIDS);
+	o->pids[o->npids++] = pid;
+	return EXIT_OK;
+}
+
+static int opt_kvm_events(struct ctx *ctx, const char *arg, struct serve_opts *o)
+{
+	if (o->have_kvm_events)
+		return usage_error(ctx, "--kvm-events given twice (combine them: 'a|b')");
+	if (regcomp(&o->kvm_events, arg, REG_EXTENDED | REG_NOSUB) != 0)
+		return usage_error(ctx, "--kvm-events: '%s' is not a valid extended regular expression", arg);
+	o->have_kvm_events = true;
+	return EXIT_OK;
+}
+
+/* One option: getopt's c with optarg; seen is the word it came from. EXIT_OK or a usage error. */
+static int serve_option(struct ctx *ctx, int c, const char *seen, struct serve_opts *o, bool *help)
+{
+	switch (c) {
+	case 'l':
+		o->listen = optarg;
+		o->listen_given = true;
+		return EXIT_OK;
+	case 'i': return opt_min_interval(ctx, optarg, o);
+	case 'p': return opt_pid(ctx, optarg, o);
+	case 'd': o->db = optarg; return EXIT_OK;
+	case 'D':
+		if (arg_seconds(optarg, &o->db_interval) < 0 || o->db_interval < 1 || o->db_interval > 86400)
+			return usage_error(ctx, "--db-interval takes seconds from 1 to 86400, not '%s'", optarg);
+		return EXIT_OK;
+	case 'c':
+		if (parse_count(optarg, 1, 10000, &o->max_connections) < 0)
+			return usage_error(ctx, "--max-connections takes a number from 1 to 10000, not '%s'", optarg);
+		return EXIT_OK;
+	case 't':
+		if (parse_count(optarg, 1, 3600, &o->timeout_seconds) < 0)
+			return usage_error(ctx, "--timeout takes whole seconds from 1 to 3600, not '%s'", optarg);
+		return EXIT_OK;
+	case 'T':
+		if (parse_count(optarg, 1, 64, &o->threads) < 0)
+			return usage_error(ctx, "--threads takes a number from 1 to 64, not '%s'", optarg);
+		return EXIT_OK;
+	case 'k': return opt_kvm_events(ctx, optarg, o);
+	case 'K': o->no_kvm = true; return EXIT_OK;
+	case 'h': *help = true; return EXIT_OK;
+	default: return usage_error(ctx, "unknown option '%s'", seen);
+	}
 }
 
 static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve_opts *o, bool *help)
@@ -90,65 +155,12 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 		{0},
 	};
 	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:k:Kh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'l':
-			o->listen = optarg;
-			o->listen_given = true;
-			break;
-		case 'i': {
-			char *end;
-			errno = 0;
-			double v = strtod(optarg, &end);
-			if (errno || end == optarg || *end || !isfinite(v) || v < 0 || v > 86400)
-				return usage_error(ctx, "--min-interval takes seconds from 0 to 86400, not '%s'", optarg);
-			o->min_interval = v;
-			break;
-		}
-		case 'p': {
-			int pid;
-			if (arg_pid(optarg, &pid) < 0)
-				return usage_error(ctx, "--pid takes a process id, not '%s'", optarg);
-			if (o->npids == SERVE_MAX_PIDS)
-				return usage_error(ctx, "too many --pid options (at most %d)", SERVE_MAX_PIDS);
-			o->pids[o->npids++] = pid;
-			break;
-		}
-		case 'd': o->db = optarg; break;
-		case 'D':
-			if (arg_seconds(optarg, &o->db_interval) < 0 || o->db_interval < 1 || o->db_interval > 86400)
-				return usage_error(ctx, "--db-interval takes seconds from 1 to 86400, not '%s'", optarg);
-			break;
-		case 'c':
-			if (parse_count(optarg, 1, 10000, &o->max_connections) < 0)
-				return usage_error(ctx, "--max-connections takes a number from 1 to 10000, not '%s'", optarg);
-			break;
-		case 't':
-			if (parse_count(optarg, 1, 3600, &o->timeout_seconds) < 0)
-				return usage_error(ctx, "--timeout takes whole seconds from 1 to 3600, not '%s'", optarg);
-			break;
-		case 'T':
-			if (parse_count(optarg, 1, 64, &o->threads) < 0)
-				return usage_error(ctx, "--threads takes a number from 1 to 64, not '%s'", optarg);
-			break;
-		case 'k':
-			if (o->have_kvm_events)
-				return usage_error(ctx, "--kvm-events given twice (combine them: 'a|b')");
-			if (regcomp(&o->kvm_events, optarg, REG_EXTENDED | REG_NOSUB) != 0)
-				return usage_error(ctx, "--kvm-events: '%s' is not a valid extended regular expression",
-						   optarg);
-			o->have_kvm_events = true;
-			break;
-		case 'K': o->no_kvm = true; break;
-		case 'h': *help = true; break;
-		default:
-			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	return EXIT_OK;
+	int c, rc = EXIT_OK;
+	while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:k:Kh", longopts, NULL)) != -1)
+		rc = serve_option(ctx, c, argv[optind - 1], o, help);
+	if (rc == EXIT_OK && optind < argc)
+		rc = usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	return rc;
 }
 
 /* The listening socket: systemd's when socket-activated, else our own on --listen. */
@@ -182,8 +194,9 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o);
 
 int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
-	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = 1, .max_connections = 64,
-			       .timeout_seconds = 10, .threads = 2, .db_interval = 10};
+	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = SAMPLER_MIN_INTERVAL_SECONDS,
+			       .max_connections = 64, .timeout_seconds = 10, .threads = 2,
+			       .db_interval = SAMPLER_INTERVAL_SECONDS};
 	bool help = false;
 	int rc = parse_serve_opts(ctx, argc, argv, &o, &help);
 	if (rc == EXIT_OK && o.no_kvm && o.have_kvm_events)
@@ -197,141 +210,104 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 	return rc;
 }
 
-/* --db: the cache's snapshots recorded at most once per --db-interval, from its hook (under the
- * cache's lock: a scrape that arrives during a write waits for it). The main thread wakes the
- * cache when no scrape did, so recording does not depend on scrapes. Errors as in vmhost record:
- * a full disk drops samples until there is room again; any other write error stops recording
- * (the server keeps serving); either makes the exit status 1. */
-struct recorder {
+/* The server's parts: the store (--db), the sampler and its feed thread (the only code that
+ * gathers and, with --db, records: docs/serve.md), the cache that renders the feed's samples,
+ * and the HTTP workers that serve the cache's bodies. */
+struct server {
 	struct ctx *ctx;
-	const char *path;
-	struct store *store; /* NULL after a write error */
-	double interval, min_interval;
-	_Atomic double last;  /* monotonic seconds of the last recorded snapshot */
-	atomic_bool recording; /* store is open (read by the main thread) */
-	double last_kvm;
-	unsigned long samples, dropped;
-	bool full; /* in a disk-full episode */
-	int error; /* the error that stopped recording, or the last disk-full one */
+	const struct serve_opts *o;
+	struct store *store;
+	struct sampler *sampler;
+	struct sample_feed *feed;
+	struct serve_cache *cache;
+	struct serve_http *http;
 };
 
-static void record_snapshot(void *cls, const struct snapshot *s, const struct kvm_reader *kvm,
-			    const struct kvm_sample *ks)
+static void sampler_warning(void *cls, const char *line) { warn(cls, "%s", line); }
+
+/* On the feed's thread: a write error other than a full disk. */
+static void recording_stopped(void *cls, int err)
 {
-	struct recorder *rec = cls;
-	/* A snapshot taken up to min-interval before the wake-up is the one the wake-up gets. */
-	if (!rec->store || s->monotonic_seconds - atomic_load(&rec->last) < rec->interval - rec->min_interval - 0.01)
-		return;
-	if (kvm && s->monotonic_seconds - rec->last_kvm >= SERVE_DB_KVM_SECONDS - rec->interval / 2)
-		rec->last_kvm = s->monotonic_seconds;
-	else
-		kvm = NULL, ks = NULL;
-	atomic_store(&rec->last, s->monotonic_seconds);
-	int r = store_write_sample(rec->store, s, kvm, ks);
-	if (r == -ENOSPC) {
-		if (!rec->full)
-			warn(rec->ctx, "%s: %s: samples are dropped until there is room again; the recorded ones are kept",
-			     rec->path, store_strerror(r));
-		rec->full = true;
-		rec->dropped++;
-		rec->error = r;
-	} else if (r < 0) {
-		warn(rec->ctx, "%s: %s: recording stopped (the samples before are kept); still serving", rec->path,
-		     store_strerror(r));
-		store_close(rec->store);
-		rec->store = NULL;
-		atomic_store(&rec->recording, false);
-		rec->error = r;
-	} else {
-		if (rec->full)
-			warn(rec->ctx, "%s: recording again", rec->path);
-		rec->full = false;
-		rec->samples++;
-	}
+	const struct server *sv = cls;
+	warn(sv->ctx, "%s: %s: recording stopped (the samples before are kept); still serving", sv->o->db,
+	     store_strerror(err));
 }
 
-/* Waits for SIGINT/SIGTERM; with a recorder, wakes the cache when a sample is due. */
-static int wait_for_stop(const sigset_t *stop, struct serve_cache *cache, struct recorder *rec)
+/* The store, the sampler and the feed with its first sample, taken before listening: an
+ * unreadable host fails here, not on every scrape. */
+static int start_sampling(struct server *sv)
 {
-	for (;;) {
-		if (!rec || !atomic_load(&rec->recording)) {
-			int sig;
-			if (sigwait(stop, &sig) == 0)
-				return sig;
-			continue;
-		}
-		double now = clock_monotonic_seconds(), due = atomic_load(&rec->last) + rec->interval;
-		if (due <= now) {
-			struct serve_body *b;
-			if (serve_cache_get(cache, PROM_TEXT, &b) == 0)
-				serve_body_unref(b);
-			due = atomic_load(&rec->last) + rec->interval;
-			if (due <= now) /* nothing recorded (the host could not be read): try again later */
-				due = now + rec->interval;
-		}
-		double wait = due - now;
-		struct timespec ts = {(time_t)wait, (long)((wait - (double)(time_t)wait) * 1e9)};
-		int sig = sigtimedwait(stop, NULL, &ts);
-		if (sig > 0)
-			return sig;
-	}
-}
-
-static int serve_serve(struct ctx *ctx, struct serve_opts *o, struct recorder *rec);
-
-static int serve_run(struct ctx *ctx, struct serve_opts *o)
-{
-	struct recorder rec = {.ctx = ctx, .path = o->db, .interval = o->db_interval,
-			       .min_interval = o->min_interval, .last = -INFINITY, .last_kvm = -INFINITY};
+	struct ctx *ctx = sv->ctx;
+	const struct serve_opts *o = sv->o;
+	struct sample_sink sink;
 	if (o->db) {
-		int r = store_open(o->db, &rec.store);
+		int r = store_open(o->db, &sv->store);
 		if (r < 0)
 			return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s", o->db, store_strerror(r));
-		atomic_init(&rec.recording, true);
+		sink = store_sink(sv->store, o->db);
 	}
-	int rc = serve_serve(ctx, o, o->db ? &rec : NULL);
-	bool stopped = o->db && !rec.store;
-	store_close(rec.store);
-	if (rc == EXIT_OK && o->db && rec.error)
-		rc = fail(ctx, EXIT_FAIL, "recording", "%s: %lu sample%s recorded, %lu dropped%s: %s", o->db, rec.samples,
-			  rec.samples == 1 ? "" : "s", rec.dropped, stopped ? ", then stopped" : "",
-			  store_strerror(rec.error));
-	else if (rc == EXIT_OK && o->db)
-		fprintf(stderr, "vmhost: serve: %lu sample%s recorded to %s\n", rec.samples, rec.samples == 1 ? "" : "s",
-			o->db);
+	struct sampler_config sc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids, .kvm = !o->no_kvm,
+				    .kvm_every_sample = true, .interval_seconds = o->db_interval,
+				    .kvm_interval_seconds = SAMPLER_KVM_INTERVAL_SECONDS,
+				    .sink = o->db ? &sink : NULL, .warn = sampler_warning, .warn_cls = ctx};
+	if (sampler_new(&sc, &sv->sampler) < 0)
+		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
+	struct sample_feed_config fc = {.sampler = sv->sampler, .min_interval_seconds = o->min_interval,
+					.record = o->db != NULL, .on_record_stopped = recording_stopped, .cls = sv};
+	int r = sample_feed_start(&fc, &sv->feed);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "reading the host", "%s: %s", ctx->root.proc, strerror(-r));
+	return EXIT_OK;
+}
+
+static int start_http(struct server *sv)
+{
+	struct ctx *ctx = sv->ctx;
+	const struct serve_opts *o = sv->o;
+	struct serve_cache_config cc = {.feed = sv->feed, .kvm = sampler_kvm_reader(sv->sampler),
+					.kvm_families = !o->no_kvm,
+					.kvm_events = o->have_kvm_events ? &o->kvm_events : NULL,
+					.max_body_bytes = 64u << 20, .version = VMHOST_VERSION};
+	if (serve_cache_new(&cc, &sv->cache) < 0)
+		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
+	int fd = -1;
+	int rc = open_listener(ctx, o, &fd);
+	if (rc != EXIT_OK)
+		return rc;
+	char where[128];
+	serve_socket_name(fd, where, sizeof(where));
+	struct serve_http_config hc = {.listen_fd = fd, .threads = o->threads, .max_connections = o->max_connections,
+				       .timeout_seconds = o->timeout_seconds, .connection_memory = 16 * 1024,
+				       .cache = sv->cache};
+	if (serve_http_start(&hc, &sv->http) < 0) {
+		close(fd);
+		return fail(ctx, EXIT_FAIL, "starting the HTTP server", "%s", where);
+	}
+	enum kvm_avail why;
+	if (!o->no_kvm && !sampler_kvm(sv->sampler, &why))
+		fprintf(stderr, "vmhost: serve: no KVM counters (vmhost_kvm_available 0): %s\n", kvm_avail_hint(why));
+	fprintf(stderr, "vmhost: serve: listening on http://%s/metrics\n", where);
+	return EXIT_OK;
+}
+
+/* --db: a full disk or a stopped recording makes the exit status 1, with what was recorded. */
+static int finish_recording(const struct server *sv, int rc)
+{
+	const struct serve_opts *o = sv->o;
+	if (rc != EXIT_OK || !o->db)
+		return rc;
+	struct sampler_totals t = sampler_totals(sv->sampler);
+	if (t.error)
+		return fail(sv->ctx, EXIT_FAIL, "recording", "%s: %lu sample%s recorded, %lu dropped%s: %s", o->db,
+			    t.recorded, t.recorded == 1 ? "" : "s", t.dropped, t.stopped ? ", then stopped" : "",
+			    store_strerror(t.error));
+	fprintf(stderr, "vmhost: serve: %lu sample%s recorded to %s\n", t.recorded, t.recorded == 1 ? "" : "s", o->db);
 	return rc;
 }
 
-static int serve_serve(struct ctx *ctx, struct serve_opts *o, struct recorder *rec)
+static int serve_run(struct ctx *ctx, struct serve_opts *o)
 {
-
-	struct serve_cache *cache;
-	struct serve_cache_config cc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids,
-					.min_interval_seconds = o->min_interval, .max_body_bytes = 64u << 20,
-					.version = VMHOST_VERSION, .kvm = !o->no_kvm,
-					.kvm_events = o->have_kvm_events ? &o->kvm_events : NULL,
-					.on_snapshot = rec ? record_snapshot : NULL, .on_snapshot_cls = rec};
-	if (serve_cache_new(&cc, &cache) < 0)
-		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
-	/* Gather once before listening: an unreadable host fails here, not on every scrape. */
-	struct serve_body *first;
-	int r = serve_cache_get(cache, PROM_TEXT, &first);
-	if (r < 0) {
-		serve_cache_free(cache);
-		return fail(ctx, EXIT_FAIL, "reading the host", "%s: %s", ctx->root.proc, strerror(-r));
-	}
-	serve_body_unref(first);
-
-	int fd = -1;
-	int rc = open_listener(ctx, o, &fd);
-	if (rc != EXIT_OK) {
-		serve_cache_free(cache);
-		return rc;
-	}
-	char where[128];
-	serve_socket_name(fd, where, sizeof(where));
-
-	/* Worker threads inherit this mask: only this thread takes the stop signals. */
+	/* Every thread started from here inherits this mask: only this one takes the stop signals. */
 	sigset_t stop;
 	sigemptyset(&stop);
 	sigaddset(&stop, SIGINT);
@@ -339,24 +315,20 @@ static int serve_serve(struct ctx *ctx, struct serve_opts *o, struct recorder *r
 	pthread_sigmask(SIG_BLOCK, &stop, NULL);
 	signal(SIGPIPE, SIG_IGN);
 
-	struct serve_http *http;
-	struct serve_http_config hc = {.listen_fd = fd, .threads = o->threads, .max_connections = o->max_connections,
-				       .timeout_seconds = o->timeout_seconds, .connection_memory = 16 * 1024,
-				       .cache = cache};
-	r = serve_http_start(&hc, &http);
-	if (r < 0) {
-		close(fd);
-		serve_cache_free(cache);
-		return fail(ctx, EXIT_FAIL, "starting the HTTP server", "%s", where);
-	}
-	enum kvm_avail why;
-	if (!o->no_kvm && !serve_cache_kvm(cache, &why))
-		fprintf(stderr, "vmhost: serve: no KVM counters (vmhost_kvm_available 0): %s\n", kvm_avail_hint(why));
-	fprintf(stderr, "vmhost: serve: listening on http://%s/metrics\n", where);
-
-	int sig = wait_for_stop(&stop, cache, rec);
-	serve_http_stop(http);
-	serve_cache_free(cache);
-	fprintf(stderr, "vmhost: serve: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-	return EXIT_OK;
+	struct server sv = {.ctx = ctx, .o = o};
+	int rc = start_sampling(&sv);
+	if (rc == EXIT_OK)
+		rc = start_http(&sv);
+	int sig = 0;
+	while (rc == EXIT_OK && sigwait(&stop, &sig) != 0)
+		;
+	serve_http_stop(sv.http);
+	serve_cache_free(sv.cache);
+	sample_feed_stop(sv.feed); /* a sample in flight is finished (and recorded) first */
+	if (sig)
+		fprintf(stderr, "vmhost: serve: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
+	rc = finish_recording(&sv, rc);
+	sampler_free(sv.sampler);
+	store_close(sv.store);
+	return rc;
 }

@@ -15,6 +15,7 @@
 
 #include "core/ksm.h"
 #include "parse/parse.h"
+#include "core/host.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23
@@ -63,12 +64,11 @@ static bool is_4k(enum alloc_strategy s)
 int alloc_env_probe(const struct io_root *root, struct alloc_env *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	long ps = sysconf(_SC_PAGESIZE);
-	ret->page_bytes = ps > 0 ? ps : 4096;
+	ret->page_bytes = host_page_size();
 
 	char buf[8192];
 	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "kernel/mm/transparent_hugepage/enabled");
-	if (n > 0 && parse_advisor_mode(buf, ret->thp_mode, sizeof(ret->thp_mode)) < 0)
+	if (n > 0 && parse_sysfs_choice(buf, ret->thp_mode, sizeof(ret->thp_mode)) < 0)
 		ret->thp_mode[0] = '\0';
 
 	n = io_read(root, IO_PROC, buf, sizeof(buf), "meminfo");
@@ -352,8 +352,7 @@ int alloc_memset(struct alloc_region *r, unsigned threads, int byte)
 
 int alloc_resident_bytes(const struct alloc_region *r, uint64_t *ret)
 {
-	long ps = sysconf(_SC_PAGESIZE);
-	size_t page = ps > 0 ? (size_t)ps : 4096;
+	size_t page = (size_t)host_page_size();
 	size_t pages = (r->map_len + page - 1) / page;
 	unsigned char *vec = malloc(pages ? pages : 1);
 	if (!vec)
@@ -372,32 +371,11 @@ int alloc_resident_bytes(const struct alloc_region *r, uint64_t *ret)
 	return 0;
 }
 
-double alloc_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 double alloc_gib_per_s(uint64_t bytes, double seconds)
 {
 	if (!(seconds > 0))
 		return NAN;
 	return (double)bytes / (1024.0 * 1024 * 1024) / seconds;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-double alloc_median(double *vals, size_t n)
-{
-	if (!n)
-		return NAN;
-	qsort(vals, n, sizeof(*vals), cmp_double);
-	return n % 2 ? vals[n / 2] : (vals[n / 2 - 1] + vals[n / 2]) / 2;
 }
 
 bool alloc_size_safe(uint64_t len, int64_t mem_available, int64_t mem_total, uint64_t *ret_margin)

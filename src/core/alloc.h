@@ -62,14 +62,8 @@ int alloc_memset(struct alloc_region *r, unsigned threads, int byte);
 /* Resident bytes of the region (mincore). */
 int alloc_resident_bytes(const struct alloc_region *r, uint64_t *ret);
 
-/* Monotonic seconds, for timing. */
-double alloc_now(void);
-
 /* Bandwidth in GiB/s; NaN when the time is not positive. */
 double alloc_gib_per_s(uint64_t bytes, double seconds);
-
-/* The median of n values (sorts vals in place); NaN when n == 0. */
-double alloc_median(double *vals, size_t n);
 
 /* The size guard: may len more bytes be allocated, leaving MemAvailable above the margin?
  * margin = max(1 GiB, MemTotal / 8). Returns true when safe; ret_margin gets the margin. */

@@ -1,4 +1,5 @@
 #include "core/alloc_qemu.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,13 +66,6 @@ bool qemu_kvm_usable(void)
 		return false;
 	close(fd);
 	return true;
-}
-
-static void sleep_seconds(double s)
-{
-	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
 }
 
 static void path_in(const struct qemu_vm *vm, const char *name, char *buf, size_t cap)
@@ -163,7 +157,7 @@ static int qmp_wait_for(struct qemu_vm *vm, const char *want, double deadline, c
 		}
 		if (vm->rlen == sizeof(vm->rbuf) - 1)
 			vm->rlen = 0; /* a line longer than any reply vmhost waits for: drop it */
-		double left = deadline - alloc_now();
+		double left = deadline - clock_monotonic_seconds();
 		if (left <= 0)
 			return -ETIMEDOUT;
 		struct pollfd p = {.fd = vm->qmp_fd, .events = POLLIN};
@@ -268,7 +262,7 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
 	sigaddset(&block, SIGHUP);
 	sigaddset(&block, SIGQUIT);
 	sigprocmask(SIG_BLOCK, &block, &prev);
-	double t0 = alloc_now();
+	double t0 = clock_monotonic_seconds();
 	pid_t pid = spawn(o, vm, sock, log);
 	if (pid > 0) {
 		vm->pid = pid;
@@ -291,7 +285,7 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
 	}
 	memcpy(addr.sun_path, sock, strlen(sock) + 1);
 	int r = -ETIMEDOUT;
-	while (alloc_now() < deadline) {
+	while (clock_monotonic_seconds() < deadline) {
 		if (reaped(vm)) {
 			r = -ECHILD;
 			break;
@@ -307,7 +301,7 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
 			break;
 		}
 		close(fd);
-		sleep_seconds(0.001);
+		sleep_for(0.001);
 	}
 	/* The greeting comes once QEMU's main loop runs, after guest RAM is preallocated. */
 	if (r == 0)
@@ -320,7 +314,7 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
 		r = qmp_send(vm, "{\"execute\": \"query-status\"}\n");
 	if (r == 0)
 		r = qmp_wait_for(vm, "\"status\"", deadline, err, cap);
-	double t1 = alloc_now();
+	double t1 = clock_monotonic_seconds();
 	if (r == 0) {
 		*ret_create_seconds = t1 - t0;
 		return 0;
@@ -328,7 +322,7 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
 	char qemu_says[300];
 	/* Let a dying QEMU finish writing its error before reading the log. */
 	for (int i = 0; i < 200 && !reaped(vm); i++)
-		sleep_seconds(0.005);
+		sleep_for(0.005);
 	log_first_error(vm, qemu_says, sizeof(qemu_says));
 	if (qemu_says[0])
 		snprintf(err, cap, "%s", qemu_says);
@@ -343,19 +337,19 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
 int qemu_stop(struct qemu_vm *vm, double timeout_seconds, double *ret_destroy_seconds, char *err, size_t cap)
 {
 	int r = qmp_send(vm, "{\"execute\": \"quit\"}\n");
-	double t0 = alloc_now();
+	double t0 = clock_monotonic_seconds();
 	if (r < 0)
 		snprintf(err, cap, "QMP quit: %s", strerror(-r));
 	while (r == 0 && !reaped(vm)) {
-		if (alloc_now() - t0 > timeout_seconds) {
+		if (clock_monotonic_seconds() - t0 > timeout_seconds) {
 			snprintf(err, cap, "QEMU still running %.0f s after quit; killed", timeout_seconds);
 			r = -ETIMEDOUT;
 			break;
 		}
-		sleep_seconds(0.0005);
+		sleep_for(0.0005);
 	}
 	if (r == 0)
-		*ret_destroy_seconds = alloc_now() - t0;
+		*ret_destroy_seconds = clock_monotonic_seconds() - t0;
 	qemu_kill(vm);
 	return r;
 }

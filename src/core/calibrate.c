@@ -1,5 +1,6 @@
 #include "core/calibrate.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,51 +46,70 @@ static struct entry *lookup(struct calib_cache *c, const struct vm *vm)
 	return &c->e[c->n++];
 }
 
+/* The VM calibrated longest ago (never-calibrated first) not yet tried in this pass, or vms->n.
+ * Helpers' memory is not in one smaps_rollup, so VMs with helpers keep the host-wide weights. */
+static size_t pick_oldest(const struct vm_list *vms, struct entry *const *ent, const bool *tried)
+{
+	size_t pick = vms->n;
+	for (size_t i = 0; i < vms->n; i++) {
+		if (!ent[i] || tried[i] || vms->vms[i].nhelpers || vms->vms[i].pss_method == METHOD_EXACT)
+			continue;
+		if (pick == vms->n || ent[i]->when < ent[pick]->when)
+			pick = i;
+	}
+	return pick;
+}
+
+/* One exact read: the VM's weights from its smaps_rollup against its counters. */
+static void calibrate_one(const struct io_root *root, const struct host *host, const struct vm *vm,
+			  struct entry *e)
+{
+	struct smaps_rollup sr;
+	struct mem_counters now_mem;
+	unsigned denied = 0;
+	double when = clock_monotonic_seconds();
+	if (proc_read_counters(root, vm->pid, &now_mem, &denied) == 0 &&
+	    proc_read_smaps_rollup(root, vm->pid, &sr) == 0) {
+		struct pss_calibration cal = pss_calibrate(&now_mem, &sr, host->page_size_bytes);
+		if (cal.valid)
+			e->cal = cal;
+	}
+	e->when = when; /* a failed read waits its turn again too */
+}
+
+/* Forgets VMs that are gone. */
+static void drop_unseen(struct calib_cache *c)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < c->n; i++)
+		if (c->e[i].seen)
+			c->e[w++] = c->e[i];
+	c->n = w;
+}
+
 int calib_apply(struct calib_cache *c, const struct io_root *root, const struct host *host, struct vm_list *vms,
 		double budget_seconds)
 {
-	for (size_t i = 0; i < c->n; i++)
-		c->e[i].seen = false;
 	struct entry **ent = calloc(vms->n ? vms->n : 1, sizeof(*ent));
 	bool *tried = calloc(vms->n ? vms->n : 1, sizeof(*tried));
 	if (!ent || !tried) {
 		free(ent);
 		free(tried);
-		return -1;
+		return -ENOMEM;
 	}
+	for (size_t i = 0; i < c->n; i++)
+		c->e[i].seen = false;
 	for (size_t i = 0; i < vms->n; i++)
 		if ((ent[i] = lookup(c, &vms->vms[i])))
 			ent[i]->seen = true;
-	/* Exact reads, oldest calibration first, within the time budget. Helpers' memory is not in
-	 * one smaps_rollup, so VMs with helpers keep the host-wide weights. */
+	/* Exact reads, oldest calibration first, within the time budget. */
 	double start = clock_monotonic_seconds();
 	int done = 0;
-	for (;;) {
-		size_t pick = vms->n;
-		for (size_t i = 0; i < vms->n; i++) {
-			if (!ent[i] || vms->vms[i].nhelpers || vms->vms[i].pss_method == METHOD_EXACT)
-				continue;
-			if (tried[i])
-				continue;
-			if (pick == vms->n || ent[i]->when < ent[pick]->when)
-				pick = i;
-		}
-		if (pick == vms->n || (done > 0 && clock_monotonic_seconds() - start >= budget_seconds))
+	for (size_t pick; (pick = pick_oldest(vms, ent, tried)) < vms->n; done++) {
+		if (done > 0 && clock_monotonic_seconds() - start >= budget_seconds)
 			break;
-		struct vm *vm = &vms->vms[pick];
-		struct smaps_rollup sr;
-		struct mem_counters now_mem;
-		unsigned denied = 0;
-		double when = clock_monotonic_seconds();
 		tried[pick] = true;
-		if (proc_read_counters(root, vm->pid, &now_mem, &denied) == 0 &&
-		    proc_read_smaps_rollup(root, vm->pid, &sr) == 0) {
-			struct pss_calibration cal = pss_calibrate(&now_mem, &sr, host->page_size_bytes);
-			if (cal.valid)
-				ent[pick]->cal = cal;
-		}
-		ent[pick]->when = when; /* a failed read waits its turn again too */
-		done++;
+		calibrate_one(root, host, &vms->vms[pick], ent[pick]);
 	}
 	for (size_t i = 0; i < vms->n; i++) {
 		struct vm *vm = &vms->vms[i];
@@ -100,11 +120,6 @@ int calib_apply(struct calib_cache *c, const struct io_root *root, const struct 
 	}
 	free(ent);
 	free(tried);
-	/* Forget VMs that are gone. */
-	size_t w = 0;
-	for (size_t i = 0; i < c->n; i++)
-		if (c->e[i].seen)
-			c->e[w++] = c->e[i];
-	c->n = w;
+	drop_unseen(c);
 	return done;
 }

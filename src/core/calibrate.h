@@ -14,7 +14,8 @@ void calib_free(struct calib_cache *c);
 /* Refreshes the calibration of the VMs calibrated longest ago (never-calibrated first), spending
  * at most budget_seconds on exact reads but always at least one VM, then recomputes every VM's
  * pss_bytes and ksm_saved_bytes with its own weights. VMs are keyed by pid + start time; entries
- * of VMs that are gone are dropped. Returns how many VMs were read exactly. */
+ * of VMs that are gone are dropped. Returns how many VMs were read exactly, or -ENOMEM (then
+ * nothing changed). */
 int calib_apply(struct calib_cache *c, const struct io_root *root, const struct host *host, struct vm_list *vms,
 		double budget_seconds);
 

@@ -4,11 +4,20 @@
 #include <string.h>
 #include <unistd.h>
 
+int64_t host_page_size(void)
+{
+	static int64_t page;
+	if (!page) {
+		long ps = sysconf(_SC_PAGESIZE);
+		page = ps > 0 ? ps : 4096;
+	}
+	return page;
+}
+
 int host_read(const struct io_root *root, struct host *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	long ps = sysconf(_SC_PAGESIZE);
-	ret->page_size_bytes = ps > 0 ? ps : 4096;
+	ret->page_size_bytes = host_page_size();
 	long hz = sysconf(_SC_CLK_TCK);
 	ret->clock_ticks_per_second = hz > 0 ? hz : 100;
 	ksm_read(root, &ret->ksm);

@@ -13,6 +13,9 @@ struct host {
 	long clock_ticks_per_second;
 };
 
+/* This machine's page size (sysconf, read once): the one source of it. */
+int64_t host_page_size(void);
+
 /* Reads meminfo and KSM. Returns 0 or a negative errno when /proc/meminfo is unreadable. */
 int host_read(const struct io_root *root, struct host *ret);
 

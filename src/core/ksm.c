@@ -18,6 +18,13 @@ const struct ksm_file ksm_files[] = {
 #undef K
 const size_t ksm_nfiles = sizeof(ksm_files) / sizeof(ksm_files[0]);
 
+const char *ksm_run_word(maybe_i64 run)
+{
+	if (!run.known)
+		return "n/a";
+	return run.v == 1 ? "running" : run.v == 2 ? "unmerging" : "stopped";
+}
+
 int ksm_read(const struct io_root *root, struct ksm_sysfs *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -34,7 +41,7 @@ int ksm_read(const struct io_root *root, struct ksm_sysfs *ret)
 			*(maybe_i64 *)((char *)ret + ksm_files[i].offset) = MAYBE(v);
 	}
 	if (io_read(root, IO_SYS, buf, sizeof(buf), "kernel/mm/ksm/advisor_mode") > 0)
-		parse_advisor_mode(buf, ret->advisor_mode, sizeof(ret->advisor_mode));
+		parse_sysfs_choice(buf, ret->advisor_mode, sizeof(ret->advisor_mode));
 	return 0;
 }
 

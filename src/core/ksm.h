@@ -29,6 +29,9 @@ extern const size_t ksm_nfiles;
 /* Reads every KSM file. Returns 0, or -ENOENT when the kernel has no KSM (present = false). */
 int ksm_read(const struct io_root *root, struct ksm_sysfs *ret);
 
+/* "running", "stopped", "unmerging" (run = 1, 0, 2), "n/a" when unknown. */
+const char *ksm_run_word(maybe_i64 run);
+
 /* Bytes KSM saves host-wide: (pages_sharing + ksm_zero_pages) x page size; unknown without KSM. */
 maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size);
 

@@ -9,6 +9,8 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "parse/parse.h"
+
 /* The guard is process-wide by nature (signal handlers restore from it), so its state is the one
  * place vmhost keeps in a static: fixed-size, preformatted paths and values, no allocation. */
 #define GUARD_MAX 32
@@ -128,16 +130,6 @@ int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig))
 	return 0;
 }
 
-static const char *advisor_word(const char *text, char *buf, size_t cap)
-{
-	const char *open = strchr(text, '['), *close = open ? strchr(open, ']') : NULL;
-	if (!open || !close || (size_t)(close - open) > cap)
-		return NULL;
-	memcpy(buf, open + 1, (size_t)(close - open - 1));
-	buf[close - open - 1] = '\0';
-	return buf;
-}
-
 int ksm_guard_set(const char *file, const char *value)
 {
 	char path[256];
@@ -156,7 +148,7 @@ int ksm_guard_set(const char *file, const char *value)
 		if (n < 0)
 			return (int)n;
 		old[strcspn(old, "\n")] = '\0';
-		if (s.is_advisor && !advisor_word(old, s.value, sizeof(s.value)))
+		if (s.is_advisor && parse_sysfs_choice(old, s.value, sizeof(s.value)) < 0)
 			return -EINVAL;
 		if (!s.is_advisor)
 			snprintf(s.value, sizeof(s.value), "%s", old);

@@ -5,14 +5,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/clock.h"
 #include "core/ksm_guard.h"
-
-double ksm_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 void ksm_sampler_init(struct ksm_sampler *s, const struct io_root *root)
 {
@@ -40,7 +34,7 @@ int ksm_sample_take(struct ksm_sampler *s, struct ksm_sample *ret)
 	int64_t ns;
 	if (s->ksmd_pid > 0 && ksmd_cpu_ns(&s->root, s->ksmd_pid, &ns) == 0)
 		ret->ksmd_cpu_ns = MAYBE(ns);
-	ret->t = ksm_now();
+	ret->t = clock_monotonic_seconds();
 	return r;
 }
 
@@ -136,26 +130,20 @@ void ksm_rates_compute(const struct ksm_sample *a, const struct ksm_sample *b, i
 		ret->full_scan_seconds = pages / rate;
 }
 
-void ksm_nap(double s)
-{
-	struct timespec ts = {.tv_sec = (time_t)s, .tv_nsec = (long)((s - (double)(time_t)s) * 1e9)};
-	nanosleep(&ts, NULL);
-}
-
 int ksm_unmerge_wait(struct ksm_sampler *sm, double timeout_seconds, double poll_seconds,
 		     volatile sig_atomic_t *stop)
 {
 	int r = ksm_guard_set_int("run", 2);
 	if (r < 0)
 		return r;
-	double until = ksm_now() + timeout_seconds;
+	double until = clock_monotonic_seconds() + timeout_seconds;
 	struct ksm_sample s;
-	while (!*stop && ksm_now() < until) {
+	while (!*stop && clock_monotonic_seconds() < until) {
 		if (ksm_sample_take(sm, &s) < 0)
 			return -ENOENT;
 		if (s.k.pages_shared.v == 0 && s.k.pages_sharing.v == 0)
 			return 0;
-		ksm_nap(poll_seconds);
+		sleep_for(poll_seconds);
 	}
 	return *stop ? -EINTR : -ETIMEDOUT;
 }

@@ -28,9 +28,6 @@ struct ksm_sampler {
 void ksm_sampler_init(struct ksm_sampler *s, const struct io_root *root);
 /* Returns 0, or -ENOENT when the kernel has no KSM (the sample still carries meminfo). */
 int ksm_sample_take(struct ksm_sampler *s, struct ksm_sample *ret);
-double ksm_now(void);
-/* Sleeps for s seconds (fractions allowed); returns early on a signal. */
-void ksm_nap(double seconds);
 /* Writes run=2 through the guard and waits until nothing is merged. 0, -EINTR when *stop became
  * set, -ETIMEDOUT, or the guard's error. */
 int ksm_unmerge_wait(struct ksm_sampler *sm, double timeout_seconds, double poll_seconds,

@@ -1,45 +1,41 @@
 #include "core/snapshot.h"
 
 #include <string.h>
-#include <time.h>
 
-static double clock_seconds(clockid_t id)
+/* ksmd's pid (the hint when it still answers, else looked up) and its CPU time so far. */
+static void read_ksmd(const struct io_root *root, pid_t hint, struct snapshot *s)
 {
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	s->ksmd_cpu_ns = UNKNOWN;
+	if (!s->host.ksm.present)
+		return;
+	pid_t pid = hint;
+	int64_t ns;
+	if ((pid > 0 && ksmd_cpu_ns(root, pid, &ns) == 0) ||
+	    (ksmd_find(root, &pid) == 0 && ksmd_cpu_ns(root, pid, &ns) == 0)) {
+		s->ksmd_pid = pid;
+		s->ksmd_cpu_ns = MAYBE(ns);
+	}
 }
-
-double clock_wall_seconds(void) { return clock_seconds(CLOCK_REALTIME); }
-double clock_monotonic_seconds(void) { return clock_seconds(CLOCK_MONOTONIC); }
 
 int snapshot_take(const struct io_root *root, const pid_t *extra, size_t nextra, unsigned flags,
 		  pid_t ksmd_pid_hint, struct snapshot *ret)
 {
-	memset(ret, 0, sizeof(*ret));
+	struct snapshot s = {0};
 	double start = clock_monotonic_seconds();
-	ret->wall_seconds = clock_wall_seconds();
-	ret->monotonic_seconds = start;
-	int r = host_read(root, &ret->host);
+	s.wall_seconds = clock_wall_seconds();
+	s.monotonic_seconds = start;
+	int r = host_read(root, &s.host);
 	if (r < 0)
 		return r;
-	ret->ksmd_cpu_ns = UNKNOWN;
-	if (ret->host.ksm.present) {
-		pid_t pid = ksmd_pid_hint;
-		int64_t ns;
-		if (pid > 0 && ksmd_cpu_ns(root, pid, &ns) == 0) {
-			ret->ksmd_pid = pid;
-			ret->ksmd_cpu_ns = MAYBE(ns);
-		} else if (ksmd_find(root, &pid) == 0 && ksmd_cpu_ns(root, pid, &ns) == 0) {
-			ret->ksmd_pid = pid;
-			ret->ksmd_cpu_ns = MAYBE(ns);
-		}
+	read_ksmd(root, ksmd_pid_hint, &s);
+	r = vm_discover(root, extra, nextra, &s.vms);
+	if (r < 0) {
+		snapshot_free(&s);
+		return r;
 	}
-	r = vm_discover(root, extra, nextra, &ret->vms);
-	if (r < 0)
-		return r;
-	vm_measure_all(root, &ret->host, &ret->vms, flags);
-	ret->gather_seconds = clock_monotonic_seconds() - start;
+	vm_measure_all(root, &s.host, &s.vms, flags);
+	s.gather_seconds = clock_monotonic_seconds() - start;
+	*ret = s;
 	return 0;
 }
 

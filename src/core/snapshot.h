@@ -3,6 +3,7 @@
 #ifndef VMHOST_CORE_SNAPSHOT_H
 #define VMHOST_CORE_SNAPSHOT_H
 
+#include "core/clock.h"
 #include "core/host.h"
 #include "core/vm.h"
 
@@ -17,12 +18,10 @@ struct snapshot {
 };
 
 /* Takes a snapshot; flags as for vm_measure (VM_MEASURE_EXACT). ksmd_pid_hint (0 = look it up)
- * saves a /proc scan on repeated samples. Returns 0 or a negative errno (host unreadable). */
+ * saves a /proc scan on repeated samples. Returns 0 or a negative errno (host unreadable; *ret
+ * is then untouched and there is nothing to free). */
 int snapshot_take(const struct io_root *root, const pid_t *extra, size_t nextra, unsigned flags,
 		  pid_t ksmd_pid_hint, struct snapshot *ret);
 void snapshot_free(struct snapshot *s);
-
-double clock_wall_seconds(void);
-double clock_monotonic_seconds(void);
 
 #endif

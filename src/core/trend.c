@@ -1,8 +1,11 @@
 #include "core/trend.h"
+#include "core/series.h"
+#include "core/stats.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Defaults (docs/record.md explains them): 10 MiB/h is 240 MiB a day, a VM's whole usual QEMU
  * overhead again every day; the published RBD-cache leak grew ~100 MiB per benchmark run. */
@@ -25,48 +28,25 @@ const char *growth_state_name(enum growth_state s)
 	return "?";
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
-static double median_inplace(double *v, size_t n)
-{
-	qsort(v, n, sizeof(*v), cmp_double);
-	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
-/* Equal-count bucket means, so a long series keeps its shape in at most max points. */
-static size_t thin(const double *x, const double *y, size_t n, size_t max, double *tx, double *ty)
-{
-	size_t m = n < max ? n : max;
-	for (size_t b = 0; b < m; b++) {
-		size_t lo = b * n / m, hi = (b + 1) * n / m;
-		double sx = 0, sy = 0;
-		for (size_t i = lo; i < hi; i++) {
-			sx += x[i];
-			sy += y[i];
-		}
-		tx[b] = sx / (double)(hi - lo);
-		ty[b] = sy / (double)(hi - lo);
-	}
-	return m;
-}
-
 int trend_theil_sen(const double *x, const double *y, size_t n, struct trend *ret)
 {
 	if (n < 2)
 		return -EINVAL;
-	size_t m = n < TREND_MAX_POINTS ? n : TREND_MAX_POINTS;
-	double *tx = malloc(m * sizeof(*tx)), *ty = malloc(m * sizeof(*ty));
-	double *slopes = malloc(m * (m - 1) / 2 * sizeof(*slopes));
-	int r = 0;
-	if (!tx || !ty || !slopes) {
-		r = -ENOMEM;
-		goto out;
+	/* Equal-count bucket means, so a long series keeps its shape in TREND_MAX_POINTS. */
+	struct series_set pts;
+	double *slopes = NULL;
+	int r = series_alloc(&pts, n, 1);
+	if (r == 0) {
+		memcpy(pts.t, x, n * sizeof(*x));
+		memcpy(series_row(&pts, 0), y, n * sizeof(*y));
+		r = series_thin(&pts, TREND_MAX_POINTS, SERIES_EQUAL_COUNT);
 	}
-	m = thin(x, y, n, m, tx, ty);
+	size_t m = pts.n;
+	if (r == 0 && !(slopes = malloc(m * (m - 1) / 2 * sizeof(*slopes))))
+		r = -ENOMEM;
+	if (r < 0)
+		goto out;
+	const double *tx = pts.t, *ty = series_row(&pts, 0);
 	size_t k = 0;
 	long long concordant = 0, discordant = 0, pairs = 0;
 	for (size_t i = 0; i < m; i++) {
@@ -86,18 +66,18 @@ int trend_theil_sen(const double *x, const double *y, size_t n, struct trend *re
 		r = -EINVAL;
 		goto out;
 	}
-	double slope = median_inplace(slopes, k);
-	for (size_t i = 0; i < m; i++)
-		slopes[i] = ty[i] - slope * tx[i];
+	double slope = median(slopes, k), intercept;
+	r = series_anchor(tx, ty, m, slope, &intercept);
+	if (r < 0)
+		goto out;
 	*ret = (struct trend){
 		.slope = slope,
-		.intercept = median_inplace(slopes, m),
+		.intercept = intercept,
 		.consistency = (double)(concordant - discordant) / (double)pairs,
 		.n = m,
 	};
 out:
-	free(tx);
-	free(ty);
+	series_free(&pts);
 	free(slopes);
 	return r;
 }
@@ -106,7 +86,7 @@ int growth_assess(const struct growth_point *p, size_t n, double started_seconds
 		  struct growth_result *ret)
 {
 	*ret = (struct growth_result){.state = GROWTH_WARMUP, .bytes_per_hour = NAN, .growth_bytes = NAN,
-				      .consistency = NAN, .first_t = NAN, .last_t = NAN};
+				      .consistency = NAN, .anchor_bytes = NAN, .first_t = NAN, .last_t = NAN};
 	if (n == 0)
 		return 0;
 	double start = isfinite(started_seconds) ? started_seconds : p[0].t;
@@ -148,6 +128,7 @@ int growth_assess(const struct growth_point *p, size_t n, double started_seconds
 	ret->bytes_per_hour = t.slope * 3600.0;
 	ret->growth_bytes = t.slope * (ret->last_t - ret->first_t);
 	ret->consistency = t.consistency;
+	ret->anchor_bytes = t.intercept; /* x counts from first_t */
 	ret->flagged = ret->bytes_per_hour >= g->threshold_bytes_per_hour && ret->growth_bytes >= g->min_growth_bytes &&
 		       t.consistency >= g->min_consistency;
 	ret->state = ret->flagged ? GROWTH_FLAGGED : GROWTH_STEADY;

@@ -54,6 +54,7 @@ struct growth_result {
 	double bytes_per_hour;   /* NaN without a trend */
 	double growth_bytes;     /* slope x span of the usable samples; NaN without a trend */
 	double consistency;      /* NaN without a trend */
+	double anchor_bytes;     /* the fitted line's overhead at first_t (Theil-Sen's intercept); NaN without a trend */
 	double first_t, last_t;  /* usable span; NaN when none */
 };
 

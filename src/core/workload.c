@@ -1,4 +1,5 @@
 #include "core/workload.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -10,7 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PAGE 4096u
+#define PAGE WORKLOAD_PAGE_BYTES
 
 static uint64_t mix(uint64_t x)
 {
@@ -92,20 +93,9 @@ void workload_rewrite(const struct workload_spec *s, void *mem, uint64_t generat
 			fill_page((uint64_t *)((char *)mem + i * PAGE), page_seed(s, i, PAGE_VOLATILE, generation));
 }
 
-static volatile sig_atomic_t stop_requested;
-
-static void on_stop(int sig)
-{
-	(void)sig;
-	stop_requested = 1;
-}
-
 int workload_run(const struct workload_spec *s, int ready_fd)
 {
-	struct sigaction sa = {.sa_handler = on_stop};
-	sigemptyset(&sa.sa_mask);
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
+	stop_catch(false);
 	void *mem = workload_map(s);
 	if (!mem)
 		return 1;
@@ -117,16 +107,12 @@ int workload_run(const struct workload_spec *s, int ready_fd)
 	}
 	unsigned period_ms = s->rewrite_ms ? s->rewrite_ms : 200;
 	uint64_t generation = 0, grown = 0;
-	struct timespec start, now;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	while (!stop_requested) {
-		struct timespec nap = {.tv_sec = period_ms / 1000, .tv_nsec = (long)(period_ms % 1000) * 1000000L};
-		nanosleep(&nap, NULL);
+	double start = clock_monotonic_seconds();
+	while (sleep_for(period_ms / 1000.0)) {
 		if (s->volatile_fraction > 0)
 			workload_rewrite(s, mem, ++generation);
 		if (s->grow_bytes_per_second) {
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			double t = (double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9;
+			double t = clock_monotonic_seconds() - start;
 			uint64_t want = (uint64_t)(t * (double)s->grow_bytes_per_second);
 			if (want > grown + PAGE) {
 				size_t more = (size_t)((want - grown) / PAGE) * PAGE;
@@ -187,8 +173,7 @@ void workload_stop(pid_t pid)
 		pid_t r = waitpid(pid, &status, WNOHANG);
 		if (r == pid || (r < 0 && errno == ECHILD))
 			return;
-		struct timespec nap = {.tv_sec = 0, .tv_nsec = 50 * 1000000L};
-		nanosleep(&nap, NULL);
+		sleep_for(0.05);
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);

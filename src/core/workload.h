@@ -22,6 +22,9 @@ struct workload_spec {
 	uint64_t grow_bytes_per_second; /* extra anonymous memory allocated steadily ("overhead") */
 };
 
+/* The unit of content: a workload page (the host's base page on x86). */
+#define WORKLOAD_PAGE_BYTES 4096u
+
 /* Which class a page belongs to: deterministic, interleaved so every huge page holds a mix. */
 enum page_class { PAGE_SHARED, PAGE_ZERO, PAGE_VOLATILE, PAGE_UNIQUE };
 enum page_class workload_page_class(const struct workload_spec *s, uint64_t page_index);

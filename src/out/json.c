@@ -100,6 +100,16 @@ void json_double(struct json *j, const char *key, double v)
 	fprintf(j->f, "%.6g", v);
 }
 
+void json_fixed(struct json *j, const char *key, double v, int decimals)
+{
+	if (!isfinite(v)) {
+		json_null(j, key);
+		return;
+	}
+	prefix(j, key);
+	fprintf(j->f, "%.*f", decimals, v);
+}
+
 void json_bool(struct json *j, const char *key, bool v)
 {
 	prefix(j, key);

@@ -26,6 +26,8 @@ void json_array_end(struct json *j);
 void json_int(struct json *j, const char *key, int64_t v);
 void json_maybe(struct json *j, const char *key, maybe_i64 v);
 void json_double(struct json *j, const char *key, double v); /* NaN/inf print as null */
+/* v with exactly decimals digits after the point (Unix times: 3); NaN/inf print as null. */
+void json_fixed(struct json *j, const char *key, double v, int decimals);
 void json_bool(struct json *j, const char *key, bool v);
 void json_string(struct json *j, const char *key, const char *s); /* NULL prints null */
 void json_null(struct json *j, const char *key);

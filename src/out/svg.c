@@ -1,4 +1,5 @@
 #include "out/svg.h"
+#include "core/stats.h"
 
 #include <errno.h>
 #include <math.h>
@@ -180,12 +181,6 @@ double svg_stacked_max(const struct svg_series *series, size_t nseries)
 		}
 	}
 	return max;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
 }
 
 double svg_gap_for(const double *xs, size_t n)

@@ -4,8 +4,9 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR };
+enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR, CELL_BOOL };
 
 struct cell {
 	enum cell_state state;
@@ -18,6 +19,8 @@ struct table {
 	const struct col *cols;
 	size_t ncols, nrows, cap;
 	struct cell *cells; /* nrows * ncols */
+	int err;            /* the first failed table_add_row (-ENOMEM) */
+	bool row_lost;      /* the last table_add_row failed: its cells go nowhere */
 };
 
 struct table *table_new(const struct col *cols, size_t ncols)
@@ -45,21 +48,27 @@ int table_add_row(struct table *t)
 	if (t->nrows == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 16;
 		struct cell *c = realloc(t->cells, cap * t->ncols * sizeof(*c));
-		if (!c)
+		if (!c) {
+			t->err = -ENOMEM;
+			t->row_lost = true;
 			return -ENOMEM;
+		}
 		t->cells = c;
 		t->cap = cap;
 	}
 	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(struct cell));
 	t->nrows++;
+	t->row_lost = false;
 	return 0;
 }
 
 size_t table_rows(const struct table *t) { return t->nrows; }
 
+int table_error(const struct table *t) { return t->err; }
+
 static struct cell *last(struct table *t, size_t col)
 {
-	if (!t->nrows || col >= t->ncols)
+	if (!t->nrows || t->row_lost || col >= t->ncols)
 		return NULL;
 	struct cell *c = &t->cells[(t->nrows - 1) * t->ncols + col];
 	free(c->s);
@@ -97,6 +106,15 @@ void table_set_float(struct table *t, size_t col, double v)
 	if (c && isfinite(v)) {
 		c->state = CELL_FLOAT;
 		c->d = v;
+	}
+}
+
+void table_set_bool(struct table *t, size_t col, bool v)
+{
+	struct cell *c = last(t, col);
+	if (c) {
+		c->state = CELL_BOOL;
+		c->i = v;
 	}
 }
 
@@ -159,6 +177,14 @@ void fmt_seconds(char *buf, size_t cap, double s)
 		snprintf(buf, cap, "%dh%02dm", (int)(s / 3600), (int)fmod(s / 60, 60));
 }
 
+void fmt_time(char *buf, size_t cap, double t)
+{
+	time_t tt = (time_t)llround(t);
+	struct tm tm;
+	if (!isfinite(t) || !localtime_r(&tt, &tm) || !strftime(buf, cap, "%Y-%m-%d %H:%M:%S %Z", &tm))
+		snprintf(buf, cap, "n/a");
+}
+
 static void fmt_cell(const struct col *col, const struct cell *c, bool human, bool raw_bytes, char *buf, size_t cap)
 {
 	switch (c->state) {
@@ -167,6 +193,9 @@ static void fmt_cell(const struct col *col, const struct cell *c, bool human, bo
 		return;
 	case CELL_STR:
 		snprintf(buf, cap, "%s", c->s);
+		return;
+	case CELL_BOOL:
+		snprintf(buf, cap, "%s", human ? (c->i ? "yes" : "no") : c->i ? "true" : "false");
 		return;
 	case CELL_INT:
 		if (human && col->kind == COL_BYTES && !raw_bytes)
@@ -177,6 +206,10 @@ static void fmt_cell(const struct col *col, const struct cell *c, bool human, bo
 	case CELL_FLOAT:
 		if (human && col->kind == COL_SECONDS)
 			fmt_seconds(buf, cap, c->d);
+		else if (human && col->kind == COL_TIME)
+			fmt_time(buf, cap, c->d);
+		else if (col->kind == COL_TIME)
+			snprintf(buf, cap, "%.3f", c->d);
 		else if (human)
 			snprintf(buf, cap, "%.*f", col->decimals, c->d);
 		else
@@ -220,7 +253,7 @@ void table_print_human(const struct table *t, FILE *f, bool raw_bytes)
 	free(width);
 }
 
-static void csv_field(FILE *f, const char *s)
+void csv_cell(FILE *f, const char *s)
 {
 	if (!strpbrk(s, ",\"\n\r")) {
 		fputs(s, f);
@@ -246,7 +279,7 @@ void table_print_csv(const struct table *t, FILE *f)
 			fmt_cell(&t->cols[c], &t->cells[r * t->ncols + c], false, true, buf, sizeof(buf));
 			if (c)
 				fputc(',', f);
-			csv_field(f, buf);
+			csv_cell(f, buf);
 		}
 		fputc('\n', f);
 	}
@@ -263,8 +296,14 @@ void table_print_json(const struct table *t, struct json *j, const char *key)
 			switch (cell->state) {
 			case CELL_NULL: json_null(j, k); break;
 			case CELL_INT: json_int(j, k, cell->i); break;
-			case CELL_FLOAT: json_double(j, k, cell->d); break;
+			case CELL_FLOAT:
+				if (t->cols[c].kind == COL_TIME)
+					json_fixed(j, k, cell->d, 3);
+				else
+					json_double(j, k, cell->d);
+				break;
 			case CELL_STR: json_string(j, k, cell->s); break;
+			case CELL_BOOL: json_bool(j, k, cell->i); break;
 			}
 		}
 		json_object_end(j);

@@ -17,6 +17,8 @@ enum col_kind {
 	COL_BYTES,   /* human: binary units unless raw bytes were asked for */
 	COL_FLOAT,   /* printed with the column's decimals */
 	COL_SECONDS, /* float seconds; human: "1.23s", "4m05s" */
+	COL_BOOL,    /* JSON true/false, CSV "true"/"false", human "yes"/"no" */
+	COL_TIME,    /* Unix seconds (table_set_float): JSON and CSV to the millisecond, human local time */
 };
 
 enum col_flags {
@@ -36,14 +38,18 @@ struct table;
 
 struct table *table_new(const struct col *cols, size_t ncols);
 void table_free(struct table *t);
-/* Starts a new row; cells default to null. Returns 0 or -ENOMEM. */
+/* Starts a new row; cells default to null. Returns 0 or -ENOMEM (then the table_set_* calls
+ * for this row change nothing, and table_error() says the table is incomplete). */
 int table_add_row(struct table *t);
 size_t table_rows(const struct table *t);
+/* 0, or -ENOMEM when a row could not be added: print an error, not a table missing rows. */
+int table_error(const struct table *t);
 /* Set a cell of the last row. */
 void table_set_str(struct table *t, size_t col, const char *s); /* NULL = null */
 void table_set_int(struct table *t, size_t col, int64_t v);
 void table_set_maybe(struct table *t, size_t col, maybe_i64 v);
 void table_set_float(struct table *t, size_t col, double v); /* NaN = null */
+void table_set_bool(struct table *t, size_t col, bool v);
 /* Sorts rows by an integer or float column, descending (nulls last). */
 void table_sort_desc(struct table *t, size_t col);
 
@@ -51,8 +57,12 @@ void table_print_human(const struct table *t, FILE *f, bool raw_bytes);
 void table_print_csv(const struct table *t, FILE *f);
 void table_print_json(const struct table *t, struct json *j, const char *key);
 
+/* One CSV cell, quoted when it holds a comma, a quote or a line break. */
+void csv_cell(FILE *f, const char *s);
+
 /* Human number formats shared by every command. */
 void fmt_bytes(char *buf, size_t cap, int64_t bytes); /* "1.50 GiB", "512 B" */
 void fmt_seconds(char *buf, size_t cap, double seconds);
+void fmt_time(char *buf, size_t cap, double unix_seconds); /* local "2026-01-01 00:00:00 UTC"; "n/a" */
 
 #endif

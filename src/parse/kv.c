@@ -201,3 +201,13 @@ int parse_smaps_rollup(const char *buf, size_t len, struct smaps_rollup *ret)
 	int n = parse_kv(buf, len, smaps_rollup_keys.fields, smaps_rollup_keys.n, ret);
 	return ret->pss.known && ret->rss.known ? n : -EINVAL;
 }
+
+int parse_sysfs_choice(const char *buf, char *ret, size_t cap)
+{
+	const char *open = strchr(buf, '['), *close = open ? strchr(open, ']') : NULL;
+	if (!open || !close || close == open + 1 || (size_t)(close - open - 1) >= cap)
+		return -EINVAL;
+	memcpy(ret, open + 1, (size_t)(close - open - 1));
+	ret[close - open - 1] = '\0';
+	return 0;
+}

@@ -91,12 +91,12 @@ struct map_entry {
 /* Parses the line at *pos; advances *pos. Returns 1 with an entry, 0 at the end, -EINVAL on garbage. */
 int parse_maps_next(const char *buf, size_t len, size_t *pos, struct map_entry *ret);
 
+/* The selected word of a sysfs choice file: "[none] scan-time" -> "none", "always [madvise] never"
+ * -> "madvise". Returns 0 or -EINVAL (no bracketed word, or longer than cap - 1). */
+int parse_sysfs_choice(const char *buf, char *ret, size_t cap);
+
 /* A QEMU size: "4096" (MiB unless unit_default says otherwise), "4G", "1.5g", "4194304k",
  * "4294967296b". Suffixes are powers of 1024. unit_default is the multiplier without suffix. */
 int parse_qemu_size(const char *s, size_t len, uint64_t unit_default, uint64_t *ret);
-
-/* A sysfs choice file, "always [madvise] never" or "[none] scan-time": the selected word.
- * buf is a C string. Returns 0 or -EINVAL. */
-int parse_advisor_mode(const char *buf, char *ret, size_t cap);
 
 #endif

@@ -20,6 +20,32 @@ const char *vmm_kind_name(enum vmm_kind kind)
 	return "none";
 }
 
+const char *vm_qmp_kind_name(enum vm_qmp_kind kind)
+{
+	switch (kind) {
+	case VM_QMP_UNIX: return "unix";
+	case VM_QMP_FD: return "fd";
+	case VM_QMP_TCP: return "tcp";
+	case VM_QMP_CLIENT: return "client";
+	case VM_QMP_OTHER: return "other";
+	case VM_QMP_NONE: break;
+	}
+	return "none";
+}
+
+const char *vm_qmp_hint(enum vm_qmp_kind kind)
+{
+	switch (kind) {
+	case VM_QMP_UNIX: return "";
+	case VM_QMP_FD: return "the QMP monitor is a file descriptor its manager holds (libvirt: use virsh domstats)";
+	case VM_QMP_TCP: return "the QMP monitor listens on TCP, not a unix socket";
+	case VM_QMP_CLIENT: return "QEMU connects out to its QMP peer: there is no socket to connect to";
+	case VM_QMP_OTHER: return "the QMP monitor is not on a socket (stdio or a terminal)";
+	case VM_QMP_NONE: break;
+	}
+	return "no QMP socket on the command line (give one with --qmp-socket PID=PATH)";
+}
+
 static const char *base_name(const char *path)
 {
 	const char *slash = strrchr(path, '/');
@@ -217,6 +243,51 @@ struct backend {
 	bool sized, shared, hugetlb;
 };
 
+#define VM_MAX_CHARDEVS 16
+
+/* A -chardev or -qmp backend, as far as QMP cares. */
+struct chardev {
+	char id[64];
+	struct vm_qmp where;
+};
+
+static bool flag_on(const char *arg, const char *key)
+{
+	char v[16];
+	return qemu_opt_get(arg, NULL, key, v, sizeof(v)) >= 0 &&
+	       (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true"));
+}
+
+/* The socket options of a chardev ("path=...,server=on" or "host=..,port=.."); implied_key "path"
+ * for the legacy "unix:PATH,..." form. */
+static struct vm_qmp socket_backend(const char *opts, const char *implied_key)
+{
+	struct vm_qmp q = {.kind = VM_QMP_OTHER};
+	char v[16];
+	bool server = flag_on(opts, "server") || flag_on(opts, "listen");
+	if (qemu_opt_get(opts, NULL, "fd", v, sizeof(v)) >= 0) {
+		q.kind = VM_QMP_FD;
+	} else if (qemu_opt_get(opts, implied_key, "path", q.path, sizeof(q.path)) >= 0 && q.path[0] != '\0') {
+		q.kind = server ? VM_QMP_UNIX : VM_QMP_CLIENT;
+	} else if (qemu_opt_get(opts, NULL, "host", v, sizeof(v)) >= 0 || qemu_opt_get(opts, NULL, "port", v, sizeof(v)) >= 0) {
+		q.kind = server ? VM_QMP_TCP : VM_QMP_CLIENT;
+	}
+	if (q.kind != VM_QMP_UNIX)
+		q.path[0] = '\0';
+	return q;
+}
+
+/* A -qmp/-qmp-pretty argument: QEMU's legacy chardev syntax ("unix:PATH,server=on,wait=off",
+ * "unix:PATH,server,nowait", "tcp:HOST:PORT,server", "stdio"). */
+static struct vm_qmp legacy_chardev(const char *arg)
+{
+	if (!strncmp(arg, "unix:", 5))
+		return socket_backend(arg + 5, "path");
+	if (!strncmp(arg, "tcp:", 4))
+		return (struct vm_qmp){.kind = flag_on(arg + 4, "server") ? VM_QMP_TCP : VM_QMP_CLIENT};
+	return (struct vm_qmp){.kind = VM_QMP_OTHER};
+}
+
 struct qemu_scan {
 	struct backend backends[VM_MAX_RAM_BLOCKS];
 	size_t nbackends;
@@ -227,6 +298,11 @@ struct qemu_scan {
 	uint64_t virtio_mem_bytes;
 	bool has_m, m_bad;
 	uint64_t m_bytes;
+	struct chardev chardevs[VM_MAX_CHARDEVS];
+	size_t nchardevs;
+	char control_mons[VM_MAX_CHARDEVS][64]; /* -mon chardev=ID,mode=control, in order */
+	size_t nmons;
+	struct vm_qmp qmp_option; /* the first -qmp */
 };
 
 static int option_is(const char *arg, const char *name)
@@ -266,6 +342,40 @@ static void add_ref(char (*list)[128], size_t *n, const char *id)
 {
 	if (*n < VM_MAX_RAM_BLOCKS)
 		snprintf(list[(*n)++], 128, "%.127s", id);
+}
+
+static void scan_chardev(struct qemu_scan *s, const char *arg)
+{
+	char backend[32];
+	if (s->nchardevs == VM_MAX_CHARDEVS || qemu_opt_get(arg, "backend", "backend", backend, sizeof(backend)) < 0)
+		return;
+	struct chardev *c = &s->chardevs[s->nchardevs];
+	if (qemu_opt_get(arg, NULL, "id", c->id, sizeof(c->id)) < 0)
+		return;
+	c->where = !strcmp(backend, "socket") ? socket_backend(arg, NULL) : (struct vm_qmp){.kind = VM_QMP_OTHER};
+	s->nchardevs++;
+}
+
+static void scan_mon(struct qemu_scan *s, const char *arg)
+{
+	char mode[32];
+	if (s->nmons == VM_MAX_CHARDEVS || qemu_opt_get(arg, NULL, "mode", mode, sizeof(mode)) < 0 ||
+	    strcmp(mode, "control") || qemu_opt_get(arg, "chardev", "chardev", s->control_mons[s->nmons], 64) < 0)
+		return;
+	s->nmons++;
+}
+
+/* The VM's QMP: the first unix socket among -qmp options and control monitors, else the
+ * first of any other kind. */
+static struct vm_qmp resolve_qmp(const struct qemu_scan *s)
+{
+	struct vm_qmp best = s->qmp_option;
+	for (size_t m = 0; m < s->nmons && best.kind != VM_QMP_UNIX; m++)
+		for (size_t c = 0; c < s->nchardevs; c++)
+			if (!strcmp(s->chardevs[c].id, s->control_mons[m]) &&
+			    (best.kind == VM_QMP_NONE || s->chardevs[c].where.kind == VM_QMP_UNIX))
+				best = s->chardevs[c].where;
+	return best;
 }
 
 static void scan_device(struct qemu_scan *s, const char *arg)
@@ -342,6 +452,16 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 				add_ref(s->base_memdevs, &s->nbase, buf);
 		} else if (option_is(opt, "device")) {
 			scan_device(s, arg);
+		} else if (option_is(opt, "chardev")) {
+			scan_chardev(s, arg);
+		} else if (option_is(opt, "mon")) {
+			scan_mon(s, arg);
+		} else if (option_is(opt, "qmp") || option_is(opt, "qmp-pretty")) {
+			if (s->qmp_option.kind != VM_QMP_UNIX) {
+				struct vm_qmp q = legacy_chardev(arg);
+				if (s->qmp_option.kind == VM_QMP_NONE || q.kind == VM_QMP_UNIX)
+					s->qmp_option = q;
+			}
 		} else {
 			continue;
 		}
@@ -374,6 +494,7 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 	c->guest_ram_bytes = ram_size(ok, total);
 	if (!c->name[0] && c->vmid[0])
 		snprintf(c->name, sizeof(c->name), "%s", c->vmid);
+	c->qmp = resolve_qmp(s);
 	free(s);
 }
 

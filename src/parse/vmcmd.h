@@ -8,6 +8,21 @@ enum vmm_kind { VMM_NONE = 0, VMM_QEMU, VMM_CLOUD_HYPERVISOR, VMM_FIRECRACKER, V
 
 #define VM_MAX_RAM_BLOCKS 32
 
+/* Where the VM's QMP monitor can be reached, from its command line. */
+enum vm_qmp_kind {
+	VM_QMP_NONE = 0, /* no QMP monitor on the command line */
+	VM_QMP_UNIX,     /* a unix socket QEMU listens on: path */
+	VM_QMP_FD,       /* an inherited file descriptor (libvirt owns the monitor): no path */
+	VM_QMP_TCP,      /* a TCP listener (not used by vmhost) */
+	VM_QMP_CLIENT,   /* QEMU connects out to a socket someone else listens on */
+	VM_QMP_OTHER,    /* stdio, a pty, ...: nothing to connect to */
+};
+
+struct vm_qmp {
+	enum vm_qmp_kind kind;
+	char path[256]; /* VM_QMP_UNIX: the socket's path as QEMU sees it */
+};
+
 struct vm_config {
 	enum vmm_kind vmm;
 	char name[256];   /* "" when the command line gives none */
@@ -20,9 +35,15 @@ struct vm_config {
 	uint64_t block_bytes[VM_MAX_RAM_BLOCKS];
 	bool ram_shared; /* some guest RAM is shared memory (memfd, share=on, file backend) */
 	bool ram_hugetlb; /* some guest RAM is on hugetlbfs (not counted in RSS) */
+	struct vm_qmp qmp; /* QEMU: the first QMP monitor (-qmp, or -chardev + -mon mode=control) */
 };
 
 const char *vmm_kind_name(enum vmm_kind kind);
+
+/* "unix", "fd", "tcp", "client", "other", "none". */
+const char *vm_qmp_kind_name(enum vm_qmp_kind kind);
+/* Why a VM's QMP cannot be used, in one line ("" for VM_QMP_UNIX). */
+const char *vm_qmp_hint(enum vm_qmp_kind kind);
 
 /* Recognises a VMM by argv[0] of a NUL-separated /proc/PID/cmdline. VMM_NONE when not one. */
 enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len);

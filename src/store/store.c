@@ -665,6 +665,17 @@ int store_write_sample(struct store *s, const struct snapshot *snap, const struc
 	return 0;
 }
 
+static int sink_write(void *cls, const struct snapshot *snap, const struct kvm_reader *kvm,
+		      const struct kvm_sample *ks)
+{
+	return store_write_sample(cls, snap, kvm, ks);
+}
+
+struct sample_sink store_sink(struct store *s, const char *path)
+{
+	return (struct sample_sink){.write = sink_write, .strerror = store_strerror, .name = path, .cls = s};
+}
+
 /* ---- retention ---- */
 
 /* Replaces the rows of one resolution older than cutoff_ms by means over width_ms buckets. */

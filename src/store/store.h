@@ -1,7 +1,8 @@
 /* The history database (SQLite): samples of the host, KSM and every VM, written by `record`
  * (and `serve --db`), read by `growth` and `report`. Schema and its bounds: docs/record.md.
  *
- * Writers: store_open() + store_write_snapshot() per sample + store_close(). One writer per
+ * Writers: store_open() + store_write_snapshot() per sample + store_close(); in the program the
+ * one caller of the write is core/sampler, through store_sink(). One writer per
  * database (a lock held until store_close; a second writer gets -EBUSY). Each snapshot is one
  * transaction: a crash loses at most the sample in flight. Old samples are downsampled by the
  * writer itself (raw -> 5-minute -> 1-hour means) so the file stays small.
@@ -17,6 +18,7 @@
 #include <sys/types.h>
 
 #include "core/kvm.h"
+#include "core/sampler.h"
 #include "core/snapshot.h"
 #include "parse/parse.h"
 
@@ -51,6 +53,10 @@ int store_write_snapshot(struct store *s, const struct snapshot *snap);
  * are matched to the snapshot's by pid and start time; the others are skipped. */
 int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_reader *kvm,
 		       const struct kvm_sample *ks);
+
+/* The sampler's sink for this store (core/sampler.h): its writes are store_write_sample, its
+ * warnings name path. The store must outlive the sampler's use of it. */
+struct sample_sink store_sink(struct store *s, const char *path);
 
 /* Applies retention now (store_write_snapshot does it by itself); now is Unix seconds. */
 int store_downsample(struct store *s, double now_seconds);

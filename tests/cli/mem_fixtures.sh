@@ -32,6 +32,16 @@ check "no KSM: ksm.run is null" jq -e '.ksm.run == null and .ksm.pages_sharing =
 "$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" >"$TEST_TMP/noksm.txt"
 check "no KSM: the overview says so" grep -q "not available in this kernel" "$TEST_TMP/noksm.txt"
 
+# No MemAvailable (kernels before 3.14): "n/a", never a made-up 0, in every form.
+cp -r "$FX/proc" "$TEST_TMP/noavail"
+grep -v '^MemAvailable:' "$FX/proc/meminfo" >"$TEST_TMP/noavail/meminfo"
+"$VMHOST" --proc-root "$TEST_TMP/noavail" --sys-root "$FX/sys" --bytes >"$TEST_TMP/noavail.txt"
+check "no MemAvailable: --bytes says n/a" grep -q '^host  memory [0-9]*, available n/a' "$TEST_TMP/noavail.txt"
+"$VMHOST" --proc-root "$TEST_TMP/noavail" --sys-root "$FX/sys" >"$TEST_TMP/noavail.txt"
+check "no MemAvailable: the overview says n/a" grep -q '^host  memory .*, available n/a' "$TEST_TMP/noavail.txt"
+"$VMHOST" --proc-root "$TEST_TMP/noavail" --sys-root "$FX/sys" mem --json >"$TEST_TMP/noavail.json"
+check "no MemAvailable: null in JSON" jq -e '.host.mem_available_bytes == null' "$TEST_TMP/noavail.json"
+
 # Bad trees: clear errors, no crash.
 mkdir -p "$TEST_TMP/bad/proc/77"
 printf 'garbage\n' >"$TEST_TMP/bad/proc/meminfo"

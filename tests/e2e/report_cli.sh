@@ -4,6 +4,16 @@
 . "$VMHOST_TESTS/lib.sh"
 DB=$TEST_TMP/v.db
 
+# A guest for the recording to see (32 MiB, not offered to KSM: other tests may be tuning it).
+spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$VMHOST_BUILD/fakeguest" -name cli-guest -m 32M \
+	-fake-nomerge >"$TEST_TMP/guest.out"
+GUEST=$SPAWNED
+for i in $(seq 100); do
+	grep -q ready "$TEST_TMP/guest.out" && break
+	sleep 0.1
+done
+grep -q ready "$TEST_TMP/guest.out" || die "fakeguest did not start"
+
 "$VMHOST" record --db "$DB" --interval 0.1 --duration 0.5 >"$TEST_TMP/rec.out"
 check "record exits 0" [ $? -eq 0 ]
 check "samples in the database" ge "$(sqlite3 "$DB" 'SELECT count(*) FROM samples')" 3
@@ -12,10 +22,26 @@ check "WAL mode" [ "$(sqlite3 "$DB" 'PRAGMA journal_mode')" = wal ]
 "$VMHOST" --json record --db "$DB" --interval 0.1 --duration 0.2 >"$TEST_TMP/rec.json"
 check "record --json summary" jq -e '.samples >= 1 and .dropped_samples == 0' "$TEST_TMP/rec.json"
 
+# What a user looks for: the guest that was running is listed, by its name and pid, and so is
+# every VM series the recording wrote.
+lists_guest() { jq -e --argjson pid "$2" 'any(.vms[]; .name == "cli-guest" and .pid == $pid)' "$1" >/dev/null; }
 "$VMHOST" growth --db "$DB" --json >"$TEST_TMP/g.json"
-check "growth --json is one document with vms" jq -e '.vms | type == "array"' "$TEST_TMP/g.json"
-"$VMHOST" growth --db "$DB" >/dev/null
+check "growth --json lists the running guest by name and pid" lists_guest "$TEST_TMP/g.json" "$GUEST"
+check "growth --json lists every recorded VM series" \
+	[ "$(jq '.vms | length' "$TEST_TMP/g.json")" = "$(sqlite3 "$DB" 'SELECT count(*) FROM vms')" ]
+"$VMHOST" growth --db "$DB" >"$TEST_TMP/g.txt"
 check "growth human exits 0" [ $? -eq 0 ]
+check "growth human names the guest" grep -Eq "^ *$GUEST +cli-guest " "$TEST_TMP/g.txt"
+# ... and on a recording without VMs the same check fails (so it cannot pass on an empty list).
+mkdir -p "$TEST_TMP/novm/proc"
+cp "$VMHOST_FIXTURES/host-mixed/proc/meminfo" "$TEST_TMP/novm/proc/"
+"$VMHOST" --proc-root "$TEST_TMP/novm/proc" --sys-root "$VMHOST_FIXTURES/host-mixed/sys" record \
+	--db "$TEST_TMP/novm.db" --interval 0.1 --duration 0.3 --quiet
+"$VMHOST" growth --db "$TEST_TMP/novm.db" --json >"$TEST_TMP/novm.json"
+check "no VMs recorded: growth --json has none" jq -e '.vms == []' "$TEST_TMP/novm.json"
+fails() { ! "$@"; }
+check "no VMs recorded: the guest check fails" fails lists_guest "$TEST_TMP/novm.json" "$GUEST"
+check "no VMs recorded: growth says so" sh -c "'$VMHOST' growth --db '$TEST_TMP/novm.db' | grep -q '^no VM samples in the last'"
 
 "$VMHOST" report --db "$DB" --out "$TEST_TMP/r.html" >/dev/null
 check "report exits 0" [ $? -eq 0 ]
@@ -23,6 +49,7 @@ check "report has inline SVG charts" ge "$(grep -o '<svg' "$TEST_TMP/r.html" | w
 check "report has no script" bash -c "! grep -qi '<script' '$TEST_TMP/r.html'"
 check "report loads nothing from the network" bash -c "! grep -Eo '(src|href)=\"[^\"]*' '$TEST_TMP/r.html' | grep -q ."
 check "no temporary file left" [ ! -e "$TEST_TMP/r.html.tmp" ]
+check "report charts the guest" grep -q "<figcaption>cli-guest (pid $GUEST)" "$TEST_TMP/r.html"
 
 # A frozen host tree (tests/fixtures/host-mixed): what is stored is exactly what 'mem' shows,
 # and unknown stays NULL.

@@ -2,6 +2,7 @@
 # vmhost serve from the command line on the fixture host: errors, a scrape promtool accepts,
 # a busy port, socket activation, a clean stop on SIGTERM.
 . "$VMHOST_TESTS/lib.sh"
+. "$VMHOST_TESTS/e2e/serve_lib.sh"
 FIX=$VMHOST_FIXTURES/serve
 V="$VMHOST --proc-root $FIX/proc --sys-root $FIX/sys"
 
@@ -16,22 +17,6 @@ expect_exit() {
 		{ say "rc=$rc (want $code): $(cat "$TEST_TMP/err")"; return 1; }
 }
 
-# start_server LOG ARGS...: starts vmhost serve, waits for its "listening" line; sets PORT.
-start_server() {
-	local log=$1 i
-	shift
-	spawn $V serve "$@" 2>"$log"
-	SERVER=$SPAWNED
-	for i in $(seq 100); do
-		PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$log")
-		[ -n "$PORT" ] && return 0
-		kill -0 "$SERVER" 2>/dev/null || break
-		sleep 0.1
-	done
-	say "server did not start: $(cat "$log")"
-	return 1
-}
-
 check "--help prints the usage" sh -c "$V serve --help | grep -q -- '--min-interval'"
 check "a bad --listen is a usage error" expect_exit 2 --listen nonsense
 check "a bare IPv6 address needs brackets" expect_exit 2 --listen ::1:9464
@@ -42,7 +27,7 @@ check "an unreadable --proc-root fails in one line" expect_exit 1 --proc-root /n
 check "--db in a missing directory fails in one line" expect_exit 1 --db "$TEST_TMP/no/such/dir/x.db" --listen 127.0.0.1:0
 check "--db-interval 0 is a usage error" expect_exit 2 --db "$TEST_TMP/x.db" --db-interval 0
 
-start_server "$TEST_TMP/serve.log" --listen 127.0.0.1:0 --pid 20000 || die "cannot start"
+serve_start "$TEST_TMP/serve.log" "$FIX" --pid 20000 || die "cannot start"
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt"
 check "the scrape passes promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/metrics.txt'"
 check "the fixture VM is there with its labels" grep -q \

@@ -3,19 +3,13 @@
 # and what it wrote is read back by sqlite3, vmhost growth and vmhost report. Runs on a copy of
 # the Intel exits fixture so that KVM counters are recorded too.
 . "$VMHOST_TESTS/lib.sh"
+. "$VMHOST_TESTS/e2e/serve_lib.sh"
 cp -a "$VMHOST_FIXTURES/exits-intel" "$TEST_TMP/host" && cp "$VMHOST_FIXTURES/serve/proc/meminfo" "$TEST_TMP/host/proc/" ||
 	die "cannot copy the fixture"
 V="$VMHOST --proc-root $TEST_TMP/host/proc --sys-root $TEST_TMP/host/sys"
 DB=$TEST_TMP/serve.db
 
-spawn $V serve --listen 127.0.0.1:0 --db "$DB" --db-interval 1 2>"$TEST_TMP/serve.log"
-SERVER=$SPAWNED
-for i in $(seq 100); do
-	PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/serve.log")
-	[ -n "$PORT" ] && break
-	sleep 0.1
-done
-[ -n "$PORT" ] || die "server did not start: $(cat "$TEST_TMP/serve.log")"
+serve_start "$TEST_TMP/serve.log" "$TEST_TMP/host" --db "$DB" --db-interval 1 || die "cannot start"
 # Scrapes for a while, then none: recording goes on without them.
 for i in $(seq 6); do curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null || fail "scrape $i"; sleep 0.3; done
 LAST_SCRAPE_MS=$(date +%s%3N)

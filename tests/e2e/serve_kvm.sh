@@ -4,26 +4,11 @@
 # VM exiting does not lower, a process with two KVM VMs as one series, promtool's approval, and
 # vmhost_kvm_available 0 where debugfs is missing.
 . "$VMHOST_TESTS/lib.sh"
+. "$VMHOST_TESTS/e2e/serve_lib.sh"
 
 # tree NAME FIXTURE: a writable copy of an exits fixture with the meminfo serve needs.
 tree() {
 	cp -a "$VMHOST_FIXTURES/$2" "$TEST_TMP/$1" && cp "$VMHOST_FIXTURES/serve/proc/meminfo" "$TEST_TMP/$1/proc/"
-}
-
-# start_server LOG ROOT ARGS...: starts vmhost serve on ROOT, waits for "listening"; sets PORT.
-start_server() {
-	local log=$1 root=$2 i
-	shift 2
-	spawn $VMHOST --proc-root "$root/proc" --sys-root "$root/sys" serve --listen 127.0.0.1:0 "$@" 2>"$log"
-	SERVER=$SPAWNED
-	for i in $(seq 100); do
-		PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$log")
-		[ -n "$PORT" ] && return 0
-		kill -0 "$SERVER" 2>/dev/null || break
-		sleep 0.1
-	done
-	say "server did not start: $(cat "$log")"
-	return 1
 }
 
 scrape() { curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/$1"; }
@@ -35,7 +20,7 @@ WEB1='vm="web1",pid="1234",uuid="0b6a7c52-3c44-4b0e-9a0e-6f1c1c0d0a01"'
 KVM=$TEST_TMP/intel/sys/kernel/debug/kvm
 
 tree intel exits-intel || die "cannot copy the fixture"
-start_server "$TEST_TMP/intel.log" "$TEST_TMP/intel" --min-interval 0 || die "cannot start"
+serve_start "$TEST_TMP/intel.log" "$TEST_TMP/intel" --min-interval 0 || die "cannot start"
 scrape a.txt
 check "the scrape passes promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/a.txt'"
 check "KVM is available" is a.txt vmhost_kvm_available 1
@@ -83,7 +68,7 @@ check "the host-wide exits grow by what happened, not lowered by the VM that exi
 stop_pid "$SERVER"
 
 tree amd exits-amd || die "cannot copy the fixture"
-start_server "$TEST_TMP/amd.log" "$TEST_TMP/amd" || die "cannot start"
+serve_start "$TEST_TMP/amd.log" "$TEST_TMP/amd" || die "cannot start"
 scrape amd.txt
 check "AMD: promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/amd.txt'"
 check "AMD: a VM's exits" is amd.txt \
@@ -94,13 +79,13 @@ check "AMD: the host-wide exits" is amd.txt 'vmhost_kvm_host_events_total{event=
 stop_pid "$SERVER"
 
 # --kvm-events keeps only the matching counters; --no-kvm reads none.
-start_server "$TEST_TMP/sel.log" "$TEST_TMP/amd" --kvm-events '^(exits|halt_wait_ns)$' || die "cannot start"
+serve_start "$TEST_TMP/sel.log" "$TEST_TMP/amd" --kvm-events '^(exits|halt_wait_ns)$' || die "cannot start"
 scrape sel.txt
 check "--kvm-events: only the chosen counters" sh -c "
 	[ \"\$(grep -o 'event=\"[a-z_]*\"' '$TEST_TMP/sel.txt' | sort -u | tr '\n' ' ')\" = 'event=\"exits\" event=\"halt_wait\" ' ]"
 check "--kvm-events: still promtool-clean" sh -c "promtool check metrics <'$TEST_TMP/sel.txt'"
 stop_pid "$SERVER"
-start_server "$TEST_TMP/nokvm.log" "$TEST_TMP/amd" --no-kvm || die "cannot start"
+serve_start "$TEST_TMP/nokvm.log" "$TEST_TMP/amd" --no-kvm || die "cannot start"
 scrape nokvm.txt
 check "--no-kvm: no KVM family at all" sh -c "! grep -q '^vmhost_kvm' '$TEST_TMP/nokvm.txt'"
 check "--no-kvm: no note about KVM" sh -c "! grep -q KVM '$TEST_TMP/nokvm.log'"
@@ -113,7 +98,7 @@ check "--kvm-events with --no-kvm is a usage error" sh -c "
 		>/dev/null 2>&1 </dev/null; [ \$? = 2 ]"
 
 # No debugfs: one gauge says so, no KVM counter family, and the server says why once.
-start_server "$TEST_TMP/none.log" "$VMHOST_FIXTURES/serve" || die "cannot start"
+serve_start "$TEST_TMP/none.log" "$VMHOST_FIXTURES/serve" || die "cannot start"
 scrape none.txt
 check "no debugfs: vmhost_kvm_available 0" is none.txt vmhost_kvm_available 0
 check "no debugfs: no KVM counters" sh -c "! grep -q '^vmhost_kvm_.*_total' '$TEST_TMP/none.txt'"

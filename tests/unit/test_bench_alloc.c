@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/stats.h"
 #include "out/svg.h"
 #include "parse/parse.h"
 
@@ -139,10 +140,10 @@ static void median_and_rate(void **state)
 {
 	(void)state;
 	double a[] = {3, 1, 2};
-	assert_true(alloc_median(a, 3) == 2);
+	assert_true(median(a, 3) == 2);
 	double b[] = {4, 1, 3, 2};
-	assert_true(alloc_median(b, 4) == 2.5);
-	assert_true(isnan(alloc_median(b, 0)));
+	assert_true(median(b, 4) == 2.5);
+	assert_true(isnan(median(b, 0)));
 	assert_true(fabs(alloc_gib_per_s((uint64_t)1 << 30, 0.5) - 2.0) < 1e-12);
 	assert_true(isnan(alloc_gib_per_s(1, 0)));
 }

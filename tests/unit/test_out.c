@@ -1,4 +1,5 @@
 /* Writers: JSON escaping and nulls, one table printed three ways, human units. */
+#include <errno.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -6,10 +7,24 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cmocka.h>
 
+#include "out/doc.h"
 #include "out/json.h"
 #include "out/table.h"
+
+/* realloc fails on demand (linked with --wrap=realloc), to test running out of memory. */
+void *__real_realloc(void *p, size_t n);
+static int realloc_failures; /* the next N reallocs fail */
+void *__wrap_realloc(void *p, size_t n)
+{
+	if (realloc_failures > 0) {
+		realloc_failures--;
+		return NULL;
+	}
+	return __real_realloc(p, n);
+}
 
 static char *capture(void (*fn)(FILE *, void *), void *arg)
 {
@@ -106,6 +121,40 @@ static void table_three_ways(void **state)
 	table_free(t);
 }
 
+static const struct col bool_time_cols[] = {
+	{"name", "NAME", COL_STR, 0, 0},
+	{"flagged", "FLAGGED", COL_BOOL, 0, 0},
+	{"first_seconds", "FIRST", COL_TIME, 0, 0},
+};
+
+static void table_bool_and_time_columns(void **state)
+{
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	struct table *t = table_new(bool_time_cols, 3);
+	table_add_row(t);
+	table_set_str(t, 0, "a");
+	table_set_bool(t, 1, true);
+	table_set_float(t, 2, 1767225600.25); /* a Unix time keeps its milliseconds, not 6 digits */
+	table_add_row(t);
+	table_set_str(t, 0, "b");
+	table_set_bool(t, 1, false);
+	table_add_row(t);
+	table_set_str(t, 0, "c"); /* not set: null */
+	char *h = capture(print_human, t), *c = capture(print_csv, t), *j = capture(print_json, t);
+	assert_string_equal(h, "NAME  FLAGGED                    FIRST\n"
+			       "a         yes  2026-01-01 00:00:00 UTC\n"
+			       "b          no                      n/a\n"
+			       "c         n/a                      n/a\n");
+	assert_string_equal(c, "name,flagged,first_seconds\na,true,1767225600.250\nb,false,\nc,,\n");
+	assert_string_equal(j, "[{\"name\":\"a\",\"flagged\":true,\"first_seconds\":1767225600.250},"
+			       "{\"name\":\"b\",\"flagged\":false,\"first_seconds\":null},"
+			       "{\"name\":\"c\",\"flagged\":null,\"first_seconds\":null}]\n");
+	free(h), free(c), free(j);
+	table_free(t);
+}
+
 static void units(void **state)
 {
 	(void)state;
@@ -120,10 +169,77 @@ static void units(void **state)
 	fmt_seconds(b, sizeof(b), 215), assert_string_equal(b, "3m35s");
 }
 
+static void print_csv_t(FILE *f, void *t) { table_print_csv(t, f); }
+
+/* A row that could not be added must not overwrite the row before it, and the table says so. */
+static void table_out_of_memory(void **state)
+{
+	(void)state;
+	struct table *t = table_new(cols, 4);
+	for (int i = 0; i < 16; i++) { /* the first allocation holds 16 rows */
+		assert_int_equal(table_add_row(t), 0);
+		table_set_int(t, 1, i);
+	}
+	realloc_failures = 1;
+	assert_int_equal(table_add_row(t), -ENOMEM);
+	table_set_int(t, 1, 999);
+	table_set_str(t, 0, "lost");
+	char *s = capture(print_csv_t, t);
+	assert_null(strstr(s, "999"));
+	assert_null(strstr(s, "lost"));
+	assert_non_null(strstr(s, ",15,"));
+	free(s);
+	assert_int_equal(table_error(t), -ENOMEM);
+	table_free(t);
+}
+
+static void write_mixed(FILE *f, void *form)
+{
+	struct doc d;
+	doc_init(&d, f, *(enum doc_form *)form, false);
+	doc_begin(&d, NULL);
+	doc_bytes(&d, "total_bytes", "memory %s", MAYBE(3ll << 30));
+	doc_bytes(&d, "free_bytes", ", free %s", UNKNOWN);
+	doc_int(&d, "pages", NULL, MAYBE(7));
+	doc_begin(&d, "ksm");
+	doc_float(&d, "cpu_percent", ", ksmd %s%%", 2.5, 1);
+	doc_str(&d, "word", NULL, "a,b");
+	doc_end(&d);
+	doc_str(&d, NULL, " (%s)", "human only");
+	doc_time(&d, "end_seconds", ", until %s", 1767225600.5);
+	doc_text(&d, "\n");
+	doc_end(&d);
+	assert_int_equal(doc_finish(&d), 0);
+}
+
+/* One call per field gives all three forms; unknown is n/a, null and an empty cell. */
+static void doc_three_forms(void **state)
+{
+	(void)state;
+	setenv("TZ", "UTC", 1);
+	tzset();
+	enum doc_form form = DOC_HUMAN;
+	char *s = capture(write_mixed, &form);
+	assert_string_equal(s, "memory 3.00 GiB, free n/a, ksmd 2.5% (human only), until 2026-01-01 00:00:01 UTC\n");
+	free(s);
+	form = DOC_JSON;
+	s = capture(write_mixed, &form);
+	assert_string_equal(s, "{\"total_bytes\":3221225472,\"free_bytes\":null,\"pages\":7,"
+			       "\"ksm\":{\"cpu_percent\":2.5,\"word\":\"a,b\"},\"end_seconds\":1767225600.500}\n");
+	free(s);
+	form = DOC_CSV;
+	s = capture(write_mixed, &form);
+	assert_string_equal(s, "total_bytes,free_bytes,pages,ksm.cpu_percent,ksm.word,end_seconds\n"
+			       "3221225472,,7,2.5,\"a,b\",1767225600.500\n");
+	free(s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_document), cmocka_unit_test(table_three_ways), cmocka_unit_test(units),
+		cmocka_unit_test(table_bool_and_time_columns),
+		cmocka_unit_test(table_out_of_memory), cmocka_unit_test(doc_three_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,11 +196,11 @@ static void advisor_mode(void **state)
 {
 	(void)state;
 	char w[16];
-	assert_int_equal(parse_advisor_mode("[none] scan-time\n", w, sizeof(w)), 0);
+	assert_int_equal(parse_sysfs_choice("[none] scan-time\n", w, sizeof(w)), 0);
 	assert_string_equal(w, "none");
-	assert_int_equal(parse_advisor_mode("none [scan-time]\n", w, sizeof(w)), 0);
+	assert_int_equal(parse_sysfs_choice("none [scan-time]\n", w, sizeof(w)), 0);
 	assert_string_equal(w, "scan-time");
-	assert_int_equal(parse_advisor_mode("garbage", w, sizeof(w)), -EINVAL);
+	assert_int_equal(parse_sysfs_choice("garbage", w, sizeof(w)), -EINVAL);
 }
 
 /* Inputs the fuzz targets (fuzz/) broke an invariant on; each is also fuzz/corpus/<target>/bug-*. */

@@ -14,6 +14,7 @@
 
 #include "store/store.h"
 #include "store/store_growth.h"
+#include "serve_testutil.h"
 
 #define MiB (1024 * 1024)
 
@@ -22,19 +23,13 @@ static char dir[64], db[128];
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/vmhost-test-store.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
-	snprintf(db, sizeof(db), "%s/t.db", dir);
-	return 0;
+	return scratch_make(dir, db, "store");
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return scratch_remove(dir);
 }
 
 /* A snapshot at wall time t with nvms VMs (pid 100 + i); VM 0's overhead grows by rate B/s. */

@@ -118,6 +118,25 @@ static void steady_growth_is_flagged(void **state)
 	assert_int_equal(r.state, GROWTH_FLAGGED);
 	assert_true(fabs(r.bytes_per_hour - 20 * MiB) < 1 * MiB);
 	assert_true(r.consistency > 0.9);
+	/* The line the report draws starts on the series at its first usable sample (after 600 s). */
+	assert_true(r.first_t == p[60].t);
+	assert_true(fabs(r.anchor_bytes - (200 * MiB + 20 * MiB / 3600 * 600)) < 1 * MiB);
+	free(p);
+}
+
+static void anchor_counts_from_the_first_usable_sample(void **state)
+{
+	(void)state;
+	/* 36 MiB/hour from 100 MiB, no noise; the first 200 samples are warm-up (not populated). */
+	struct growth_point *p = series(1000, 10, 100 * MiB, 36 * MiB / 3600, 0, 200);
+	struct growth_params g = growth_defaults;
+	g.warmup_seconds = 0;
+	struct growth_result r;
+	assert_int_equal(growth_assess(p, 1000, NAN, &g, &r), 0);
+	assert_true(r.flagged);
+	assert_true(r.first_t == p[200].t);
+	assert_true(fabs(r.anchor_bytes - p[200].overhead) < 1024);
+	assert_true(fabs(r.anchor_bytes + r.bytes_per_hour / 3600 * (r.last_t - r.first_t) - p[999].overhead) < 1024);
 	free(p);
 }
 
@@ -182,6 +201,7 @@ static void too_few_and_empty(void **state)
 	assert_int_equal(r.state, GROWTH_TOO_FEW);
 	assert_false(r.flagged);
 	assert_true(isnan(r.bytes_per_hour));
+	assert_true(isnan(r.anchor_bytes));
 	assert_int_equal(growth_assess(p, 0, NAN, &g, &r), 0);
 	assert_int_equal(r.samples, 0);
 	free(p);
@@ -196,6 +216,7 @@ int main(void)
 		cmocka_unit_test(long_series_is_thinned),
 		cmocka_unit_test(degenerate_input),
 		cmocka_unit_test(steady_growth_is_flagged),
+		cmocka_unit_test(anchor_counts_from_the_first_usable_sample),
 		cmocka_unit_test(flat_is_not_flagged),
 		cmocka_unit_test(one_step_is_not_sustained),
 		cmocka_unit_test(warmup_is_ignored),

@@ -1,4 +1,4 @@
-/* sysfs choice files, KSM's advisor_mode and THP's enabled (parse_advisor_mode): the word fits
+/* sysfs choice files, KSM's advisor_mode and THP's enabled (parse_sysfs_choice, src/parse/kv.c): the word fits
  * its buffer or is refused (the output then untouched), holds no ']', and "[word]" parses back
  * to it. */
 #include "fuzz.h"
@@ -8,7 +8,7 @@ static void check(const char *buf, size_t cap)
 {
 	char word[64];
 	memset(word, 'x', sizeof(word));
-	if (parse_advisor_mode(buf, word, cap) < 0) {
+	if (parse_sysfs_choice(buf, word, cap) < 0) {
 		for (size_t i = 0; i < sizeof(word); i++)
 			FUZZ_CHECK(word[i] == 'x');
 		return;
@@ -19,7 +19,7 @@ static void check(const char *buf, size_t cap)
 		FUZZ_CHECK(word[i] == 'x'); /* nothing written past the word */
 	char printed[80], again[64];
 	snprintf(printed, sizeof(printed), "never [%s] always\n", word);
-	FUZZ_CHECK(parse_advisor_mode(printed, again, sizeof(again)) == 0 && !strcmp(again, word));
+	FUZZ_CHECK(parse_sysfs_choice(printed, again, sizeof(again)) == 0 && !strcmp(again, word));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -1,0 +1,36 @@
+/* Time, sleeping and stopping: one monotonic clock, one wall clock, and the one stop flag that
+ * every long-running command raises from SIGINT, SIGTERM and SIGHUP.
+ *
+ *   stop_catch(false);
+ *   for (double next = clock_monotonic_seconds(); !stop_requested(); next += interval) {
+ *           work();
+ *           sleep_until(next + interval);
+ *   }
+ *   return stop_requested() ? 128 + stop_requested() : 0;
+ */
+#ifndef VMHOST_CORE_CLOCK_H
+#define VMHOST_CORE_CLOCK_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+double clock_monotonic_seconds(void); /* CLOCK_MONOTONIC: for intervals and rates */
+double clock_wall_seconds(void);      /* CLOCK_REALTIME, Unix seconds: for timestamps only */
+
+/* The signal that asked the program to stop, 0 while none did. */
+int stop_requested(void);
+/* The flag itself, for callees that poll a `volatile sig_atomic_t *`. */
+volatile sig_atomic_t *stop_flag(void);
+/* The one handler: records sig (async-signal-safe). */
+void stop_handler(int sig);
+void stop_clear(void);
+/* Makes SIGINT, SIGTERM and SIGHUP raise the flag (without SA_RESTART, so a sleep ends at once),
+ * or, with ignore, ignores them (as time(1) does while its command runs). 0 or -errno. */
+int stop_catch(bool ignore);
+
+/* Sleeps until the monotonic time deadline (or for seconds); returns early, false, when a stop
+ * was requested. */
+bool sleep_until(double deadline);
+bool sleep_for(double seconds);
+
+#endif

@@ -1,0 +1,153 @@
+#include "store/store_series.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+
+#include "core/host.h"
+#include "core/ksm.h"
+
+static double num(maybe_i64 v) { return v.known ? (double)v.v : NAN; }
+
+static double difference(maybe_i64 a, maybe_i64 b) { return a.known && b.known ? (double)(a.v - b.v) : NAN; }
+
+/* ksmd CPU over the interval before sample i, percent of one CPU; NaN across a restart. */
+static double ksmd_cpu_percent(const struct store_host_point *p, size_t i)
+{
+	if (i == 0 || !p[i].ksmd_cpu_ns.known || !p[i - 1].ksmd_cpu_ns.known || p[i].t <= p[i - 1].t ||
+	    p[i].ksmd_cpu_ns.v < p[i - 1].ksmd_cpu_ns.v)
+		return NAN;
+	return (double)(p[i].ksmd_cpu_ns.v - p[i - 1].ksmd_cpu_ns.v) / 1e9 / (p[i].t - p[i - 1].t) * 100;
+}
+
+/* Hands set over to *ret thinned to max points for a chart; frees it on failure. */
+static int hand_over_thinned(struct series_set *set, size_t max, struct series_set *ret)
+{
+	int r = series_thin(set, max, SERIES_EQUAL_TIME);
+	if (r < 0) {
+		series_free(set);
+		return r;
+	}
+	*ret = *set;
+	return 0;
+}
+
+int host_series_from_points(const struct store_host_point *p, size_t n, struct series_set *ret,
+			    int64_t *ret_page_size)
+{
+	struct series_set s;
+	if (series_alloc(&s, n, SERIES_HOST_NROWS) < 0) {
+		series_free(&s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		s.t[i] = p[i].t;
+		series_row(&s, SERIES_HOST_TOTAL)[i] = num(p[i].mem_total);
+		series_row(&s, SERIES_HOST_USED)[i] = difference(p[i].mem_total, p[i].mem_available);
+		series_row(&s, SERIES_HOST_SWAP)[i] = difference(p[i].swap_total, p[i].swap_free);
+		if (p[i].page_size.known)
+			*ret_page_size = p[i].page_size.v;
+		/* A sample without its page size (none written so far) is taken to be of this host. */
+		struct ksm_sysfs k = {.present = true, .pages_sharing = p[i].ksm_pages_sharing,
+				      .ksm_zero_pages = p[i].ksm_zero_pages};
+		int64_t page = p[i].page_size.known ? p[i].page_size.v : host_page_size();
+		series_row(&s, SERIES_HOST_KSM_SAVED)[i] = num(ksm_saved_bytes(&k, page));
+		series_row(&s, SERIES_HOST_KSM_PROFIT)[i] = num(p[i].ksm_general_profit);
+		series_row(&s, SERIES_HOST_KSMD_CPU)[i] = ksmd_cpu_percent(p, i);
+	}
+	*ret = s;
+	return 0;
+}
+
+int store_host_series(struct store *s, double since, double until, size_t max, struct series_set *ret,
+		      int64_t *ret_page_size)
+{
+	struct store_host_point *p;
+	size_t n;
+	int r = store_host_points(s, since, until, &p, &n);
+	if (r < 0)
+		return r;
+	struct series_set set;
+	r = host_series_from_points(p, n, &set, ret_page_size);
+	free(p);
+	return r < 0 ? r : hand_over_thinned(&set, max, ret);
+}
+
+int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page_size, struct series_set *ret)
+{
+	struct series_set s;
+	if (series_alloc(&s, n, SERIES_VM_NROWS) < 0) {
+		series_free(&s);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		s.t[i] = p[i].t;
+		double rss = num(p[i].rss), over = num(p[i].overhead);
+		double guest = rss - (isfinite(over) ? over : 0);
+		double merged = p[i].ksm_merging_pages.known ? (double)p[i].ksm_merging_pages.v * (double)page_size : 0;
+		if (merged > guest)
+			merged = guest;
+		series_row(&s, SERIES_VM_PRIVATE)[i] = guest - merged;
+		series_row(&s, SERIES_VM_MERGED)[i] = isfinite(guest) ? merged : NAN;
+		series_row(&s, SERIES_VM_OVERHEAD)[i] = over;
+		series_row(&s, SERIES_VM_SAVED)[i] = num(p[i].ksm_saved);
+		series_row(&s, SERIES_VM_FIT)[i] = NAN;
+	}
+	*ret = s;
+	return 0;
+}
+
+int store_vm_series(struct store *s, int64_t vm_id, double since, double until, int64_t page_size,
+		    const struct growth_result *fit, size_t max, struct series_set *ret)
+{
+	struct store_vm_point *p;
+	size_t n;
+	int r = store_vm_points(s, vm_id, since, until, &p, &n);
+	if (r < 0)
+		return r;
+	struct series_set set;
+	r = vm_series_from_points(p, n, page_size, &set);
+	free(p);
+	if (r == 0)
+		r = hand_over_thinned(&set, max, &set);
+	if (r < 0)
+		return r;
+	/* The line growth fitted, drawn on the chart's (thinned) times of its span. */
+	if (fit && fit->flagged && isfinite(fit->bytes_per_hour) && isfinite(fit->anchor_bytes))
+		series_line(set.t, set.n, fit->first_t, fit->last_t, fit->bytes_per_hour / 3600, fit->anchor_bytes,
+			    series_row(&set, SERIES_VM_FIT));
+	*ret = set;
+	return 0;
+}
+
+int store_kvm_rate_series(struct store *s, const char *counter, double since, double until, size_t max,
+			  struct series_set *ret)
+{
+	double *t;
+	int64_t *v;
+	size_t n;
+	/* Host-wide total: the kernel's global file (vm_id 0), every drop charted as a gap. */
+	/* HOST-WIDE KVM RULE: core/kvm_delta's one rule for host-wide totals plugs in here. */
+	int r = store_kvm_points(s, 0, counter, since, until, &t, &v, &n);
+	if (r < 0)
+		return r;
+	struct series_set set = {0};
+	if (n < 2)
+		r = -ENODATA;
+	else
+		r = series_alloc(&set, n - 1, 1);
+	/* Rows exist only where the counter changed, so a rate spans the time since the previous row. */
+	for (size_t i = 1; r == 0 && i < n; i++) {
+		set.t[i - 1] = t[i];
+		series_row(&set, 0)[i - 1] = v[i] >= v[i - 1] && t[i] > t[i - 1]
+						     ? (double)(v[i] - v[i - 1]) / (t[i] - t[i - 1])
+						     : NAN; /* reset */
+	}
+	free(t);
+	free(v);
+	if (r < 0) {
+		series_free(&set);
+		return r;
+	}
+	return hand_over_thinned(&set, max, ret);
+}

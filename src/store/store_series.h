@@ -1,0 +1,28 @@
+/* The report's chart series from the database (rows: core/series.h), each thinned to at most
+ * max points of equal time spans. The *_from_points functions are the pure part. */
+#ifndef VMHOST_STORE_SERIES_H
+#define VMHOST_STORE_SERIES_H
+
+#include "core/series.h"
+#include "core/trend.h"
+#include "store/store.h"
+
+/* Host memory, KSM savings and ksmd CPU (enum series_host_row). *ret_page_size is set to the
+ * recorded page size when a sample has one (left as it is otherwise). */
+int store_host_series(struct store *s, double since, double until, size_t max, struct series_set *ret,
+		      int64_t *ret_page_size);
+int host_series_from_points(const struct store_host_point *p, size_t n, struct series_set *ret,
+			    int64_t *ret_page_size);
+
+/* One VM's memory stacked (enum series_vm_row), and when fit (may be NULL) is a flagged verdict,
+ * its fitted line over the verdict's span (SERIES_VM_FIT). */
+int store_vm_series(struct store *s, int64_t vm_id, double since, double until, int64_t page_size,
+		    const struct growth_result *fit, size_t max, struct series_set *ret);
+int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page_size, struct series_set *ret);
+
+/* A host-wide KVM counter per second (one row), between the rows where it changed. -ENOENT
+ * when it was never recorded, -ENODATA with fewer than two values. */
+int store_kvm_rate_series(struct store *s, const char *counter, double since, double until, size_t max,
+			  struct series_set *ret);
+
+#endif

@@ -1,0 +1,143 @@
+#!/bin/bash
+# A real libvirt: Debian's libvirtd and virtlogd (started here when they are not running, and
+# then stopped by pid; left alone when they were), a transient TCG domain from XML booting the
+# e2e guest kernel, and vmhost's view of it checked against virsh: name, uuid (domuuid), guest
+# RAM (dominfo), cgroup (libvirt's scope for the domain id), RSS (dommemstat), then the series
+# `vmhost serve` exports for it. The domain is destroyed on every exit path.
+. "$VMHOST_TESTS/lib.sh"
+[ "$(id -u)" = 0 ] || die "needs root (libvirtd, qemu:///system)"
+for tool in libvirtd virtlogd virsh qemu-system-x86_64 curl jq; do
+	command -v $tool >/dev/null || die "$tool missing (scripts/deps/libvirt.txt)"
+done
+# One libvirt test at a time on this machine: the other's daemons must not stop under us.
+exec 9>/run/lock/vmhost-libvirt-test.lock
+flock -w 300 9 || die "another libvirt test holds /run/lock/vmhost-libvirt-test.lock"
+VIRSH="virsh -q -c qemu:///system"
+DOM=vmhost-e2e-$$
+quiet() { "$@" >/dev/null 2>&1; }
+STARTED=""
+DOMAIN_UP=0
+
+libvirt_cleanup() {
+	[ "$DOMAIN_UP" = 1 ] && $VIRSH destroy "$DOM" >/dev/null 2>&1
+	local pid
+	for pid in $STARTED; do stop_pid "$pid"; done
+	cleanup
+}
+trap libvirt_cleanup EXIT
+
+# start_daemon NAME: runs NAME -d unless its pid file names a live process; remembers the pid.
+start_daemon() {
+	local name=$1 pidfile=/run/$1.pid i pid
+	if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+		say "$name already running (pid $(cat "$pidfile")): left alone"
+		return 0
+	fi
+	"$name" -d || return 1
+	for i in $(seq 100); do
+		pid=$(cat "$pidfile" 2>/dev/null)
+		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && break
+		sleep 0.1
+	done
+	[ -n "$pid" ] || return 1
+	STARTED="$pid $STARTED"
+	say "started $name (pid $pid)"
+}
+start_daemon virtlogd || die "cannot start virtlogd"
+start_daemon libvirtd || die "cannot start libvirtd"
+for i in $(seq 200); do $VIRSH version >/dev/null 2>&1 && break; sleep 0.1; done
+$VIRSH version >/dev/null 2>&1 || die "libvirtd does not answer on qemu:///system"
+
+# The guest: the e2e kernel and initramfs, copied where libvirt's qemu user may read them.
+img=$("$VMHOST_TESTS/../scripts/guest-image.sh" "$VMHOST_BUILD/guest" | tail -1) || die "cannot build the guest image"
+set -- $img
+chmod 755 "$TEST_TMP"
+cp "$1" "$TEST_TMP/vmlinuz" && cp "$2" "$TEST_TMP/initramfs.gz" || die "cannot copy the guest image"
+UUID=$(cat /proc/sys/kernel/random/uuid)
+cat >"$TEST_TMP/domain.xml" <<XML
+<domain type='qemu'>
+  <name>$DOM</name>
+  <uuid>$UUID</uuid>
+  <memory unit='MiB'>256</memory>
+  <vcpu>1</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <kernel>$TEST_TMP/vmlinuz</kernel>
+    <initrd>$TEST_TMP/initramfs.gz</initrd>
+    <cmdline>console=ttyS0 quiet panic=-1</cmdline>
+  </os>
+  <on_reboot>destroy</on_reboot>
+  <on_crash>destroy</on_crash>
+  <devices>
+    <serial type='file'><source path='$TEST_TMP/console.log'/><target port='0'/></serial>
+    <memballoon model='none'/>
+  </devices>
+</domain>
+XML
+DOMAIN_UP=1
+$VIRSH create "$TEST_TMP/domain.xml" >/dev/null || die "virsh create failed"
+PID=$(cat "/run/libvirt/qemu/$DOM.pid" 2>/dev/null)
+[ -n "$PID" ] && kill -0 "$PID" 2>/dev/null || die "no QEMU process for $DOM"
+for i in $(seq 300); do
+	grep -q vmhost-guest-up "$TEST_TMP/console.log" 2>/dev/null && break
+	kill -0 "$PID" 2>/dev/null || die "the domain's QEMU exited during boot"
+	sleep 0.1
+done
+grep -q vmhost-guest-up "$TEST_TMP/console.log" || die "the guest did not boot in 30 s"
+say "domain $DOM (pid $PID) up after ${SECONDS}s"
+
+# What libvirt says.
+v_uuid=$($VIRSH domuuid "$DOM")
+v_id=$($VIRSH domid "$DOM")
+v_mem_kib=$($VIRSH dominfo "$DOM" | awk '/^Max memory:/ {print $3}')
+v_cgroup=$(sed -n 's/^0:://p' "/proc/$PID/cgroup")
+
+# What vmhost says, and libvirt's RSS read right after.
+"$VMHOST" mem --json >"$TEST_TMP/mem.json" || die "mem --json failed"
+v_rss_kib=$($VIRSH dommemstat "$DOM" | awk '$1 == "rss" {print $2}')
+vm() { jq -r --argjson p "$PID" ".vms[] | select(.pid == \$p) | $1" "$TEST_TMP/mem.json"; }
+check "vmhost finds the domain's QEMU" [ "$(vm .vmm)" = qemu ]
+check "name is the domain's ($(vm .name))" [ "$(vm .name)" = "$DOM" ]
+check "uuid is virsh domuuid's ($(vm .uuid) vs $v_uuid)" [ "$(vm .uuid)" = "$v_uuid" ]
+check "guest RAM is virsh dominfo's ($(vm .guest_ram_bytes) vs $v_mem_kib KiB)" [ "$(vm .guest_ram_bytes)" = $((v_mem_kib * 1024)) ]
+check "cgroup is the process's own ($(vm .cgroup))" [ "$(vm .cgroup)" = "$v_cgroup" ]
+# libvirt names its scope after the domain id: /machine/qemu-ID-NAME.libvirt-qemu (no systemd),
+# machine.slice/machine-qemu\x2dID\x2dNAME.scope (systemd).
+case $(vm .cgroup) in
+"/machine/qemu-$v_id-$DOM.libvirt-qemu"* | *"machine-qemu\\x2d$v_id\\x2d"*) scope=yes ;;
+*) scope=no ;;
+esac
+check "  ... libvirt's scope for domain id $v_id" [ $scope = yes ]
+say "RSS: vmhost $(vm .rss_bytes) B, virsh dommemstat $v_rss_kib KiB"
+check "RSS within 3% of virsh dommemstat's" near "$(vm .rss_bytes)" $((v_rss_kib * 1024)) 3
+
+# vmhost serve: the domain's series, labelled with its name and uuid.
+spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0 --no-kvm 2>"$TEST_TMP/serve.log"
+SERVER=$SPAWNED
+for i in $(seq 100); do
+	PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/serve.log")
+	[ -n "$PORT" ] && break
+	kill -0 "$SERVER" 2>/dev/null || break
+	sleep 0.1
+done
+[ -n "$PORT" ] || die "serve did not start: $(cat "$TEST_TMP/serve.log")"
+curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt" || die "scrape failed"
+labels="vm=\"$DOM\",pid=\"$PID\",uuid=\"$v_uuid\""
+check "vmhost_vm_guest_ram_bytes{$labels} = dominfo's" grep -qxF "vmhost_vm_guest_ram_bytes{$labels} $((v_mem_kib * 1024))" "$TEST_TMP/metrics.txt"
+metric() { awk -v m="$1{$labels${2:-}}" '$1 == m {print $2}' "$TEST_TMP/metrics.txt"; }
+anon=$(metric vmhost_vm_rss_bytes ',type="anon"')
+file=$(metric vmhost_vm_rss_bytes ',type="file"')
+shmem=$(metric vmhost_vm_rss_bytes ',type="shmem"')
+check "vmhost_vm_rss_bytes by type sums to dommemstat's RSS within 3%" near $((${anon:-0} + ${file:-0} + ${shmem:-0})) $((v_rss_kib * 1024)) 3
+check "vmhost_vm_pss_bytes and vmhost_vm_overhead_bytes for it" sh -c "[ -n '$(metric vmhost_vm_pss_bytes)' ] && [ -n '$(metric vmhost_vm_overhead_bytes)' ]"
+check "vmhost_vm_info carries its cgroup" grep -qF "vmhost_vm_info{$labels,vmm=\"qemu\",cgroup=\"$v_cgroup\"} 1" "$TEST_TMP/metrics.txt"
+stop_pid "$SERVER"
+
+# Destroyed: the process is gone and vmhost no longer lists it.
+$VIRSH destroy "$DOM" >/dev/null || fail "virsh destroy failed"
+DOMAIN_UP=0
+for i in $(seq 50); do kill -0 "$PID" 2>/dev/null || break; sleep 0.1; done
+check "virsh destroy stops the QEMU process" sh -c "! kill -0 $PID 2>/dev/null"
+"$VMHOST" mem --json >"$TEST_TMP/after.json"
+check "vmhost no longer lists it" quiet jq -e --argjson p "$PID" '[.vms[] | select(.pid == $p)] | length == 0' "$TEST_TMP/after.json"
+finish
