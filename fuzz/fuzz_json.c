@@ -1,6 +1,6 @@
 /* libFuzzer target for parse/json and the QMP reply parsers on top of it (parse/qmp_stats): any
  * input is parsed, walked and decoded; the same bytes are also fed to the stream framer.
- * Build and run: tests/cli/fuzz_json.sh (a short run in make check). */
+ * Build and run: fuzz/README.md (tests/cli/fuzz_smoke.sh runs it in make check). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>

@@ -79,14 +79,8 @@ int ksmd_cpu_ns(const struct io_root *root, pid_t pid, int64_t *ret)
 {
 	char buf[1024];
 	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/schedstat", pid);
-	if (n > 0) {
-		char *end;
-		long long v = strtoll(buf, &end, 10);
-		if (end != buf && (*end == ' ' || *end == '\n') && v >= 0) {
-			*ret = v;
-			return 0;
-		}
-	}
+	if (n > 0 && parse_schedstat(buf, (size_t)n, ret) == 0)
+		return 0;
 	n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", pid);
 	if (n < 0)
 		return (int)n;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#include "net/listen_addr.h"
 #include "net/serve_cache.h"
 
 struct serve_http_config {
@@ -25,11 +26,6 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 /* Stops accepting, closes every connection and the socket, joins the threads. NULL is fine. */
 void serve_http_stop(struct serve_http *h);
 
-/* "ADDR:PORT", "[V6ADDR]:PORT", "localhost:PORT", or ":PORT" (every address, v4 and v6) into a
- * socket address. Returns 0 or -EINVAL. */
-int serve_parse_listen(const char *s, struct sockaddr_storage *ret, socklen_t *ret_len);
-/* True for 127.0.0.0/8 and ::1. */
-bool serve_is_loopback(const struct sockaddr_storage *a);
 /* A bound, listening, close-on-exec socket for the address. Returns the fd or a negative errno. */
 int serve_bind(const struct sockaddr_storage *a, socklen_t len);
 /* "127.0.0.1:9464" / "[::1]:9464" for the socket's actual address (port 0 resolved). */

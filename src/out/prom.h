@@ -51,10 +51,6 @@ void prom_free(struct prom *p);
 
 const char *prom_content_type(enum prom_format format);
 
-/* Picks the format an Accept header asks for: OpenMetrics when it is acceptable and preferred
- * (by q-value) to the text format; the text format otherwise, and for a missing header. */
-enum prom_format prom_negotiate(const char *accept);
-
 /* Formats a double as Prometheus reads it, in the C locale whatever the process's locale:
  * shortest round-trip form, "NaN", "+Inf", "-Inf". Returns the length. */
 size_t prom_format_double(char *buf, size_t cap, double v);

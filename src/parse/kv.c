@@ -28,11 +28,11 @@ int parse_i64(const char *s, int64_t *ret)
 }
 
 /* Parses "<digits>[ kB]" at p (bounded by end); stores bytes (kB scaled). */
-static int parse_value(const char *p, const char *end, int64_t *ret)
+static int parse_value(const char *p, const char *end, bool may_be_negative, int64_t *ret)
 {
 	while (p < end && (*p == ' ' || *p == '\t'))
 		p++;
-	bool neg = p < end && *p == '-';
+	bool neg = may_be_negative && p < end && *p == '-';
 	if (neg)
 		p++;
 	if (p == end || !isdigit((unsigned char)*p))
@@ -80,7 +80,7 @@ int parse_kv(const char *buf, size_t len, const struct kv_field *fields, size_t 
 				continue;
 			maybe_i64 *f = (maybe_i64 *)((char *)out + fields[i].offset);
 			int64_t value;
-			if (!f->known && parse_value(v, nl, &value) == 0) {
+			if (!f->known && parse_value(v, nl, fields[i].may_be_negative, &value) == 0) {
 				*f = MAYBE(value);
 				found++;
 			}
@@ -91,33 +91,65 @@ int parse_kv(const char *buf, size_t len, const struct kv_field *fields, size_t 
 	return found;
 }
 
-#define F(type, key, member) {key, offsetof(type, member)}
+#define F(type, key, member) {key, offsetof(type, member), false}
+#define TABLE(fields) {fields, sizeof(fields) / sizeof(fields[0])}
+
+static const struct kv_field meminfo_fields[] = {
+	F(struct meminfo, "MemTotal", mem_total),       F(struct meminfo, "MemFree", mem_free),
+	F(struct meminfo, "MemAvailable", mem_available), F(struct meminfo, "Buffers", buffers),
+	F(struct meminfo, "Cached", cached),             F(struct meminfo, "Shmem", shmem),
+	F(struct meminfo, "SwapTotal", swap_total),      F(struct meminfo, "SwapFree", swap_free),
+	F(struct meminfo, "AnonPages", anon_pages),      F(struct meminfo, "AnonHugePages", anon_huge_pages),
+	F(struct meminfo, "HugePages_Total", hugepages_total),
+	F(struct meminfo, "HugePages_Free", hugepages_free),
+	F(struct meminfo, "Hugepagesize", hugepage_size),
+};
+const struct kv_table meminfo_keys = TABLE(meminfo_fields);
+
+static const struct kv_field status_fields[] = {
+	F(struct proc_status, "VmRSS", vm_rss),       F(struct proc_status, "RssAnon", rss_anon),
+	F(struct proc_status, "RssFile", rss_file),   F(struct proc_status, "RssShmem", rss_shmem),
+	F(struct proc_status, "VmSwap", vm_swap),     F(struct proc_status, "VmPTE", vm_pte),
+	F(struct proc_status, "Threads", threads),
+};
+const struct kv_table status_keys = TABLE(status_fields);
+
+static const struct kv_field ksm_stat_fields[] = {
+	F(struct ksm_stat, "ksm_rmap_items", rmap_items),
+	F(struct ksm_stat, "ksm_zero_pages", zero_pages),
+	F(struct ksm_stat, "ksm_merging_pages", merging_pages),
+	/* The kernel's profit is a signed long: what KSM saved minus its rmap_items' cost. */
+	{"ksm_process_profit", offsetof(struct ksm_stat, process_profit), true},
+};
+const struct kv_table ksm_stat_keys = TABLE(ksm_stat_fields);
+
+static const struct kv_field smaps_rollup_fields[] = {
+	F(struct smaps_rollup, "Rss", rss),
+	F(struct smaps_rollup, "Pss", pss),
+	F(struct smaps_rollup, "Pss_Dirty", pss_dirty),
+	F(struct smaps_rollup, "Pss_Anon", pss_anon),
+	F(struct smaps_rollup, "Pss_File", pss_file),
+	F(struct smaps_rollup, "Pss_Shmem", pss_shmem),
+	F(struct smaps_rollup, "Shared_Clean", shared_clean),
+	F(struct smaps_rollup, "Shared_Dirty", shared_dirty),
+	F(struct smaps_rollup, "Private_Clean", private_clean),
+	F(struct smaps_rollup, "Private_Dirty", private_dirty),
+	F(struct smaps_rollup, "Anonymous", anonymous),
+	F(struct smaps_rollup, "KSM", ksm),
+	F(struct smaps_rollup, "Swap", swap),
+	F(struct smaps_rollup, "SwapPss", swap_pss),
+};
+const struct kv_table smaps_rollup_keys = TABLE(smaps_rollup_fields);
 
 int parse_meminfo(const char *buf, size_t len, struct meminfo *ret)
 {
-	static const struct kv_field fields[] = {
-		F(struct meminfo, "MemTotal", mem_total),       F(struct meminfo, "MemFree", mem_free),
-		F(struct meminfo, "MemAvailable", mem_available), F(struct meminfo, "Buffers", buffers),
-		F(struct meminfo, "Cached", cached),             F(struct meminfo, "Shmem", shmem),
-		F(struct meminfo, "SwapTotal", swap_total),      F(struct meminfo, "SwapFree", swap_free),
-		F(struct meminfo, "AnonPages", anon_pages),      F(struct meminfo, "AnonHugePages", anon_huge_pages),
-		F(struct meminfo, "HugePages_Total", hugepages_total),
-		F(struct meminfo, "HugePages_Free", hugepages_free),
-		F(struct meminfo, "Hugepagesize", hugepage_size),
-	};
-	int n = parse_kv(buf, len, fields, sizeof(fields) / sizeof(fields[0]), ret);
+	int n = parse_kv(buf, len, meminfo_keys.fields, meminfo_keys.n, ret);
 	return ret->mem_total.known ? n : -EINVAL;
 }
 
 int parse_status(const char *buf, size_t len, struct proc_status *ret)
 {
-	static const struct kv_field fields[] = {
-		F(struct proc_status, "VmRSS", vm_rss),       F(struct proc_status, "RssAnon", rss_anon),
-		F(struct proc_status, "RssFile", rss_file),   F(struct proc_status, "RssShmem", rss_shmem),
-		F(struct proc_status, "VmSwap", vm_swap),     F(struct proc_status, "VmPTE", vm_pte),
-		F(struct proc_status, "Threads", threads),
-	};
-	int n = parse_kv(buf, len, fields, sizeof(fields) / sizeof(fields[0]), ret);
+	int n = parse_kv(buf, len, status_keys.fields, status_keys.n, ret);
 	ret->name[0] = '\0';
 	if (len > 5 && !memcmp(buf, "Name:", 5)) {
 		const char *p = buf + 5, *nl = memchr(buf, '\n', len);
@@ -135,13 +167,7 @@ int parse_status(const char *buf, size_t len, struct proc_status *ret)
 
 int parse_ksm_stat(const char *buf, size_t len, struct ksm_stat *ret)
 {
-	static const struct kv_field fields[] = {
-		F(struct ksm_stat, "ksm_rmap_items", rmap_items),
-		F(struct ksm_stat, "ksm_zero_pages", zero_pages),
-		F(struct ksm_stat, "ksm_merging_pages", merging_pages),
-		F(struct ksm_stat, "ksm_process_profit", process_profit),
-	};
-	int n = parse_kv(buf, len, fields, sizeof(fields) / sizeof(fields[0]), ret);
+	int n = parse_kv(buf, len, ksm_stat_keys.fields, ksm_stat_keys.n, ret);
 	ret->merge_any = UNKNOWN;
 	ret->mergeable = UNKNOWN;
 	static const char *const flags[] = {"ksm_merge_any", "ksm_mergeable"};
@@ -149,7 +175,8 @@ int parse_ksm_stat(const char *buf, size_t len, struct ksm_stat *ret)
 	for (size_t i = 0; i < 2; i++) {
 		const char *p = buf, *end = buf + len;
 		size_t kl = strlen(flags[i]);
-		while (p < end) {
+		/* As in parse_kv: the first line that reads as yes or no wins. */
+		while (p < end && !dest[i]->known) {
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			if (!nl)
 				break;
@@ -161,34 +188,17 @@ int parse_ksm_stat(const char *buf, size_t len, struct ksm_stat *ret)
 					*dest[i] = MAYBE(1);
 				else if (nl - v == 2 && !memcmp(v, "no", 2))
 					*dest[i] = MAYBE(0);
-				if (dest[i]->known)
-					n++;
 			}
 			p = nl + 1;
 		}
+		n += dest[i]->known;
 	}
 	return n > 0 ? n : -EINVAL;
 }
 
 int parse_smaps_rollup(const char *buf, size_t len, struct smaps_rollup *ret)
 {
-	static const struct kv_field fields[] = {
-		F(struct smaps_rollup, "Rss", rss),
-		F(struct smaps_rollup, "Pss", pss),
-		F(struct smaps_rollup, "Pss_Dirty", pss_dirty),
-		F(struct smaps_rollup, "Pss_Anon", pss_anon),
-		F(struct smaps_rollup, "Pss_File", pss_file),
-		F(struct smaps_rollup, "Pss_Shmem", pss_shmem),
-		F(struct smaps_rollup, "Shared_Clean", shared_clean),
-		F(struct smaps_rollup, "Shared_Dirty", shared_dirty),
-		F(struct smaps_rollup, "Private_Clean", private_clean),
-		F(struct smaps_rollup, "Private_Dirty", private_dirty),
-		F(struct smaps_rollup, "Anonymous", anonymous),
-		F(struct smaps_rollup, "KSM", ksm),
-		F(struct smaps_rollup, "Swap", swap),
-		F(struct smaps_rollup, "SwapPss", swap_pss),
-	};
-	int n = parse_kv(buf, len, fields, sizeof(fields) / sizeof(fields[0]), ret);
+	int n = parse_kv(buf, len, smaps_rollup_keys.fields, smaps_rollup_keys.n, ret);
 	return ret->pss.known && ret->rss.known ? n : -EINVAL;
 }
 

@@ -21,12 +21,22 @@ int parse_i64(const char *s, int64_t *ret);
 
 /* "Key: value [kB]" or "key value" lines into maybe_i64 fields of a struct.
  * A line without its final newline is ignored (a truncated read must not yield a cut number).
- * Values with a "kB" unit are returned in bytes. Returns the number of fields found. */
+ * Values with a "kB" unit are returned in bytes; a negative value is read only for a field that
+ * may be negative (sizes and counts are not). The first valid line of a key wins. Returns the
+ * number of fields found. */
 struct kv_field {
 	const char *key;
 	size_t offset; /* of a maybe_i64 inside the output struct */
+	bool may_be_negative;
 };
 int parse_kv(const char *buf, size_t len, const struct kv_field *fields, size_t nfields, void *out);
+
+/* The keys each parser below reads: tests and fuzz targets rebuild input from them. */
+struct kv_table {
+	const struct kv_field *fields;
+	size_t n;
+};
+extern const struct kv_table meminfo_keys, status_keys, ksm_stat_keys, smaps_rollup_keys;
 
 struct meminfo {
 	maybe_i64 mem_total, mem_free, mem_available, buffers, cached, shmem, swap_total, swap_free,
@@ -62,6 +72,10 @@ struct proc_stat {
 	uint64_t utime_ticks, stime_ticks, start_ticks, rss_pages;
 };
 int parse_stat(const char *buf, size_t len, struct proc_stat *ret);
+
+/* /proc/PID/schedstat: "<run ns> <wait ns> <timeslices>", the first field (time spent on a CPU).
+ * Returns 0, -EINVAL or -ERANGE. */
+int parse_schedstat(const char *buf, size_t len, int64_t *ret_run_ns);
 
 /* /proc/PID/cgroup: the unified (v2) path, else the name=systemd path; "" when none. */
 int parse_cgroup(const char *buf, size_t len, char *ret, size_t cap);

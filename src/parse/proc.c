@@ -2,6 +2,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -46,6 +47,11 @@ int parse_stat(const char *buf, size_t len, struct proc_stat *ret)
 		int64_t v;
 		if (parse_i64(num, &v) < 0)
 			return -EINVAL;
+		/* ppid is a pid, the times are the kernel's unsigned counters: a negative or
+		 * oversized one is no value of theirs. */
+		bool counter = field == 14 || field == 15 || field == 22;
+		if ((field == 4 && (v < 0 || v > INT_MAX)) || (counter && v < 0))
+			return -EINVAL;
 		switch (field) {
 		case 4: st.ppid = (pid_t)v; break;
 		case 14: st.utime_ticks = (uint64_t)v; break;
@@ -56,6 +62,23 @@ int parse_stat(const char *buf, size_t len, struct proc_stat *ret)
 		}
 	}
 	*ret = st;
+	return 0;
+}
+
+int parse_schedstat(const char *buf, size_t len, int64_t *ret_run_ns)
+{
+	int64_t v = 0;
+	size_t i = 0;
+	for (; i < len && buf[i] >= '0' && buf[i] <= '9'; i++) {
+		int d = buf[i] - '0';
+		if (v > (INT64_MAX - d) / 10)
+			return -ERANGE;
+		v = v * 10 + d;
+	}
+	/* The field must end where the kernel ends it: a cut read is no number. */
+	if (i == 0 || i == len || (buf[i] != ' ' && buf[i] != '\n'))
+		return -EINVAL;
+	*ret_run_ns = v;
 	return 0;
 }
 
@@ -162,7 +185,7 @@ int parse_maps_next(const char *buf, size_t len, size_t *pos, struct map_entry *
 int parse_qemu_size(const char *s, size_t len, uint64_t unit_default, uint64_t *ret)
 {
 	char num[48];
-	if (len == 0 || len >= sizeof(num))
+	if (len == 0 || len >= sizeof(num) || memchr(s, '\0', len))
 		return -EINVAL;
 	memcpy(num, s, len);
 	num[len] = '\0';

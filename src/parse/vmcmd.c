@@ -81,7 +81,14 @@ static const char *json_string(const char *p, char *out, size_t cap, size_t *out
 			switch (*p) {
 			case 'n': c = '\n'; break;
 			case 't': c = '\t'; break;
-			case 'u': c = '?'; p += 4; if (strnlen(p - 3, 4) < 4) return NULL; break;
+			case 'u':
+				/* \uXXXX stands for one character; checked before stepping over it, so
+				 * p never points past the string's NUL. */
+				if (strnlen(p + 1, 4) < 4)
+					return NULL;
+				c = '?';
+				p += 4;
+				break;
 			case '\0': return NULL;
 			default: c = *p; break;
 			}
@@ -221,6 +228,14 @@ int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char
 }
 
 /* ---- QEMU ---- */
+
+/* Sums of sizes saturate: a sum past INT64_MAX is no guest RAM size (ram_size says unknown). */
+static uint64_t add_bytes(uint64_t a, uint64_t b) { return a > UINT64_MAX - b ? UINT64_MAX : a + b; }
+
+static maybe_i64 ram_size(bool ok, uint64_t total)
+{
+	return ok && total <= INT64_MAX ? MAYBE((int64_t)total) : UNKNOWN;
+}
 
 struct backend {
 	char id[128];
@@ -381,7 +396,7 @@ static void scan_device(struct qemu_scan *s, const char *arg)
 		uint64_t bytes;
 		if (qemu_opt_get(arg, NULL, "requested-size", size, sizeof(size)) >= 0 &&
 		    parse_qemu_size(size, strlen(size), 1, &bytes) == 0)
-			s->virtio_mem_bytes += bytes;
+			s->virtio_mem_bytes = add_bytes(s->virtio_mem_bytes, bytes);
 	}
 }
 
@@ -400,7 +415,7 @@ static bool add_backends(const struct qemu_scan *s, char (*ids)[128], size_t n, 
 		const struct backend *b = find_backend(s, ids[i]);
 		if (!b || !b->sized)
 			return false;
-		*sum += b->size_bytes;
+		*sum = add_bytes(*sum, b->size_bytes);
 		c->ram_shared |= b->shared;
 		c->ram_hugetlb |= b->hugetlb;
 		if (c->nblocks < VM_MAX_RAM_BLOCKS)
@@ -483,8 +498,8 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 		c->block_bytes[c->nblocks++] = total;
 	}
 	ok = ok && add_backends(s, s->dimm_memdevs, s->ndimms, c, &total);
-	total += s->virtio_mem_bytes;
-	c->guest_ram_bytes = ok ? MAYBE((int64_t)total) : UNKNOWN;
+	total = add_bytes(total, s->virtio_mem_bytes);
+	c->guest_ram_bytes = ram_size(ok, total);
 	if (!c->name[0] && c->vmid[0])
 		snprintf(c->name, sizeof(c->name), "%s", c->vmid);
 	c->qmp = resolve_qmp(s);
@@ -498,37 +513,36 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 static void parse_cloud_hypervisor(const char *const *argv, size_t argc, struct vm_config *c)
 {
 	char buf[128];
-	uint64_t total = 512 * MIB; /* cloud-hypervisor's default */
-	bool zones = false, ok = true;
+	uint64_t memory = 512 * MIB, zones_total = 0; /* 512 MiB: cloud-hypervisor's default */
+	bool zones = false, memory_ok = true, zones_ok = true;
 	for (size_t i = 1; i + 1 < argc; i++) {
 		if (!strcmp(argv[i], "--memory")) {
 			if (qemu_opt_get(argv[i + 1], NULL, "size", buf, sizeof(buf)) >= 0)
-				ok = parse_qemu_size(buf, strlen(buf), 1, &total) == 0;
+				memory_ok = parse_qemu_size(buf, strlen(buf), 1, &memory) == 0;
 			if (qemu_opt_get(argv[i + 1], NULL, "shared", buf, sizeof(buf)) >= 0 && !strcmp(buf, "on"))
 				c->ram_shared = true;
 			if (qemu_opt_get(argv[i + 1], NULL, "hugepages", buf, sizeof(buf)) >= 0 && !strcmp(buf, "on"))
 				c->ram_hugetlb = true;
 		} else if (!strcmp(argv[i], "--memory-zone")) {
-			/* Zones replace --memory size (which is then 0); each argument may list several. */
+			/* Zones replace --memory size (which is then 0, before or after them); each
+			 * argument may list several. */
 			for (size_t j = i + 1; j < argc && argv[j][0] != '-'; j++) {
 				uint64_t z;
+				zones = true;
 				if (qemu_opt_get(argv[j], NULL, "size", buf, sizeof(buf)) < 0 ||
 				    parse_qemu_size(buf, strlen(buf), 1, &z) < 0) {
-					ok = false;
+					zones_ok = false;
 					continue;
 				}
-				if (!zones)
-					total = 0;
-				zones = true;
-				total += z;
+				zones_total = add_bytes(zones_total, z);
 				if (c->nblocks < VM_MAX_RAM_BLOCKS)
 					c->block_bytes[c->nblocks++] = z;
 			}
 		}
 	}
 	if (!zones)
-		c->block_bytes[c->nblocks++] = total;
-	c->guest_ram_bytes = ok ? MAYBE((int64_t)total) : UNKNOWN;
+		c->block_bytes[c->nblocks++] = memory;
+	c->guest_ram_bytes = zones ? ram_size(zones_ok, zones_total) : ram_size(memory_ok, memory);
 }
 
 static void parse_firecracker(const char *const *argv, size_t argc, struct vm_config *c)
@@ -555,7 +569,7 @@ static void parse_crosvm(const char *const *argv, size_t argc, struct vm_config 
 		}
 	}
 	c->block_bytes[c->nblocks++] = total;
-	c->guest_ram_bytes = ok ? MAYBE((int64_t)total) : UNKNOWN;
+	c->guest_ram_bytes = ram_size(ok, total);
 }
 
 int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret)

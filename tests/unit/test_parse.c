@@ -203,6 +203,44 @@ static void advisor_mode(void **state)
 	assert_int_equal(parse_sysfs_choice("garbage", w, sizeof(w)), -EINVAL);
 }
 
+/* Inputs the fuzz targets (fuzz/) broke an invariant on; each is also fuzz/corpus/<target>/bug-*. */
+static void fuzz_regressions(void **state)
+{
+	(void)state;
+	/* A size is never negative: "-4 kB" is no MemTotal (the profit alone may be negative). */
+	struct meminfo m;
+	const char neg[] = "MemTotal: -4 kB\nMemFree: 8 kB\n";
+	assert_int_equal(parse_meminfo(neg, sizeof(neg) - 1, &m), -EINVAL);
+	assert_false(m.mem_total.known);
+	assert_true(m.mem_free.known && m.mem_free.v == 8192);
+	/* A flag counts once, and the first line that reads wins, as for every other key. */
+	struct ksm_stat k;
+	const char twice[] = "ksm_merge_any: yes\nksm_merge_any: no\nksm_process_profit: -4096\n";
+	assert_int_equal(parse_ksm_stat(twice, sizeof(twice) - 1, &k), 2);
+	assert_true(k.merge_any.known && k.merge_any.v == 1);
+	assert_true(k.process_profit.known && k.process_profit.v == -4096);
+	/* CPU ticks are unsigned: -5 is refused, not read as 18446744073709551611; ppid is a pid. */
+	struct proc_stat st;
+	const char utime[] = "1 (x) S 1 1 1 0 -1 0 0 0 0 0 -5 3 0 0 20 0 1 0 100 0 7\n";
+	assert_int_equal(parse_stat(utime, sizeof(utime) - 1, &st), -EINVAL);
+	const char ppid[] = "1 (x) S 4294967297 1 1 0 -1 0 0 0 0 0 5 3 0 0 20 0 1 0 100 0 7\n";
+	assert_int_equal(parse_stat(ppid, sizeof(ppid) - 1, &st), -EINVAL);
+	const char fine[] = "1 (x) S 1 1 1 0 -1 0 0 0 0 0 5 3 0 0 20 0 1 0 100 0 7\n";
+	assert_int_equal(parse_stat(fine, sizeof(fine) - 1, &st), 0);
+	assert_int_equal(st.utime_ticks, 5);
+	/* A NUL inside a size is not the end of it. */
+	uint64_t bytes = 1;
+	assert_int_equal(parse_qemu_size("4\0G", 3, 1, &bytes), -EINVAL);
+	assert_int_equal(bytes, 1);
+	/* schedstat: an overflowing run time is refused (strtoll gave LLONG_MAX), a cut one too. */
+	int64_t ns = 1;
+	assert_int_equal(parse_schedstat("99999999999999999999 0 0\n", 25, &ns), -ERANGE);
+	assert_int_equal(parse_schedstat("12345", 5, &ns), -EINVAL);
+	assert_int_equal(ns, 1);
+	assert_int_equal(parse_schedstat("12345 67 8\n", 11, &ns), 0);
+	assert_int_equal(ns, 12345);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -211,7 +249,7 @@ int main(void)
 		cmocka_unit_test(ksm_stat_forms), cmocka_unit_test(smaps_rollup_real),
 		cmocka_unit_test(stat_fields), cmocka_unit_test(cgroup_forms),
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),
-		cmocka_unit_test(advisor_mode),
+		cmocka_unit_test(advisor_mode), cmocka_unit_test(fuzz_regressions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/accept.h"
 #include "out/prom.h"
 
 static char *finish(struct prom *p)

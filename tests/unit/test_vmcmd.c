@@ -123,11 +123,38 @@ static void opt_get(void **state)
 	assert_int_equal(qemu_opt_get("a=1", NULL, "b", v, sizeof(v)), -ENOENT);
 }
 
+/* Inputs fuzz/fuzz_cmdline.c broke an invariant on (fuzz/corpus/cmdline/bug-*). */
+static void ram_fuzz_regressions(void **state)
+{
+	(void)state;
+	struct vm_config c;
+	/* cloud-hypervisor: zones replace --memory's size wherever it stands. */
+	const char after[] = "cloud-hypervisor\0--memory-zone\0id=mem0,size=1G\0--memory\0size=0\0";
+	assert_int_equal(parse_vm_cmdline(after, sizeof(after) - 1, &c), 0);
+	assert_true(c.guest_ram_bytes.known && c.guest_ram_bytes.v == 1ll << 30);
+	/* ... and a zone that cannot be read makes the size unknown, whatever --memory says. */
+	const char bad[] = "cloud-hypervisor\0--memory-zone\0id=mem0,size=x\0--memory\0size=1G\0";
+	assert_int_equal(parse_vm_cmdline(bad, sizeof(bad) - 1, &c), 0);
+	assert_false(c.guest_ram_bytes.known);
+	/* A size past INT64_MAX, alone or as a sum, is unknown, never a negative number. */
+	const char huge[] = "qemu-system-x86_64\0-m\08E\0";
+	assert_int_equal(parse_vm_cmdline(huge, sizeof(huge) - 1, &c), 0);
+	assert_false(c.guest_ram_bytes.known);
+	const char sum[] = "qemu-system-x86_64\0-object\0memory-backend-ram,id=a,size=7E\0-object\0"
+			   "memory-backend-ram,id=b,size=7E\0-numa\0node,memdev=a\0-numa\0node,memdev=b\0";
+	assert_int_equal(parse_vm_cmdline(sum, sizeof(sum) - 1, &c), 0);
+	assert_false(c.guest_ram_bytes.known);
+	const char fits[] = "qemu-system-x86_64\0-m\0" "7E";
+	assert_int_equal(parse_vm_cmdline(fits, sizeof(fits) - 1, &c), 0);
+	assert_true(c.guest_ram_bytes.known && c.guest_ram_bytes.v == 7ll << 60);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(corpus), cmocka_unit_test(not_a_vm),
 		cmocka_unit_test(truncated_cmdline), cmocka_unit_test(opt_get),
+		cmocka_unit_test(ram_fuzz_regressions),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
