@@ -79,7 +79,7 @@ int ksmd_cpu_ns(const struct io_root *root, pid_t pid, int64_t *ret)
 {
 	char buf[1024];
 	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/schedstat", pid);
-	if (n > 0 && parse_schedstat(buf, (size_t)n, ret) == 0)
+	if (n > 0 && parse_schedstat_run(buf, (size_t)n, ret) == 0)
 		return 0;
 	n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", pid);
 	if (n < 0)

@@ -75,7 +75,7 @@ int parse_stat(const char *buf, size_t len, struct proc_stat *ret);
 
 /* /proc/PID/schedstat: "<run ns> <wait ns> <timeslices>", the first field (time spent on a CPU).
  * Returns 0, -EINVAL or -ERANGE. */
-int parse_schedstat(const char *buf, size_t len, int64_t *ret_run_ns);
+int parse_schedstat_run(const char *buf, size_t len, int64_t *ret_run_ns);
 
 /* /proc/PID/cgroup: the unified (v2) path, else the name=systemd path; "" when none. */
 int parse_cgroup(const char *buf, size_t len, char *ret, size_t cap);

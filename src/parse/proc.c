@@ -65,7 +65,7 @@ int parse_stat(const char *buf, size_t len, struct proc_stat *ret)
 	return 0;
 }
 
-int parse_schedstat(const char *buf, size_t len, int64_t *ret_run_ns)
+int parse_schedstat_run(const char *buf, size_t len, int64_t *ret_run_ns)
 {
 	int64_t v = 0;
 	size_t i = 0;

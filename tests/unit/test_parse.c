@@ -234,10 +234,10 @@ static void fuzz_regressions(void **state)
 	assert_int_equal(bytes, 1);
 	/* schedstat: an overflowing run time is refused (strtoll gave LLONG_MAX), a cut one too. */
 	int64_t ns = 1;
-	assert_int_equal(parse_schedstat("99999999999999999999 0 0\n", 25, &ns), -ERANGE);
-	assert_int_equal(parse_schedstat("12345", 5, &ns), -EINVAL);
+	assert_int_equal(parse_schedstat_run("99999999999999999999 0 0\n", 25, &ns), -ERANGE);
+	assert_int_equal(parse_schedstat_run("12345", 5, &ns), -EINVAL);
 	assert_int_equal(ns, 1);
-	assert_int_equal(parse_schedstat("12345 67 8\n", 11, &ns), 0);
+	assert_int_equal(parse_schedstat_run("12345 67 8\n", 11, &ns), 0);
 	assert_int_equal(ns, 12345);
 }
 
