@@ -6,72 +6,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/clock.h"
-#include "core/host.h"
-#include "core/pss_sample.h"
-#include "core/vm.h"
-#include "out/json.h"
-#include "out/table.h"
-
-enum {
-	C_PID, C_NAME, C_VMM, C_UUID, C_CGROUP, C_HELPERS, C_GUEST_RAM, C_RSS, C_RSS_ANON, C_RSS_FILE,
-	C_RSS_SHMEM, C_SWAP, C_KSM_MERGING, C_KSM_ZERO, C_KSM_PROFIT, C_KSM_SAVED, C_PSS, C_PSS_METHOD, C_PSS_BOUND,
-	C_OVERHEAD, C_OVERHEAD_METHOD, C_CPU_PCT, C_WAIT_PCT, C_CPU, C_VCPU_WAIT, C_VCPUS, C_CG_MEM, C_CG_LIMIT,
-	C_OOM, C_PRESSURE, /* memory, cpu, io: 4 columns each */
-	C_KSM_MERGEABLE = C_PRESSURE + 4 * PRESSURE_NKINDS, C_KSM_REASON, C_BALLOON, C_GUEST_AVAIL, C_GUEST_FREE,
-	C_GUEST_CACHES, C_GUEST_WHY, C_NCOLS
-};
-
-static const struct col mem_cols[C_NCOLS] = {
-	[C_PID] = {"pid", "PID", COL_INT, 0, 0},
-	[C_NAME] = {"name", "NAME", COL_STR, 0, 0},
-	[C_VMM] = {"vmm", "VMM", COL_STR, 0, 0},
-	[C_UUID] = {"uuid", "UUID", COL_STR, COL_JSON_ONLY, 0},
-	[C_CGROUP] = {"cgroup", "CGROUP", COL_STR, COL_JSON_ONLY, 0},
-	[C_HELPERS] = {"helpers", "HELPERS", COL_INT, COL_JSON_ONLY, 0},
-	[C_GUEST_RAM] = {"guest_ram_bytes", "GUEST RAM", COL_BYTES, 0, 0},
-	[C_RSS] = {"rss_bytes", "RSS", COL_BYTES, 0, 0},
-	[C_RSS_ANON] = {"rss_anon_bytes", "ANON", COL_BYTES, COL_JSON_ONLY, 0},
-	[C_RSS_FILE] = {"rss_file_bytes", "FILE", COL_BYTES, COL_JSON_ONLY, 0},
-	[C_RSS_SHMEM] = {"rss_shmem_bytes", "SHMEM", COL_BYTES, COL_JSON_ONLY, 0},
-	[C_SWAP] = {"swap_bytes", "SWAP", COL_BYTES, 0, 0},
-	[C_KSM_MERGING] = {"ksm_merging_pages", "KSM PAGES", COL_INT, 0, 0},
-	[C_KSM_ZERO] = {"ksm_zero_pages", "KSM ZERO", COL_INT, COL_JSON_ONLY, 0},
-	[C_KSM_PROFIT] = {"ksm_profit_bytes", "KSM PROFIT", COL_BYTES, COL_JSON_ONLY, 0},
-	[C_KSM_SAVED] = {"ksm_saved_bytes", "KSM SAVES", COL_BYTES, 0, 0},
-	[C_PSS] = {"pss_bytes", "PSS", COL_BYTES, 0, 0},
-	[C_PSS_METHOD] = {"pss_method", "PSS BY", COL_STR, COL_JSON_ONLY, 0},
-	[C_PSS_BOUND] = {"pss_error_bound_bytes", "PSS +-", COL_BYTES, COL_JSON_ONLY, 0},
-	[C_OVERHEAD] = {"overhead_bytes", "OVERHEAD", COL_BYTES, 0, 0},
-	[C_OVERHEAD_METHOD] = {"overhead_method", "OVERHEAD BY", COL_STR, COL_JSON_ONLY, 0},
-	[C_CPU_PCT] = {"cpu_percent", "CPU%", COL_FLOAT, 0, 1},
-	[C_WAIT_PCT] = {"vcpu_wait_percent", "WAIT%", COL_FLOAT, 0, 1},
-	[C_CPU] = {"cpu_seconds", "CPU TIME", COL_FLOAT, COL_JSON_ONLY, 2},
-	[C_VCPU_WAIT] = {"vcpu_wait_seconds", "VCPU WAIT", COL_FLOAT, COL_JSON_ONLY, 2},
-	[C_VCPUS] = {"vcpus", "VCPUS", COL_STR, COL_JSON_ONLY, 0},
-	[C_CG_MEM] = {"cgroup_memory_bytes", "CGROUP MEM", COL_BYTES, 0, 0},
-	[C_CG_LIMIT] = {"cgroup_memory_limit_bytes", "LIMIT", COL_BYTES, COL_JSON_ONLY, 0},
-	[C_OOM] = {"oom_kills", "OOM KILLS", COL_INT, COL_JSON_ONLY, 0},
-#define PRESSURE_COLS(k, name)                                                                            \
-	[C_PRESSURE + 4 * (k) + 0] = {"pressure." name ".some_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
-	[C_PRESSURE + 4 * (k) + 1] = {"pressure." name ".full_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
-	[C_PRESSURE + 4 * (k) + 2] = {"pressure." name ".some_seconds", "", COL_FLOAT, COL_JSON_ONLY, 2},     \
-	[C_PRESSURE + 4 * (k) + 3] = {"pressure." name ".full_seconds", "", COL_FLOAT, COL_JSON_ONLY, 2}
-	PRESSURE_COLS(PRESSURE_MEMORY, "memory"),
-	PRESSURE_COLS(PRESSURE_CPU, "cpu"),
-	PRESSURE_COLS(PRESSURE_IO, "io"),
-#undef PRESSURE_COLS
-	[C_KSM_MERGEABLE] = {"ksm_mergeable", "MERGEABLE", COL_STR, COL_JSON_ONLY, 0},
-	[C_KSM_REASON] = {"ksm_unmergeable_reason", "NOT MERGED BECAUSE", COL_STR, COL_JSON_ONLY, 0},
-	[C_BALLOON] = {"balloon_bytes", "BALLOON", COL_BYTES, 0, 0},
-	[C_GUEST_AVAIL] = {"guest_available_bytes", "GUEST AVAIL", COL_BYTES, 0, 0},
-	[C_GUEST_FREE] = {"guest_free_bytes", "GUEST FREE", COL_BYTES, COL_JSON_ONLY, 0},
-	[C_GUEST_CACHES] = {"guest_caches_bytes", "GUEST CACHES", COL_BYTES, COL_JSON_ONLY, 0},
-	[C_GUEST_WHY] = {"guest_unavailable", "GUEST VIEW", COL_STR, COL_JSON_ONLY, 0},
-};
-
-/* One QMP visit per VM with --guest: a busy or stuck monitor costs at most this. */
-#define GUEST_TIMEOUT_MS 300
+#include "core/survey.h"
+#include "out/vm_table.h"
 
 struct mem_opts {
 	pid_t pids[256];
@@ -182,172 +118,6 @@ static void mem_help(void)
 	       "Formulas and error bounds: docs/accounting.md. n/a (null in JSON) means unknown.\n");
 }
 
-static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
-
-/* The vCPUs as a JSON array (a JSON-only cell); NULL when the thread list was not read. */
-static char *vcpus_json(const struct vm_cpu *cpu)
-{
-	if (!cpu->vcpus_known)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	struct json j;
-	json_init(&j, f, false);
-	json_array_begin(&j, NULL);
-	for (size_t i = 0; i < cpu->nvcpus; i++) {
-		const struct vcpu *v = &cpu->vcpus[i];
-		json_object_begin(&j, NULL);
-		json_int(&j, "index", v->index);
-		json_int(&j, "tid", v->tid);
-		json_double(&j, "cpu_seconds", v->cpu_seconds);
-		json_double(&j, "wait_seconds", v->wait_seconds);
-		json_double(&j, "cpu_percent", v->cpu_percent);
-		json_double(&j, "wait_percent", v->wait_percent);
-		json_object_end(&j);
-	}
-	json_array_end(&j);
-	return fclose(f) == 0 ? buf : (free(buf), NULL);
-}
-
-static void fill_row(struct table *t, const struct vm *vm, const struct host *host)
-{
-	table_add_row(t);
-	table_set_int(t, C_PID, vm->pid);
-	table_set_str(t, C_NAME, or_null(vm->cfg.name));
-	table_set_str(t, C_VMM, vmm_kind_name(vm->cfg.vmm));
-	table_set_str(t, C_UUID, or_null(vm->cfg.uuid));
-	table_set_str(t, C_CGROUP, or_null(vm->cgroup));
-	table_set_int(t, C_HELPERS, (int64_t)vm->nhelpers);
-	table_set_maybe(t, C_GUEST_RAM, vm->cfg.guest_ram_bytes);
-	table_set_maybe(t, C_RSS, vm->mem.rss);
-	table_set_maybe(t, C_RSS_ANON, vm->mem.rss_anon);
-	table_set_maybe(t, C_RSS_FILE, vm->mem.rss_file);
-	table_set_maybe(t, C_RSS_SHMEM, vm->mem.rss_shmem);
-	table_set_maybe(t, C_SWAP, vm->mem.swap);
-	table_set_maybe(t, C_KSM_MERGING, vm->mem.ksm_merging_pages);
-	table_set_maybe(t, C_KSM_ZERO, vm->mem.ksm_zero_pages);
-	table_set_maybe(t, C_KSM_PROFIT, vm->mem.ksm_profit);
-	table_set_maybe(t, C_KSM_SAVED, vm->ksm_saved_bytes);
-	table_set_maybe(t, C_PSS, vm->pss_bytes);
-	table_set_str(t, C_PSS_METHOD, vm->pss_bytes.known ? measure_method_name(vm->pss_method) : NULL);
-	table_set_maybe(t, C_PSS_BOUND, vm->pss_bound_bytes);
-	table_set_maybe(t, C_OVERHEAD, vm->overhead_bytes);
-	table_set_str(t, C_OVERHEAD_METHOD,
-		      vm->overhead_bytes.known ? measure_method_name(vm->overhead_method) : NULL);
-	const struct vm_cpu *cpu = &vm->cpu;
-	table_set_float(t, C_CPU_PCT, cpu->cpu_percent);
-	table_set_float(t, C_WAIT_PCT, cpu->vcpu_wait_percent);
-	table_set_float(t, C_CPU, cpu->cpu_seconds);
-	table_set_float(t, C_VCPU_WAIT, cpu->vcpu_wait_seconds);
-	char *vcpus = vcpus_json(cpu);
-	table_set_json(t, C_VCPUS, vcpus);
-	free(vcpus);
-	const struct vm_cgroup *cg = &vm->cg;
-	table_set_maybe(t, C_CG_MEM, cg->memory_bytes);
-	table_set_maybe(t, C_CG_LIMIT, cg->limit_bytes);
-	table_set_maybe(t, C_OOM, cg->oom_kills);
-	for (int k = 0; k < PRESSURE_NKINDS; k++) {
-		if (!cg->have_pressure[k])
-			continue;
-		const struct pressure *pr = &cg->pressure[k];
-		table_set_float(t, C_PRESSURE + 4 * k + 0, pr->some_avg10);
-		table_set_float(t, C_PRESSURE + 4 * k + 1, pr->full_avg10);
-		table_set_float(t, C_PRESSURE + 4 * k + 2, pr->some_seconds);
-		table_set_float(t, C_PRESSURE + 4 * k + 3, pr->full_seconds);
-	}
-	maybe_i64 mergeable = ksm_process_mergeable(&vm->mem);
-	if (mergeable.known)
-		table_set_bool(t, C_KSM_MERGEABLE, mergeable.v);
-	table_set_str(t, C_KSM_REASON, ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm));
-	if (vm->guest_read) {
-		table_set_maybe(t, C_BALLOON, vm->guest.balloon_bytes);
-		table_set_maybe(t, C_GUEST_AVAIL, vm->guest.available_bytes);
-		table_set_maybe(t, C_GUEST_FREE, vm->guest.free_bytes);
-		table_set_maybe(t, C_GUEST_CACHES, vm->guest.caches_bytes);
-		table_set_str(t, C_GUEST_WHY, vm->guest.why[0] ? vm->guest.why : NULL);
-	}
-}
-
-/* The host's memory and KSM: the overview's two lines, mem's "host" and "ksm" objects. */
-static void host_block(struct doc *d, const struct host *h)
-{
-	const struct meminfo *m = &h->mem;
-	doc_begin(d, "host");
-	doc_bytes(d, "mem_total_bytes", "host  memory %s", m->mem_total);
-	doc_bytes(d, "mem_available_bytes", ", available %s", m->mem_available);
-	doc_bytes(d, "mem_free_bytes", NULL, m->mem_free);
-	doc_bytes(d, "swap_total_bytes", NULL, m->swap_total);
-	doc_bytes(d, "swap_free_bytes", NULL, m->swap_free);
-	if (m->swap_total.known && m->swap_total.v > 0 && m->swap_free.known)
-		doc_bytes(d, NULL, ", swap used %s", MAYBE(m->swap_total.v - m->swap_free.v));
-	doc_int(d, "page_size_bytes", NULL, MAYBE(h->page_size_bytes));
-	doc_text(d, "\n");
-	doc_end(d);
-
-	const struct ksm_sysfs *k = &h->ksm;
-	doc_begin(d, "ksm");
-	if (!k->present)
-		doc_text(d, "ksm   not available in this kernel\n");
-	doc_int(d, "run", NULL, k->run);
-	if (k->present)
-		doc_str(d, NULL, "ksm   %s", ksm_run_word(k->run));
-	bool pages = k->present && k->pages_shared.known && k->pages_sharing.known && k->pages_shared.v > 0;
-	doc_bytes(d, "saved_bytes", k->present ? ", saves %s" : NULL, ksm_saved_bytes(k, h->page_size_bytes));
-	doc_int(d, "pages_shared", pages ? " (%s pages shared" : NULL, k->pages_shared);
-	doc_int(d, "pages_sharing", pages ? " by %s more mappings)" : NULL, k->pages_sharing);
-	doc_int(d, "ksm_zero_pages", NULL, k->ksm_zero_pages);
-	doc_bytes(d, "general_profit_bytes", k->present && k->general_profit.known ? ", profit after metadata %s" : NULL,
-		  k->general_profit);
-	if (k->present)
-		doc_text(d, "\n");
-	doc_text(d, "\n");
-	doc_end(d);
-}
-
-/* One reading of the host and every VM. EXIT_OK or the exit code after a printed error. */
-static int measure(struct ctx *ctx, const struct mem_opts *o, struct host *host, struct vm_list *vms)
-{
-	int r = host_read(&ctx->root, host);
-	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));
-	r = vm_discover(&ctx->root, o->pids, o->npids, vms);
-	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "listing processes", "%s: %s", ctx->root.proc, strerror(-r));
-	vm_measure_all(&ctx->root, host, vms, o->exact ? VM_MEASURE_EXACT : 0);
-	if (!o->exact)
-		pss_refine(&ctx->root, host, vms, o->pss_budget_seconds);
-	for (size_t i = 0; o->guest && i < vms->n; i++)
-		if (vms->vms[i].cfg.vmm == VMM_QEMU)
-			vm_read_guest(&vms->vms[i], host, GUEST_TIMEOUT_MS, o->guest_poll_seconds, clock_wall_seconds());
-	return EXIT_OK;
-}
-
-/* With --interval: CPU and wait rates of the VMs present at both readings (pid + start time). */
-static int measure_rates(struct ctx *ctx, const struct mem_opts *o, struct host *host, struct vm_list *vms)
-{
-	struct mem_opts first = *o;
-	first.exact = false;
-	struct vm_list before;
-	int rc = measure(ctx, &first, host, &before);
-	if (rc != EXIT_OK)
-		return rc;
-	double t0 = clock_monotonic_seconds();
-	sleep_for(o->interval_seconds);
-	rc = measure(ctx, o, host, vms);
-	double seconds = clock_monotonic_seconds() - t0;
-	for (size_t i = 0; rc == EXIT_OK && i < vms->n; i++) {
-		struct vm *vm = &vms->vms[i];
-		for (size_t k = 0; k < before.n; k++)
-			if (before.vms[k].pid == vm->pid && before.vms[k].start_ticks == vm->start_ticks)
-				vm_cpu_rates(&before.vms[k].cpu, &vm->cpu, seconds);
-	}
-	vm_list_free(&before);
-	return rc;
-}
-
 static void print_notes(const struct mem_opts *o, const struct vm_list *vms, const struct host *host, size_t rows)
 {
 	if (!rows)
@@ -399,40 +169,46 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	}
 	struct host host;
 	struct vm_list vms;
-	rc = o.interval_seconds > 0 ? measure_rates(ctx, &o, &host, &vms) : measure(ctx, &o, &host, &vms);
-	if (rc != EXIT_OK)
-		return rc;
+	struct survey_opts so = {.pids = o.pids, .npids = o.npids, .exact = o.exact,
+				 .pss_budget_seconds = o.pss_budget_seconds, .guest = o.guest,
+				 .guest_poll_seconds = o.guest_poll_seconds, .interval_seconds = o.interval_seconds};
+	enum survey_step step;
+	int r = survey_take(&ctx->root, &so, &host, &vms, &step);
+	if (r < 0 && step == SURVEY_HOST)
+		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "listing processes", "%s: %s", ctx->root.proc, strerror(-r));
 	if (vms.denied)
 		warn(ctx, "no permission to read some /proc files of %u process%s (KSM or exact figures are n/a); run as root",
 		     vms.denied, vms.denied == 1 ? "" : "es");
 
 	/* The human table shows the rates only when measured, the cgroup only when a VM has one. */
-	struct col cols[C_NCOLS];
-	memcpy(cols, mem_cols, sizeof(cols));
+	struct col cols[VMC_NCOLS];
+	memcpy(cols, vm_cols, sizeof(cols));
 	bool cgroup = false;
 	for (size_t i = 0; i < vms.n; i++)
 		cgroup |= vms.vms[i].cg.memory_bytes.known;
 	if (!(o.interval_seconds > 0))
-		cols[C_CPU_PCT].flags = cols[C_WAIT_PCT].flags = COL_JSON_ONLY;
+		cols[VMC_CPU_PCT].flags = cols[VMC_WAIT_PCT].flags = COL_JSON_ONLY;
 	if (!cgroup)
-		cols[C_CG_MEM].flags = COL_JSON_ONLY;
+		cols[VMC_CG_MEM].flags = COL_JSON_ONLY;
 	if (!o.guest)
-		cols[C_BALLOON].flags = cols[C_GUEST_AVAIL].flags = COL_JSON_ONLY;
-	struct table *t = table_new(cols, C_NCOLS);
+		cols[VMC_BALLOON].flags = cols[VMC_GUEST_AVAIL].flags = COL_JSON_ONLY;
+	struct table *t = table_new(cols, VMC_NCOLS);
 	for (size_t i = 0; t && i < vms.n; i++)
-		fill_row(t, &vms.vms[i], &host);
+		vm_table_row(t, &vms.vms[i], &host);
 	if (!t || table_error(t) < 0) {
 		table_free(t);
 		vm_list_free(&vms);
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	}
-	table_sort_desc(t, C_PSS);
+	table_sort_desc(t, VMC_PSS);
 
 	struct doc d;
 	if (ctx->format == OUT_JSON) {
 		ctx_doc(ctx, &d);
 		doc_begin(&d, NULL);
-		host_block(&d, &host);
+		vm_host_block(&d, &host);
 		table_print_json(t, doc_json(&d), "vms");
 		doc_int(&d, "skipped", NULL, MAYBE(vms.skipped));
 		doc_float(&d, "interval_seconds", NULL, o.interval_seconds > 0 ? o.interval_seconds : NAN, 0);
@@ -443,7 +219,7 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	} else {
 		if (overview) {
 			ctx_doc(ctx, &d);
-			host_block(&d, &host);
+			vm_host_block(&d, &host);
 			doc_finish(&d);
 		}
 		if (table_rows(t))

@@ -1,0 +1,63 @@
+#include "core/survey.h"
+
+#include "core/clock.h"
+#include "core/pss_sample.h"
+
+/* The cheap reading: host, discovery, counters. */
+static int reading(const struct io_root *root, const struct survey_opts *o, bool exact, struct host *host,
+		   struct vm_list *vms, enum survey_step *step)
+{
+	int r = host_read(root, host);
+	if (r < 0) {
+		*step = SURVEY_HOST;
+		return r;
+	}
+	if ((r = vm_discover(root, o->pids, o->npids, vms)) < 0) {
+		*step = SURVEY_PROCESSES;
+		return r;
+	}
+	vm_measure_all(root, host, vms, exact ? VM_MEASURE_EXACT : 0);
+	return 0;
+}
+
+/* CPU and wait rates of the VMs present at both readings (pid + start time identify them). */
+static void rates(const struct vm_list *before, struct vm_list *after, double seconds)
+{
+	for (size_t i = 0; i < after->n; i++) {
+		struct vm *vm = &after->vms[i];
+		for (size_t k = 0; k < before->n; k++)
+			if (before->vms[k].pid == vm->pid && before->vms[k].start_ticks == vm->start_ticks)
+				vm_cpu_rates(&before->vms[k].cpu, &vm->cpu, seconds);
+	}
+}
+
+int survey_take(const struct io_root *root, const struct survey_opts *o, struct host *ret_host,
+		struct vm_list *ret_vms, enum survey_step *ret_step)
+{
+	struct host host;
+	struct vm_list vms, before = {0};
+	double t0 = 0;
+	int r;
+	if (o->interval_seconds > 0) {
+		if ((r = reading(root, o, false, &host, &before, ret_step)) < 0)
+			return r;
+		t0 = clock_monotonic_seconds();
+		sleep_for(o->interval_seconds);
+	}
+	if ((r = reading(root, o, o->exact, &host, &vms, ret_step)) < 0) {
+		vm_list_free(&before);
+		return r;
+	}
+	if (o->interval_seconds > 0) {
+		rates(&before, &vms, clock_monotonic_seconds() - t0);
+		vm_list_free(&before);
+	}
+	if (!o->exact)
+		pss_refine(root, &host, &vms, o->pss_budget_seconds);
+	for (size_t i = 0; o->guest && i < vms.n; i++)
+		if (vms.vms[i].cfg.vmm == VMM_QEMU)
+			vm_read_guest(&vms.vms[i], &host, SURVEY_GUEST_TIMEOUT_MS, o->guest_poll_seconds, clock_wall_seconds());
+	*ret_host = host;
+	*ret_vms = vms;
+	return 0;
+}

@@ -1,0 +1,180 @@
+#include "out/vm_table.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "out/json.h"
+
+const struct col vm_cols[VMC_NCOLS] = {
+	[VMC_PID] = {"pid", "PID", COL_INT, 0, 0},
+	[VMC_NAME] = {"name", "NAME", COL_STR, 0, 0},
+	[VMC_VMM] = {"vmm", "VMM", COL_STR, 0, 0},
+	[VMC_UUID] = {"uuid", "UUID", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_CGROUP] = {"cgroup", "CGROUP", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_HELPERS] = {"helpers", "HELPERS", COL_INT, COL_JSON_ONLY, 0},
+	[VMC_GUEST_RAM] = {"guest_ram_bytes", "GUEST RAM", COL_BYTES, 0, 0},
+	[VMC_RSS] = {"rss_bytes", "RSS", COL_BYTES, 0, 0},
+	[VMC_RSS_ANON] = {"rss_anon_bytes", "ANON", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_RSS_FILE] = {"rss_file_bytes", "FILE", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_RSS_SHMEM] = {"rss_shmem_bytes", "SHMEM", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_SWAP] = {"swap_bytes", "SWAP", COL_BYTES, 0, 0},
+	[VMC_KSM_MERGING] = {"ksm_merging_pages", "KSM PAGES", COL_INT, 0, 0},
+	[VMC_KSM_ZERO] = {"ksm_zero_pages", "KSM ZERO", COL_INT, COL_JSON_ONLY, 0},
+	[VMC_KSM_PROFIT] = {"ksm_profit_bytes", "KSM PROFIT", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_KSM_SAVED] = {"ksm_saved_bytes", "KSM SAVES", COL_BYTES, 0, 0},
+	[VMC_PSS] = {"pss_bytes", "PSS", COL_BYTES, 0, 0},
+	[VMC_PSS_METHOD] = {"pss_method", "PSS BY", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_PSS_BOUND] = {"pss_error_bound_bytes", "PSS +-", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_OVERHEAD] = {"overhead_bytes", "OVERHEAD", COL_BYTES, 0, 0},
+	[VMC_OVERHEAD_METHOD] = {"overhead_method", "OVERHEAD BY", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_CPU_PCT] = {"cpu_percent", "CPU%", COL_FLOAT, 0, 1},
+	[VMC_WAIT_PCT] = {"vcpu_wait_percent", "WAIT%", COL_FLOAT, 0, 1},
+	[VMC_CPU] = {"cpu_seconds", "CPU TIME", COL_FLOAT, COL_JSON_ONLY, 2},
+	[VMC_VCPU_WAIT] = {"vcpu_wait_seconds", "VCPU WAIT", COL_FLOAT, COL_JSON_ONLY, 2},
+	[VMC_VCPUS] = {"vcpus", "VCPUS", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_CG_MEM] = {"cgroup_memory_bytes", "CGROUP MEM", COL_BYTES, 0, 0},
+	[VMC_CG_LIMIT] = {"cgroup_memory_limit_bytes", "LIMIT", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_OOM] = {"oom_kills", "OOM KILLS", COL_INT, COL_JSON_ONLY, 0},
+#define PRESSURE_COLS(k, name)                                                                            \
+	[VMC_PRESSURE + 4 * (k) + 0] = {"pressure." name ".some_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
+	[VMC_PRESSURE + 4 * (k) + 1] = {"pressure." name ".full_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
+	[VMC_PRESSURE + 4 * (k) + 2] = {"pressure." name ".some_seconds", "", COL_FLOAT, COL_JSON_ONLY, 2},     \
+	[VMC_PRESSURE + 4 * (k) + 3] = {"pressure." name ".full_seconds", "", COL_FLOAT, COL_JSON_ONLY, 2}
+	PRESSURE_COLS(PRESSURE_MEMORY, "memory"),
+	PRESSURE_COLS(PRESSURE_CPU, "cpu"),
+	PRESSURE_COLS(PRESSURE_IO, "io"),
+#undef PRESSURE_COLS
+	[VMC_KSM_MERGEABLE] = {"ksm_mergeable", "MERGEABLE", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_KSM_REASON] = {"ksm_unmergeable_reason", "NOT MERGED BECAUSE", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_BALLOON] = {"balloon_bytes", "BALLOON", COL_BYTES, 0, 0},
+	[VMC_GUEST_AVAIL] = {"guest_available_bytes", "GUEST AVAIL", COL_BYTES, 0, 0},
+	[VMC_GUEST_FREE] = {"guest_free_bytes", "GUEST FREE", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_GUEST_CACHES] = {"guest_caches_bytes", "GUEST CACHES", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_GUEST_WHY] = {"guest_unavailable", "GUEST VIEW", COL_STR, COL_JSON_ONLY, 0},
+};
+
+static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
+
+/* The vCPUs as a JSON array (a JSON-only cell); NULL when the thread list was not read. */
+static char *vcpus_json(const struct vm_cpu *cpu)
+{
+	if (!cpu->vcpus_known)
+		return NULL;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	struct json j;
+	json_init(&j, f, false);
+	json_array_begin(&j, NULL);
+	for (size_t i = 0; i < cpu->nvcpus; i++) {
+		const struct vcpu *v = &cpu->vcpus[i];
+		json_object_begin(&j, NULL);
+		json_int(&j, "index", v->index);
+		json_int(&j, "tid", v->tid);
+		json_double(&j, "cpu_seconds", v->cpu_seconds);
+		json_double(&j, "wait_seconds", v->wait_seconds);
+		json_double(&j, "cpu_percent", v->cpu_percent);
+		json_double(&j, "wait_percent", v->wait_percent);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	return fclose(f) == 0 ? buf : (free(buf), NULL);
+}
+
+void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
+{
+	table_add_row(t);
+	table_set_int(t, VMC_PID, vm->pid);
+	table_set_str(t, VMC_NAME, or_null(vm->cfg.name));
+	table_set_str(t, VMC_VMM, vmm_kind_name(vm->cfg.vmm));
+	table_set_str(t, VMC_UUID, or_null(vm->cfg.uuid));
+	table_set_str(t, VMC_CGROUP, or_null(vm->cgroup));
+	table_set_int(t, VMC_HELPERS, (int64_t)vm->nhelpers);
+	table_set_maybe(t, VMC_GUEST_RAM, vm->cfg.guest_ram_bytes);
+	table_set_maybe(t, VMC_RSS, vm->mem.rss);
+	table_set_maybe(t, VMC_RSS_ANON, vm->mem.rss_anon);
+	table_set_maybe(t, VMC_RSS_FILE, vm->mem.rss_file);
+	table_set_maybe(t, VMC_RSS_SHMEM, vm->mem.rss_shmem);
+	table_set_maybe(t, VMC_SWAP, vm->mem.swap);
+	table_set_maybe(t, VMC_KSM_MERGING, vm->mem.ksm_merging_pages);
+	table_set_maybe(t, VMC_KSM_ZERO, vm->mem.ksm_zero_pages);
+	table_set_maybe(t, VMC_KSM_PROFIT, vm->mem.ksm_profit);
+	table_set_maybe(t, VMC_KSM_SAVED, vm->ksm_saved_bytes);
+	table_set_maybe(t, VMC_PSS, vm->pss_bytes);
+	table_set_str(t, VMC_PSS_METHOD, vm->pss_bytes.known ? measure_method_name(vm->pss_method) : NULL);
+	table_set_maybe(t, VMC_PSS_BOUND, vm->pss_bound_bytes);
+	table_set_maybe(t, VMC_OVERHEAD, vm->overhead_bytes);
+	table_set_str(t, VMC_OVERHEAD_METHOD,
+		      vm->overhead_bytes.known ? measure_method_name(vm->overhead_method) : NULL);
+	const struct vm_cpu *cpu = &vm->cpu;
+	table_set_float(t, VMC_CPU_PCT, cpu->cpu_percent);
+	table_set_float(t, VMC_WAIT_PCT, cpu->vcpu_wait_percent);
+	table_set_float(t, VMC_CPU, cpu->cpu_seconds);
+	table_set_float(t, VMC_VCPU_WAIT, cpu->vcpu_wait_seconds);
+	char *vcpus = vcpus_json(cpu);
+	table_set_json(t, VMC_VCPUS, vcpus);
+	free(vcpus);
+	const struct vm_cgroup *cg = &vm->cg;
+	table_set_maybe(t, VMC_CG_MEM, cg->memory_bytes);
+	table_set_maybe(t, VMC_CG_LIMIT, cg->limit_bytes);
+	table_set_maybe(t, VMC_OOM, cg->oom_kills);
+	for (int k = 0; k < PRESSURE_NKINDS; k++) {
+		if (!cg->have_pressure[k])
+			continue;
+		const struct pressure *pr = &cg->pressure[k];
+		table_set_float(t, VMC_PRESSURE + 4 * k + 0, pr->some_avg10);
+		table_set_float(t, VMC_PRESSURE + 4 * k + 1, pr->full_avg10);
+		table_set_float(t, VMC_PRESSURE + 4 * k + 2, pr->some_seconds);
+		table_set_float(t, VMC_PRESSURE + 4 * k + 3, pr->full_seconds);
+	}
+	maybe_i64 mergeable = ksm_process_mergeable(&vm->mem);
+	if (mergeable.known)
+		table_set_bool(t, VMC_KSM_MERGEABLE, mergeable.v);
+	table_set_str(t, VMC_KSM_REASON, ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm));
+	if (vm->guest_read) {
+		table_set_maybe(t, VMC_BALLOON, vm->guest.balloon_bytes);
+		table_set_maybe(t, VMC_GUEST_AVAIL, vm->guest.available_bytes);
+		table_set_maybe(t, VMC_GUEST_FREE, vm->guest.free_bytes);
+		table_set_maybe(t, VMC_GUEST_CACHES, vm->guest.caches_bytes);
+		table_set_str(t, VMC_GUEST_WHY, vm->guest.why[0] ? vm->guest.why : NULL);
+	}
+}
+
+/* The host's memory and KSM: the overview's two lines, mem's "host" and "ksm" objects. */
+void vm_host_block(struct doc *d, const struct host *h)
+{
+	const struct meminfo *m = &h->mem;
+	doc_begin(d, "host");
+	doc_bytes(d, "mem_total_bytes", "host  memory %s", m->mem_total);
+	doc_bytes(d, "mem_available_bytes", ", available %s", m->mem_available);
+	doc_bytes(d, "mem_free_bytes", NULL, m->mem_free);
+	doc_bytes(d, "swap_total_bytes", NULL, m->swap_total);
+	doc_bytes(d, "swap_free_bytes", NULL, m->swap_free);
+	if (m->swap_total.known && m->swap_total.v > 0 && m->swap_free.known)
+		doc_bytes(d, NULL, ", swap used %s", MAYBE(m->swap_total.v - m->swap_free.v));
+	doc_int(d, "page_size_bytes", NULL, MAYBE(h->page_size_bytes));
+	doc_text(d, "\n");
+	doc_end(d);
+
+	const struct ksm_sysfs *k = &h->ksm;
+	doc_begin(d, "ksm");
+	if (!k->present)
+		doc_text(d, "ksm   not available in this kernel\n");
+	doc_int(d, "run", NULL, k->run);
+	if (k->present)
+		doc_str(d, NULL, "ksm   %s", ksm_run_word(k->run));
+	bool pages = k->present && k->pages_shared.known && k->pages_sharing.known && k->pages_shared.v > 0;
+	doc_bytes(d, "saved_bytes", k->present ? ", saves %s" : NULL, ksm_saved_bytes(k, h->page_size_bytes));
+	doc_int(d, "pages_shared", pages ? " (%s pages shared" : NULL, k->pages_shared);
+	doc_int(d, "pages_sharing", pages ? " by %s more mappings)" : NULL, k->pages_sharing);
+	doc_int(d, "ksm_zero_pages", NULL, k->ksm_zero_pages);
+	doc_bytes(d, "general_profit_bytes", k->present && k->general_profit.known ? ", profit after metadata %s" : NULL,
+		  k->general_profit);
+	if (k->present)
+		doc_text(d, "\n");
+	doc_text(d, "\n");
+	doc_end(d);
+}
+

@@ -1,0 +1,28 @@
+/* The per-VM table of `vmhost mem` (and of the overview): its columns, one row per VM (human,
+ * CSV and JSON from the same cells), and the host block above it. */
+#ifndef VMHOST_OUT_VM_TABLE_H
+#define VMHOST_OUT_VM_TABLE_H
+
+#include "core/host.h"
+#include "core/vm.h"
+#include "out/doc.h"
+#include "out/table.h"
+
+enum {
+	VMC_PID, VMC_NAME, VMC_VMM, VMC_UUID, VMC_CGROUP, VMC_HELPERS, VMC_GUEST_RAM, VMC_RSS, VMC_RSS_ANON, VMC_RSS_FILE,
+	VMC_RSS_SHMEM, VMC_SWAP, VMC_KSM_MERGING, VMC_KSM_ZERO, VMC_KSM_PROFIT, VMC_KSM_SAVED, VMC_PSS, VMC_PSS_METHOD, VMC_PSS_BOUND,
+	VMC_OVERHEAD, VMC_OVERHEAD_METHOD, VMC_CPU_PCT, VMC_WAIT_PCT, VMC_CPU, VMC_VCPU_WAIT, VMC_VCPUS, VMC_CG_MEM, VMC_CG_LIMIT,
+	VMC_OOM, VMC_PRESSURE, /* memory, cpu, io: 4 columns each */
+	VMC_KSM_MERGEABLE = VMC_PRESSURE + 4 * PRESSURE_NKINDS, VMC_KSM_REASON, VMC_BALLOON, VMC_GUEST_AVAIL, VMC_GUEST_FREE,
+	VMC_GUEST_CACHES, VMC_GUEST_WHY, VMC_NCOLS
+};
+
+extern const struct col vm_cols[VMC_NCOLS];
+
+/* Adds the VM's row (check table_error after filling). */
+void vm_table_row(struct table *t, const struct vm *vm, const struct host *host);
+
+/* The host's memory and KSM: the overview's two lines, mem's "host" and "ksm" objects. */
+void vm_host_block(struct doc *d, const struct host *h);
+
+#endif
