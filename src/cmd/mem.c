@@ -183,6 +183,8 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 		     vms.denied, vms.denied == 1 ? "" : "es");
 
 	/* The human table shows the rates only when measured, the cgroup only when a VM has one. */
+	struct kvm_host kvm;
+	kvm_host_read(&ctx->root, &kvm);
 	struct col cols[VMC_NCOLS];
 	memcpy(cols, vm_cols, sizeof(cols));
 	bool cgroup = false;
@@ -199,6 +201,7 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 		vm_table_row(t, &vms.vms[i], &host);
 	if (!t || table_error(t) < 0) {
 		table_free(t);
+		kvm_host_free(&kvm);
 		vm_list_free(&vms);
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	}
@@ -208,7 +211,7 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	if (ctx->format == OUT_JSON) {
 		ctx_doc(ctx, &d);
 		doc_begin(&d, NULL);
-		vm_host_block(&d, &host);
+		vm_host_block(&d, &host, &kvm);
 		table_print_json(t, doc_json(&d), "vms");
 		doc_int(&d, "skipped", NULL, MAYBE(vms.skipped));
 		doc_float(&d, "interval_seconds", NULL, o.interval_seconds > 0 ? o.interval_seconds : NAN, 0);
@@ -219,7 +222,7 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	} else {
 		if (overview) {
 			ctx_doc(ctx, &d);
-			vm_host_block(&d, &host);
+			vm_host_block(&d, &host, &kvm);
 			doc_finish(&d);
 		}
 		if (table_rows(t))
@@ -228,6 +231,7 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	}
 	table_free(t);
 	vm_list_free(&vms);
+	kvm_host_free(&kvm);
 	return EXIT_OK;
 }
 

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "core/kvm_host.h"
 #include "core/sampler_feed.h"
 #include "net/serve_cache.h"
 #include "net/serve_http.h"
@@ -221,6 +222,7 @@ struct server {
 	struct sample_feed *feed;
 	struct serve_cache *cache;
 	struct serve_http *http;
+	struct kvm_host kvm_host; /* the module and its parameters, read at start */
 };
 
 static void sampler_warning(void *cls, const char *line) { warn(cls, "%s", line); }
@@ -267,7 +269,8 @@ static int start_http(struct server *sv)
 	struct serve_cache_config cc = {.feed = sv->feed, .kvm = sampler_kvm_reader(sv->sampler),
 					.kvm_families = !o->no_kvm,
 					.kvm_events = o->have_kvm_events ? &o->kvm_events : NULL,
-					.max_body_bytes = 64u << 20, .version = VMHOST_VERSION};
+					.max_body_bytes = 64u << 20, .version = VMHOST_VERSION,
+					.kvm_host = &sv->kvm_host};
 	if (serve_cache_new(&cc, &sv->cache) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
 	int fd = -1;
@@ -316,6 +319,7 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 
 	struct server sv = {.ctx = ctx, .o = o};
+	kvm_host_read(&ctx->root, &sv.kvm_host);
 	int rc = start_sampling(&sv);
 	if (rc == EXIT_OK)
 		rc = start_http(&sv);
@@ -330,5 +334,6 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 	rc = finish_recording(&sv, rc);
 	sampler_free(sv.sampler);
 	store_close(sv.store);
+	kvm_host_free(&sv.kvm_host);
 	return rc;
 }

@@ -77,7 +77,7 @@ static int render(struct serve_cache *c, enum prom_format format, struct serve_b
 	struct prom p;
 	prom_init(&p, format);
 	p.max_bytes = c->cfg.max_body_bytes;
-	struct prom_meta meta = {.snapshots_total = x->seq, .version = c->cfg.version};
+	struct prom_meta meta = {.snapshots_total = x->seq, .version = c->cfg.version, .kvm_host = c->cfg.kvm_host};
 	struct prom_kvm kvm = {.available = x->kvm_ok && c->cfg.kvm, .reader = c->cfg.kvm, .sample = &x->kvm,
 			       .host = x->kvm_host, .nhost = x->nkvm_host};
 	if (kvm.available && c->cfg.kvm_events && !(kvm.selected = kvm_selection(c)))

@@ -28,6 +28,7 @@ struct serve_cache_config {
 	const regex_t *kvm_events;    /* export only the KVM counters whose name matches; NULL: all */
 	size_t max_body_bytes;        /* a document larger than this is an error, not an allocation */
 	const char *version;
+	const struct kvm_host *kvm_host; /* read once at start: vmhost_kvm_info; NULL: none */
 };
 
 int serve_cache_new(const struct serve_cache_config *cfg, struct serve_cache **ret);

@@ -392,9 +392,29 @@ static void kvm_families(struct prom *p, const struct snapshot *s, const struct 
 	free(order);
 }
 
+/* The KVM module and the parameters that decide a guest's speed, as labels of one info series. */
+static void kvm_info_family(struct prom *p, const struct kvm_host *k)
+{
+	enum { NPARAMS = 6 };
+	static const char *const params[NPARAMS] = {"ept", "vpid", "enable_apicv", "unrestricted_guest", "pml",
+						    "nested"};
+	prom_family(p, "vmhost_kvm_info", PROM_INFO,
+		    "The loaded KVM module and its speed-deciding parameters (\"\" when it has none); absent when "
+		    "KVM is not loaded.");
+	if (!k->loaded)
+		return;
+	struct prom_label l[3 + NPARAMS] = {{"module", k->module}, {"vendor", kvm_vendor_name(k->vendor)},
+					    {"device", k->device ? "1" : "0"}};
+	for (int i = 0; i < NPARAMS; i++)
+		l[3 + i] = (struct prom_label){params[i], kvm_host_param(k, params[i])};
+	prom_int(p, l, 3 + NPARAMS, 1);
+}
+
 void prom_write_snapshot(struct prom *p, const struct snapshot *s, const struct prom_meta *meta)
 {
 	host_families(p, s);
+	if (meta->kvm_host)
+		kvm_info_family(p, meta->kvm_host);
 	ksm_families(p, s);
 	vm_families(p, s);
 	if (meta->kvm)

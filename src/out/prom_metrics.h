@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "core/kvm.h"
+#include "core/kvm_host.h"
 #include "core/snapshot.h"
 #include "out/prom.h"
 
@@ -25,6 +26,7 @@ struct prom_meta {
 	uint64_t snapshots_total; /* snapshots gathered since the server started, this one included */
 	const char *version;
 	const struct prom_kvm *kvm; /* NULL: KVM was not looked at (no kvm families at all) */
+	const struct kvm_host *kvm_host; /* the module and its parameters; NULL: not read */
 };
 
 /* Writes every family of the snapshot into p (p is not finished). */

@@ -143,7 +143,48 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 }
 
 /* The host's memory and KSM: the overview's two lines, mem's "host" and "ksm" objects. */
-void vm_host_block(struct doc *d, const struct host *h)
+const char *const kvm_key_params[] = {"ept", "vpid", "enable_apicv", "unrestricted_guest", "pml", "nested"};
+const size_t kvm_nkey_params = sizeof(kvm_key_params) / sizeof(kvm_key_params[0]);
+
+static void kvm_params(struct doc *d, const char *key, const struct kvm_param *p, size_t n)
+{
+	doc_begin(d, key);
+	for (size_t i = 0; i < n; i++)
+		if (!p[i].error)
+			doc_str(d, p[i].name, NULL, p[i].value);
+	doc_end(d);
+}
+
+/* One line for people (the parameters that matter), every parameter in JSON. */
+static void kvm_block(struct doc *d, const struct kvm_host *k)
+{
+	if (!k->loaded) {
+		doc_str(d, "kvm", NULL, NULL);
+		doc_text(d, "kvm   not loaded\n");
+		return;
+	}
+	doc_begin(d, "kvm");
+	doc_str(d, "module", "kvm   %s", k->module);
+	doc_str(d, "vendor", NULL, kvm_vendor_name(k->vendor));
+	doc_bool(d, "device", NULL, k->device);
+	if (!k->device)
+		doc_text(d, " (loaded, but no /dev/kvm: no VM can use it)");
+	size_t shown = 0;
+	for (size_t i = 0; i < kvm_nkey_params; i++) {
+		const char *v = kvm_host_param(k, kvm_key_params[i]);
+		if (v)
+			doc_text(d, "%s %s %s", shown++ ? "," : ":", kvm_key_params[i], v);
+	}
+	const char *halt = kvm_host_param(k, "halt_poll_ns");
+	if (halt)
+		doc_text(d, ", halt_poll_ns %s", halt);
+	doc_text(d, "\n");
+	kvm_params(d, "parameters", k->module_params, k->nmodule_params);
+	kvm_params(d, "kvm_parameters", k->kvm_params, k->nkvm_params);
+	doc_end(d);
+}
+
+void vm_host_block(struct doc *d, const struct host *h, const struct kvm_host *kvm)
 {
 	const struct meminfo *m = &h->mem;
 	doc_begin(d, "host");
@@ -156,6 +197,8 @@ void vm_host_block(struct doc *d, const struct host *h)
 		doc_bytes(d, NULL, ", swap used %s", MAYBE(m->swap_total.v - m->swap_free.v));
 	doc_int(d, "page_size_bytes", NULL, MAYBE(h->page_size_bytes));
 	doc_text(d, "\n");
+	if (kvm)
+		kvm_block(d, kvm);
 	doc_end(d);
 
 	const struct ksm_sysfs *k = &h->ksm;

@@ -4,6 +4,7 @@
 #define VMHOST_OUT_VM_TABLE_H
 
 #include "core/host.h"
+#include "core/kvm_host.h"
 #include "core/vm.h"
 #include "out/doc.h"
 #include "out/table.h"
@@ -22,7 +23,13 @@ extern const struct col vm_cols[VMC_NCOLS];
 /* Adds the VM's row (check table_error after filling). */
 void vm_table_row(struct table *t, const struct vm *vm, const struct host *host);
 
-/* The host's memory and KSM: the overview's two lines, mem's "host" and "ksm" objects. */
-void vm_host_block(struct doc *d, const struct host *h);
+/* The host's memory, KVM settings (kvm NULL: not read) and KSM: the overview's lines, mem's
+ * "host" (with "kvm") and "ksm" objects. */
+void vm_host_block(struct doc *d, const struct host *h, const struct kvm_host *kvm);
+
+/* The vendor module's parameters that decide a guest's speed, in the overview's line and as
+ * labels of vmhost_kvm_info (a fixed set: bounded cardinality). */
+extern const char *const kvm_key_params[];
+extern const size_t kvm_nkey_params;
 
 #endif

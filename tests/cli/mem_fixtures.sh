@@ -50,6 +50,17 @@ check "KSM stopped: ksm-stopped for a VM that would merge, its own reason for th
 "$VMHOST" --proc-root "$V1/proc" --sys-root "$TEST_TMP/stopped/sys" mem >"$TEST_TMP/stopped.txt"
 check "KSM stopped: the human output says so" grep -q '^KSM is stopped (run=0)' "$TEST_TMP/stopped.txt"
 
+# The host's KVM settings: module and parameters under host.kvm, one line in the overview.
+check "no KVM module in the tree: host.kvm is null" jq -e '.host.kvm == null' "$TEST_TMP/mem.json"
+KI=$VMHOST_FIXTURES/kvmhost-intel/sys
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$KI" mem --json >"$TEST_TMP/kvm.json"
+check "kvm_intel: module, vendor and every parameter" jq -e '.host.kvm.module == "kvm_intel" and .host.kvm.vendor == "intel" and .host.kvm.parameters.ept == "Y" and .host.kvm.parameters.vpid == "Y" and .host.kvm.kvm_parameters.halt_poll_ns == "200000"' "$TEST_TMP/kvm.json"
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$KI" >"$TEST_TMP/kvm.txt"
+check "kvm_intel: the overview's line" grep -qx 'kvm   kvm_intel: ept Y, vpid Y, enable_apicv Y, unrestricted_guest Y, pml Y, nested Y, halt_poll_ns 200000' "$TEST_TMP/kvm.txt"
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$VMHOST_FIXTURES/kvmhost-amd/sys" >"$TEST_TMP/amd.txt"
+check "kvm_amd: its own parameters" grep -q '^kvm   kvm_amd: ' "$TEST_TMP/amd.txt"
+check "no module: 'not loaded'" grep -qx 'kvm   not loaded' "$TEST_TMP/overview.txt"
+
 # A tree without KSM: KSM figures are null, never 0.
 mkdir -p "$TEST_TMP/noksm/sys"
 "$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" mem --json >"$TEST_TMP/noksm.json"

@@ -104,4 +104,11 @@ check "no debugfs: vmhost_kvm_available 0" is none.txt vmhost_kvm_available 0
 check "no debugfs: no KVM counters" sh -c "! grep -q '^vmhost_kvm_.*_total' '$TEST_TMP/none.txt'"
 check "no debugfs: the server says why" grep -q 'no KVM counters.*debugfs is not mounted' "$TEST_TMP/none.log"
 stop_pid "$SERVER"
+# The host's KVM settings: one vmhost_kvm_info series with the module and its key parameters.
+mkdir -p "$TEST_TMP/info" && cp -a "$VMHOST_FIXTURES/serve/proc" "$TEST_TMP/info/" && cp -a "$VMHOST_FIXTURES/kvmhost-intel/sys" "$TEST_TMP/info/"
+serve_start "$TEST_TMP/info.log" "$TEST_TMP/info" --no-kvm || die "cannot start"
+curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/info.txt" || fail "scrape failed"
+check "vmhost_kvm_info names kvm_intel and its parameters" grep -qx 'vmhost_kvm_info{module="kvm_intel",vendor="intel",device="1",ept="Y",vpid="Y",enable_apicv="Y",unrestricted_guest="Y",pml="Y",nested="Y"} 1' "$TEST_TMP/info.txt"
+stop_pid "$SERVER"
+check "no KVM module: no vmhost_kvm_info series" sh -c "[ -s '$TEST_TMP/none.txt' ] && ! grep -q '^vmhost_kvm_info' '$TEST_TMP/none.txt'"
 finish
