@@ -404,6 +404,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 		if (n > 0 && parse_stat(buf, (size_t)n, &st) == 0)
 			ticks += st.utime_ticks + st.stime_ticks;
 	}
+	vm_cpu_free(&vm->cpu); /* a VM measured again drops its last vCPU list */
 	vm->cpu = (struct vm_cpu){.cpu_seconds = hz > 0 ? (double)ticks / (double)hz : NAN,
 				  .vcpu_wait_seconds = NAN, .cpu_percent = NAN, .vcpu_wait_percent = NAN};
 	/* No thread list (a fixture tree, or the VMM exiting now): the vCPUs are unknown; the
