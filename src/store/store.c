@@ -783,6 +783,36 @@ static void *grow(void **arr, size_t *n, size_t *cap, size_t size)
 	return item;
 }
 
+typedef void fill_row(sqlite3_stmt *st, void *item);
+
+/* Steps a prepared, bound statement to its end: one zeroed item of `size` bytes per row, filled
+ * by fill; finalizes the statement. ret is the caller's `T **` (the array, to free) and is set,
+ * with *ret_n, only on success. */
+static int collect_rows(struct store *s, sqlite3_stmt *st, size_t size, fill_row *fill, void *ret, size_t *ret_n)
+{
+	void *arr = NULL;
+	size_t n = 0, cap = 0;
+	int r = 0, rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		void *item = grow(&arr, &n, &cap, size);
+		if (!item) {
+			r = -ENOMEM;
+			break;
+		}
+		fill(st, item);
+	}
+	if (r == 0 && rc != SQLITE_DONE)
+		r = errno_from_sqlite(s->db, rc);
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(arr);
+		return r;
+	}
+	memcpy(ret, &arr, sizeof(arr)); /* T ** as void *: every object pointer has one representation here */
+	*ret_n = n;
+	return 0;
+}
+
 int store_kvm_points(struct store *s, int64_t vm_id, const char *counter, double since, double until,
 		     double **ret_t, int64_t **ret_values, size_t *ret_n)
 {
@@ -851,6 +881,24 @@ static void column_text(sqlite3_stmt *st, int i, char *buf, size_t cap)
 	snprintf(buf, cap, "%s", t ? (const char *)t : "");
 }
 
+static void fill_vm(sqlite3_stmt *st, void *item)
+{
+	struct store_vm *v = item;
+	v->id = sqlite3_column_int64(st, 0);
+	v->pid = (pid_t)sqlite3_column_int64(st, 1);
+	v->start_ticks = (uint64_t)sqlite3_column_int64(st, 2);
+	column_text(st, 3, v->name, sizeof(v->name));
+	column_text(st, 4, v->uuid, sizeof(v->uuid));
+	column_text(st, 5, v->vmm, sizeof(v->vmm));
+	v->guest_ram_bytes = column_maybe(st, 6);
+	v->started_seconds = sqlite3_column_type(st, 7) == SQLITE_NULL
+				     ? NAN
+				     : (double)sqlite3_column_int64(st, 7) / 1000.0;
+	v->first_seconds = (double)sqlite3_column_int64(st, 8) / 1000.0;
+	v->last_seconds = (double)sqlite3_column_int64(st, 9) / 1000.0;
+	v->samples = (size_t)sqlite3_column_int64(st, 10);
+}
+
 int store_vms(struct store *s, double since, double until, struct store_vm **ret, size_t *ret_n)
 {
 	sqlite3_stmt *st;
@@ -863,39 +911,22 @@ int store_vms(struct store *s, double since, double until, struct store_vm **ret
 		return r;
 	sqlite3_bind_int64(st, 1, ms(since));
 	sqlite3_bind_int64(st, 2, ms(until));
-	struct store_vm *arr = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_vm *v = grow((void **)&arr, &n, &cap, sizeof(*arr));
-		if (!v) {
-			r = -ENOMEM;
-			break;
-		}
-		v->id = sqlite3_column_int64(st, 0);
-		v->pid = (pid_t)sqlite3_column_int64(st, 1);
-		v->start_ticks = (uint64_t)sqlite3_column_int64(st, 2);
-		column_text(st, 3, v->name, sizeof(v->name));
-		column_text(st, 4, v->uuid, sizeof(v->uuid));
-		column_text(st, 5, v->vmm, sizeof(v->vmm));
-		v->guest_ram_bytes = column_maybe(st, 6);
-		v->started_seconds = sqlite3_column_type(st, 7) == SQLITE_NULL
-					     ? NAN
-					     : (double)sqlite3_column_int64(st, 7) / 1000.0;
-		v->first_seconds = (double)sqlite3_column_int64(st, 8) / 1000.0;
-		v->last_seconds = (double)sqlite3_column_int64(st, 9) / 1000.0;
-		v->samples = (size_t)sqlite3_column_int64(st, 10);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = errno_from_sqlite(s->db, rc);
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(arr);
-		return r;
-	}
-	*ret = arr;
-	*ret_n = n;
-	return 0;
+	return collect_rows(s, st, sizeof(**ret), fill_vm, ret, ret_n);
+}
+
+static void fill_vm_point(sqlite3_stmt *st, void *item)
+{
+	struct store_vm_point *p = item;
+	p->t = (double)sqlite3_column_int64(st, 0) / 1000.0;
+	p->resolution = sqlite3_column_int(st, 1);
+	p->populated = sqlite3_column_int(st, 2) != 0;
+	p->exact = sqlite3_column_int(st, 3) != 0;
+	maybe_i64 *fields[] = {&p->rss, &p->rss_anon, &p->rss_file, &p->rss_shmem, &p->swap,
+			       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->ksm_saved,
+			       &p->pss, &p->overhead, &p->cpu_ms, &p->vcpu_wait_ms, &p->cgroup_memory,
+			       &p->cgroup_limit, &p->oom_kills};
+	for (int i = 0; i < (int)(sizeof(fields) / sizeof(fields[0])); i++)
+		*fields[i] = column_maybe(st, 4 + i);
 }
 
 int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct store_vm_point **ret,
@@ -913,36 +944,23 @@ int store_vm_points(struct store *s, int64_t vm_id, double since, double until, 
 	sqlite3_bind_int64(st, 1, vm_id);
 	sqlite3_bind_int64(st, 2, ms(since));
 	sqlite3_bind_int64(st, 3, ms(until));
-	struct store_vm_point *arr = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_vm_point *p = grow((void **)&arr, &n, &cap, sizeof(*arr));
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		p->t = (double)sqlite3_column_int64(st, 0) / 1000.0;
-		p->resolution = sqlite3_column_int(st, 1);
-		p->populated = sqlite3_column_int(st, 2) != 0;
-		p->exact = sqlite3_column_int(st, 3) != 0;
-		maybe_i64 *fields[] = {&p->rss, &p->rss_anon, &p->rss_file, &p->rss_shmem, &p->swap,
-				       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->ksm_saved,
-				       &p->pss, &p->overhead, &p->cpu_ms, &p->vcpu_wait_ms, &p->cgroup_memory,
-				       &p->cgroup_limit, &p->oom_kills};
-		for (int i = 0; i < (int)(sizeof(fields) / sizeof(fields[0])); i++)
-			*fields[i] = column_maybe(st, 4 + i);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = errno_from_sqlite(s->db, rc);
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(arr);
-		return r;
-	}
-	*ret = arr;
-	*ret_n = n;
-	return 0;
+	return collect_rows(s, st, sizeof(**ret), fill_vm_point, ret, ret_n);
+}
+
+static void fill_host_point(sqlite3_stmt *st, void *item)
+{
+	struct store_host_point *p = item;
+	p->t = (double)sqlite3_column_int64(st, 0) / 1000.0;
+	p->resolution = sqlite3_column_int(st, 1);
+	p->gather_seconds = sqlite3_column_double(st, 2) / 1e6;
+	maybe_i64 *fields[] = {&p->mem_total, &p->mem_available, &p->mem_free, &p->swap_total,
+			       &p->swap_free, &p->page_size, &p->ksm_run, &p->ksm_pages_shared,
+			       &p->ksm_pages_sharing, &p->ksm_pages_unshared, &p->ksm_pages_volatile,
+			       &p->ksm_zero_pages, &p->ksm_full_scans, &p->ksm_pages_scanned,
+			       &p->ksm_general_profit, &p->ksm_pages_to_scan, &p->ksm_sleep_millisecs,
+			       &p->ksmd_cpu_ns, &p->vm_count, &p->skipped};
+	for (int i = 0; i < (int)(sizeof(fields) / sizeof(fields[0])); i++)
+		*fields[i] = column_maybe(st, 3 + i);
 }
 
 int store_host_points(struct store *s, double since, double until, struct store_host_point **ret,
@@ -960,35 +978,5 @@ int store_host_points(struct store *s, double since, double until, struct store_
 		return r;
 	sqlite3_bind_int64(st, 1, ms(since));
 	sqlite3_bind_int64(st, 2, ms(until));
-	struct store_host_point *arr = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct store_host_point *p = grow((void **)&arr, &n, &cap, sizeof(*arr));
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		p->t = (double)sqlite3_column_int64(st, 0) / 1000.0;
-		p->resolution = sqlite3_column_int(st, 1);
-		p->gather_seconds = sqlite3_column_double(st, 2) / 1e6;
-		maybe_i64 *fields[] = {&p->mem_total, &p->mem_available, &p->mem_free, &p->swap_total,
-				       &p->swap_free, &p->page_size, &p->ksm_run, &p->ksm_pages_shared,
-				       &p->ksm_pages_sharing, &p->ksm_pages_unshared, &p->ksm_pages_volatile,
-				       &p->ksm_zero_pages, &p->ksm_full_scans, &p->ksm_pages_scanned,
-				       &p->ksm_general_profit, &p->ksm_pages_to_scan, &p->ksm_sleep_millisecs,
-				       &p->ksmd_cpu_ns, &p->vm_count, &p->skipped};
-		for (int i = 0; i < (int)(sizeof(fields) / sizeof(fields[0])); i++)
-			*fields[i] = column_maybe(st, 3 + i);
-	}
-	if (r == 0 && rc != SQLITE_DONE)
-		r = errno_from_sqlite(s->db, rc);
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(arr);
-		return r;
-	}
-	*ret = arr;
-	*ret_n = n;
-	return 0;
+	return collect_rows(s, st, sizeof(**ret), fill_host_point, ret, ret_n);
 }
