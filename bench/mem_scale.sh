@@ -33,7 +33,9 @@ smaps_ms=$(for r in $(seq "$runs"); do ms sh -c "cat $(for p in $pids; do printf
 true_ms=$(for r in $(seq "$runs"); do ms "$vmhost" --version; done | median)
 procs=$(ls -d /proc/[0-9]* | wc -l)
 printf 'VM processes: %d found of %d started (host has %d processes)\n' "$found" "$n" "$procs"
-printf 'vmhost mem --json           median %8.2f ms wall (target < 20 ms)\n' "$mem_ms"
+# The scale goals: 20 ms for 100 VMs, 40 ms for 400 (the cheap figure must stay cheap); none for other sizes.
+case $n in 100) goal=" (goal < 20 ms)" ;; 400) goal=" (goal < 40 ms)" ;; *) goal="" ;; esac
+printf 'vmhost mem --json           median %8.2f ms wall%s\n' "$mem_ms" "$goal"
 printf 'vmhost mem --json --exact   median %8.2f ms wall\n' "$exact_ms"
 printf 'cat every smaps_rollup      median %8.2f ms wall (these guests are unmerged: the cheap case)\n' "$smaps_ms"
 printf 'vmhost --version            median %8.2f ms wall (process start-up alone)\n' "$true_ms"
