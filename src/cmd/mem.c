@@ -183,8 +183,10 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 		     vms.denied, vms.denied == 1 ? "" : "es");
 
 	/* The human table shows the rates only when measured, the cgroup only when a VM has one. */
-	struct kvm_host kvm;
-	kvm_host_read(&ctx->root, &kvm);
+	/* The host's KVM settings appear in the JSON and the overview only: read them for those. */
+	struct kvm_host kvm = {0};
+	if (ctx->format == OUT_JSON || (ctx->format != OUT_CSV && overview))
+		kvm_host_read(&ctx->root, &kvm);
 	struct col cols[VMC_NCOLS];
 	memcpy(cols, vm_cols, sizeof(cols));
 	bool cgroup = false;
