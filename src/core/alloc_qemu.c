@@ -255,20 +255,15 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
 	snprintf(signal_dir, sizeof(signal_dir), "%s", vm->dir);
 
 	/* The pid is published to the signal handler before a signal can interrupt the fork. */
-	sigset_t block, prev;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &block, &prev);
+	sigset_t prev;
+	stop_block(&prev);
 	double t0 = clock_monotonic_seconds();
 	pid_t pid = spawn(o, vm, sock, log);
 	if (pid > 0) {
 		vm->pid = pid;
 		signal_pid = pid;
 	}
-	sigprocmask(SIG_SETMASK, &prev, NULL);
+	stop_unblock(&prev);
 	if (pid < 0) {
 		int e = -errno;
 		snprintf(err, cap, "fork: %s", strerror(errno));

@@ -32,6 +32,19 @@ int stop_catch(bool ignore)
 	return 0;
 }
 
+void stop_block(sigset_t *ret_prev)
+{
+	sigset_t block;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &block, ret_prev);
+}
+
+void stop_unblock(const sigset_t *prev) { sigprocmask(SIG_SETMASK, prev, NULL); }
+
 bool sleep_until(double deadline)
 {
 	if (!isfinite(deadline))

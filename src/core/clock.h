@@ -27,6 +27,10 @@ void stop_clear(void);
 /* Makes SIGINT, SIGTERM and SIGHUP raise the flag (without SA_RESTART, so a sleep ends at once),
  * or, with ignore, ignores them (as time(1) does while its command runs). 0 or -errno. */
 int stop_catch(bool ignore);
+/* Holds off SIGINT, SIGTERM, SIGHUP and SIGQUIT across a window a stop must not split (a fork
+ * whose pid a handler needs, a sysfs write and its record); stop_unblock(prev) ends it. */
+void stop_block(sigset_t *ret_prev);
+void stop_unblock(const sigset_t *prev);
 
 /* Sleeps until the monotonic time deadline (or for seconds); returns early, false, when a stop
  * was requested. */

@@ -1,4 +1,5 @@
 #include "core/tuner_daemon.h"
+#include "core/clock.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -325,16 +326,11 @@ int tuner_decide(const struct tuner_config *c, struct tuner_state *s, struct tun
 int tuner_apply(const struct tuner_config *c, const struct tuner_decision *d, const struct ksm_sysfs *now,
 		const volatile sig_atomic_t *stop)
 {
-	sigset_t block, prev;
-	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGQUIT);
-	sigprocmask(SIG_BLOCK, &block, &prev);
+	sigset_t prev;
+	stop_block(&prev);
 	int r = 0;
 	if (stop && *stop) {
-		sigprocmask(SIG_SETMASK, &prev, NULL);
+		stop_unblock(&prev);
 		return 0;
 	}
 	if (now->advisor_mode[0] && strcmp(now->advisor_mode, "none"))
@@ -347,6 +343,6 @@ int tuner_apply(const struct tuner_config *c, const struct tuner_decision *d, co
 		r = ksm_guard_set_int("sleep_millisecs", d->sleep_millisecs);
 	if (!r && (!now->run.known || now->run.v != d->run))
 		r = ksm_guard_set_int("run", d->run);
-	sigprocmask(SIG_SETMASK, &prev, NULL);
+	stop_unblock(&prev);
 	return r;
 }
