@@ -69,9 +69,21 @@ static int parse_desc(const struct json_doc *d, const struct json_value *v, stru
 	return 0;
 }
 
-static bool is_kvm(const struct json_doc *d, const struct json_value *entry)
+/* The next entry of a reply's list that KVM provides, after prev (NULL: the first). An entry that
+ * is not an object makes the whole reply malformed: NULL with *r = -EINVAL. */
+static const struct json_value *next_kvm(const struct json_doc *d, const struct json_value *list,
+					 const struct json_value *prev, int *r)
 {
-	return json_string_is(d, json_get(d, entry, "provider"), "kvm");
+	for (const struct json_value *e = prev ? json_next(d, list, prev) : json_first(d, list); e;
+	     e = json_next(d, list, e)) {
+		if (e->type != JSON_OBJECT) {
+			*r = -EINVAL;
+			return NULL;
+		}
+		if (json_string_is(d, json_get(d, e, "provider"), "kvm"))
+			return e;
+	}
+	return NULL;
 }
 
 int qmp_parse_schemas(const struct json_doc *d, const struct json_value *ret, struct qmp_stats_schema *out)
@@ -80,13 +92,7 @@ int qmp_parse_schemas(const struct json_doc *d, const struct json_value *ret, st
 		return -EINVAL;
 	struct qmp_stats_schema s = {0};
 	int r = 0;
-	for (const struct json_value *e = json_first(d, ret); e && r == 0; e = json_next(d, ret, e)) {
-		if (e->type != JSON_OBJECT) {
-			r = -EINVAL;
-			break;
-		}
-		if (!is_kvm(d, e))
-			continue;
+	for (const struct json_value *e = next_kvm(d, ret, NULL, &r); e && r == 0; e = next_kvm(d, ret, e, &r)) {
 		const struct json_value *target = json_get(d, e, "target"), *stats = json_get(d, e, "stats");
 		enum qmp_stats_target t;
 		if (json_string_is(d, target, "vm"))
@@ -215,16 +221,10 @@ int qmp_parse_vm_stats(const struct json_doc *d, const struct json_value *ret, c
 	if (!ret || ret->type != JSON_ARRAY)
 		return -EINVAL;
 	values_reset(values, s->n[QMP_STATS_VM]);
-	for (const struct json_value *e = json_first(d, ret); e; e = json_next(d, ret, e)) {
-		if (e->type != JSON_OBJECT)
-			return -EINVAL;
-		if (!is_kvm(d, e))
-			continue;
-		int r = parse_stats_list(d, json_get(d, e, "stats"), s, QMP_STATS_VM, values);
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	int r = 0;
+	for (const struct json_value *e = next_kvm(d, ret, NULL, &r); e && r == 0; e = next_kvm(d, ret, e, &r))
+		r = parse_stats_list(d, json_get(d, e, "stats"), s, QMP_STATS_VM, values);
+	return r;
 }
 
 void qmp_vcpus_free(struct qmp_vcpu_stats *vcpus, size_t n, size_t nvalues)
@@ -247,13 +247,7 @@ int qmp_parse_vcpu_stats(const struct json_doc *d, const struct json_value *ret,
 	if (!vcpus)
 		return -ENOMEM;
 	int r = 0;
-	for (const struct json_value *e = json_first(d, ret); e && r == 0; e = json_next(d, ret, e)) {
-		if (e->type != JSON_OBJECT) {
-			r = -EINVAL;
-			break;
-		}
-		if (!is_kvm(d, e))
-			continue;
+	for (const struct json_value *e = next_kvm(d, ret, NULL, &r); e && r == 0; e = next_kvm(d, ret, e, &r)) {
 		struct qmp_vcpu_stats *c = &vcpus[n];
 		c->index = -1;
 		if (json_as_string(d, json_get(d, e, "qom-path"), c->qom_path, sizeof(c->qom_path)) < 0 ||
