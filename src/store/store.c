@@ -224,6 +224,20 @@ static int store_new(struct store **ret)
 	return 0;
 }
 
+/* Opens the database at path (a file name, or a URI with SQLITE_OPEN_URI) with flags, refusing a
+ * read-write open that SQLite could only make read-only, and checks the file is ours. */
+static int open_db(struct store *s, const char *path, int flags, int64_t *ret_version)
+{
+	int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	if (rc != SQLITE_OK)
+		return errno_from_sqlite(s->db, rc);
+	sqlite3_extended_result_codes(s->db, 1);
+	sqlite3_busy_timeout(s->db, 5000);
+	if ((flags & SQLITE_OPEN_READWRITE) && sqlite3_db_readonly(s->db, "main") == 1)
+		return -EROFS;
+	return check_identity(s, ret_version);
+}
+
 int store_open(const char *path, struct store **ret)
 {
 	struct store *s;
@@ -240,19 +254,8 @@ int store_open(const char *path, struct store **ret)
 		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		goto fail;
 	}
-	int rc = sqlite3_open_v2(path, &s->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
-	if (rc != SQLITE_OK) {
-		r = errno_from_sqlite(s->db, rc);
-		goto fail;
-	}
-	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, 5000);
-	if (sqlite3_db_readonly(s->db, "main") == 1) {
-		r = -EROFS;
-		goto fail;
-	}
 	int64_t version;
-	r = check_identity(s, &version);
+	r = open_db(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &version);
 	if (r < 0)
 		goto fail;
 	/* WAL: readers never block the recorder; NORMAL sync: a crash loses at most the last commits
@@ -263,7 +266,7 @@ int store_open(const char *path, struct store **ret)
 	if (r == 0)
 		r = migrate(s, version);
 	for (size_t i = 0; r == 0 && i < ST_COUNT; i++) {
-		rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[i], NULL);
+		int rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[i], NULL);
 		r = errno_from_sqlite(s->db, rc);
 	}
 	if (r < 0)
@@ -295,15 +298,8 @@ static int open_read_uri(const char *uri, struct store **ret)
 	int r = store_new(&s);
 	if (r < 0)
 		return r;
-	int rc = sqlite3_open_v2(uri, &s->db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-	if (rc != SQLITE_OK) {
-		r = errno_from_sqlite(s->db, rc);
-		goto fail;
-	}
-	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, 5000);
 	int64_t version;
-	r = check_identity(s, &version);
+	r = open_db(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, &version);
 	if (r == 0 && version < STORE_SCHEMA_VERSION)
 		r = version == 0 ? -ENODATA : -EPROTONOSUPPORT; /* old schema: a writer migrates it */
 	if (r < 0)
@@ -355,6 +351,13 @@ static maybe_i64 column_maybe(sqlite3_stmt *st, int i)
 	if (sqlite3_column_type(st, i) == SQLITE_NULL)
 		return UNKNOWN;
 	return MAYBE(sqlite3_column_int64(st, i));
+}
+
+/* Columns first, first + 1, ... into the fields, in order. */
+static void columns_maybe(sqlite3_stmt *st, int first, maybe_i64 *const *fields, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		*fields[i] = column_maybe(st, first + (int)i);
 }
 
 static int step_done(struct store *s, sqlite3_stmt *st)
@@ -813,6 +816,22 @@ static int collect_rows(struct store *s, sqlite3_stmt *st, size_t size, fill_row
 	return 0;
 }
 
+/* Rows of a query over a time range: ?1 and ?2 are since and until (seconds), ?3 the VM's id when
+ * vm_id >= 0. As collect_rows otherwise. */
+static int query_rows(struct store *s, const char *sql, double since, double until, int64_t vm_id, size_t size,
+		      fill_row *fill, void *ret, size_t *ret_n)
+{
+	sqlite3_stmt *st;
+	int r = prepare(s, sql, &st);
+	if (r < 0)
+		return r;
+	sqlite3_bind_int64(st, 1, ms(since));
+	sqlite3_bind_int64(st, 2, ms(until));
+	if (vm_id >= 0)
+		sqlite3_bind_int64(st, 3, vm_id);
+	return collect_rows(s, st, size, fill, ret, ret_n);
+}
+
 int store_kvm_points(struct store *s, int64_t vm_id, const char *counter, double since, double until,
 		     double **ret_t, int64_t **ret_values, size_t *ret_n)
 {
@@ -901,17 +920,11 @@ static void fill_vm(sqlite3_stmt *st, void *item)
 
 int store_vms(struct store *s, double since, double until, struct store_vm **ret, size_t *ret_n)
 {
-	sqlite3_stmt *st;
-	int r = prepare(s,
+	return query_rows(s,
 			"SELECT v.id, v.pid, v.start_ticks, v.name, v.uuid, v.vmm, v.guest_ram_bytes, v.started_ms,"
 			" MIN(x.t_ms), MAX(x.t_ms), COUNT(*) FROM vms v JOIN vm_samples x ON x.vm_id = v.id"
 			" WHERE x.t_ms BETWEEN ?1 AND ?2 GROUP BY v.id ORDER BY MIN(x.t_ms), v.id",
-			&st);
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, ms(since));
-	sqlite3_bind_int64(st, 2, ms(until));
-	return collect_rows(s, st, sizeof(**ret), fill_vm, ret, ret_n);
+			since, until, -1, sizeof(**ret), fill_vm, ret, ret_n);
 }
 
 static void fill_vm_point(sqlite3_stmt *st, void *item)
@@ -925,26 +938,18 @@ static void fill_vm_point(sqlite3_stmt *st, void *item)
 			       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->ksm_saved,
 			       &p->pss, &p->overhead, &p->cpu_ms, &p->vcpu_wait_ms, &p->cgroup_memory,
 			       &p->cgroup_limit, &p->oom_kills};
-	for (int i = 0; i < (int)(sizeof(fields) / sizeof(fields[0])); i++)
-		*fields[i] = column_maybe(st, 4 + i);
+	columns_maybe(st, 4, fields, sizeof(fields) / sizeof(fields[0]));
 }
 
 int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct store_vm_point **ret,
 		    size_t *ret_n)
 {
-	sqlite3_stmt *st;
-	int r = prepare(s,
+	return query_rows(s,
 			"SELECT t_ms, resolution, populated, exact, rss, rss_anon, rss_file, rss_shmem, swap,"
 			" ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms,"
 			" cgroup_memory, cgroup_limit, oom_kills FROM vm_samples"
-			" WHERE vm_id = ?1 AND t_ms BETWEEN ?2 AND ?3 ORDER BY t_ms",
-			&st);
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, vm_id);
-	sqlite3_bind_int64(st, 2, ms(since));
-	sqlite3_bind_int64(st, 3, ms(until));
-	return collect_rows(s, st, sizeof(**ret), fill_vm_point, ret, ret_n);
+			" WHERE vm_id = ?3 AND t_ms BETWEEN ?1 AND ?2 ORDER BY t_ms",
+			since, until, vm_id, sizeof(**ret), fill_vm_point, ret, ret_n);
 }
 
 static void fill_host_point(sqlite3_stmt *st, void *item)
@@ -959,24 +964,17 @@ static void fill_host_point(sqlite3_stmt *st, void *item)
 			       &p->ksm_zero_pages, &p->ksm_full_scans, &p->ksm_pages_scanned,
 			       &p->ksm_general_profit, &p->ksm_pages_to_scan, &p->ksm_sleep_millisecs,
 			       &p->ksmd_cpu_ns, &p->vm_count, &p->skipped};
-	for (int i = 0; i < (int)(sizeof(fields) / sizeof(fields[0])); i++)
-		*fields[i] = column_maybe(st, 3 + i);
+	columns_maybe(st, 3, fields, sizeof(fields) / sizeof(fields[0]));
 }
 
 int store_host_points(struct store *s, double since, double until, struct store_host_point **ret,
 		      size_t *ret_n)
 {
-	sqlite3_stmt *st;
-	int r = prepare(s,
+	return query_rows(s,
 			"SELECT t_ms, resolution, gather_us, mem_total, mem_available, mem_free, swap_total,"
 			" swap_free, page_size, ksm_run, ksm_pages_shared, ksm_pages_sharing, ksm_pages_unshared,"
 			" ksm_pages_volatile, ksm_zero_pages, ksm_full_scans, ksm_pages_scanned, ksm_general_profit,"
 			" ksm_pages_to_scan, ksm_sleep_millisecs, ksmd_cpu_ns, vm_count, skipped FROM samples"
 			" WHERE t_ms BETWEEN ?1 AND ?2 ORDER BY t_ms",
-			&st);
-	if (r < 0)
-		return r;
-	sqlite3_bind_int64(st, 1, ms(since));
-	sqlite3_bind_int64(st, 2, ms(until));
-	return collect_rows(s, st, sizeof(**ret), fill_host_point, ret, ret_n);
+			since, until, -1, sizeof(**ret), fill_host_point, ret, ret_n);
 }
