@@ -302,13 +302,12 @@ static int open_read_uri(const char *uri, struct store **ret)
 	r = open_db(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, &version);
 	if (r == 0 && version < STORE_SCHEMA_VERSION)
 		r = version == 0 ? -ENODATA : -EPROTONOSUPPORT; /* old schema: a writer migrates it */
-	if (r < 0)
-		goto fail;
+	if (r < 0) {
+		store_close(s);
+		return r;
+	}
 	*ret = s;
 	return 0;
-fail:
-	store_close(s);
-	return r;
 }
 
 int store_open_read(const char *path, struct store **ret)
