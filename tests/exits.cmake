@@ -2,6 +2,7 @@
 # on fixture trees (tests/fixtures/exits-*), copied to a temporary directory when changed.
 vmhost_unit_test(test_exits_parse)
 vmhost_unit_test(test_exits_reader)
+vmhost_unit_test(test_kvm_delta)
 vmhost_script_test(exits_cli cli/exits_cli.sh "cli;sanitize")
 vmhost_script_test(exits_live cli/exits_live.sh "cli;sanitize")
 

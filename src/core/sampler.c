@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/calibrate.h"
+#include "core/kvm_delta.h"
 
 struct sampler {
 	struct sampler_config cfg;
@@ -128,42 +129,18 @@ static int kvm_host_grow(maybe_i64 **sums, size_t *nsums, size_t n)
 	return 0;
 }
 
-/* Adds what happened between the reads a (NULL: none before) and b to the host-wide sums: each
- * VM's change (all of it for a VM that appeared: KVM starts its counters at zero; the value
- * after a reset), or the global files' change when the kernel has no per-VM directories.
- * serve's rule, moved unchanged from net/serve_cache.c; core/kvm_delta is to replace it. */
+/* Adds what happened between the reads a (NULL: none before) and b to the host-wide sums, by
+ * core/kvm_delta's rule (its increase). */
 static int kvm_host_accumulate(const struct kvm_reader *kvm, const struct kvm_sample *a, const struct kvm_sample *b,
-			       maybe_i64 **sums, size_t *nsums)
+			       maybe_i64 *sums)
 {
-	if (kvm_host_grow(sums, nsums, b->ncounters) < 0)
+	struct kvm_delta d;
+	if (kvm_delta_build(kvm, a, b, NULL, &d) < 0)
 		return -ENOMEM;
-	bool global = b->nvms == 0 && (!a || a->nvms == 0);
-	for (size_t i = 0; i < b->ncounters; i++) {
-		enum kvm_stat_kind kind = kvm_counter_kind(kvm, i);
-		if (kind != KVM_STAT_EVENTS && kind != KVM_STAT_TIME_NS)
-			continue;
-		struct kvm_change sum = kvm_change_zero();
-		if (global) {
-			maybe_i64 was = a && i < a->ncounters ? a->total[i] : UNKNOWN;
-			struct kvm_change ch = kvm_change(kind, was, b->total[i], 0, !a);
-			sum.delta = ch.delta.known ? ch.delta : ch.reset ? ch.total : MAYBE(0);
-		}
-		for (size_t v = 0; !global && v < b->nvms; v++) {
-			const struct kvm_vm_sample *vm = &b->vms[v];
-			const struct kvm_vm_sample *before = a ? kvm_sample_find(a, vm->dir) : NULL;
-			/* The same directory name with another process start is another VM. */
-			bool appeared = !before || (before->start_ticks && vm->start_ticks &&
-						    before->start_ticks != vm->start_ticks);
-			maybe_i64 was = before && !appeared && i < a->ncounters ? before->values[i] : UNKNOWN;
-			struct kvm_change ch = kvm_change(kind, was, vm->values[i], 0, appeared);
-			if (ch.delta.known)
-				sum.delta.v += ch.delta.v;
-			else if (ch.reset)
-				sum.delta.v += ch.total.v;
-			/* else a read failed: that VM's change in this interval is not counted */
-		}
-		(*sums)[i].v += sum.delta.v;
-	}
+	for (size_t s = 0; s < d.nsel; s++)
+		if (d.increase[s].known)
+			sums[d.sel[s]].v += d.increase[s].v;
+	kvm_delta_free(&d);
 	return 0;
 }
 
@@ -183,11 +160,11 @@ static int kvm_read(struct sampler *s, struct sample *x)
 		return r;
 	/* Everything that can fail before the sums change: a failed read adds nothing. */
 	if (kvm_host_grow(&s->kvm_host, &s->nkvm_host, b.ncounters) < 0 ||
-	    !(x->kvm_host = malloc((s->nkvm_host ? s->nkvm_host : 1) * sizeof(*x->kvm_host)))) {
+	    !(x->kvm_host = malloc((s->nkvm_host ? s->nkvm_host : 1) * sizeof(*x->kvm_host))) ||
+	    kvm_host_accumulate(s->kvm, s->kvm_before ? &s->kvm_before->kvm : NULL, &b, s->kvm_host) < 0) {
 		kvm_sample_free(&b);
 		return -ENOMEM;
 	}
-	kvm_host_accumulate(s->kvm, s->kvm_before ? &s->kvm_before->kvm : NULL, &b, &s->kvm_host, &s->nkvm_host);
 	memcpy(x->kvm_host, s->kvm_host, s->nkvm_host * sizeof(*x->kvm_host));
 	x->nkvm_host = s->nkvm_host;
 	x->kvm = b;
@@ -260,14 +237,11 @@ int sampler_record(struct sampler *s, const struct sample *x)
 		return -ENOTCONN;
 	if (s->totals.stopped)
 		return s->totals.error;
-	const struct kvm_reader *kvm = NULL;
-	const struct kvm_sample *ks = NULL;
-	if (x->kvm_ok && kvm_rows_due(s, x->snap.monotonic_seconds)) {
-		kvm = s->kvm;
-		ks = &x->kvm;
+	struct kvm_rows rows = {s->kvm, &x->kvm, x->kvm_host};
+	bool with_kvm = x->kvm_ok && kvm_rows_due(s, x->snap.monotonic_seconds);
+	if (with_kvm)
 		s->last_kvm_rows = x->snap.monotonic_seconds;
-	}
-	int r = s->sink.write(s->sink.cls, &x->snap, kvm, ks);
+	int r = s->sink.write(s->sink.cls, &x->snap, with_kvm ? &rows : NULL);
 	note_write(s, r);
 	return r;
 }

@@ -43,11 +43,17 @@ struct sample {
 struct sample *sample_ref(struct sample *x);
 void sample_unref(struct sample *x); /* NULL is fine */
 
+/* The KVM rows of a recorded sample: each VM's counters, and the host-wide running totals. */
+struct kvm_rows {
+	const struct kvm_reader *kvm;
+	const struct kvm_sample *ks;
+	const maybe_i64 *host; /* [ks->ncounters] sample.kvm_host; NULL: the kernel's global files */
+};
+
 /* Where recorded samples go. write returns 0 or a negative errno (-ENOSPC: this sample is
- * dropped, a later one may fit); kvm and ks are NULL when the sample carries no KVM rows. */
+ * dropped, a later one may fit); rows is NULL when the sample carries no KVM rows. */
 struct sample_sink {
-	int (*write)(void *cls, const struct snapshot *snap, const struct kvm_reader *kvm,
-		     const struct kvm_sample *ks);
+	int (*write)(void *cls, const struct snapshot *snap, const struct kvm_rows *rows);
 	const char *(*strerror)(int err); /* the sink's words for its errors, in warnings */
 	const char *name;                 /* the database's path, in warnings */
 	void *cls;

@@ -605,16 +605,32 @@ static int kvm_write_values(struct store *s, int64_t vm_id, int64_t t_ms, const 
 	return 0;
 }
 
-static int insert_kvm(struct store *s, const struct snapshot *snap, const struct kvm_reader *kvm,
-		      const struct kvm_sample *ks)
+/* The host row: the running totals for events and times, the global files for gauges. */
+static int insert_kvm_host(struct store *s, int64_t t, const struct kvm_rows *rows)
 {
-	int r = kvm_counter_ids(s, kvm);
+	const struct kvm_sample *ks = rows->ks;
+	if (!rows->host)
+		return kvm_write_values(s, 0, t, ks->total);
+	maybe_i64 *v = malloc((ks->ncounters ? ks->ncounters : 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < ks->ncounters; i++)
+		v[i] = kvm_counter_kind(rows->kvm, i) == KVM_STAT_GAUGE ? ks->total[i] : rows->host[i];
+	int r = kvm_write_values(s, 0, t, v);
+	free(v);
+	return r;
+}
+
+static int insert_kvm(struct store *s, const struct snapshot *snap, const struct kvm_rows *rows)
+{
+	const struct kvm_sample *ks = rows->ks;
+	int r = kvm_counter_ids(s, rows->kvm);
 	if (r < 0)
 		return r;
 	if (ks->ncounters != s->kvm_ncounters)
 		return -EINVAL;
 	int64_t t = ms(snap->wall_seconds);
-	r = kvm_write_values(s, 0, t, ks->total);
+	r = insert_kvm_host(s, t, rows);
 	for (size_t i = 0; r == 0 && i < ks->nvms; i++) {
 		const struct kvm_vm_sample *v = &ks->vms[i];
 		for (size_t k = 0; k < s->nkeys; k++) {
@@ -641,11 +657,10 @@ static int insert_kvm(struct store *s, const struct snapshot *snap, const struct
 
 int store_write_snapshot(struct store *s, const struct snapshot *snap)
 {
-	return store_write_sample(s, snap, NULL, NULL);
+	return store_write_sample(s, snap, NULL);
 }
 
-int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_reader *kvm,
-		       const struct kvm_sample *ks)
+int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_rows *rows)
 {
 	if (!s->writer)
 		return -EBADF;
@@ -657,8 +672,8 @@ int store_write_sample(struct store *s, const struct snapshot *snap, const struc
 		r = insert_vm(s, snap, &snap->vms.vms[i]);
 	if (r == 0)
 		prune_keys(s); /* the cache now holds this snapshot's VMs only */
-	if (r == 0 && kvm && ks)
-		r = insert_kvm(s, snap, kvm, ks);
+	if (r == 0 && rows)
+		r = insert_kvm(s, snap, rows);
 	if (r == 0)
 		r = step_done(s, s->stmt[ST_COMMIT]);
 	if (r < 0) {
@@ -680,10 +695,9 @@ int store_write_sample(struct store *s, const struct snapshot *snap, const struc
 	return 0;
 }
 
-static int sink_write(void *cls, const struct snapshot *snap, const struct kvm_reader *kvm,
-		      const struct kvm_sample *ks)
+static int sink_write(void *cls, const struct snapshot *snap, const struct kvm_rows *rows)
 {
-	return store_write_sample(cls, snap, kvm, ks);
+	return store_write_sample(cls, snap, rows);
 }
 
 struct sample_sink store_sink(struct store *s, const char *path)

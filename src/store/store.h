@@ -49,10 +49,11 @@ void store_set_retention(struct store *s, const struct store_retention *r);
  * later call may succeed. */
 int store_write_snapshot(struct store *s, const struct snapshot *snap);
 
-/* The same, with KVM's debugfs counters read at (nearly) the same time (kvm NULL: none). VMs
- * are matched to the snapshot's by pid and start time; the others are skipped. */
-int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_reader *kvm,
-		       const struct kvm_sample *ks);
+/* The same, with KVM's debugfs counters read at (nearly) the same time (rows NULL: none). VMs
+ * are matched to the snapshot's by pid and start time; the others are skipped. The host row
+ * (vm_id 0) takes rows->host for events and times (the global files for gauges, and for all
+ * when rows->host is NULL). */
+int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_rows *rows);
 
 /* The sampler's sink for this store (core/sampler.h): its writes are store_write_sample, its
  * warnings name path. The store must outlive the sampler's use of it. */
@@ -102,7 +103,7 @@ struct store_host_point {
 	maybe_i64 vm_count, skipped;
 };
 
-/* A KVM counter's values in [since, until] (vm_id 0: the host-wide sum), oldest first. Rows
+/* A KVM counter's values in [since, until] (vm_id 0: the host-wide running total), oldest first. Rows
  * exist only where the value changed. -ENOENT when the counter was never recorded. */
 int store_kvm_points(struct store *s, int64_t vm_id, const char *counter, double since, double until,
 		     double **ret_t, int64_t **ret_values, size_t *ret_n);

@@ -31,7 +31,8 @@ static const char *const store_migrations[] = {
 	" overhead INTEGER,"
 	" PRIMARY KEY (vm_id, t_ms)) WITHOUT ROWID;"
 	/* KVM counters (debugfs): sparse, a row only when a value changed (and at each writer's
-	 * first sample). vm_id 0 is the host-wide sum (the global files). */
+	 * first sample). vm_id 0 is the host: the sampler's running totals
+	 * (core/kvm_delta's increase; a VM exiting does not lower them), the global files for gauges. */
 	"CREATE TABLE kvm_counters (id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE, kind TEXT NOT NULL);"
 	"CREATE TABLE kvm_samples ("
 	" vm_id INTEGER NOT NULL, counter_id INTEGER NOT NULL REFERENCES kvm_counters (id), t_ms INTEGER NOT NULL,"

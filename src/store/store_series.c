@@ -140,8 +140,8 @@ int store_kvm_rate_series(struct store *s, const char *counter, double since, do
 	double *t;
 	int64_t *v;
 	size_t n;
-	/* Host-wide total: the kernel's global file (vm_id 0), every drop charted as a gap. */
-	/* HOST-WIDE KVM RULE: core/kvm_delta's one rule for host-wide totals plugs in here. */
+	/* Host-wide: the recorder's running totals (vm_id 0), which drop only when a recorder
+	 * restarts with fewer VMs than it left (or with an older database's global files): a gap. */
 	int r = store_kvm_points(s, 0, counter, since, until, &t, &v, &n);
 	if (r < 0)
 		return r;

@@ -96,6 +96,18 @@ check "a new recorder writes its first sample whole, then changes only" [ "$(kq 
 "$VMHOST" report --db "$KDB" --out "$TEST_TMP/k.html" >/dev/null
 check "report charts KVM exits" grep -q "<figcaption>KVM exits, all VMs" "$TEST_TMP/k.html"
 
+# A VM exits while another runs on: the kernel's global file drops by the gone VM's count, the
+# host row does not (it adds each VM's change: core/kvm_delta), so the chart has no false gap.
+host_exits() { kq "SELECT value FROM kvm_samples k JOIN kvm_counters c ON c.id = counter_id WHERE c.name = 'exits' AND vm_id = 0 ORDER BY t_ms DESC LIMIT 1"; }
+before=$(host_exits)
+KK=$K/sys/kernel/debug/kvm
+(sleep 0.6; rm -rf "$KK/3101-14"; echo 45075070 >"$KK/3202-14/exits"; echo 45075070 >"$KK/exits") &
+changer=$!
+"$VMHOST" --proc-root "$K/proc" --sys-root "$K/sys" record --db "$KDB" --interval 0.1 --kvm-interval 0.1 --duration 1.5 --quiet
+wait $changer
+check "the other VM's change was recorded" [ "$(exits ci-runner | tr , '\n' | tail -1)" = 45075070 ]
+check "a VM exiting does not lower the host row" [ "$(host_exits)" = $((before + 1000)) ]
+
 # Bad input: one clear line, the right exit code, never a crash.
 "$VMHOST" growth --db "$TEST_TMP/missing.db" 2>"$TEST_TMP/e1"
 check "missing database: exit 1" [ $? -eq 1 ]

@@ -140,8 +140,7 @@ static struct observed {
 	int writes;
 } obs = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static int observed_write(void *cls, const struct snapshot *snap, const struct kvm_reader *kvm,
-			  const struct kvm_sample *ks)
+static int observed_write(void *cls, const struct snapshot *snap, const struct kvm_rows *rows)
 {
 	struct observed *o = cls;
 	pthread_mutex_lock(&o->lock);
@@ -152,7 +151,7 @@ static int observed_write(void *cls, const struct snapshot *snap, const struct k
 		o->writes++;
 	}
 	pthread_mutex_unlock(&o->lock);
-	return store_write_sample(o->store, snap, kvm, ks);
+	return store_write_sample(o->store, snap, rows);
 }
 
 static int http_get(int port, char *buf, size_t cap)

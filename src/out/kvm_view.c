@@ -1,0 +1,384 @@
+/* The views of a KVM counter change (core/kvm_delta): JSON, the human table, the notes around it,
+ * and the --log lines. */
+#include "out/kvm_view.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "out/table.h"
+
+/* Counters shown by --log when no --fields is given: the ones that explain a slow guest. */
+static const char *const log_default_fields[] = {
+	"exits", "halt_exits", "io_exits", "mmio_exits", "irq_exits", "irq_window_exits",
+	"request_irq_exits", "signal_exits", "insn_emulation", "host_state_reload", "fpu_reload",
+	"hypercalls", "pf_taken", "pf_fixed", "tlb_flush", "remote_tlb_flush", "halt_wait_ns",
+	"halt_poll_success_ns", "halt_poll_fail_ns",
+};
+
+/* ---- JSON ---- */
+
+static void json_change(struct json *j, const char *key, enum kvm_stat_kind kind, const struct kvm_change *c)
+{
+	json_object_begin(j, key);
+	json_maybe(j, "total", c->total);
+	json_maybe(j, "delta", c->delta);
+	json_double(j, "per_second", c->per_second);
+	if (kind == KVM_STAT_TIME_NS)
+		json_double(j, "fraction", c->per_second / 1e9);
+	if (kind != KVM_STAT_GAUGE)
+		json_bool(j, "reset", c->reset);
+	json_object_end(j);
+}
+
+static void json_vm_ident(struct json *j, const struct kvm_vm_sample *vm)
+{
+	json_int(j, "pid", vm->pid);
+	json_string(j, "name", vm->name[0] ? vm->name : NULL);
+	json_string(j, "debugfs_dir", vm->dir);
+	json_int(j, "kvm_fd", vm->kvm_fd);
+	if (vm->vcpus >= 0)
+		json_int(j, "vcpus", vm->vcpus);
+	else
+		json_null(j, "vcpus");
+}
+
+void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d)
+{
+	json_double(j, "interval_seconds", d->seconds);
+	json_object_begin(j, "kinds");
+	for (size_t s = 0; s < d->nsel; s++)
+		json_string(j, kvm_counter_name(kr, d->sel[s]), kvm_stat_kind_name(kvm_counter_kind(kr, d->sel[s])));
+	json_object_end(j);
+	json_object_begin(j, "total");
+	for (size_t s = 0; s < d->nsel; s++)
+		json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]), &d->total[s]);
+	json_object_end(j);
+	json_array_begin(j, "vms");
+	for (size_t v = 0; v < d->nvms; v++) {
+		const struct kvm_delta_vm *view = &d->vms[v];
+		json_object_begin(j, NULL);
+		json_vm_ident(j, view->vm);
+		json_bool(j, "appeared", view->appeared);
+		json_object_begin(j, "counters");
+		for (size_t s = 0; s < d->nsel; s++)
+			json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]), &view->changes[s]);
+		json_object_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_array_begin(j, "vanished");
+	for (size_t v = 0; v < d->ngone; v++) {
+		json_object_begin(j, NULL);
+		json_vm_ident(j, d->gone[v]);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_int(j, "unreadable_vms", d->vanished);
+}
+
+/* ---- human formats ---- */
+
+static void fmt_count(char *buf, size_t cap, maybe_i64 v)
+{
+	if (v.known)
+		snprintf(buf, cap, "%lld", (long long)v.v);
+	else
+		snprintf(buf, cap, "n/a");
+}
+
+static void fmt_ns(char *buf, size_t cap, maybe_i64 v)
+{
+	if (v.known)
+		fmt_seconds(buf, cap, (double)v.v / 1e9);
+	else
+		snprintf(buf, cap, "n/a");
+}
+
+/* The rate cell: events per second, percent of the interval for times, "-" for gauges. */
+static void fmt_rate(char *buf, size_t cap, enum kvm_stat_kind kind, const struct kvm_change *c)
+{
+	if (kind == KVM_STAT_GAUGE)
+		snprintf(buf, cap, "-");
+	else if (c->reset)
+		snprintf(buf, cap, "reset");
+	else if (isnan(c->per_second))
+		snprintf(buf, cap, "n/a");
+	else if (kind == KVM_STAT_TIME_NS)
+		snprintf(buf, cap, "%.1f%%", c->per_second / 1e7);
+	else if (c->per_second < 100)
+		snprintf(buf, cap, "%.1f", c->per_second);
+	else
+		snprintf(buf, cap, "%.0f", c->per_second);
+}
+
+static void fmt_delta(char *buf, size_t cap, enum kvm_stat_kind kind, const struct kvm_change *c)
+{
+	if (c->reset)
+		snprintf(buf, cap, "reset");
+	else if (kind == KVM_STAT_TIME_NS)
+		fmt_ns(buf, cap, c->delta);
+	else if (kind == KVM_STAT_GAUGE && c->delta.known)
+		snprintf(buf, cap, "%+lld", (long long)c->delta.v);
+	else
+		fmt_count(buf, cap, c->delta);
+}
+
+static void fmt_total(char *buf, size_t cap, enum kvm_stat_kind kind, const struct kvm_change *c)
+{
+	if (kind == KVM_STAT_TIME_NS)
+		fmt_ns(buf, cap, c->total);
+	else
+		fmt_count(buf, cap, c->total);
+}
+
+void kvm_vm_label(char *buf, size_t cap, const struct kvm_vm_sample *vm)
+{
+	if (vm->name[0])
+		snprintf(buf, cap, "%.*s", (int)(cap - 1), vm->name); /* long names are cut */
+	else
+		snprintf(buf, cap, "pid %d", (int)vm->pid);
+}
+
+/* Row order: events by rate, then times by share, then gauges; ties by total, then name. */
+struct row_key {
+	const struct kvm_reader *kr;
+	const struct kvm_delta *d;
+	size_t s;
+};
+
+static int kind_rank(enum kvm_stat_kind k) { return k == KVM_STAT_EVENTS ? 0 : k == KVM_STAT_TIME_NS ? 1 : 2; }
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct row_key *a = pa, *b = pb;
+	enum kvm_stat_kind ka = kvm_counter_kind(a->kr, a->d->sel[a->s]), kb = kvm_counter_kind(b->kr, b->d->sel[b->s]);
+	if (kind_rank(ka) != kind_rank(kb))
+		return kind_rank(ka) - kind_rank(kb);
+	const struct kvm_change *ca = &a->d->total[a->s], *cb = &b->d->total[b->s];
+	double ra = isnan(ca->per_second) ? -1 : ca->per_second, rb = isnan(cb->per_second) ? -1 : cb->per_second;
+	if (ra != rb)
+		return ra < rb ? 1 : -1;
+	int64_t ta = ca->total.known ? ca->total.v : -1, tb = cb->total.known ? cb->total.v : -1;
+	if (ta != tb)
+		return ta < tb ? 1 : -1;
+	return strcmp(kvm_counter_name(a->kr, a->d->sel[a->s]), kvm_counter_name(b->kr, b->d->sel[b->s]));
+}
+
+static bool row_is_quiet(const struct kvm_change *c)
+{
+	return c->total.known && c->total.v == 0 && (!c->delta.known || c->delta.v == 0) && !c->reset;
+}
+
+/* Cells of the human table, one row per counter; columns EVENT TOTAL DELTA PER SEC, then the
+ * per-second rate of each VM that fits in max_width (0 = no limit). Returns the lines printed. */
+int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all, size_t max_width,
+		       size_t max_rows, size_t *ret_hidden_vms)
+{
+	enum { W_NAME = 26, W_NUM = 14, W_RATE = 10 };
+	struct row_key *rows = calloc(d->nsel ? d->nsel : 1, sizeof(*rows));
+	if (!rows)
+		return 0;
+	size_t nrows = 0;
+	for (size_t s = 0; s < d->nsel; s++)
+		if (show_all || !row_is_quiet(&d->total[s]))
+			rows[nrows++] = (struct row_key){kr, d, s};
+	qsort(rows, nrows, sizeof(*rows), cmp_rows);
+
+	/* VM columns: as many as fit; one VM alone is the total already. */
+	size_t width = W_NAME + 2 * (W_NUM + 1) + W_RATE + 1, nvmcols = 0;
+	size_t colw[64];
+	char label[64][64];
+	for (size_t v = 0; d->nvms > 1 && v < d->nvms && v < 64; v++) {
+		kvm_vm_label(label[v], sizeof(label[v]), d->vms[v].vm);
+		size_t w = strlen(label[v]) > W_RATE ? strlen(label[v]) : W_RATE;
+		if (w > 24)
+			w = 24;
+		if (max_width && width + w + 2 > max_width)
+			break;
+		colw[v] = w;
+		width += w + 2;
+		nvmcols++;
+	}
+	*ret_hidden_vms = d->nvms > 1 ? d->nvms - nvmcols : 0;
+
+	int lines = 0;
+	fprintf(f, "%-*s %*s %*s %*s", W_NAME, "EVENT", W_NUM, "TOTAL", W_NUM, "DELTA", W_RATE, "PER SEC");
+	for (size_t v = 0; v < nvmcols; v++)
+		fprintf(f, "  %*.*s", (int)colw[v], (int)colw[v], label[v]);
+	fputs(max_rows ? "\033[K\n" : "\n", f);
+	lines++;
+	for (size_t i = 0; i < nrows && (!max_rows || (size_t)lines < max_rows); i++) {
+		size_t s = rows[i].s;
+		enum kvm_stat_kind kind = kvm_counter_kind(kr, d->sel[s]);
+		char total[32], delta[32], rate[32];
+		fmt_total(total, sizeof(total), kind, &d->total[s]);
+		fmt_delta(delta, sizeof(delta), kind, &d->total[s]);
+		fmt_rate(rate, sizeof(rate), kind, &d->total[s]);
+		fprintf(f, "%-*s %*s %*s %*s", W_NAME, kvm_counter_name(kr, d->sel[s]), W_NUM, total, W_NUM, delta,
+			W_RATE, rate);
+		for (size_t v = 0; v < nvmcols; v++) {
+			fmt_rate(rate, sizeof(rate), kind, &d->vms[v].changes[s]);
+			fprintf(f, "  %*s", (int)colw[v], rate);
+		}
+		fputs(max_rows ? "\033[K\n" : "\n", f);
+		lines++;
+	}
+	free(rows);
+	return lines;
+}
+
+void kvm_view_vm_list(char *buf, size_t cap, const struct kvm_delta *d)
+{
+	size_t n = 0;
+	buf[0] = '\0';
+	for (size_t v = 0; v < d->nvms && n + 1 < cap; v++) {
+		char label[64];
+		kvm_vm_label(label, sizeof(label), d->vms[v].vm);
+		int w = snprintf(buf + n, cap - n, "%s%s%s", v ? ", " : "", label, d->vms[v].appeared ? " (new)" : "");
+		if (w < 0 || (size_t)w >= cap - n)
+			break;
+		n += (size_t)w;
+	}
+}
+
+/* The lines around the table: which VMs, which appeared or went away, what is unknown. */
+void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol)
+{
+	for (size_t v = 0; v < d->ngone; v++) {
+		char label[64];
+		kvm_vm_label(label, sizeof(label), d->gone[v]);
+		fprintf(f, "VM %s (%s) went away during the interval: its last events are not counted%s\n", label,
+			d->gone[v]->dir, eol);
+	}
+	if (d->vanished)
+		fprintf(f, "%u VM director%s vanished while being read%s\n", d->vanished, d->vanished == 1 ? "y" : "ies",
+			eol);
+	if (d->denied)
+		fprintf(f, "%u counter file%s could not be read (permission denied): shown as n/a%s\n", d->denied,
+			d->denied == 1 ? "" : "s", eol);
+	if (!d->nvms && !d->nlisted)
+		fprintf(f, "KVM is loaded but no VM is running (no <pid>-<fd> directory in debugfs)%s\n", eol);
+}
+
+void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all)
+{
+	char list[1024], secs[32];
+	kvm_view_vm_list(list, sizeof(list), d);
+	fmt_seconds(secs, sizeof(secs), d->seconds);
+	if (d->nvms)
+		fprintf(f, "KVM counters over %s, %zu VM%s: %s\n\n", secs, d->nvms, d->nvms == 1 ? "" : "s", list);
+	else
+		fprintf(f, "KVM counters over %s\n\n", secs);
+	size_t hidden = 0;
+	if (kvm_view_table(f, kr, d, show_all, 0, 0, &hidden) == 1)
+		fprintf(f, "(every selected counter is zero)\n");
+	fprintf(f, "\n");
+	kvm_view_notes(f, d, "");
+	fprintf(f, "PER SEC: events per second; for *_ns times, percent of the interval (of one CPU)\n");
+}
+
+void kvm_view_frame(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_frame *fr)
+{
+	const char *eol = fr->full_screen ? "\033[K" : "";
+	if (fr->full_screen)
+		fputs("\033[H", f);
+	char now[16], list[1024];
+	time_t tt = time(NULL);
+	struct tm tm;
+	localtime_r(&tt, &tm);
+	strftime(now, sizeof(now), "%H:%M:%S", &tm);
+	kvm_view_vm_list(list, sizeof(list), d);
+	fprintf(f, "vmhost exits  %s  every %.2gs  %zu VM%s%s%s%s\n", now, fr->interval_seconds, d->nvms,
+		d->nvms == 1 ? "" : "s", d->nvms ? ": " : "", list, eol);
+	fprintf(f, "%s%s\n", fr->keys ? "q quits; sorted by rate; PER SEC for *_ns is percent of the interval" : "", eol);
+	size_t hidden = 0;
+	kvm_view_table(f, kr, d, fr->show_all, fr->cols, fr->rows > 6 ? fr->rows - 4 : 0, &hidden);
+	if (hidden)
+		fprintf(f, "(%zu more VM%s not shown: widen the terminal, or --vm NAME)%s\n", hidden,
+			hidden == 1 ? "" : "s", eol);
+	kvm_view_notes(f, d, eol);
+	if (fr->full_screen)
+		fputs("\033[J", f);
+	else
+		fputc('\n', f);
+	fflush(f);
+}
+
+/* ---- --log ---- */
+
+int kvm_log_columns(const struct kvm_reader *kr, const struct kvm_delta *d, bool every_selected,
+		    struct kvm_log_cols *ret)
+{
+	ret->sel_pos = malloc((d->nsel ? d->nsel : 1) * sizeof(*ret->sel_pos));
+	ret->n = 0;
+	if (!ret->sel_pos)
+		return -ENOMEM;
+	for (size_t s = 0; s < d->nsel; s++) {
+		const char *name = kvm_counter_name(kr, d->sel[s]);
+		bool take = every_selected;
+		for (size_t k = 0; !take && k < sizeof(log_default_fields) / sizeof(log_default_fields[0]); k++)
+			take = !strcmp(name, log_default_fields[k]);
+		if (take)
+			ret->sel_pos[ret->n++] = s;
+	}
+	return 0;
+}
+
+static size_t log_width(const char *name)
+{
+	size_t l = strlen(name);
+	return l < 8 ? 8 : l;
+}
+
+void kvm_log_header(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_log_cols *c,
+		    bool csv)
+{
+	fputs(csv ? "time_unix,interval_seconds" : "time    ", f);
+	for (size_t i = 0; i < c->n; i++) {
+		const char *name = kvm_counter_name(kr, d->sel[c->sel_pos[i]]);
+		if (csv)
+			fprintf(f, ",%s", name);
+		else
+			fprintf(f, " %*s", (int)log_width(name), name);
+	}
+	fputc('\n', f);
+}
+
+void kvm_log_line(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_log_cols *c,
+		  bool csv, double now_unix)
+{
+	if (csv) {
+		fprintf(f, "%.3f,%.6f", now_unix, d->seconds);
+	} else {
+		time_t t = (time_t)now_unix;
+		struct tm tm;
+		char hms[16];
+		localtime_r(&t, &tm);
+		strftime(hms, sizeof(hms), "%H:%M:%S", &tm);
+		fprintf(f, "%-8s", hms);
+	}
+	for (size_t i = 0; i < c->n; i++) {
+		size_t s = c->sel_pos[i];
+		enum kvm_stat_kind kind = kvm_counter_kind(kr, d->sel[s]);
+		const struct kvm_change *ch = &d->total[s];
+		char cell[32];
+		if (csv) {
+			if (ch->delta.known)
+				snprintf(cell, sizeof(cell), "%lld", (long long)ch->delta.v);
+			else
+				cell[0] = '\0';
+			fprintf(f, ",%s", cell);
+			continue;
+		}
+		if (kind == KVM_STAT_TIME_NS)
+			fmt_rate(cell, sizeof(cell), kind, ch);
+		else
+			fmt_delta(cell, sizeof(cell), kind, ch);
+		fprintf(f, " %*s", (int)log_width(kvm_counter_name(kr, d->sel[s])), cell);
+	}
+	fputc('\n', f);
+	fflush(f);
+}
