@@ -422,6 +422,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, unsigned flags)
 {
 	unsigned denied = 0;
+	vm->denied_files = 0;
 	int r = proc_read_counters(root, vm->pid, &vm->mem, &denied);
 	if (r < 0)
 		return vanished(r) ? -ESRCH : r;
@@ -494,7 +495,8 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 			vm->overhead_method = METHOD_EXACT;
 		}
 	}
-	return denied ? -EACCES : 0;
+	vm->denied_files = denied;
+	return 0;
 }
 
 /* Measuring is reading many small files: VMs are spread over a few threads (one per CPU, at
@@ -551,12 +553,12 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 	size_t w = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		int r = results[i];
-		if (r == -ESRCH || (r < 0 && r != -EACCES)) {
+		if (r < 0) {
 			vm_cpu_free(&l->vms[i].cpu);
 			l->skipped++;
 			continue;
 		}
-		if (r == -EACCES)
+		if (l->vms[i].denied_files)
 			l->denied++;
 		l->vms[w++] = l->vms[i];
 	}

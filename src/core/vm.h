@@ -34,6 +34,7 @@ struct vm {
 	maybe_i64 pss_bound_bytes; /* worst-case error of pss_bytes (0 when exact) */
 	enum measure_method pss_method, overhead_method;
 	struct smaps_rollup exact; /* valid when pss_method is exact */
+	unsigned denied_files;     /* files of the VM we had no permission to read (figures n/a) */
 	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
 	struct guest_view guest;   /* valid when guest_read (vm_read_guest) */
@@ -44,7 +45,7 @@ struct vm_list {
 	struct vm *vms;
 	size_t n;
 	unsigned skipped; /* processes that vanished or could not be read */
-	unsigned denied;  /* files we had no permission to read */
+	unsigned denied;  /* processes with files we had no permission to read */
 };
 
 /* Finds every VMM process, plus the given pids (as plain processes when they are not VMs),
@@ -54,8 +55,9 @@ void vm_list_free(struct vm_list *l);
 
 enum { VM_MEASURE_EXACT = 1 << 0 };
 
-/* Reads one VM's counters and derives PSS and overhead. Returns 0, -ESRCH when the VMM
- * process vanished, or another negative errno. */
+/* Reads one VM's counters and derives PSS and overhead. Returns 0 (files it may not read are
+ * counted in vm->denied_files, their figures unknown), -ESRCH when the VMM process vanished, or
+ * another negative errno. */
 int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, unsigned flags);
 
 /* Measures every VM, dropping (and counting as skipped) those that vanished. */

@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "core/calibrate.h"
@@ -130,6 +132,66 @@ static void calibration_cache(void **state)
 	vm_list_free(&l);
 }
 
+/* A file we may not read is a figure we do not know, not a failed measurement: vm_measure
+ * returns 0 and counts it (run as nobody on a copy with one VM's ksm_stat unreadable). */
+struct measured {
+	int rc;
+	unsigned denied;
+	bool rss_known;
+};
+
+static int measure_as_nobody(const struct io_root *r, pid_t pid, unsigned *ret_denied, bool *ret_rss_known)
+{
+	struct host host;
+	struct vm_list l;
+	if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
+		return -errno;
+	if (host_read(r, &host) < 0 || vm_discover(r, NULL, 0, &l) < 0)
+		return -EIO;
+	int rc = -ENOENT;
+	for (size_t i = 0; i < l.n; i++)
+		if (l.vms[i].pid == pid) {
+			rc = vm_measure(r, &host, &l.vms[i], 0);
+			*ret_denied = l.vms[i].denied_files;
+			*ret_rss_known = l.vms[i].mem.rss.known;
+		}
+	vm_list_free(&l);
+	return rc;
+}
+
+static void denied_files_are_counted(void **state)
+{
+	(void)state;
+	char tmp[] = "/tmp/vmhost-denied-XXXXXX", cmd[8192], p[4200], s[4200];
+	assert_non_null(mkdtemp(tmp));
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/..' '%s/host' && chmod 755 '%s' && chmod 000 '%s/host/proc/1003/ksm_stat'",
+		 proc, tmp, tmp, tmp);
+	assert_int_equal(system(cmd), 0);
+	snprintf(p, sizeof(p), "%s/host/proc", tmp);
+	snprintf(s, sizeof(s), "%s/host/sys", tmp);
+	struct io_root r = {.proc = p, .sys = s};
+	int pipefd[2];
+	assert_int_equal(pipe(pipefd), 0);
+	pid_t child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		struct measured out = {0};
+		out.rc = measure_as_nobody(&r, 1003, &out.denied, &out.rss_known);
+		_exit(write(pipefd[1], &out, sizeof(out)) == sizeof(out) ? 0 : 1);
+	}
+	struct measured got = {0};
+	close(pipefd[1]);
+	assert_int_equal(read(pipefd[0], &got, sizeof(got)), sizeof(got));
+	close(pipefd[0]);
+	int status;
+	assert_int_equal(waitpid(child, &status, 0), child);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
+	assert_int_equal(system(cmd), 0);
+	assert_int_equal(got.rc, 0);       /* measured, */
+	assert_int_equal(got.denied, 1);  /* with ksm_stat counted as denied */
+	assert_true(got.rss_known);        /* and what could be read is there */
+}
+
 static void missing_root(void **state)
 {
 	(void)state;
@@ -145,7 +207,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(discovers_vms_and_helpers), cmocka_unit_test(extra_pids),
-		cmocka_unit_test(measures), cmocka_unit_test(calibration_cache), cmocka_unit_test(missing_root),
+		cmocka_unit_test(measures), cmocka_unit_test(calibration_cache), cmocka_unit_test(denied_files_are_counted),
+		cmocka_unit_test(missing_root),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }
