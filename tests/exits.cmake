@@ -5,6 +5,7 @@ vmhost_unit_test(test_exits_reader)
 vmhost_unit_test(test_kvm_delta)
 vmhost_script_test(exits_cli cli/exits_cli.sh "cli;sanitize")
 vmhost_script_test(exits_live cli/exits_live.sh "cli;sanitize")
+vmhost_script_test(exits_golden cli/exits_golden.sh "cli;sanitize")
 
 # Benchmark: CPU time of one refresh (10 VMs x 40 counters) on a generated tree.
 # Run: build/bench_exits [--vms N] [--counters N] [--refreshes N]
