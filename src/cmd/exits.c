@@ -219,8 +219,7 @@ static int read_failed(const struct ctx *ctx, int r)
 	return fail(ctx, EXIT_FAIL, "reading KVM counters", "%s", strerror(-r));
 }
 
-static int no_match(const struct ctx *ctx, const struct exits_opts *o, const struct kvm_delta *r,
-		    const struct kvm_sample *b)
+static int no_match(const struct ctx *ctx, const struct exits_opts *o, const struct kvm_sample *b)
 {
 	char want[512] = "", have[1024] = "";
 	size_t n = 0;
@@ -234,7 +233,6 @@ static int no_match(const struct ctx *ctx, const struct exits_opts *o, const str
 		kvm_vm_label(label, sizeof(label), &b->vms[v]);
 		n += (size_t)snprintf(have + n, sizeof(have) - n, "%s%s", n ? ", " : "", label);
 	}
-	(void)r;
 	return fail(ctx, EXIT_FAIL, "no such VM", "nothing matches %s (VMs with KVM counters: %s)", want,
 		    b->nvms ? have : "none");
 }
@@ -277,7 +275,7 @@ static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_r
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	}
 	if (rep.filtered && !rep.nvms && !rep.ngone) {
-		rc = no_match(ctx, o, &rep, &b);
+		rc = no_match(ctx, o, &b);
 		goto out;
 	}
 	if (ctx->format == OUT_JSON) {

@@ -193,7 +193,7 @@ static int qmp_send(struct qemu_vm *vm, const char *cmd)
 	return 0;
 }
 
-static pid_t spawn(const struct qemu_opts *o, const struct qemu_vm *vm, const char *sock, const char *log)
+static pid_t spawn(const struct qemu_opts *o, const char *sock, const char *log)
 {
 	const char *bin = o->binary ? o->binary : qemu_default_binary();
 	uint64_t mib = (o->ram_bytes + (1 << 20) - 1) >> 20;
@@ -208,7 +208,6 @@ static pid_t spawn(const struct qemu_opts *o, const struct qemu_vm *vm, const ch
 		(char *)bin, "-nodefaults", "-display", "none", "-S", "-accel", o->kvm ? "kvm" : "tcg",
 		"-m", mem, "-object", backend, "-machine", machine, "-qmp", qmp, NULL,
 	};
-	(void)vm;
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid != 0)
@@ -258,7 +257,7 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
 	sigset_t prev;
 	stop_block(&prev);
 	double t0 = clock_monotonic_seconds();
-	pid_t pid = spawn(o, vm, sock, log);
+	pid_t pid = spawn(o, sock, log);
 	if (pid > 0) {
 		vm->pid = pid;
 		signal_pid = pid;
