@@ -178,13 +178,10 @@ static int parse_opts(struct ctx *ctx, int argc, char **argv, struct alloc_opts 
 		case 'Q': o->qemu_binary = optarg; o->qemu = true; break;
 		case 'g': o->svg_path = optarg; break;
 		case 'h': *help = true; break;
-		default:
-			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		default: return args_end(ctx, c, argc, argv);
 		}
 	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	return EXIT_OK;
+	return args_end(ctx, c, argc, argv);
 }
 
 static int cmp_u64(const void *a, const void *b)
