@@ -43,6 +43,9 @@ int arg_list(char *s, char **items, int max);
 
 /* getopt_long with "+" semantics from argv[0] = the command name; resets getopt state. */
 void args_reset(void);
+/* The end of an option loop, with c from getopt_long: a usage error for an option no case took
+ * (c != -1) or for an argument left over; EXIT_OK otherwise. */
+int args_end(const struct ctx *ctx, int c, int argc, char **argv);
 
 /* Takes the machine-wide KSM lock (saying so while it waits for another vmhost) and starts
  * guarding KSM settings (core/ksm_guard.h). EXIT_OK, or the exit code after a printed error. */

@@ -122,6 +122,15 @@ void args_reset(void)
 	opterr = 0;
 }
 
+int args_end(const struct ctx *ctx, int c, int argc, char **argv)
+{
+	if (c != -1)
+		return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+	if (optind < argc)
+		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	return EXIT_OK;
+}
+
 int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table, size_t n, cmd_fn dflt,
 	     int argc, char **argv)
 {

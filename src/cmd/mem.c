@@ -67,13 +67,10 @@ static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opt
 				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
 			break;
 		case 'h': *help = true; break;
-		default:
-			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
+		default: return args_end(ctx, c, argc, argv);
 		}
 	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	return EXIT_OK;
+	return args_end(ctx, c, argc, argv);
 }
 
 static void mem_help(void)

@@ -1,6 +1,7 @@
 #include "core/stats.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -58,4 +59,32 @@ double median_of(const double *v, size_t n)
 	double m = median(tmp, n);
 	free(tmp);
 	return m;
+}
+
+int cmp_u64(const void *pa, const void *pb)
+{
+	uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+	return a < b ? -1 : a > b;
+}
+
+int cmp_unsigned(const void *pa, const void *pb)
+{
+	unsigned a = *(const unsigned *)pa, b = *(const unsigned *)pb;
+	return a < b ? -1 : a > b;
+}
+
+size_t sort_unique(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+	if (n < 2)
+		return n;
+	qsort(v, n, size, cmp);
+	char *p = v;
+	size_t w = 1;
+	for (size_t i = 1; i < n; i++)
+		if (cmp(p + (w - 1) * size, p + i * size)) {
+			if (w != i)
+				memcpy(p + w * size, p + i * size, size);
+			w++;
+		}
+	return w;
 }

@@ -18,4 +18,10 @@ double median_nan_high(double *v, size_t n);
 /* The same on a copy (v untouched); NaN also when the copy cannot be made. */
 double median_of(const double *v, size_t n);
 
+/* qsort comparators: ascending. */
+int cmp_u64(const void *a, const void *b);
+int cmp_unsigned(const void *a, const void *b);
+/* Sorts n elements of size bytes with cmp and drops the repeats; returns how many are left. */
+size_t sort_unique(void *v, size_t n, size_t size, int (*cmp)(const void *, const void *));
+
 #endif

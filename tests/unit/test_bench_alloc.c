@@ -1,4 +1,5 @@
-/* Population strategies really populate; the guard, medians and the SVG writer do what they say. */
+/* Population strategies really populate; the guard, medians and the SVG writer do what they say;
+ * the experiment (core/bench_alloc) picks its defaults and reference, and fills its cells. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "core/alloc.h"
+#include "core/bench_alloc.h"
 #include "core/stats.h"
 #include "out/svg.h"
 #include "parse/parse.h"
@@ -193,6 +195,166 @@ static void svg_document(void **state)
 	free(text);
 }
 
+static void sorted_unique(void **state)
+{
+	(void)state;
+	uint64_t sizes[] = {5, 1, 5, 3, 1, 1};
+	assert_int_equal(sort_unique(sizes, 6, sizeof(sizes[0]), cmp_u64), 3);
+	assert_true(sizes[0] == 1 && sizes[1] == 3 && sizes[2] == 5);
+	unsigned threads[] = {4, 2, 4, 1};
+	assert_int_equal(sort_unique(threads, 4, sizeof(threads[0]), cmp_unsigned), 3);
+	assert_true(threads[0] == 1 && threads[1] == 2 && threads[2] == 4);
+	assert_int_equal(sort_unique(threads, 1, sizeof(threads[0]), cmp_unsigned), 1);
+	assert_int_equal(sort_unique(NULL, 0, sizeof(threads[0]), cmp_unsigned), 0);
+}
+
+static struct meminfo mem_of(int64_t total, int64_t avail)
+{
+	struct meminfo m = {0};
+	m.mem_total = MAYBE(total);
+	m.mem_available = MAYBE(avail);
+	return m;
+}
+
+static void default_sizes_scale_to_the_host(void **state)
+{
+	(void)state;
+	const uint64_t mib = (uint64_t)1 << 20, gib = (uint64_t)1 << 30;
+	uint64_t v[BENCH_ALLOC_MAX_SIZES];
+	/* 24 GiB: x4 steps up to a quarter of RAM. */
+	struct meminfo m = mem_of(24 * (int64_t)gib, 20 * (int64_t)gib);
+	assert_int_equal(bench_alloc_default_sizes(&m, false, v), 3);
+	assert_true(v[0] == 256 * mib && v[1] == gib && v[2] == 4 * gib);
+	/* 1 TiB: at most 64 GiB. */
+	m = mem_of((int64_t)1024 * (int64_t)gib, (int64_t)1000 * (int64_t)gib);
+	assert_int_equal(bench_alloc_default_sizes(&m, false, v), 5);
+	assert_true(v[4] == 64 * gib);
+	/* 8 GiB with 2.3 GiB available (margin 1 GiB): 1 GiB fits, not with QEMU's 512 MiB on top. */
+	m = mem_of(8 * (int64_t)gib, 23 * (int64_t)gib / 10);
+	assert_int_equal(bench_alloc_default_sizes(&m, false, v), 2);
+	assert_int_equal(bench_alloc_default_sizes(&m, true, v), 1);
+	/* Unknown memory: the one size the guard then refuses plainly. */
+	m = (struct meminfo){.mem_total = UNKNOWN, .mem_available = UNKNOWN};
+	assert_int_equal(bench_alloc_default_sizes(&m, false, v), 1);
+	assert_true(v[0] == 256 * mib);
+}
+
+static void default_threads_are_powers_of_two_and_the_cpus(void **state)
+{
+	(void)state;
+	unsigned v[BENCH_ALLOC_MAX_THREADS];
+	assert_int_equal(bench_alloc_default_threads(6, v), 4);
+	assert_true(v[0] == 1 && v[1] == 2 && v[2] == 4 && v[3] == 6);
+	assert_int_equal(bench_alloc_default_threads(8, v), 4);
+	assert_true(v[3] == 8);
+	assert_int_equal(bench_alloc_default_threads(1, v), 1);
+	assert_int_equal(bench_alloc_default_threads(-1, v), 1); /* sysconf failed */
+	assert_true(v[0] == 1);
+	assert_int_equal(bench_alloc_default_threads(64, v), 5);
+	assert_true(v[4] == BENCH_ALLOC_MAX_THREADS);
+}
+
+static void reference_is_the_fastest_the_host_has(void **state)
+{
+	(void)state;
+	struct alloc_env env = {.thp_mode = "madvise", .madv_populate_write = true, .page_bytes = 4096};
+	assert_int_equal(bench_alloc_reference(&env), ALLOC_MADV_POPULATE_THP_TAIL);
+	env.madv_populate_write = false;
+	assert_int_equal(bench_alloc_reference(&env), ALLOC_TOUCH_THP);
+	snprintf(env.thp_mode, sizeof(env.thp_mode), "never");
+	assert_int_equal(bench_alloc_reference(&env), ALLOC_TOUCH_4K);
+	env.madv_populate_write = true;
+	assert_int_equal(bench_alloc_reference(&env), ALLOC_MADV_POPULATE_4K);
+	assert_string_equal(bench_alloc_slot_name(BENCH_ALLOC_MEMSET), "memset-reference");
+	assert_string_equal(bench_alloc_slot_name(BENCH_ALLOC_FIRST_TOUCH), "first-touch");
+	assert_string_equal(bench_alloc_slot_name(ALLOC_TOUCH_4K), "touch-4k");
+}
+
+struct steps {
+	unsigned n;
+	struct bench_alloc_step first, last;
+};
+
+static void count_step(void *cls, const struct bench_alloc_step *step)
+{
+	struct steps *st = cls;
+	if (!st->n++)
+		st->first = *step;
+	st->last = *step;
+}
+
+/* A real run on 2 and 4 MiB: every cell the plan names is timed, in the order it says. */
+static void tiny_run_fills_every_cell(void **state)
+{
+	(void)state;
+	struct steps st = {0};
+	struct bench_alloc_config cfg = {.sizes = {4 << 20, 2 << 20, 4 << 20}, .nsizes = 3, .threads = {2, 1},
+					 .nthreads = 2, .repeats = 2, .progress = count_step, .progress_cls = &st};
+	cfg.strategy[ALLOC_TOUCH_4K] = cfg.strategy[ALLOC_MADV_POPULATE_THP] = true;
+	struct bench_alloc *b = NULL;
+	struct bench_alloc_error err;
+	assert_int_equal(bench_alloc_new(&real_root, &cfg, &b, &err), 0);
+	assert_int_equal(b->cfg.nsizes, 2);
+	assert_true(b->cfg.sizes[0] == 2 << 20 && b->cfg.sizes[1] == 4 << 20);
+	assert_true(b->cfg.nthreads == 2 && b->cfg.threads[0] == 1 && b->cfg.threads[1] == 2);
+	assert_int_equal(st.n, 0); /* nothing runs before bench_alloc_run */
+	assert_int_equal(bench_alloc_run(b, &err), 0);
+	unsigned nstrat = 1 + !b->skipped[ALLOC_MADV_POPULATE_THP][0];
+	/* Per size: the first touch, then per run and thread count memset and each strategy. */
+	assert_int_equal(st.n, 2 * (1 + 2 * 2 * (1 + nstrat)));
+	assert_int_equal(st.first.slot, BENCH_ALLOC_FIRST_TOUCH);
+	assert_true(st.first.threads == 2 && st.first.run == 0 && st.first.repeats == 2 && st.first.size == 2 << 20);
+	assert_true(st.last.size == 4 << 20 && st.last.run == 1 && st.last.threads == 2);
+	for (size_t si = 0; si < 2; si++) {
+		assert_int_equal(b->cells[si][BENCH_ALLOC_FIRST_TOUCH][1].runs, 1);
+		assert_int_equal(b->cells[si][BENCH_ALLOC_FIRST_TOUCH][0].runs, 0);
+		for (size_t ti = 0; ti < 2; ti++) {
+			const struct bench_alloc_cell *ref = &b->cells[si][BENCH_ALLOC_MEMSET][ti];
+			assert_int_equal(ref->runs, 2);
+			assert_true(isnan(ref->destroy[0]) && ref->create[0] > 0);
+			assert_true(bench_alloc_reference_gibs(b, si, ti) > 0);
+			const struct bench_alloc_cell *c = &b->cells[si][ALLOC_TOUCH_4K][ti];
+			assert_int_equal(c->runs, 2);
+			assert_true(c->create[1] > 0 && c->destroy[1] > 0);
+			assert_int_equal(b->cells[si][ALLOC_POPULATE_4K][ti].runs, 0);
+			assert_int_equal(b->cells[si][BENCH_ALLOC_QEMU][ti].runs, 0);
+		}
+		int slot;
+		unsigned threads;
+		double eff;
+		assert_true(bench_alloc_best(b, si, &slot, &threads, &eff));
+		assert_true(slot == ALLOC_TOUCH_4K || slot == ALLOC_MADV_POPULATE_THP);
+		assert_true(threads == 1 || threads == 2);
+		assert_true(eff > 0);
+	}
+	bench_alloc_free(b);
+	bench_alloc_free(NULL);
+}
+
+/* Refusals come before anything is allocated, with the numbers; ret stays untouched. */
+static void refusals_say_why(void **state)
+{
+	(void)state;
+	struct bench_alloc_config cfg = {.sizes = {(uint64_t)1000 << 40, 4 << 20}, .nsizes = 2, .threads = {1},
+					 .nthreads = 1, .repeats = 1};
+	struct bench_alloc *b = (struct bench_alloc *)&cfg; /* a sentinel, never dereferenced */
+	struct bench_alloc_error err;
+	assert_int_equal(bench_alloc_new(&real_root, &cfg, &b, &err), -ENOMEM);
+	assert_ptr_equal(b, &cfg);
+	assert_true(err.refused);
+	assert_string_equal(err.what, "size refused");
+	assert_true(err.size_bytes == (uint64_t)1000 << 40 && err.margin_bytes >= (uint64_t)1 << 30);
+	assert_true(err.available_bytes > 0);
+
+	const struct io_root nowhere = {"/nonexistent", "/sys"};
+	cfg.sizes[0] = 4 << 20;
+	assert_true(bench_alloc_new(&nowhere, &cfg, &b, &err) < 0);
+	assert_ptr_equal(b, &cfg);
+	assert_false(err.refused);
+	assert_string_equal(err.what, "size guard");
+	assert_non_null(strstr(err.why, "/nonexistent/meminfo"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -203,6 +365,12 @@ int main(void)
 		cmocka_unit_test(size_guard),
 		cmocka_unit_test(median_and_rate),
 		cmocka_unit_test(svg_document),
+		cmocka_unit_test(sorted_unique),
+		cmocka_unit_test(default_sizes_scale_to_the_host),
+		cmocka_unit_test(default_threads_are_powers_of_two_and_the_cpus),
+		cmocka_unit_test(reference_is_the_fastest_the_host_has),
+		cmocka_unit_test(tiny_run_fills_every_cell),
+		cmocka_unit_test(refusals_say_why),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
