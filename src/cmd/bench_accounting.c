@@ -399,11 +399,7 @@ int cmd_bench_accounting(struct ctx *ctx, int argc, char **argv)
 		rc = fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	} else if (ctx->format == OUT_JSON) {
 		struct json j;
-		json_init(&j, stdout, false);
-		json_object_begin(&j, NULL);
-		json_object_begin(&j, "workload");
-		json_int(&j, "guests", o.guests);
-		json_int(&j, "guest_bytes", (int64_t)o.guest_bytes);
+		bench_json_begin(&j, o.guests, o.guest_bytes);
 		json_int(&j, "repeat", o.repeat);
 		json_object_end(&j);
 		json_array_begin(&j, "scenarios");

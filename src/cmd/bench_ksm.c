@@ -1,55 +1,23 @@
-/* vmhost bench ksm: five KSM policies, each from unmerged state, on one identical workload of
- * VM-like processes. Per policy: time and ksmd CPU to 95% of the achievable savings, ksmd CPU
- * over the steady period that follows, final savings. */
+/* vmhost bench ksm: options, progress and the results of the KSM policy experiment
+ * (core/bench_ksm.c) as a table, CSV, JSON and an SVG of saved bytes over time. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/stats.h"
+#include "core/bench_ksm.h"
 #include "core/clock.h"
 #include "core/ksm_guard.h"
 #include "core/ksm_rates.h"
-#include "core/tuner.h"
-#include "core/tuner_daemon.h"
-#include "core/workload.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"
-#include "core/host.h"
-
-#define MAX_GUESTS 16
-#define MAX_REPEAT 9
-#define SAMPLE_SECONDS 1.0
-
-enum policy { P_DEFAULT, P_CONSERVATIVE, P_KSMTUNED, P_ADVISOR, P_VMHOST, P_N };
-static const char *const policy_names[P_N] = {"kernel-default", "conservative", "ksmtuned", "kernel-advisor", "vmhost"};
-
-struct series {
-	double *t, *saved; /* seconds since start, workload saved bytes */
-	int64_t *cpu_ns;   /* ksmd CPU since start */
-	size_t n, cap;
-};
-
-struct run_result {
-	struct series s;
-	maybe_i64 final_saved;
-	double steady_cpu_percent;
-	bool available; /* false: the policy cannot run here (no advisor) */
-};
 
 struct bench_opts {
-	unsigned guests;
-	uint64_t guest_bytes;
-	double duration, steady;
-	int repeat;
+	struct bench_ksm_config k;
 	const char *svg;
-	bool policy_on[P_N];
 };
 
 static void bench_ksm_help(void)
@@ -79,243 +47,6 @@ static void bench_ksm_help(void)
 	       "\n"
 	       "Takes the machine-wide KSM lock (waits) and restores every KSM setting at the end.\n");
 }
-
-static int series_add(struct series *s, double t, double saved, int64_t cpu)
-{
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 256;
-		double *nt = realloc(s->t, cap * sizeof(double));
-		if (!nt)
-			return -ENOMEM;
-		s->t = nt;
-		double *ns = realloc(s->saved, cap * sizeof(double));
-		if (!ns)
-			return -ENOMEM;
-		s->saved = ns;
-		int64_t *nc = realloc(s->cpu_ns, cap * sizeof(int64_t));
-		if (!nc)
-			return -ENOMEM;
-		s->cpu_ns = nc;
-		s->cap = cap;
-	}
-	s->t[s->n] = t;
-	s->saved[s->n] = saved;
-	s->cpu_ns[s->n] = cpu;
-	s->n++;
-	return 0;
-}
-
-static void series_free(struct series *s)
-{
-	free(s->t);
-	free(s->saved);
-	free(s->cpu_ns);
-}
-
-static struct workload_spec guest_spec(const struct bench_opts *o, unsigned i)
-{
-	return (struct workload_spec){
-		.guest_bytes = o->guest_bytes, .shared_fraction = 0.5, .zero_fraction = 0.1,
-		.volatile_fraction = 0.1, .image_seed = 0x6b736d62656e6368ull, /* "ksmbench" */
-		.guest_index = i, .thp = true, .mergeable = true, .rewrite_ms = 200,
-	};
-}
-
-/* Bytes KSM saves on the workload's guests: each merged page of content shared by all G guests
- * is G mappings for one page, so (G-1)/G of the merged pages are saved; ksm_zero_pages are saved
- * whole. Counting only our guests keeps other processes on the host out of the figure. */
-static double workload_saved(const struct io_root *root, const pid_t *pids, unsigned n, int64_t page, int64_t *ret_rss)
-{
-	int64_t merging = 0, zero = 0, rss = 0;
-	char buf[1024];
-	for (unsigned i = 0; i < n; i++) {
-		ssize_t l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/ksm_stat", (int)pids[i]);
-		struct ksm_stat st;
-		if (l > 0 && parse_ksm_stat(buf, (size_t)l, &st) >= 0) {
-			merging += st.merging_pages.known ? st.merging_pages.v : 0;
-			zero += st.zero_pages.known ? st.zero_pages.v : 0;
-		} else if ((l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/ksm_merging_pages", (int)pids[i])) > 0) {
-			int64_t v;
-			if (parse_i64(buf, &v) == 0)
-				merging += v;
-		}
-		l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/status", (int)pids[i]);
-		struct proc_status ps;
-		if (l > 0 && parse_status(buf, (size_t)l, &ps) >= 0 && ps.vm_rss.known)
-			rss += ps.vm_rss.v;
-	}
-	if (ret_rss)
-		*ret_rss = rss;
-	return ((double)merging * (double)(n - 1) / (double)n + (double)zero) * (double)page;
-}
-
-/* ksmtuned's adjust(), as published: every 60 s, from free memory alone. */
-struct ksmtuned_sim {
-	int64_t npages;
-};
-
-static int ksmtuned_adjust(struct ksmtuned_sim *k, const struct io_root *root, int64_t committed_bytes,
-			   const volatile sig_atomic_t *stop)
-{
-	char buf[4096];
-	ssize_t l = io_read(root, IO_PROC, buf, sizeof(buf), "meminfo");
-	struct meminfo m;
-	if (l <= 0 || parse_meminfo(buf, (size_t)l, &m) < 0 || !m.mem_total.known)
-		return -EIO;
-	int64_t total = m.mem_total.v / 1024, committed = committed_bytes / 1024; /* kB, as the script */
-	int64_t free_kb = (m.mem_free.v + (m.buffers.known ? m.buffers.v : 0) + (m.cached.known ? m.cached.v : 0)) / 1024;
-	int64_t thres = total * 20 / 100;
-	if (thres < 2048)
-		thres = 2048;
-	if (*stop)
-		return 0;
-	if (committed + thres < total && free_kb > thres)
-		return ksm_guard_set_int("run", 0);
-	k->npages += free_kb < thres ? 300 : -50;
-	if (k->npages > 1250)
-		k->npages = 1250;
-	if (k->npages < 64)
-		k->npages = 64;
-	int64_t sleep_ms = 10 * 16 * 1024 * 1024 / total;
-	if (sleep_ms < 10)
-		sleep_ms = 10;
-	int r = ksm_guard_set_int("pages_to_scan", k->npages);
-	if (!r)
-		r = ksm_guard_set_int("sleep_millisecs", sleep_ms);
-	if (!r)
-		r = ksm_guard_set_int("run", 1);
-	return r;
-}
-
-static int unmerge_all(struct ksm_sampler *sm, bool has_advisor)
-{
-	int r = has_advisor ? ksm_guard_set("advisor_mode", "none") : 0;
-	return r < 0 ? r : ksm_unmerge_wait(sm, 180, 0.2, stop_flag());
-}
-
-static int run_policy(struct ctx *ctx, const struct bench_opts *o, enum policy p, struct ksm_sampler *sm,
-		      bool has_advisor, struct run_result *res)
-{
-	pid_t pids[MAX_GUESTS] = {0};
-	int r = 0;
-	int64_t page = host_page_size();
-	memset(res, 0, sizeof(*res));
-	res->available = true;
-	res->steady_cpu_percent = NAN;
-	if (p == P_ADVISOR && !has_advisor) {
-		res->available = false;
-		return 0;
-	}
-	/* Fresh guests for every policy: splitting huge pages on a merge is not undone by run=2. */
-	for (unsigned i = 0; i < o->guests && r >= 0; i++) {
-		struct workload_spec spec = guest_spec(o, i);
-		r = workload_spawn(&spec, &pids[i]);
-	}
-	if (r >= 0)
-		r = unmerge_all(sm, has_advisor);
-	if (r < 0)
-		goto out;
-	if (ctx->format == OUT_HUMAN)
-		fprintf(stderr, "vmhost: bench ksm: %s: %u guests ready, unmerged, running %.0f s\n", policy_names[p],
-			o->guests, o->duration);
-	switch (p) {
-	case P_DEFAULT:
-	case P_CONSERVATIVE:
-		r = ksm_guard_set_int("pages_to_scan", 100);
-		if (!r)
-			r = ksm_guard_set_int("sleep_millisecs", p == P_DEFAULT ? 20 : 120);
-		if (!r)
-			r = ksm_guard_set_int("run", 1);
-		break;
-	case P_ADVISOR:
-		r = ksm_guard_set_int("sleep_millisecs", 20);
-		if (!r)
-			r = ksm_guard_set("advisor_mode", "scan-time");
-		if (!r)
-			r = ksm_guard_set_int("run", 1);
-		break;
-	case P_KSMTUNED: /* the daemon sleeps its interval before its first adjustment */
-		r = ksm_guard_set_int("run", 0);
-		break;
-	case P_VMHOST:
-	case P_N:
-		break;
-	}
-	if (r < 0)
-		goto out;
-
-	struct tuner_config cfg;
-	tuner_config_default(&cfg);
-	struct tuner_state ts;
-	tuner_init(&ts);
-	struct ksmtuned_sim tuned = {0};
-	struct ksm_sample first, prev_tune, now;
-	if (ksm_sample_take(sm, &first) < 0) {
-		r = -ENOENT;
-		goto out;
-	}
-	prev_tune = first;
-	double next_tune = first.t, next_tuned = first.t + 60, next_sample = first.t;
-	while (!stop_requested()) {
-		if (ksm_sample_take(sm, &now) < 0) {
-			r = -ENOENT;
-			break;
-		}
-		double t = now.t - first.t;
-		if (now.t >= next_sample - 0.01) {
-			int64_t rss = 0;
-			double saved = workload_saved(&ctx->root, pids, o->guests, page, &rss);
-			int64_t cpu = now.ksmd_cpu_ns.known && first.ksmd_cpu_ns.known ? now.ksmd_cpu_ns.v - first.ksmd_cpu_ns.v : -1;
-			if ((r = series_add(&res->s, t, saved, cpu)) < 0)
-				break;
-			next_sample += SAMPLE_SECONDS;
-			if (p == P_KSMTUNED && now.t >= next_tuned) {
-				next_tuned += 60;
-				if ((r = ksmtuned_adjust(&tuned, &ctx->root, rss, stop_flag())) < 0)
-					break;
-			}
-		}
-		if (p == P_VMHOST && now.t >= next_tune - 0.01) {
-			struct ksm_rates rates;
-			struct tuner_input in;
-			struct tuner_decision d;
-			ksm_rates_compute(&prev_tune, &now, page, NULL, &rates);
-			tuner_input_from(&prev_tune, &now, &rates, &in);
-			tuner_step(&cfg, &ts, &in, &d);
-			if ((r = tuner_apply(&cfg, &d, &now.k, stop_flag())) < 0)
-				break;
-			if (d.changed && getenv("VMHOST_BENCH_VERBOSE"))
-				fprintf(stderr, "  t=%.0fs vmhost %s %lld/%lld: %s\n", t, tuner_mode_name(d.mode),
-					(long long)d.pages_to_scan, (long long)d.sleep_millisecs, d.reason);
-			prev_tune = now;
-			next_tune += cfg.interval_seconds;
-		}
-		if (t >= o->duration)
-			break;
-		double wake = fmin(next_sample, p == P_VMHOST ? next_tune : next_sample);
-		double left = wake - clock_monotonic_seconds();
-		if (left > 0)
-			sleep_for(left);
-	}
-out:
-	for (unsigned i = 0; i < o->guests; i++)
-		workload_stop(pids[i]);
-	if (r < 0 || stop_requested())
-		return r < 0 ? r : -EINTR;
-	/* Steady window: the last --steady seconds. */
-	struct series *s = &res->s;
-	if (s->n >= 2) {
-		res->final_saved = MAYBE((int64_t)s->saved[s->n - 1]);
-		size_t a = 0;
-		while (a + 1 < s->n && s->t[a] < s->t[s->n - 1] - o->steady)
-			a++;
-		double dt = s->t[s->n - 1] - s->t[a];
-		if (dt > 0 && s->cpu_ns[a] >= 0 && s->cpu_ns[s->n - 1] >= 0)
-			res->steady_cpu_percent = (double)(s->cpu_ns[s->n - 1] - s->cpu_ns[a]) / 1e9 / dt * 100;
-	}
-	return 0;
-}
-
 enum { B_POLICY, B_T95, B_CPU95, B_STEADY, B_SAVED, B_NOTE, B_NCOLS };
 static const struct col bench_cols[B_NCOLS] = {
 	[B_POLICY] = {"name", "POLICY", COL_STR, COL_LEFT, 0},
@@ -343,7 +74,7 @@ static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts 
 	bool quick = false;
 	const char *guests = NULL, *size = NULL, *duration = NULL, *steady = NULL;
 	char *policies = NULL;
-	o->repeat = 1;
+	o->k.repeat = 1;
 	args_reset();
 	int c;
 	while ((c = getopt_long(argc, argv, "+qg:m:d:s:r:p:o:h", longopts, NULL)) != -1) {
@@ -356,9 +87,9 @@ static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts 
 		case 'r': {
 			char *end;
 			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 1 || v > MAX_REPEAT)
-				return usage_error(ctx, "--repeat takes 1 to %d, not '%s'", MAX_REPEAT, optarg);
-			o->repeat = (int)v;
+			if (*end || end == optarg || v < 1 || v > BENCH_KSM_MAX_REPEAT)
+				return usage_error(ctx, "--repeat takes 1 to %d, not '%s'", BENCH_KSM_MAX_REPEAT, optarg);
+			o->k.repeat = (int)v;
 			break;
 		}
 		case 'p': policies = optarg; break;
@@ -369,64 +100,59 @@ static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts 
 	}
 	if (optind < argc)
 		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	o->guests = 4;
-	o->guest_bytes = (quick ? 128ull : 256ull) << 20;
-	o->duration = quick ? 120 : 600;
-	o->steady = quick ? 40 : 120;
+	o->k.guests = 4;
+	o->k.guest_bytes = (quick ? 128ull : 256ull) << 20;
+	o->k.duration_seconds = quick ? 120 : 600;
+	o->k.steady_seconds = quick ? 40 : 120;
 	if (guests) {
 		char *end;
 		long v = strtol(guests, &end, 10);
-		if (*end || end == guests || v < 2 || v > MAX_GUESTS)
-			return usage_error(ctx, "--guests takes 2 to %d, not '%s'", MAX_GUESTS, guests);
-		o->guests = (unsigned)v;
+		if (*end || end == guests || v < 2 || v > BENCH_KSM_MAX_GUESTS)
+			return usage_error(ctx, "--guests takes 2 to %d, not '%s'", BENCH_KSM_MAX_GUESTS, guests);
+		o->k.guests = (unsigned)v;
 	}
-	if (size && (arg_size(size, &o->guest_bytes) < 0 || o->guest_bytes < (4u << 20)))
+	if (size && (arg_size(size, &o->k.guest_bytes) < 0 || o->k.guest_bytes < (4u << 20)))
 		return usage_error(ctx, "--guest-size takes a size of at least 4M (e.g. 256M), not '%s'", size);
-	if (duration && arg_seconds(duration, &o->duration) < 0)
+	if (duration && arg_seconds(duration, &o->k.duration_seconds) < 0)
 		return usage_error(ctx, "--duration takes seconds, not '%s'", duration);
-	if (steady && arg_seconds(steady, &o->steady) < 0)
+	if (steady && arg_seconds(steady, &o->k.steady_seconds) < 0)
 		return usage_error(ctx, "--steady takes seconds, not '%s'", steady);
-	if (o->steady >= o->duration)
-		return usage_error(ctx, "--steady (%.0f s) must be shorter than --duration (%.0f s)", o->steady, o->duration);
+	if (o->k.steady_seconds >= o->k.duration_seconds)
+		return usage_error(ctx, "--steady (%.0f s) must be shorter than --duration (%.0f s)", o->k.steady_seconds,
+				   o->k.duration_seconds);
 	if (!policies) {
-		for (int p = 0; p < P_N; p++)
-			o->policy_on[p] = true;
+		for (int p = 0; p < BENCH_KSM_NPOLICIES; p++)
+			o->k.policy_on[p] = true;
 		return EXIT_OK;
 	}
-	char *items[P_N * 2];
-	int n = arg_list(policies, items, P_N * 2);
+	char *items[BENCH_KSM_NPOLICIES * 2];
+	int n = arg_list(policies, items, BENCH_KSM_NPOLICIES * 2);
 	if (n < 0)
 		return usage_error(ctx, "--policies takes a comma-separated list of policy names");
 	for (int i = 0; i < n; i++) {
-		int hit = -1;
-		for (int p = 0; p < P_N; p++)
-			if (!strcmp(items[i], policy_names[p]))
-				hit = p;
+		int hit = bench_ksm_policy_parse(items[i]);
 		if (hit < 0)
 			return usage_error(ctx, "unknown policy '%s' (kernel-default, conservative, ksmtuned, kernel-advisor, vmhost)",
 					   items[i]);
-		o->policy_on[hit] = true;
+		o->k.policy_on[hit] = true;
 	}
 	return EXIT_OK;
 }
-
 /* Saved bytes over time, one line per policy, from the first run. */
-static int write_svg(const char *path, struct run_result (*runs)[P_N], const struct bench_opts *o)
+static int write_svg(const char *path, const struct bench_ksm_result *res)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -errno;
 	double tmax = 0, ymax = 0;
-	for (int p = 0; p < P_N; p++)
-		for (size_t i = 0; o->policy_on[p] && runs[0][p].available && i < runs[0][p].s.n; i++) {
-			tmax = fmax(tmax, runs[0][p].s.t[i]);
-			ymax = fmax(ymax, runs[0][p].s.saved[i]);
+	for (int p = 0; p < BENCH_KSM_NPOLICIES; p++) {
+		const struct bench_ksm_run *run = &res->runs[0][p];
+		for (size_t i = 0; res->cfg.policy_on[p] && run->available && i < run->s.n; i++) {
+			tmax = fmax(tmax, run->s.t[i]);
+			ymax = fmax(ymax, run->s.saved[i]);
 		}
-	struct svg *s = svg_begin(f, 900, 480);
-	if (!s) {
-		fclose(f);
-		return -ENOMEM;
 	}
+	struct svg *s;
+	int r = svg_file_open(path, 900, 480, &s);
+	if (r < 0)
+		return r;
 	struct svg_plot plot;
 	svg_plot_begin(s, &plot, &(struct svg_plot_spec){
 		.x = {.min = 0, .max = tmax > 0 ? tmax : 1, .label = "seconds since start"},
@@ -434,16 +160,140 @@ static int write_svg(const char *path, struct run_result (*runs)[P_N], const str
 		.title = "KSM savings over time per policy (first run)",
 		.legend = SVG_LEGEND_RIGHT,
 	});
-	for (int p = 0; p < P_N; p++) {
-		const struct run_result *res = &runs[0][p];
-		if (o->policy_on[p] && res->available && res->s.n)
-			svg_plot_series(&plot, policy_names[p], res->s.t, res->s.saved, res->s.n, SVG_LINES);
+	for (int p = 0; p < BENCH_KSM_NPOLICIES; p++) {
+		const struct bench_ksm_run *run = &res->runs[0][p];
+		if (res->cfg.policy_on[p] && run->available && run->s.n)
+			svg_plot_series(&plot, bench_ksm_policy_name((enum bench_ksm_policy)p), run->s.t, run->s.saved,
+					run->s.n, SVG_LINES);
 	}
 	svg_plot_end(&plot);
-	int r = svg_end(s);
-	if (fclose(f) != 0 && !r)
-		r = -errno;
-	return r;
+	return svg_file_close(s);
+}
+
+struct progress {
+	const struct ctx *ctx;
+	const struct bench_ksm_config *k;
+	bool verbose; /* VMHOST_BENCH_VERBOSE: every change vmhost's law makes */
+};
+
+static void on_event(const struct bench_ksm_event *e, void *arg)
+{
+	const struct progress *pg = arg;
+	if (e->kind == BENCH_KSM_READY && pg->ctx->format == OUT_HUMAN)
+		fprintf(stderr, "vmhost: bench ksm: %s: %u guests ready, unmerged, running %.0f s\n",
+			bench_ksm_policy_name(e->policy), pg->k->guests, pg->k->duration_seconds);
+	else if (e->kind == BENCH_KSM_TUNED && pg->verbose)
+		fprintf(stderr, "  t=%.0fs vmhost %s %lld/%lld: %s\n", e->t, tuner_mode_name(e->decision->mode),
+			(long long)e->decision->pages_to_scan, (long long)e->decision->sleep_millisecs, e->decision->reason);
+}
+
+/* One row per policy asked for; NULL when out of memory. */
+static struct table *policy_table(const struct bench_ksm_result *res, const struct bench_ksm_summary *sum)
+{
+	struct table *t = table_new(bench_cols, B_NCOLS);
+	if (!t)
+		return NULL;
+	for (int p = 0; p < BENCH_KSM_NPOLICIES; p++) {
+		if (!res->cfg.policy_on[p])
+			continue;
+		table_add_row(t);
+		table_set_str(t, B_POLICY, bench_ksm_policy_name((enum bench_ksm_policy)p));
+		if (!res->runs[0][p].available) {
+			table_set_str(t, B_NOTE, "this kernel has no advisor_mode");
+			continue;
+		}
+		table_set_float(t, B_T95, sum->seconds_to_95pct[p]);
+		table_set_float(t, B_CPU95, sum->ksmd_cpu_seconds_to_95pct[p]);
+		table_set_float(t, B_STEADY, sum->steady_cpu_percent[p]);
+		if (isfinite(sum->saved_bytes[p]))
+			table_set_maybe(t, B_SAVED, MAYBE((int64_t)sum->saved_bytes[p]));
+		table_set_str(t, B_NOTE, isnan(sum->seconds_to_95pct[p]) ? "did not reach 95% within the run" : "");
+	}
+	return t;
+}
+
+static void print_json(const struct bench_ksm_config *k, const struct bench_ksm_summary *sum, const struct table *t)
+{
+	struct workload_spec spec = bench_ksm_guest_spec(k->guest_bytes, 0);
+	struct json j;
+	bench_json_begin(&j, k->guests, k->guest_bytes);
+	json_int(&j, "mergeable_bytes", sum->mergeable_bytes);
+	json_int(&j, "zero_bytes", sum->zero_bytes);
+	json_double(&j, "shared_fraction", spec.shared_fraction);
+	json_double(&j, "zero_fraction", spec.zero_fraction);
+	json_double(&j, "volatile_fraction", spec.volatile_fraction);
+	json_object_end(&j);
+	json_int(&j, "achievable_bytes", (int64_t)sum->achievable_bytes);
+	json_double(&j, "duration_seconds", k->duration_seconds);
+	json_double(&j, "steady_seconds", k->steady_seconds);
+	json_int(&j, "repeat", k->repeat);
+	table_print_json(t, &j, "policies");
+	json_object_begin(&j, "verdict");
+	json_string(&j, "fastest_static_policy",
+		    sum->fastest_static >= 0 ? bench_ksm_policy_name((enum bench_ksm_policy)sum->fastest_static) : NULL);
+	json_double(&j, "vmhost_time_ratio_to_fastest_static", sum->vmhost_time_ratio);
+	json_bool(&j, "vmhost_within_1_2x_of_fastest_static", sum->vmhost_time_ratio <= 1.2);
+	json_bool(&j, "vmhost_steady_cpu_at_most_conservative", sum->vmhost_cpu_ok);
+	json_double(&j, "vmhost_time_ratio_to_kernel_advisor", sum->vmhost_time_ratio_advisor);
+	json_double(&j, "vmhost_steady_cpu_ratio_to_kernel_advisor", sum->vmhost_cpu_ratio_advisor);
+	json_object_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static void print_human(const struct ctx *ctx, const struct bench_ksm_result *res, const struct bench_ksm_summary *sum,
+			const struct table *t)
+{
+	const struct bench_ksm_config *k = &res->cfg;
+	const double *t95 = sum->seconds_to_95pct, *steady = sum->steady_cpu_percent;
+	enum { V = BENCH_KSM_VMHOST, C = BENCH_KSM_CONSERVATIVE, A = BENCH_KSM_ADVISOR };
+	char a[32], b[32];
+	fmt_bytes(a, sizeof(a), (int64_t)sum->achievable_bytes);
+	fmt_bytes(b, sizeof(b), sum->mergeable_bytes);
+	printf("workload: %u guests x %llu MiB (50%% shared, 10%% zero, 10%% volatile); achievable %s "
+	       "(identical content alone: %s); %.0f s per policy, steady = last %.0f s%s\n\n",
+	       k->guests, (unsigned long long)(k->guest_bytes >> 20), a, b, k->duration_seconds, k->steady_seconds,
+	       k->repeat > 1 ? ", medians of the runs" : "");
+	table_print_human(t, stdout, ctx->raw_bytes);
+	if (!k->policy_on[V])
+		return;
+	if (isfinite(sum->vmhost_time_ratio))
+		printf("\nvmhost: to 95%% in %.2fx the time of %s (goal <= 1.2x: %s)", sum->vmhost_time_ratio,
+		       bench_ksm_policy_name((enum bench_ksm_policy)sum->fastest_static),
+		       sum->vmhost_time_ratio <= 1.2 ? "met" : "missed");
+	else
+		printf("\nvmhost: time to 95%% against the static policies n/a");
+	if (k->policy_on[C])
+		printf("; steady ksmd CPU %.2f%% vs conservative %.2f%% (%s)", steady[V], steady[C],
+		       sum->vmhost_cpu_ok ? "met" : "missed");
+	printf("\n");
+	if (k->policy_on[A] && res->runs[0][A].available)
+		printf("vs kernel-advisor: time to 95%%: %s; steady ksmd CPU %.2f%% vs %.2f%%\n",
+		       isfinite(t95[A]) && isfinite(t95[V])
+			       ? (snprintf(a, sizeof(a), "%.2fx", t95[V] / t95[A]), a)
+			       : (isfinite(t95[V]) ? "the advisor did not reach 95% within the run" : "n/a"),
+		       steady[V], steady[A]);
+}
+
+/* The results in the form asked for, then the SVG. An exit code. */
+static int print_results(struct ctx *ctx, const struct bench_opts *o, const struct bench_ksm_result *res)
+{
+	struct bench_ksm_summary sum;
+	bench_ksm_summarize(res, &sum);
+	struct table *t = policy_table(res, &sum);
+	if (!t)
+		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
+	if (ctx->format == OUT_JSON)
+		print_json(&res->cfg, &sum, t);
+	else if (ctx->format == OUT_CSV)
+		table_print_csv(t, stdout);
+	else
+		print_human(ctx, res, &sum, t);
+	table_free(t);
+	int r;
+	if (o->svg && (r = write_svg(o->svg, res)) < 0)
+		return fail(ctx, EXIT_FAIL, "writing SVG", "%s: %s", o->svg, strerror(-r));
+	return EXIT_OK;
 }
 
 int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
@@ -458,177 +308,28 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 		return EXIT_OK;
 	}
 	struct ksm_sampler sm;
-	ksm_sampler_init(&sm, &ctx->root);
 	struct ksm_sample s0;
-	if (ksm_sample_take(&sm, &s0) == -ENOENT)
-		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
-	if (geteuid() != 0)
-		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root");
+	if ((rc = ksm_experiment_ready(ctx, &sm, &s0)) != EXIT_OK)
+		return rc;
 	if (!sm.ksmd_pid)
 		warn(ctx, "ksmd not found: CPU figures will be n/a");
-	bool has_advisor = s0.k.advisor_mode[0] != '\0';
 	int r = ksm_take_control(ctx, stop_handler);
 	if (r != EXIT_OK)
 		return r;
-	/* Leave the kernel's own defaults for everything the policies do not set. */
-	r = ksm_guard_set_int("use_zero_pages", 0);
-	if (!r && s0.k.smart_scan.known)
-		r = ksm_guard_set_int("smart_scan", 1);
-
-	struct run_result(*runs)[P_N] = calloc((size_t)o.repeat, sizeof(*runs));
-	if (!runs) {
-		ksm_guard_end();
-		ksm_unlock();
-		return fail(ctx, EXIT_FAIL, "memory", "%s", strerror(ENOMEM));
-	}
-	for (int k = 0; k < o.repeat && r >= 0 && !stop_requested(); k++)
-		for (int p = 0; p < P_N && r >= 0 && !stop_requested(); p++)
-			if (o.policy_on[p])
-				r = run_policy(ctx, &o, (enum policy)p, &sm, has_advisor, &runs[k][p]);
+	struct progress pg = {.ctx = ctx, .k = &o.k, .verbose = getenv("VMHOST_BENCH_VERBOSE") != NULL};
+	struct bench_ksm_result *res = NULL;
+	r = bench_ksm_run(&ctx->root, &o.k, on_event, &pg, &res);
 	int rr = ksm_guard_end();
 	ksm_unlock();
 	if (stop_requested() || r < 0 || rr < 0) {
-		for (int k = 0; k < o.repeat; k++)
-			for (int p = 0; p < P_N; p++)
-				series_free(&runs[k][p].s);
-		free(runs);
+		bench_ksm_result_free(res);
 		if (stop_requested())
 			return fail(ctx, 128 + stop_requested(), "interrupted", "%s; every KSM setting restored",
 				    strsignal(stop_requested()));
 		return fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "bench",
 			    "%s (KSM settings restored)", strerror(-(r < 0 ? r : rr)));
 	}
-
-	/* Achievable: the most any policy saved in this run. */
-	double achievable = 0;
-	for (int k = 0; k < o.repeat; k++)
-		for (int p = 0; p < P_N; p++)
-			for (size_t i = 0; i < runs[k][p].s.n; i++)
-				achievable = fmax(achievable, runs[k][p].s.saved[i]);
-	uint64_t pages = o.guest_bytes / WORKLOAD_PAGE_BYTES, shared_pages = 0, zero_pages = 0;
-	struct workload_spec spec = guest_spec(&o, 0);
-	for (uint64_t i = 0; i < pages; i++) {
-		enum page_class pc = workload_page_class(&spec, i);
-		shared_pages += pc == PAGE_SHARED;
-		zero_pages += pc == PAGE_ZERO;
-	}
-	int64_t mergeable = (int64_t)(shared_pages * (o.guests - 1) * WORKLOAD_PAGE_BYTES);
-
-	double t95[P_N], cpu95[P_N], steady[P_N], saved[P_N];
-	for (int p = 0; p < P_N; p++) {
-		double vt[MAX_REPEAT], vc[MAX_REPEAT], vs[MAX_REPEAT], vf[MAX_REPEAT];
-		for (int k = 0; k < o.repeat; k++) {
-			const struct run_result *res = &runs[k][p];
-			vt[k] = vc[k] = NAN;
-			for (size_t i = 0; i < res->s.n && achievable > 0; i++)
-				if (res->s.saved[i] >= 0.95 * achievable) {
-					vt[k] = res->s.t[i];
-					vc[k] = res->s.cpu_ns[i] >= 0 ? (double)res->s.cpu_ns[i] / 1e9 : NAN;
-					break;
-				}
-			vs[k] = res->steady_cpu_percent;
-			vf[k] = res->final_saved.known ? (double)res->final_saved.v : NAN;
-		}
-		t95[p] = median_nan_high(vt, (size_t)o.repeat);
-		cpu95[p] = median_nan_high(vc, (size_t)o.repeat);
-		steady[p] = median_nan_high(vs, (size_t)o.repeat);
-		saved[p] = median_nan_high(vf, (size_t)o.repeat);
-	}
-
-	struct table *t = table_new(bench_cols, B_NCOLS);
-	if (!t)
-		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
-	for (int p = 0; p < P_N; p++) {
-		if (!o.policy_on[p])
-			continue;
-		table_add_row(t);
-		table_set_str(t, B_POLICY, policy_names[p]);
-		if (!runs[0][p].available) {
-			table_set_str(t, B_NOTE, "this kernel has no advisor_mode");
-			continue;
-		}
-		table_set_float(t, B_T95, t95[p]);
-		table_set_float(t, B_CPU95, cpu95[p]);
-		table_set_float(t, B_STEADY, steady[p]);
-		if (isfinite(saved[p]))
-			table_set_maybe(t, B_SAVED, MAYBE((int64_t)saved[p]));
-		table_set_str(t, B_NOTE, isnan(t95[p]) ? "did not reach 95% within the run" : "");
-	}
-	/* The verdict: vmhost against the fastest static policy, conservative, and the advisor. */
-	double fastest = NAN;
-	int fastest_p = -1;
-	for (int p = P_DEFAULT; p <= P_CONSERVATIVE; p++)
-		if (o.policy_on[p] && isfinite(t95[p]) && (isnan(fastest) || t95[p] < fastest)) {
-			fastest = t95[p];
-			fastest_p = p;
-		}
-	double time_ratio = o.policy_on[P_VMHOST] ? t95[P_VMHOST] / fastest : NAN;
-	bool cpu_ok = o.policy_on[P_VMHOST] && o.policy_on[P_CONSERVATIVE] && steady[P_VMHOST] <= steady[P_CONSERVATIVE];
-
-	if (ctx->format == OUT_JSON) {
-		struct json j;
-		json_init(&j, stdout, false);
-		json_object_begin(&j, NULL);
-		json_object_begin(&j, "workload");
-		json_int(&j, "guests", o.guests);
-		json_int(&j, "guest_bytes", (int64_t)o.guest_bytes);
-		json_int(&j, "mergeable_bytes", mergeable);
-		json_int(&j, "zero_bytes", (int64_t)(zero_pages * o.guests * WORKLOAD_PAGE_BYTES));
-		json_double(&j, "shared_fraction", spec.shared_fraction);
-		json_double(&j, "zero_fraction", spec.zero_fraction);
-		json_double(&j, "volatile_fraction", spec.volatile_fraction);
-		json_object_end(&j);
-		json_int(&j, "achievable_bytes", (int64_t)achievable);
-		json_double(&j, "duration_seconds", o.duration);
-		json_double(&j, "steady_seconds", o.steady);
-		json_int(&j, "repeat", o.repeat);
-		table_print_json(t, &j, "policies");
-		json_object_begin(&j, "verdict");
-		json_string(&j, "fastest_static_policy", fastest_p >= 0 ? policy_names[fastest_p] : NULL);
-		json_double(&j, "vmhost_time_ratio_to_fastest_static", time_ratio);
-		json_bool(&j, "vmhost_within_1_2x_of_fastest_static", time_ratio <= 1.2);
-		json_bool(&j, "vmhost_steady_cpu_at_most_conservative", cpu_ok);
-		json_double(&j, "vmhost_time_ratio_to_kernel_advisor", t95[P_VMHOST] / t95[P_ADVISOR]);
-		json_double(&j, "vmhost_steady_cpu_ratio_to_kernel_advisor", steady[P_VMHOST] / steady[P_ADVISOR]);
-		json_object_end(&j);
-		json_object_end(&j);
-		json_finish(&j);
-	} else if (ctx->format == OUT_CSV) {
-		table_print_csv(t, stdout);
-	} else {
-		char a[32], b[32];
-		fmt_bytes(a, sizeof(a), (int64_t)achievable);
-		fmt_bytes(b, sizeof(b), mergeable);
-		printf("workload: %u guests x %llu MiB (50%% shared, 10%% zero, 10%% volatile); achievable %s "
-		       "(identical content alone: %s); %.0f s per policy, steady = last %.0f s%s\n\n",
-		       o.guests, (unsigned long long)(o.guest_bytes >> 20), a, b, o.duration, o.steady,
-		       o.repeat > 1 ? ", medians of the runs" : "");
-		table_print_human(t, stdout, ctx->raw_bytes);
-		if (o.policy_on[P_VMHOST]) {
-			if (isfinite(time_ratio))
-				printf("\nvmhost: to 95%% in %.2fx the time of %s (goal <= 1.2x: %s)", time_ratio,
-				       policy_names[fastest_p], time_ratio <= 1.2 ? "met" : "missed");
-			else
-				printf("\nvmhost: time to 95%% against the static policies n/a");
-			if (o.policy_on[P_CONSERVATIVE])
-				printf("; steady ksmd CPU %.2f%% vs conservative %.2f%% (%s)", steady[P_VMHOST],
-				       steady[P_CONSERVATIVE], cpu_ok ? "met" : "missed");
-			printf("\n");
-			if (o.policy_on[P_ADVISOR] && runs[0][P_ADVISOR].available)
-				printf("vs kernel-advisor: time to 95%%: %s; steady ksmd CPU %.2f%% vs %.2f%%\n",
-				       isfinite(t95[P_ADVISOR]) && isfinite(t95[P_VMHOST])
-					       ? (snprintf(a, sizeof(a), "%.2fx", t95[P_VMHOST] / t95[P_ADVISOR]), a)
-					       : (isfinite(t95[P_VMHOST]) ? "the advisor did not reach 95% within the run" : "n/a"),
-				       steady[P_VMHOST], steady[P_ADVISOR]);
-		}
-	}
-	table_free(t);
-	int svg_rc = 0;
-	if (o.svg && (r = write_svg(o.svg, runs, &o)) < 0)
-		svg_rc = fail(ctx, EXIT_FAIL, "writing SVG", "%s: %s", o.svg, strerror(-r));
-	for (int k = 0; k < o.repeat; k++)
-		for (int p = 0; p < P_N; p++)
-			series_free(&runs[k][p].s);
-	free(runs);
-	return svg_rc;
+	rc = print_results(ctx, &o, res);
+	bench_ksm_result_free(res);
+	return rc;
 }

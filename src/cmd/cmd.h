@@ -50,6 +50,22 @@ int args_end(const struct ctx *ctx, int c, int argc, char **argv);
 /* Takes the machine-wide KSM lock (saying so while it waits for another vmhost) and starts
  * guarding KSM settings (core/ksm_guard.h). EXIT_OK, or the exit code after a printed error. */
 int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig));
+/* Before an experiment that changes KSM settings: the sampler set up and its first sample, KSM
+ * present, root. EXIT_OK, or the exit code after a printed error. */
+struct ksm_sampler;
+struct ksm_sample;
+int ksm_experiment_ready(struct ctx *ctx, struct ksm_sampler *sm, struct ksm_sample *ret_first);
+
+/* A bench's JSON document on stdout: the root object and its "workload" object with the guest
+ * count and size, left open for the bench's own workload fields (json_object_end closes it). */
+struct json;
+void bench_json_begin(struct json *j, unsigned guests, uint64_t guest_bytes);
+
+/* A standalone SVG document in a new file: svg_file_open, draw, svg_file_close. Each returns 0
+ * or a negative errno; close also frees s, and reports a write error of the document or file. */
+struct svg;
+int svg_file_open(const char *path, double width, double height, struct svg **ret);
+int svg_file_close(struct svg *s);
 
 typedef int (*cmd_fn)(struct ctx *ctx, int argc, char **argv);
 

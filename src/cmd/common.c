@@ -6,9 +6,12 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/ksm_guard.h"
+#include "core/ksm_rates.h"
 #include "out/json.h"
+#include "out/svg.h"
 
 int fail(const struct ctx *ctx, int code, const char *what, const char *fmt, ...)
 {
@@ -181,4 +184,48 @@ int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig))
 		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(-r));
 	}
 	return EXIT_OK;
+}
+
+int ksm_experiment_ready(struct ctx *ctx, struct ksm_sampler *sm, struct ksm_sample *ret_first)
+{
+	ksm_sampler_init(sm, &ctx->root);
+	if (ksm_sample_take(sm, ret_first) == -ENOENT)
+		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
+	if (geteuid() != 0)
+		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root");
+	return EXIT_OK;
+}
+
+void bench_json_begin(struct json *j, unsigned guests, uint64_t guest_bytes)
+{
+	json_init(j, stdout, false);
+	json_object_begin(j, NULL);
+	json_object_begin(j, "workload");
+	json_int(j, "guests", guests);
+	json_int(j, "guest_bytes", (int64_t)guest_bytes);
+}
+
+int svg_file_open(const char *path, double width, double height, struct svg **ret)
+{
+	FILE *f = fopen(path, "w");
+	if (!f)
+		return -errno;
+	struct svg *s = svg_begin(f, width, height);
+	if (!s) {
+		fclose(f);
+		return -ENOMEM;
+	}
+	*ret = s;
+	return 0;
+}
+
+int svg_file_close(struct svg *s)
+{
+	if (!s)
+		return 0;
+	FILE *f = s->f;
+	int r = svg_end(s);
+	if (fclose(f) != 0 && !r)
+		r = -errno;
+	return r;
 }

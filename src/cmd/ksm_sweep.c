@@ -126,9 +126,6 @@ static int measure(struct ksm_sampler *sm, int nscans, double timeout, struct sw
 /* Scan time against ksmd CPU: one point per setting, labelled with the setting and its savings. */
 static int write_svg(const struct sweep_result *res, int n, const char *path)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -errno;
 	double cpu[MAX_SETTINGS], scan[MAX_SETTINGS], xmax = 0, ymax = 0;
 	char labels[MAX_SETTINGS][64];
 	const char *label_of[MAX_SETTINGS];
@@ -146,11 +143,10 @@ static int write_svg(const struct sweep_result *res, int n, const char *path)
 			ymax = fmax(ymax, scan[i]);
 		}
 	}
-	struct svg *s = svg_begin(f, 760, 480);
-	if (!s) {
-		fclose(f);
-		return -ENOMEM;
-	}
+	struct svg *s;
+	int r = svg_file_open(path, 760, 480, &s);
+	if (r < 0)
+		return r;
 	struct svg_plot p;
 	/* The plot area leaves room right of the last point for its label. */
 	svg_plot_begin(s, &p, &(struct svg_plot_spec){
@@ -163,10 +159,7 @@ static int write_svg(const struct sweep_result *res, int n, const char *path)
 	svg_plot_add(&p, &(struct svg_series){.name = "pages_to_scan/sleep_millisecs", .x = cpu, .y = scan,
 					      .n = (size_t)n, .style = SVG_POINTS, .labels = label_of});
 	svg_plot_end(&p);
-	int r = svg_end(s);
-	if (fclose(f) != 0 && !r)
-		r = -errno;
-	return r;
+	return svg_file_close(s);
 }
 
 int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
@@ -232,13 +225,11 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 	}
 
 	struct ksm_sampler sm;
-	ksm_sampler_init(&sm, &ctx->root);
 	struct ksm_sample s0;
-	if (ksm_sample_take(&sm, &s0) == -ENOENT)
-		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
-	if (geteuid() != 0)
-		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root");
-	int r = ksm_take_control(ctx, stop_handler);
+	int r = ksm_experiment_ready(ctx, &sm, &s0);
+	if (r != EXIT_OK)
+		return r;
+	r = ksm_take_control(ctx, stop_handler);
 	if (r != EXIT_OK)
 		return r;
 	/* The advisor owns pages_to_scan while active. */

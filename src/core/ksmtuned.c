@@ -43,6 +43,28 @@ void ksmtuned_config_default(struct ksmtuned_config *c)
 	};
 }
 
+void ksmtuned_adjust(const struct ksmtuned_config *c, int64_t total_kb, int64_t free_kb, int64_t committed_kb,
+		     int64_t *npages, struct ksmtuned_step *ret)
+{
+	int64_t thres = total_kb * c->thres_coef / 100;
+	if (thres < c->thres_const)
+		thres = c->thres_const;
+	if (committed_kb + thres < total_kb && free_kb > thres) {
+		*ret = (struct ksmtuned_step){.run = false};
+		return;
+	}
+	int64_t n = *npages + (free_kb < thres ? c->npages_boost : c->npages_decay);
+	if (n > c->npages_max)
+		n = c->npages_max;
+	if (n < c->npages_min)
+		n = c->npages_min;
+	int64_t sleep_ms = (int64_t)c->sleep_msec * 16 * 1024 * 1024 / total_kb;
+	if (sleep_ms < 10)
+		sleep_ms = 10; /* the script's floor, whatever KSM_SLEEP_MSEC says */
+	*npages = n;
+	*ret = (struct ksmtuned_step){.run = true, .pages_to_scan = n, .sleep_millisecs = sleep_ms};
+}
+
 static void file_in(const struct ksmtuned *t, const char *name, char *buf, size_t cap)
 {
 	snprintf(buf, cap, "%s/%s", t->dir, name);

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "io/io.h"
@@ -26,6 +27,17 @@ struct ksmtuned_config {
 	int thres_const;              /* KSM_THRES_CONST: kB, 2048 */
 };
 void ksmtuned_config_default(struct ksmtuned_config *c);
+
+/* One adjust() of the script, as published: from MemTotal, free memory (MemFree + Buffers +
+ * Cached) and the guests' committed memory, all in kB as the script has them, whether ksmd runs
+ * and at which pages_to_scan and sleep_millisecs. *npages carries the script's npages from one
+ * call to the next (0 before the first); it is untouched when ksmd is stopped. */
+struct ksmtuned_step {
+	bool run;
+	int64_t pages_to_scan, sleep_millisecs; /* when run */
+};
+void ksmtuned_adjust(const struct ksmtuned_config *c, int64_t total_kb, int64_t free_kb, int64_t committed_kb,
+		     int64_t *npages, struct ksmtuned_step *ret);
 
 struct ksmtuned;
 
