@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "io/io.h"
+#include "io/term.h"
 #include "out/doc.h"
 
 enum { EXIT_OK = 0, EXIT_FAIL = 1, EXIT_USAGE = 2, EXIT_NOPERM = 77 };
@@ -96,5 +97,9 @@ struct subcommand {
 };
 int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table, size_t n, cmd_fn dflt,
 	     int argc, char **argv);
+
+/* Sleeps until the deadline (CLOCK_MONOTONIC seconds) or a stop; returns 'q' when q was typed on
+ * a live view's terminal (t NULL: no keys). */
+int wait_key_until(const struct term *t, double deadline);
 
 #endif

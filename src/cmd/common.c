@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "core/ksm_guard.h"
 #include "core/ksm_rates.h"
 #include "out/json.h"
@@ -228,4 +229,18 @@ int svg_file_close(struct svg *s)
 	if (fclose(f) != 0 && !r)
 		r = -errno;
 	return r;
+}
+
+int wait_key_until(const struct term *t, double deadline)
+{
+	static const struct term none;
+	while (!stop_requested()) {
+		double left = deadline - clock_monotonic_seconds();
+		if (left <= 0)
+			return 0;
+		int key = term_key(t ? t : &none, (int)(left * 1000) + 1);
+		if (key == 'q' || key == 'Q')
+			return 'q';
+	}
+	return 0;
 }

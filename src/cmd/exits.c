@@ -43,7 +43,8 @@ static void exits_help(void)
 	printf("usage: vmhost exits [--once|--log] [--interval SEC] [--count N] [--vm NAME]... [--pid PID]...\n"
 	       "                    [--fields REGEX] [--json|--csv] [-- CMD ARGS...]\n"
 	       "\n"
-	       "KVM exit and event counters from debugfs (<sys-root>/kernel/debug/kvm), per VM and in total.\n"
+	       "KVM exit and event counters, per VM and in total, from debugfs (<sys-root>/kernel/debug/kvm)\n"
+	       "or, for QEMU VMs whose debugfs counters are closed or missing, from QMP query-stats.\n"
 	       "Files stay open and are re-read with one pread each; VMs are named by pid (exact match).\n"
 	       "\n"
 	       "  (default)        live view every --interval: full screen on a terminal, sorted by rate;\n"
@@ -192,21 +193,6 @@ static void test_hook(unsigned read_no)
 	io_run_wait(argv, true);
 }
 
-/* Sleeps until the deadline or a stop; returns 'q' when q was typed (t: a live view's terminal). */
-static int wait_until(const struct term *t, double deadline)
-{
-	static const struct term none;
-	while (!stop_requested()) {
-		double left = deadline - clock_monotonic_seconds();
-		if (left <= 0)
-			return 0;
-		int key = term_key(t ? t : &none, (int)(left * 1000) + 1);
-		if (key == 'q' || key == 'Q')
-			return 'q';
-	}
-	return 0;
-}
-
 /* ---- the modes ---- */
 
 static int read_failed(const struct ctx *ctx, int r)
@@ -257,7 +243,7 @@ static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_r
 			return fail(ctx, 127, "running the command", "%s: %s", o->command[0], strerror(-cmd_status));
 		}
 	} else {
-		wait_until(NULL, a.monotonic_seconds + o->interval_seconds);
+		wait_key_until(NULL, a.monotonic_seconds + o->interval_seconds);
 		if (stop_requested()) {
 			kvm_sample_free(&a);
 			return 128 + stop_requested();
@@ -322,7 +308,7 @@ static int log_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_read
 	int rc = EXIT_OK;
 	long lines = 0;
 	for (unsigned read_no = 2; !stop_requested() && (!o->count || lines < o->count); read_no++) {
-		wait_until(NULL, a.monotonic_seconds + o->interval_seconds);
+		wait_key_until(NULL, a.monotonic_seconds + o->interval_seconds);
 		if (stop_requested())
 			break;
 		if ((r = kvm_reader_sample(kr, &b)) < 0) {
@@ -377,7 +363,7 @@ static int live_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_rea
 	int rc = EXIT_OK;
 	long frames = 0;
 	for (unsigned read_no = 2; !stop_requested() && (!o->count || frames < o->count); read_no++) {
-		if (wait_until(&term, a.monotonic_seconds + o->interval_seconds) == 'q' || stop_requested())
+		if (wait_key_until(&term, a.monotonic_seconds + o->interval_seconds) == 'q' || stop_requested())
 			break;
 		if ((r = kvm_reader_sample(kr, &b)) < 0) {
 			term_leave(&term);
@@ -419,17 +405,24 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 	}
 	struct kvm_reader *kr = NULL;
 	enum kvm_avail why;
-	int r = kvm_reader_open(&ctx->root, &kr, &why);
+	char qmp_why[400] = "";
+	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP, &kr, &why);
+	if (r == 0 && !kvm_reader_has_debugfs(kr))
+		r = kvm_reader_probe(kr, qmp_why, sizeof(qmp_why));
 	if (r < 0) {
+		kvm_reader_close(kr);
 		if (o.have_fields)
 			regfree(&o.fields);
 		if (why == KVM_DENIED)
-			return fail(ctx, EXIT_NOPERM, "reading KVM counters", "%s", kvm_avail_hint(why));
+			return fail(ctx, EXIT_NOPERM, "reading KVM counters", "%s%s", kvm_avail_hint(why), qmp_why);
 		if (r == -ENOENT)
-			return fail(ctx, EXIT_FAIL, "no KVM counters", "%s (looked in %s/kernel/debug/kvm)", kvm_avail_hint(why),
-				    ctx->root.sys);
+			return fail(ctx, EXIT_FAIL, "no KVM counters",
+				    "%s (looked in %s/kernel/debug/kvm), and no QEMU VM gave them through QMP%s",
+				    kvm_avail_hint(why), ctx->root.sys, qmp_why);
 		return fail(ctx, EXIT_FAIL, "reading KVM counters", "%s", strerror(-r));
 	}
+	if (!kvm_reader_has_debugfs(kr))
+		warn(ctx, "%s; reading the VMs through their QMP sockets", kvm_avail_hint(why));
 	stop_clear();
 	stop_catch(false);
 	switch (o.mode) {

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kvm_qmp.h"
 #include "core/snapshot.h"
 #include "core/vm.h"
 
@@ -26,18 +27,40 @@ struct kvm_vm_files {
 	uint64_t start_ticks;
 	int vcpus;
 	int *fds; /* [ncounters]; -1 when the file is missing */
+	unsigned denied; /* files it refused to open */
 	bool listed; /* in the latest listing */
+};
+
+/* A VM read through QMP, kept across reads for its schema. */
+struct kvm_qmp_entry {
+	pid_t pid;
+	uint64_t start_ticks;
+	struct kvm_qmp_vm *q;
+	bool seen;
 };
 
 struct kvm_reader {
 	struct io_root root;
+	unsigned flags;
+	bool debugfs; /* <debugfs>/kvm is there */
 	struct kvm_counter *counters;
+	const char **names; /* [ncounters] the counters' names, for QMP */
 	size_t ncounters;
 	int *global_fds; /* [ncounters] */
 	struct kvm_vm_files *vms; /* sorted by dir */
 	size_t nvms, cap;
 	unsigned denied;
+	bool reopen; /* the files are not seekable: read each by its path */
+	struct kvm_qmp_entry *qmps;
+	size_t nqmps;
 };
+
+const char *kvm_source_name(enum kvm_source s)
+{
+	return s == KVM_SOURCE_DEBUGFS ? "debugfs" : s == KVM_SOURCE_QMP ? "qmp" : NULL;
+}
+
+bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
 
 const char *kvm_avail_hint(enum kvm_avail why)
 {
@@ -73,24 +96,26 @@ static bool counter_entry(const char *name)
 	       parse_kvm_vcpu_dir(name, &n) < 0 && kvm_stat_kind(name) != KVM_STAT_IGNORED;
 }
 
-/* Fixes the counter set from a directory's entries (kvm/ itself or a VM directory). */
-static int set_counters(struct kvm_reader *r, char **names, size_t n)
+/* Fixes the counter set: n names (kinds NULL: by name, as debugfs files), unused ones skipped. */
+static int set_counters(struct kvm_reader *r, const char *const *names, const enum kvm_stat_kind *kinds, size_t n)
 {
 	size_t count = 0;
 	for (size_t i = 0; i < n; i++)
-		count += counter_entry(names[i]);
+		count += kinds ? kinds[i] != KVM_STAT_IGNORED : counter_entry(names[i]);
 	if (!count)
 		return 0;
 	r->counters = calloc(count, sizeof(*r->counters));
+	r->names = calloc(count, sizeof(*r->names));
 	r->global_fds = malloc(count * sizeof(*r->global_fds));
-	if (!r->counters || !r->global_fds)
+	if (!r->counters || !r->names || !r->global_fds)
 		return -ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		if (!counter_entry(names[i]))
+		if (kinds ? kinds[i] == KVM_STAT_IGNORED : !counter_entry(names[i]))
 			continue;
 		struct kvm_counter *c = &r->counters[r->ncounters];
 		snprintf(c->name, sizeof(c->name), "%s", names[i]);
-		c->kind = kvm_stat_kind(names[i]);
+		c->kind = kinds ? kinds[i] : kvm_stat_kind(names[i]);
+		r->names[r->ncounters] = c->name;
 		r->global_fds[r->ncounters++] = -1;
 	}
 	return 0;
@@ -105,7 +130,25 @@ static void open_globals(struct kvm_reader *r)
 	}
 }
 
+/* A reader without debugfs, for QMP only. */
+static int open_without_debugfs(const struct io_root *root, unsigned flags, struct kvm_reader **ret)
+{
+	struct kvm_reader *k = calloc(1, sizeof(*k));
+	if (!k)
+		return -ENOMEM;
+	k->root = *root;
+	k->flags = flags;
+	*ret = k;
+	return 0;
+}
+
 int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kvm_avail *ret_why)
+{
+	return kvm_reader_open_with(root, 0, ret, ret_why);
+}
+
+int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_reader **ret,
+			 enum kvm_avail *ret_why)
 {
 	char **names = NULL;
 	size_t n = 0;
@@ -124,6 +167,8 @@ int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kv
 			*ret_why = KVM_NO_DEBUGFS;
 		else
 			*ret_why = KVM_NO_KVM;
+		if (flags & KVM_READ_QMP)
+			return open_without_debugfs(root, flags, ret);
 		return is_denied(r) || is_denied(d) ? -EACCES : -ENOENT;
 	}
 	struct kvm_reader *k = calloc(1, sizeof(*k));
@@ -132,7 +177,9 @@ int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kv
 		return -ENOMEM;
 	}
 	k->root = *root;
-	r = set_counters(k, names, n);
+	k->flags = flags;
+	k->debugfs = true;
+	r = set_counters(k, (const char *const *)names, NULL, n);
 	io_free_names(names, n);
 	if (r < 0) {
 		kvm_reader_close(k);
@@ -143,6 +190,8 @@ int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kv
 	if (k->ncounters && k->denied == k->ncounters) {
 		kvm_reader_close(k);
 		*ret_why = KVM_DENIED;
+		if (flags & KVM_READ_QMP)
+			return open_without_debugfs(root, flags, ret);
 		return -EACCES;
 	}
 	*ret_why = KVM_AVAILABLE;
@@ -166,6 +215,10 @@ void kvm_reader_close(struct kvm_reader *r)
 		close_vm(r, &r->vms[i]);
 	for (size_t i = 0; r->global_fds && i < r->ncounters; i++)
 		io_close(r->global_fds[i]);
+	for (size_t i = 0; i < r->nqmps; i++)
+		kvm_qmp_vm_free(r->qmps[i].q);
+	free(r->qmps);
+	free(r->names);
 	free(r->vms);
 	free(r->global_fds);
 	free(r->counters);
@@ -186,7 +239,7 @@ static int open_vm(struct kvm_reader *r, struct kvm_vm_files *vm)
 	if (e < 0)
 		return e;
 	if (!r->ncounters) { /* no global files: take the set from the first VM */
-		e = set_counters(r, names, n);
+		e = set_counters(r, (const char *const *)names, NULL, n);
 		if (e == 0)
 			open_globals(r);
 	}
@@ -205,7 +258,7 @@ static int open_vm(struct kvm_reader *r, struct kvm_vm_files *vm)
 	size_t opened = 0;
 	for (size_t i = 0; i < r->ncounters; i++) {
 		int fd = io_open(&r->root, IO_SYS, O_RDONLY, KVM_DIR "/%s/%s", vm->dir, r->counters[i].name);
-		r->denied += is_denied(fd);
+		vm->denied += is_denied(fd);
 		vm->fds[i] = fd < 0 ? -1 : fd;
 		opened += fd >= 0;
 	}
@@ -297,14 +350,21 @@ static int sync_vms(struct kvm_reader *r, char **names, size_t n)
 	return err;
 }
 
-/* One pread of a counter file. -ENOENT style errors mean the VM went away. */
-static int read_counter(int fd, maybe_i64 *ret)
+/* One pread of a counter file (dir NULL: a global one). -ENOENT style errors mean the VM went
+ * away. Real debugfs KVM files are not seekable (pread gives ESPIPE, seen on 6.18): those are
+ * opened, read and closed each time instead. */
+static int read_counter(struct kvm_reader *r, int fd, const char *dir, const char *name, maybe_i64 *ret)
 {
 	*ret = UNKNOWN;
 	if (fd < 0)
 		return 0;
 	char buf[32];
-	ssize_t n = io_reread(fd, buf, sizeof(buf));
+	ssize_t n = r->reopen ? -ESPIPE : io_reread(fd, buf, sizeof(buf));
+	if (n == -ESPIPE) {
+		r->reopen = true;
+		n = dir ? io_read(&r->root, IO_SYS, buf, sizeof(buf), KVM_DIR "/%s/%s", dir, name)
+			: io_read(&r->root, IO_SYS, buf, sizeof(buf), KVM_DIR "/%s", name);
+	}
 	if (n < 0)
 		return (int)n;
 	uint64_t v;
@@ -313,18 +373,191 @@ static int read_counter(int fd, maybe_i64 *ret)
 	return 0;
 }
 
+/* ---- QMP: the VMs debugfs cannot give ---- */
+
+static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d)
+{
+	for (size_t i = 0; i < r->nqmps; i++)
+		if (r->qmps[i].pid == d->pid && r->qmps[i].start_ticks == d->start_ticks) {
+			r->qmps[i].seen = true;
+			return &r->qmps[i];
+		}
+	struct kvm_qmp_entry *e = realloc(r->qmps, (r->nqmps + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	r->qmps = e;
+	e = &r->qmps[r->nqmps];
+	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true};
+	if (kvm_qmp_vm_new(d->cfg.qmp.path, &e->q) < 0)
+		return NULL;
+	r->nqmps++;
+	return e;
+}
+
+static void qmp_forget_unseen(struct kvm_reader *r)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < r->nqmps; i++) {
+		if (!r->qmps[i].seen) {
+			kvm_qmp_vm_free(r->qmps[i].q);
+			continue;
+		}
+		r->qmps[i].seen = false;
+		r->qmps[w++] = r->qmps[i];
+	}
+	r->nqmps = w;
+}
+
+/* The first QMP VM read without debugfs fixes the counter set from its schema. */
+static int counters_from_qmp(struct kvm_reader *r, struct kvm_qmp_vm *q)
+{
+	size_t n = kvm_qmp_vm_counters(q, 0, NULL, NULL);
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	enum kvm_stat_kind *kinds = calloc(n ? n : 1, sizeof(*kinds));
+	int e = names && kinds ? 0 : -ENOMEM;
+	if (e == 0) {
+		kvm_qmp_vm_counters(q, n, names, kinds);
+		e = set_counters(r, names, kinds, n);
+	}
+	free(names);
+	free(kinds);
+	return e;
+}
+
+/* Reads one VM through QMP into values ([ncounters]); 0, or a negative errno with why set. */
+static int qmp_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, int *vcpus, char *why, size_t cap)
+{
+	if (d->cfg.qmp.kind != VM_QMP_UNIX) {
+		snprintf(why, cap, "%s", vm_qmp_hint(d->cfg.qmp.kind));
+		return -ENOENT;
+	}
+	struct kvm_qmp_entry *e = qmp_entry(r, d);
+	if (!e)
+		return -ENOMEM;
+	int rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus);
+	if (rc == 0 && !r->ncounters) {
+		if ((rc = counters_from_qmp(r, e->q)) < 0)
+			return rc;
+		maybe_i64 *v = realloc(*values, (r->ncounters ? r->ncounters : 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		*values = v;
+		rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus);
+	}
+	if (rc < 0)
+		snprintf(why, cap, "QMP %.100s: %.200s", d->cfg.qmp.path, kvm_qmp_vm_reason(e->q));
+	return rc;
+}
+
+static struct kvm_vm_sample *sample_of_pid(struct kvm_sample *s, pid_t pid)
+{
+	for (size_t i = 0; i < s->nvms; i++)
+		if (s->vms[i].pid == pid)
+			return &s->vms[i];
+	return NULL;
+}
+
+static int cmp_sample_dir(const void *a, const void *b)
+{
+	return strcmp(((const struct kvm_vm_sample *)a)->dir, ((const struct kvm_vm_sample *)b)->dir);
+}
+
+/* Every QEMU VM whose debugfs counters are missing or denied: through QMP, or listed with the
+ * reason it cannot be read. */
+static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
+{
+	struct vm_list list;
+	if (vm_discover(&r->root, NULL, 0, &list) < 0)
+		return 0; /* debugfs' figures stand */
+	int err = 0;
+	bool via_qmp = false;
+	for (size_t i = 0; i < list.n && !err; i++) {
+		const struct vm *d = &list.vms[i];
+		struct kvm_vm_sample *s = sample_of_pid(ret, d->pid);
+		if (d->cfg.vmm != VMM_QEMU || (s && !s->denied))
+			continue;
+		maybe_i64 *values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(*values));
+		if (!values) {
+			err = -ENOMEM;
+			break;
+		}
+		int vcpus = -1;
+		char why[320] = "";
+		int rc = qmp_read(r, d, &values, &vcpus, why, sizeof(why));
+		if (rc == -ENOMEM) {
+			free(values);
+			err = rc;
+			break;
+		}
+		if (s) { /* in debugfs, but some of its files are closed */
+			if (rc == 0) {
+				free(s->values);
+				s->values = values;
+				s->source = KVM_SOURCE_QMP;
+				s->vcpus = vcpus;
+				s->unavailable[0] = '\0';
+				ret->denied -= s->denied;
+				s->denied = 0;
+				via_qmp = true;
+			} else {
+				free(values);
+				snprintf(s->unavailable, sizeof(s->unavailable), "debugfs: %u files denied; %.280s", s->denied, why);
+			}
+			continue;
+		}
+		struct kvm_vm_sample *v = realloc(ret->vms, (ret->nvms + 1) * sizeof(*v));
+		if (!v) {
+			free(values);
+			err = -ENOMEM;
+			break;
+		}
+		ret->vms = v;
+		s = &ret->vms[ret->nvms++];
+		*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = vcpus,
+					    .values = values, .source = rc == 0 ? KVM_SOURCE_QMP : KVM_SOURCE_NONE};
+		snprintf(s->dir, sizeof(s->dir), "%d-qmp", (int)d->pid);
+		via_qmp |= rc == 0;
+		snprintf(s->name, sizeof(s->name), "%s", d->cfg.name);
+		if (rc < 0) {
+			for (size_t c = 0; c < r->ncounters; c++)
+				values[c] = UNKNOWN;
+			snprintf(s->unavailable, sizeof(s->unavailable), "%s%.300s", r->debugfs ? "" : "no debugfs; ", why);
+		}
+	}
+	vm_list_free(&list);
+	qmp_forget_unseen(r);
+	/* Closed global files do not matter once the VMs' own counters are summed instead. */
+	if (via_qmp && ret->denied >= r->denied)
+		ret->denied -= r->denied;
+	/* The counter set may have just been fixed: the global totals follow it. */
+	if (!err && ret->ncounters != r->ncounters) {
+		maybe_i64 *t = realloc(ret->total, (r->ncounters ? r->ncounters : 1) * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = ret->ncounters; i < r->ncounters; i++)
+			t[i] = UNKNOWN;
+		ret->total = t;
+		ret->ncounters = r->ncounters;
+	}
+	if (ret->nvms)
+		qsort(ret->vms, ret->nvms, sizeof(*ret->vms), cmp_sample_dir);
+	return err;
+}
+
 int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	char **names = NULL;
-	size_t n = 0;
-	int e = io_list_dir(&r->root, IO_SYS, &names, &n, KVM_DIR);
-	if (e < 0)
-		return e;
-	e = sync_vms(r, names, n);
-	io_free_names(names, n);
-	if (e < 0)
-		return e;
+	if (r->debugfs) {
+		char **names = NULL;
+		size_t n = 0;
+		int e = io_list_dir(&r->root, IO_SYS, &names, &n, KVM_DIR);
+		if (e < 0)
+			return e;
+		e = sync_vms(r, names, n);
+		io_free_names(names, n);
+		if (e < 0)
+			return e;
+	}
 
 	ret->monotonic_seconds = clock_monotonic_seconds();
 	ret->ncounters = r->ncounters;
@@ -336,7 +569,7 @@ int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < r->ncounters; i++)
-		if (read_counter(r->global_fds[i], &ret->total[i]) < 0)
+		if (read_counter(r, r->global_fds[i], NULL, r->counters[i].name, &ret->total[i]) < 0)
 			ret->total[i] = UNKNOWN;
 	for (size_t v = 0; v < r->nvms; v++) {
 		struct kvm_vm_files *vm = &r->vms[v];
@@ -347,11 +580,17 @@ int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
 			return -ENOMEM;
 		}
 		bool gone = false;
+		s->denied = vm->denied;
 		for (size_t i = 0; i < r->ncounters && !gone; i++) {
-			int rr = read_counter(vm->fds[i], &s->values[i]);
+			int rr = read_counter(r, vm->fds[i], vm->dir, r->counters[i].name, &s->values[i]);
 			gone = rr < 0 && !is_denied(rr);
-			ret->denied += is_denied(rr);
+			s->denied += is_denied(rr);
 		}
+		ret->denied += s->denied;
+		if (s->denied)
+			snprintf(s->unavailable, sizeof(s->unavailable),
+				 "debugfs: %u counter files denied (even root is refused on a locked-down or nested KVM)",
+				 s->denied);
 		if (gone) { /* removed under us: the next listing drops it */
 			free(s->values);
 			s->values = NULL;
@@ -364,10 +603,36 @@ int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
 		s->kvm_fd = vm->kvm_fd;
 		s->start_ticks = vm->start_ticks;
 		s->vcpus = vm->vcpus;
+		s->source = KVM_SOURCE_DEBUGFS;
 		ret->nvms++;
 	}
 	ret->denied += r->denied;
+	if (r->flags & KVM_READ_QMP) {
+		int e = qmp_pass(r, ret);
+		if (e < 0) {
+			kvm_sample_free(ret);
+			return e;
+		}
+	}
 	return 0;
+}
+
+int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap)
+{
+	struct kvm_sample s;
+	int e = kvm_reader_sample(r, &s);
+	if (e < 0)
+		return e;
+	e = -ENOENT;
+	why[0] = '\0';
+	for (size_t i = 0; i < s.nvms; i++) {
+		if (s.vms[i].source != KVM_SOURCE_NONE)
+			e = 0;
+		else if (!why[0])
+			snprintf(why, cap, ": VM %.64s: %.250s", s.vms[i].name[0] ? s.vms[i].name : "?", s.vms[i].unavailable);
+	}
+	kvm_sample_free(&s);
+	return e;
 }
 
 void kvm_sample_free(struct kvm_sample *s)

@@ -33,14 +33,25 @@ enum kvm_avail {
 /* One line telling the user what to do about it ("" for KVM_AVAILABLE). */
 const char *kvm_avail_hint(enum kvm_avail why);
 
+/* Where a VM's counters came from. */
+enum kvm_source {
+	KVM_SOURCE_NONE,    /* nowhere: unavailable says why */
+	KVM_SOURCE_DEBUGFS, /* its <pid>-<fd> directory */
+	KVM_SOURCE_QMP,     /* QEMU's query-stats on its QMP socket (core/kvm_qmp.h) */
+};
+const char *kvm_source_name(enum kvm_source s); /* "debugfs", "qmp"; NULL for none */
+
 struct kvm_vm_sample {
-	char dir[32];      /* "<pid>-<fd>" */
+	char dir[32];      /* "<pid>-<fd>"; "<pid>-qmp" for a VM that has no debugfs directory */
 	pid_t pid;
-	int kvm_fd;        /* the VMM's file descriptor for this VM */
+	int kvm_fd;        /* the VMM's file descriptor for this VM; -1 when not from debugfs */
 	char name[256];    /* the VM's name from discovery; "" when unknown or not a VM process */
 	uint64_t start_ticks; /* the process's start time (0 unknown): pid + start identify it */
 	int vcpus;         /* vcpuN subdirectories when the VM appeared; -1 when the kernel has none */
 	maybe_i64 *values; /* [ncounters] */
+	enum kvm_source source;
+	unsigned denied;   /* its debugfs files we had no permission to read */
+	char unavailable[320]; /* why counters are missing, in one line; "" when all were read */
 };
 
 struct kvm_sample {
@@ -57,6 +68,18 @@ struct kvm_reader;
 
 /* Opens <sys>/kernel/debug/kvm. On failure returns a negative errno and says why in *ret_why. */
 int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kvm_avail *ret_why);
+
+/* KVM_READ_QMP: also read, through QMP query-stats, every QEMU VM whose debugfs counters are
+ * missing or denied (one discovery pass and one short QMP visit per such VM and read), and list
+ * the VMs that cannot be read at all with their reason. Then debugfs may be absent: the reader
+ * opens anyway, *ret_why says what debugfs lacks, kvm_reader_has_debugfs() is false. */
+#define KVM_READ_QMP (1u << 0)
+int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_reader **ret,
+			 enum kvm_avail *ret_why);
+bool kvm_reader_has_debugfs(const struct kvm_reader *r);
+/* One read to see whether any VM can be read (without debugfs, through QMP): 0, or -ENOENT with
+ * why the first VM could not be in why (": VM NAME: reason"; "" when there is no QEMU VM). */
+int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap);
 void kvm_reader_close(struct kvm_reader *r);
 
 size_t kvm_reader_ncounters(const struct kvm_reader *r);

@@ -28,6 +28,9 @@ static bool keep_vm(const struct kvm_delta_filter *f, const struct kvm_vm_sample
 	return !f || !f->vm || f->vm(vm, f->data);
 }
 
+/* VMs with no source at all are listed (with their reason) but not summed. */
+static bool counted(const struct kvm_delta_vm *v) { return v->vm->source != KVM_SOURCE_NONE; }
+
 /* What one change adds to a running count: the delta, or the whole value after a reset. */
 static void add_increase(maybe_i64 *sum, const struct kvm_change *c)
 {
@@ -82,18 +85,21 @@ static void add_totals(const struct kvm_reader *kr, const struct kvm_sample *a, 
 				add_increase(&d->increase[s], &global);
 		} else {
 			for (size_t v = 0; v < d->nvms; v++) {
+				if (!counted(&d->vms[v]))
+					continue;
 				kvm_change_add(&sum, &d->vms[v].changes[s], d->seconds);
 				if (kind != KVM_STAT_GAUGE)
 					add_increase(&d->increase[s], &d->vms[v].changes[s]);
 			}
 		}
-		if (!d->filtered && (!vm_dirs || kind == KVM_STAT_GAUGE)) {
+		/* Without readable global files (QMP only), the VMs' sum stands for them. */
+		if (!d->filtered && (!vm_dirs || (kind == KVM_STAT_GAUGE && b->total[i].known))) {
 			d->total[s] = global;
 			continue;
 		}
 		if (kind == KVM_STAT_GAUGE)
 			sum.per_second = NAN;
-		if (!d->filtered)
+		if (!d->filtered && b->total[i].known)
 			sum.total = b->total[i];
 		d->total[s] = sum;
 	}

@@ -18,7 +18,9 @@
  * - increase[s]: what a host-wide running count adds (events, or ns for times; unknown for
  *   gauges): each VM's delta, or its whole value after a reset (it restarted from zero), VMs
  *   whose value is unknown left out; the global file's the same way when there are no VMs.
- *   Events of a VM that went away since the earlier read are not counted. */
+ *   Events of a VM that went away since the earlier read are not counted.
+ * - VMs whose counters have no source (kvm_vm_sample.unavailable says why) are listed, not summed;
+ *   without global files (QMP only) the host total is the sum over the VMs read. */
 #ifndef VMHOST_CORE_KVM_DELTA_H
 #define VMHOST_CORE_KVM_DELTA_H
 

@@ -37,8 +37,14 @@ static void json_vm_ident(struct json *j, const struct kvm_vm_sample *vm)
 {
 	json_int(j, "pid", vm->pid);
 	json_string(j, "name", vm->name[0] ? vm->name : NULL);
-	json_string(j, "debugfs_dir", vm->dir);
-	json_int(j, "kvm_fd", vm->kvm_fd);
+	json_string(j, "source", kvm_source_name(vm->source));
+	json_string(j, "debugfs_dir", vm->kvm_fd >= 0 ? vm->dir : NULL);
+	if (vm->kvm_fd >= 0)
+		json_int(j, "kvm_fd", vm->kvm_fd);
+	else
+		json_null(j, "kvm_fd");
+	if (vm->unavailable[0])
+		json_string(j, "unavailable", vm->unavailable);
 	if (vm->vcpus >= 0)
 		json_int(j, "vcpus", vm->vcpus);
 	else
@@ -252,6 +258,12 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol)
 		kvm_vm_label(label, sizeof(label), d->gone[v]);
 		fprintf(f, "VM %s (%s) went away during the interval: its last events are not counted%s\n", label,
 			d->gone[v]->dir, eol);
+	}
+	for (size_t v = 0; v < d->nvms; v++) {
+		char label[64];
+		kvm_vm_label(label, sizeof(label), d->vms[v].vm);
+		if (d->vms[v].vm->unavailable[0])
+			fprintf(f, "VM %s: %s%s\n", label, d->vms[v].vm->unavailable, eol);
 	}
 	if (d->vanished)
 		fprintf(f, "%u VM director%s vanished while being read%s\n", d->vanished, d->vanished == 1 ? "y" : "ies",

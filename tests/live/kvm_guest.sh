@@ -34,8 +34,9 @@ exits=$(grep -c '^kvm_exit ' "$TEST_TMP/trace")
 # The firmware guest under QEMU with accel=kvm: query-stats twice, a second apart.
 sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
 SOCK=$TEST_TMP/qmp.sock
-spawn qemu-system-x86_64 -machine pc,accel=kvm -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults \
+spawn qemu-system-x86_64 -name fwguest -machine pc,accel=kvm -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults \
 	-qmp "unix:$SOCK,server=on,wait=off"
+QEMU=$SPAWNED
 for i in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
 exits() { "$P" stats "$SOCK" | awk '$1 == "vcpu0" && $3 == "exits" { print $5 }'; }
 a=$(exits); t0=$(date +%s%N); sleep 1; b=$(exits); t1=$(date +%s%N)
@@ -47,9 +48,43 @@ check "per-vCPU kinds from the schema (exits events, halt_wait_ns time_ns)" \
 	sh -c "grep -q ' exits events ' '$TEST_TMP/stats' && grep -q ' halt_wait_ns time_ns ' '$TEST_TMP/stats'"
 check "histograms as arrays" grep -q ' log2-histogram \[' "$TEST_TMP/stats"
 check "the socket is usable after" test "$("$P" qmp "$SOCK" query-status | jq -r .status)" = running
-"$P" hold "$SOCK" 2 >"$TEST_TMP/hold" &
+# vmhost exits on the same guest: no debugfs here (or a debugfs that refuses the vCPU counters),
+# so its counters come from QMP. Bracketed by QEMU's own figures: vmhost's delta over its 1 s
+# window lies inside QEMU's over the longer window around it.
+q0=$(exits)
+"$VMHOST" --json exits --once --interval 1 --pid "$QEMU" --fields '^exits$' >"$TEST_TMP/x.json" 2>"$TEST_TMP/x.err"
+check "vmhost exits via QMP: exit 0" [ $? = 0 ]
+q1=$(exits)
+jq -c '.vms[0] | {source, name, vcpus, unavailable, exits: .counters.exits}' "$TEST_TMP/x.json"
+check "the VM's source is qmp" jq -e '.vms[0].source == "qmp" and .vms[0].unavailable == null' "$TEST_TMP/x.json"
+d=$(jq '.vms[0].counters.exits.delta' "$TEST_TMP/x.json")
+say "vmhost delta $d over $(jq .interval_seconds "$TEST_TMP/x.json") s; QEMU's own: $((q1 - q0)) around it"
+check "vmhost's exits delta within QEMU's own over the bracketing window" \
+	awk -v d="$d" -v q=$((q1 - q0)) 'BEGIN { exit !(d > 0 && d <= q && d >= 0.3 * q) }'
+check "the host total is the VM's (no global files to read)" jq -e '.total.exits.delta == .vms[0].counters.exits.delta' "$TEST_TMP/x.json"
+check "the socket is usable after vmhost" test "$("$P" qmp "$SOCK" query-status | jq -r .status)" = running
+# With debugfs mounted (in a private mount namespace): the VM's directory is there, and where its
+# vCPU counters are refused (this nested KVM) QMP fills them in.
+unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; exec "$0" --json exits --once --interval 0.3 --pid "$1" --fields "^exits$|pages_4k"' \
+	"$VMHOST" "$QEMU" >"$TEST_TMP/xd.json" 2>"$TEST_TMP/xd.err"
+check "with debugfs: exit 0" [ $? = 0 ]
+jq -c '.vms[0] | {source, debugfs_dir, unavailable}' "$TEST_TMP/xd.json"
+check "with debugfs: its directory found, every counter known" \
+	jq -e '.vms[0] | (.debugfs_dir | test("^[0-9]+-[0-9]+$")) and .unavailable == null and .counters.exits.delta > 0' "$TEST_TMP/xd.json"
+"$VMHOST" exits -- sleep 0.3 >"$TEST_TMP/xc.txt" 2>&1
+check "exits -- CMD via QMP: the guest's exits over the command" grep -Eq '^exits +[0-9]+ +[1-9][0-9]* ' "$TEST_TMP/xc.txt"
+
+"$P" hold "$SOCK" 4 >"$TEST_TMP/hold" &
 TEST_PIDS="$TEST_PIDS $!"
 sleep 0.5
 "$P" stats "$SOCK" 2>"$TEST_TMP/err" >/dev/null
 check "while another client holds it: busy" grep -q '^error: QMP busy' "$TEST_TMP/err"
+"$VMHOST" exits --once --interval 0.1 --pid "$QEMU" 2>"$TEST_TMP/busy.err" >/dev/null
+rc=$?
+cat "$TEST_TMP/busy.err"
+if [ -d /sys/kernel/debug/kvm ]; then
+	check "vmhost exits on a busy monitor: says so" grep -q 'QMP busy' "$TEST_TMP/busy.err"
+else
+	check "vmhost exits on a busy monitor: exit 1, says why in one line" sh -c "[ $rc = 1 ] && grep -q 'VM .*QMP busy' '$TEST_TMP/busy.err'"
+fi
 finish
