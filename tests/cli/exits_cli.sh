@@ -132,6 +132,36 @@ R=$FX/exits-nodebugfs
 vx --once >/dev/null 2>"$TEST_TMP/e1"
 check "debugfs not mounted: exit 1" test $? = 1
 check "debugfs not mounted: how to mount it" has "mount -t debugfs none /sys/kernel/debug" "$TEST_TMP/e1"
+# QEMU VMs but no debugfs: each is tried through QMP, and the one-line reason names what failed.
+fixture exits-nodebugfs
+qemu_proc() { # pid name extra-args...
+	local pid=$1 name=$2
+	shift 2
+	mkdir -p "$R/proc/$pid"
+	{ printf 'qemu-system-x86_64\0-name\0%s\0-m\0512\0' "$name"; for a in "$@"; do printf '%s\0' "$a"; done; } >"$R/proc/$pid/cmdline"
+	echo "$pid (qemu-system-x86) S 1 $pid $pid 0 -1 0 0 0 0 0 5 5 0 0 20 0 3 0 999 0 0" >"$R/proc/$pid/stat"
+	echo "0::/system.slice/$name.scope" >"$R/proc/$pid/cgroup"
+}
+qemu_proc 901 nosock
+vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q1"
+check "no debugfs, VM without a QMP socket: exit 1" test $? = 1
+check "... says the VM has no QMP socket" grep -q 'VM nosock: no debugfs; no QMP socket on the command line' "$TEST_TMP/q1"
+rm -rf "$R/proc/901"
+qemu_proc 902 stale -qmp "unix:$TEST_TMP/no-such.sock,server=on,wait=off"
+vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q2"
+check "... a socket nobody listens on: its path and the error" grep -q "VM stale: no debugfs; QMP $TEST_TMP/no-such.sock: " "$TEST_TMP/q2"
+rm -rf "$R/proc/902"
+qemu_proc 903 libvirt -chardev socket,id=charmonitor,fd=33,server=on,wait=off -mon chardev=charmonitor,id=monitor,mode=control
+vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q3"
+check "... a monitor libvirt holds: says to use virsh domstats" grep -q 'VM libvirt: .*virsh domstats' "$TEST_TMP/q3"
+# With debugfs, a QEMU VM that has no directory there is listed with its reason, not summed.
+fixture exits-intel
+qemu_proc 904 tcgguest
+vx --once --interval 0.01 --json >"$TEST_TMP/q4.json"
+check "a VM without counters: listed, source null, with the reason" \
+	jq -e '.vms[] | select(.pid == 904) | .source == null and (.unavailable | test("no QMP socket")) and .counters.exits.total == null' "$TEST_TMP/q4.json" >/dev/null
+check "... and the others from debugfs" jq -e '[.vms[] | select(.pid != 904) | .source == "debugfs"] | all and length == 4' "$TEST_TMP/q4.json" >/dev/null
+check "... not in the total" jq -e '.total.exits.delta == 0 and .total.exits.total == 82123450' "$TEST_TMP/q4.json" >/dev/null
 R=$FX/exits-nokvm
 vx --once >/dev/null 2>"$TEST_TMP/e2"
 check "no KVM: exit 1" test $? = 1
