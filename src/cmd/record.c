@@ -144,8 +144,11 @@ static int start_sampler(struct ctx *ctx, const struct record_opts *o, struct st
 	if (sampler_new(&sc, ret) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
 	enum kvm_avail why;
-	if (sc.kvm && !sampler_kvm(*ret, &why) && why != KVM_NO_KVM && ctx->format != OUT_JSON && !o->quiet)
-		warn(ctx, "KVM counters are not recorded: %s", kvm_avail_hint(why));
+	bool kvm = sc.kvm && sampler_kvm(*ret, &why);
+	if (sc.kvm && why != KVM_AVAILABLE && why != KVM_NO_KVM && ctx->format != OUT_JSON && !o->quiet)
+		warn(ctx, kvm ? "no debugfs KVM counters (%s); QEMU VMs are read through their QMP sockets"
+			      : "KVM counters are not recorded: %s",
+		     kvm_avail_hint(why));
 	return EXIT_OK;
 }
 

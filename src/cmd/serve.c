@@ -289,6 +289,9 @@ static int start_http(struct server *sv)
 	enum kvm_avail why;
 	if (!o->no_kvm && !sampler_kvm(sv->sampler, &why))
 		fprintf(stderr, "vmhost: serve: no KVM counters (vmhost_kvm_available 0): %s\n", kvm_avail_hint(why));
+	else if (!o->no_kvm && why != KVM_AVAILABLE)
+		fprintf(stderr, "vmhost: serve: no debugfs KVM counters (%s); QEMU VMs are read through their QMP sockets\n",
+			kvm_avail_hint(why));
 	fprintf(stderr, "vmhost: serve: listening on http://%s/metrics\n", where);
 	return EXIT_OK;
 }

@@ -36,6 +36,7 @@ struct kvm_qmp_entry {
 	pid_t pid;
 	uint64_t start_ticks;
 	struct kvm_qmp_vm *q;
+	int permanent; /* an error that will not change for this process (TCG, QEMU before 7.1) */
 	bool seen;
 };
 
@@ -434,7 +435,9 @@ static int qmp_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values
 	struct kvm_qmp_entry *e = qmp_entry(r, d);
 	if (!e)
 		return -ENOMEM;
-	int rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus);
+	int rc = e->permanent ? e->permanent : kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus);
+	if (rc == -ENODATA || rc == -EOPNOTSUPP)
+		e->permanent = rc; /* not asked again: the reason stays */
 	if (rc == 0 && !r->ncounters) {
 		if ((rc = counters_from_qmp(r, e->q)) < 0)
 			return rc;

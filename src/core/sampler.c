@@ -80,7 +80,7 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret)
 		s->sink = *cfg->sink;
 	s->cfg.sink = cfg->sink ? &s->sink : NULL;
 	s->kvm_why = KVM_NO_KVM;
-	if (cfg->kvm && kvm_reader_open(&cfg->root, &s->kvm, &s->kvm_why) < 0)
+	if (cfg->kvm && kvm_reader_open_with(&cfg->root, KVM_READ_QMP, &s->kvm, &s->kvm_why) < 0)
 		s->kvm = NULL; /* remembered in kvm_why */
 	s->last_kvm_rows = -INFINITY;
 	*ret = s;
@@ -158,6 +158,13 @@ static int kvm_read(struct sampler *s, struct sample *x)
 	int r = kvm_reader_sample(s->kvm, &b);
 	if (r < 0)
 		return r;
+	bool readable = kvm_reader_has_debugfs(s->kvm);
+	for (size_t i = 0; i < b.nvms && !readable; i++)
+		readable = b.vms[i].source != KVM_SOURCE_NONE;
+	if (!readable) { /* no debugfs and no VM through QMP: nothing to export or record */
+		kvm_sample_free(&b);
+		return -ENODATA;
+	}
 	/* Everything that can fail before the sums change: a failed read adds nothing. */
 	if (kvm_host_grow(&s->kvm_host, &s->nkvm_host, b.ncounters) < 0 ||
 	    !(x->kvm_host = malloc((s->nkvm_host ? s->nkvm_host : 1) * sizeof(*x->kvm_host))) ||
@@ -180,7 +187,7 @@ static void kvm_refresh(struct sampler *s, struct sample *x)
 	double start = clock_monotonic_seconds();
 	int r = kvm_read(s, x);
 	x->snap.gather_seconds += clock_monotonic_seconds() - start; /* part of the gathering */
-	if (r < 0 && !s->kvm_failing)
+	if (r < 0 && r != -ENODATA && !s->kvm_failing)
 		sampler_warn(s, "KVM counters are no longer readable (%s); going on without them", strerror(-r));
 	s->kvm_failing = r < 0;
 	if (r == 0) {

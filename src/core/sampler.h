@@ -78,8 +78,8 @@ struct sampler;
 int sampler_new(const struct sampler_config *cfg, struct sampler **ret);
 void sampler_free(struct sampler *s); /* after the last sample using its KVM reader is gone */
 
-/* Whether KVM's counters are read (cfg.kvm and the debugfs directory opened); when not,
- * *ret_why says why (core/kvm.h). */
+/* Whether KVM's counters are read (cfg.kvm): from debugfs (*ret_why KVM_AVAILABLE), or, with
+ * debugfs missing or closed (*ret_why says how), QEMU VMs through QMP (core/kvm.h). */
 bool sampler_kvm(const struct sampler *s, enum kvm_avail *ret_why);
 /* Names and kinds of the KVM counters in samples; NULL without KVM. */
 const struct kvm_reader *sampler_kvm_reader(const struct sampler *s);

@@ -362,8 +362,8 @@ static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct
 static void kvm_families(struct prom *p, const struct snapshot *s, const struct prom_kvm *k)
 {
 	prom_family(p, "vmhost_kvm_available", PROM_GAUGE,
-		    "1 when KVM's debugfs counters are readable (<sys>/kernel/debug/kvm); 0 and no vmhost_kvm_* "
-		    "counters otherwise.");
+		    "1 when KVM's counters are readable (<sys>/kernel/debug/kvm, or QMP query-stats for QEMU VMs "
+		    "where debugfs is closed); 0 and no vmhost_kvm_* counters otherwise.");
 	prom_int(p, NULL, 0, k->available);
 	if (!k->available)
 		return;

@@ -74,6 +74,27 @@ check "with debugfs: its directory found, every counter known" \
 "$VMHOST" exits -- sleep 0.3 >"$TEST_TMP/xc.txt" 2>&1
 check "exits -- CMD via QMP: the guest's exits over the command" grep -Eq '^exits +[0-9]+ +[1-9][0-9]* ' "$TEST_TMP/xc.txt"
 
+# serve and record read the same guest through QMP: the exporter's per-VM exits grow between two
+# scrapes, and the recorder stores them under the VM's series.
+spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0.1 2>"$TEST_TMP/serve.log"
+SERVER=$SPAWNED
+for i in $(seq 100); do
+	PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/serve.log")
+	[ -n "$PORT" ] && break
+	sleep 0.1
+done
+m() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v p="$QEMU" '/^vmhost_kvm_events_total\{/ && index($0, "pid=\"" p "\"") && /event="exits"/ { print $2 }'; }
+m1=$(m); sleep 0.5; m2=$(m)
+say "serve: vmhost_kvm_events_total{event=exits} $m1 -> $m2"
+check "serve exports the QMP guest's exits, growing" awk -v a="$m1" -v b="$m2" 'BEGIN { exit !(a > 0 && b > a) }'
+check "serve: vmhost_kvm_available 1" sh -c "curl -s http://127.0.0.1:$PORT/metrics | grep -q '^vmhost_kvm_available 1'"
+check "serve: says debugfs is missing and QMP is used" grep -q 'QMP sockets' "$TEST_TMP/serve.log"
+kill "$SERVER"; wait "$SERVER" 2>/dev/null
+"$VMHOST" record --db "$TEST_TMP/k.db" --interval 0.2 --kvm-interval 0.2 --duration 1 --quiet
+rows=$(sqlite3 "$TEST_TMP/k.db" "SELECT count(*) FROM kvm_samples k JOIN kvm_counters c ON c.id = k.counter_id JOIN vms v ON v.id = k.vm_id WHERE c.name = 'exits' AND v.pid = $QEMU")
+check "record stores the QMP guest's exits ($rows rows)" ge "$rows" 2
+check "the socket is usable after serve and record" test "$("$P" qmp "$SOCK" query-status | jq -r .status)" = running
+
 "$P" hold "$SOCK" 4 >"$TEST_TMP/hold" &
 TEST_PIDS="$TEST_PIDS $!"
 sleep 0.5
