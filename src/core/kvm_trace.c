@@ -205,6 +205,15 @@ static int open_thread(struct kvm_trace *t, pid_t tid, struct thread_events *ret
 			return r == -EINVAL ? -EINVAL : r;
 		}
 	}
+	for (size_t i = 0; i < t->ncounters; i++) {
+		if (i > 0 && t->counters[i].event == t->counters[i - 1].event)
+			continue;
+		int r = io_perf_enable_group(th.fds[i]);
+		if (r < 0) {
+			close_thread(t, &th);
+			return r;
+		}
+	}
 	*ret = th;
 	return 0;
 }

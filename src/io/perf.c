@@ -36,8 +36,14 @@ int io_perf_tracepoint(unsigned id, pid_t tid, int group_fd)
 	attr.size = sizeof(attr);
 	attr.config = id;
 	attr.read_format = PERF_FORMAT_GROUP;
+	attr.disabled = 1; /* counting starts once its filter is set (io_perf_enable_group) */
 	long fd = syscall(SYS_perf_event_open, &attr, tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
+}
+
+int io_perf_enable_group(int leader_fd)
+{
+	return ioctl(leader_fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;
 }
 
 int io_perf_set_filter(int fd, const char *filter)

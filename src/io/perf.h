@@ -13,10 +13,14 @@
  * mounted), or -EACCES (mounted, not readable by this user). */
 int io_tracefs_dir(const struct io_root *root, char *ret, size_t cap);
 
-/* Opens a counting event on tracepoint id for one thread (any CPU). group_fd -1 makes a group
- * leader whose read returns every member's count (PERF_FORMAT_GROUP). Returns an fd or a
+/* Opens a counting event on tracepoint id for one thread (any CPU), disabled. group_fd -1 makes a
+ * group leader whose read returns every member's count (PERF_FORMAT_GROUP). Returns an fd or a
  * negative errno: -EACCES/-EPERM not allowed, -ESRCH no such thread, -EMFILE out of fds. */
 int io_perf_tracepoint(unsigned id, pid_t tid, int group_fd);
+
+/* Starts a group counting, once every member's filter is set: an event that counted before its
+ * filter would count every hit of the tracepoint meanwhile. Returns 0 or a negative errno. */
+int io_perf_enable_group(int leader_fd);
 
 /* Sets a tracepoint filter ("exit_reason == 12"). Returns 0 or a negative errno. */
 int io_perf_set_filter(int fd, const char *filter);
