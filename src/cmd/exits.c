@@ -30,6 +30,7 @@ struct exits_opts {
 	regex_t fields;
 	bool have_fields;
 	long count; /* refreshes before stopping (live, log); 0 = until interrupted */
+	bool reasons; /* count exit reasons by tracepoints */
 	char **command;
 };
 
@@ -41,7 +42,7 @@ struct exits_opts {
 static void exits_help(void)
 {
 	printf("usage: vmhost exits [--once|--log] [--interval SEC] [--count N] [--vm NAME]... [--pid PID]...\n"
-	       "                    [--fields REGEX] [--json|--csv] [-- CMD ARGS...]\n"
+	       "                    [--fields REGEX] [--reasons] [--json|--csv] [-- CMD ARGS...]\n"
 	       "\n"
 	       "KVM exit and event counters, per VM and in total, from debugfs (<sys-root>/kernel/debug/kvm)\n"
 	       "or, for QEMU VMs whose debugfs counters are closed or missing, from QMP query-stats.\n"
@@ -61,6 +62,8 @@ static void exits_help(void)
 	       "  --pid PID        only the VM of this process (exact pid; repeatable)\n"
 	       "  --fields REGEX   only counters whose name matches (extended regex, unanchored as in\n"
 	       "                   kvm_stat -f: use ^exits$ for one)\n"
+	       "  --reasons        also count exits by reason from tracepoints (kvm_exit, kvm_userspace_exit,\n"
+	       "                   kvm_pio per port): rows kvm_pio/0x80 out ...; needs tracefs and perf events\n"
 	       "\n"
 	       "Counters ending in _ns are times: shown as seconds and as percent of the interval\n"
 	       "(of one CPU; vCPUs add up). Gauges (pages_4k, mmu_unsync, ...) show their value.\n"
@@ -78,6 +81,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 		{"vm", required_argument, NULL, 'g'},
 		{"pid", required_argument, NULL, 'p'},
 		{"fields", required_argument, NULL, 'f'},
+		{"reasons", no_argument, NULL, 'r'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -85,7 +89,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 	args_reset();
 	int c;
 	bool once = false, log = false;
-	while ((c = getopt_long(argc, argv, "+1li:n:g:p:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+1li:n:g:p:f:rh", longopts, NULL)) != -1) {
 		switch (c) {
 		case '1': once = true; break;
 		case 'l': log = true; break;
@@ -123,6 +127,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 			o->have_fields = true;
 			o->fields_arg = optarg;
 			break;
+		case 'r': o->reasons = true; break;
 		case 'h': *help = true; break;
 		default:
 			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
@@ -406,7 +411,7 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 	struct kvm_reader *kr = NULL;
 	enum kvm_avail why;
 	char qmp_why[400] = "";
-	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP, &kr, &why);
+	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0), &kr, &why);
 	if (r == 0 && !kvm_reader_has_debugfs(kr))
 		r = kvm_reader_probe(kr, qmp_why, sizeof(qmp_why));
 	if (r < 0) {

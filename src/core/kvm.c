@@ -7,7 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kvm_host.h"
 #include "core/kvm_qmp.h"
+#include "core/kvm_trace.h"
 #include "core/snapshot.h"
 #include "core/vm.h"
 
@@ -40,6 +42,14 @@ struct kvm_qmp_entry {
 	bool seen;
 };
 
+/* A VM's exit reasons by tracepoints, kept open across reads. */
+struct kvm_trace_entry {
+	pid_t pid;
+	uint64_t start_ticks;
+	struct kvm_trace *t; /* NULL when opening failed */
+	bool seen;
+};
+
 struct kvm_reader {
 	struct io_root root;
 	unsigned flags;
@@ -54,6 +64,11 @@ struct kvm_reader {
 	bool reopen; /* the files are not seekable: read each by its path */
 	struct kvm_qmp_entry *qmps;
 	size_t nqmps;
+	struct kvm_trace_entry *traces;
+	size_t ntraces;
+	size_t reasons_first;  /* index of the first reason counter; ncounters when none yet */
+	size_t nreasons;
+	char reasons_why[256];
 };
 
 const char *kvm_source_name(enum kvm_source s)
@@ -62,6 +77,7 @@ const char *kvm_source_name(enum kvm_source s)
 }
 
 bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
+const char *kvm_reader_reasons_why(const struct kvm_reader *r) { return r->reasons_why; }
 
 const char *kvm_avail_hint(enum kvm_avail why)
 {
@@ -219,6 +235,9 @@ void kvm_reader_close(struct kvm_reader *r)
 	for (size_t i = 0; i < r->nqmps; i++)
 		kvm_qmp_vm_free(r->qmps[i].q);
 	free(r->qmps);
+	for (size_t i = 0; i < r->ntraces; i++)
+		kvm_trace_close(r->traces[i].t);
+	free(r->traces);
 	free(r->names);
 	free(r->vms);
 	free(r->global_fds);
@@ -547,6 +566,146 @@ static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
 	return err;
 }
 
+/* ---- exit reasons by tracepoints ---- */
+
+/* Appends n counters (names copied) to the set: every array sized by ncounters grows with it,
+ * the new entries unknown or closed. */
+static int grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const char *const *names, size_t n)
+{
+	size_t old = r->ncounters, nc = old + n;
+	struct kvm_counter *c = realloc(r->counters, nc * sizeof(*c));
+	if (c)
+		r->counters = c;
+	const char **nm = c ? realloc(r->names, nc * sizeof(*nm)) : NULL;
+	if (nm)
+		r->names = nm;
+	int *g = nm ? realloc(r->global_fds, nc * sizeof(*g)) : NULL;
+	if (!g)
+		return -ENOMEM;
+	r->global_fds = g;
+	for (size_t v = 0; v < r->nvms; v++) {
+		int *fds = realloc(r->vms[v].fds, nc * sizeof(*fds));
+		if (!fds)
+			return -ENOMEM;
+		r->vms[v].fds = fds;
+		for (size_t i = old; i < nc; i++)
+			fds[i] = -1;
+	}
+	for (size_t v = 0; v < ret->nvms; v++) {
+		maybe_i64 *x = realloc(ret->vms[v].values, nc * sizeof(*x));
+		if (!x)
+			return -ENOMEM;
+		ret->vms[v].values = x;
+		for (size_t i = old; i < nc; i++)
+			x[i] = UNKNOWN;
+	}
+	maybe_i64 *t = realloc(ret->total, nc * sizeof(*t));
+	if (!t)
+		return -ENOMEM;
+	ret->total = t;
+	for (size_t i = old; i < nc; i++) {
+		snprintf(r->counters[i].name, sizeof(r->counters[i].name), "%s", names[i - old]);
+		r->counters[i].kind = KVM_STAT_REASON;
+		r->global_fds[i] = -1;
+		ret->total[i] = UNKNOWN;
+	}
+	/* The names moved with the counters. */
+	for (size_t i = 0; i < nc; i++)
+		r->names[i] = r->counters[i].name;
+	r->ncounters = ret->ncounters = nc;
+	return 0;
+}
+
+static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kvm_vm_sample *s)
+{
+	for (size_t i = 0; i < r->ntraces; i++)
+		if (r->traces[i].pid == s->pid && r->traces[i].start_ticks == s->start_ticks) {
+			r->traces[i].seen = true;
+			return &r->traces[i];
+		}
+	struct kvm_trace_entry *e = realloc(r->traces, (r->ntraces + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	r->traces = e;
+	e = &r->traces[r->ntraces++];
+	*e = (struct kvm_trace_entry){.pid = s->pid, .start_ticks = s->start_ticks, .seen = true};
+	struct kvm_host h;
+	kvm_host_read(&r->root, &h);
+	struct kvm_trace_config c = {.pid = s->pid,
+				     .isa = h.vendor == KVM_VENDOR_INTEL ? KVM_TRACE_VMX
+					    : h.vendor == KVM_VENDOR_AMD ? KVM_TRACE_SVM : KVM_TRACE_ISA_UNKNOWN};
+	kvm_host_free(&h);
+	int rc = kvm_trace_open(&r->root, &c, &e->t);
+	if (rc < 0) {
+		e->t = NULL;
+		if (rc != -ESRCH)
+			kvm_trace_explain(&r->root, rc, r->reasons_why, sizeof(r->reasons_why));
+	}
+	return e;
+}
+
+/* The first open trace fixes the reason counters ("<event>/<reason>", the same for every VM). */
+static int reason_counters(struct kvm_reader *r, struct kvm_sample *ret, const struct kvm_trace *t)
+{
+	size_t n = kvm_trace_ncounters(t);
+	char (*buf)[64] = calloc(n ? n : 1, sizeof(*buf));
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	int e = buf && names ? 0 : -ENOMEM;
+	for (size_t i = 0; e == 0 && i < n; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s/%s", kvm_trace_event_name(kvm_trace_counter_event(t, i)),
+			 kvm_trace_counter_reason(t, i));
+		names[i] = buf[i];
+	}
+	if (e == 0) {
+		r->reasons_first = r->ncounters;
+		r->nreasons = n;
+		e = grow_counters(r, ret, names, n);
+	}
+	free(buf);
+	free(names);
+	return e;
+}
+
+static int reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
+{
+	int err = 0;
+	for (size_t v = 0; v < ret->nvms && !err; v++) {
+		struct kvm_vm_sample *s = &ret->vms[v];
+		struct kvm_trace_entry *e = trace_entry(r, s);
+		if (!e) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!e->t)
+			continue;
+		if (!r->nreasons && (err = reason_counters(r, ret, e->t)) < 0)
+			break;
+		size_t n = kvm_trace_ncounters(e->t);
+		maybe_i64 *v_tr = malloc((n ? n : 1) * sizeof(*v_tr));
+		if (!v_tr) {
+			err = -ENOMEM;
+			break;
+		}
+		kvm_trace_sample(e->t, v_tr); /* a process that just exited keeps its last counts */
+		for (size_t i = 0; i < n && i < r->nreasons; i++)
+			s->values[r->reasons_first + i] = v_tr[i];
+		free(v_tr);
+	}
+	size_t w = 0;
+	for (size_t i = 0; i < r->ntraces; i++) {
+		if (!r->traces[i].seen) {
+			kvm_trace_close(r->traces[i].t);
+			continue;
+		}
+		r->traces[i].seen = false;
+		r->traces[w++] = r->traces[i];
+	}
+	r->ntraces = w;
+	if (r->nreasons)
+		r->reasons_why[0] = '\0';
+	return err;
+}
+
 int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -610,12 +769,12 @@ int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
 		ret->nvms++;
 	}
 	ret->denied += r->denied;
-	if (r->flags & KVM_READ_QMP) {
-		int e = qmp_pass(r, ret);
-		if (e < 0) {
-			kvm_sample_free(ret);
-			return e;
-		}
+	int e = r->flags & KVM_READ_QMP ? qmp_pass(r, ret) : 0;
+	if (e == 0 && (r->flags & KVM_READ_REASONS))
+		e = reasons_pass(r, ret);
+	if (e < 0) {
+		kvm_sample_free(ret);
+		return e;
 	}
 	return 0;
 }

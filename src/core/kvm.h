@@ -74,9 +74,16 @@ int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kv
  * the VMs that cannot be read at all with their reason. Then debugfs may be absent: the reader
  * opens anyway, *ret_why says what debugfs lacks, kvm_reader_has_debugfs() is false. */
 #define KVM_READ_QMP (1u << 0)
+/* KVM_READ_REASONS: also count each VM's exit reasons by tracepoints (core/kvm_trace.h), one perf
+ * event per thread and reason: counters of kind KVM_STAT_REASON named "<event>/<reason>"
+ * ("kvm_exit/HLT", "kvm_userspace_exit/IO", "kvm_pio/0x80 out"), added to the set once the first
+ * VM's events are open; kvm_reader_reasons_why() says why there are none. */
+#define KVM_READ_REASONS (1u << 1)
 int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_reader **ret,
 			 enum kvm_avail *ret_why);
 bool kvm_reader_has_debugfs(const struct kvm_reader *r);
+/* Why exit reasons are not counted, in one line ("" when they are, or were not asked for). */
+const char *kvm_reader_reasons_why(const struct kvm_reader *r);
 /* One read to see whether any VM can be read (without debugfs, through QMP): 0, or -ENOENT with
  * why the first VM could not be in why (": VM NAME: reason"; "" when there is no QEMU VM). */
 int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap);

@@ -56,6 +56,7 @@ struct kvm_delta {
 	unsigned denied;           /* files the later read had no permission for */
 	bool filtered;             /* a VM filter was given */
 	size_t nlisted;            /* VMs in the later read before filtering */
+	const char *reasons_why;   /* the reader's kvm_reader_reasons_why(), while it lives */
 };
 
 /* Builds the change from a (NULL: nothing before) to b. Returns 0 or -ENOMEM (ret zeroed). */

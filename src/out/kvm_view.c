@@ -51,16 +51,52 @@ static void json_vm_ident(struct json *j, const struct kvm_vm_sample *vm)
 		json_null(j, "vcpus");
 }
 
+static bool is_reason(const struct kvm_reader *kr, const struct kvm_delta *d, size_t s)
+{
+	return kvm_counter_kind(kr, d->sel[s]) == KVM_STAT_REASON;
+}
+
+/* Reason counters ("kvm_pio/0x80 out") as {"kvm_pio": {"0x80 out": {...}}}, events in order. */
+static void json_reasons(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d,
+			 const struct kvm_change *ch)
+{
+	char event[64] = "";
+	bool any = false;
+	for (size_t s = 0; s < d->nsel; s++) {
+		if (!is_reason(kr, d, s))
+			continue;
+		const char *name = kvm_counter_name(kr, d->sel[s]), *slash = strchr(name, '/');
+		size_t elen = slash ? (size_t)(slash - name) : strlen(name);
+		if (!any)
+			json_object_begin(j, "reasons");
+		if (!any || strlen(event) != elen || strncmp(event, name, elen)) {
+			if (any)
+				json_object_end(j);
+			snprintf(event, sizeof(event), "%.*s", (int)elen, name);
+			json_object_begin(j, event);
+		}
+		any = true;
+		json_change(j, slash ? slash + 1 : name, KVM_STAT_REASON, &ch[s]);
+	}
+	if (any) {
+		json_object_end(j);
+		json_object_end(j);
+	}
+}
+
 void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d)
 {
 	json_double(j, "interval_seconds", d->seconds);
 	json_object_begin(j, "kinds");
 	for (size_t s = 0; s < d->nsel; s++)
-		json_string(j, kvm_counter_name(kr, d->sel[s]), kvm_stat_kind_name(kvm_counter_kind(kr, d->sel[s])));
+		if (!is_reason(kr, d, s))
+			json_string(j, kvm_counter_name(kr, d->sel[s]), kvm_stat_kind_name(kvm_counter_kind(kr, d->sel[s])));
 	json_object_end(j);
 	json_object_begin(j, "total");
 	for (size_t s = 0; s < d->nsel; s++)
-		json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]), &d->total[s]);
+		if (!is_reason(kr, d, s))
+			json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]), &d->total[s]);
+	json_reasons(j, kr, d, d->total);
 	json_object_end(j);
 	json_array_begin(j, "vms");
 	for (size_t v = 0; v < d->nvms; v++) {
@@ -70,8 +106,11 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 		json_bool(j, "appeared", view->appeared);
 		json_object_begin(j, "counters");
 		for (size_t s = 0; s < d->nsel; s++)
-			json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]), &view->changes[s]);
+			if (!is_reason(kr, d, s))
+				json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]),
+					    &view->changes[s]);
 		json_object_end(j);
+		json_reasons(j, kr, d, view->changes);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -83,6 +122,8 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 	}
 	json_array_end(j);
 	json_int(j, "unreadable_vms", d->vanished);
+	if (d->reasons_why && d->reasons_why[0])
+		json_string(j, "reasons_unavailable", d->reasons_why);
 }
 
 /* ---- human formats ---- */
@@ -155,7 +196,10 @@ struct row_key {
 	size_t s;
 };
 
-static int kind_rank(enum kvm_stat_kind k) { return k == KVM_STAT_EVENTS ? 0 : k == KVM_STAT_TIME_NS ? 1 : 2; }
+static int kind_rank(enum kvm_stat_kind k)
+{
+	return k == KVM_STAT_EVENTS ? 0 : k == KVM_STAT_REASON ? 1 : k == KVM_STAT_TIME_NS ? 2 : 3;
+}
 
 static int cmp_rows(const void *pa, const void *pb)
 {
@@ -271,6 +315,8 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol)
 	if (d->denied)
 		fprintf(f, "%u counter file%s could not be read (permission denied): shown as n/a%s\n", d->denied,
 			d->denied == 1 ? "" : "s", eol);
+	if (d->reasons_why && d->reasons_why[0])
+		fprintf(f, "exit reasons not counted: %s%s\n", d->reasons_why, eol);
 	if (!d->nvms && !d->nlisted)
 		fprintf(f, "KVM is loaded but no VM is running (no <pid>-<fd> directory in debugfs)%s\n", eol);
 }

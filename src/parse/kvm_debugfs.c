@@ -10,6 +10,7 @@ const char *kvm_stat_kind_name(enum kvm_stat_kind kind)
 	case KVM_STAT_EVENTS: return "events";
 	case KVM_STAT_TIME_NS: return "time_ns";
 	case KVM_STAT_GAUGE: return "gauge";
+	case KVM_STAT_REASON: return "reason";
 	case KVM_STAT_IGNORED: break;
 	}
 	return "ignored";

@@ -13,9 +13,10 @@ enum kvm_stat_kind {
 	KVM_STAT_TIME_NS, /* cumulative time in nanoseconds: halt_wait_ns, halt_poll_*_ns */
 	KVM_STAT_GAUGE,   /* an instant or peak value: pages_4k, mmu_unsync, blocking ... */
 	KVM_STAT_IGNORED, /* not a counter in debugfs: a histogram's first bucket, tables */
+	KVM_STAT_REASON,  /* cumulative events of one tracepoint and reason ("kvm_pio/0x80 out") */
 };
 
-const char *kvm_stat_kind_name(enum kvm_stat_kind kind); /* "events", "time_ns", "gauge" */
+const char *kvm_stat_kind_name(enum kvm_stat_kind kind); /* "events", "time_ns", "gauge", "reason" */
 
 /* Classifies a counter file by name: *_hist are histograms (debugfs shows only their
  * first bucket), a known set are gauges, *_ns are times, the rest count events. */

@@ -197,6 +197,14 @@ else
 	check "real host without KVM counters: exit 1 or 77 with a reason" grep -Eq 'mount -t debugfs|no KVM|need root' "$TEST_TMP/e5"
 fi
 
+# --reasons where the tree has no tracefs: the counters as before, and one line saying why not.
+R=$FX/exits-intel
+vx --once --interval 0.01 --reasons >"$TEST_TMP/rs.out" 2>&1
+check "--reasons without tracefs: exit 0" test $? = 0
+check "--reasons without tracefs: says why" grep -q '^exit reasons not counted: tracefs is not mounted (mount -t tracefs' "$TEST_TMP/rs.out"
+vx --once --interval 0.01 --reasons --json >"$TEST_TMP/rs.json"
+check "--reasons without tracefs: no reasons object, counters there" jq -e '(.total | has("reasons") | not) and .total.exits.total == 82123450 and (.reasons_unavailable | test("tracefs"))' "$TEST_TMP/rs.json" >/dev/null
+
 # --- usage errors: exit 2 ---
 R=$FX/exits-intel
 for args in "--once --log" "--fields (" "--interval 0" "--interval x" "--csv --once" "--pid 12x" "--count 0" "--" "stray"; do

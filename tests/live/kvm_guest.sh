@@ -28,6 +28,24 @@ check "kvm_pio: exactly $N port writes to 0x80" test "$(count kvm_pio '0x80 out'
 check "kvm_userspace_exit IO: exactly $N" test "$(count kvm_userspace_exit IO)" = $N
 check "kvm_userspace_exit MMIO: exactly $M" test "$(count kvm_userspace_exit MMIO)" = $M
 check "kvm_userspace_exit HLT: exactly 1" test "$(count kvm_userspace_exit HLT)" = 1
+# vmhost exits --reasons on the same helper: debugfs and tracefs mounted in a private mount
+# namespace; the guest runs during -- CMD (SIGUSR1) and then sleeps, so both reads see it.
+spawn "$G" --io $N --mmio $M --wait-signal --sleep-after 5
+GUEST=$SPAWNED
+sleep 0.3
+unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	exec "$0" --json exits --reasons --pid "$1" -- sh -c "kill -USR1 $1; sleep 0.5"' "$VMHOST" "$GUEST" >"$TEST_TMP/r.json" 2>"$TEST_TMP/r.err"
+check "exits --reasons: exit 0" [ $? = 0 ]
+reason() { jq --arg e "$1" --arg r "$2" '.vms[0].reasons[$e][$r].delta' "$TEST_TMP/r.json"; }
+say "exits --reasons: kvm_pio 0x80 out $(reason kvm_pio '0x80 out'), IO $(reason kvm_userspace_exit IO), MMIO $(reason kvm_userspace_exit MMIO), HLT $(reason kvm_userspace_exit HLT)"
+check "exits --reasons: kvm_pio 0x80 out is exactly $N" [ "$(reason kvm_pio '0x80 out')" = $N ]
+check "exits --reasons: kvm_userspace_exit IO $N, MMIO $M, HLT 1" \
+	[ "$(reason kvm_userspace_exit IO) $(reason kvm_userspace_exit MMIO) $(reason kvm_userspace_exit HLT)" = "$N $M 1" ]
+check "exits --reasons: kvm_mmio write is exactly $M" [ "$(reason kvm_mmio write)" = $M ]
+check "exits --reasons: no other port counted" jq -e '[.vms[0].reasons.kvm_pio | to_entries[] | select(.key != "0x80 out") | .value.delta] | all(. == 0)' "$TEST_TMP/r.json"
+check "exits --reasons: in the total too" jq -e '.total.reasons.kvm_pio["0x80 out"].delta == '$N "$TEST_TMP/r.json"
+
 exits=$(grep -c '^kvm_exit ' "$TEST_TMP/trace")
 [ "$exits" = 0 ] && say "kvm:kvm_exit did not fire (as on nested PVM): no reason counted"
 
