@@ -18,12 +18,13 @@ struct record_opts {
 	double kvm_interval;       /* KVM counters at most this often; 0 never */
 	struct store_retention retention;
 	bool quiet;
+	bool kvm_reasons;          /* also the exit reasons by tracepoints */
 };
 
 static void record_help(void)
 {
 	printf("usage: vmhost record [--db FILE] [--interval SEC] [--duration SEC] [--keep-raw SEC]\n"
-	       "                     [--kvm-interval SEC] [--quiet]\n"
+	       "                     [--kvm-interval SEC] [--kvm-reasons] [--quiet]\n"
 	       "\n"
 	       "Samples host memory, KSM (status, ksmd CPU), every VM's memory figures (those of\n"
 	       "'vmhost mem', with the cheap estimates) and, where debugfs is readable, KVM's counters\n"
@@ -38,6 +39,7 @@ static void record_help(void)
 	       "                   5-minute means (kept 30 days), then 1-hour means (kept 5 years)\n"
 	       "  --kvm-interval SEC  KVM counters at most this often (default %g; 0: never); only\n"
 	       "                   changed values are stored\n"
+	       "  --kvm-reasons    also each VM's exits by reason from tracepoints (needs tracefs, perf)\n"
 	       "  --quiet          no start and end lines\n"
 	       "\n"
 	       "Read it back with 'vmhost growth' and 'vmhost report'. Schema and sizes: docs/record.md.\n",
@@ -53,12 +55,13 @@ static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct reco
 		{"keep-raw", required_argument, NULL, 'k'},
 		{"kvm-interval", required_argument, NULL, 'K'},
 		{"quiet", no_argument, NULL, 'q'},
+		{"kvm-reasons", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+d:i:t:k:K:qh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:i:t:k:K:qRh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'i':
@@ -80,6 +83,7 @@ static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct reco
 				return usage_error(ctx, "--kvm-interval takes seconds (0: never), not '%s'", optarg);
 			break;
 		case 'q': o->quiet = true; break;
+		case 'R': o->kvm_reasons = true; break;
 		case 'h': *help = true; break;
 		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
 		}
@@ -138,7 +142,7 @@ static void sampler_warning(void *cls, const char *line) { warn(cls, "%s", line)
 static int start_sampler(struct ctx *ctx, const struct record_opts *o, struct store *store, struct sampler **ret)
 {
 	struct sample_sink sink = store_sink(store, o->db);
-	struct sampler_config sc = {.root = ctx->root, .kvm = o->kvm_interval > 0, .interval_seconds = o->interval,
+	struct sampler_config sc = {.root = ctx->root, .kvm = o->kvm_interval > 0, .kvm_reasons = o->kvm_reasons, .interval_seconds = o->interval,
 				    .kvm_interval_seconds = o->kvm_interval, .sink = &sink,
 				    .warn = sampler_warning, .warn_cls = ctx};
 	if (sampler_new(&sc, ret) < 0)

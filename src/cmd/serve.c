@@ -28,6 +28,7 @@ struct serve_opts {
 	const char *db;
 	double db_interval;
 	bool no_kvm;
+	bool kvm_reasons;
 	regex_t kvm_events;
 	bool have_kvm_events;
 };
@@ -53,6 +54,8 @@ static void serve_help(void)
 	       "  --db-interval SEC    record at most this often (default %g)\n"
 	       "  --kvm-events REGEX   export only the KVM counters whose kernel name matches (extended\n"
 	       "                       regex, unanchored: 'exits|halt_wait_ns'); default all of them\n"
+	       "  --kvm-reasons        also count each VM's exits by reason from tracepoints\n"
+	       "                       (vmhost_kvm_exit_reasons_total; needs tracefs and perf events)\n"
 	       "  --no-kvm             do not read KVM's debugfs counters at all\n"
 	       "  --max-connections N  open connections at most (default 64); more wait in the backlog\n"
 	       "  --timeout SEC        close a connection idle this long (default 10, whole seconds)\n"
@@ -134,6 +137,7 @@ static int serve_option(struct ctx *ctx, int c, const char *seen, struct serve_o
 		return EXIT_OK;
 	case 'k': return opt_kvm_events(ctx, optarg, o);
 	case 'K': o->no_kvm = true; return EXIT_OK;
+	case 'R': o->kvm_reasons = true; return EXIT_OK;
 	case 'h': *help = true; return EXIT_OK;
 	default: return usage_error(ctx, "unknown option '%s'", seen);
 	}
@@ -152,12 +156,13 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 		{"threads", required_argument, NULL, 'T'},
 		{"kvm-events", required_argument, NULL, 'k'},
 		{"no-kvm", no_argument, NULL, 'K'},
+		{"kvm-reasons", no_argument, NULL, 'R'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	args_reset();
 	int c, rc = EXIT_OK;
-	while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:k:Kh", longopts, NULL)) != -1)
+	while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:k:KRh", longopts, NULL)) != -1)
 		rc = serve_option(ctx, c, argv[optind - 1], o, help);
 	if (rc == EXIT_OK && optind < argc)
 		rc = usage_error(ctx, "unexpected argument '%s'", argv[optind]);
@@ -200,6 +205,8 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 			       .db_interval = SAMPLER_INTERVAL_SECONDS};
 	bool help = false;
 	int rc = parse_serve_opts(ctx, argc, argv, &o, &help);
+	if (rc == EXIT_OK && o.no_kvm && o.kvm_reasons)
+		rc = usage_error(ctx, "--kvm-reasons and --no-kvm contradict each other");
 	if (rc == EXIT_OK && o.no_kvm && o.have_kvm_events)
 		rc = usage_error(ctx, "--kvm-events and --no-kvm contradict each other");
 	if (rc == EXIT_OK && help)
@@ -248,7 +255,7 @@ static int start_sampling(struct server *sv)
 			return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s", o->db, store_strerror(r));
 		sink = store_sink(sv->store, o->db);
 	}
-	struct sampler_config sc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids, .kvm = !o->no_kvm,
+	struct sampler_config sc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids, .kvm = !o->no_kvm, .kvm_reasons = o->kvm_reasons,
 				    .kvm_every_sample = true, .interval_seconds = o->db_interval,
 				    .kvm_interval_seconds = SAMPLER_KVM_INTERVAL_SECONDS,
 				    .sink = o->db ? &sink : NULL, .warn = sampler_warning, .warn_cls = ctx};

@@ -14,6 +14,10 @@
 #include "core/vm.h"
 
 #define KVM_DIR "kernel/debug/kvm"
+/* The counter set lives in arrays of this capacity, never moved: serve's HTTP threads read the
+ * names of older samples while the sampler's thread adds the exit reasons. */
+#define KVM_COUNTERS_MAX 512
+
 
 struct kvm_counter {
 	char name[64];
@@ -78,6 +82,7 @@ const char *kvm_source_name(enum kvm_source s)
 
 bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
 const char *kvm_reader_reasons_why(const struct kvm_reader *r) { return r->reasons_why; }
+bool kvm_reader_reasons_counted(const struct kvm_reader *r) { return r->nreasons > 0; }
 
 const char *kvm_avail_hint(enum kvm_avail why)
 {
@@ -104,6 +109,15 @@ int kvm_counter_index(const struct kvm_reader *r, const char *name)
 
 static bool is_denied(int err) { return err == -EACCES || err == -EPERM; }
 
+static int alloc_counters(struct kvm_reader *r)
+{
+	if (!r->counters)
+		r->counters = calloc(KVM_COUNTERS_MAX, sizeof(*r->counters));
+	if (!r->names)
+		r->names = calloc(KVM_COUNTERS_MAX, sizeof(*r->names));
+	return r->counters && r->names ? 0 : -ENOMEM;
+}
+
 /* Counter files among a directory's entries; the directories (VMs, vCPUs) are told apart by name. */
 static bool counter_entry(const char *name)
 {
@@ -121,12 +135,13 @@ static int set_counters(struct kvm_reader *r, const char *const *names, const en
 		count += kinds ? kinds[i] != KVM_STAT_IGNORED : counter_entry(names[i]);
 	if (!count)
 		return 0;
-	r->counters = calloc(count, sizeof(*r->counters));
-	r->names = calloc(count, sizeof(*r->names));
-	r->global_fds = malloc(count * sizeof(*r->global_fds));
-	if (!r->counters || !r->names || !r->global_fds)
+	if (alloc_counters(r) < 0)
 		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
+	free(r->global_fds);
+	r->global_fds = malloc(count * sizeof(*r->global_fds));
+	if (!r->global_fds)
+		return -ENOMEM;
+	for (size_t i = 0; i < n && r->ncounters < KVM_COUNTERS_MAX; i++) {
 		if (kinds ? kinds[i] == KVM_STAT_IGNORED : !counter_entry(names[i]))
 			continue;
 		struct kvm_counter *c = &r->counters[r->ncounters];
@@ -573,13 +588,11 @@ static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
 static int grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const char *const *names, size_t n)
 {
 	size_t old = r->ncounters, nc = old + n;
-	struct kvm_counter *c = realloc(r->counters, nc * sizeof(*c));
-	if (c)
-		r->counters = c;
-	const char **nm = c ? realloc(r->names, nc * sizeof(*nm)) : NULL;
-	if (nm)
-		r->names = nm;
-	int *g = nm ? realloc(r->global_fds, nc * sizeof(*g)) : NULL;
+	if (nc > KVM_COUNTERS_MAX)
+		return -E2BIG;
+	if (alloc_counters(r) < 0)
+		return -ENOMEM;
+	int *g = realloc(r->global_fds, nc * sizeof(*g));
 	if (!g)
 		return -ENOMEM;
 	r->global_fds = g;
@@ -609,8 +622,7 @@ static int grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const cha
 		r->global_fds[i] = -1;
 		ret->total[i] = UNKNOWN;
 	}
-	/* The names moved with the counters. */
-	for (size_t i = 0; i < nc; i++)
+	for (size_t i = old; i < nc; i++)
 		r->names[i] = r->counters[i].name;
 	r->ncounters = ret->ncounters = nc;
 	return 0;

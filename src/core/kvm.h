@@ -84,6 +84,7 @@ int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_
 bool kvm_reader_has_debugfs(const struct kvm_reader *r);
 /* Why exit reasons are not counted, in one line ("" when they are, or were not asked for). */
 const char *kvm_reader_reasons_why(const struct kvm_reader *r);
+bool kvm_reader_reasons_counted(const struct kvm_reader *r); /* reason counters are in the set */
 /* One read to see whether any VM can be read (without debugfs, through QMP): 0, or -ENOENT with
  * why the first VM could not be in why (": VM NAME: reason"; "" when there is no QEMU VM). */
 int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap);

@@ -80,7 +80,8 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret)
 		s->sink = *cfg->sink;
 	s->cfg.sink = cfg->sink ? &s->sink : NULL;
 	s->kvm_why = KVM_NO_KVM;
-	if (cfg->kvm && kvm_reader_open_with(&cfg->root, KVM_READ_QMP, &s->kvm, &s->kvm_why) < 0)
+	if (cfg->kvm && kvm_reader_open_with(&cfg->root, KVM_READ_QMP | (cfg->kvm_reasons ? KVM_READ_REASONS : 0),
+						&s->kvm, &s->kvm_why) < 0)
 		s->kvm = NULL; /* remembered in kvm_why */
 	s->last_kvm_rows = -INFINITY;
 	*ret = s;

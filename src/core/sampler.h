@@ -63,7 +63,8 @@ struct sampler_config {
 	struct io_root root;
 	const pid_t *extra;         /* --pid processes (copied) */
 	size_t nextra;
-	bool kvm;                   /* read KVM's debugfs counters */
+	bool kvm;                   /* read KVM's counters (debugfs, or QMP where it is closed) */
+	bool kvm_reasons;           /* and the VMs' exit reasons by tracepoints (core/kvm_trace.h) */
 	bool kvm_every_sample;      /* with every snapshot (serve exports them); else only when a
 	                             * recorded sample is due for KVM rows */
 	double interval_seconds;    /* between recorded samples */

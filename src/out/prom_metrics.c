@@ -278,6 +278,10 @@ static const struct kvm_family kvm_families_list[] = {
 	 "Time KVM counted for the VM (halt_wait, halt_poll_success, ...: the kernel's *_ns counters without _ns).",
 	 "vmhost_kvm_host_time_seconds_total",
 	 "Time KVM counted for the host's VMs (*_ns counters without _ns), kept like vmhost_kvm_host_events_total."},
+	{KVM_STAT_REASON, "vmhost_kvm_exit_reasons_total",
+	 "The VM's exits by tracepoint (event: kvm_exit, kvm_userspace_exit, kvm_pio, kvm_mmio) and reason, "
+	 "counted since vmhost first saw the VM (serve --kvm-reasons).",
+	 NULL, NULL},
 };
 
 static const char *kvm_event_label(const char *name, enum kvm_stat_kind kind, char *buf, size_t cap)
@@ -331,7 +335,7 @@ static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct
 {
 	const struct kvm_sample *ks = k->sample;
 	char pid[16], ev[64];
-	struct prom_label labels[VM_LABELS + 1];
+	struct prom_label labels[VM_LABELS + 2];
 	prom_family(p, f->vm_name, PROM_COUNTER, f->vm_help);
 	for (size_t g = 0, end; g < ks->nvms; g = end) {
 		for (end = g + 1; end < ks->nvms && order[end].pid == order[g].pid;)
@@ -352,9 +356,16 @@ static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct
 			}
 			if (!sum.known)
 				continue;
+			const char *name = kvm_counter_name(k->reader, i), *slash = strchr(name, '/');
+			size_t nl = VM_LABELS + 1;
+			if (f->kind == KVM_STAT_REASON && slash) { /* "kvm_pio/0x80 out": event and reason */
+				snprintf(ev, sizeof(ev), "%.*s", (int)(slash - name), name);
+				labels[VM_LABELS + 1] = (struct prom_label){"reason", slash + 1};
+				nl++;
+			}
 			labels[VM_LABELS] = (struct prom_label){
-				"event", kvm_event_label(kvm_counter_name(k->reader, i), f->kind, ev, sizeof(ev))};
-			kvm_value(p, labels, VM_LABELS + 1, f->kind, sum.v);
+				"event", f->kind == KVM_STAT_REASON && slash ? ev : kvm_event_label(name, f->kind, ev, sizeof(ev))};
+			kvm_value(p, labels, nl, f->kind, sum.v);
 		}
 	}
 }
@@ -379,7 +390,11 @@ static void kvm_families(struct prom *p, const struct snapshot *s, const struct 
 	char ev[64];
 	for (size_t f = 0; f < sizeof(kvm_families_list) / sizeof(kvm_families_list[0]); f++) {
 		const struct kvm_family *fam = &kvm_families_list[f];
+		if (fam->kind == KVM_STAT_REASON && !kvm_reader_reasons_counted(k->reader))
+			continue;
 		kvm_vm_family(p, k, s, order, fam);
+		if (!fam->host_name)
+			continue;
 		prom_family(p, fam->host_name, PROM_COUNTER, fam->host_help);
 		for (size_t i = 0; i < k->nhost; i++) {
 			if (kvm_counter_kind(k->reader, i) != fam->kind || !k->host[i].known || !kvm_selected(k, i))

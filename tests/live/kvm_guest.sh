@@ -46,6 +46,30 @@ check "exits --reasons: kvm_mmio write is exactly $M" [ "$(reason kvm_mmio write
 check "exits --reasons: no other port counted" jq -e '[.vms[0].reasons.kvm_pio | to_entries[] | select(.key != "0x80 out") | .value.delta] | all(. == 0)' "$TEST_TMP/r.json"
 check "exits --reasons: in the total too" jq -e '.total.reasons.kvm_pio["0x80 out"].delta == '$N "$TEST_TMP/r.json"
 
+# serve --kvm-reasons on a fresh helper: the first scrape opens its events, the guest runs, the
+# second scrape has its exact counts as vmhost_kvm_exit_reasons_total{event,reason}.
+spawn "$G" --io $N --mmio $M --wait-signal --sleep-after 5
+GUEST=$SPAWNED
+sleep 0.3
+spawn unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	exec "$0" serve --listen 127.0.0.1:0 --min-interval 0 --kvm-reasons --pid "$1"' "$VMHOST" "$GUEST" 2>"$TEST_TMP/rserve.log"
+RSERVER=$SPAWNED
+for i in $(seq 100); do
+	RPORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/rserve.log")
+	[ -n "$RPORT" ] && break
+	sleep 0.1
+done
+curl -s "http://127.0.0.1:$RPORT/metrics" >/dev/null
+kill -USR1 "$GUEST"
+sleep 0.5
+curl -s "http://127.0.0.1:$RPORT/metrics" >"$TEST_TMP/rserve.txt"
+grep '^vmhost_kvm_exit_reasons_total' "$TEST_TMP/rserve.txt" | grep -v ' 0$' | head -8
+rv() { awk -v e="$1" -v r="$2" -v p="$GUEST" '/^vmhost_kvm_exit_reasons_total\{/ && index($0, "pid=\"" p "\"") && index($0, "event=\"" e "\"") && index($0, "reason=\"" r "\"") { print $NF }' "$TEST_TMP/rserve.txt"; }
+check "serve --kvm-reasons: kvm_pio 0x80 out is exactly $N" [ "$(rv kvm_pio '0x80 out')" = $N ]
+check "serve --kvm-reasons: kvm_userspace_exit HLT is 1" [ "$(rv kvm_userspace_exit HLT)" = 1 ]
+kill "$RSERVER"; wait "$RSERVER" 2>/dev/null
+
 exits=$(grep -c '^kvm_exit ' "$TEST_TMP/trace")
 [ "$exits" = 0 ] && say "kvm:kvm_exit did not fire (as on nested PVM): no reason counted"
 
