@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "core/kvm_qmp.h"
 #include "core/qmp_stats.h"
 #include "fakeqmp.h"
 #include "testutil.h"
@@ -265,11 +266,63 @@ static void test_visit(void **state)
 	free(greet), free(schemas), free(vm), free(vcpu), free(cpus), free(vm2), free(vcpu2), free(cpus2), free(empty);
 }
 
+/* core/kvm_qmp: a VM's counters laid out like its debugfs directory (VM stats as they are, vCPU
+ * stats summed, histograms and unknown names left out), from one visit to a scripted QEMU. */
+static void test_debugfs_layout(void **state)
+{
+	(void)state;
+	char *greet = text_of("qmp/greeting-7.2.json"), *schemas = text_of("qmp/schemas-kvm-x86.json");
+	char *vm = text_of("qmp/stats-vm.json"), *vcpu = text_of("qmp/stats-vcpu.json"), *cpus = text_of("qmp/cpus.json");
+	const struct fake_step visit[] = {{'s', greet}, {'r', 0}, {'s', FAKE_OK}, {'r', 0}, {'s', schemas}, {'r', 0},
+					  {'s', vm}, {'r', 0}, {'s', vcpu}, {'r', 0}, {'s', cpus}};
+	struct fake_qmp f;
+	assert_int_equal(fake_qmp_start(&f, visit, sizeof(visit) / sizeof(visit[0])), 0);
+	struct kvm_qmp_vm *q;
+	assert_int_equal(kvm_qmp_vm_new(f.path, &q), 0);
+	const char *names[] = {"exits", "io_exits", "halt_wait_ns", "remote_tlb_flush", "pages_4k", "halt_wait_hist", "no_such"};
+	maybe_i64 v[7];
+	int vcpus = 0;
+	assert_int_equal(kvm_qmp_vm_read(q, names, 7, v, &vcpus), 0);
+	assert_int_equal(vcpus, 2);
+	assert_int_equal(v[0].v, 130345 + 131345);         /* vCPU stats: summed over the vCPUs */
+	assert_int_equal(v[1].v, 130000 + 131000);
+	assert_int_equal(v[2].v, 2500000000 + 2500000001); /* times in ns */
+	assert_int_equal(v[3].v, 12);                      /* VM stats: as they are */
+	assert_int_equal(v[4].v, 4096);
+	assert_false(v[5].known);                          /* a histogram is no counter */
+	assert_false(v[6].known);                          /* nor is a name QEMU does not have */
+	/* The set for a reader without debugfs: scalars only, each name once, kinds from the schema. */
+	size_t n = kvm_qmp_vm_counters(q, 0, NULL, NULL);
+	const char *all[256];
+	enum kvm_stat_kind kinds[256];
+	assert_true(n > 20 && n <= 256);
+	assert_int_equal(kvm_qmp_vm_counters(q, n, all, kinds), n);
+	int exits = -1, hist = -1, dup = 0;
+	for (size_t i = 0; i < n; i++) {
+		exits = !strcmp(all[i], "exits") ? (int)i : exits;
+		hist = strstr(all[i], "_hist") ? (int)i : hist;
+		for (size_t j = 0; j < i; j++)
+			dup += !strcmp(all[i], all[j]);
+	}
+	assert_true(exits >= 0);
+	assert_int_equal(kinds[exits], KVM_STAT_EVENTS);
+	assert_int_equal(hist, -1);
+	assert_int_equal(dup, 0);
+	kvm_qmp_vm_free(q);
+	fake_qmp_stop(&f);
+	/* A socket nobody listens on: the reason names what failed. */
+	assert_int_equal(kvm_qmp_vm_new("/nonexistent/qmp.sock", &q), 0);
+	assert_true(kvm_qmp_vm_read(q, names, 7, v, &vcpus) < 0);
+	assert_true(strlen(kvm_qmp_vm_reason(q)) > 0);
+	kvm_qmp_vm_free(q);
+	free(greet), free(schemas), free(vm), free(vcpu), free(cpus);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_schema), cmocka_unit_test(test_schema_variants), cmocka_unit_test(test_values),
-		cmocka_unit_test(test_visit),
+		cmocka_unit_test(test_visit), cmocka_unit_test(test_debugfs_layout),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
