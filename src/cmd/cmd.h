@@ -39,6 +39,8 @@ void ctx_doc(const struct ctx *ctx, struct doc *d);
 int arg_seconds(const char *s, double *ret);       /* "1", "0.5" */
 int arg_size(const char *s, uint64_t *ret);        /* "256M", "1G", bytes without suffix */
 int arg_pid(const char *s, int *ret);
+int arg_count(const char *s, long *ret);           /* a positive whole number */
+int arg_pid_path(const char *s, int *ret_pid, const char **ret_path); /* "PID=PATH" */
 /* Splits a comma-separated list in place; returns the count or -EINVAL (empty item, too many). */
 int arg_list(char *s, char **items, int max);
 

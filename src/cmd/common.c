@@ -109,6 +109,30 @@ int arg_pid(const char *s, int *ret)
 	return 0;
 }
 
+int arg_count(const char *s, long *ret)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int arg_pid_path(const char *s, int *ret_pid, const char **ret_path)
+{
+	const char *eq = strchr(s, '=');
+	char pid[16];
+	if (!eq || eq == s || (size_t)(eq - s) >= sizeof(pid) || !eq[1])
+		return -EINVAL;
+	snprintf(pid, sizeof(pid), "%.*s", (int)(eq - s), s);
+	if (arg_pid(pid, ret_pid) < 0)
+		return -EINVAL;
+	*ret_path = eq + 1;
+	return 0;
+}
+
 int arg_list(char *s, char **items, int max)
 {
 	int n = 0;

@@ -31,6 +31,9 @@ struct exits_opts {
 	bool have_fields;
 	long count; /* refreshes before stopping (live, log); 0 = until interrupted */
 	bool reasons; /* count exit reasons by tracepoints */
+	pid_t qmp_pids[MAX_FILTERS]; /* --qmp-socket PID=PATH */
+	const char *qmp_paths[MAX_FILTERS];
+	size_t nqmp;
 	char **command;
 };
 
@@ -42,7 +45,8 @@ struct exits_opts {
 static void exits_help(void)
 {
 	printf("usage: vmhost exits [--once|--log] [--interval SEC] [--count N] [--vm NAME]... [--pid PID]...\n"
-	       "                    [--fields REGEX] [--reasons] [--json|--csv] [-- CMD ARGS...]\n"
+	       "                    [--fields REGEX] [--reasons] [--qmp-socket PID=PATH]... [--json|--csv]\n"
+	       "                    [-- CMD ARGS...]\n"
 	       "\n"
 	       "KVM exit and event counters, per VM and in total, from debugfs (<sys-root>/kernel/debug/kvm)\n"
 	       "or, for QEMU VMs whose debugfs counters are closed or missing, from QMP query-stats.\n"
@@ -64,6 +68,7 @@ static void exits_help(void)
 	       "                   kvm_stat -f: use ^exits$ for one)\n"
 	       "  --reasons        also count exits by reason from tracepoints (kvm_exit, kvm_userspace_exit,\n"
 	       "                   kvm_pio per port): rows kvm_pio/0x80 out ...; needs tracefs and perf events\n"
+	       "  --qmp-socket PID=PATH  the QMP socket of that QEMU where its command line has none\n"
 	       "\n"
 	       "Counters ending in _ns are times: shown as seconds and as percent of the interval\n"
 	       "(of one CPU; vCPUs add up). Gauges (pages_4k, mmu_unsync, ...) show their value.\n"
@@ -82,6 +87,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 		{"pid", required_argument, NULL, 'p'},
 		{"fields", required_argument, NULL, 'f'},
 		{"reasons", no_argument, NULL, 'r'},
+		{"qmp-socket", required_argument, NULL, 'Q'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -89,7 +95,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 	args_reset();
 	int c;
 	bool once = false, log = false;
-	while ((c = getopt_long(argc, argv, "+1li:n:g:p:f:rh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+1li:n:g:p:f:rQ:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case '1': once = true; break;
 		case 'l': log = true; break;
@@ -97,14 +103,10 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 			if (arg_seconds(optarg, &o->interval_seconds) < 0)
 				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
 			break;
-		case 'n': {
-			char *end;
-			errno = 0;
-			o->count = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || o->count <= 0)
+		case 'n':
+			if (arg_count(optarg, &o->count) < 0)
 				return usage_error(ctx, "--count takes a positive number, not '%s'", optarg);
 			break;
-		}
 		case 'g':
 			if (o->nvm_names == MAX_FILTERS)
 				return usage_error(ctx, "too many --vm options");
@@ -128,6 +130,11 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 			o->fields_arg = optarg;
 			break;
 		case 'r': o->reasons = true; break;
+		case 'Q':
+			if (o->nqmp == MAX_FILTERS || arg_pid_path(optarg, &o->qmp_pids[o->nqmp], &o->qmp_paths[o->nqmp]) < 0)
+				return usage_error(ctx, "--qmp-socket takes PID=PATH (at most %d), not '%s'", MAX_FILTERS, optarg);
+			o->nqmp++;
+			break;
 		case 'h': *help = true; break;
 		default:
 			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
@@ -274,15 +281,8 @@ static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_r
 		json_init(&j, stdout, false);
 		json_object_begin(&j, NULL);
 		kvm_view_json(&j, kr, &rep);
-		if (o->mode == MODE_COMMAND) {
-			char cmd[4096];
-			size_t n = 0;
-			for (char **p = o->command; *p && n < sizeof(cmd); p++)
-				n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s%s", p == o->command ? "" : " ", *p);
-			json_string(&j, "command", cmd);
-			json_int(&j, "exit_status", cmd_status);
-			json_double(&j, "wall_seconds", wall);
-		}
+		if (o->mode == MODE_COMMAND)
+			kvm_view_command_json(&j, o->command, cmd_status, wall);
 		json_object_end(&j);
 		json_finish(&j);
 	} else {
@@ -412,6 +412,8 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 	enum kvm_avail why;
 	char qmp_why[400] = "";
 	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0), &kr, &why);
+	for (size_t i = 0; r == 0 && i < o.nqmp; i++)
+		r = kvm_reader_qmp_socket(kr, o.qmp_pids[i], o.qmp_paths[i]);
 	if (r == 0 && !kvm_reader_has_debugfs(kr))
 		r = kvm_reader_probe(kr, qmp_why, sizeof(qmp_why));
 	if (r < 0) {

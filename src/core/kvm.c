@@ -70,6 +70,11 @@ struct kvm_reader {
 	size_t nqmps;
 	struct kvm_trace_entry *traces;
 	size_t ntraces;
+	struct kvm_qmp_socket {
+		pid_t pid;
+		char path[sizeof(((struct vm_qmp *)0)->path)];
+	} *sockets; /* given by the user (exits --qmp-socket) */
+	size_t nsockets;
 	size_t reasons_first;  /* index of the first reason counter; ncounters when none yet */
 	size_t nreasons;
 	char reasons_why[256];
@@ -83,6 +88,18 @@ const char *kvm_source_name(enum kvm_source s)
 bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
 const char *kvm_reader_reasons_why(const struct kvm_reader *r) { return r->reasons_why; }
 bool kvm_reader_reasons_counted(const struct kvm_reader *r) { return r->nreasons > 0; }
+
+int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path)
+{
+	struct kvm_qmp_socket *s = realloc(r->sockets, (r->nsockets + 1) * sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	r->sockets = s;
+	s[r->nsockets].pid = pid;
+	snprintf(s[r->nsockets].path, sizeof(s->path), "%s", path);
+	r->nsockets++;
+	return 0;
+}
 
 const char *kvm_avail_hint(enum kvm_avail why)
 {
@@ -253,6 +270,7 @@ void kvm_reader_close(struct kvm_reader *r)
 	for (size_t i = 0; i < r->ntraces; i++)
 		kvm_trace_close(r->traces[i].t);
 	free(r->traces);
+	free(r->sockets);
 	free(r->names);
 	free(r->vms);
 	free(r->global_fds);
@@ -509,7 +527,13 @@ static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
 	int err = 0;
 	bool via_qmp = false;
 	for (size_t i = 0; i < list.n && !err; i++) {
-		const struct vm *d = &list.vms[i];
+		struct vm *d = &list.vms[i];
+		for (size_t k = 0; k < r->nsockets; k++) {
+			if (r->sockets[k].pid != d->pid)
+				continue;
+			d->cfg.qmp.kind = VM_QMP_UNIX;
+			memcpy(d->cfg.qmp.path, r->sockets[k].path, sizeof(d->cfg.qmp.path));
+		}
 		struct kvm_vm_sample *s = sample_of_pid(ret, d->pid);
 		if (d->cfg.vmm != VMM_QEMU || (s && !s->denied))
 			continue;

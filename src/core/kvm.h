@@ -85,6 +85,9 @@ bool kvm_reader_has_debugfs(const struct kvm_reader *r);
 /* Why exit reasons are not counted, in one line ("" when they are, or were not asked for). */
 const char *kvm_reader_reasons_why(const struct kvm_reader *r);
 bool kvm_reader_reasons_counted(const struct kvm_reader *r); /* reason counters are in the set */
+/* The QMP socket of the VM process pid, where its command line has none (or another): used by
+ * KVM_READ_QMP from the next read on. 0 or -ENOMEM. */
+int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path);
 /* One read to see whether any VM can be read (without debugfs, through QMP): 0, or -ENOENT with
  * why the first VM could not be in why (": VM NAME: reason"; "" when there is no QEMU VM). */
 int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap);

@@ -365,6 +365,17 @@ void kvm_view_frame(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 	fflush(f);
 }
 
+void kvm_view_command_json(struct json *j, char *const *argv, int status, double wall_seconds)
+{
+	char cmd[4096];
+	size_t n = 0;
+	for (char *const *p = argv; *p && n < sizeof(cmd); p++)
+		n += (size_t)snprintf(cmd + n, sizeof(cmd) - n, "%s%s", p == argv ? "" : " ", *p);
+	json_string(j, "command", cmd);
+	json_int(j, "exit_status", status);
+	json_double(j, "wall_seconds", wall_seconds);
+}
+
 /* ---- --log ---- */
 
 int kvm_log_columns(const struct kvm_reader *kr, const struct kvm_delta *d, bool every_selected,

@@ -42,6 +42,9 @@ struct kvm_frame {
 };
 void kvm_view_frame(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_frame *fr);
 
+/* -- CMD: the command line, its exit status and wall time, in the caller's open JSON object. */
+void kvm_view_command_json(struct json *j, char *const *argv, int status, double wall_seconds);
+
 /* The VM's name, or "pid N"; long names are cut to cap. */
 void kvm_vm_label(char *buf, size_t cap, const struct kvm_vm_sample *vm);
 

@@ -116,6 +116,16 @@ check "with debugfs: its directory found, every counter known" \
 "$VMHOST" exits -- sleep 0.3 >"$TEST_TMP/xc.txt" 2>&1
 check "exits -- CMD via QMP: the guest's exits over the command" grep -Eq '^exits +[0-9]+ +[1-9][0-9]* ' "$TEST_TMP/xc.txt"
 
+# --qmp-socket: the socket moved away from the path on QEMU's command line (QEMU still listens).
+mv "$SOCK" "$SOCK.moved"
+"$VMHOST" exits --once --interval 0.2 --pid "$QEMU" >/dev/null 2>"$TEST_TMP/mv.err"
+check "a moved socket: the path from the command line fails, and says so" grep -q "QMP $SOCK: " "$TEST_TMP/mv.err"
+"$VMHOST" --json exits --once --interval 0.2 --pid "$QEMU" --qmp-socket "$QEMU=$SOCK.moved" >"$TEST_TMP/mv.json" 2>/dev/null
+check "--qmp-socket PID=PATH: read through the given socket" jq -e '.vms[0].source == "qmp" and .vms[0].counters.exits.delta > 0' "$TEST_TMP/mv.json"
+mv "$SOCK.moved" "$SOCK"
+"$VMHOST" exits --qmp-socket "x=$SOCK" 2>/dev/null
+check "--qmp-socket without a pid: usage error" [ $? = 2 ]
+
 # serve and record read the same guest through QMP: the exporter's per-VM exits grow between two
 # scrapes, and the recorder stores them under the VM's series.
 spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0.1 2>"$TEST_TMP/serve.log"
