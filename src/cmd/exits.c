@@ -31,6 +31,7 @@ struct exits_opts {
 	bool have_fields;
 	long count; /* refreshes before stopping (live, log); 0 = until interrupted */
 	bool reasons; /* count exit reasons by tracepoints */
+	bool vcpu;    /* and every counter per vCPU */
 	pid_t qmp_pids[MAX_FILTERS]; /* --qmp-socket PID=PATH */
 	const char *qmp_paths[MAX_FILTERS];
 	size_t nqmp;
@@ -45,8 +46,8 @@ struct exits_opts {
 static void exits_help(void)
 {
 	printf("usage: vmhost exits [--once|--log] [--interval SEC] [--count N] [--vm NAME]... [--pid PID]...\n"
-	       "                    [--fields REGEX] [--reasons] [--qmp-socket PID=PATH]... [--json|--csv]\n"
-	       "                    [-- CMD ARGS...]\n"
+	       "                    [--fields REGEX] [--reasons] [--vcpu] [--qmp-socket PID=PATH]...\n"
+	       "                    [--json|--csv] [-- CMD ARGS...]\n"
 	       "\n"
 	       "KVM exit and event counters, per VM and in total, from debugfs (<sys-root>/kernel/debug/kvm)\n"
 	       "or, for QEMU VMs whose debugfs counters are closed or missing, from QMP query-stats.\n"
@@ -68,6 +69,7 @@ static void exits_help(void)
 	       "                   kvm_stat -f: use ^exits$ for one)\n"
 	       "  --reasons        also count exits by reason from tracepoints (kvm_exit, kvm_userspace_exit,\n"
 	       "                   kvm_pio per port): rows kvm_pio/0x80 out ...; needs tracefs and perf events\n"
+	       "  --vcpu           also every counter per vCPU (JSON \"vcpus\"; a line of exits/s per vCPU)\n"
 	       "  --qmp-socket PID=PATH  the QMP socket of that QEMU where its command line has none\n"
 	       "\n"
 	       "Counters ending in _ns are times: shown as seconds and as percent of the interval\n"
@@ -87,6 +89,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 		{"pid", required_argument, NULL, 'p'},
 		{"fields", required_argument, NULL, 'f'},
 		{"reasons", no_argument, NULL, 'r'},
+		{"vcpu", no_argument, NULL, 'V'},
 		{"qmp-socket", required_argument, NULL, 'Q'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -95,7 +98,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 	args_reset();
 	int c;
 	bool once = false, log = false;
-	while ((c = getopt_long(argc, argv, "+1li:n:g:p:f:rQ:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+1li:n:g:p:f:rVQ:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case '1': once = true; break;
 		case 'l': log = true; break;
@@ -130,6 +133,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 			o->fields_arg = optarg;
 			break;
 		case 'r': o->reasons = true; break;
+		case 'V': o->vcpu = true; break;
 		case 'Q':
 			if (o->nqmp == MAX_FILTERS || arg_pid_path(optarg, &o->qmp_pids[o->nqmp], &o->qmp_paths[o->nqmp]) < 0)
 				return usage_error(ctx, "--qmp-socket takes PID=PATH (at most %d), not '%s'", MAX_FILTERS, optarg);
@@ -411,7 +415,7 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 	struct kvm_reader *kr = NULL;
 	enum kvm_avail why;
 	char qmp_why[400] = "";
-	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0), &kr, &why);
+	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0) | (o.vcpu ? KVM_READ_VCPUS : 0), &kr, &why);
 	for (size_t i = 0; r == 0 && i < o.nqmp; i++)
 		r = kvm_reader_qmp_socket(kr, o.qmp_pids[i], o.qmp_paths[i]);
 	if (r == 0 && !kvm_reader_has_debugfs(kr))

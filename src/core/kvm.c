@@ -426,6 +426,62 @@ static int read_counter(struct kvm_reader *r, int fd, const char *dir, const cha
 	return 0;
 }
 
+/* ---- per vCPU ---- */
+
+static void free_vcpus(struct kvm_vm_sample *s)
+{
+	for (size_t c = 0; s->vcpu && c < s->nvcpu; c++)
+		free(s->vcpu[c].values);
+	free(s->vcpu);
+	s->vcpu = NULL;
+	s->nvcpu = 0;
+}
+
+/* s's vCPUs from n rows of ncounters values (flat) and their indices. 0 or -ENOMEM. */
+static int set_vcpus(struct kvm_vm_sample *s, size_t n, const int *index, const maybe_i64 *flat, size_t ncounters)
+{
+	free_vcpus(s);
+	s->vcpu = calloc(n ? n : 1, sizeof(*s->vcpu));
+	if (!s->vcpu)
+		return -ENOMEM;
+	for (size_t c = 0; c < n; c++) {
+		s->vcpu[c].index = index[c];
+		s->vcpu[c].values = malloc((ncounters ? ncounters : 1) * sizeof(maybe_i64));
+		if (!s->vcpu[c].values) {
+			s->nvcpu = c;
+			return -ENOMEM;
+		}
+		memcpy(s->vcpu[c].values, flat + c * ncounters, ncounters * sizeof(maybe_i64));
+	}
+	s->nvcpu = n;
+	return 0;
+}
+
+/* A debugfs VM's vcpuN/ files, read by path (opened only with KVM_READ_VCPUS). */
+static int debugfs_vcpus(struct kvm_reader *r, const struct kvm_vm_files *vm, struct kvm_vm_sample *s)
+{
+	size_t n = vm->vcpus > 0 ? (size_t)vm->vcpus : 0, nc = r->ncounters;
+	maybe_i64 *flat = malloc((n * nc > 0 ? n * nc : 1) * sizeof(*flat));
+	int *index = malloc((n ? n : 1) * sizeof(*index));
+	int e = flat && index ? 0 : -ENOMEM;
+	for (size_t c = 0; e == 0 && c < n; c++) {
+		index[c] = (int)c;
+		for (size_t i = 0; i < nc; i++) {
+			char buf[32];
+			uint64_t v;
+			ssize_t len = r->counters[i].kind == KVM_STAT_REASON ? -ENOENT
+				: io_read(&r->root, IO_SYS, buf, sizeof(buf), KVM_DIR "/%s/vcpu%zu/%s", vm->dir, c, r->counters[i].name);
+			flat[c * nc + i] = len >= 0 && parse_kvm_counter(buf, (size_t)len, &v) == 0 && v <= INT64_MAX
+				? MAYBE((int64_t)v) : UNKNOWN;
+		}
+	}
+	if (e == 0)
+		e = set_vcpus(s, n, index, flat, nc);
+	free(flat);
+	free(index);
+	return e;
+}
+
 /* ---- QMP: the VMs debugfs cannot give ---- */
 
 static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d)
@@ -478,7 +534,8 @@ static int counters_from_qmp(struct kvm_reader *r, struct kvm_qmp_vm *q)
 }
 
 /* Reads one VM through QMP into values ([ncounters]); 0, or a negative errno with why set. */
-static int qmp_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, int *vcpus, char *why, size_t cap)
+static int qmp_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, int *vcpus, maybe_i64 **per,
+		    int **index, char *why, size_t cap)
 {
 	if (d->cfg.qmp.kind != VM_QMP_UNIX) {
 		snprintf(why, cap, "%s", vm_qmp_hint(d->cfg.qmp.kind));
@@ -487,7 +544,9 @@ static int qmp_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values
 	struct kvm_qmp_entry *e = qmp_entry(r, d);
 	if (!e)
 		return -ENOMEM;
-	int rc = e->permanent ? e->permanent : kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus);
+	bool want = r->flags & KVM_READ_VCPUS;
+	int rc = e->permanent ? e->permanent
+			      : kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
 	if (rc == -ENODATA || rc == -EOPNOTSUPP)
 		e->permanent = rc; /* not asked again: the reason stays */
 	if (rc == 0 && !r->ncounters) {
@@ -497,7 +556,13 @@ static int qmp_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values
 		if (!v)
 			return -ENOMEM;
 		*values = v;
-		rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus);
+		if (want) {
+			free(*per);
+			free(*index);
+			*per = NULL;
+			*index = NULL;
+		}
+		rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
 	}
 	if (rc < 0)
 		snprintf(why, cap, "QMP %.100s: %.200s", d->cfg.qmp.path, kvm_qmp_vm_reason(e->q));
@@ -542,11 +607,14 @@ static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
 			err = -ENOMEM;
 			break;
 		}
-		int vcpus = -1;
+		int vcpus = -1, *index = NULL;
+		maybe_i64 *per = NULL;
 		char why[320] = "";
-		int rc = qmp_read(r, d, &values, &vcpus, why, sizeof(why));
+		int rc = qmp_read(r, d, &values, &vcpus, &per, &index, why, sizeof(why));
 		if (rc == -ENOMEM) {
 			free(values);
+			free(per);
+			free(index);
 			err = rc;
 			break;
 		}
@@ -560,15 +628,21 @@ static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
 				ret->denied -= s->denied;
 				s->denied = 0;
 				via_qmp = true;
+				if (per && set_vcpus(s, (size_t)vcpus, index, per, r->ncounters) < 0)
+					err = -ENOMEM;
 			} else {
 				free(values);
 				snprintf(s->unavailable, sizeof(s->unavailable), "debugfs: %u files denied; %.280s", s->denied, why);
 			}
+			free(per);
+			free(index);
 			continue;
 		}
 		struct kvm_vm_sample *v = realloc(ret->vms, (ret->nvms + 1) * sizeof(*v));
 		if (!v) {
 			free(values);
+			free(per);
+			free(index);
 			err = -ENOMEM;
 			break;
 		}
@@ -578,6 +652,12 @@ static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
 					    .values = values, .source = rc == 0 ? KVM_SOURCE_QMP : KVM_SOURCE_NONE};
 		snprintf(s->dir, sizeof(s->dir), "%d-qmp", (int)d->pid);
 		via_qmp |= rc == 0;
+		if (rc == 0 && per && set_vcpus(s, (size_t)vcpus, index, per, r->ncounters) < 0)
+			err = -ENOMEM;
+		free(per);
+		free(index);
+		per = NULL;
+		index = NULL;
 		snprintf(s->name, sizeof(s->name), "%s", d->cfg.name);
 		if (rc < 0) {
 			for (size_t c = 0; c < r->ncounters; c++)
@@ -635,6 +715,14 @@ static int grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const cha
 		ret->vms[v].values = x;
 		for (size_t i = old; i < nc; i++)
 			x[i] = UNKNOWN;
+		for (size_t c = 0; c < ret->vms[v].nvcpu; c++) {
+			maybe_i64 *y = realloc(ret->vms[v].vcpu[c].values, nc * sizeof(*y));
+			if (!y)
+				return -ENOMEM;
+			ret->vms[v].vcpu[c].values = y;
+			for (size_t i = old; i < nc; i++)
+				y[i] = UNKNOWN;
+		}
 	}
 	maybe_i64 *t = realloc(ret->total, nc * sizeof(*t));
 	if (!t)
@@ -803,6 +891,10 @@ int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
 		s->vcpus = vm->vcpus;
 		s->source = KVM_SOURCE_DEBUGFS;
 		ret->nvms++;
+		if ((r->flags & KVM_READ_VCPUS) && debugfs_vcpus(r, vm, s) < 0) {
+			kvm_sample_free(ret);
+			return -ENOMEM;
+		}
 	}
 	ret->denied += r->denied;
 	int e = r->flags & KVM_READ_QMP ? qmp_pass(r, ret) : 0;
@@ -837,8 +929,10 @@ void kvm_sample_free(struct kvm_sample *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; s->vms && i < s->nvms; i++)
+	for (size_t i = 0; s->vms && i < s->nvms; i++) {
 		free(s->vms[i].values);
+		free_vcpus(&s->vms[i]);
+	}
 	free(s->vms);
 	free(s->total);
 	s->vms = NULL;

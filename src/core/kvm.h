@@ -41,6 +41,12 @@ enum kvm_source {
 };
 const char *kvm_source_name(enum kvm_source s); /* "debugfs", "qmp"; NULL for none */
 
+/* One vCPU's counters (KVM_READ_VCPUS): the per-vCPU ones; VM-level counters are unknown. */
+struct kvm_vcpu_sample {
+	int index;
+	maybe_i64 *values; /* [ncounters] */
+};
+
 struct kvm_vm_sample {
 	char dir[32];      /* "<pid>-<fd>"; "<pid>-qmp" for a VM that has no debugfs directory */
 	pid_t pid;
@@ -52,6 +58,8 @@ struct kvm_vm_sample {
 	enum kvm_source source;
 	unsigned denied;   /* its debugfs files we had no permission to read */
 	char unavailable[320]; /* why counters are missing, in one line; "" when all were read */
+	struct kvm_vcpu_sample *vcpu; /* [nvcpu] by index, with KVM_READ_VCPUS */
+	size_t nvcpu;
 };
 
 struct kvm_sample {
@@ -79,6 +87,8 @@ int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kv
  * ("kvm_exit/HLT", "kvm_userspace_exit/IO", "kvm_pio/0x80 out"), added to the set once the first
  * VM's events are open; kvm_reader_reasons_why() says why there are none. */
 #define KVM_READ_REASONS (1u << 1)
+/* KVM_READ_VCPUS: also each vCPU's counters (debugfs vcpuN/ files, or QMP's per-vCPU stats). */
+#define KVM_READ_VCPUS (1u << 2)
 int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_reader **ret,
 			 enum kvm_avail *ret_why);
 bool kvm_reader_has_debugfs(const struct kvm_reader *r);

@@ -13,8 +13,12 @@ bool kvm_vm_appeared(const struct kvm_vm_sample *before, const struct kvm_vm_sam
 
 void kvm_delta_free(struct kvm_delta *d)
 {
-	for (size_t i = 0; d->vms && i < d->nvms; i++)
+	for (size_t i = 0; d->vms && i < d->nvms; i++) {
 		free(d->vms[i].changes);
+		for (size_t c = 0; d->vms[i].vcpus && c < d->vms[i].nvcpus; c++)
+			free(d->vms[i].vcpus[c].changes);
+		free(d->vms[i].vcpus);
+	}
 	free(d->vms);
 	free(d->sel);
 	free(d->total);
@@ -40,6 +44,36 @@ static void add_increase(maybe_i64 *sum, const struct kvm_change *c)
 		*sum = MAYBE((sum->known ? sum->v : 0) + c->total.v);
 }
 
+/* One vCPU's changes, against the same index in the earlier read (none: it appeared). */
+static int add_vcpus(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_vm_sample *before,
+		     struct kvm_delta *d, struct kvm_delta_vm *view)
+{
+	const struct kvm_vm_sample *vm = view->vm;
+	if (!vm->nvcpu)
+		return 0;
+	view->vcpus = calloc(vm->nvcpu, sizeof(*view->vcpus));
+	if (!view->vcpus)
+		return -ENOMEM;
+	for (size_t c = 0; c < vm->nvcpu; c++) {
+		const struct kvm_vcpu_sample *now = &vm->vcpu[c], *was = NULL;
+		for (size_t k = 0; !view->appeared && before && k < before->nvcpu && !was; k++)
+			was = before->vcpu[k].index == now->index ? &before->vcpu[k] : NULL;
+		/* New with its VM, or hotplugged; unknown when the earlier read had no vCPUs to compare. */
+		bool fresh = view->appeared || (before && before->nvcpu > 0 && !was);
+		struct kvm_delta_vcpu *out = &view->vcpus[view->nvcpus++];
+		out->index = now->index;
+		out->changes = malloc((d->nsel ? d->nsel : 1) * sizeof(*out->changes));
+		if (!out->changes)
+			return -ENOMEM;
+		for (size_t s = 0; s < d->nsel; s++) {
+			size_t i = d->sel[s];
+			maybe_i64 prev = was && i < a->ncounters ? was->values[i] : UNKNOWN;
+			out->changes[s] = kvm_change(kvm_counter_kind(kr, i), prev, now->values[i], d->seconds, fresh);
+		}
+	}
+	return 0;
+}
+
 static int add_vms(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_sample *b,
 		   const struct kvm_delta_filter *f, struct kvm_delta *d)
 {
@@ -62,6 +96,8 @@ static int add_vms(const struct kvm_reader *kr, const struct kvm_sample *a, cons
 			view->changes[s] = kvm_change(kvm_counter_kind(kr, i), was, vm->values[i], d->seconds,
 						      view->appeared);
 		}
+		if (add_vcpus(kr, a, before, d, view) < 0)
+			return -ENOMEM;
 	}
 	for (size_t v = 0; a && v < a->nvms; v++)
 		if (keep_vm(f, &a->vms[v]) && !kvm_sample_find(b, a->vms[v].dir))

@@ -29,10 +29,17 @@
 
 #include "core/kvm.h"
 
+struct kvm_delta_vcpu {
+	int index;
+	struct kvm_change *changes; /* [nsel] */
+};
+
 struct kvm_delta_vm {
 	const struct kvm_vm_sample *vm; /* in the later read */
 	bool appeared;                  /* created during the interval */
 	struct kvm_change *changes;     /* [nsel] */
+	struct kvm_delta_vcpu *vcpus;   /* [nvcpus] when the reads have them (KVM_READ_VCPUS) */
+	size_t nvcpus;
 };
 
 /* Which VMs and counters to keep; NULL callbacks keep everything. */

@@ -56,7 +56,32 @@ static maybe_i64 value_of(const struct qmp_stats_schema *s, const struct qmp_sta
 	return MAYBE(sum);
 }
 
-int kvm_qmp_vm_read(struct kvm_qmp_vm *q, const char *const *names, size_t n, maybe_i64 *values, int *ret_vcpus)
+/* Each vCPU's values of the names: [nvcpus][n], and the vCPUs' indices. */
+static int per_vcpu(const struct qmp_stats_schema *s, const struct qmp_stats_sample *x, const char *const *names,
+		    size_t n, maybe_i64 **ret_values, int **ret_index)
+{
+	maybe_i64 *v = malloc((x->nvcpus * n > 0 ? x->nvcpus * n : 1) * sizeof(*v));
+	int *idx = malloc((x->nvcpus ? x->nvcpus : 1) * sizeof(*idx));
+	if (!v || !idx) {
+		free(v);
+		free(idx);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int k = qmp_schema_index(s, QMP_STATS_VCPU, names[i]);
+		bool ok = k >= 0 && scalar(&s->desc[QMP_STATS_VCPU][k]);
+		for (size_t c = 0; c < x->nvcpus; c++)
+			v[c * n + i] = ok ? x->vcpus[c].values[k].value : UNKNOWN;
+	}
+	for (size_t c = 0; c < x->nvcpus; c++)
+		idx[c] = x->vcpus[c].index >= 0 ? x->vcpus[c].index : (int)c;
+	*ret_values = v;
+	*ret_index = idx;
+	return 0;
+}
+
+int kvm_qmp_vm_read(struct kvm_qmp_vm *q, const char *const *names, size_t n, maybe_i64 *values, int *ret_vcpus,
+		    maybe_i64 **ret_per_vcpu, int **ret_index)
 {
 	struct qmp_stats_sample x;
 	int r = qmp_stats_read(q->src, &x);
@@ -65,9 +90,11 @@ int kvm_qmp_vm_read(struct kvm_qmp_vm *q, const char *const *names, size_t n, ma
 	const struct qmp_stats_schema *s = qmp_stats_source_schema(q->src);
 	for (size_t i = 0; i < n; i++)
 		values[i] = value_of(s, &x, names[i]);
+	if (ret_per_vcpu)
+		r = per_vcpu(s, &x, names, n, ret_per_vcpu, ret_index);
 	*ret_vcpus = (int)x.nvcpus;
 	qmp_stats_sample_free(&x, q->src);
-	return 0;
+	return r;
 }
 
 size_t kvm_qmp_vm_counters(const struct kvm_qmp_vm *q, size_t cap, const char **ret_names,

@@ -24,8 +24,11 @@ int kvm_qmp_vm_new(const char *socket_path, struct kvm_qmp_vm **ret);
 void kvm_qmp_vm_free(struct kvm_qmp_vm *q);
 
 /* One visit (connect, ask, close). values[i] is the counter names[i] (unknown when QEMU has no
- * such stat), *ret_vcpus the vCPUs it reported. 0 or a negative errno (kvm_qmp_vm_reason). */
-int kvm_qmp_vm_read(struct kvm_qmp_vm *q, const char *const *names, size_t n, maybe_i64 *values, int *ret_vcpus);
+ * such stat), *ret_vcpus the vCPUs it reported. With ret_per_vcpu, also each vCPU's: a fresh
+ * array of *ret_vcpus x n values (VM-level stats unknown) and their indices in *ret_index.
+ * 0 or a negative errno (kvm_qmp_vm_reason). */
+int kvm_qmp_vm_read(struct kvm_qmp_vm *q, const char *const *names, size_t n, maybe_i64 *values, int *ret_vcpus,
+		    maybe_i64 **ret_per_vcpu, int **ret_index);
 const char *kvm_qmp_vm_reason(const struct kvm_qmp_vm *q);
 
 /* The scalar stats of the schema (known after a successful read): VM-level, then vCPU-level

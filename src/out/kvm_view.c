@@ -84,6 +84,25 @@ static void json_reasons(struct json *j, const struct kvm_reader *kr, const stru
 	}
 }
 
+/* "vcpus": [{"index": 0, "counters": {...}}], the counters a vCPU has (known at the later read). */
+static void json_vcpus(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d,
+		       const struct kvm_delta_vm *view)
+{
+	json_array_begin(j, "vcpus");
+	for (size_t c = 0; c < view->nvcpus; c++) {
+		json_object_begin(j, NULL);
+		json_int(j, "index", view->vcpus[c].index);
+		json_object_begin(j, "counters");
+		for (size_t s = 0; s < d->nsel; s++)
+			if (!is_reason(kr, d, s) && view->vcpus[c].changes[s].total.known)
+				json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]),
+					    &view->vcpus[c].changes[s]);
+		json_object_end(j);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d)
 {
 	json_double(j, "interval_seconds", d->seconds);
@@ -111,6 +130,8 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 					    &view->changes[s]);
 		json_object_end(j);
 		json_reasons(j, kr, d, view->changes);
+		if (view->nvcpus)
+			json_vcpus(j, kr, d, view);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -321,6 +342,27 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol)
 		fprintf(f, "KVM is loaded but no VM is running (no <pid>-<fd> directory in debugfs)%s\n", eol);
 }
 
+void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+{
+	int e = kvm_counter_index(kr, "exits");
+	size_t s = 0;
+	while (e >= 0 && s < d->nsel && d->sel[s] != (size_t)e)
+		s++;
+	for (size_t v = 0; e >= 0 && s < d->nsel && v < d->nvms; v++) {
+		const struct kvm_delta_vm *view = &d->vms[v];
+		if (!view->nvcpus)
+			continue;
+		char label[64], rate[32];
+		kvm_vm_label(label, sizeof(label), view->vm);
+		fprintf(f, "%s exits/s by vCPU:", label);
+		for (size_t c = 0; c < view->nvcpus; c++) {
+			fmt_rate(rate, sizeof(rate), KVM_STAT_EVENTS, &view->vcpus[c].changes[s]);
+			fprintf(f, "  %d: %s", view->vcpus[c].index, rate);
+		}
+		fprintf(f, "%s\n", eol);
+	}
+}
+
 void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all)
 {
 	char list[1024], secs[32];
@@ -334,6 +376,7 @@ void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 	if (kvm_view_table(f, kr, d, show_all, 0, 0, &hidden) == 1)
 		fprintf(f, "(every selected counter is zero)\n");
 	fprintf(f, "\n");
+	kvm_view_vcpus(f, kr, d, "");
 	kvm_view_notes(f, d, "");
 	fprintf(f, "PER SEC: events per second; for *_ns times, percent of the interval (of one CPU)\n");
 }

@@ -29,6 +29,9 @@ void kvm_view_vm_list(char *buf, size_t cap, const struct kvm_delta *d);
 /* VMs that went away, directories that vanished, denied files, no VM at all; each line ends in eol. */
 void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol);
 
+/* With per-vCPU reads: a line per VM of each vCPU's exits per second (when exits is selected). */
+void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
+
 /* The whole --once reading: heading, table, notes, legend. */
 void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all);
 

@@ -103,6 +103,9 @@ d=$(jq '.vms[0].counters.exits.delta' "$TEST_TMP/x.json")
 say "vmhost delta $d over $(jq .interval_seconds "$TEST_TMP/x.json") s; QEMU's own: $((q1 - q0)) around it"
 check "vmhost's exits delta within QEMU's own over the bracketing window" \
 	awk -v d="$d" -v q=$((q1 - q0)) 'BEGIN { exit !(d > 0 && d <= q && d >= 0.3 * q) }'
+"$VMHOST" --json exits --once --interval 0.3 --pid "$QEMU" --vcpu --fields '^exits$' >"$TEST_TMP/v.json" 2>/dev/null
+check "--vcpu: one vCPU, its exits are the VM's" \
+	jq -e '.vms[0] | (.vcpus | length) == 1 and .vcpus[0].index == 0 and .vcpus[0].counters.exits.delta == .counters.exits.delta and .counters.exits.delta > 0' "$TEST_TMP/v.json"
 check "the host total is the VM's (no global files to read)" jq -e '.total.exits.delta == .vms[0].counters.exits.delta' "$TEST_TMP/x.json"
 check "the socket is usable after vmhost" test "$("$P" qmp "$SOCK" query-status | jq -r .status)" = running
 # With debugfs mounted (in a private mount namespace): the VM's directory is there, and where its

@@ -248,6 +248,39 @@ static void test_no_vm_directories(void **state)
 	t->a.nvms = na;
 }
 
+/* Per vCPU: matched by index; a vCPU only in the later read (hotplugged) counts from zero. */
+static void test_vcpus(void **state)
+{
+	struct two_reads *t = *state;
+	size_t nc = t->a.ncounters;
+	struct kvm_vcpu_sample va[1], vb[2];
+	maybe_i64 a0[nc], b0[nc], b1[nc];
+	for (size_t i = 0; i < nc; i++)
+		a0[i] = b0[i] = b1[i] = UNKNOWN;
+	a0[t->exits] = MAYBE(1000);
+	b0[t->exits] = MAYBE(1600);
+	b1[t->exits] = MAYBE(70);
+	va[0] = (struct kvm_vcpu_sample){0, a0};
+	vb[0] = (struct kvm_vcpu_sample){0, b0};
+	vb[1] = (struct kvm_vcpu_sample){1, b1};
+	t->a.vms[0].vcpu = va;
+	t->a.vms[0].nvcpu = 1;
+	t->b.vms[0].vcpu = vb;
+	t->b.vms[0].nvcpu = 2;
+	struct kvm_delta d;
+	assert_int_equal(kvm_delta_build(t->kr, &t->a, &t->b, NULL, &d), 0);
+	size_t e = pos(&d, t->exits);
+	assert_int_equal(d.vms[0].nvcpus, 2);
+	assert_int_equal(d.vms[0].vcpus[0].changes[e].delta.v, 600);
+	assert_int_equal(d.vms[0].vcpus[1].index, 1);
+	assert_int_equal(d.vms[0].vcpus[1].changes[e].delta.v, 70); /* hotplugged: from zero */
+	assert_false(d.vms[0].vcpus[0].changes[pos(&d, t->pages_4k)].total.known);
+	assert_int_equal(d.vms[1].nvcpus, 0);
+	kvm_delta_free(&d);
+	t->a.vms[0].vcpu = t->b.vms[0].vcpu = NULL; /* on the stack: not for kvm_sample_free */
+	t->a.vms[0].nvcpu = t->b.vms[0].nvcpu = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -259,6 +292,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_filters_and_gauges, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_vm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_vm_directories, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_vcpus, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

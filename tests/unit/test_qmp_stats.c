@@ -282,8 +282,17 @@ static void test_debugfs_layout(void **state)
 	const char *names[] = {"exits", "io_exits", "halt_wait_ns", "remote_tlb_flush", "pages_4k", "halt_wait_hist", "no_such"};
 	maybe_i64 v[7];
 	int vcpus = 0;
-	assert_int_equal(kvm_qmp_vm_read(q, names, 7, v, &vcpus), 0);
+	maybe_i64 *per;
+	int *index;
+	assert_int_equal(kvm_qmp_vm_read(q, names, 7, v, &vcpus, &per, &index), 0);
 	assert_int_equal(vcpus, 2);
+	assert_int_equal(index[0], 0);
+	assert_int_equal(index[1], 1);
+	assert_int_equal(per[0 * 7 + 0].v, 130345); /* vCPU 0's exits */
+	assert_int_equal(per[1 * 7 + 0].v, 131345);
+	assert_false(per[0 * 7 + 3].known);          /* a VM-level stat has no per-vCPU value */
+	free(per);
+	free(index);
 	assert_int_equal(v[0].v, 130345 + 131345);         /* vCPU stats: summed over the vCPUs */
 	assert_int_equal(v[1].v, 130000 + 131000);
 	assert_int_equal(v[2].v, 2500000000 + 2500000001); /* times in ns */
@@ -312,7 +321,7 @@ static void test_debugfs_layout(void **state)
 	fake_qmp_stop(&f);
 	/* A socket nobody listens on: the reason names what failed. */
 	assert_int_equal(kvm_qmp_vm_new("/nonexistent/qmp.sock", &q), 0);
-	assert_true(kvm_qmp_vm_read(q, names, 7, v, &vcpus) < 0);
+	assert_true(kvm_qmp_vm_read(q, names, 7, v, &vcpus, NULL, NULL) < 0);
 	assert_true(strlen(kvm_qmp_vm_reason(q)) > 0);
 	kvm_qmp_vm_free(q);
 	free(greet), free(schemas), free(vm), free(vcpu), free(cpus);
