@@ -24,7 +24,8 @@ struct serve_opts {
 	double min_interval;
 	pid_t pids[SERVE_MAX_PIDS];
 	size_t npids;
-	unsigned max_connections, timeout_seconds, threads;
+	unsigned max_connections, per_client, timeout_seconds, threads;
+	double request_deadline;
 	const char *db;
 	double db_interval;
 	bool no_kvm;
@@ -57,7 +58,11 @@ static void serve_help(void)
 	       "  --kvm-reasons        also count each VM's exits by reason from tracepoints\n"
 	       "                       (vmhost_kvm_exit_reasons_total; needs tracefs and perf events)\n"
 	       "  --no-kvm             do not read KVM's debugfs counters at all\n"
-	       "  --max-connections N  open connections at most (default 64); more wait in the backlog\n"
+	       "  --max-connections N  open connections at most (default 64); a new one beyond it closes\n"
+	       "                       the oldest that is not being answered, so scrapes get through\n"
+	       "  --per-client N       connections from one address at most (default 16), likewise\n"
+	       "  --request-deadline SEC  a new connection's first request must be in within SEC\n"
+	       "                       (default 5; slowloris and idle connects are closed after it)\n"
 	       "  --timeout SEC        close a connection idle this long (default 10, whole seconds)\n"
 	       "  --threads N          worker threads (default 2)\n"
 	       "\n"
@@ -131,6 +136,14 @@ static int serve_option(struct ctx *ctx, int c, const char *seen, struct serve_o
 		if (parse_count(optarg, 1, 3600, &o->timeout_seconds) < 0)
 			return usage_error(ctx, "--timeout takes whole seconds from 1 to 3600, not '%s'", optarg);
 		return EXIT_OK;
+	case 'P':
+		if (parse_count(optarg, 1, 10000, &o->per_client) < 0)
+			return usage_error(ctx, "--per-client takes a number from 1 to 10000, not '%s'", optarg);
+		return EXIT_OK;
+	case 'r':
+		if (arg_seconds(optarg, &o->request_deadline) < 0 || o->request_deadline > 3600)
+			return usage_error(ctx, "--request-deadline takes seconds up to 3600, not '%s'", optarg);
+		return EXIT_OK;
 	case 'T':
 		if (parse_count(optarg, 1, 64, &o->threads) < 0)
 			return usage_error(ctx, "--threads takes a number from 1 to 64, not '%s'", optarg);
@@ -154,6 +167,8 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 		{"max-connections", required_argument, NULL, 'c'},
 		{"timeout", required_argument, NULL, 't'},
 		{"threads", required_argument, NULL, 'T'},
+		{"per-client", required_argument, NULL, 'P'},
+		{"request-deadline", required_argument, NULL, 'r'},
 		{"kvm-events", required_argument, NULL, 'k'},
 		{"no-kvm", no_argument, NULL, 'K'},
 		{"kvm-reasons", no_argument, NULL, 'R'},
@@ -162,7 +177,7 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 	};
 	args_reset();
 	int c, rc = EXIT_OK;
-	while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:k:KRh", longopts, NULL)) != -1)
+	while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:P:r:k:KRh", longopts, NULL)) != -1)
 		rc = serve_option(ctx, c, argv[optind - 1], o, help);
 	if (rc == EXIT_OK && optind < argc)
 		rc = usage_error(ctx, "unexpected argument '%s'", argv[optind]);
@@ -201,7 +216,8 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o);
 int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = SAMPLER_MIN_INTERVAL_SECONDS,
-			       .max_connections = 64, .timeout_seconds = 10, .threads = 2,
+			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10,
+			       .threads = 2,
 			       .db_interval = SAMPLER_INTERVAL_SECONDS};
 	bool help = false;
 	int rc = parse_serve_opts(ctx, argc, argv, &o, &help);
@@ -287,6 +303,7 @@ static int start_http(struct server *sv)
 	char where[128];
 	serve_socket_name(fd, where, sizeof(where));
 	struct serve_http_config hc = {.listen_fd = fd, .threads = o->threads, .max_connections = o->max_connections,
+				       .per_client = o->per_client, .request_deadline = o->request_deadline,
 				       .timeout_seconds = o->timeout_seconds, .connection_memory = 16 * 1024,
 				       .cache = sv->cache};
 	if (serve_http_start(&hc, &sv->http) < 0) {

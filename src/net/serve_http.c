@@ -15,6 +15,7 @@
 struct serve_http {
 	struct MHD_Daemon *daemon;
 	struct serve_cache *cache;
+	struct serve_guard *guard;
 };
 
 static const char index_html[] =
@@ -97,6 +98,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 			return reply_static(conn, MHD_HTTP_CONTENT_TOO_LARGE, "text/plain; charset=utf-8",
 					    "a GET request has no body\n", NULL);
 		*con_cls = &seen;
+		serve_guard_answering(h->guard, conn);
 		return MHD_YES;
 	}
 	if (*upload_data_size)
@@ -114,17 +116,26 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 	if (!h)
 		return -ENOMEM;
 	h->cache = cfg->cache;
+	struct serve_guard_config gc = {cfg->max_connections, cfg->per_client, cfg->request_deadline};
+	int r = serve_guard_new(&gc, &h->guard);
+	if (r < 0) {
+		free(h);
+		return r;
+	}
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
 	h->daemon = MHD_start_daemon(
-		flags, 0, NULL, NULL, handle, h,
+		flags, 0, serve_guard_accept, h->guard, handle, h,
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)cfg->listen_fd,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(cfg->threads > 1 ? cfg->threads : 0),
-		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)cfg->max_connections,
+		MHD_OPTION_CONNECTION_LIMIT, serve_guard_daemon_limit(h->guard),
+		MHD_OPTION_NOTIFY_CONNECTION, serve_guard_connection, h->guard,
+		MHD_OPTION_NOTIFY_COMPLETED, serve_guard_completed, h->guard,
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)cfg->timeout_seconds,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)cfg->connection_memory,
 		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
 		MHD_OPTION_END);
 	if (!h->daemon) {
+		serve_guard_free(h->guard);
 		free(h);
 		return -EIO;
 	}
@@ -137,8 +148,11 @@ void serve_http_stop(struct serve_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->daemon);
+	serve_guard_free(h->guard);
 	free(h);
 }
+
+struct serve_guard_stats serve_http_guard_stats(struct serve_http *h) { return serve_guard_stats(h->guard); }
 
 int serve_bind(const struct sockaddr_storage *a, socklen_t len)
 {

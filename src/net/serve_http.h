@@ -9,11 +9,14 @@
 
 #include "net/listen_addr.h"
 #include "net/serve_cache.h"
+#include "net/serve_guard.h"
 
 struct serve_http_config {
 	int listen_fd;            /* a listening stream socket; the server owns it from here on */
 	unsigned threads;         /* worker threads sharing the socket */
-	unsigned max_connections; /* beyond it new connections are refused at accept */
+	unsigned max_connections; /* beyond it the oldest idle connection is shed (net/serve_guard.h) */
+	unsigned per_client;      /* connections from one source address, likewise */
+	double request_deadline;  /* seconds a new connection has for its first request */
 	unsigned timeout_seconds; /* an idle (or trickling) connection is closed after this */
 	size_t connection_memory; /* per connection: request line and headers must fit */
 	struct serve_cache *cache;
@@ -25,6 +28,8 @@ struct serve_http;
 int serve_http_start(const struct serve_http_config *cfg, struct serve_http **ret);
 /* Stops accepting, closes every connection and the socket, joins the threads. NULL is fine. */
 void serve_http_stop(struct serve_http *h);
+/* What the connection guard did so far. */
+struct serve_guard_stats serve_http_guard_stats(struct serve_http *h);
 
 /* A bound, listening, close-on-exec socket for the address. Returns the fd or a negative errno. */
 int serve_bind(const struct sockaddr_storage *a, socklen_t len);

@@ -29,6 +29,8 @@ struct server {
 	int port;
 };
 
+static double request_deadline; /* for the next start(); 0: the default */
+
 static void start(struct server *s, double min_interval, unsigned max_connections, unsigned timeout)
 {
 	pid_t extra[] = {20000};
@@ -41,7 +43,8 @@ static void start(struct server *s, double min_interval, unsigned max_connection
 	int fd = loopback_listener(&s->port);
 	assert_true(fd >= 0);
 	struct serve_http_config hc = {.listen_fd = fd, .threads = 2, .max_connections = max_connections,
-				       .timeout_seconds = timeout, .connection_memory = 16 * 1024,
+				       .timeout_seconds = timeout, .request_deadline = request_deadline,
+				       .connection_memory = 16 * 1024,
 				       .cache = s->cache};
 	assert_int_equal(serve_http_start(&hc, &s->http), 0);
 }
@@ -292,16 +295,44 @@ static void test_connection_limit(void **state)
 		send_all(held[i], "GET", 3);
 	}
 	usleep(200 * 1000);
-	/* Over the limit: closed at once, no response. */
+	/* Over the limit: the oldest connection not being answered is shed, the new one answered. */
 	char *r = request(s.port, "GET", "/metrics", NULL);
-	assert_int_equal(status_of(r), 0);
+	assert_int_equal(status_of(r), 200);
 	free(r);
+	char buf[256];
+	read_all(held[0], buf, sizeof(buf));
+	assert_int_equal(status_of(buf), 0); /* closed without a response */
 	close(held[0]);
 	close(held[1]);
 	usleep(200 * 1000);
 	r = request(s.port, "GET", "/metrics", NULL);
 	assert_int_equal(status_of(r), 200);
 	free(r);
+	stop(&s);
+}
+
+/* A connection that sends no request, or trickles one, is closed at the request deadline. */
+static void test_request_deadline(void **state)
+{
+	(void)state;
+	struct server s;
+	request_deadline = 0.5;
+	start(&s, 60, 16, 10);
+	request_deadline = 0;
+	int quiet = connect_to(s.port), trickle = connect_to(s.port);
+	send_all(trickle, "GET /metrics HTTP/1.1\r\n", 24);
+	char buf[256];
+	double t0 = clock_monotonic_seconds();
+	read_all(quiet, buf, sizeof(buf));
+	double waited = clock_monotonic_seconds() - t0;
+	assert_int_equal(status_of(buf), 0);
+	assert_true(waited < 3); /* the deadline, not the 10 s idle timeout */
+	read_all(trickle, buf, sizeof(buf));
+	assert_int_equal(status_of(buf), 0);
+	close(quiet);
+	close(trickle);
+	struct serve_guard_stats st = serve_http_guard_stats(s.http);
+	assert_true(st.deadline >= 2);
 	stop(&s);
 }
 
@@ -342,6 +373,7 @@ int main(void)
 		cmocka_unit_test(test_oversized_and_malformed_requests),
 		cmocka_unit_test(test_slow_clients_do_not_block_others),
 		cmocka_unit_test(test_connection_limit),
+		cmocka_unit_test(test_request_deadline),
 		cmocka_unit_test(test_parse_listen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

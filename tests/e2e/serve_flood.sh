@@ -1,0 +1,68 @@
+# vmhost serve under a connection flood on loopback: 400 idle connections (10 from each of 40
+# addresses, 127.0.0.2 ...) and 40 slowloris ones (a request trickled a byte a second, from 40
+# more addresses), reconnected as soon as the server closes them, while a scraper from 127.0.0.1
+# gets /metrics 10 times in a row, each within 2 s; the server's RSS stays bounded.
+. "$VMHOST_TESTS/lib.sh"
+. "$VMHOST_TESTS/e2e/serve_lib.sh"
+serve_start "$TEST_TMP/serve.log" "$VMHOST_FIXTURES/serve" || die "cannot start"
+cat >"$TEST_TMP/flood.py" <<'EOF'
+import socket, sys, time, selectors
+port, idle, slow = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
+sel = selectors.DefaultSelector()
+REQ = b"GET /metrics HTTP/1.1\r\nHost: x\r\nUser-Agent: slowloris\r\n"
+def connect(kind, i):
+    src = "127.0.0.%d" % ((2 + i // 10) if kind == "idle" else (60 + i))
+    s = socket.socket()
+    s.bind((src, 0))
+    s.setblocking(False)
+    s.connect_ex(("127.0.0.1", port))
+    sel.register(s, selectors.EVENT_READ, (kind, i, [0]))
+    return s
+conns = [connect("idle", i) for i in range(idle)] + [connect("slow", i) for i in range(slow)]
+print("flooding", flush=True)
+reconnects = 0
+last = time.monotonic()
+while True:
+    for key, _ in sel.select(timeout=0.2):
+        kind, i, sent = key.data
+        try:
+            gone = not key.fileobj.recv(4096)
+        except OSError:
+            gone = True
+        if gone:  # closed by the server: come right back
+            sel.unregister(key.fileobj)
+            key.fileobj.close()
+            connect(kind, i)
+            reconnects += 1
+    if time.monotonic() - last >= 1:
+        last = time.monotonic()
+        for key in list(sel.get_map().values()):
+            kind, i, sent = key.data
+            if kind == "slow" and sent[0] < len(REQ):
+                try:
+                    key.fileobj.send(REQ[sent[0]:sent[0] + 1])
+                    sent[0] += 1
+                except OSError:
+                    pass
+        print("reconnects", reconnects, flush=True)
+EOF
+python3 "$TEST_TMP/flood.py" "$PORT" 400 40 >"$TEST_TMP/flood.out" 2>&1 &
+FLOOD=$!
+TEST_PIDS="$TEST_PIDS $FLOOD"
+for i in $(seq 50); do grep -q flooding "$TEST_TMP/flood.out" && break; sleep 0.1; done
+sleep 1
+ok=0
+for i in $(seq 10); do
+	t0=$(date +%s%N)
+	code=$(curl -s -o "$TEST_TMP/m.txt" -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT/metrics")
+	ms=$((($(date +%s%N) - t0) / 1000000))
+	say "scrape $i: HTTP $code in ${ms} ms"
+	[ "$code" = 200 ] && grep -q '^vmhost_host_mem_total_bytes' "$TEST_TMP/m.txt" && ok=$((ok + 1))
+done
+check "10 of 10 scrapes answered within 2 s under 400 idle + 40 slowloris connections" [ "$ok" = 10 ]
+check "the flood was really there (it kept reconnecting)" grep -q 'reconnects [1-9]' "$TEST_TMP/flood.out"
+rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$SERVER/status)
+say "server RSS ${rss} kB; flood: $(tail -1 "$TEST_TMP/flood.out")"
+check "the server's RSS stays under 64 MiB" [ "$rss" -lt 65536 ]
+kill "$FLOOD"
+finish
