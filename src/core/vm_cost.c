@@ -126,6 +126,17 @@ static maybe_i64 cg_number(const struct io_root *root, const char *scope, int ve
 	return n > 0 && parse_i64(buf, &v) == 0 && v >= 0 ? MAYBE(v) : UNKNOWN;
 }
 
+maybe_i64 cgroup_memory_without_cache(const struct io_root *root, int version, const char *scope)
+{
+	maybe_i64 charged = cg_number(root, scope, version, version == 1 ? "memory.usage_in_bytes" : "memory.current");
+	char buf[8192];
+	ssize_t n = charged.known ? cg_read(root, scope, version, "memory.stat", buf, sizeof(buf)) : -ENOENT;
+	maybe_i64 cache = UNKNOWN;
+	if (n > 0)
+		parse_keyed_u64(buf, (size_t)n, version == 1 ? "cache" : "file", &cache);
+	return charged.known && cache.known ? MAYBE(charged.v > cache.v ? charged.v - cache.v : 0) : UNKNOWN;
+}
+
 void vm_cgroup_read(const struct io_root *root, const char *v2_scope, const char *v1_memory_scope,
 		    struct vm_cgroup *ret)
 {

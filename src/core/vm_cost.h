@@ -54,6 +54,11 @@ int vcpus_read(const struct io_root *root, pid_t pid, struct vm_cpu *ret);
 /* Percentages over seconds between two readings of the same VM (vCPUs matched by thread id). */
 void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seconds);
 
+/* What Proxmox VE 9 shows as a VM's host memory: its scope's charge without page cache (v2
+ * memory.current - memory.stat file; v1 memory.usage_in_bytes - memory.stat cache). KSM-blind:
+ * a merged page stays charged to one cgroup. Unknown when a file is missing. */
+maybe_i64 cgroup_memory_without_cache(const struct io_root *root, int version, const char *scope);
+
 /* The cgroup files of a VM's scope (paths as in /proc/PID/cgroup): the unified tree's scope (v2:
  * memory and pressure), and the v1 memory controller's (hybrid hosts: memory when v2 has none).
  * Either may be NULL. A scope that vanished or a missing file leaves its figures unknown. */

@@ -1,5 +1,6 @@
 #include "core/workload.h"
 #include "core/clock.h"
+#include "io/io.h"
 
 #include <errno.h>
 #include <signal.h>
@@ -163,6 +164,9 @@ int workload_spawn(const struct workload_spec *s, pid_t *ret_pid)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() == 1)
 			_exit(1);
+		static const struct io_root host = {"/proc", "/sys"};
+		if (s->cgroup && io_write(&host, IO_SYS, "0", "%s/cgroup.procs", s->cgroup) < 0)
+			_exit(1); /* its RAM would be charged elsewhere: no such guest */
 		_exit(workload_run(s, fds[1]));
 	}
 	close(fds[1]);

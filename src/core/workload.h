@@ -22,6 +22,8 @@ struct workload_spec {
 	uint64_t grow_bytes_per_second; /* extra anonymous memory allocated steadily ("overhead") */
 	double fill_seconds; /* > 0: RAM marked mergeable first, then filled over this long, as a
 				booting guest touches its RAM under QEMU; 0: filled at once, then marked */
+	const char *cgroup;  /* a cgroup directory under /sys (fs/cgroup/memory/NAME) the child joins
+				before it maps its RAM, so the RAM is charged there; NULL: none */
 };
 
 /* The unit of content: a workload page (the host's base page on x86). */

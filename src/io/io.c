@@ -176,6 +176,26 @@ void io_close(int fd)
 		close(fd);
 }
 
+int io_mkdir(const struct io_root *root, enum io_base base, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return r < 0 ? r : mkdir(path, 0755) < 0 ? -errno : 0;
+}
+
+int io_rmdir(const struct io_root *root, enum io_base base, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	return r < 0 ? r : rmdir(path) < 0 ? -errno : 0;
+}
+
 int io_write(const struct io_root *root, enum io_base base, const char *value, const char *fmt, ...)
 {
 	va_list ap;

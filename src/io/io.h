@@ -51,6 +51,10 @@ int io_list_dir(const struct io_root *root, enum io_base base, char ***ret, size
 	__attribute__((format(printf, 5, 6)));
 void io_free_names(char **names, size_t n);
 
+/* Creates or removes a directory (cgroups). 0 or a negative errno (-EEXIST, -EBUSY ...). */
+int io_mkdir(const struct io_root *root, enum io_base base, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+int io_rmdir(const struct io_root *root, enum io_base base, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* True when the path exists. */
 int io_exists(const struct io_root *root, enum io_base base, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

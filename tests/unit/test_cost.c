@@ -6,6 +6,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -151,12 +153,52 @@ static void unmergeable(void **state)
 	assert_false(ksm_process_mergeable(&old).known);
 }
 
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Proxmox's figure: the scope's charge without page cache, v2 and v1; unknown without memory.stat. */
+static void cgroup_without_cache(void **state)
+{
+	(void)state;
+	char root[] = "/tmp/vmhost-cg-XXXXXX", cmd[1024], v2[300], v1[300], sys[300];
+	assert_non_null(mkdtemp(root));
+	snprintf(v2, sizeof(v2), "%s/sys/fs/cgroup/qemu.slice/100.scope", root);
+	snprintf(v1, sizeof(v1), "%s/sys/fs/cgroup/memory/machine/qemu-1-web.libvirt-qemu", root);
+	snprintf(sys, sizeof(sys), "%s/sys", root);
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' '%s'", v2, v1);
+	assert_int_equal(system(cmd), 0);
+	put(v2, "memory.current", "1000000\n");
+	put(v2, "memory.stat", "anon 650000\nfile 300000\nkernel 50000\n");
+	put(v1, "memory.usage_in_bytes", "2000000\n");
+	put(v1, "memory.stat", "cache 500000\nrss 1400000\ntotal_cache 900000\n");
+	struct io_root r = {.proc = "/proc", .sys = sys};
+	maybe_i64 m = cgroup_memory_without_cache(&r, 2, "/qemu.slice/100.scope");
+	assert_true(m.known);
+	assert_int_equal(m.v, 700000);
+	m = cgroup_memory_without_cache(&r, 1, "/machine/qemu-1-web.libvirt-qemu");
+	assert_true(m.known);
+	assert_int_equal(m.v, 1500000); /* cache, not total_cache: the scope's own */
+	snprintf(cmd, sizeof(cmd), "rm '%s/memory.stat'", v2);
+	assert_int_equal(system(cmd), 0);
+	assert_false(cgroup_memory_without_cache(&r, 2, "/qemu.slice/100.scope").known);
+	assert_false(cgroup_memory_without_cache(&r, 2, "/no/such.scope").known);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(schedstat), cmocka_unit_test(vcpu_names), cmocka_unit_test(cgroup_controllers),
 		cmocka_unit_test(limits), cmocka_unit_test(pressure), cmocka_unit_test(keyed),
-		cmocka_unit_test(vcpu_rates), cmocka_unit_test(unmergeable),
+		cmocka_unit_test(vcpu_rates), cmocka_unit_test(unmergeable), cmocka_unit_test(cgroup_without_cache),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
