@@ -22,7 +22,7 @@ static const struct col summary_cols[A_NCOLS] = {
 	[A_MEANERR] = {"mean_error_pct_of_rss", "MEAN ERR %RSS", COL_FLOAT, 0, 3},
 };
 
-enum { G_SCEN, G_GUEST, G_RSS, G_EXACT, G_EST, G_ERR, G_BOUND, G_BOUNDPCT, G_CAL, G_CALERR, G_NCOLS };
+enum { G_SCEN, G_GUEST, G_RSS, G_EXACT, G_EST, G_ERR, G_BOUND, G_BOUNDPCT, G_CAL, G_CALERR, G_CG, G_CGERR, G_NCOLS };
 static const struct col guest_cols[G_NCOLS] = {
 	[G_SCEN] = {"scenario", "SCENARIO", COL_STR, 0, 0},
 	[G_GUEST] = {"guest", "GUEST", COL_STR, 0, 0},
@@ -34,6 +34,8 @@ static const struct col guest_cols[G_NCOLS] = {
 	[G_BOUNDPCT] = {"estimate_bound_pct_of_rss", "BOUND %RSS", COL_FLOAT, 0, 1},
 	[G_CAL] = {"pss_calibrated_bytes", "CALIBRATED", COL_BYTES, 0, 0},
 	[G_CALERR] = {"calibrated_error_pct_of_rss", "CAL ERR %RSS", COL_FLOAT, 0, 3},
+	[G_CG] = {"cgroup_bytes", "CGROUP", COL_BYTES, 0, 0},
+	[G_CGERR] = {"cgroup_error_pct_of_rss", "CG ERR %RSS", COL_FLOAT, 0, 3},
 };
 
 static void help(void)
@@ -50,6 +52,8 @@ static void help(void)
 	       "                   VM per full scan (as record and serve refresh them, a few at a time);\n"
 	       "                   its cost includes each VM's share of record's 5 ms of exact reads\n"
 	       "                   per sample\n"
+	       "  cgroup           Proxmox VE 9's: the VM's memory cgroup charge without page cache\n"
+	       "                   (each guest in a cgroup of its own; KSM-blind)\n"
 	       "  smaps_rollup     the exact PSS (walks every page-table entry)\n"
 	       "Two scenarios: 'symmetric' (every guest the same mix) and 'asymmetric' (guests sharing\n"
 	       "80/50/20%%, and one with 60%% zero pages on 4 KiB pages), with each guest's stated bound.\n"
@@ -127,6 +131,8 @@ static void add_guests(struct table *t, const struct bench_accounting_scenario *
 		table_set_float(t, G_BOUNDPCT, bench_accounting_bound_pct(g));
 		table_set_maybe(t, G_CAL, g->calibrated);
 		table_set_float(t, G_CALERR, bench_accounting_error_pct(g->calibrated, g));
+		table_set_maybe(t, G_CG, g->cgroup_bytes);
+		table_set_float(t, G_CGERR, bench_accounting_error_pct(g->cgroup_bytes, g));
 	}
 }
 
@@ -148,6 +154,11 @@ static void print_json(const struct bench_accounting_result *res, const struct t
 		json_double(&j, "smaps_rollup_unmerged_seconds_per_vm", s->smaps_unmerged_seconds);
 		json_double(&j, "smaps_rollup_merged_seconds_per_vm", s->read_seconds[BENCH_ACCOUNTING_SMAPS]);
 		json_double(&j, "host_ksm_counters_seconds_per_sample", s->read_seconds[BENCH_ACCOUNTING_HOST_KSM]);
+		if (s->cgroup_version)
+			json_int(&j, "cgroup_version", s->cgroup_version);
+		else
+			json_null(&j, "cgroup_version");
+		json_string(&j, "cgroup_unavailable", s->cgroup_why[0] ? s->cgroup_why : NULL);
 		json_object_end(&j);
 	}
 	json_array_end(&j);
@@ -176,6 +187,8 @@ static void print_human(const struct ctx *ctx, const struct bench_accounting_res
 		       "%s on huge pages before merging, %s after (%.0fx slower)",
 		       s->name, s->merge_seconds, (long long)s->pages_shared, (long long)s->pages_sharing, a, b,
 		       merged / s->smaps_unmerged_seconds);
+		if (!s->cgroup_version)
+			printf("\n%s: cgroup not measured: %s", s->name, s->cgroup_why);
 	}
 	char hk[32];
 	fmt_seconds(hk, sizeof(hk), res->scenarios[0].read_seconds[BENCH_ACCOUNTING_HOST_KSM]);
@@ -235,7 +248,7 @@ int cmd_bench_accounting(struct ctx *ctx, int argc, char **argv)
 	if (host.mem.mem_available.known && (double)need > 0.8 * (double)host.mem.mem_available.v)
 		return fail(ctx, EXIT_FAIL, "memory", "%u guests of %llu MiB need more than 80%% of MemAvailable",
 			    o.guests, (unsigned long long)(o.guest_bytes >> 20));
-	if ((rc = ksm_take_control(ctx, NULL)) != EXIT_OK)
+	if ((rc = ksm_take_control(ctx, bench_accounting_on_signal)) != EXIT_OK)
 		return rc;
 	struct bench_accounting_result *res = NULL;
 	struct bench_accounting_error err;

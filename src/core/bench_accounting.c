@@ -3,11 +3,17 @@
 #include "core/bench_accounting.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/clock.h"
 #include "core/host.h"
@@ -16,6 +22,7 @@
 #include "core/sampler.h"
 #include "core/stats.h"
 #include "core/vm.h"
+#include "core/vm_cost.h"
 
 const char *bench_accounting_method_name(enum bench_accounting_method m)
 {
@@ -23,6 +30,7 @@ const char *bench_accounting_method_name(enum bench_accounting_method m)
 		[BENCH_ACCOUNTING_STATUS] = "status-rss",
 		[BENCH_ACCOUNTING_ESTIMATE] = "vmhost-estimate",
 		[BENCH_ACCOUNTING_CALIBRATED] = "calibrated",
+		[BENCH_ACCOUNTING_CGROUP] = "cgroup",
 		[BENCH_ACCOUNTING_SMAPS] = "smaps_rollup",
 	};
 	return (unsigned)m < BENCH_ACCOUNTING_NMETHODS ? names[m] : "?";
@@ -87,6 +95,9 @@ double bench_accounting_time(const struct io_root *root, const struct bench_acco
 			double t0 = clock_monotonic_seconds();
 			if (read == BENCH_ACCOUNTING_STATUS) {
 				io_read(root, IO_PROC, buf, sizeof(buf), "%d/status", g->pid);
+			} else if (read == BENCH_ACCOUNTING_CGROUP) {
+				if (s->cgroup_version)
+					(void)cgroup_memory_without_cache(root, s->cgroup_version, g->cgroup_scope);
 			} else if (read == BENCH_ACCOUNTING_ESTIMATE || read == BENCH_ACCOUNTING_CALIBRATED) {
 				struct mem_counters mc;
 				unsigned denied = 0;
@@ -158,7 +169,111 @@ static void measure_errors(const struct io_root *root, struct bench_accounting_s
 		g->estimate = pss_estimate(&g->mem, &k, host_page_size(), NULL);
 		g->bound = pss_estimate_bound(&g->mem, &k, host_page_size());
 		g->calibrated = g->cal.valid ? pss_estimate(&g->mem, &k, host_page_size(), &g->cal) : UNKNOWN;
+		g->cgroup_bytes = s->cgroup_version ? cgroup_memory_without_cache(root, s->cgroup_version, g->cgroup_scope)
+						    : UNKNOWN;
 	}
+}
+
+/* ---- the guests' cgroups ---- */
+
+/* The running scenario's guests and cgroups, for bench_accounting_on_signal (absolute paths:
+ * nothing is formatted in a signal handler). */
+static struct {
+	pid_t pid[BENCH_ACCOUNTING_MAX_GUESTS];
+	char dir[BENCH_ACCOUNTING_MAX_GUESTS][PATH_MAX];
+	volatile sig_atomic_t n;
+} live;
+
+/* Kills every task in a cgroup (a guest caught between fork and its pid being noted). Only
+ * async-signal-safe calls: open, read, kill, waitpid. */
+static void kill_cgroup_tasks(const char *dir)
+{
+	char path[PATH_MAX + 16], buf[512];
+	size_t n = strlen(dir);
+	if (n + sizeof("/cgroup.procs") > sizeof(path))
+		return;
+	memcpy(path, dir, n);
+	memcpy(path + n, "/cgroup.procs", sizeof("/cgroup.procs"));
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	long pid = 0;
+	for (ssize_t i = 0; i < len; i++) {
+		if (buf[i] >= '0' && buf[i] <= '9') {
+			pid = pid * 10 + (buf[i] - '0');
+			continue;
+		}
+		if (pid > 0 && kill((pid_t)pid, SIGKILL) == 0)
+			waitpid((pid_t)pid, NULL, 0);
+		pid = 0;
+	}
+}
+
+void bench_accounting_on_signal(int sig)
+{
+	for (sig_atomic_t i = 0; i < live.n; i++) {
+		if (live.pid[i] > 0) {
+			kill(live.pid[i], SIGKILL);
+			waitpid(live.pid[i], NULL, 0);
+		}
+		for (int tries = 0; live.dir[i][0] && tries < 50 && rmdir(live.dir[i]) < 0 && errno != ENOENT; tries++) {
+			kill_cgroup_tasks(live.dir[i]);
+			struct timespec pause = {0, 10 * 1000 * 1000};
+			nanosleep(&pause, NULL);
+		}
+	}
+	signal(sig, SIG_DFL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+/* Each guest in a memory cgroup of its own, as a VM in its scope: under the v1 memory controller
+ * where the host has one (hybrid hosts), else under cgroup v2 when its root delegates memory. */
+static void cgroups_make(const struct io_root *root, struct bench_accounting_scenario *s)
+{
+	char ctl[256];
+	ssize_t n;
+	if (io_exists(root, IO_SYS, "fs/cgroup/memory/cgroup.procs"))
+		s->cgroup_version = 1;
+	else if ((n = io_read(root, IO_SYS, ctl, sizeof(ctl), "fs/cgroup/cgroup.subtree_control")) > 0 &&
+		 strstr(ctl, "memory"))
+		s->cgroup_version = 2;
+	else {
+		snprintf(s->cgroup_why, sizeof(s->cgroup_why), "no memory cgroup controller to put the guests in");
+		return;
+	}
+	const char *base = s->cgroup_version == 1 ? "fs/cgroup/memory" : "fs/cgroup";
+	for (size_t i = 0; i < s->n; i++) {
+		struct bench_accounting_guest *g = &s->g[i];
+		snprintf(g->cgroup, sizeof(g->cgroup), "%s/vmhost-bench-%d-%s-%zu", base, (int)getpid(), s->name, i);
+		g->cgroup_scope = g->cgroup + strlen(base);
+		/* Known to the signal handler before it exists: a signal in between leaves nothing behind. */
+		io_path(root, IO_SYS, live.dir[i], sizeof(live.dir[i]), "%s", g->cgroup);
+		live.pid[i] = 0;
+		live.n = (sig_atomic_t)(i + 1);
+		int r = io_mkdir(root, IO_SYS, "%s", g->cgroup);
+		if (r < 0 && r != -EEXIST) {
+			snprintf(s->cgroup_why, sizeof(s->cgroup_why), "cannot create %s: %s", g->cgroup, strerror(-r));
+			g->cgroup[0] = '\0';
+			s->cgroup_version = 0;
+			return; /* the ones made so far are removed with the guests */
+		}
+		g->spec.cgroup = g->cgroup;
+	}
+}
+
+static void cgroups_remove(const struct io_root *root, struct bench_accounting_scenario *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		struct bench_accounting_guest *g = &s->g[i];
+		/* The last task leaves as the guest is reaped; a moment later the cgroup is empty. */
+		for (int tries = 0; g->cgroup[0] && tries < 50 && io_rmdir(root, IO_SYS, "%s", g->cgroup) == -EBUSY; tries++)
+			sleep_for(0.02);
+		g->spec.cgroup = NULL;
+	}
+	live.n = 0;
 }
 
 __attribute__((format(printf, 5, 6))) static int set_error(struct bench_accounting_error *err, int r,
@@ -182,12 +297,15 @@ int bench_accounting_run_scenario(const struct io_root *root, const struct bench
 		return set_error(err, r, "KSM", r == -EACCES, "cannot write run: %s", strerror(-r));
 	if (on_step)
 		on_step(arg, BENCH_ACCOUNTING_STARTING, s);
+	cgroups_make(root, s);
 	for (size_t i = 0; i < s->n; i++) {
 		if ((r = workload_spawn(&s->g[i].spec, &s->g[i].pid)) < 0) {
 			for (size_t j = 0; j < i; j++)
 				workload_stop(s->g[j].pid);
+			cgroups_remove(root, s);
 			return set_error(err, r, "starting guests", false, "%s", strerror(-r));
 		}
+		live.pid[i] = s->g[i].pid;
 	}
 	s->smaps_unmerged_seconds = bench_accounting_time(root, s, BENCH_ACCOUNTING_SMAPS, cfg->repeat);
 	ksm_guard_set("pages_to_scan", "10000");
@@ -204,6 +322,7 @@ int bench_accounting_run_scenario(const struct io_root *root, const struct bench
 	}
 	for (size_t i = 0; i < s->n; i++)
 		workload_stop(s->g[i].pid);
+	cgroups_remove(root, s);
 	ksm_guard_set("run", "2");
 	if (r < 0)
 		return set_error(err, r, "KSM", false, "merging did not settle within %d s",
@@ -261,6 +380,7 @@ maybe_i64 bench_accounting_value(const struct bench_accounting_guest *g, enum be
 	case BENCH_ACCOUNTING_STATUS: return g->mem.rss;
 	case BENCH_ACCOUNTING_ESTIMATE: return g->estimate;
 	case BENCH_ACCOUNTING_CALIBRATED: return g->calibrated;
+	case BENCH_ACCOUNTING_CGROUP: return g->cgroup_bytes;
 	case BENCH_ACCOUNTING_SMAPS: return g->exact.pss;
 	default: return UNKNOWN;
 	}

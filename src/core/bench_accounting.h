@@ -36,12 +36,13 @@ enum bench_accounting_method {
 	BENCH_ACCOUNTING_STATUS,     /* /proc/PID/status VmRSS */
 	BENCH_ACCOUNTING_ESTIMATE,   /* status + ksm_stat + the host's KSM counters */
 	BENCH_ACCOUNTING_CALIBRATED, /* the estimate with per-VM weights from earlier exact reads */
+	BENCH_ACCOUNTING_CGROUP,     /* Proxmox VE 9's: the VM's cgroup charge without page cache */
 	BENCH_ACCOUNTING_SMAPS,      /* smaps_rollup: the exact PSS */
 	BENCH_ACCOUNTING_NMETHODS
 };
 /* What is timed beyond the methods: the host's KSM counters, read once per sample for all VMs. */
 enum { BENCH_ACCOUNTING_HOST_KSM = BENCH_ACCOUNTING_NMETHODS, BENCH_ACCOUNTING_NREADS };
-/* "status-rss", "vmhost-estimate", "calibrated", "smaps_rollup". */
+/* "status-rss", "vmhost-estimate", "calibrated", "cgroup", "smaps_rollup". */
 const char *bench_accounting_method_name(enum bench_accounting_method m);
 
 enum bench_accounting_kind { BENCH_ACCOUNTING_SYMMETRIC, BENCH_ACCOUNTING_ASYMMETRIC, BENCH_ACCOUNTING_NSCENARIOS };
@@ -54,6 +55,9 @@ struct bench_accounting_guest {
 	struct mem_counters mem;
 	struct smaps_rollup exact;
 	maybe_i64 estimate, bound, calibrated;
+	char cgroup[160];           /* its memory cgroup under <sys> (fs/cgroup/memory/vmhost-bench-...); "" none */
+	const char *cgroup_scope;   /* the same as a scope path ("/vmhost-bench-...") */
+	maybe_i64 cgroup_bytes;     /* cgroup_memory_without_cache of it */
 };
 
 struct bench_accounting_scenario {
@@ -65,6 +69,8 @@ struct bench_accounting_scenario {
 	/* median seconds per VM of each read once merged (the host's KSM counters: per sample) */
 	double read_seconds[BENCH_ACCOUNTING_NREADS];
 	double smaps_unmerged_seconds; /* smaps_rollup per VM before merging, on huge pages */
+	int cgroup_version;            /* the guests' memory cgroups: 1 (v1 controller), 2, 0 none */
+	char cgroup_why[128];          /* why there are none */
 };
 
 /* The guests of a scenario, none started. Symmetric: cfg->guests of one image (70% identical
@@ -131,5 +137,9 @@ int bench_accounting_run(const struct io_root *root, const struct bench_accounti
 			 struct bench_accounting_error *err);
 /* NULL does nothing. */
 void bench_accounting_result_free(struct bench_accounting_result *r);
+
+/* For the KSM guard's on_signal: stops the running scenario's guests, removes their cgroups, then
+ * ends the process by the signal. Async-signal-safe. */
+void bench_accounting_on_signal(int sig);
 
 #endif

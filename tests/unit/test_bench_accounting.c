@@ -81,6 +81,7 @@ static void method_names(void **state)
 	assert_string_equal(bench_accounting_method_name(BENCH_ACCOUNTING_STATUS), "status-rss");
 	assert_string_equal(bench_accounting_method_name(BENCH_ACCOUNTING_ESTIMATE), "vmhost-estimate");
 	assert_string_equal(bench_accounting_method_name(BENCH_ACCOUNTING_CALIBRATED), "calibrated");
+	assert_string_equal(bench_accounting_method_name(BENCH_ACCOUNTING_CGROUP), "cgroup");
 	assert_string_equal(bench_accounting_method_name(BENCH_ACCOUNTING_SMAPS), "smaps_rollup");
 	assert_string_equal(bench_accounting_method_name(BENCH_ACCOUNTING_NMETHODS), "?");
 }
@@ -171,6 +172,12 @@ static void values_and_summary_over_guests(void **state)
 	assert_int_equal(bench_accounting_value(&s->g[0], BENCH_ACCOUNTING_CALIBRATED).v, 501);
 	assert_int_equal(bench_accounting_value(&s->g[0], BENCH_ACCOUNTING_SMAPS).v, 500);
 	assert_false(bench_accounting_value(&s->g[0], BENCH_ACCOUNTING_NMETHODS).known);
+	/* cgroup: the guest's charge, unknown without a cgroup (then no error, not 0%) */
+	assert_false(bench_accounting_value(&s->g[0], BENCH_ACCOUNTING_CGROUP).known);
+	s->g[0].cgroup_bytes = MAYBE(900);
+	assert_int_equal(bench_accounting_value(&s->g[0], BENCH_ACCOUNTING_CGROUP).v, 900);
+	assert_true(fabs(bench_accounting_error_pct(s->g[0].cgroup_bytes, &s->g[0]) - 40.0) < 1e-9);
+	s->g[0].cgroup_bytes = UNKNOWN;
 
 	struct bench_accounting_summary sum;
 	bench_accounting_summarize(s, BENCH_ACCOUNTING_ESTIMATE, &sum);
