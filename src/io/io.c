@@ -176,24 +176,32 @@ void io_close(int fd)
 		close(fd);
 }
 
-int io_mkdir(const struct io_root *root, enum io_base base, const char *fmt, ...)
+static int make_dir(const char *path) { return mkdir(path, 0755); }
+
+/* A directory call on "<root>/<fmt...>": 0 or a negative errno. */
+static int dir_op(int (*op)(const char *), const struct io_root *root, enum io_base base, const char *fmt, va_list ap)
 {
 	char path[PATH_MAX];
+	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	return r < 0 ? r : op(path) < 0 ? -errno : 0;
+}
+
+int io_mkdir(const struct io_root *root, enum io_base base, const char *fmt, ...)
+{
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	int r = dir_op(make_dir, root, base, fmt, ap);
 	va_end(ap);
-	return r < 0 ? r : mkdir(path, 0755) < 0 ? -errno : 0;
+	return r;
 }
 
 int io_rmdir(const struct io_root *root, enum io_base base, const char *fmt, ...)
 {
-	char path[PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	int r = dir_op(rmdir, root, base, fmt, ap);
 	va_end(ap);
-	return r < 0 ? r : rmdir(path) < 0 ? -errno : 0;
+	return r;
 }
 
 int io_write(const struct io_root *root, enum io_base base, const char *value, const char *fmt, ...)
