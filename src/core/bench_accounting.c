@@ -255,7 +255,7 @@ static void cgroups_make(const struct io_root *root, struct bench_accounting_sce
 		live.n = (sig_atomic_t)(i + 1);
 		int r = io_mkdir(root, IO_SYS, "%s", g->cgroup);
 		if (r < 0 && r != -EEXIST) {
-			snprintf(s->cgroup_why, sizeof(s->cgroup_why), "cannot create %s: %s", g->cgroup, strerror(-r));
+			snprintf(s->cgroup_why, sizeof(s->cgroup_why), "cannot create %.70s: %.40s", g->cgroup, strerror(-r));
 			g->cgroup[0] = '\0';
 			s->cgroup_version = 0;
 			return; /* the ones made so far are removed with the guests */

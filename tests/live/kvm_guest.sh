@@ -45,6 +45,10 @@ check "exits --reasons: kvm_userspace_exit IO $N, MMIO $M, HLT 1" \
 check "exits --reasons: kvm_mmio write is exactly $M" [ "$(reason kvm_mmio write)" = $M ]
 check "exits --reasons: no other port counted" jq -e '[.vms[0].reasons.kvm_pio | to_entries[] | select(.key != "0x80 out") | .value.delta] | all(. == 0)' "$TEST_TMP/r.json"
 check "exits --reasons: in the total too" jq -e '.total.reasons.kvm_pio["0x80 out"].delta == '$N "$TEST_TMP/r.json"
+# The helper is no QEMU (no QMP): where debugfs refuses its vCPU counters, the VM says so.
+if jq -e '.vms[0].source == "debugfs"' "$TEST_TMP/r.json" >/dev/null; then
+	check "debugfs refusing the vCPU counters: said in one line" jq -e '.vms[0].unavailable | test("counter files denied")' "$TEST_TMP/r.json"
+fi
 
 # serve --kvm-reasons on a fresh helper: the first scrape opens its events, the guest runs, the
 # second scrape has its exact counts as vmhost_kvm_exit_reasons_total{event,reason}.
