@@ -115,11 +115,107 @@ static int identify(const struct io_root *root, struct vm *vm)
 	return 0;
 }
 
+/* One share of the process list, classified on its own thread: the VMs (and --pid processes)
+ * found, the other processes (helper candidates), and those that could not be read. */
+struct discover_job {
+	const struct io_root *root;
+	const pid_t *pids, *extra;
+	size_t npids, nextra;
+	struct vm_list found;
+	size_t cap;
+	pid_t *others;
+	size_t nothers;
+	int err;
+};
+
+static void *discover_some(void *arg)
+{
+	struct discover_job *j = arg;
+	for (size_t i = 0; i < j->npids && !j->err; i++) {
+		pid_t pid = j->pids[i];
+		char *cmd = NULL;
+		size_t len = 0;
+		if (io_read_alloc(j->root, IO_PROC, &cmd, &len, "%d/cmdline", pid) < 0) {
+			if (is_extra(pid, j->extra, j->nextra))
+				j->found.skipped++;
+			continue; /* vanished between readdir and read */
+		}
+		struct vm vm = {.pid = pid};
+		int p = parse_vm_cmdline(cmd, len, &vm.cfg);
+		free(cmd);
+		if (p < 0 && !is_extra(pid, j->extra, j->nextra)) {
+			if (len)
+				j->others[j->nothers++] = pid;
+			continue;
+		}
+		if (p < 0) {
+			memset(&vm.cfg, 0, sizeof(vm.cfg));
+			vm.cfg.vmm = VMM_PROCESS;
+			vm.cfg.guest_ram_bytes = UNKNOWN;
+		}
+		if (identify(j->root, &vm) < 0) {
+			j->found.skipped++;
+			continue;
+		}
+		j->err = add_vm(&j->found, &j->cap, &vm);
+	}
+	return NULL;
+}
+
+enum { DISCOVER_THREADS_MAX = 4, PIDS_PER_THREAD_MIN = 64 };
+
+/* Every process of the listing classified, a share per thread (reading cmdline, stat and cgroup
+ * of hundreds of processes is most of a survey); the shares are pid-ordered and joined in order. */
+static int discover_all(const struct io_root *root, const pid_t *pids, size_t npids, const pid_t *extra,
+			size_t nextra, struct vm_list *ret, pid_t *others, size_t *ret_nothers)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t nthreads = npids / PIDS_PER_THREAD_MIN;
+	if (nthreads > (size_t)(cpus > 0 ? cpus : 1))
+		nthreads = (size_t)(cpus > 0 ? cpus : 1);
+	if (nthreads > DISCOVER_THREADS_MAX)
+		nthreads = DISCOVER_THREADS_MAX;
+	if (nthreads < 1)
+		nthreads = 1;
+	struct discover_job jobs[DISCOVER_THREADS_MAX];
+	pthread_t threads[DISCOVER_THREADS_MAX];
+	bool started[DISCOVER_THREADS_MAX] = {false};
+	size_t per = (npids + nthreads - 1) / nthreads, first = 0;
+	for (size_t t = 0; t < nthreads; t++) {
+		size_t n = first < npids ? (npids - first < per ? npids - first : per) : 0;
+		jobs[t] = (struct discover_job){root, pids + first, extra, n, nextra, .others = others + first};
+		first += n;
+		if (t > 0)
+			started[t] = pthread_create(&threads[t], NULL, discover_some, &jobs[t]) == 0;
+	}
+	discover_some(&jobs[0]);
+	int err = 0;
+	size_t nothers = 0, cap = 0;
+	for (size_t t = 0; t < nthreads; t++) {
+		if (t > 0 && started[t])
+			pthread_join(threads[t], NULL);
+		else if (t > 0)
+			discover_some(&jobs[t]); /* a thread that could not start: its share here */
+	}
+	for (size_t t = 0; t < nthreads; t++) {
+		struct discover_job *j = &jobs[t];
+		err = err ? err : j->err;
+		ret->skipped += j->found.skipped;
+		for (size_t i = 0; !err && i < j->found.n; i++)
+			err = add_vm(ret, &cap, &j->found.vms[i]);
+		free(j->found.vms);
+		memmove(others + nothers, j->others, j->nothers * sizeof(*others));
+		nothers += j->nothers;
+	}
+	*ret_nothers = nothers;
+	return err;
+}
+
 int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	pid_t *pids;
-	size_t npids, cap = 0;
+	size_t npids;
 	int r = io_list_pids(root, &pids, &npids);
 	if (r < 0)
 		return r;
@@ -130,35 +226,8 @@ int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, s
 		free(pids);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < npids; i++) {
-		char *cmd = NULL;
-		size_t len = 0;
-		r = io_read_alloc(root, IO_PROC, &cmd, &len, "%d/cmdline", pids[i]);
-		if (r < 0) {
-			if (is_extra(pids[i], extra, nextra))
-				ret->skipped++;
-			continue; /* vanished between readdir and read */
-		}
-		struct vm vm = {.pid = pids[i]};
-		int p = parse_vm_cmdline(cmd, len, &vm.cfg);
-		free(cmd);
-		if (p < 0 && !is_extra(pids[i], extra, nextra)) {
-			if (len)
-				others[nothers++] = pids[i];
-			continue;
-		}
-		if (p < 0) {
-			memset(&vm.cfg, 0, sizeof(vm.cfg));
-			vm.cfg.vmm = VMM_PROCESS;
-			vm.cfg.guest_ram_bytes = UNKNOWN;
-		}
-		if (identify(root, &vm) < 0) {
-			ret->skipped++;
-			continue;
-		}
-		if ((r = add_vm(ret, &cap, &vm)) < 0)
-			goto out;
-	}
+	if ((r = discover_all(root, pids, npids, extra, nextra, ret, others, &nothers)) < 0)
+		goto out;
 	/* Extra pids that are not in the listing (gone already, or bad). */
 	for (size_t e = 0; e < nextra; e++) {
 		bool found = false;

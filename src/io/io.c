@@ -129,6 +129,8 @@ int io_read_alloc(const struct io_root *root, enum io_base base, char **ret, siz
 		if (n == 0)
 			break;
 		len += (size_t)n;
+		if (len + 1 < cap)
+			break; /* a short read is the end, as in read_fd */
 	}
 	close(fd);
 	buf[len] = '\0';
