@@ -129,8 +129,8 @@ int io_read_alloc(const struct io_root *root, enum io_base base, char **ret, siz
 		if (n == 0)
 			break;
 		len += (size_t)n;
-		if (len + 1 < cap)
-			break; /* a short read is the end, as in read_fd */
+		/* No stopping at a short read here: tracefs' format files (seq_file) and long cmdlines come
+		 * in pieces; only read() returning 0 is the end. */
 	}
 	close(fd);
 	buf[len] = '\0';
