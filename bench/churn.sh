@@ -1,0 +1,52 @@
+#!/bin/bash
+# What VMs coming and going cost vmhost: fake QEMU guests started every 20 ms and killed after
+# 0.1-0.5 s (about 20 alive at a time) for SECONDS, while `vmhost record --interval 1` samples;
+# prints the recorder's CPU per sample, the samples it wrote and the vanished processes it
+# counted, and `vmhost mem --json` wall time with and without the churn (medians).
+#   bench/churn.sh [BUILD_DIR] [SECONDS]
+set -u
+build=${1:-build}
+secs=${2:-30}
+vmhost=$build/vmhost
+fake=$build/fakeguest
+tmp=$(mktemp -d)
+churner=""
+cleanup() {
+	[ -n "$churner" ] && kill "$churner" 2>/dev/null && wait "$churner" 2>/dev/null
+	[ -f "$tmp/spawned" ] && while read -r p _; do kill "$p" 2>/dev/null; done <"$tmp/spawned"
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+ms() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo "scale=3; ($t1 - $t0) / 1000000" | bc; }
+quiet_ms=$(for r in $(seq 20); do ms "$vmhost" mem --json; done | median)
+churn() {
+	local i=0 p
+	while :; do
+		i=$((i + 1))
+		bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "churn$i" -m 4M -fake-guest "$i" -fake-nomerge \
+			>/dev/null 2>&1 &
+		p=$!
+		echo "$p churn$i" >>"$tmp/spawned"
+		(sleep "0.$((RANDOM % 5 + 1))"; kill "$p" 2>/dev/null) &
+		sleep 0.02
+	done
+}
+churn &
+churner=$!
+sleep 1
+"$vmhost" record --db "$tmp/c.db" --interval 1 --duration "$secs" --quiet &
+rec=$!
+busy_ms=$(for r in $(seq 20); do ms "$vmhost" mem --json; sleep 0.2; done | median)
+ticks=0 # its CPU as last seen alive (read every 0.2 s until it exits)
+while t=$(awk '{ print $14 + $15 }' /proc/$rec/stat 2>/dev/null) && [ -n "$t" ]; do ticks=$t; sleep 0.2; done
+wait "$rec"
+rc=$?
+hz=$(getconf CLK_TCK)
+samples=$(sqlite3 "$tmp/c.db" 'SELECT count(*) FROM samples')
+skipped=$(sqlite3 "$tmp/c.db" 'SELECT coalesce(sum(skipped), 0) FROM samples')
+vms=$(sqlite3 "$tmp/c.db" "SELECT count(*) FROM vms WHERE name LIKE 'churn%'")
+echo "churn: $(wc -l <"$tmp/spawned") guests started over ${secs}s (about 20 alive at a time)"
+echo "record --interval 1: exit $rc, $samples samples, $vms guest series, $skipped vanished processes counted"
+awk -v t="$ticks" -v hz="$hz" -v n="$samples" 'BEGIN { printf "  recorder CPU: %.1f ms per sample\n", n ? 1000 * t / hz / n : 0 }'
+echo "vmhost mem --json median: ${quiet_ms} ms without churn, ${busy_ms} ms with it"
