@@ -75,6 +75,7 @@ struct kvm_reader {
 		char path[sizeof(((struct vm_qmp *)0)->path)];
 	} *sockets; /* given by the user (exits --qmp-socket) */
 	size_t nsockets;
+	int isa;               /* enum kvm_trace_isa of the vendor module, read once; -1 not yet */
 	size_t reasons_first;  /* index of the first reason counter; ncounters when none yet */
 	size_t nreasons;
 	char reasons_why[256];
@@ -187,6 +188,7 @@ static int open_without_debugfs(const struct io_root *root, unsigned flags, stru
 		return -ENOMEM;
 	k->root = *root;
 	k->flags = flags;
+	k->isa = -1;
 	*ret = k;
 	return 0;
 }
@@ -227,6 +229,7 @@ int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_
 	}
 	k->root = *root;
 	k->flags = flags;
+	k->isa = -1;
 	k->debugfs = true;
 	r = set_counters(k, (const char *const *)names, NULL, n);
 	io_free_names(names, n);
@@ -484,7 +487,7 @@ static int debugfs_vcpus(struct kvm_reader *r, const struct kvm_vm_files *vm, st
 
 /* ---- QMP: the VMs debugfs cannot give ---- */
 
-static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d)
+static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d, const char *path)
 {
 	for (size_t i = 0; i < r->nqmps; i++)
 		if (r->qmps[i].pid == d->pid && r->qmps[i].start_ticks == d->start_ticks) {
@@ -497,7 +500,7 @@ static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d)
 	r->qmps = e;
 	e = &r->qmps[r->nqmps];
 	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true};
-	if (kvm_qmp_vm_new(d->cfg.qmp.path, &e->q) < 0)
+	if (kvm_qmp_vm_new(path, &e->q) < 0)
 		return NULL;
 	r->nqmps++;
 	return e;
@@ -534,14 +537,15 @@ static int counters_from_qmp(struct kvm_reader *r, struct kvm_qmp_vm *q)
 }
 
 /* Reads one VM through QMP into values ([ncounters]); 0, or a negative errno with why set. */
-static int qmp_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, int *vcpus, maybe_i64 **per,
+static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, maybe_i64 **values,
+		    int *vcpus, maybe_i64 **per,
 		    int **index, char *why, size_t cap)
 {
-	if (d->cfg.qmp.kind != VM_QMP_UNIX) {
-		snprintf(why, cap, "%s", vm_qmp_hint(d->cfg.qmp.kind));
+	if (qmp->kind != VM_QMP_UNIX) {
+		snprintf(why, cap, "%s", vm_qmp_hint(qmp->kind));
 		return -ENOENT;
 	}
-	struct kvm_qmp_entry *e = qmp_entry(r, d);
+	struct kvm_qmp_entry *e = qmp_entry(r, d, qmp->path);
 	if (!e)
 		return -ENOMEM;
 	bool want = r->flags & KVM_READ_VCPUS;
@@ -565,7 +569,7 @@ static int qmp_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values
 		rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
 	}
 	if (rc < 0)
-		snprintf(why, cap, "QMP %.100s: %.200s", d->cfg.qmp.path, kvm_qmp_vm_reason(e->q));
+		snprintf(why, cap, "QMP %.100s: %.200s", qmp->path, kvm_qmp_vm_reason(e->q));
 	return rc;
 }
 
@@ -584,21 +588,25 @@ static int cmp_sample_dir(const void *a, const void *b)
 
 /* Every QEMU VM whose debugfs counters are missing or denied: through QMP, or listed with the
  * reason it cannot be read. */
-static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
+static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kvm_sample *ret)
 {
-	struct vm_list list;
-	if (vm_discover(&r->root, NULL, 0, &list) < 0)
-		return 0; /* debugfs' figures stand */
+	struct vm_list found = {0};
+	const struct vm_list *list = given;
+	if (!list) {
+		if (vm_discover(&r->root, NULL, 0, &found) < 0)
+			return 0; /* debugfs' figures stand */
+		list = &found;
+	}
 	int err = 0;
 	bool via_qmp = false;
-	for (size_t i = 0; i < list.n && !err; i++) {
-		struct vm *d = &list.vms[i];
-		for (size_t k = 0; k < r->nsockets; k++) {
-			if (r->sockets[k].pid != d->pid)
-				continue;
-			d->cfg.qmp.kind = VM_QMP_UNIX;
-			memcpy(d->cfg.qmp.path, r->sockets[k].path, sizeof(d->cfg.qmp.path));
-		}
+	for (size_t i = 0; i < list->n && !err; i++) {
+		const struct vm *d = &list->vms[i];
+		struct vm_qmp qmp = d->cfg.qmp;
+		for (size_t k = 0; k < r->nsockets; k++)
+			if (r->sockets[k].pid == d->pid) {
+				qmp.kind = VM_QMP_UNIX;
+				memcpy(qmp.path, r->sockets[k].path, sizeof(qmp.path));
+			}
 		struct kvm_vm_sample *s = sample_of_pid(ret, d->pid);
 		if (d->cfg.vmm != VMM_QEMU || (s && !s->denied))
 			continue;
@@ -610,7 +618,7 @@ static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
 		int vcpus = -1, *index = NULL;
 		maybe_i64 *per = NULL;
 		char why[320] = "";
-		int rc = qmp_read(r, d, &values, &vcpus, &per, &index, why, sizeof(why));
+		int rc = qmp_read(r, d, &qmp, &values, &vcpus, &per, &index, why, sizeof(why));
 		if (rc == -ENOMEM) {
 			free(values);
 			free(per);
@@ -665,7 +673,7 @@ static int qmp_pass(struct kvm_reader *r, struct kvm_sample *ret)
 			snprintf(s->unavailable, sizeof(s->unavailable), "%s%.300s", r->debugfs ? "" : "no debugfs; ", why);
 		}
 	}
-	vm_list_free(&list);
+	vm_list_free(&found);
 	qmp_forget_unseen(r);
 	/* Closed global files do not matter once the VMs' own counters are summed instead. */
 	if (via_qmp && ret->denied >= r->denied)
@@ -753,12 +761,14 @@ static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kv
 	r->traces = e;
 	e = &r->traces[r->ntraces++];
 	*e = (struct kvm_trace_entry){.pid = s->pid, .start_ticks = s->start_ticks, .seen = true};
-	struct kvm_host h;
-	kvm_host_read(&r->root, &h);
-	struct kvm_trace_config c = {.pid = s->pid,
-				     .isa = h.vendor == KVM_VENDOR_INTEL ? KVM_TRACE_VMX
-					    : h.vendor == KVM_VENDOR_AMD ? KVM_TRACE_SVM : KVM_TRACE_ISA_UNKNOWN};
-	kvm_host_free(&h);
+	if (r->isa < 0) {
+		struct kvm_host h;
+		kvm_host_read(&r->root, &h);
+		r->isa = h.vendor == KVM_VENDOR_INTEL ? KVM_TRACE_VMX
+			 : h.vendor == KVM_VENDOR_AMD ? KVM_TRACE_SVM : KVM_TRACE_ISA_UNKNOWN;
+		kvm_host_free(&h);
+	}
+	struct kvm_trace_config c = {.pid = s->pid, .isa = (enum kvm_trace_isa)r->isa};
 	int rc = kvm_trace_open(&r->root, &c, &e->t);
 	if (rc < 0) {
 		e->t = NULL;
@@ -832,6 +842,11 @@ static int reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 
 int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
 {
+	return kvm_reader_sample_vms(r, NULL, ret);
+}
+
+int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struct kvm_sample *ret)
+{
 	memset(ret, 0, sizeof(*ret));
 	if (r->debugfs) {
 		char **names = NULL;
@@ -897,7 +912,7 @@ int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret)
 		}
 	}
 	ret->denied += r->denied;
-	int e = r->flags & KVM_READ_QMP ? qmp_pass(r, ret) : 0;
+	int e = r->flags & KVM_READ_QMP ? qmp_pass(r, vms, ret) : 0;
 	if (e == 0 && (r->flags & KVM_READ_REASONS))
 		e = reasons_pass(r, ret);
 	if (e < 0) {

@@ -113,6 +113,10 @@ int kvm_counter_index(const struct kvm_reader *r, const char *name);
  * with one discovery pass; VMs that went away are closed), then re-reads every open file.
  * Returns 0 or a negative errno when the kvm directory itself is gone or unreadable. */
 int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret);
+/* The same, with the VMs a caller discovered just before (a sample's snapshot) standing in for
+ * KVM_READ_QMP's own discovery pass; NULL: discover. */
+struct vm_list;
+int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struct kvm_sample *ret);
 void kvm_sample_free(struct kvm_sample *s);
 
 /* The VM with that directory in a sample, or NULL. */

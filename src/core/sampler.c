@@ -156,7 +156,7 @@ static bool kvm_rows_due(const struct sampler *s, double t)
 static int kvm_read(struct sampler *s, struct sample *x)
 {
 	struct kvm_sample b;
-	int r = kvm_reader_sample(s->kvm, &b);
+	int r = kvm_reader_sample_vms(s->kvm, &x->snap.vms, &b); /* no second /proc scan per sample */
 	if (r < 0)
 		return r;
 	bool readable = kvm_reader_has_debugfs(s->kvm);
