@@ -115,6 +115,16 @@ static int identify(const struct io_root *root, struct vm *vm)
 	return 0;
 }
 
+/* Threads for n items: one per per_thread of them, at most one per CPU and max, at least one. */
+static size_t share_threads(size_t n, size_t per_thread, size_t max)
+{
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	size_t t = n / per_thread, limit = cpus > 0 ? (size_t)cpus : 1;
+	t = t < limit ? t : limit;
+	t = t < max ? t : max;
+	return t ? t : 1;
+}
+
 /* One share of the process list, classified on its own thread: the VMs (and --pid processes)
  * found, the other processes (helper candidates), and those that could not be read. */
 struct discover_job {
@@ -169,14 +179,7 @@ enum { DISCOVER_THREADS_MAX = 4, PIDS_PER_THREAD_MIN = 64 };
 static int discover_all(const struct io_root *root, const pid_t *pids, size_t npids, const pid_t *extra,
 			size_t nextra, struct vm_list *ret, pid_t *others, size_t *ret_nothers)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = npids / PIDS_PER_THREAD_MIN;
-	if (nthreads > (size_t)(cpus > 0 ? cpus : 1))
-		nthreads = (size_t)(cpus > 0 ? cpus : 1);
-	if (nthreads > DISCOVER_THREADS_MAX)
-		nthreads = DISCOVER_THREADS_MAX;
-	if (nthreads < 1)
-		nthreads = 1;
+	size_t nthreads = share_threads(npids, PIDS_PER_THREAD_MIN, DISCOVER_THREADS_MAX);
 	struct discover_job jobs[DISCOVER_THREADS_MAX];
 	pthread_t threads[DISCOVER_THREADS_MAX];
 	bool started[DISCOVER_THREADS_MAX] = {false};
@@ -594,14 +597,7 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 	int *results = calloc(l->n ? l->n : 1, sizeof(*results));
 	if (!results)
 		return -ENOMEM;
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t nthreads = l->n / VMS_PER_THREAD_MIN;
-	if (nthreads > (size_t)(cpus > 0 ? cpus : 1))
-		nthreads = (size_t)(cpus > 0 ? cpus : 1);
-	if (nthreads > MEASURE_THREADS_MAX)
-		nthreads = MEASURE_THREADS_MAX;
-	if (nthreads < 1)
-		nthreads = 1;
+	size_t nthreads = share_threads(l->n, VMS_PER_THREAD_MIN, MEASURE_THREADS_MAX);
 	struct measure_job jobs[MEASURE_THREADS_MAX];
 	pthread_t threads[MEASURE_THREADS_MAX];
 	size_t started = 0;
