@@ -20,28 +20,18 @@ trap cleanup EXIT INT TERM
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 ms() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo "scale=3; ($t1 - $t0) / 1000000" | bc; }
 quiet_ms=$(for r in $(seq 20); do ms "$vmhost" mem --json; done | median)
-churn() {
-	local i=0 p
-	while :; do
-		i=$((i + 1))
-		bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "churn$i" -m 4M -fake-guest "$i" -fake-nomerge \
-			>/dev/null 2>&1 &
-		p=$!
-		echo "$p churn$i" >>"$tmp/spawned"
-		(sleep "0.$((RANDOM % 5 + 1))"; kill "$p" 2>/dev/null) &
-		sleep 0.02
-	done
-}
-churn &
+bash "$(dirname "$0")/../tests/helpers/churn.sh" "$fake" "$tmp/spawned" &
 churner=$!
 sleep 1
 "$vmhost" record --db "$tmp/c.db" --interval 1 --duration "$secs" --quiet &
 rec=$!
+# its CPU as last seen alive, read every 0.2 s until it exits
+(while t=$(awk '{ print $14 + $15 }' /proc/$rec/stat 2>/dev/null) && [ -n "$t" ]; do echo "$t" >"$tmp/ticks"; sleep 0.2; done) &
 busy_ms=$(for r in $(seq 20); do ms "$vmhost" mem --json; sleep 0.2; done | median)
-ticks=0 # its CPU as last seen alive (read every 0.2 s until it exits)
-while t=$(awk '{ print $14 + $15 }' /proc/$rec/stat 2>/dev/null) && [ -n "$t" ]; do ticks=$t; sleep 0.2; done
 wait "$rec"
 rc=$?
+sleep 0.3
+ticks=$(cat "$tmp/ticks" 2>/dev/null || echo 0)
 hz=$(getconf CLK_TCK)
 samples=$(sqlite3 "$tmp/c.db" 'SELECT count(*) FROM samples')
 skipped=$(sqlite3 "$tmp/c.db" 'SELECT coalesce(sum(skipped), 0) FROM samples')

@@ -7,12 +7,18 @@ serve_start() {
 	shift 2
 	spawn $VMHOST --proc-root "$root/proc" --sys-root "$root/sys" serve --listen 127.0.0.1:0 "$@" 2>"$log"
 	SERVER=$SPAWNED
+	serve_port "$log" "$SERVER"
+}
+
+# serve_port LOG PID: waits for the server PID's "listening" line in LOG; sets PORT.
+serve_port() {
+	local i
 	for i in $(seq 100); do
-		PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$log")
+		PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$1")
 		[ -n "$PORT" ] && return 0
-		kill -0 "$SERVER" 2>/dev/null || break
+		kill -0 "$2" 2>/dev/null || break
 		sleep 0.1
 	done
-	say "server did not start: $(cat "$log")"
+	say "server did not start: $(cat "$1")"
 	return 1
 }

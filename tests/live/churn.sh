@@ -7,19 +7,7 @@
 FAKE=$VMHOST_BUILD/fakeguest
 SPAWNED_LOG=$TEST_TMP/spawned
 : >"$SPAWNED_LOG"
-churn() {
-	local i=0 p
-	while :; do
-		i=$((i + 1))
-		bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "churn$i" -m 4M -fake-guest "$i" -fake-nomerge \
-			>/dev/null 2>&1 &
-		p=$!
-		echo "$p churn$i" >>"$SPAWNED_LOG"
-		(sleep "0.$((RANDOM % 5 + 1))"; kill "$p" 2>/dev/null) &
-		sleep 0.02
-	done
-}
-churn &
+bash "$VMHOST_TESTS/helpers/churn.sh" "$FAKE" "$SPAWNED_LOG" &
 CHURN=$!
 TEST_PIDS="$TEST_PIDS $CHURN"
 sleep 1

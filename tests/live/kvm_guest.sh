@@ -2,6 +2,7 @@
 # guest's KVM statistics through QMP query-stats (exits growing ~100k/s), the socket left usable.
 # Needs /dev/kvm: without it this test is skipped (exit 77) and says so.
 . "$VMHOST_TESTS/lib.sh"
+. "$VMHOST_TESTS/e2e/serve_lib.sh"
 [ -c /dev/kvm ] || { say "SKIP: /dev/kvm is absent on this machine (no KVM to run a guest on)"; exit 77; }
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
 P=$VMHOST_BUILD/kvmprobe
@@ -59,15 +60,11 @@ spawn unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 	exec "$0" serve --listen 127.0.0.1:0 --min-interval 0 --kvm-reasons --pid "$1"' "$VMHOST" "$GUEST" 2>"$TEST_TMP/rserve.log"
 RSERVER=$SPAWNED
-for i in $(seq 100); do
-	RPORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/rserve.log")
-	[ -n "$RPORT" ] && break
-	sleep 0.1
-done
-curl -s "http://127.0.0.1:$RPORT/metrics" >/dev/null
+serve_port "$TEST_TMP/rserve.log" "$RSERVER"
+curl -s "http://127.0.0.1:$PORT/metrics" >/dev/null
 kill -USR1 "$GUEST"
 sleep 0.5
-curl -s "http://127.0.0.1:$RPORT/metrics" >"$TEST_TMP/rserve.txt"
+curl -s "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/rserve.txt"
 grep '^vmhost_kvm_exit_reasons_total' "$TEST_TMP/rserve.txt" | grep -v ' 0$' | head -8
 rv() { awk -v e="$1" -v r="$2" -v p="$GUEST" '/^vmhost_kvm_exit_reasons_total\{/ && index($0, "pid=\"" p "\"") && index($0, "event=\"" e "\"") && index($0, "reason=\"" r "\"") { print $NF }' "$TEST_TMP/rserve.txt"; }
 check "serve --kvm-reasons: kvm_pio 0x80 out is exactly $N" [ "$(rv kvm_pio '0x80 out')" = $N ]
@@ -135,13 +132,7 @@ check "--qmp-socket without a pid: usage error" [ $? = 2 ]
 
 # serve and record read the same guest through QMP: the exporter's per-VM exits grow between two
 # scrapes, and the recorder stores them under the VM's series.
-spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0.1 2>"$TEST_TMP/serve.log"
-SERVER=$SPAWNED
-for i in $(seq 100); do
-	PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/serve.log")
-	[ -n "$PORT" ] && break
-	sleep 0.1
-done
+serve_start "$TEST_TMP/serve.log" "" --min-interval 0.1
 m() { curl -s "http://127.0.0.1:$PORT/metrics" | awk -v p="$QEMU" '/^vmhost_kvm_events_total\{/ && index($0, "pid=\"" p "\"") && /event="exits"/ { print $2 }'; }
 m1=$(m); sleep 0.5; m2=$(m)
 say "serve: vmhost_kvm_events_total{event=exits} $m1 -> $m2"
