@@ -22,8 +22,9 @@ struct bench_opts {
 
 static void bench_ksm_help(void)
 {
-	printf("usage: vmhost bench ksm [--quick] [--guests N] [--guest-size SIZE] [--duration SEC]\n"
-	       "                        [--steady SEC] [--repeat N] [--policies LIST] [--svg FILE] [--json]\n"
+	printf("usage: vmhost bench ksm [--quick] [--scenario NAME] [--guests N] [--guest-size SIZE]\n"
+	       "                        [--duration SEC] [--steady SEC] [--repeat N] [--policies LIST]\n"
+	       "                        [--svg FILE] [--json]\n"
 	       "\n"
 	       "KSM policies compared on one identical, reproducible workload: N VM-like processes with\n"
 	       "guest RAM on transparent huge pages, 50%% identical across guests (one image), 10%% zero,\n"
@@ -31,13 +32,25 @@ static void bench_ksm_help(void)
 	       "state (fresh guests, run=2) and runs for --duration:\n"
 	       "  kernel-default  100 pages / 20 ms\n"
 	       "  conservative    100 pages / 120 ms\n"
-	       "  ksmtuned        its algorithm and defaults, simulated at its 60 s cadence\n"
+	       "  ksmtuned        Debian's ksmtuned daemon itself with its defaults (package ksmtuned)\n"
+	       "  ksmtuned-model  its algorithm and defaults, simulated at its 60 s cadence\n"
 	       "  kernel-advisor  advisor_mode=scan-time (kernel defaults)\n"
 	       "  vmhost          the 'vmhost ksm tune' control law with its defaults\n"
+	       "The real ksmtuned counts only processes matching '^qemu-system.*-enable-kvm' as committed\n"
+	       "memory and the model counts the guests' RSS; both stop KSM on a host whose committed memory\n"
+	       "is under 80%% of MemTotal and free memory over 20%% of it.\n"
 	       "\n"
-	       "Achievable savings = the most any policy saved in this run; a policy's time to 95%% is the\n"
-	       "first sample at or above 95%% of that. Steady ksmd CPU is measured over the last --steady\n"
-	       "seconds of each run.\n"
+	       "--scenario, when the guests come and go (marked in the SVG):\n"
+	       "  start     every guest up before the policy starts (the default)\n"
+	       "  late      one guest from the start; the others arrive at a third of --duration, once\n"
+	       "            every policy has scanned the first (has it gone idle and missed them?)\n"
+	       "  churn     one guest arrives every --duration / (2 x N); with 3 or more, the first leaves\n"
+	       "            at half the duration\n"
+	       "  volatile  as start, with 20%% identical and 60%% of each guest rewritten every 200 ms\n"
+	       "\n"
+	       "Achievable savings = the most any policy saved after the last guest arrived or left; a\n"
+	       "policy's time to 95%% counts from that moment to its first sample at or above 95%% of it.\n"
+	       "Steady ksmd CPU is measured over the last --steady seconds of each run.\n"
 	       "\n"
 	       "  --quick           4 x 128 MiB guests, 120 s per policy, 40 s steady window\n"
 	       "  (default)         4 x 256 MiB guests, 600 s per policy, 120 s steady window\n"
@@ -61,6 +74,7 @@ static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts 
 {
 	static const struct option longopts[] = {
 		{"quick", no_argument, NULL, 'q'},
+		{"scenario", required_argument, NULL, 'S'},
 		{"guests", required_argument, NULL, 'g'},
 		{"guest-size", required_argument, NULL, 'm'},
 		{"duration", required_argument, NULL, 'd'},
@@ -77,9 +91,16 @@ static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts 
 	o->k.repeat = 1;
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+qg:m:d:s:r:p:o:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+qS:g:m:d:s:r:p:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'q': quick = true; break;
+		case 'S': {
+			int sc = bench_ksm_scenario_parse(optarg);
+			if (sc < 0)
+				return usage_error(ctx, "unknown scenario '%s' (start, late, churn, volatile)", optarg);
+			o->k.scenario = (enum bench_ksm_scenario)sc;
+			break;
+		}
 		case 'g': guests = optarg; break;
 		case 'm': size = optarg; break;
 		case 'd': duration = optarg; break;
@@ -132,7 +153,8 @@ static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts 
 	for (int i = 0; i < n; i++) {
 		int hit = bench_ksm_policy_parse(items[i]);
 		if (hit < 0)
-			return usage_error(ctx, "unknown policy '%s' (kernel-default, conservative, ksmtuned, kernel-advisor, vmhost)",
+			return usage_error(ctx, "unknown policy '%s' (kernel-default, conservative, ksmtuned, ksmtuned-model, "
+					   "kernel-advisor, vmhost)",
 					   items[i]);
 		o->k.policy_on[hit] = true;
 	}
@@ -160,6 +182,18 @@ static int write_svg(const char *path, const struct bench_ksm_result *res)
 		.title = "KSM savings over time per policy (first run)",
 		.legend = SVG_LEGEND_RIGHT,
 	});
+	for (unsigned i = 0; i < res->cfg.guests; i++) {
+		char label[32];
+		const struct bench_ksm_guest_plan *g = &res->plan[i];
+		if (g->start > 0) {
+			snprintf(label, sizeof(label), "guest %u starts", i + 1);
+			svg_plot_mark(&plot, g->start, label);
+		}
+		if (isfinite(g->stop)) {
+			snprintf(label, sizeof(label), "guest %u stops", i + 1);
+			svg_plot_mark(&plot, g->stop, label);
+		}
+	}
 	for (int p = 0; p < BENCH_KSM_NPOLICIES; p++) {
 		const struct bench_ksm_run *run = &res->runs[0][p];
 		if (res->cfg.policy_on[p] && run->available && run->s.n)
@@ -199,7 +233,7 @@ static struct table *policy_table(const struct bench_ksm_result *res, const stru
 		table_add_row(t);
 		table_set_str(t, B_POLICY, bench_ksm_policy_name((enum bench_ksm_policy)p));
 		if (!res->runs[0][p].available) {
-			table_set_str(t, B_NOTE, "this kernel has no advisor_mode");
+			table_set_str(t, B_NOTE, res->runs[0][p].note ? res->runs[0][p].note : "not run");
 			continue;
 		}
 		table_set_float(t, B_T95, sum->seconds_to_95pct[p]);
@@ -212,9 +246,10 @@ static struct table *policy_table(const struct bench_ksm_result *res, const stru
 	return t;
 }
 
-static void print_json(const struct bench_ksm_config *k, const struct bench_ksm_summary *sum, const struct table *t)
+static void print_json(const struct bench_ksm_result *res, const struct bench_ksm_summary *sum, const struct table *t)
 {
-	struct workload_spec spec = bench_ksm_guest_spec(k->guest_bytes, 0);
+	const struct bench_ksm_config *k = &res->cfg;
+	struct workload_spec spec = bench_ksm_guest_spec(k, 0);
 	struct json j;
 	bench_json_begin(&j, k->guests, k->guest_bytes);
 	json_int(&j, "mergeable_bytes", sum->mergeable_bytes);
@@ -222,6 +257,18 @@ static void print_json(const struct bench_ksm_config *k, const struct bench_ksm_
 	json_double(&j, "shared_fraction", spec.shared_fraction);
 	json_double(&j, "zero_fraction", spec.zero_fraction);
 	json_double(&j, "volatile_fraction", spec.volatile_fraction);
+	json_object_end(&j);
+	json_string(&j, "scenario", bench_ksm_scenario_name(k->scenario));
+	json_double(&j, "arrival_seconds", res->arrival);
+	json_object_begin(&j, "guest_plan");
+	json_array_begin(&j, "start_seconds");
+	for (unsigned i = 0; i < k->guests; i++)
+		json_double(&j, NULL, res->plan[i].start);
+	json_array_end(&j);
+	json_array_begin(&j, "stop_seconds");
+	for (unsigned i = 0; i < k->guests; i++)
+		json_double(&j, NULL, res->plan[i].stop); /* null: runs to the end */
+	json_array_end(&j);
 	json_object_end(&j);
 	json_int(&j, "achievable_bytes", (int64_t)sum->achievable_bytes);
 	json_double(&j, "duration_seconds", k->duration_seconds);
@@ -250,10 +297,16 @@ static void print_human(const struct ctx *ctx, const struct bench_ksm_result *re
 	char a[32], b[32];
 	fmt_bytes(a, sizeof(a), (int64_t)sum->achievable_bytes);
 	fmt_bytes(b, sizeof(b), sum->mergeable_bytes);
-	printf("workload: %u guests x %llu MiB (50%% shared, 10%% zero, 10%% volatile); achievable %s "
-	       "(identical content alone: %s); %.0f s per policy, steady = last %.0f s%s\n\n",
-	       k->guests, (unsigned long long)(k->guest_bytes >> 20), a, b, k->duration_seconds, k->steady_seconds,
-	       k->repeat > 1 ? ", medians of the runs" : "");
+	struct workload_spec spec = bench_ksm_guest_spec(k, 0);
+	printf("scenario %s: %u guests x %llu MiB (%.0f%% shared, %.0f%% zero, %.0f%% volatile); achievable %s "
+	       "(identical content alone: %s); %.0f s per policy, steady = last %.0f s%s\n",
+	       bench_ksm_scenario_name(k->scenario), k->guests, (unsigned long long)(k->guest_bytes >> 20),
+	       spec.shared_fraction * 100, spec.zero_fraction * 100, spec.volatile_fraction * 100, a, b,
+	       k->duration_seconds, k->steady_seconds, k->repeat > 1 ? ", medians of the runs" : "");
+	if (res->arrival > 0)
+		printf("times to 95%% count from %.0f s, when the last guest %s\n", res->arrival,
+		       k->scenario == BENCH_KSM_CHURN && isfinite(res->plan[0].stop) ? "left" : "arrived");
+	printf("\n");
 	table_print_human(t, stdout, ctx->raw_bytes);
 	if (!k->policy_on[V])
 		return;
@@ -284,7 +337,7 @@ static int print_results(struct ctx *ctx, const struct bench_opts *o, const stru
 	if (!t)
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	if (ctx->format == OUT_JSON)
-		print_json(&res->cfg, &sum, t);
+		print_json(res, &sum, t);
 	else if (ctx->format == OUT_CSV)
 		table_print_csv(t, stdout);
 	else

@@ -16,8 +16,9 @@
 #include "core/vm.h"
 
 static const char *const policy_names[BENCH_KSM_NPOLICIES] = {
-	"kernel-default", "conservative", "ksmtuned", "kernel-advisor", "vmhost",
+	"kernel-default", "conservative", "ksmtuned", "ksmtuned-model", "kernel-advisor", "vmhost",
 };
+static const char *const scenario_names[BENCH_KSM_NSCENARIOS] = {"start", "late", "churn", "volatile"};
 
 const char *bench_ksm_policy_name(enum bench_ksm_policy p)
 {
@@ -32,13 +33,54 @@ int bench_ksm_policy_parse(const char *name)
 	return -EINVAL;
 }
 
-struct workload_spec bench_ksm_guest_spec(uint64_t guest_bytes, unsigned i)
+const char *bench_ksm_scenario_name(enum bench_ksm_scenario s)
 {
+	return s < BENCH_KSM_NSCENARIOS ? scenario_names[s] : "?";
+}
+
+int bench_ksm_scenario_parse(const char *name)
+{
+	for (int s = 0; s < BENCH_KSM_NSCENARIOS; s++)
+		if (!strcmp(name, scenario_names[s]))
+			return s;
+	return -EINVAL;
+}
+
+struct workload_spec bench_ksm_guest_spec(const struct bench_ksm_config *c, unsigned i)
+{
+	bool hot = c->scenario == BENCH_KSM_VOLATILE;
 	return (struct workload_spec){
-		.guest_bytes = guest_bytes, .shared_fraction = 0.5, .zero_fraction = 0.1,
-		.volatile_fraction = 0.1, .image_seed = 0x6b736d62656e6368ull, /* "ksmbench" */
+		.guest_bytes = c->guest_bytes, .shared_fraction = hot ? 0.2 : 0.5, .zero_fraction = 0.1,
+		.volatile_fraction = hot ? 0.6 : 0.1, .image_seed = 0x6b736d62656e6368ull, /* "ksmbench" */
 		.guest_index = i, .thp = true, .mergeable = true, .rewrite_ms = 200,
 	};
+}
+
+double bench_ksm_plan(const struct bench_ksm_config *c, struct bench_ksm_guest_plan plan[BENCH_KSM_MAX_GUESTS])
+{
+	unsigned g = c->guests < BENCH_KSM_MAX_GUESTS ? c->guests : BENCH_KSM_MAX_GUESTS;
+	double d = c->duration_seconds, arrival = 0;
+	for (unsigned i = 0; i < g; i++) {
+		plan[i] = (struct bench_ksm_guest_plan){0, INFINITY};
+		if (c->scenario == BENCH_KSM_LATE && i > 0)
+			plan[i].start = d / 3;
+		else if (c->scenario == BENCH_KSM_CHURN)
+			plan[i].start = d / (2.0 * g) * i;
+		arrival = fmax(arrival, plan[i].start);
+	}
+	if (c->scenario == BENCH_KSM_CHURN && g >= 3)
+		arrival = plan[0].stop = d / 2;
+	return arrival;
+}
+
+unsigned bench_ksm_plan_final_guests(const struct bench_ksm_config *c)
+{
+	struct bench_ksm_guest_plan plan[BENCH_KSM_MAX_GUESTS];
+	bench_ksm_plan(c, plan);
+	unsigned n = 0;
+	for (unsigned i = 0; i < c->guests && i < BENCH_KSM_MAX_GUESTS; i++)
+		n += isinf(plan[i].stop);
+	return n;
 }
 
 int bench_ksm_series_add(struct bench_ksm_series *s, double t, double saved, int64_t cpu_ns)
@@ -108,6 +150,7 @@ int bench_ksm_result_new(const struct bench_ksm_config *c, struct bench_ksm_resu
 	if (!r)
 		return -ENOMEM;
 	r->cfg = *c;
+	r->arrival = bench_ksm_plan(c, r->plan);
 	r->runs = calloc((size_t)c->repeat, sizeof(*r->runs));
 	if (!r->runs) {
 		free(r);
@@ -132,9 +175,12 @@ void bench_ksm_result_free(struct bench_ksm_result *r)
 struct policy_run {
 	const struct io_root *root;
 	const struct bench_ksm_config *c;
+	const struct bench_ksm_guest_plan *plan;
 	enum bench_ksm_policy p;
 	struct ksm_sampler *sm;
-	pid_t pids[BENCH_KSM_MAX_GUESTS];
+	pid_t pids[BENCH_KSM_MAX_GUESTS]; /* 0: not started yet, or gone */
+	bool gone[BENCH_KSM_MAX_GUESTS];
+	struct ksmtuned *daemon;          /* the real ksmtuned while its policy runs */
 	int64_t page_bytes;
 	bench_ksm_event_fn on_event;
 	void *arg;
@@ -146,14 +192,17 @@ static void tell(const struct policy_run *pr, enum bench_ksm_event_kind kind, do
 		pr->on_event(&(struct bench_ksm_event){.kind = kind, .policy = pr->p, .t = t, .decision = d}, pr->arg);
 }
 
-/* Bytes KSM saves on our guests only (other processes on the host stay out of the figure), and
- * their resident memory (what ksmtuned counts as committed). */
+/* Bytes KSM saves on our running guests only (other processes on the host stay out of the
+ * figure), and their resident memory (what ksmtuned counts as committed). */
 static double workload_saved(const struct policy_run *pr, int64_t *ret_rss)
 {
 	int64_t merging = 0, zero = 0, rss = 0;
-	unsigned denied = 0;
+	unsigned denied = 0, running = 0;
 	for (unsigned i = 0; i < pr->c->guests; i++) {
 		struct mem_counters mc;
+		if (!pr->pids[i])
+			continue;
+		running++;
 		if (proc_read_counters(pr->root, pr->pids[i], &mc, &denied) < 0)
 			continue;
 		merging += mc.ksm_merging_pages.known ? mc.ksm_merging_pages.v : 0;
@@ -161,7 +210,25 @@ static double workload_saved(const struct policy_run *pr, int64_t *ret_rss)
 		rss += mc.rss.known ? mc.rss.v : 0;
 	}
 	*ret_rss = rss;
-	return bench_ksm_saved_bytes(merging, zero, pr->c->guests, pr->page_bytes);
+	return bench_ksm_saved_bytes(merging, zero, running, pr->page_bytes);
+}
+
+/* Starts and stops the guests whose time in the plan has come, t seconds after the start. */
+static int follow_plan(struct policy_run *pr, double t)
+{
+	int r = 0;
+	for (unsigned i = 0; i < pr->c->guests && r >= 0 && !stop_requested(); i++) {
+		const struct bench_ksm_guest_plan *g = &pr->plan[i];
+		if (pr->pids[i] && t >= g->stop) {
+			workload_stop(pr->pids[i]);
+			pr->pids[i] = 0;
+			pr->gone[i] = true;
+		} else if (!pr->pids[i] && !pr->gone[i] && t >= g->start) {
+			struct workload_spec spec = bench_ksm_guest_spec(pr->c, i);
+			r = workload_spawn(&spec, &pr->pids[i]);
+		}
+	}
+	return r;
 }
 
 /* One of ksmtuned's adjustments, from free memory alone, written through the guard. */
@@ -188,17 +255,17 @@ static int ksmtuned_apply(const struct io_root *root, const struct ksmtuned_conf
 	return r;
 }
 
-/* One interval of vmhost's law, as 'vmhost ksm tune' runs it on sysfs alone. */
+/* One interval of vmhost's law, as 'vmhost ksm tune' runs it: sysfs and the /proc watch. */
 static int vmhost_tune(const struct policy_run *pr, const struct tuner_config *cfg, struct tuner_state *ts,
-		       const struct ksm_sample *prev, const struct ksm_sample *now, double t)
+		       struct tuner_watch *w, const struct ksm_sample *prev, const struct ksm_sample *now, double t)
 {
 	struct ksm_rates rates;
-	struct tuner_input in;
 	struct tuner_decision d;
 	ksm_rates_compute(prev, now, pr->page_bytes, NULL, &rates);
-	tuner_input_from(prev, now, &rates, &in);
-	tuner_step(cfg, ts, &in, &d);
-	int r = tuner_apply(cfg, &d, &now->k, stop_flag());
+	int r = tuner_decide(cfg, ts, w, prev, now, &rates, &d, NULL);
+	if (r < 0)
+		return r;
+	r = tuner_apply(cfg, &d, &now->k, stop_flag());
 	if (r >= 0 && d.changed)
 		tell(pr, BENCH_KSM_TUNED, t, &d);
 	return r;
@@ -211,8 +278,11 @@ static int unmerge_all(struct ksm_sampler *sm, bool has_advisor)
 }
 
 /* The policy's settings at its start; vmhost's law and ksmtuned write theirs as they go. */
-static int policy_start(enum bench_ksm_policy p)
+static int policy_start(struct policy_run *pr)
 {
+	enum bench_ksm_policy p = pr->p;
+	struct ksmtuned_config kc;
+	char err[256];
 	int r = 0;
 	switch (p) {
 	case BENCH_KSM_DEFAULT:
@@ -230,7 +300,13 @@ static int policy_start(enum bench_ksm_policy p)
 		if (!r)
 			r = ksm_guard_set_int("run", 1);
 		break;
-	case BENCH_KSM_KSMTUNED: /* the daemon sleeps its interval before its first adjustment */
+	case BENCH_KSM_KSMTUNED:
+		ksmtuned_config_default(&kc);
+		r = ksm_guard_set_int("run", 0);
+		if (!r)
+			r = ksmtuned_start(pr->root, &kc, &pr->daemon, err, sizeof(err));
+		break;
+	case BENCH_KSM_KSMTUNED_MODEL: /* the daemon sleeps its interval before its first adjustment */
 		r = ksm_guard_set_int("run", 0);
 		break;
 	case BENCH_KSM_VMHOST:
@@ -240,9 +316,10 @@ static int policy_start(enum bench_ksm_policy p)
 	return r;
 }
 
-/* Samples every BENCH_KSM_SAMPLE_SECONDS until the duration is over, driving ksmtuned or vmhost's
- * law on their own cadence. */
-static int policy_loop(const struct policy_run *pr, struct bench_ksm_series *s)
+/* Samples every BENCH_KSM_SAMPLE_SECONDS until the duration is over, starting and stopping
+ * guests as planned and driving ksmtuned's model or vmhost's law (w: its /proc watch) on their
+ * own cadence. */
+static int policy_samples(struct policy_run *pr, struct tuner_watch *w, struct bench_ksm_series *s)
 {
 	struct tuner_config cfg;
 	tuner_config_default(&cfg);
@@ -263,20 +340,22 @@ static int policy_loop(const struct policy_run *pr, struct bench_ksm_series *s)
 			return -ENOENT;
 		double t = now.t - first.t;
 		if (now.t >= next_sample - 0.01) {
+			if ((r = follow_plan(pr, t)) < 0)
+				return r;
 			int64_t rss = 0;
 			double saved = workload_saved(pr, &rss);
 			int64_t cpu = now.ksmd_cpu_ns.known && first.ksmd_cpu_ns.known ? now.ksmd_cpu_ns.v - first.ksmd_cpu_ns.v : -1;
 			if ((r = bench_ksm_series_add(s, t, saved, cpu)) < 0)
 				return r;
 			next_sample += BENCH_KSM_SAMPLE_SECONDS;
-			if (pr->p == BENCH_KSM_KSMTUNED && now.t >= next_tuned) {
+			if (pr->p == BENCH_KSM_KSMTUNED_MODEL && now.t >= next_tuned) {
 				next_tuned += kc.monitor_interval_seconds;
 				if ((r = ksmtuned_apply(pr->root, &kc, rss, &npages)) < 0)
 					return r;
 			}
 		}
 		if (vmhost && now.t >= next_tune - 0.01) {
-			if ((r = vmhost_tune(pr, &cfg, &ts, &prev_tune, &now, t)) < 0)
+			if ((r = vmhost_tune(pr, &cfg, &ts, w, &prev_tune, &now, t)) < 0)
 				return r;
 			prev_tune = now;
 			next_tune += cfg.interval_seconds;
@@ -290,6 +369,17 @@ static int policy_loop(const struct policy_run *pr, struct bench_ksm_series *s)
 	return 0;
 }
 
+static int policy_loop(struct policy_run *pr, struct bench_ksm_series *s)
+{
+	struct tuner_watch *w = NULL;
+	int r;
+	if (pr->p == BENCH_KSM_VMHOST && (r = tuner_watch_new(pr->root, pr->page_bytes, &w)) < 0)
+		return r;
+	r = policy_samples(pr, w, s);
+	tuner_watch_free(w);
+	return r;
+}
+
 static int run_policy(struct policy_run *pr, bool has_advisor, struct bench_ksm_run *res)
 {
 	memset(res, 0, sizeof(*res));
@@ -297,25 +387,34 @@ static int run_policy(struct policy_run *pr, bool has_advisor, struct bench_ksm_
 	res->steady_cpu_percent = NAN;
 	if (pr->p == BENCH_KSM_ADVISOR && !has_advisor) {
 		res->available = false;
+		res->note = "this kernel has no advisor_mode";
 		return 0;
 	}
 	memset(pr->pids, 0, sizeof(pr->pids));
-	int r = 0;
+	memset(pr->gone, 0, sizeof(pr->gone));
 	/* Fresh guests for every policy: splitting huge pages on a merge is not undone by run=2. */
-	for (unsigned i = 0; i < pr->c->guests && r >= 0; i++) {
-		struct workload_spec spec = bench_ksm_guest_spec(pr->c->guest_bytes, i);
-		r = workload_spawn(&spec, &pr->pids[i]);
-	}
+	int r = follow_plan(pr, 0);
 	if (r >= 0)
 		r = unmerge_all(pr->sm, has_advisor);
 	if (r >= 0) {
 		tell(pr, BENCH_KSM_READY, 0, NULL);
-		r = policy_start(pr->p);
+		r = policy_start(pr);
 	}
 	if (r >= 0)
 		r = policy_loop(pr, &res->s);
+	bool no_daemon = pr->p == BENCH_KSM_KSMTUNED && !pr->daemon;
+	int rd = ksmtuned_stop(pr->daemon);
+	pr->daemon = NULL;
 	for (unsigned i = 0; i < pr->c->guests; i++)
-		workload_stop(pr->pids[i]);
+		if (pr->pids[i])
+			workload_stop(pr->pids[i]);
+	if (r == -ENOENT && no_daemon) {
+		res->available = false;
+		res->note = "ksmtuned is not installed (package ksmtuned)";
+		return 0;
+	}
+	if (r >= 0 && rd < 0)
+		r = rd;
 	if (r < 0 || stop_requested())
 		return r < 0 ? r : -EINTR;
 	bench_ksm_run_finish(res, pr->c->steady_seconds);
@@ -340,7 +439,7 @@ int bench_ksm_run(const struct io_root *root, const struct bench_ksm_config *c, 
 	r = ksm_guard_set_int("use_zero_pages", 0);
 	if (!r && s0.k.smart_scan.known)
 		r = ksm_guard_set_int("smart_scan", 1);
-	struct policy_run pr = {.root = root, .c = c, .sm = &sm, .page_bytes = host_page_size(), .on_event = on_event, .arg = arg};
+	struct policy_run pr = {.root = root, .c = c, .plan = res->plan, .sm = &sm, .page_bytes = host_page_size(), .on_event = on_event, .arg = arg};
 	bool has_advisor = s0.k.advisor_mode[0] != '\0';
 	for (int k = 0; k < c->repeat && r >= 0 && !stop_requested(); k++)
 		for (int p = 0; p < BENCH_KSM_NPOLICIES && r >= 0 && !stop_requested(); p++)
@@ -358,14 +457,26 @@ int bench_ksm_run(const struct io_root *root, const struct bench_ksm_config *c, 
 	return 0;
 }
 
-/* Time and ksmd CPU seconds of the first sample at or above 95% of the achievable savings. */
-static void to_95pct(const struct bench_ksm_series *s, double achievable, double *ret_t, double *ret_cpu)
+/* The first sample at or after the arrival (the series' length when none is). */
+static size_t arrival_index(const struct bench_ksm_series *s, double arrival)
+{
+	size_t i = 0;
+	while (i < s->n && s->t[i] < arrival - 0.01)
+		i++;
+	return i;
+}
+
+/* Time and ksmd CPU seconds from the arrival to the first sample after it at or above 95% of the
+ * achievable savings. */
+static void to_95pct(const struct bench_ksm_series *s, double arrival, double achievable, double *ret_t,
+		     double *ret_cpu)
 {
 	*ret_t = *ret_cpu = NAN;
-	for (size_t i = 0; i < s->n && achievable > 0; i++)
+	size_t a = arrival_index(s, arrival);
+	for (size_t i = a; i < s->n && achievable > 0; i++)
 		if (s->saved[i] >= 0.95 * achievable) {
-			*ret_t = s->t[i];
-			*ret_cpu = s->cpu_ns[i] >= 0 ? (double)s->cpu_ns[i] / 1e9 : NAN;
+			*ret_t = s->t[i] - s->t[a];
+			*ret_cpu = s->cpu_ns[i] >= 0 && s->cpu_ns[a] >= 0 ? (double)(s->cpu_ns[i] - s->cpu_ns[a]) / 1e9 : NAN;
 			return;
 		}
 }
@@ -376,23 +487,24 @@ void bench_ksm_summarize(const struct bench_ksm_result *r, struct bench_ksm_summ
 	struct bench_ksm_summary s = {.fastest_static = -1};
 	for (int k = 0; k < c->repeat; k++)
 		for (int p = 0; p < BENCH_KSM_NPOLICIES; p++)
-			for (size_t i = 0; i < r->runs[k][p].s.n; i++)
+			for (size_t i = arrival_index(&r->runs[k][p].s, r->arrival); i < r->runs[k][p].s.n; i++)
 				s.achievable_bytes = fmax(s.achievable_bytes, r->runs[k][p].s.saved[i]);
 	uint64_t pages = c->guest_bytes / WORKLOAD_PAGE_BYTES, shared_pages = 0, zero_pages = 0;
-	struct workload_spec spec = bench_ksm_guest_spec(c->guest_bytes, 0);
+	struct workload_spec spec = bench_ksm_guest_spec(c, 0);
+	unsigned guests = bench_ksm_plan_final_guests(c);
 	for (uint64_t i = 0; i < pages; i++) {
 		enum page_class pc = workload_page_class(&spec, i);
 		shared_pages += pc == PAGE_SHARED;
 		zero_pages += pc == PAGE_ZERO;
 	}
-	s.mergeable_bytes = (int64_t)(shared_pages * (c->guests - 1) * WORKLOAD_PAGE_BYTES);
-	s.zero_bytes = (int64_t)(zero_pages * c->guests * WORKLOAD_PAGE_BYTES);
+	s.mergeable_bytes = guests ? (int64_t)(shared_pages * (guests - 1) * WORKLOAD_PAGE_BYTES) : 0;
+	s.zero_bytes = (int64_t)(zero_pages * guests * WORKLOAD_PAGE_BYTES);
 
 	for (int p = 0; p < BENCH_KSM_NPOLICIES; p++) {
 		double vt[BENCH_KSM_MAX_REPEAT], vc[BENCH_KSM_MAX_REPEAT], vs[BENCH_KSM_MAX_REPEAT], vf[BENCH_KSM_MAX_REPEAT];
 		for (int k = 0; k < c->repeat; k++) {
 			const struct bench_ksm_run *run = &r->runs[k][p];
-			to_95pct(&run->s, s.achievable_bytes, &vt[k], &vc[k]);
+			to_95pct(&run->s, r->arrival, s.achievable_bytes, &vt[k], &vc[k]);
 			vs[k] = run->steady_cpu_percent;
 			vf[k] = run->final_saved.known ? (double)run->final_saved.v : NAN;
 		}

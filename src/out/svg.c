@@ -485,6 +485,18 @@ void svg_plot_series(struct svg_plot *p, const char *name, const double *xs, con
 	svg_plot_add(p, &(struct svg_series){.name = name, .x = xs, .y = ys, .n = n, .style = style});
 }
 
+void svg_plot_mark(struct svg_plot *p, double x, const char *label)
+{
+	if (!(x >= p->spec.x.min && x <= p->spec.x.max))
+		return;
+	double px = svg_plot_x(p, x), top = p->spec.top;
+	fprintf(p->svg->f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#888888\" "
+			   "stroke-width=\"1\" stroke-dasharray=\"2 3\"/>\n",
+		px, top, px, top + p->spec.height);
+	if (label)
+		svg_text(p->svg, px + 3, top + 12, "start", 10, label);
+}
+
 void svg_plot_end(struct svg_plot *p)
 {
 	free(p->stack);

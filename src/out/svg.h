@@ -103,6 +103,9 @@ int svg_plot_add(struct svg_plot *p, const struct svg_series *series);
 /* Shorthand for svg_plot_add in the next palette color. */
 void svg_plot_series(struct svg_plot *p, const char *name, const double *xs, const double *ys, size_t n,
 		     int style);
+/* A vertical dotted line at x across the plot with a short label at its top (an event: a guest
+ * starting or stopping); nothing when x is outside the axis. */
+void svg_plot_mark(struct svg_plot *p, double x, const char *label);
 /* Draws the legend (unless SVG_LEGEND_NONE) and frees the plot's stack. */
 void svg_plot_end(struct svg_plot *p);
 

@@ -102,7 +102,8 @@ static void series_grows_and_frees(void **state)
 static void guest_spec_is_one_image(void **state)
 {
 	(void)state;
-	struct workload_spec a = bench_ksm_guest_spec(64 << 20, 0), b = bench_ksm_guest_spec(64 << 20, 3);
+	struct bench_ksm_config c = {.guests = 4, .guest_bytes = 64 << 20};
+	struct workload_spec a = bench_ksm_guest_spec(&c, 0), b = bench_ksm_guest_spec(&c, 3);
 	assert_int_equal(a.guest_bytes, 64 << 20);
 	assert_true(a.shared_fraction == 0.5 && a.zero_fraction == 0.1 && a.volatile_fraction == 0.1);
 	assert_true(a.thp && a.mergeable);
@@ -180,6 +181,7 @@ static void summary_medians_and_verdict(void **state)
 	fill(&runs[BENCH_KSM_DEFAULT], t, (double[]){0, 100, 100, 100}, (int64_t[]){0, 4000000000, 8000000000, 12000000000}, 4);
 	fill(&runs[BENCH_KSM_CONSERVATIVE], t, (double[]){0, 50, 100, 100}, (int64_t[]){0, 1000000000, 2000000000, 3000000000}, 4);
 	fill(&runs[BENCH_KSM_KSMTUNED], t, (double[]){0, 0, 10, 20}, (int64_t[]){0, 0, 0, 0}, 4);
+	fill(&runs[BENCH_KSM_KSMTUNED_MODEL], t, (double[]){0, 0, 0, 0}, (int64_t[]){0, 0, 0, 0}, 4);
 	runs[BENCH_KSM_ADVISOR].available = false; /* no advisor_mode on this kernel */
 	runs[BENCH_KSM_ADVISOR].steady_cpu_percent = NAN;
 	fill(&runs[BENCH_KSM_VMHOST], t, (double[]){0, 96, 99, 99}, (int64_t[]){0, 2000000000, 2500000000, 3000000000}, 4);
@@ -193,6 +195,7 @@ static void summary_medians_and_verdict(void **state)
 	assert_true(s.ksmd_cpu_seconds_to_95pct[BENCH_KSM_DEFAULT] == 4);
 	assert_true(s.seconds_to_95pct[BENCH_KSM_CONSERVATIVE] == 20);
 	assert_true(isnan(s.seconds_to_95pct[BENCH_KSM_KSMTUNED]));
+	assert_true(isnan(s.seconds_to_95pct[BENCH_KSM_KSMTUNED_MODEL]));
 	assert_true(isnan(s.seconds_to_95pct[BENCH_KSM_ADVISOR]));
 	assert_true(s.seconds_to_95pct[BENCH_KSM_VMHOST] == 10);
 	assert_true(s.saved_bytes[BENCH_KSM_VMHOST] == 99);
@@ -240,6 +243,87 @@ static void medians_over_repeats(void **state)
 	assert_null(r);
 }
 
+static void scenarios_plan_arrivals_and_departures(void **state)
+{
+	(void)state;
+	struct bench_ksm_guest_plan plan[BENCH_KSM_MAX_GUESTS];
+	struct bench_ksm_config c = {.guests = 4, .guest_bytes = 16 << 20, .duration_seconds = 120};
+	for (int sc = 0; sc < BENCH_KSM_NSCENARIOS; sc++)
+		assert_int_equal(bench_ksm_scenario_parse(bench_ksm_scenario_name((enum bench_ksm_scenario)sc)), sc);
+	assert_int_equal(bench_ksm_scenario_parse("late "), -EINVAL);
+
+	/* start: everyone up before the policy, nobody leaves; times count from 0. */
+	assert_true(bench_ksm_plan(&c, plan) == 0);
+	for (int i = 0; i < 4; i++)
+		assert_true(plan[i].start == 0 && isinf(plan[i].stop));
+	assert_int_equal(bench_ksm_plan_final_guests(&c), 4);
+
+	/* late: one resident guest, three arriving at a third of the run. */
+	c.scenario = BENCH_KSM_LATE;
+	assert_true(bench_ksm_plan(&c, plan) == 40);
+	assert_true(plan[0].start == 0 && plan[1].start == 40 && plan[3].start == 40 && isinf(plan[3].stop));
+	assert_int_equal(bench_ksm_plan_final_guests(&c), 4);
+
+	/* churn: one every 15 s, the first leaves at 60 s, which is when times start counting. */
+	c.scenario = BENCH_KSM_CHURN;
+	assert_true(bench_ksm_plan(&c, plan) == 60);
+	assert_true(plan[0].start == 0 && plan[1].start == 15 && plan[3].start == 45);
+	assert_true(plan[0].stop == 60 && isinf(plan[1].stop));
+	assert_int_equal(bench_ksm_plan_final_guests(&c), 3);
+	/* with two guests nobody leaves (one alone would merge nothing with anyone). */
+	c.guests = 2;
+	assert_true(bench_ksm_plan(&c, plan) == 30);
+	assert_true(isinf(plan[0].stop));
+
+	/* volatile: as start, most of the memory rewritten. */
+	c.scenario = BENCH_KSM_VOLATILE;
+	assert_true(bench_ksm_plan(&c, plan) == 0);
+	struct workload_spec hot = bench_ksm_guest_spec(&c, 1);
+	assert_true(hot.volatile_fraction == 0.6 && hot.shared_fraction == 0.2);
+}
+
+static void late_times_count_from_the_arrival(void **state)
+{
+	(void)state;
+	struct bench_ksm_config c = {.scenario = BENCH_KSM_LATE, .guests = 4, .guest_bytes = 16 << 20,
+				     .duration_seconds = 30, .steady_seconds = 5, .repeat = 1};
+	c.policy_on[BENCH_KSM_DEFAULT] = c.policy_on[BENCH_KSM_VMHOST] = true;
+	struct bench_ksm_result *r;
+	assert_int_equal(bench_ksm_result_new(&c, &r), 0);
+	assert_true(r->arrival == 10);
+	const double t[] = {0, 5, 10, 15, 20, 25, 30};
+	/* The resident's zero pages merged early (50) must not count: after 10 s, default gets to
+	 * 100 at 15 s (5 s after the arrival, 2 s of ksmd CPU), vmhost at 25 s. */
+	fill(&r->runs[0][BENCH_KSM_DEFAULT], t, (double[]){0, 50, 50, 100, 100, 100, 100},
+	     (int64_t[]){0, 1000000000, 2000000000, 4000000000, 5000000000, 6000000000, 7000000000}, 7);
+	fill(&r->runs[0][BENCH_KSM_VMHOST], t, (double[]){0, 50, 50, 50, 60, 97, 98},
+	     (int64_t[]){0, 0, 0, 1000000000, 2000000000, 3000000000, 3000000000}, 7);
+	for (int p = 0; p < BENCH_KSM_NPOLICIES; p++)
+		bench_ksm_run_finish(&r->runs[0][p], c.steady_seconds);
+	struct bench_ksm_summary s;
+	bench_ksm_summarize(r, &s);
+	assert_true(s.achievable_bytes == 100);
+	assert_true(s.seconds_to_95pct[BENCH_KSM_DEFAULT] == 5);
+	assert_true(s.ksmd_cpu_seconds_to_95pct[BENCH_KSM_DEFAULT] == 2);
+	assert_true(s.seconds_to_95pct[BENCH_KSM_VMHOST] == 15);
+	assert_true(s.ksmd_cpu_seconds_to_95pct[BENCH_KSM_VMHOST] == 3);
+	assert_true(s.vmhost_time_ratio == 3);
+	bench_ksm_result_free(r);
+
+	/* A peak before the arrival is not achievable afterwards (churn: a guest left). */
+	c.scenario = BENCH_KSM_CHURN;
+	c.duration_seconds = 20;
+	c.policy_on[BENCH_KSM_DEFAULT] = false;
+	assert_int_equal(bench_ksm_result_new(&c, &r), 0);
+	assert_true(r->arrival == 10);
+	fill(&r->runs[0][BENCH_KSM_VMHOST], (double[]){0, 5, 10, 15, 20}, (double[]){0, 200, 80, 90, 100},
+	     (int64_t[]){0, 0, 0, 0, 0}, 5);
+	bench_ksm_summarize(r, &s);
+	assert_true(s.achievable_bytes == 100);
+	assert_true(s.seconds_to_95pct[BENCH_KSM_VMHOST] == 10);
+	bench_ksm_result_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -253,6 +337,8 @@ int main(void)
 		cmocka_unit_test(steady_window_is_the_last_seconds),
 		cmocka_unit_test(summary_medians_and_verdict),
 		cmocka_unit_test(medians_over_repeats),
+		cmocka_unit_test(scenarios_plan_arrivals_and_departures),
+		cmocka_unit_test(late_times_count_from_the_arrival),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
