@@ -202,9 +202,6 @@ static void fmt_seconds_tick(char *buf, size_t cap, double v, double step)
 static int write_svg(const struct ctx *ctx, const struct bench_alloc *b, const char *path)
 {
 	const struct bench_alloc_config *o = &b->cfg;
-	FILE *f = fopen(path, "we");
-	if (!f)
-		return fail(ctx, EXIT_FAIL, "--svg", "%s: %s", path, strerror(errno));
 	size_t ti = o->nthreads - 1;
 	double xs[BENCH_ALLOC_MAX_SIZES], ys[BENCH_ALLOC_NSLOTS][BENCH_ALLOC_MAX_SIZES], ymin = INFINITY, ymax = 0;
 	for (size_t si = 0; si < o->nsizes; si++) {
@@ -223,11 +220,10 @@ static int write_svg(const struct ctx *ctx, const struct bench_alloc *b, const c
 	char title[160];
 	snprintf(title, sizeof(title), "VM memory creation time against size (%u thread%s, median of %u runs)",
 		 o->threads[ti], o->threads[ti] == 1 ? "" : "s", o->repeats);
-	struct svg *s = svg_begin(f, 1000, 560);
-	if (!s) {
-		fclose(f);
-		return fail(ctx, EXIT_FAIL, "--svg", "%s", strerror(ENOMEM));
-	}
+	struct svg *s;
+	int r = svg_file_open(path, 1000, 560, &s);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "--svg", "%s: %s", path, strerror(-r));
 	struct svg_plot p;
 	double xmin = xs[0] / 1.5, xmax = xs[o->nsizes - 1] * 1.5;
 	svg_plot_begin(s, &p, &(struct svg_plot_spec){
@@ -250,9 +246,8 @@ static int write_svg(const struct ctx *ctx, const struct bench_alloc *b, const c
 					SVG_LINES | SVG_POINTS);
 	}
 	svg_plot_end(&p);
-	int r = svg_end(s);
-	if (fclose(f) != 0 || r < 0)
-		return fail(ctx, EXIT_FAIL, "--svg", "%s: write error", path);
+	if ((r = svg_file_close(s)) < 0)
+		return fail(ctx, EXIT_FAIL, "--svg", "%s: %s", path, strerror(-r));
 	return EXIT_OK;
 }
 
