@@ -10,11 +10,11 @@ serve_start() {
 	serve_port "$log" "$SERVER"
 }
 
-# serve_port LOG PID: waits for the server PID's "listening" line in LOG; sets PORT.
+# serve_port LOG PID: waits for the server PID's "listening" line (http or https) in LOG; sets PORT.
 serve_port() {
 	local i
 	for i in $(seq 100); do
-		PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$1")
+		PORT=$(sed -n 's|.*listening on https\?://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$1")
 		[ -n "$PORT" ] && return 0
 		kill -0 "$2" 2>/dev/null || break
 		sleep 0.1
