@@ -14,7 +14,6 @@
 #include "core/sampler_feed.h"
 #include "net/serve_cache.h"
 #include "net/serve_http.h"
-#include "net/serve_web.h"
 #include "store/store.h"
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
@@ -198,12 +197,12 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 }
 
 /* Beyond loopback only with TLS or basic auth from --web-config, or with --insecure-listen. */
-static int listen_allowed(struct ctx *ctx, const struct serve_opts *o, const struct serve_web *web,
+static int listen_allowed(struct ctx *ctx, const struct serve_opts *o, const struct web_files *web,
 			  const struct sockaddr_storage *addr, const char *where)
 {
 	if (serve_is_loopback(addr))
 		return EXIT_OK;
-	if (web && serve_web_protects(web)) {
+	if (web && web_files_protect(web)) {
 		if (!web->config.tls)
 			warn(ctx, "listening on %s without TLS: basic auth passwords cross the network in clear", where);
 		return EXIT_OK;
@@ -218,7 +217,7 @@ static int listen_allowed(struct ctx *ctx, const struct serve_opts *o, const str
 }
 
 /* The listening socket: systemd's when socket-activated, else our own on --listen. */
-static int open_listener(struct ctx *ctx, const struct serve_opts *o, const struct serve_web *web, int *ret_fd)
+static int open_listener(struct ctx *ctx, const struct serve_opts *o, const struct web_files *web, int *ret_fd)
 {
 	struct sockaddr_storage addr;
 	socklen_t len = sizeof(addr);
@@ -287,7 +286,7 @@ struct server {
 	struct serve_cache *cache;
 	struct serve_http *http;
 	struct kvm_host kvm_host; /* the module and its parameters, read at start */
-	struct serve_web web;     /* --web-config */
+	struct web_files web;     /* --web-config */
 };
 
 static void sampler_warning(void *cls, const char *line) { warn(cls, "%s", line); }
@@ -338,7 +337,7 @@ static int start_http(struct server *sv)
 					.kvm_host = &sv->kvm_host};
 	if (serve_cache_new(&cc, &sv->cache) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
-	const struct serve_web *web = o->web_config ? &sv->web : NULL;
+	const struct web_files *web = o->web_config ? &sv->web : NULL;
 	int fd = -1;
 	int rc = open_listener(ctx, o, web, &fd);
 	if (rc != EXIT_OK)
@@ -360,7 +359,7 @@ static int start_http(struct server *sv)
 		fprintf(stderr, "vmhost: serve: no debugfs KVM counters (%s); QEMU VMs are read through their QMP sockets\n",
 			kvm_avail_hint(why));
 	fprintf(stderr, "vmhost: serve: listening on %s://%s/metrics%s\n", web && web->config.tls ? "https" : "http",
-		where, web && web->auth ? " (basic auth)" : "");
+		where, web && web->config.nusers ? " (basic auth)" : "");
 	return EXIT_OK;
 }
 
@@ -391,7 +390,7 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 
 	struct server sv = {.ctx = ctx, .o = o};
 	char err[PATH_MAX + 512];
-	if (o->web_config && serve_web_load(o->web_config, &sv.web, err, sizeof(err)) < 0)
+	if (o->web_config && web_files_load(o->web_config, &sv.web, err, sizeof(err)) < 0)
 		return fail(ctx, EXIT_USAGE, "web config", "%s", err);
 	kvm_host_read(&ctx->root, &sv.kvm_host);
 	int rc = start_sampling(&sv);
@@ -409,6 +408,6 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 	sampler_free(sv.sampler);
 	store_close(sv.store);
 	kvm_host_free(&sv.kvm_host);
-	serve_web_free(&sv.web);
+	web_files_free(&sv.web);
 	return rc;
 }

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "net/accept.h"
+#include "net/serve_auth.h"
 
 struct serve_http {
 	struct MHD_Daemon *daemon;
@@ -164,8 +165,36 @@ static void daemon_log(void *cls, const char *fmt, va_list ap)
 static void serve_http_free(struct serve_http *h)
 {
 	serve_guard_free(h->guard);
+	serve_auth_free(h->auth);
 	pthread_mutex_destroy(&h->log_lock);
 	free(h);
+}
+
+/* GnuTLS priorities: the versions from min_version to max_version. */
+static const char *tls_priorities(const struct web_config *c)
+{
+	if (c->min_version == WEB_TLS13)
+		return "NORMAL:-VERS-ALL:+VERS-TLS1.3";
+	if (c->max_version == WEB_TLS12)
+		return "NORMAL:-VERS-ALL:+VERS-TLS1.2";
+	return "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
+}
+
+/* What the web config asks of libmicrohttpd, which may be built without it; the verifier. */
+static int web_setup(const struct serve_http_config *cfg, struct serve_http *h)
+{
+	const struct web_config *c = cfg->web ? &cfg->web->config : NULL;
+	const char *missing = !c                                                                ? NULL
+			      : c->tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES          ? "TLS"
+			      : c->nusers && MHD_is_feature_supported(MHD_FEATURE_BASIC_AUTH) != MHD_YES ? "basic auth"
+													 : NULL;
+	if (missing) {
+		if (cfg->error && cfg->error_cap)
+			snprintf(cfg->error, cfg->error_cap, "this libmicrohttpd (%s) is built without %s", MHD_get_version(),
+				 missing);
+		return -ENOTSUP;
+	}
+	return c && c->nusers ? serve_auth_new(c->users, c->nusers, &h->auth) : 0;
 }
 
 int serve_http_start(const struct serve_http_config *cfg, struct serve_http **ret)
@@ -174,26 +203,27 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 	if (!h)
 		return -ENOMEM;
 	h->cache = cfg->cache;
-	h->auth = cfg->web ? cfg->web->auth : NULL;
 	h->error = cfg->error;
 	h->error_cap = cfg->error_cap;
 	if (h->error && h->error_cap)
 		h->error[0] = '\0';
 	pthread_mutex_init(&h->log_lock, NULL);
 	struct serve_guard_config gc = {cfg->max_connections, cfg->per_client, cfg->request_deadline};
-	int r = serve_guard_new(&gc, &h->guard);
+	int r = web_setup(cfg, h);
+	if (r == 0)
+		r = serve_guard_new(&gc, &h->guard);
 	if (r < 0) {
 		serve_http_free(h);
 		return r;
 	}
-	const struct serve_web *web = cfg->web;
+	const struct web_files *web = cfg->web;
 	bool tls = web && web->cert_pem;
 	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
 	/* The HTTPS options, or an empty list without TLS. */
 	struct MHD_OptionItem tls_options[] = {
 		{MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? web->cert_pem : NULL},
 		{MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? web->key_pem : NULL},
-		{MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)web->tls_priorities : NULL},
+		{MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)tls_priorities(&web->config) : NULL},
 		{MHD_OPTION_END, 0, NULL},
 	};
 	if (!tls)

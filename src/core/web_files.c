@@ -1,8 +1,7 @@
-#include "net/serve_web.h"
+#include "core/web_files.h"
 
 #include <errno.h>
 #include <limits.h>
-#include <microhttpd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,47 +47,18 @@ static int read_pem(const char *config_path, const char *what, const char *file,
 	return 0;
 }
 
-static const char *priorities(enum web_tls_version min, enum web_tls_version max)
-{
-	if (min == WEB_TLS13)
-		return "NORMAL:-VERS-ALL:+VERS-TLS1.3";
-	if (max == WEB_TLS12)
-		return "NORMAL:-VERS-ALL:+VERS-TLS1.2";
-	return "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
-}
-
-static int setup(const char *path, struct serve_web *w, char *err, size_t errcap)
+/* The certificate and key, when the config asks for TLS. */
+static int read_files(const char *path, struct web_files *w, char *err, size_t errcap)
 {
 	const struct web_config *c = &w->config;
-	if (c->tls) {
-		if (MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES) {
-			snprintf(err, errcap, "%s: this libmicrohttpd (%s) is built without TLS: serve HTTPS through "
-				 "a proxy, or install one built with GnuTLS", path, MHD_get_version());
-			return -ENOTSUP;
-		}
-		size_t len;
-		int r = read_pem(path, "cert_file", c->cert_file, &w->cert_pem, &len, err, errcap);
-		if (r == 0)
-			r = read_pem(path, "key_file", c->key_file, &w->key_pem, &w->key_len, err, errcap);
-		if (r < 0)
-			return r;
-		w->tls_priorities = priorities(c->min_version, c->max_version);
-	}
-	if (c->nusers) {
-		if (MHD_is_feature_supported(MHD_FEATURE_BASIC_AUTH) != MHD_YES) {
-			snprintf(err, errcap, "%s: this libmicrohttpd (%s) is built without basic auth", path,
-				 MHD_get_version());
-			return -ENOTSUP;
-		}
-		if (serve_auth_new(c->users, c->nusers, &w->auth) < 0) {
-			snprintf(err, errcap, "%s", strerror(ENOMEM));
-			return -ENOMEM;
-		}
-	}
-	return 0;
+	if (!c->tls)
+		return 0;
+	size_t len;
+	int r = read_pem(path, "cert_file", c->cert_file, &w->cert_pem, &len, err, errcap);
+	return r < 0 ? r : read_pem(path, "key_file", c->key_file, &w->key_pem, &w->key_len, err, errcap);
 }
 
-int serve_web_load(const char *path, struct serve_web *ret, char *err, size_t errcap)
+int web_files_load(const char *path, struct web_files *ret, char *err, size_t errcap)
 {
 	char *text, why[256];
 	size_t len;
@@ -97,7 +67,7 @@ int serve_web_load(const char *path, struct serve_web *ret, char *err, size_t er
 		snprintf(err, errcap, "%s: %s", path, strerror(-r));
 		return r;
 	}
-	struct serve_web w = {0};
+	struct web_files w = {0};
 	int line = 0;
 	r = web_config_parse(text, len, &w.config, &line, why, sizeof(why));
 	free(text);
@@ -105,24 +75,23 @@ int serve_web_load(const char *path, struct serve_web *ret, char *err, size_t er
 		snprintf(err, errcap, "%s line %d: %s", path, line, why);
 		return r;
 	}
-	r = setup(path, &w, err, errcap);
+	r = read_files(path, &w, err, errcap);
 	if (r < 0) {
-		serve_web_free(&w);
+		web_files_free(&w);
 		return r;
 	}
 	*ret = w;
 	return 0;
 }
 
-void serve_web_free(struct serve_web *w)
+void web_files_free(struct web_files *w)
 {
 	if (w->key_pem)
 		explicit_bzero(w->key_pem, w->key_len);
 	free(w->key_pem);
 	free(w->cert_pem);
-	serve_auth_free(w->auth);
 	web_config_free(&w->config);
 	memset(w, 0, sizeof(*w));
 }
 
-bool serve_web_protects(const struct serve_web *w) { return w->config.tls || w->config.nusers > 0; }
+bool web_files_protect(const struct web_files *w) { return w->config.tls || w->config.nusers > 0; }
