@@ -16,16 +16,6 @@ PKI=$TEST_TMP/pki
 web_pki "$PKI" || die "openssl could not make the test certificates"
 web_example "$PKI"
 
-# expect_exit CODE ARGS...: vmhost serve exits with CODE and one line on stderr.
-expect_exit() {
-	local code=$1
-	shift
-	$V serve "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" </dev/null
-	local rc=$? lines
-	lines=$(wc -l <"$TEST_TMP/err")
-	[ "$rc" = "$code" ] && [ "$lines" = 1 ] && grep -q '^vmhost: serve: ' "$TEST_TMP/err" ||
-		{ say "rc=$rc (want $code): $(cat "$TEST_TMP/err")"; return 1; }
-}
 said() { grep -qF -- "$1" "$TEST_TMP/err" || { say "stderr: $(cat "$TEST_TMP/err")"; return 1; }; }
 
 # status ARGS...: the HTTP status curl got ("000" when there was no HTTP answer).

@@ -10,16 +10,6 @@ PY=/usr/bin/python3 # Debian's, not a version-manager shim that might fork
 for tool in prometheus promtool curl jq openssl $PY; do
 	command -v $tool >/dev/null || die "$tool is missing (make installs it: scripts/deps/serve.txt)"
 done
-free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-# wait_for SECONDS CMD...: polls the command every 0.5 s.
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $deadline ] && return 1
-		sleep 0.5
-	done
-}
 
 PKI=$TEST_TMP/pki
 web_pki "$PKI" || die "openssl could not make the test certificates"
@@ -30,7 +20,6 @@ serve_port "$TEST_TMP/serve.log" "$SERVE" || die "vmhost serve did not start"
 
 printf 'change-me' >"$PKI/password"
 printf 'wrong' >"$PKI/wrong-password"
-PPORT=$(free_port)
 # job JOB CA PASSWORD_FILE: a scrape job of vmhost over https with basic auth.
 job() {
 	cat <<CFG
@@ -52,13 +41,7 @@ CFG
 	job wrong-ca other-ca.crt password
 } >"$TEST_TMP/prometheus.yml"
 check "promtool check config passes on the https scrape config" sh -c "promtool check config '$TEST_TMP/prometheus.yml' >/dev/null"
-spawn prometheus --config.file="$TEST_TMP/prometheus.yml" --storage.tsdb.path="$TEST_TMP/tsdb" \
-	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn 2>"$TEST_TMP/prometheus.log"
-PROM=$SPAWNED
-API=http://127.0.0.1:$PPORT/api/v1
-
-# query EXPR: the first result's value (empty when there is none).
-query() { curl -sf --get "$API/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // empty'; }
+prometheus_start "$TEST_TMP/prometheus.yml"
 scraped() { local n; n=$(query "count_over_time(up{job=\"$1\"}[5m])"); [ -n "$n" ] && [ "$n" -ge 2 ]; }
 # last_error JOB: the target's lastError as Prometheus reports it.
 last_error() { curl -sf "$API/targets" | jq -r --arg j "$1" '.data.activeTargets[] | select(.labels.job == $j) | .lastError'; }
