@@ -210,7 +210,7 @@ static int tls_key(struct parser *p, const char *key, const char *value, bool nu
 	if (p->tls_key_line[i])
 		return error(p, "%s given twice (first on line %d)", key, p->tls_key_line[i]);
 	p->tls_key_line[i] = p->line;
-	if (null)
+	if (null || !*value) /* a quoted "" is no file name either */
 		return !strcmp(key, "client_auth_type") ? 0 : error(p, "%s has no value", key);
 	p->c.tls = true;
 	if (!strcmp(key, "cert_file"))

@@ -130,6 +130,7 @@ static void errors_name_their_line(void **state)
 		{"tls_server_config:\n  - cert_file\n", 2, "list"},
 		{"tls_server_config:\n  cert_file\n", 2, "expected 'key: value'"},
 		{"tls_server_config:\n  cert_file:\n", 2, "cert_file has no value"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: ''\n", 3, "key_file has no value"},
 		{"tls_server_config:\n  cert_file: a\n---\n", 3, "second YAML document"},
 		{"basic_auth_users:\n  a: b\0c\n", 2, "NUL"},
 	};
