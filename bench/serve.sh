@@ -4,14 +4,19 @@
 #   2. scrape throughput and latency with wrk (default --min-interval 1: scrapes share a snapshot);
 #   3. the same with every scrape gathering afresh (--min-interval 0);
 #   4. the same as 2 while 40 slow clients trickle headers and a loop sends malformed requests;
-#   5. the server's peak RSS.
+#   5. the server's peak RSS;
+#   6. what TLS and basic auth (--web-config) cost a scrape, on one shared snapshot
+#      (--min-interval 60: the transport is measured, not the gather): a new connection per scrape
+#      (one curl each, median of its time_total over 100) plain, HTTPS, HTTPS + auth (the password
+#      cached after the first scrape), a wrong password (a bcrypt, cost 10, every time); and
+#      keep-alive with wrk over one connection and over 16, plain and HTTPS + auth.
 # Usage: bench/serve.sh [BUILD_DIR]   (loopback only; stops everything it starts by pid)
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
 vmhost=$build/vmhost
 n_vms=100 duration=${SERVE_BENCH_SECONDS:-10}
-for tool in wrk curl /usr/bin/python3; do
+for tool in wrk curl openssl /usr/bin/python3; do
 	command -v $tool >/dev/null || { echo "serve bench: $tool is missing (scripts/deps/serve.txt)" >&2; exit 1; }
 done
 tmp=$(mktemp -d /tmp/vmhost-bench-serve.XXXXXX)
@@ -34,7 +39,7 @@ start() {
 	SERVER=$!
 	pids="$pids $SERVER"
 	for _ in $(seq 100); do
-		PORT=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$log")
+		PORT=$(sed -n 's|.*listening on https\?://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$log")
 		[ -n "$PORT" ] && return 0
 		sleep 0.1
 	done
@@ -42,11 +47,12 @@ start() {
 	exit 1
 }
 stop() { kill -TERM "$SERVER"; wait "$SERVER" 2>/dev/null; }
-# wrk_run LABEL [CONNECTIONS]: 2 threads, 16 connections by default; prints req/s and latency percentiles.
+# wrk_run LABEL [CONNECTIONS [URL [HEADER]]]: 2 threads, 16 connections to /metrics by default;
+# prints req/s and latency percentiles.
 wrk_run() {
-	local c=${2:-16} t=2
+	local c=${2:-16} t=2 url=${3:-http://127.0.0.1:$PORT/metrics}
 	[ "$c" -lt 2 ] && t=1
-	wrk -t$t -c"$c" -d"${duration}s" --latency "http://127.0.0.1:$PORT/metrics" >"$tmp/wrk.out" 2>&1
+	wrk -t$t -c"$c" -d"${duration}s" --latency ${4:+-H "$4"} "$url" >"$tmp/wrk.out" 2>&1
 	awk -v label="$1" '
 		/Requests\/sec/ {rps = $2}
 		/^ +50%/ {p50 = $2} /^ +90%/ {p90 = $2} /^ +99%/ {p99 = $2}
@@ -115,5 +121,38 @@ awk -v a="$(awk '/Requests\/sec/ {print $2}' "$tmp/wrk.out")" -v b="$base" \
 	'BEGIN {printf "throughput with bad clients / without: %.2f\n", a / b}'
 hwm=$(awk '/^VmHWM:/ {print $2}' /proc/$SERVER/status)
 echo "server peak RSS (VmHWM): $((hwm / 1024)) MiB ($hwm kB)"
+stop
+
+# 6. TLS and basic auth: the test suite's certificates (tests/e2e/web_config_lib.sh) and
+#    contrib's example web config, with the parts each line needs.
+VMHOST_TESTS=$here/../tests
+. "$VMHOST_TESTS/e2e/web_config_lib.sh"
+web_pki "$tmp/pki" || { echo "serve bench: openssl failed" >&2; exit 1; }
+web_example "$tmp/pki"
+grep -v '^basic_auth_users:\|^  prometheus:' "$tmp/pki/web.yml" >"$tmp/pki/tls-only.yml"
+# scrapes LABEL STATUS CURL_ARGS...: 100 scrapes, one curl (one connection) each, all with STATUS.
+scrapes() {
+	local label=$1 want=$2
+	shift 2
+	for _ in $(seq 100); do curl -s -o /dev/null -w '%{http_code} %{time_total}\n' "$@"; done | sort -k2,2n |
+		awk -v label="$label" -v want="$want" '$1 != want {bad++} {v[NR] = $2 * 1000}
+		END {printf "%-44s median %6.2f ms  p90 %6.2f ms%s\n", label, v[int(NR / 2) + 1], v[int(NR * 0.9)],
+		     bad ? "  " bad " NOT " want : ""}'
+}
+CA=(--cacert "$tmp/pki/ca.crt")
+start "$tmp/s6.log" --min-interval 60
+scrapes "new connection, plain HTTP" 200 "http://127.0.0.1:$PORT/metrics"
+wrk_run "keep-alive, 1 connection, plain HTTP" 1
+stop
+start "$tmp/s6.log" --min-interval 60 --web-config "$tmp/pki/tls-only.yml"
+scrapes "new connection, HTTPS (TLS 1.3, P-256)" 200 "${CA[@]}" "https://127.0.0.1:$PORT/metrics"
+scrapes "new connection, HTTPS, / (the handshake)" 200 "${CA[@]}" "https://127.0.0.1:$PORT/"
+stop
+start "$tmp/s6.log" --min-interval 60 --web-config "$tmp/pki/web.yml"
+scrapes "new connection, HTTPS + basic auth (cached)" 200 "${CA[@]}" -u prometheus:change-me "https://127.0.0.1:$PORT/metrics"
+scrapes "new connection, HTTPS + wrong password" 401 "${CA[@]}" -u prometheus:wrong "https://127.0.0.1:$PORT/metrics"
+auth="Authorization: Basic $(printf 'prometheus:change-me' | base64)"
+wrk_run "keep-alive, 1 connection, HTTPS + auth" 1 "https://127.0.0.1:$PORT/metrics" "$auth"
+wrk_run "keep-alive, 16 connections, HTTPS + auth" 16 "https://127.0.0.1:$PORT/metrics" "$auth"
 stop
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -86,3 +86,20 @@ for h in 'application/openmetrics-text;version=1.0.0,application/openmetrics-tex
 	printf '%s' "$h" | seed accept
 done
 printf 'application/openmetrics-text;q=0.5\0text/plain;q=0.5' | seed accept
+
+# Web config (serve --web-config): the contrib example, the one in docs/serve.md, and the
+# syntax variants the parser reads (quotes, escapes, comments, CRLF, empty sections).
+seed web_config <"$src/contrib/web-config.yml"
+sed -n '/^```yaml$/,/^```$/p' "$src/docs/serve.md" | sed '1d;$d' | seed web_config
+h='$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi'
+seed web_config <<'YAML'
+---
+tls_server_config:
+  cert_file: "a \"b\"\t.crt"
+  key_file: 'k''s.key' # c
+  min_version: TLS13
+  max_version: TLS13
+YAML
+printf 'basic_auth_users:\r\n    "al ice": %s\r\n    bob: "%s"\r\n' "$h" "$h" | seed web_config
+printf 'tls_server_config:\n  client_auth_type: NoClientCert\n  cert_file: c\n  key_file: k\nbasic_auth_users: {}\n' | seed web_config
+printf 'tls_server_config:\n  cert_file: c\n  key_file: k\n  foo: [1, 2]\n' | seed web_config

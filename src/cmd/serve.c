@@ -1,6 +1,7 @@
 /* vmhost serve: Prometheus metrics on /metrics (docs/serve.md). */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <regex.h>
 #include <signal.h>
@@ -32,12 +33,14 @@ struct serve_opts {
 	bool kvm_reasons;
 	regex_t kvm_events;
 	bool have_kvm_events;
+	const char *web_config;
+	bool insecure_listen;
 };
 
 static void serve_help(void)
 {
-	printf("usage: vmhost serve [--listen ADDR:PORT] [--min-interval SEC] [--pid PID]... [--db FILE]\n"
-	       "                    [--max-connections N] [--timeout SEC] [--threads N]\n"
+	printf("usage: vmhost serve [--listen ADDR:PORT] [--web-config FILE] [--min-interval SEC] [--pid PID]...\n"
+	       "                    [--db FILE] [--max-connections N] [--timeout SEC] [--threads N]\n"
 	       "\n"
 	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
 	       "memory (RSS by type, PSS, swap, KSM merged and profit, VMM overhead), and KVM's event and\n"
@@ -47,6 +50,11 @@ static void serve_help(void)
 	       "  --listen ADDR:PORT   where to listen (default " SERVE_DEFAULT_LISTEN ", loopback only);\n"
 	       "                       [::1]:PORT for IPv6, :PORT for every address. Under systemd socket\n"
 	       "                       activation (LISTEN_FDS) the passed socket is used instead\n"
+	       "  --web-config FILE    HTTPS and basic auth from Prometheus' exporter-toolkit web config\n"
+	       "                       (tls_server_config: cert_file, key_file, min_version TLS12|TLS13;\n"
+	       "                       basic_auth_users: NAME: BCRYPT-HASH); docs/serve.md\n"
+	       "  --insecure-listen    listen beyond loopback without --web-config (refused otherwise:\n"
+	       "                       VM names and uuids would be readable by anyone who can connect)\n"
 	       "  --min-interval SEC   gather at most once per SEC (default %g); scrapes inside it share\n"
 	       "                       one snapshot; 0 gathers on every scrape\n"
 	       "  --pid PID            also watch this process, VM or not (repeatable)\n"
@@ -151,6 +159,8 @@ static int serve_option(struct ctx *ctx, int c, const char *seen, struct serve_o
 	case 'k': return opt_kvm_events(ctx, optarg, o);
 	case 'K': o->no_kvm = true; return EXIT_OK;
 	case 'R': o->kvm_reasons = true; return EXIT_OK;
+	case 'w': o->web_config = optarg; return EXIT_OK;
+	case 'I': o->insecure_listen = true; return EXIT_OK;
 	case 'h': *help = true; return EXIT_OK;
 	default: return usage_error(ctx, "unknown option '%s'", seen);
 	}
@@ -172,41 +182,71 @@ static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve
 		{"kvm-events", required_argument, NULL, 'k'},
 		{"no-kvm", no_argument, NULL, 'K'},
 		{"kvm-reasons", no_argument, NULL, 'R'},
+		{"web-config", required_argument, NULL, 'w'},
+		{"insecure-listen", no_argument, NULL, 'I'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
 	args_reset();
 	int c, rc = EXIT_OK;
-	while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:P:r:k:KRh", longopts, NULL)) != -1)
+	while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:P:r:k:KRw:Ih", longopts, NULL)) != -1)
 		rc = serve_option(ctx, c, argv[optind - 1], o, help);
 	if (rc == EXIT_OK && optind < argc)
 		rc = usage_error(ctx, "unexpected argument '%s'", argv[optind]);
 	return rc;
 }
 
-/* The listening socket: systemd's when socket-activated, else our own on --listen. */
-static int open_listener(struct ctx *ctx, const struct serve_opts *o, int *ret_fd)
+/* Beyond loopback only with TLS or basic auth from --web-config, or with --insecure-listen. */
+static int listen_allowed(struct ctx *ctx, const struct serve_opts *o, const struct web_files *web,
+			  const struct sockaddr_storage *addr, const char *where)
 {
+	if (serve_is_loopback(addr))
+		return EXIT_OK;
+	if (web && web_files_protect(web)) {
+		if (!web->config.tls)
+			warn(ctx, "listening on %s without TLS: basic auth passwords cross the network in clear", where);
+		return EXIT_OK;
+	}
+	if (!o->insecure_listen)
+		return fail(ctx, EXIT_USAGE, "listening",
+			    "refusing %s beyond loopback without TLS or basic auth (anyone who can connect would read VM "
+			    "names and uuids): give --web-config FILE (docs/serve.md), listen on 127.0.0.1, or accept "
+			    "it with --insecure-listen", where);
+	warn(ctx, "listening on %s: reachable from other hosts, without TLS or authentication", where);
+	return EXIT_OK;
+}
+
+/* The listening socket: systemd's when socket-activated, else our own on --listen. */
+static int open_listener(struct ctx *ctx, const struct serve_opts *o, const struct web_files *web, int *ret_fd)
+{
+	struct sockaddr_storage addr;
+	socklen_t len = sizeof(addr);
 	int fd = -1, r = serve_socket_activation(&fd);
 	if (r == 0) {
 		if (o->listen_given)
 			warn(ctx, "socket-activated: --listen %s is ignored", o->listen);
-		*ret_fd = fd;
-		return EXIT_OK;
+		char where[128] = "the socket-activated socket";
+		serve_socket_name(fd, where, sizeof(where));
+		int rc = getsockname(fd, (struct sockaddr *)&addr, &len) < 0 ? EXIT_OK
+										: listen_allowed(ctx, o, web, &addr, where);
+		if (rc != EXIT_OK)
+			close(fd);
+		else
+			*ret_fd = fd;
+		return rc;
 	}
 	if (r != -ENOENT)
 		return fail(ctx, EXIT_FAIL, "socket activation", "fd 3 is not a listening stream socket");
-	struct sockaddr_storage addr;
-	socklen_t len;
 	if (serve_parse_listen(o->listen, &addr, &len) < 0)
 		return usage_error(ctx, "--listen takes ADDR:PORT ([::1]:PORT for IPv6, :PORT for every address), not '%s'",
 				   o->listen);
+	int rc = listen_allowed(ctx, o, web, &addr, o->listen);
+	if (rc != EXIT_OK)
+		return rc;
 	fd = serve_bind(&addr, len);
 	if (fd < 0)
 		return fail(ctx, fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "listening", "%s: %s", o->listen,
 			    strerror(-fd));
-	if (!serve_is_loopback(&addr))
-		warn(ctx, "listening on %s: reachable from other hosts", o->listen);
 	*ret_fd = fd;
 	return EXIT_OK;
 }
@@ -246,6 +286,7 @@ struct server {
 	struct serve_cache *cache;
 	struct serve_http *http;
 	struct kvm_host kvm_host; /* the module and its parameters, read at start */
+	struct web_files web;     /* --web-config */
 };
 
 static void sampler_warning(void *cls, const char *line) { warn(cls, "%s", line); }
@@ -296,19 +337,20 @@ static int start_http(struct server *sv)
 					.kvm_host = &sv->kvm_host};
 	if (serve_cache_new(&cc, &sv->cache) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
+	const struct web_files *web = o->web_config ? &sv->web : NULL;
 	int fd = -1;
-	int rc = open_listener(ctx, o, &fd);
+	int rc = open_listener(ctx, o, web, &fd);
 	if (rc != EXIT_OK)
 		return rc;
-	char where[128];
+	char where[128], why_not[256];
 	serve_socket_name(fd, where, sizeof(where));
 	struct serve_http_config hc = {.listen_fd = fd, .threads = o->threads, .max_connections = o->max_connections,
 				       .per_client = o->per_client, .request_deadline = o->request_deadline,
 				       .timeout_seconds = o->timeout_seconds, .connection_memory = 16 * 1024,
-				       .cache = sv->cache};
+				       .cache = sv->cache, .web = web, .error = why_not, .error_cap = sizeof(why_not)};
 	if (serve_http_start(&hc, &sv->http) < 0) {
 		close(fd);
-		return fail(ctx, EXIT_FAIL, "starting the HTTP server", "%s", where);
+		return fail(ctx, EXIT_FAIL, "starting the HTTP server", "%s%s%s", where, why_not[0] ? ": " : "", why_not);
 	}
 	enum kvm_avail why;
 	if (!o->no_kvm && !sampler_kvm(sv->sampler, &why))
@@ -316,7 +358,8 @@ static int start_http(struct server *sv)
 	else if (!o->no_kvm && why != KVM_AVAILABLE)
 		fprintf(stderr, "vmhost: serve: no debugfs KVM counters (%s); QEMU VMs are read through their QMP sockets\n",
 			kvm_avail_hint(why));
-	fprintf(stderr, "vmhost: serve: listening on http://%s/metrics\n", where);
+	fprintf(stderr, "vmhost: serve: listening on %s://%s/metrics%s\n", web && web->config.tls ? "https" : "http",
+		where, web && web->config.nusers ? " (basic auth)" : "");
 	return EXIT_OK;
 }
 
@@ -346,6 +389,9 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 	signal(SIGPIPE, SIG_IGN);
 
 	struct server sv = {.ctx = ctx, .o = o};
+	char err[PATH_MAX + 512];
+	if (o->web_config && web_files_load(o->web_config, &sv.web, err, sizeof(err)) < 0)
+		return fail(ctx, EXIT_USAGE, "web config", "%s", err);
 	kvm_host_read(&ctx->root, &sv.kvm_host);
 	int rc = start_sampling(&sv);
 	if (rc == EXIT_OK)
@@ -362,5 +408,6 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 	sampler_free(sv.sampler);
 	store_close(sv.store);
 	kvm_host_free(&sv.kvm_host);
+	web_files_free(&sv.web);
 	return rc;
 }

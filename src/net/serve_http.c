@@ -5,17 +5,26 @@
 #include <fcntl.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "net/accept.h"
+#include "net/serve_auth.h"
 
 struct serve_http {
 	struct MHD_Daemon *daemon;
 	struct serve_cache *cache;
 	struct serve_guard *guard;
+	struct serve_auth *auth;
+	pthread_mutex_t log_lock;
+	atomic_bool started; /* from then on libmicrohttpd's messages (a client's bad TLS) are dropped */
+	char *error;
+	size_t error_cap;
 };
 
 static const char index_html[] =
@@ -77,6 +86,32 @@ static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection
 	return ok;
 }
 
+/* Basic auth when the web config has users: 401 with a WWW-Authenticate challenge otherwise. */
+static bool authorized(struct serve_http *h, struct MHD_Connection *conn)
+{
+	char *password = NULL;
+	char *user = MHD_basic_auth_get_username_password(conn, &password);
+	bool ok = user && password && serve_auth_check(h->auth, user, password);
+	if (password) {
+		explicit_bzero(password, strlen(password));
+		MHD_free(password);
+	}
+	MHD_free(user);
+	return ok;
+}
+
+static enum MHD_Result reply_unauthorized(struct MHD_Connection *conn)
+{
+	static const char body[] = "unauthorized\n";
+	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+	if (!r)
+		return MHD_NO;
+	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	enum MHD_Result ok = MHD_queue_basic_auth_fail_response(conn, "vmhost", r);
+	MHD_destroy_response(r);
+	return ok;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url, const char *method,
 			      const char *version, const char *upload_data, size_t *upload_data_size, void **con_cls)
 {
@@ -84,6 +119,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)upload_data;
 	static int seen;
 	struct serve_http *h = cls;
+	/* Authentication first: a client without it learns nothing, not even which paths exist. */
+	if (!*con_cls && h->auth && !authorized(h, conn))
+		return reply_unauthorized(conn);
 	/* Other methods are refused from the request line, before any body is read. */
 	if (strcmp(method, MHD_HTTP_METHOD_GET) != 0 && strcmp(method, MHD_HTTP_METHOD_HEAD) != 0)
 		return reply_static(conn, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain; charset=utf-8",
@@ -110,21 +148,90 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	return reply_static(conn, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", "not found: try /metrics\n", NULL);
 }
 
+/* libmicrohttpd's messages while starting (a certificate it refused) become the start error. */
+static void daemon_log(void *cls, const char *fmt, va_list ap)
+{
+	struct serve_http *h = cls;
+	if (atomic_load(&h->started) || !h->error || !h->error_cap)
+		return;
+	pthread_mutex_lock(&h->log_lock);
+	if (!h->error[0]) {
+		vsnprintf(h->error, h->error_cap, fmt, ap);
+		h->error[strcspn(h->error, "\n")] = '\0';
+	}
+	pthread_mutex_unlock(&h->log_lock);
+}
+
+static void serve_http_free(struct serve_http *h)
+{
+	serve_guard_free(h->guard);
+	serve_auth_free(h->auth);
+	pthread_mutex_destroy(&h->log_lock);
+	free(h);
+}
+
+/* GnuTLS priorities: the versions from min_version to max_version. */
+static const char *tls_priorities(const struct web_config *c)
+{
+	if (c->min_version == WEB_TLS13)
+		return "NORMAL:-VERS-ALL:+VERS-TLS1.3";
+	if (c->max_version == WEB_TLS12)
+		return "NORMAL:-VERS-ALL:+VERS-TLS1.2";
+	return "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
+}
+
+/* What the web config asks of libmicrohttpd, which may be built without it; the verifier. */
+static int web_setup(const struct serve_http_config *cfg, struct serve_http *h)
+{
+	const struct web_config *c = cfg->web ? &cfg->web->config : NULL;
+	const char *missing = !c                                                                ? NULL
+			      : c->tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES          ? "TLS"
+			      : c->nusers && MHD_is_feature_supported(MHD_FEATURE_BASIC_AUTH) != MHD_YES ? "basic auth"
+													 : NULL;
+	if (missing) {
+		if (cfg->error && cfg->error_cap)
+			snprintf(cfg->error, cfg->error_cap, "this libmicrohttpd (%s) is built without %s", MHD_get_version(),
+				 missing);
+		return -ENOTSUP;
+	}
+	return c && c->nusers ? serve_auth_new(c->users, c->nusers, &h->auth) : 0;
+}
+
 int serve_http_start(const struct serve_http_config *cfg, struct serve_http **ret)
 {
 	struct serve_http *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->cache = cfg->cache;
+	h->error = cfg->error;
+	h->error_cap = cfg->error_cap;
+	if (h->error && h->error_cap)
+		h->error[0] = '\0';
+	pthread_mutex_init(&h->log_lock, NULL);
 	struct serve_guard_config gc = {cfg->max_connections, cfg->per_client, cfg->request_deadline};
-	int r = serve_guard_new(&gc, &h->guard);
+	int r = web_setup(cfg, h);
+	if (r == 0)
+		r = serve_guard_new(&gc, &h->guard);
 	if (r < 0) {
-		free(h);
+		serve_http_free(h);
 		return r;
 	}
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+	const struct web_files *web = cfg->web;
+	bool tls = web && web->cert_pem;
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
+	/* The HTTPS options, or an empty list without TLS. */
+	struct MHD_OptionItem tls_options[] = {
+		{MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? web->cert_pem : NULL},
+		{MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? web->key_pem : NULL},
+		{MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)tls_priorities(&web->config) : NULL},
+		{MHD_OPTION_END, 0, NULL},
+	};
+	if (!tls)
+		tls_options[0].option = MHD_OPTION_END;
 	h->daemon = MHD_start_daemon(
 		flags, 0, serve_guard_accept, h->guard, handle, h,
+		MHD_OPTION_EXTERNAL_LOGGER, daemon_log, h,
+		MHD_OPTION_ARRAY, tls_options,
 		MHD_OPTION_LISTEN_SOCKET, (MHD_socket)cfg->listen_fd,
 		MHD_OPTION_THREAD_POOL_SIZE, (unsigned int)(cfg->threads > 1 ? cfg->threads : 0),
 		MHD_OPTION_CONNECTION_LIMIT, serve_guard_daemon_limit(h->guard),
@@ -135,10 +242,10 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 		MHD_OPTION_STRICT_FOR_CLIENT, (int)1,
 		MHD_OPTION_END);
 	if (!h->daemon) {
-		serve_guard_free(h->guard);
-		free(h);
+		serve_http_free(h);
 		return -EIO;
 	}
+	atomic_store(&h->started, true);
 	*ret = h;
 	return 0;
 }
@@ -148,8 +255,7 @@ void serve_http_stop(struct serve_http *h)
 	if (!h)
 		return;
 	MHD_stop_daemon(h->daemon);
-	serve_guard_free(h->guard);
-	free(h);
+	serve_http_free(h);
 }
 
 struct serve_guard_stats serve_http_guard_stats(struct serve_http *h) { return serve_guard_stats(h->guard); }

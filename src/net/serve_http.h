@@ -1,5 +1,6 @@
 /* The HTTP side of `vmhost serve`, on libmicrohttpd: GET/HEAD only, bounded connections,
- * request sizes and idle time; /metrics from the serve cache, / a small index page. */
+ * request sizes and idle time; /metrics from the serve cache, / a small index page; HTTPS and
+ * basic auth when a web config asks for them (core/web_files.h). */
 #ifndef VMHOST_NET_SERVE_HTTP_H
 #define VMHOST_NET_SERVE_HTTP_H
 
@@ -10,6 +11,7 @@
 #include "net/listen_addr.h"
 #include "net/serve_cache.h"
 #include "net/serve_guard.h"
+#include "core/web_files.h"
 
 struct serve_http_config {
 	int listen_fd;            /* a listening stream socket; the server owns it from here on */
@@ -20,11 +22,15 @@ struct serve_http_config {
 	unsigned timeout_seconds; /* an idle (or trickling) connection is closed after this */
 	size_t connection_memory; /* per connection: request line and headers must fit */
 	struct serve_cache *cache;
+	const struct web_files *web; /* --web-config: TLS and basic auth; NULL: plain HTTP, no auth */
+	char *error;              /* libmicrohttpd's reason when starting fails ("" if it gave none) */
+	size_t error_cap;
 };
 
 struct serve_http;
 
-/* Starts serving on its own threads. Returns 0 or a negative errno. */
+/* Starts serving on its own threads. Returns 0 or a negative errno (-ENOTSUP: this libmicrohttpd
+ * lacks TLS or basic auth); cfg->error then says why when it can. */
 int serve_http_start(const struct serve_http_config *cfg, struct serve_http **ret);
 /* Stops accepting, closes every connection and the socket, joins the threads. NULL is fine. */
 void serve_http_stop(struct serve_http *h);

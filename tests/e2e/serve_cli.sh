@@ -6,17 +6,6 @@
 FIX=$VMHOST_FIXTURES/serve
 V="$VMHOST --proc-root $FIX/proc --sys-root $FIX/sys"
 
-# expect_usage CODE ARGS...: exits with CODE and prints exactly one line on stderr.
-expect_exit() {
-	local code=$1
-	shift
-	$V serve "$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" </dev/null
-	local rc=$? lines
-	lines=$(wc -l <"$TEST_TMP/err")
-	[ "$rc" = "$code" ] && [ "$lines" = 1 ] && grep -q '^vmhost: serve: ' "$TEST_TMP/err" ||
-		{ say "rc=$rc (want $code): $(cat "$TEST_TMP/err")"; return 1; }
-}
-
 check "--help prints the usage" sh -c "$V serve --help | grep -q -- '--min-interval'"
 check "a bad --listen is a usage error" expect_exit 2 --listen nonsense
 check "a bare IPv6 address needs brackets" expect_exit 2 --listen ::1:9464

@@ -3,6 +3,7 @@
 # real QEMU; the expected series must come back through Prometheus's HTTP API with sane values,
 # and the contrib alerting rules must load and evaluate. Needs root (KSM) and the ksm lock.
 . "$VMHOST_TESTS/lib.sh"
+. "$VMHOST_TESTS/e2e/serve_lib.sh"
 CONTRIB=$VMHOST_TESTS/../contrib/prometheus
 MiB=1048576
 [ "$(id -u)" = 0 ] || { say "needs root to run KSM"; exit 77; }
@@ -12,16 +13,6 @@ for tool in prometheus promtool curl jq $PY qemu-system-x86_64; do
 	command -v $tool >/dev/null || die "$tool is missing (make installs it: scripts/deps/serve.txt)"
 done
 
-free_port() { $PY -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-# wait_for SECONDS CMD...: polls the command every 0.5 s.
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $deadline ] && return 1
-		sleep 0.5
-	done
-}
 
 # Two processes with 32 MiB each of identical, mergeable pages.
 for i in 1 2; do
@@ -53,7 +44,6 @@ wait_for 10 grep -q 'listening on' "$TEST_TMP/serve.log" || die "vmhost serve di
 PORT=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/serve.log")
 
 # Prometheus on loopback, scraping every second, with the contrib alerting rules loaded.
-PPORT=$(free_port)
 cp "$CONTRIB/alerts.yml" "$TEST_TMP/alerts.yml"
 cat >"$TEST_TMP/prometheus.yml" <<CFG
 global:
@@ -66,13 +56,7 @@ scrape_configs:
       - targets: ["127.0.0.1:$PORT"]
 CFG
 check "promtool check config passes on the test config" promtool check config "$TEST_TMP/prometheus.yml" >/dev/null
-spawn prometheus --config.file="$TEST_TMP/prometheus.yml" --storage.tsdb.path="$TEST_TMP/tsdb" \
-	--web.listen-address="127.0.0.1:$PPORT" --log.level=warn 2>"$TEST_TMP/prometheus.log"
-PROM=$SPAWNED
-API=http://127.0.0.1:$PPORT/api/v1
-
-# query EXPR: the first result's value (empty when there is none).
-query() { curl -sf --get "$API/query" --data-urlencode "query=$1" | jq -r '.data.result[0].value[1] // empty'; }
+prometheus_start "$TEST_TMP/prometheus.yml"
 scrapes_done() { local n; n=$(query 'count_over_time(up{job="vmhost"}[5m])'); [ -n "$n" ] && [ "$n" -ge 2 ]; }
 merged() { local v; v=$(query "vmhost_vm_ksm_merged_bytes{pid=\"$MERGE1\"}"); [ -n "$v" ] && ge "$v" $((30 * MiB)); }
 

@@ -52,7 +52,7 @@ for f in /usr/bin/vmhost /usr/share/man/man8/vmhost.8.gz /usr/share/man/man8/vmh
 	/lib/systemd/system/vmhost-serve.service /lib/systemd/system/vmhost-serve.socket \
 	/lib/systemd/system/vmhost-ksm-tune.service /etc/vmhost/ksm-tune.ini \
 	/usr/share/vmhost/prometheus/alerts.yml /usr/share/vmhost/grafana/vmhost.json \
-	/usr/share/doc/vmhost/ksm.md /usr/share/doc/vmhost/copyright; do
+	/usr/share/doc/vmhost/ksm.md /usr/share/doc/vmhost/copyright /usr/share/doc/vmhost/examples/web-config.yml; do
 	check "the package carries $f" grep -qxF "$f" "$TEST_TMP/contents"
 done
 dpkg-deb --ctrl-tarfile "$deb" | tar -xOf - ./conffiles >"$TEST_TMP/conffiles" 2>/dev/null

@@ -19,6 +19,7 @@ check "the binary runs and is this build's" [ "$("$P/bin/vmhost" --version)" = "
 check "bash completion, as in contrib/" cmp -s "$P/share/bash-completion/completions/vmhost" "$SRC/contrib/bash-completion/vmhost"
 check "example ksm-tune.ini in $etc/vmhost" cmp -s "$ROOT$etc/vmhost/ksm-tune.ini" "$SRC/contrib/ksm-tune.ini"
 check "docs" test -s "$P/share/doc/vmhost/README.md" -a -s "$P/share/doc/vmhost/ksm.md" -a -s "$P/share/doc/vmhost/serve.md"
+check "example web config" cmp -s "$P/share/doc/vmhost/examples/web-config.yml" "$SRC/contrib/web-config.yml"
 check "Prometheus rules and scrape config" test -s "$P/share/vmhost/prometheus/alerts.yml" -a -s "$P/share/vmhost/prometheus/prometheus.yml"
 check "Grafana dashboard" quiet jq -e '.panels | length > 0' "$P/share/vmhost/grafana/vmhost.json"
 units=$(find "$ROOT" -path '*/systemd/system/*' -type f | sort)

@@ -1,0 +1,30 @@
+/* HTTP basic auth for `vmhost serve --web-config`: the users' bcrypt hashes checked with
+ * crypt(3) (libxcrypt), one check at a time, and a small cache of the (user, password) pairs
+ * that matched, so a Prometheus scraping every few seconds costs one bcrypt per password, not
+ * one per scrape (exporter-toolkit caches likewise). An unknown user costs a bcrypt too, against
+ * a configured user's salt and cost, so timing does not tell which users exist. */
+#ifndef VMHOST_NET_SERVE_AUTH_H
+#define VMHOST_NET_SERVE_AUTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/web_files.h"
+
+struct serve_auth;
+
+struct serve_auth_stats {
+	unsigned long bcrypt;  /* hashes computed (misses of the cache, right or wrong) */
+	unsigned long cached;  /* checks answered from the cache */
+	unsigned long refused; /* checks that failed */
+};
+
+/* The verifier for n >= 1 users (hashes checked by web_config_parse). 0, -EINVAL or -ENOMEM. */
+int serve_auth_new(const struct web_user *users, size_t n, struct serve_auth **ret);
+/* NULL is fine; clears the cached passwords. */
+void serve_auth_free(struct serve_auth *a);
+/* True when the user exists and the password is hers. Thread-safe. */
+bool serve_auth_check(struct serve_auth *a, const char *user, const char *password);
+struct serve_auth_stats serve_auth_stats(struct serve_auth *a);
+
+#endif

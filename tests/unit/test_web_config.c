@@ -1,0 +1,233 @@
+/* The web config parser (exporter-toolkit's YAML) on a good file and on every error it names,
+ * each with its line; and the basic auth verifier: right and wrong passwords, unknown users,
+ * and the cache that keeps a scrape from costing a bcrypt. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <crypt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/serve_auth.h"
+#include "parse/web_config.h"
+
+/* bcrypt of "s3cret", cost 4 (the tests hash often). */
+#define HASH_S3CRET "$2b$04$0kWE3cwSYHeHK9XDvP9KVO6R19FeWG1LDOTHTl6MmYyFL8uyuohfi"
+
+static void hash_of(const char *password, char *out, size_t cap)
+{
+	char salt[CRYPT_GENSALT_OUTPUT_SIZE];
+	assert_non_null(crypt_gensalt_rn("$2b$", 4, NULL, 0, salt, sizeof(salt)));
+	struct crypt_data d = {0};
+	const char *h = crypt_rn(password, salt, &d, sizeof(d));
+	assert_non_null(h);
+	snprintf(out, cap, "%s", h);
+}
+
+static int parse(const char *text, struct web_config *c, int *line, char *err, size_t cap)
+{
+	return web_config_parse(text, strlen(text), c, line, err, cap);
+}
+
+static void good_file(void **state)
+{
+	(void)state;
+	char h1[128], h2[128], text[2048];
+	hash_of("s3cret", h1, sizeof(h1));
+	hash_of("it's", h2, sizeof(h2));
+	snprintf(text, sizeof(text),
+		 "---\n"
+		 "# vmhost's web config\n"
+		 "tls_server_config:\n"
+		 "  # the certificate\n"
+		 "  cert_file: /etc/vmhost/tls/server.crt   # comment\n"
+		 "  key_file: \"key file.pem\"\r\n"
+		 "  min_version: TLS13\n"
+		 "  client_auth_type: NoClientCert\n"
+		 "\n"
+		 "basic_auth_users:\n"
+		 "    prometheus: %s\n"
+		 "    'o''brien': \"%s\"\n",
+		 h1, h2);
+	struct web_config c;
+	int line = -1;
+	char err[256] = "";
+	assert_int_equal(parse(text, &c, &line, err, sizeof(err)), 0);
+	assert_int_equal(line, 0);
+	assert_true(c.tls);
+	assert_string_equal(c.cert_file, "/etc/vmhost/tls/server.crt");
+	assert_string_equal(c.key_file, "key file.pem");
+	assert_int_equal(c.min_version, WEB_TLS13);
+	assert_int_equal(c.max_version, WEB_TLS13);
+	assert_int_equal(c.nusers, 2);
+	assert_string_equal(c.users[0].name, "prometheus");
+	assert_string_equal(c.users[0].hash, h1);
+	assert_int_equal(c.users[0].line, 11);
+	assert_string_equal(c.users[1].name, "o'brien");
+	assert_string_equal(c.users[1].hash, h2);
+	web_config_free(&c);
+	web_config_free(&c); /* freed twice: zeroed after the first */
+
+	/* Empty, comments only, and sections without keys: no TLS, no users (exporter-toolkit alike). */
+	const char *empty[] = {"", "# nothing\n\n", "tls_server_config:\nbasic_auth_users: {}\n", "\xef\xbb\xbf---\n"};
+	for (size_t i = 0; i < sizeof(empty) / sizeof(empty[0]); i++) {
+		assert_int_equal(parse(empty[i], &c, &line, err, sizeof(err)), 0);
+		assert_false(c.tls);
+		assert_int_equal(c.nusers, 0);
+		web_config_free(&c);
+	}
+	/* The defaults: TLS 1.2 to 1.3. */
+	assert_int_equal(parse("tls_server_config:\n cert_file: a\n key_file: b\n", &c, &line, err, sizeof(err)), 0);
+	assert_int_equal(c.min_version, WEB_TLS12);
+	assert_int_equal(c.max_version, WEB_TLS13);
+	web_config_free(&c);
+}
+
+/* Each bad file: the line the error names and a piece of its message. */
+static void errors_name_their_line(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *text;
+		int line;
+		const char *says;
+	} cases[] = {
+		{"tls_server_config:\n  cert_file: a\n  key_file: b\n\n\n\n  foo: 1\n", 7, "unknown key 'foo' in tls_server_config"},
+		{"# c\nfoo: bar\n", 2, "unknown key 'foo'"},
+		{"tls_server_config:\n  cert_file: a\n  cert_file: b\n", 3, "cert_file given twice (first on line 2)"},
+		{"basic_auth_users:\n  a: " HASH_S3CRET "\ntls_server_config:\n  key_file: k\n", 3, "has no cert_file"},
+		{"tls_server_config:\n  cert_file: c\n", 1, "has no key_file"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  min_version: TLS11\n", 4, "TLS 1.2 at least"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  min_version: tls12\n", 4, "takes TLS12 or TLS13"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  min_version: TLS13\n  max_version: TLS12\n", 5,
+		 "max_version TLS12 is below min_version TLS13"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  client_auth_type: RequireAndVerifyClientCert\n", 4,
+		 "only NoClientCert"},
+		{"tls_server_config:\n  client_ca_file: ca.pem\n", 2, "client_ca_file is not supported"},
+		{"tls_server_config:\n  cipher_suites:\n    - TLS_AES_128_GCM_SHA256\n", 2, "cipher_suites is not supported"},
+		{"http_server_config:\n  http2: false\n", 1, "http_server_config is not supported"},
+		{"basic_auth_users:\n  alice: s3cret\n", 2, "user 'alice': not a bcrypt hash"},
+		{"basic_auth_users:\n  alice:\n", 2, "user 'alice' has no password hash"},
+		{"basic_auth_users:\n  a: " HASH_S3CRET "\n  a: " HASH_S3CRET "\n", 3, "user 'a' given twice (first on line 2)"},
+		{"basic_auth_users:\n  'a:b': " HASH_S3CRET "\n", 2, "has a ':'"},
+		{"basic_auth_users:\n  \"\": " HASH_S3CRET "\n", 2, "cannot be empty"},
+		{"tls_server_config:\n  cert_file: c\n    key_file: k\n", 3, "indented 4 spaces where the keys above are indented 2"},
+		{"tls_server_config:\n\tcert_file: c\n", 2, "a tab in the indentation"},
+		{"  cert_file: c\n", 1, "outside tls_server_config"},
+		{"tls_server_config: yes\n", 1, "takes a mapping"},
+		{"tls_server_config:\ntls_server_config:\n", 2, "given twice (first on line 1)"},
+		{"tls_server_config:\n  cert_file: 'abc\n", 2, "does not end on its line"},
+		{"tls_server_config:\n  cert_file: \"a\\qb\"\n", 2, "unsupported escape"},
+		{"tls_server_config:\n  cert_file: 'a' b\n", 2, "unexpected text after the value"},
+		{"tls_server_config:\n  cert_file: [a, b]\n", 2, "flow collections"},
+		{"tls_server_config:\n  cert_file: &x a\n", 2, "anchors"},
+		{"tls_server_config:\n  cert_file: a: b\n", 2, "cannot hold ': '"},
+		{"tls_server_config:\n  - cert_file\n", 2, "list"},
+		{"tls_server_config:\n  cert_file\n", 2, "expected 'key: value'"},
+		{"tls_server_config:\n  cert_file:\n", 2, "cert_file has no value"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: ''\n", 3, "key_file has no value"},
+		{"tls_server_config:\n  cert_file: a\n---\n", 3, "second YAML document"},
+		{"basic_auth_users:\n  a: b\0c\n", 2, "NUL"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct web_config c = {.nusers = 12345};
+		int line = -1;
+		char err[256] = "";
+		size_t len = strlen(cases[i].text);
+		if (strstr(cases[i].says, "NUL"))
+			len += 3; /* past the NUL: "c\n" */
+		int r = web_config_parse(cases[i].text, len, &c, &line, err, sizeof(err));
+		if (r != -EINVAL || line != cases[i].line || !strstr(err, cases[i].says))
+			fail_msg("case %zu: r=%d line %d (want %d): '%s' (want '%s')", i, r, line, cases[i].line, err,
+				 cases[i].says);
+		assert_int_equal(c.nusers, 12345); /* untouched on failure */
+	}
+	/* A line too long for the parser's buffer. */
+	char *long_line = malloc(10000);
+	memset(long_line, 'a', 9999);
+	long_line[9999] = '\0';
+	memcpy(long_line, "x: ", 3);
+	struct web_config c;
+	int line;
+	char err[256];
+	assert_int_equal(parse(long_line, &c, &line, err, sizeof(err)), -EINVAL);
+	assert_int_equal(line, 1);
+	assert_non_null(strstr(err, "too long"));
+	free(long_line);
+}
+
+static void bcrypt_hash_forms(void **state)
+{
+	(void)state;
+	assert_true(web_bcrypt_hash_ok(HASH_S3CRET));
+	assert_true(web_bcrypt_hash_ok("$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi"));
+	assert_true(web_bcrypt_hash_ok("$2a$12$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi"));
+	assert_false(web_bcrypt_hash_ok("$2x$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi"));
+	assert_false(web_bcrypt_hash_ok("$2y$03$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeSi"));
+	assert_false(web_bcrypt_hash_ok("$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeS"));
+	assert_false(web_bcrypt_hash_ok("$2y$10$QOauhQNbBCuQDKes6eFzPeMqBSjb7Mr5DUmpZ/VcEd00UAV/LDeS!"));
+	assert_false(web_bcrypt_hash_ok("$6$salt$hash"));
+	assert_false(web_bcrypt_hash_ok(""));
+}
+
+static void auth_checks_and_caches(void **state)
+{
+	(void)state;
+	char h1[128], h2[128];
+	hash_of("s3cret", h1, sizeof(h1));
+	hash_of("other", h2, sizeof(h2));
+	struct web_user users[] = {{"prom", h1, 1}, {"grafana", h2, 2}};
+	struct serve_auth *a;
+	assert_int_equal(serve_auth_new(users, 2, &a), 0);
+	assert_true(serve_auth_check(a, "prom", "s3cret"));
+	struct serve_auth_stats s = serve_auth_stats(a);
+	assert_int_equal(s.bcrypt, 1);
+	assert_int_equal(s.cached, 0);
+	/* The next scrapes with the same password: from the cache, no bcrypt. */
+	for (int i = 0; i < 5; i++)
+		assert_true(serve_auth_check(a, "prom", "s3cret"));
+	s = serve_auth_stats(a);
+	assert_int_equal(s.bcrypt, 1);
+	assert_int_equal(s.cached, 5);
+	/* Wrong passwords, another user's password, an unknown user: refused, each after a bcrypt. */
+	assert_false(serve_auth_check(a, "prom", "s3cre"));
+	assert_false(serve_auth_check(a, "prom", "s3cret "));
+	assert_false(serve_auth_check(a, "prom", "other"));
+	assert_false(serve_auth_check(a, "grafana", "s3cret"));
+	assert_false(serve_auth_check(a, "nobody", "s3cret"));
+	assert_false(serve_auth_check(a, "", ""));
+	s = serve_auth_stats(a);
+	assert_int_equal(s.bcrypt, 7);
+	assert_int_equal(s.refused, 6);
+	assert_true(serve_auth_check(a, "grafana", "other"));
+	assert_true(serve_auth_check(a, "grafana", "other"));
+	assert_true(serve_auth_check(a, "prom", "s3cret"));
+	s = serve_auth_stats(a);
+	assert_int_equal(s.bcrypt, 8);
+	assert_int_equal(s.cached, 7);
+	/* More distinct right passwords than the cache holds: none wrongly accepted after eviction. */
+	serve_auth_free(a);
+	assert_int_equal(serve_auth_new(users, 1, &a), 0);
+	char pw[300];
+	memset(pw, 'x', sizeof(pw) - 1);
+	pw[sizeof(pw) - 1] = '\0';
+	assert_false(serve_auth_check(a, "prom", pw)); /* too long to cache, and wrong */
+	serve_auth_free(a);
+	serve_auth_free(NULL);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(good_file),
+		cmocka_unit_test(errors_name_their_line),
+		cmocka_unit_test(bcrypt_hash_forms),
+		cmocka_unit_test(auth_checks_and_caches),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
