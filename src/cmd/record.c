@@ -176,7 +176,7 @@ static int record_loop(struct ctx *ctx, const struct record_opts *o, struct samp
 			*vms_max = x->snap.vms.n;
 		r = sampler_record(sampler, x);
 		sample_unref(x);
-		if (r < 0 && r != -ENOSPC)
+		if (r < 0 && sampler_totals(sampler).stopped)
 			return fail(ctx, EXIT_FAIL, "writing a sample", "%s: %s (the samples before it are kept)", o->db,
 				    store_strerror(r));
 		next += o->interval;
