@@ -29,6 +29,8 @@ int fail(const struct ctx *ctx, int code, const char *what, const char *fmt, ...
 	__attribute__((format(printf, 4, 5)));
 /* A usage error: the message, then a pointer to --help. Returns EXIT_USAGE. */
 int usage_error(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The exit code for a failure with this negative errno: EXIT_NOPERM for -EACCES and -EPERM. */
+int exit_code_for(int err);
 /* "vmhost: <command>: warning: ..." on stderr. */
 void warn(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

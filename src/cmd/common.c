@@ -268,3 +268,5 @@ int wait_key_until(const struct term *t, double deadline)
 	}
 	return 0;
 }
+
+int exit_code_for(int err) { return err == -EACCES || err == -EPERM ? EXIT_NOPERM : EXIT_FAIL; }

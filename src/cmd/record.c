@@ -167,7 +167,7 @@ static int record_loop(struct ctx *ctx, const struct record_opts *o, struct samp
 		struct sample *x;
 		int r = sampler_take(sampler, &x);
 		if (r < 0)
-			return fail(ctx, EXIT_FAIL, "sampling", "%s: %s", ctx->root.proc, strerror(-r));
+			return fail(ctx, exit_code_for(r), "sampling", "%s: %s", ctx->root.proc, strerror(-r));
 		if (x->snap.vms.denied && !warned_denied) {
 			warn(ctx, "no permission to read some /proc files (KSM figures are n/a); run as root");
 			warned_denied = true;
