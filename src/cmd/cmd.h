@@ -60,6 +60,8 @@ int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig));
 struct ksm_sampler;
 struct ksm_sample;
 int ksm_experiment_ready(struct ctx *ctx, struct ksm_sampler *sm, struct ksm_sample *ret_first);
+/* EXIT_OK as root, else EXIT_NOPERM after the one-line error: before touching KSM's settings. */
+int ksm_need_root(struct ctx *ctx);
 
 /* A bench's JSON document on stdout: the root object and its "workload" object with the guest
  * count and size, left open for the bench's own workload fields (json_object_end closes it). */

@@ -177,7 +177,7 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	if (r < 0)
 		return fail(ctx, exit_code_for(r), "listing processes", "%s: %s", ctx->root.proc, strerror(-r));
 	if (vms.denied)
-		warn(ctx, "no permission to read some /proc files of %u process%s (KSM or exact figures are n/a); run as root",
+		warn(ctx, "no permission to read some /proc files of %u process%s (KSM or exact figures are n/a); run as root, or see docs/privileges.md",
 		     vms.denied, vms.denied == 1 ? "" : "es");
 
 	/* The human table shows the rates only when measured, the cgroup only when a VM has one. */

@@ -169,7 +169,7 @@ static int record_loop(struct ctx *ctx, const struct record_opts *o, struct samp
 		if (r < 0)
 			return fail(ctx, exit_code_for(r), "sampling", "%s: %s", ctx->root.proc, strerror(-r));
 		if (x->snap.vms.denied && !warned_denied) {
-			warn(ctx, "no permission to read some /proc files (KSM figures are n/a); run as root");
+			warn(ctx, "no permission to read some /proc files (KSM figures are n/a); run as root, or see docs/privileges.md");
 			warned_denied = true;
 		}
 		if (x->snap.vms.n > *vms_max)
