@@ -101,7 +101,8 @@ check "an empty --sys-root: exit 0, KSM null" sh -c "[ $? = 0 ] && jq -e '.ksm =
 # --- SIGPIPE: 2000 VMs' output into `head`. vmhost dies of SIGPIPE as cat does (the shell's
 # 141), silently; never a "Broken pipe" message or a crash.
 fresh
-for i in $(seq 3000 4999); do cp -r "$P/1005" "$P/$i" && sed -i "s/^1005 /$i /" "$P/$i/stat"; done
+mkdir "$P"/{3000..4999} # 2000 copies of VM 1005, one tee per file (a cp per VM takes 30 s)
+for f in "$P"/1005/*; do tee "$P"/{3000..4999}/"${f##*/}" <"$f" >/dev/null; done
 for form in "" --csv; do
 	mem $form 2>"$TEST_TMP/pipe.err" | head -1 >/dev/null
 	rc=${PIPESTATUS[0]}
