@@ -111,7 +111,7 @@ done
 mem --json 2>"$TEST_TMP/pipe.err" | head -c 10 >/dev/null
 rc=${PIPESTATUS[0]}
 check "mem --json | head -c 10: 141, nothing on stderr" sh -c "[ $rc = 141 ] && [ ! -s '$TEST_TMP/pipe.err' ]"
-"$VMHOST" --proc-root "$P" --sys-root "$TEST_TMP/h/sys" record --db "$TEST_TMP/pipe.db" --interval 0.1 --duration 0.5 \
+"$VMHOST" --proc-root "$VMHOST_FIXTURES/host-mixed/proc" --sys-root "$VMHOST_FIXTURES/host-mixed/sys" record --db "$TEST_TMP/pipe.db" --interval 0.1 --duration 0.5 \
 	--kvm-interval 0 2>"$TEST_TMP/pipe.err" | head -1 >/dev/null
 rc=${PIPESTATUS[0]}
 check "record | head -1: 141 at its summary line, nothing on stderr, every sample kept" \
