@@ -248,6 +248,8 @@ int cmd_bench_accounting(struct ctx *ctx, int argc, char **argv)
 	if (host.mem.mem_available.known && (double)need > 0.8 * (double)host.mem.mem_available.v)
 		return fail(ctx, EXIT_FAIL, "memory", "%u guests of %llu MiB need more than 80%% of MemAvailable",
 			    o.guests, (unsigned long long)(o.guest_bytes >> 20));
+	if ((rc = ksm_need_root(ctx)) != EXIT_OK) /* before the guard, which would "restore" unchanged settings */
+		return rc;
 	if ((rc = ksm_take_control(ctx, bench_accounting_on_signal)) != EXIT_OK)
 		return rc;
 	struct bench_accounting_result *res = NULL;

@@ -29,6 +29,8 @@ int fail(const struct ctx *ctx, int code, const char *what, const char *fmt, ...
 	__attribute__((format(printf, 4, 5)));
 /* A usage error: the message, then a pointer to --help. Returns EXIT_USAGE. */
 int usage_error(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The exit code for a failure with this negative errno: EXIT_NOPERM for -EACCES and -EPERM. */
+int exit_code_for(int err);
 /* "vmhost: <command>: warning: ..." on stderr. */
 void warn(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
@@ -58,6 +60,8 @@ int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig));
 struct ksm_sampler;
 struct ksm_sample;
 int ksm_experiment_ready(struct ctx *ctx, struct ksm_sampler *sm, struct ksm_sample *ret_first);
+/* EXIT_OK as root, else EXIT_NOPERM after the one-line error: before touching KSM's settings. */
+int ksm_need_root(struct ctx *ctx);
 
 /* A bench's JSON document on stdout: the root object and its "workload" object with the guest
  * count and size, left open for the bench's own workload fields (json_object_end closes it). */

@@ -216,6 +216,11 @@ int ksm_experiment_ready(struct ctx *ctx, struct ksm_sampler *sm, struct ksm_sam
 	ksm_sampler_init(sm, &ctx->root);
 	if (ksm_sample_take(sm, ret_first) == -ENOENT)
 		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
+	return ksm_need_root(ctx);
+}
+
+int ksm_need_root(struct ctx *ctx)
+{
 	if (geteuid() != 0)
 		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root");
 	return EXIT_OK;
@@ -268,3 +273,5 @@ int wait_key_until(const struct term *t, double deadline)
 	}
 	return 0;
 }
+
+int exit_code_for(int err) { return err == -EACCES || err == -EPERM ? EXIT_NOPERM : EXIT_FAIL; }

@@ -172,11 +172,12 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	enum survey_step step;
 	int r = survey_take(&ctx->root, &so, &host, &vms, &step);
 	if (r < 0 && step == SURVEY_HOST)
-		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));
+		return fail(ctx, exit_code_for(r), "reading host memory", "%s/meminfo: %s%s", ctx->root.proc,
+			    strerror(-r), r == -ENOENT ? " (no procfs there?)" : "");
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "listing processes", "%s: %s", ctx->root.proc, strerror(-r));
+		return fail(ctx, exit_code_for(r), "listing processes", "%s: %s", ctx->root.proc, strerror(-r));
 	if (vms.denied)
-		warn(ctx, "no permission to read some /proc files of %u process%s (KSM or exact figures are n/a); run as root",
+		warn(ctx, "no permission to read some /proc files of %u process%s (KSM or exact figures are n/a); run as root, or see docs/privileges.md",
 		     vms.denied, vms.denied == 1 ? "" : "es");
 
 	/* The human table shows the rates only when measured, the cgroup only when a VM has one. */

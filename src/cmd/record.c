@@ -167,16 +167,16 @@ static int record_loop(struct ctx *ctx, const struct record_opts *o, struct samp
 		struct sample *x;
 		int r = sampler_take(sampler, &x);
 		if (r < 0)
-			return fail(ctx, EXIT_FAIL, "sampling", "%s: %s", ctx->root.proc, strerror(-r));
+			return fail(ctx, exit_code_for(r), "sampling", "%s: %s", ctx->root.proc, strerror(-r));
 		if (x->snap.vms.denied && !warned_denied) {
-			warn(ctx, "no permission to read some /proc files (KSM figures are n/a); run as root");
+			warn(ctx, "no permission to read some /proc files (KSM figures are n/a); run as root, or see docs/privileges.md");
 			warned_denied = true;
 		}
 		if (x->snap.vms.n > *vms_max)
 			*vms_max = x->snap.vms.n;
 		r = sampler_record(sampler, x);
 		sample_unref(x);
-		if (r < 0 && r != -ENOSPC)
+		if (r < 0 && sampler_totals(sampler).stopped)
 			return fail(ctx, EXIT_FAIL, "writing a sample", "%s: %s (the samples before it are kept)", o->db,
 				    store_strerror(r));
 		next += o->interval;

@@ -322,7 +322,7 @@ static int start_sampling(struct server *sv)
 					.record = o->db != NULL, .on_record_stopped = recording_stopped, .cls = sv};
 	int r = sample_feed_start(&fc, &sv->feed);
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "reading the host", "%s: %s", ctx->root.proc, strerror(-r));
+		return fail(ctx, exit_code_for(r), "reading the host", "%s: %s", ctx->root.proc, strerror(-r));
 	return EXIT_OK;
 }
 

@@ -221,10 +221,10 @@ int sampler_take(struct sampler *s, struct sample **ret)
 static void note_write(struct sampler *s, int r)
 {
 	const char *name = s->sink.name;
-	if (r == -ENOSPC) {
-		if (!s->full)
-			sampler_warn(s, "%s: %s: samples are dropped until there is room again; the recorded ones are kept",
-				     name, s->sink.strerror(r));
+	if (r == -ENOSPC || r == -EAGAIN) { /* a full disk, a lock held by another program: they pass */
+		if (!s->full || r != s->totals.error)
+			sampler_warn(s, "%s: %s: samples are dropped until %s; the recorded ones are kept", name,
+				     s->sink.strerror(r), r == -ENOSPC ? "there is room again" : "it is released");
 		s->full = true;
 		s->totals.dropped++;
 		s->totals.error = r;
@@ -232,6 +232,9 @@ static void note_write(struct sampler *s, int r)
 		s->totals.stopped = true;
 		s->totals.error = r;
 	} else {
+		if (r > 0) /* the sink recreated its file */
+			sampler_warn(s, "%s: the database file was deleted; recording into a new one at that path (the"
+				     " deleted file's samples are gone with it)", name);
 		if (s->full)
 			sampler_warn(s, "%s: recording again", name);
 		s->full = false;

@@ -50,8 +50,9 @@ struct kvm_rows {
 	const maybe_i64 *host; /* [ks->ncounters] sample.kvm_host; NULL: the kernel's global files */
 };
 
-/* Where recorded samples go. write returns 0 or a negative errno (-ENOSPC: this sample is
- * dropped, a later one may fit); rows is NULL when the sample carries no KVM rows. */
+/* Where recorded samples go. write returns 0 or a negative errno (-ENOSPC, -EAGAIN: this sample
+ * is dropped, a later one may fit), 1 when written into a file the sink had to create anew (the
+ * old one was deleted); rows is NULL when the sample carries no KVM rows. */
 struct sample_sink {
 	int (*write)(void *cls, const struct snapshot *snap, const struct kvm_rows *rows);
 	const char *(*strerror)(int err); /* the sink's words for its errors, in warnings */
@@ -90,8 +91,9 @@ double sampler_interval(const struct sampler *s);
  * not be read). A failed KVM read leaves the sample without KVM and warns once per outage. */
 int sampler_take(struct sampler *s, struct sample **ret);
 
-/* Writes the sample through the sink (with KVM rows when they are due). Returns 0, -ENOSPC
- * (dropped: the first of an episode warns, the next success says "recording again"), another
+/* Writes the sample through the sink (with KVM rows when they are due). Returns 0 (or the sink's
+ * 1, with a warning), -ENOSPC or -EAGAIN (dropped: the first of an episode warns, the next
+ * success says "recording again"; totals.stopped stays false), another
  * negative errno (writing stopped: every later call returns it), or -ENOTCONN without a sink. */
 int sampler_record(struct sampler *s, const struct sample *x);
 

@@ -43,7 +43,7 @@ static void record_if_due(struct sample_feed *f, const struct sample *x)
 	f->last_record = t;
 	f->recorded_seq = x->seq;
 	int r = sampler_record(f->cfg.sampler, x);
-	if (r < 0 && r != -ENOSPC) {
+	if (r < 0 && sampler_totals(f->cfg.sampler).stopped) {
 		f->recording = false;
 		if (f->cfg.on_record_stopped)
 			f->cfg.on_record_stopped(f->cfg.cls, r);

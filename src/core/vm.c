@@ -110,6 +110,7 @@ static int identify(const struct io_root *root, struct vm *vm)
 	if (parse_stat(buf, (size_t)n, &st) == 0) {
 		vm->start_ticks = st.start_ticks;
 		vm->cpu_ticks = st.utime_ticks + st.stime_ticks;
+		vm->stat_known = true;
 	}
 	read_vm_cgroup(root, vm);
 	return 0;
@@ -152,6 +153,10 @@ static void *discover_some(void *arg)
 		}
 		struct vm vm = {.pid = pid};
 		int p = parse_vm_cmdline(cmd, len, &vm.cfg);
+		/* procfs ends a command line with a NUL; without it the line was cut short (one page
+		 * before Linux 4.2): a size may be cut or its option gone, so the RAM is unknown. */
+		if (p == 0 && cmd[len - 1] != '\0')
+			vm.cfg.guest_ram_bytes = UNKNOWN;
 		free(cmd);
 		if (p < 0 && !is_extra(pid, j->extra, j->nextra)) {
 			if (len)
@@ -477,7 +482,8 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 			ticks += st.utime_ticks + st.stime_ticks;
 	}
 	vm_cpu_free(&vm->cpu); /* a VM measured again drops its last vCPU list */
-	vm->cpu = (struct vm_cpu){.cpu_seconds = hz > 0 ? (double)ticks / (double)hz : NAN,
+	/* An unreadable or truncated stat: the CPU time is unknown, not 0. */
+	vm->cpu = (struct vm_cpu){.cpu_seconds = hz > 0 && vm->stat_known ? (double)ticks / (double)hz : NAN,
 				  .vcpu_wait_seconds = NAN, .cpu_percent = NAN, .vcpu_wait_percent = NAN};
 	/* No thread list (a fixture tree, or the VMM exiting now): the vCPUs are unknown; the
 	 * memory reads tell whether the VM is gone. */

@@ -25,6 +25,7 @@ struct vm {
 	int cgroup_version;   /* of the scope: 2, or 1 when it is the v1 memory controller's */
 	char cgroup_v1_memory[512]; /* the VM's scope in the v1 memory controller, "" when none */
 	uint64_t cpu_ticks;   /* utime + stime of the VMM, all its threads, when discovered */
+	bool stat_known;      /* its stat file parsed: cpu_ticks and start_ticks are real */
 	pid_t helpers[VM_MAX_HELPERS];
 	size_t nhelpers;
 

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "store/store_schema.h"
@@ -19,6 +20,10 @@
 /* A VM seen again with the same pid and start time belongs to the same series only when the
  * host's boot time (wall - monotonic clock) agrees within this: otherwise the host rebooted. */
 #define BOOT_TOLERANCE_MS 300000
+/* How long a writer waits for SQLite's lock held by another program before it drops the sample:
+ * short, because serve's scrapes wait behind the recording of a sample. Readers wait 5 s. */
+#define WRITER_BUSY_MS 500
+#define READER_BUSY_MS 5000
 
 const struct store_retention store_retention_default = {
 	.raw_seconds = 2 * 86400.0,
@@ -35,7 +40,7 @@ struct vm_key {
 
 enum stmt_id {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_INSERT_SAMPLE, ST_FIND_VM, ST_INSERT_VM, ST_INSERT_VM_SAMPLE,
-	ST_INSERT_KVM_COUNTER, ST_FIND_KVM_COUNTER, ST_INSERT_KVM_SAMPLE, ST_COUNT
+	ST_INSERT_KVM_COUNTER, ST_FIND_KVM_COUNTER, ST_INSERT_KVM_SAMPLE, ST_SAMPLE_AT, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -61,6 +66,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_FIND_KVM_COUNTER] = "SELECT id FROM kvm_counters WHERE name = ?1",
 	[ST_INSERT_KVM_SAMPLE] = "INSERT OR REPLACE INTO kvm_samples (vm_id, counter_id, t_ms, value)"
 				 " VALUES (?1, ?2, ?3, ?4)",
+	[ST_SAMPLE_AT] = "SELECT 1 FROM samples WHERE t_ms = ?1",
 };
 
 /* The last KVM values written for one VM (vm_id 0: the host-wide sums), to write only changes. */
@@ -74,6 +80,8 @@ struct store {
 	sqlite3 *db;
 	int lock_fd; /* flock()ed writer lock; -1 for readers */
 	bool writer;
+	char *path;  /* the writer's, to recreate the file when it is deleted under it */
+	int64_t t_ms; /* the sample being written: its time, unique in samples */
 	sqlite3_stmt *stmt[ST_COUNT];
 	struct vm_key *keys;
 	size_t nkeys, capkeys;
@@ -95,7 +103,7 @@ static int errno_from_sqlite(sqlite3 *db, int rc)
 	case SQLITE_PERM:
 	case SQLITE_AUTH: return -EACCES;
 	case SQLITE_BUSY:
-	case SQLITE_LOCKED: return -EBUSY;
+	case SQLITE_LOCKED: return -EAGAIN; /* a non-vmhost program's lock: ours is the flock */
 	case SQLITE_NOMEM: return -ENOMEM;
 	case SQLITE_NOTADB:
 	case SQLITE_CORRUPT:
@@ -120,6 +128,7 @@ const char *store_strerror(int err)
 {
 	switch (err) {
 	case -EBUSY: return "another recorder is writing to this database (one writer at a time)";
+	case -EAGAIN: return "the database is locked by another program (a sqlite3 shell in a transaction?)";
 	case -EROFS: return "the database is read-only";
 	case -EACCES: return "permission denied";
 	case -ENOSPC: return "disk full (no space left on device)";
@@ -168,6 +177,7 @@ void store_close(struct store *s)
 	for (size_t i = 0; i < s->nkvm_last; i++)
 		free(s->kvm_last[i].values);
 	free(s->kvm_last);
+	free(s->path);
 	free(s);
 }
 
@@ -232,7 +242,7 @@ static int open_db(struct store *s, const char *path, int flags, int64_t *ret_ve
 	if (rc != SQLITE_OK)
 		return errno_from_sqlite(s->db, rc);
 	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, 5000);
+	sqlite3_busy_timeout(s->db, (flags & SQLITE_OPEN_READWRITE) ? WRITER_BUSY_MS : READER_BUSY_MS);
 	if ((flags & SQLITE_OPEN_READWRITE) && sqlite3_db_readonly(s->db, "main") == 1)
 		return -EROFS;
 	return check_identity(s, ret_version);
@@ -245,6 +255,11 @@ int store_open(const char *path, struct store **ret)
 	if (r < 0)
 		return r;
 	s->writer = true;
+	s->path = strdup(path);
+	if (!s->path) {
+		r = -ENOMEM;
+		goto fail;
+	}
 	s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (s->lock_fd < 0) {
 		r = -errno;
@@ -373,7 +388,7 @@ static int insert_host(struct store *s, const struct snapshot *snap)
 	const struct host *h = &snap->host;
 	const struct ksm_sysfs *k = &h->ksm;
 	int i = 1;
-	sqlite3_bind_int64(st, i++, ms(snap->wall_seconds));
+	sqlite3_bind_int64(st, i++, s->t_ms);
 	sqlite3_bind_int64(st, i++, llround(snap->gather_seconds * 1e6));
 	if (h->mem_known) {
 		bind_maybe(st, i++, h->mem.mem_total);
@@ -484,7 +499,7 @@ static int insert_vm(struct store *s, const struct snapshot *snap, const struct 
 	sqlite3_stmt *st = s->stmt[ST_INSERT_VM_SAMPLE];
 	const struct mem_counters *m = &vm->mem;
 	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, ms(snap->wall_seconds));
+	sqlite3_bind_int64(st, 2, s->t_ms);
 	sqlite3_bind_int(st, 3, guest_ram_populated(vm, snap->host.page_size_bytes));
 	sqlite3_bind_int(st, 4, vm->overhead_method == METHOD_EXACT);
 	bind_maybe(st, 5, m->rss);
@@ -621,7 +636,7 @@ static int insert_kvm_host(struct store *s, int64_t t, const struct kvm_rows *ro
 	return r;
 }
 
-static int insert_kvm(struct store *s, const struct snapshot *snap, const struct kvm_rows *rows)
+static int insert_kvm(struct store *s, const struct kvm_rows *rows)
 {
 	const struct kvm_sample *ks = rows->ks;
 	int r = kvm_counter_ids(s, rows->kvm);
@@ -629,7 +644,7 @@ static int insert_kvm(struct store *s, const struct snapshot *snap, const struct
 		return r;
 	if (ks->ncounters != s->kvm_ncounters)
 		return -EINVAL;
-	int64_t t = ms(snap->wall_seconds);
+	int64_t t = s->t_ms;
 	r = insert_kvm_host(s, t, rows);
 	for (size_t i = 0; r == 0 && i < ks->nvms; i++) {
 		const struct kvm_vm_sample *v = &ks->vms[i];
@@ -660,20 +675,99 @@ int store_write_snapshot(struct store *s, const struct snapshot *snap)
 	return store_write_sample(s, snap, NULL);
 }
 
-int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_rows *rows)
+/* The sample's time: its wall clock, moved on by a millisecond while a sample already has that
+ * time (the clock was set back), so that no recorded sample is replaced. */
+static int sample_time(struct store *s, double wall_seconds)
 {
-	if (!s->writer)
-		return -EBADF;
-	int r = step_done(s, s->stmt[ST_BEGIN]);
+	sqlite3_stmt *st = s->stmt[ST_SAMPLE_AT];
+	for (s->t_ms = ms(wall_seconds);; s->t_ms++) {
+		sqlite3_bind_int64(st, 1, s->t_ms);
+		int rc = sqlite3_step(st);
+		sqlite3_reset(st);
+		if (rc == SQLITE_DONE)
+			return 0;
+		if (rc != SQLITE_ROW)
+			return errno_from_sqlite(s->db, rc);
+	}
+}
+
+/* A deleted database file (st_nlink 0) is closed and created anew at its path, instead of
+ * recording into a file nobody can read; 1 when that happened. */
+static int follow_path(struct store *s)
+{
+	struct stat st;
+	if (fstat(s->lock_fd, &st) < 0)
+		return -errno;
+	if (st.st_nlink > 0)
+		return 0;
+	struct store *fresh;
+	for (size_t i = 0; i < ST_COUNT; i++) {
+		sqlite3_finalize(s->stmt[i]);
+		s->stmt[i] = NULL;
+	}
+	sqlite3_close_v2(s->db);
+	s->db = NULL;
+	/* The WAL and shared-memory files left at the path belong to the deleted database. */
+	char side[4200];
+	if (access(s->path, F_OK) < 0 && errno == ENOENT) {
+		snprintf(side, sizeof(side), "%s-wal", s->path);
+		unlink(side);
+		snprintf(side, sizeof(side), "%s-shm", s->path);
+		unlink(side);
+	}
+	close(s->lock_fd);
+	s->lock_fd = -1;
+	int r = store_open(s->path, &fresh);
 	if (r < 0)
 		return r;
-	r = insert_host(s, snap);
+	/* fresh's handles into s, which the caller keeps using; its caches start empty too */
+	s->db = fresh->db;
+	s->lock_fd = fresh->lock_fd;
+	memcpy(s->stmt, fresh->stmt, sizeof(s->stmt));
+	fresh->db = NULL;
+	fresh->lock_fd = -1;
+	memset(fresh->stmt, 0, sizeof(fresh->stmt));
+	store_close(fresh);
+	s->nkeys = 0;
+	kvm_forget(s);
+	free(s->kvm_ids);
+	s->kvm_ids = NULL;
+	s->kvm_ncounters = 0;
+	s->last_downsample = 0;
+	return 1;
+}
+
+/* An I/O error on a file system that went read-only under the writer (ext4 errors=remount-ro:
+ * statvfs does not say so, fsync does) is the read-only error: SQLite's errno for it is lost. */
+static int write_error(struct store *s, int r)
+{
+	struct statvfs vfs;
+	if (r != -EIO || s->lock_fd < 0)
+		return r;
+	if ((fstatvfs(s->lock_fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) || (fsync(s->lock_fd) < 0 && errno == EROFS))
+		return -EROFS;
+	return r;
+}
+
+int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_rows *rows)
+{
+	if (!s->writer || !s->db)
+		return -EBADF;
+	int reopened = follow_path(s);
+	if (reopened < 0)
+		return s->db ? write_error(s, reopened) : reopened;
+	int r = step_done(s, s->stmt[ST_BEGIN]);
+	if (r < 0)
+		return write_error(s, r);
+	r = sample_time(s, snap->wall_seconds);
+	if (r == 0)
+		r = insert_host(s, snap);
 	for (size_t i = 0; r == 0 && i < snap->vms.n; i++)
 		r = insert_vm(s, snap, &snap->vms.vms[i]);
 	if (r == 0)
 		prune_keys(s); /* the cache now holds this snapshot's VMs only */
 	if (r == 0 && rows)
-		r = insert_kvm(s, snap, rows);
+		r = insert_kvm(s, rows);
 	if (r == 0)
 		r = step_done(s, s->stmt[ST_COMMIT]);
 	if (r < 0) {
@@ -683,16 +777,16 @@ int store_write_sample(struct store *s, const struct snapshot *snap, const struc
 		kvm_forget(s); /* the next sample writes every KVM value again */
 		if (r == -ENOSPC) /* the WAL may hold what the database file has room for */
 			exec_sql(s, "PRAGMA wal_checkpoint(TRUNCATE)");
-		return r;
+		return write_error(s, r);
 	}
 	if (snap->wall_seconds - s->last_downsample >= DOWNSAMPLE_EVERY_SECONDS ||
 	    snap->wall_seconds < s->last_downsample) {
 		r = store_downsample(s, snap->wall_seconds);
 		/* The sample is in; downsampling on a full disk is retried with the next one. */
 		if (r < 0 && r != -ENOSPC)
-			return r;
+			return write_error(s, r);
 	}
-	return 0;
+	return reopened;
 }
 
 static int sink_write(void *cls, const struct snapshot *snap, const struct kvm_rows *rows)

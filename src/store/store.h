@@ -34,7 +34,8 @@ struct store_retention {
 extern const struct store_retention store_retention_default; /* 2 days, 30 days, 5 years */
 
 /* Opens (creating or migrating) a database for writing and takes the writer lock.
- * Errors: -EBUSY another writer holds it, -EROFS/-EACCES not writable, -ENOSPC disk full,
+ * Errors: -EBUSY another writer holds it, -EAGAIN another program (a sqlite3 shell) holds
+ * SQLite's lock beyond a 0.5 s wait, -EROFS/-EACCES not writable, -ENOSPC disk full,
  * -EPROTO not a vmhost database (or corrupt), -EPROTONOSUPPORT written by a newer vmhost. */
 int store_open(const char *path, struct store **ret);
 /* Opens an existing database for reading only (no lock; safe while a writer runs). -ENOENT when
@@ -54,6 +55,11 @@ int store_write_snapshot(struct store *s, const struct snapshot *snap);
  * (vm_id 0) takes rows->host for events and times (the global files for gauges, and for all
  * when rows->host is NULL). */
 int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_rows *rows);
+/* Both return 1 instead of 0 when the file had been deleted (st_nlink 0): the sample went into a
+ * new database created at the same path. -EAGAIN (locked by another program), like -ENOSPC,
+ * keeps earlier samples and a later call may succeed; -EROFS when the file system went
+ * read-only under the writer. A sample's time is its wall clock, moved on by a millisecond
+ * while another sample has that time (the clock was set back): no sample is ever replaced. */
 
 /* The sampler's sink for this store (core/sampler.h): its writes are store_write_sample, its
  * warnings name path. The store must outlive the sampler's use of it. */

@@ -1,0 +1,139 @@
+/* store under faults, with real SQLite: the wall clock set back (no recorded sample replaced),
+ * the file deleted under the writer (a new database at the path), SQLite's lock held by another
+ * program (-EAGAIN, then writing again). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "store/store.h"
+#include "serve_testutil.h"
+
+static char dir[64], db[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	return scratch_make(dir, db, "store-faults");
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return scratch_remove(dir);
+}
+
+/* A host-only snapshot at wall time wall, monotonic time mono; mem_total tells samples apart. */
+static void host_snapshot(struct snapshot *s, double wall, double mono, int64_t mem_total)
+{
+	memset(s, 0, sizeof(*s));
+	s->wall_seconds = wall;
+	s->monotonic_seconds = mono;
+	s->host.mem_known = true;
+	s->host.mem.mem_total = MAYBE(mem_total);
+	s->host.page_size_bytes = 4096;
+	s->host.clock_ticks_per_second = 100;
+}
+
+static int write_at(struct store *s, double wall, double mono, int64_t mem_total)
+{
+	struct snapshot snap;
+	host_snapshot(&snap, wall, mono, mem_total);
+	return store_write_snapshot(s, &snap);
+}
+
+/* mem_total of every sample, in time order, from a reader; returns the count. */
+static size_t read_totals(int64_t *out, size_t cap)
+{
+	struct store *r;
+	assert_int_equal(store_open_read(db, &r), 0);
+	struct store_host_point *h;
+	size_t n;
+	assert_int_equal(store_host_points(r, 0, 4e9, &h, &n), 0);
+	for (size_t i = 0; i < n && i < cap; i++)
+		out[i] = h[i].mem_total.v;
+	free(h);
+	store_close(r);
+	return n;
+}
+
+static void clock_set_back_replaces_nothing(void **state)
+{
+	(void)state;
+	struct store *s;
+	assert_int_equal(store_open(db, &s), 0);
+	assert_int_equal(write_at(s, 1.8e9, 100, 1), 0);
+	assert_int_equal(write_at(s, 1.8e9 + 1, 101, 2), 0);
+	/* The clock is stepped back two seconds: the same wall times come again. */
+	assert_int_equal(write_at(s, 1.8e9, 102, 3), 0);
+	assert_int_equal(write_at(s, 1.8e9 + 1, 103, 4), 0);
+	/* ... and forward a day. */
+	assert_int_equal(write_at(s, 1.8e9 + 86400, 104, 5), 0);
+	store_close(s);
+	int64_t t[8];
+	assert_int_equal(read_totals(t, 8), 5);
+	/* Each wall time holds its first sample; the repeats sit a millisecond after it. */
+	assert_int_equal(t[0], 1);
+	assert_int_equal(t[1], 3);
+	assert_int_equal(t[2], 2);
+	assert_int_equal(t[3], 4);
+	assert_int_equal(t[4], 5);
+}
+
+static void deleted_file_is_recreated(void **state)
+{
+	(void)state;
+	struct store *s;
+	assert_int_equal(store_open(db, &s), 0);
+	assert_int_equal(write_at(s, 1.8e9, 100, 1), 0);
+	assert_int_equal(write_at(s, 1.8e9 + 1, 101, 2), 0);
+	assert_int_equal(unlink(db), 0);
+	assert_int_equal(write_at(s, 1.8e9 + 2, 102, 3), 1); /* said once */
+	assert_int_equal(write_at(s, 1.8e9 + 3, 103, 4), 0);
+	int64_t t[4];
+	assert_int_equal(read_totals(t, 4), 2);
+	assert_int_equal(t[0], 3);
+	assert_int_equal(t[1], 4);
+	/* The new file is ours: a second writer is still refused. */
+	struct store *b;
+	assert_int_equal(store_open(db, &b), -EBUSY);
+	store_close(s);
+}
+
+static void foreign_lock_drops_and_recovers(void **state)
+{
+	(void)state;
+	struct store *s;
+	assert_int_equal(store_open(db, &s), 0);
+	assert_int_equal(write_at(s, 1.8e9, 100, 1), 0);
+	sqlite3 *other;
+	assert_int_equal(sqlite3_open(db, &other), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(write_at(s, 1.8e9 + 1, 101, 2), -EAGAIN);
+	assert_non_null(strstr(store_strerror(-EAGAIN), "locked by another program"));
+	assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(other);
+	assert_int_equal(write_at(s, 1.8e9 + 2, 102, 3), 0);
+	store_close(s);
+	int64_t t[4];
+	assert_int_equal(read_totals(t, 4), 2);
+	assert_int_equal(t[0], 1);
+	assert_int_equal(t[1], 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(clock_set_back_replaces_nothing, setup, teardown),
+		cmocka_unit_test_setup_teardown(deleted_file_is_recreated, setup, teardown),
+		cmocka_unit_test_setup_teardown(foreign_lock_drops_and_recovers, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
