@@ -379,7 +379,7 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 		if (stop_requested())
 			return fail(ctx, 128 + stop_requested(), "interrupted", "%s; every KSM setting restored",
 				    strsignal(stop_requested()));
-		return fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "bench",
+		return fail(ctx, exit_code_for(r), "bench",
 			    "%s (KSM settings restored)", strerror(-(r < 0 ? r : rr)));
 	}
 	rc = print_results(ctx, &o, res);

@@ -252,7 +252,7 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 	if (stop_requested())
 		return fail(ctx, 128 + stop_requested(), "interrupted", "%s; every KSM setting restored", strsignal(stop_requested()));
 	if (r < 0)
-		return fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "sweep", "%s (settings restored)",
+		return fail(ctx, exit_code_for(r), "sweep", "%s (settings restored)",
 			    strerror(-r));
 	if (rr < 0)
 		return fail(ctx, EXIT_FAIL, "restoring KSM settings", "%s", strerror(-rr));

@@ -250,7 +250,7 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 			r = tuner_apply(&a.cfg, &d, &now.k, stop_flag());
 		if (r < 0) {
 			ksm_guard_end();
-			rc = fail(ctx, r == -EACCES || r == -EPERM ? EXIT_NOPERM : EXIT_FAIL, "writing KSM settings",
+			rc = fail(ctx, exit_code_for(r), "writing KSM settings",
 				  "%s (settings restored)", strerror(-r));
 			break;
 		}
