@@ -211,3 +211,44 @@ int parse_sysfs_choice(const char *buf, char *ret, size_t cap)
 	ret[close - open - 1] = '\0';
 	return 0;
 }
+
+int parse_cpu_list_count(const char *buf, size_t len)
+{
+	long n = 0;
+	size_t i = 0;
+	while (i < len && buf[i] != '\n') {
+		char *end;
+		char num[24];
+		size_t l = 0;
+		while (i + l < len && buf[i + l] >= '0' && buf[i + l] <= '9' && l < sizeof(num) - 1)
+			l++;
+		if (!l)
+			return -EINVAL;
+		memcpy(num, buf + i, l);
+		num[l] = '\0';
+		long a = strtol(num, &end, 10), b = a;
+		i += l;
+		if (i < len && buf[i] == '-') {
+			i++;
+			l = 0;
+			while (i + l < len && buf[i + l] >= '0' && buf[i + l] <= '9' && l < sizeof(num) - 1)
+				l++;
+			if (!l)
+				return -EINVAL;
+			memcpy(num, buf + i, l);
+			num[l] = '\0';
+			b = strtol(num, &end, 10);
+			i += l;
+		}
+		if (b < a || b - a > 65536)
+			return -EINVAL;
+		n += b - a + 1;
+		if (n > 1 << 20)
+			return -ERANGE;
+		if (i < len && buf[i] == ',')
+			i++;
+		else if (i < len && buf[i] != '\n')
+			return -EINVAL;
+	}
+	return n ? (int)n : -EINVAL;
+}

@@ -1,0 +1,771 @@
+#include "core/doctor.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/clock.h"
+#include "core/kvm.h"
+#include "core/kvm_delta.h"
+#include "core/tuner_daemon.h"
+
+#define MiB (1024.0 * 1024.0)
+#define GiB (1024.0 * MiB)
+
+/* Thresholds, each explained in docs/doctor.md. */
+#define KSM_CPU_MIN_PERCENT 5.0                     /* ksmd below this is background noise */
+#define KSM_GAIN_BYTES_PER_CPU_PERCENT (32.0 * MiB) /* profit worth each percent of a CPU */
+#define KSM_STILL_MERGING_BYTES_PER_SECOND (1.0 * MiB) /* savings still rising: no verdict yet */
+#define KSM_STOPPED_MIN_GUESTS 2                    /* merging needs at least two guests */
+#define EXITS_MIN_PER_SECOND 1000.0                 /* fewer exits cost nothing worth a finding */
+#define EXITS_MIN_LIFETIME 1000000                  /* the same without an interval */
+#define EXITS_DOMINANT_SHARE 0.6                    /* one kind of exit is most of them */
+#define VCPU_WAIT_SHARE 0.10                        /* of the time vCPUs wanted a CPU */
+#define VCPU_WAIT_MIN_BUSY_PERCENT 5.0              /* run + wait over the interval, of one CPU */
+#define VCPU_WAIT_MIN_BUSY_SECONDS 1.0              /* the same without an interval */
+#define CGROUP_NEAR_LIMIT_SHARE 0.90
+#define SWAP_MIN_BYTES (64.0 * MiB)
+#define HUGEPAGES_UNUSED_MIN_BYTES (1.0 * GiB)
+#define SMAPS_SLOW_SECONDS 0.010                    /* per VM and read */
+
+const char *doctor_severity_name(enum doctor_severity s)
+{
+	return s == DOCTOR_CRITICAL ? "critical" : s == DOCTOR_WARNING ? "warning" : "info";
+}
+
+int doctor_severity_parse(const char *s, enum doctor_severity *ret)
+{
+	for (int i = DOCTOR_INFO; i <= DOCTOR_CRITICAL; i++)
+		if (!strcmp(s, doctor_severity_name(i))) {
+			*ret = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* ---- gathering ---- */
+
+static int count_online_cpus(const struct io_root *root)
+{
+	char buf[4096];
+	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "devices/system/cpu/online");
+	int c = n > 0 ? parse_cpu_list_count(buf, (size_t)n) : -1;
+	return c > 0 ? c : -1;
+}
+
+static int count_numa_nodes(const struct io_root *root)
+{
+	char buf[4096];
+	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "devices/system/node/online");
+	int c = n > 0 ? parse_cpu_list_count(buf, (size_t)n) : -1;
+	return c > 0 ? c : -1;
+}
+
+static const struct vm *vm_by_pid(const struct vm_list *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->vms[i].pid == pid)
+			return &l->vms[i];
+	return NULL;
+}
+
+/* Exits of each VM from debugfs: over the interval between a and b, or b's totals (a NULL). */
+static int exits_from(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_sample *b,
+		      const struct vm_list *vms, struct doctor_evidence *e)
+{
+	static const char *const names[] = {"exits", "io_exits", "mmio_exits", "halt_exits"};
+	int idx[4];
+	for (int k = 0; k < 4; k++)
+		idx[k] = kvm_counter_index(kr, names[k]);
+	if (idx[0] < 0)
+		return 0;
+	e->exits = calloc(b->nvms ? b->nvms : 1, sizeof(*e->exits));
+	if (!e->exits)
+		return -ENOMEM;
+	double seconds = a ? b->monotonic_seconds - a->monotonic_seconds : NAN;
+	for (size_t i = 0; i < b->nvms; i++) {
+		const struct kvm_vm_sample *now = &b->vms[i];
+		const struct kvm_vm_sample *was = a ? kvm_sample_find(a, now->dir) : NULL;
+		if (now->source == KVM_SOURCE_NONE || (a && !was))
+			continue;
+		struct doctor_exits *x = &e->exits[e->nexits];
+		*x = (struct doctor_exits){.pid = now->pid, .over_interval = a != NULL, .seconds = seconds};
+		const struct vm *vm = vm_by_pid(vms, now->pid);
+		snprintf(x->name, sizeof(x->name), "%s", vm ? vm->cfg.name : now->name);
+		maybe_i64 *out[4] = {&x->exits, &x->io_exits, &x->mmio_exits, &x->halt_exits};
+		for (int k = 0; k < 4; k++) {
+			if (idx[k] < 0) {
+				*out[k] = UNKNOWN;
+			} else if (!a) {
+				*out[k] = now->values[idx[k]];
+			} else {
+				struct kvm_change c = kvm_change(kvm_counter_kind(kr, (size_t)idx[k]), was->values[idx[k]],
+								 now->values[idx[k]], seconds, kvm_vm_appeared(was, now));
+				*out[k] = c.delta;
+			}
+		}
+		if (x->exits.known)
+			e->nexits++;
+	}
+	return 0;
+}
+
+static int cmp_rss_desc(const void *a, const void *b)
+{
+	const struct vm *x = *(const struct vm *const *)a, *y = *(const struct vm *const *)b;
+	int64_t rx = x->mem.rss.known ? x->mem.rss.v : 0, ry = y->mem.rss.known ? y->mem.rss.v : 0;
+	return rx < ry ? 1 : rx > ry ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Times smaps_rollup reads, largest VMs first, until the budget is spent (at least one read). */
+static int time_smaps(const struct io_root *root, const struct vm_list *vms, double budget, struct doctor_evidence *e)
+{
+	if (!(budget > 0) || !vms->n)
+		return 0;
+	const struct vm **order = calloc(vms->n, sizeof(*order));
+	e->smaps = calloc(vms->n, sizeof(*e->smaps));
+	if (!order || !e->smaps) {
+		free(order);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < vms->n; i++)
+		if (vms->vms[i].cfg.vmm != VMM_PROCESS)
+			order[n++] = &vms->vms[i];
+	qsort(order, n, sizeof(*order), cmp_rss_desc);
+	double spent = 0;
+	for (size_t i = 0; i < n && spent < budget; i++) {
+		struct smaps_rollup sr;
+		double t0 = clock_monotonic_seconds();
+		int r = proc_read_smaps_rollup(root, order[i]->pid, &sr);
+		double dt = clock_monotonic_seconds() - t0;
+		spent += dt;
+		if (r < 0)
+			continue;
+		struct doctor_smaps *s = &e->smaps[e->nsmaps++];
+		*s = (struct doctor_smaps){.pid = order[i]->pid, .rss_bytes = order[i]->mem.rss, .seconds = dt};
+		snprintf(s->name, sizeof(s->name), "%s", order[i]->cfg.name);
+	}
+	free(order);
+	return 0;
+}
+
+int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struct doctor_evidence *ret,
+		  enum survey_step *ret_step)
+{
+	struct doctor_evidence e = {.interval_seconds = o->interval_seconds, .host_cpus = -1, .numa_nodes = -1};
+	bool interval = o->interval_seconds > 0;
+	struct ksm_sampler ks;
+	ksm_sampler_init(&ks, root);
+	bool ksm = ksm_sample_take(&ks, &e.ksm_before) == 0;
+
+	/* debugfs only: a QMP visit per VM is more than a quick look should cost. */
+	struct kvm_reader *kr = NULL;
+	enum kvm_avail why;
+	struct kvm_sample ka = {0}, kb = {0};
+	bool have_ka = false;
+	if (kvm_reader_open(root, &kr, &why) < 0) {
+		kr = NULL;
+		snprintf(e.kvm_counters_why, sizeof(e.kvm_counters_why), "%s", kvm_avail_hint(why));
+	} else if (interval) {
+		have_ka = kvm_reader_sample(kr, &ka) == 0;
+	}
+
+	struct survey_opts so = {.interval_seconds = o->interval_seconds};
+	int r = survey_take(root, &so, &e.host, &e.vms, ret_step);
+	if (r < 0) {
+		if (have_ka)
+			kvm_sample_free(&ka);
+		kvm_reader_close(kr);
+		return r;
+	}
+	if (ksm && interval && ksm_sample_take(&ks, &e.ksm_after) == 0) {
+		ksm_rates_compute(&e.ksm_before, &e.ksm_after, e.host.page_size_bytes, NULL, &e.ksm_rates);
+		e.ksm_rates_known = true;
+	} else if (ksm) {
+		e.ksm_after = e.ksm_before;
+	}
+	if (kr && kvm_reader_sample_vms(kr, &e.vms, &kb) == 0) {
+		if ((!interval || have_ka) && exits_from(kr, have_ka ? &ka : NULL, &kb, &e.vms, &e) < 0)
+			r = -ENOMEM;
+		kvm_sample_free(&kb);
+	}
+	if (have_ka)
+		kvm_sample_free(&ka);
+	kvm_reader_close(kr);
+
+	if (kvm_host_read(root, &e.kvm) < 0)
+		r = -ENOMEM;
+	char buf[256];
+	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "kernel/mm/transparent_hugepage/enabled");
+	if (n <= 0 || parse_sysfs_choice(buf, e.thp_mode, sizeof(e.thp_mode)) < 0)
+		e.thp_mode[0] = '\0';
+	e.host_cpus = count_online_cpus(root);
+	e.numa_nodes = count_numa_nodes(root);
+	e.ksmtuned_pid = ksmtuned_find(root);
+	if (r == 0)
+		r = time_smaps(root, &e.vms, o->smaps_budget_seconds, &e);
+	if (r < 0) {
+		doctor_evidence_free(&e);
+		*ret_step = SURVEY_PROCESSES;
+		return r;
+	}
+	*ret = e;
+	return 0;
+}
+
+void doctor_evidence_free(struct doctor_evidence *e)
+{
+	vm_list_free(&e->vms);
+	kvm_host_free(&e->kvm);
+	free(e->exits);
+	free(e->smaps);
+	free(e->growth);
+	e->exits = NULL;
+	e->smaps = NULL;
+	e->growth = NULL;
+	e->nexits = e->nsmaps = e->ngrowth = 0;
+}
+
+/* ---- building findings ---- */
+
+static struct doctor_finding *add(struct doctor_findings *out, const struct doctor_rule *r, pid_t pid,
+				  const char *vm, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static struct doctor_finding *add(struct doctor_findings *out, const struct doctor_rule *r, pid_t pid,
+				  const char *vm, const char *fmt, ...)
+{
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? 2 * out->cap : 16;
+		struct doctor_finding *v = realloc(out->v, cap * sizeof(*v));
+		if (!v) {
+			out->err = -ENOMEM;
+			return NULL;
+		}
+		out->v = v;
+		out->cap = cap;
+	}
+	struct doctor_finding *f = &out->v[out->n++];
+	memset(f, 0, sizeof(*f));
+	f->id = r->id;
+	f->severity = r->severity;
+	f->pid = pid;
+	snprintf(f->vm, sizeof(f->vm), "%s", vm ? vm : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+static struct doctor_item *item(struct doctor_finding *f, const char *key, enum doctor_value kind)
+{
+	if (!f || f->nev == DOCTOR_MAX_EVIDENCE)
+		return NULL;
+	struct doctor_item *it = &f->ev[f->nev++];
+	*it = (struct doctor_item){.key = key, .kind = kind, .f = NAN};
+	return it;
+}
+
+static void ev_int(struct doctor_finding *f, const char *key, maybe_i64 v)
+{
+	struct doctor_item *it = item(f, key, DV_INT);
+	if (it)
+		it->i = v;
+}
+
+static void ev_bytes(struct doctor_finding *f, const char *key, maybe_i64 v)
+{
+	struct doctor_item *it = item(f, key, DV_BYTES);
+	if (it)
+		it->i = v;
+}
+
+static void ev_num(struct doctor_finding *f, const char *key, enum doctor_value kind, double v)
+{
+	struct doctor_item *it = item(f, key, kind);
+	if (it)
+		it->f = v;
+}
+
+static void ev_str(struct doctor_finding *f, const char *key, const char *s)
+{
+	struct doctor_item *it = item(f, key, DV_STR);
+	if (it)
+		snprintf(it->s, sizeof(it->s), "%s", s);
+}
+
+static void advise(struct doctor_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void advise(struct doctor_finding *f, const char *fmt, ...)
+{
+	if (!f)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->advice, sizeof(f->advice), fmt, ap);
+	va_end(ap);
+}
+
+static maybe_i64 bytes_of(double v) { return isfinite(v) ? MAYBE((int64_t)llround(v)) : UNKNOWN; }
+
+static bool is_vm(const struct vm *vm) { return vm->cfg.vmm != VMM_PROCESS; }
+
+static bool ksm_running(const struct ksm_sysfs *k) { return k->present && k->run.known && k->run.v == 1; }
+
+/* ---- KSM ---- */
+
+static void check_ksm_cpu(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const struct ksm_rates *k = &e->ksm_rates;
+	if (!e->ksm_rates_known || !(k->ksmd_cpu_percent >= KSM_CPU_MIN_PERCENT))
+		return;
+	maybe_i64 gain = k->general_profit.known ? k->general_profit : k->saved_bytes;
+	maybe_i64 before = ksm_saved_bytes(&e->ksm_before.k, e->host.page_size_bytes);
+	if (!gain.known || !before.known || !k->saved_bytes.known || !(k->interval_seconds > 0))
+		return;
+	double rising = (double)(k->saved_bytes.v - before.v) / k->interval_seconds;
+	if ((double)gain.v >= KSM_GAIN_BYTES_PER_CPU_PERCENT * k->ksmd_cpu_percent ||
+	    rising >= KSM_STILL_MERGING_BYTES_PER_SECOND)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "ksmd spends %.1f%% of a CPU for little or no gain",
+				       k->ksmd_cpu_percent);
+	ev_num(f, "ksmd_cpu_percent", DV_PERCENT, k->ksmd_cpu_percent);
+	ev_bytes(f, "general_profit_bytes", k->general_profit);
+	ev_bytes(f, "saved_bytes", k->saved_bytes);
+	ev_num(f, "saved_bytes_per_second", DV_FLOAT, rising);
+	ev_num(f, "pages_scanned_per_second", DV_FLOAT, k->pages_scanned_per_second);
+	ev_int(f, "pages_to_scan", e->ksm_after.k.pages_to_scan);
+	ev_int(f, "sleep_millisecs", e->ksm_after.k.sleep_millisecs);
+	ev_num(f, "interval_seconds", DV_SECONDS, k->interval_seconds);
+	advise(f, "scan less: echo 100 > /sys/kernel/mm/ksm/pages_to_scan; echo 200 > "
+		  "/sys/kernel/mm/ksm/sleep_millisecs (or 'vmhost ksm tune --cpu-budget 2'); stop KSM "
+		  "(echo 2 > /sys/kernel/mm/ksm/run) when the guests share nothing");
+}
+
+static void check_ksm_stopped(const struct doctor_rule *r, const struct doctor_evidence *e,
+			      struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!k->present || !k->run.known || k->run.v == 1)
+		return;
+	int64_t guests = 0, ram = 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const char *why = is_vm(vm) ? ksm_unmergeable_reason(&vm->cfg, &vm->mem, k) : NULL;
+		if (why && !strcmp(why, "ksm-stopped")) {
+			guests++;
+			ram += vm->cfg.guest_ram_bytes.known ? vm->cfg.guest_ram_bytes.v : 0;
+		}
+	}
+	if (guests < KSM_STOPPED_MIN_GUESTS)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "KSM is stopped while %lld guests offer their RAM to it",
+				       (long long)guests);
+	ev_int(f, "run", k->run);
+	ev_int(f, "mergeable_guests", MAYBE(guests));
+	ev_bytes(f, "guest_ram_bytes", MAYBE(ram));
+	ev_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
+	ev_bytes(f, "mem_total_bytes", e->host.mem.mem_total);
+	ev_str(f, "same_image", "not estimated: vmhost does not read guest disks; 'vmhost bench ksm' measures the gain");
+	advise(f, "if the guests run the same OS image, start KSM: echo 1 > /sys/kernel/mm/ksm/run (or "
+		  "'vmhost ksm tune', which keeps ksmd within a CPU budget)");
+}
+
+static void check_ksm_tuners(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!e->ksmtuned_pid || strcmp(k->advisor_mode, "scan-time"))
+		return;
+	struct doctor_finding *f = add(out, r, e->ksmtuned_pid, NULL,
+				       "ksmtuned and the kernel's KSM advisor both tune pages_to_scan");
+	ev_int(f, "ksmtuned_pid", MAYBE(e->ksmtuned_pid));
+	ev_str(f, "advisor_mode", k->advisor_mode);
+	ev_int(f, "pages_to_scan", k->pages_to_scan);
+	advise(f, "keep one tuner: echo none > /sys/kernel/mm/ksm/advisor_mode, or stop ksmtuned "
+		  "(systemctl disable --now ksmtuned)");
+}
+
+static void check_unmergeable(const struct doctor_rule *r, const struct doctor_evidence *e,
+			      struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!ksm_running(k))
+		return;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const char *why = is_vm(vm) ? ksm_unmergeable_reason(&vm->cfg, &vm->mem, k) : NULL;
+		if (!why)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "KSM runs but cannot merge this VM's RAM (%s)",
+					       why);
+		ev_str(f, "ksm_unmergeable_reason", why);
+		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		ev_int(f, "ksm_mergeable", ksm_process_mergeable(&vm->mem));
+		if (!strcmp(why, "mem-merge-off"))
+			advise(f, "drop mem-merge=off from -machine (libvirt: remove <nosharepages/>) if its memory may be "
+				  "shared with other guests");
+		else if (!strcmp(why, "hugetlbfs"))
+			advise(f, "hugetlbfs pages never merge: keep huge pages for this VM, or back its RAM with anonymous "
+				  "memory (THP) if merging saves more");
+		else if (!strcmp(why, "shared-memory"))
+			advise(f, "shared (share=on, memfd) RAM never merges: use share=off where no vhost-user or "
+				  "virtiofs device needs it");
+		else
+			advise(f, "the VMM does not mark its RAM mergeable: QEMU -machine mem-merge=on; other VMMs: "
+				  "prctl(PR_SET_MEMORY_MERGE) from a wrapper, or leave KSM to the guests that can merge");
+	}
+}
+
+static void check_merge_across_nodes(const struct doctor_rule *r, const struct doctor_evidence *e,
+				     struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!ksm_running(k) || !k->merge_across_nodes.known || k->merge_across_nodes.v != 1 || e->numa_nodes < 2)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "KSM merges pages across %d NUMA nodes", e->numa_nodes);
+	ev_int(f, "merge_across_nodes", k->merge_across_nodes);
+	ev_int(f, "numa_nodes", MAYBE(e->numa_nodes));
+	ev_int(f, "pages_sharing", k->pages_sharing);
+	advise(f, "guests then read merged pages from a remote node; for NUMA-pinned guests: echo 2 > "
+		  "/sys/kernel/mm/ksm/run; echo 0 > /sys/kernel/mm/ksm/merge_across_nodes; echo 1 > "
+		  "/sys/kernel/mm/ksm/run");
+}
+
+static void check_zero_pages(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!ksm_running(k) || !k->use_zero_pages.known || k->use_zero_pages.v != 0 || !k->stable_node_dups.known ||
+	    k->stable_node_dups.v <= 0)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL,
+				       "KSM chains pages shared beyond max_page_sharing (empty pages, most likely)");
+	ev_int(f, "use_zero_pages", k->use_zero_pages);
+	ev_int(f, "stable_node_chains", k->stable_node_chains);
+	ev_int(f, "stable_node_dups", k->stable_node_dups);
+	ev_int(f, "max_page_sharing", k->max_page_sharing);
+	advise(f, "map empty pages to the kernel's zero page instead of KSM chains: echo 1 > "
+		  "/sys/kernel/mm/ksm/use_zero_pages");
+}
+
+/* ---- growth ---- */
+
+static void check_growth(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; e->growth_known && i < e->ngrowth; i++) {
+		const struct doctor_growth *g = &e->growth[i];
+		struct doctor_finding *f = add(out, r, g->pid, g->name, "memory beyond guest RAM grows %.1f MiB per hour",
+					       g->bytes_per_hour / MiB);
+		ev_bytes(f, "overhead_growth_bytes_per_hour", bytes_of(g->bytes_per_hour));
+		ev_bytes(f, "growth_bytes", bytes_of(g->growth_bytes));
+		ev_bytes(f, "overhead_bytes", g->overhead_bytes);
+		ev_num(f, "since_seconds", DV_TIME, g->first_seconds);
+		ev_int(f, "samples", MAYBE((int64_t)g->samples));
+		advise(f, "the VMM leaks or caches: 'vmhost report --db FILE --out r.html' charts it; check its block "
+			  "cache (cache=none or a bounded l2-cache-size) and plan a restart or live migration");
+	}
+}
+
+/* ---- KVM ---- */
+
+static bool param_off(const char *v) { return v && (!strcmp(v, "N") || !strcmp(v, "0")); }
+
+static void check_kvm_param(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const char *v = e->kvm.loaded ? kvm_host_param(&e->kvm, r->arg) : NULL;
+	if (!param_off(v))
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "%s: %s is off", e->kvm.module, r->arg);
+	ev_str(f, "module", e->kvm.module);
+	ev_str(f, "parameter", r->arg);
+	ev_str(f, "value", v);
+	ev_int(f, "vms", MAYBE((int64_t)e->vms.n));
+	advise(f, "every guest runs slower without it (shadow paging, TLB flushes or emulated interrupts): "
+		  "echo 'options %s %s=1' > /etc/modprobe.d/vmhost-kvm.conf, then reload %s with no VM running; "
+		  "if it stays off, the CPU or the hypervisor below lacks it", e->kvm.module, r->arg, e->kvm.module);
+}
+
+static void check_exits(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	static const char *const kinds[] = {"I/O", "MMIO", "halt"};
+	static const char *const why[] = {
+		"port I/O exits: an emulated device (IDE, legacy serial, PIT) is polled; use virtio devices "
+		"(virtio-blk, virtio-net, virtio-serial) and virtio drivers in the guest",
+		"MMIO exits: an emulated device or a virtio device without ioeventfd; use virtio-*-pci with "
+		"ioeventfd=on and check the guest loaded virtio drivers",
+		"halt exits: the guest idles with HLT and each wake-up costs an exit; harmless when idle, for "
+		"latency-sensitive guests raise halt_poll_ns or use the guest's cpuidle-haltpoll",
+	};
+	for (size_t i = 0; i < e->nexits; i++) {
+		const struct doctor_exits *x = &e->exits[i];
+		double total = (double)x->exits.v;
+		bool busy = x->over_interval ? total / x->seconds >= EXITS_MIN_PER_SECOND : total >= EXITS_MIN_LIFETIME;
+		if (!busy || total <= 0)
+			continue;
+		const maybe_i64 parts[3] = {x->io_exits, x->mmio_exits, x->halt_exits};
+		int top = -1;
+		for (int k = 0; k < 3; k++)
+			if (parts[k].known && (double)parts[k].v >= EXITS_DOMINANT_SHARE * total &&
+			    (top < 0 || parts[k].v > parts[top].v))
+				top = k;
+		if (top < 0)
+			continue;
+		struct doctor_finding *f = add(out, r, x->pid, x->name, "%.0f%% of its KVM exits are %s exits",
+					       100.0 * (double)parts[top].v / total, kinds[top]);
+		ev_str(f, "kind", kinds[top]);
+		ev_int(f, "exits", x->exits);
+		ev_int(f, "io_exits", x->io_exits);
+		ev_int(f, "mmio_exits", x->mmio_exits);
+		ev_int(f, "halt_exits", x->halt_exits);
+		if (x->over_interval)
+			ev_num(f, "exits_per_second", DV_FLOAT, total / x->seconds);
+		ev_str(f, "over", x->over_interval ? "interval" : "lifetime");
+		advise(f, "%s", why[top]);
+	}
+}
+
+static void check_vcpu_wait(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	bool interval = e->interval_seconds > 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		double run = 0, wait = 0;
+		for (size_t k = 0; k < vm->cpu.nvcpus; k++) {
+			const struct vcpu *c = &vm->cpu.vcpus[k];
+			run += interval ? c->cpu_percent : c->cpu_seconds;
+			wait += interval ? c->wait_percent : c->wait_seconds;
+		}
+		double busy = run + wait;
+		if (!vm->cpu.nvcpus || !isfinite(busy) ||
+		    busy < (interval ? VCPU_WAIT_MIN_BUSY_PERCENT : VCPU_WAIT_MIN_BUSY_SECONDS) ||
+		    wait < VCPU_WAIT_SHARE * busy)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+					       "its vCPUs waited for a host CPU %.0f%% of the time they wanted one",
+					       100.0 * wait / busy);
+		ev_num(f, "vcpu_wait_share_percent", DV_PERCENT, 100.0 * wait / busy);
+		ev_int(f, "vcpus", MAYBE((int64_t)vm->cpu.nvcpus));
+		if (interval) {
+			ev_num(f, "vcpu_cpu_percent", DV_PERCENT, run);
+			ev_num(f, "vcpu_wait_percent", DV_PERCENT, wait);
+		} else {
+			ev_num(f, "vcpu_cpu_seconds", DV_SECONDS, run);
+			ev_num(f, "vcpu_wait_seconds", DV_SECONDS, wait);
+		}
+		ev_str(f, "over", interval ? "interval" : "lifetime");
+		advise(f, "the guest sees this as steal time: give the host's CPUs fewer runnable threads (fewer vCPUs, "
+			  "see vcpus-overcommit), pin its vCPUs apart from busy ones (virsh vcpupin, cpuset), or move it");
+	}
+}
+
+static void check_overcommit(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	if (e->host_cpus <= 0)
+		return;
+	int64_t vcpus = 0, vms = 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		vcpus += (int64_t)e->vms.vms[i].cpu.nvcpus;
+		vms += e->vms.vms[i].cpu.nvcpus > 0;
+	}
+	if (vcpus <= e->host_cpus)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "%lld vCPUs on %d host CPUs", (long long)vcpus, e->host_cpus);
+	ev_int(f, "vcpus", MAYBE(vcpus));
+	ev_int(f, "host_cpus", MAYBE(e->host_cpus));
+	ev_num(f, "ratio", DV_FLOAT, (double)vcpus / e->host_cpus);
+	ev_int(f, "vms", MAYBE(vms));
+	advise(f, "fine while the guests idle; when they are busy their vCPUs wait (see vcpu-wait-high): give "
+		  "guests fewer vCPUs or move some to another host");
+}
+
+/* ---- memory ---- */
+
+static void check_oom(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!vm->cg.oom_kills.known || vm->cg.oom_kills.v <= 0)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "the kernel OOM-killed in this VM's cgroup %lld time%s",
+					       (long long)vm->cg.oom_kills.v, vm->cg.oom_kills.v == 1 ? "" : "s");
+		ev_int(f, "oom_kills", vm->cg.oom_kills);
+		ev_bytes(f, "cgroup_memory_bytes", vm->cg.memory_bytes);
+		ev_bytes(f, "cgroup_memory_limit_bytes", vm->cg.limit_bytes);
+		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		ev_str(f, "cgroup", vm->cgroup);
+		advise(f, "raise the scope's memory limit above guest RAM plus the VMM's overhead (libvirt "
+			  "<memtune><hard_limit>, systemd MemoryMax=), or lower the guest's RAM");
+	}
+}
+
+static void check_near_limit(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const struct vm_cgroup *cg = &vm->cg;
+		if (!cg->memory_bytes.known || !cg->limit_bytes.known || cg->limit_bytes.v <= 0 ||
+		    (double)cg->memory_bytes.v < CGROUP_NEAR_LIMIT_SHARE * (double)cg->limit_bytes.v)
+			continue;
+		double pct = 100.0 * (double)cg->memory_bytes.v / (double)cg->limit_bytes.v;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "its cgroup is at %.0f%% of its memory limit", pct);
+		ev_bytes(f, "cgroup_memory_bytes", cg->memory_bytes);
+		ev_bytes(f, "cgroup_memory_limit_bytes", cg->limit_bytes);
+		ev_num(f, "used_percent", DV_PERCENT, pct);
+		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		ev_str(f, "cgroup", vm->cgroup);
+		advise(f, "the kernel reclaims (and then OOM-kills) inside the scope: raise its memory limit above guest "
+			  "RAM plus overhead, or find what grows ('vmhost growth')");
+	}
+}
+
+static void check_swap(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!is_vm(vm) || !vm->mem.swap.known || (double)vm->mem.swap.v < SWAP_MIN_BYTES)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "%.0f MiB of it is swapped out",
+					       (double)vm->mem.swap.v / MiB);
+		ev_bytes(f, "swap_bytes", vm->mem.swap);
+		ev_bytes(f, "rss_bytes", vm->mem.rss);
+		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		ev_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
+		advise(f, "guest memory on host swap stalls the guest on every touch: free host memory (KSM, balloon, "
+			  "fewer guests), or give the VM a memory limit it fits in");
+	}
+}
+
+static void check_thp_never(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	if (strcmp(e->thp_mode, "never"))
+		return;
+	int64_t vms = 0, ram = 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (is_vm(vm) && !vm->cfg.ram_hugetlb) {
+			vms++;
+			ram += vm->cfg.guest_ram_bytes.known ? vm->cfg.guest_ram_bytes.v : 0;
+		}
+	}
+	if (!vms)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "guest RAM of %lld VM%s is on 4 KiB pages (THP is never)",
+				       (long long)vms, vms == 1 ? "" : "s");
+	ev_str(f, "transparent_hugepage", e->thp_mode);
+	ev_int(f, "vms", MAYBE(vms));
+	ev_bytes(f, "guest_ram_bytes", MAYBE(ram));
+	advise(f, "every guest TLB miss walks two 4 KiB page tables: echo madvise > "
+		  "/sys/kernel/mm/transparent_hugepage/enabled (QEMU asks for huge pages with madvise)");
+}
+
+static void check_hugepages(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const struct meminfo *m = &e->host.mem;
+	if (!m->hugepages_total.known || !m->hugepages_free.known || !m->hugepage_size.known ||
+	    m->hugepages_total.v <= 0)
+		return;
+	double unused = (double)m->hugepages_free.v * (double)m->hugepage_size.v;
+	if (unused < HUGEPAGES_UNUSED_MIN_BYTES)
+		return;
+	int64_t users = 0;
+	for (size_t i = 0; i < e->vms.n; i++)
+		users += e->vms.vms[i].cfg.ram_hugetlb;
+	struct doctor_finding *f = add(out, r, 0, NULL, "%.1f GiB of reserved huge pages are unused", unused / GiB);
+	ev_int(f, "hugepages_total", m->hugepages_total);
+	ev_int(f, "hugepages_free", m->hugepages_free);
+	ev_bytes(f, "hugepage_size_bytes", m->hugepage_size);
+	ev_bytes(f, "unused_bytes", bytes_of(unused));
+	ev_int(f, "vms_on_hugetlbfs", MAYBE(users));
+	advise(f, "reserved huge pages are lost to everything else: lower vm.nr_hugepages (sysctl -w "
+		  "vm.nr_hugepages=N) to what the VMs use, or back guests with them (-object "
+		  "memory-backend-file,mem-path=/dev/hugepages)");
+}
+
+/* ---- accounting cost ---- */
+
+static void check_smaps(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	if (!e->nsmaps)
+		return;
+	double sum = 0, max = 0;
+	for (size_t i = 0; i < e->nsmaps; i++) {
+		sum += e->smaps[i].seconds;
+		max = e->smaps[i].seconds > max ? e->smaps[i].seconds : max;
+	}
+	double mean = sum / (double)e->nsmaps;
+	if (mean < SMAPS_SLOW_SECONDS)
+		return;
+	size_t vms = 0;
+	for (size_t i = 0; i < e->vms.n; i++)
+		vms += is_vm(&e->vms.vms[i]);
+	struct doctor_finding *f = add(out, r, 0, NULL, "reading smaps_rollup takes %.1f ms per VM", mean * 1000);
+	ev_int(f, "sampled_vms", MAYBE((int64_t)e->nsmaps));
+	ev_num(f, "mean_seconds", DV_SECONDS, mean);
+	ev_num(f, "max_seconds", DV_SECONDS, max);
+	ev_int(f, "vms", MAYBE((int64_t)vms));
+	ev_num(f, "all_vms_seconds", DV_SECONDS, mean * (double)vms);
+	advise(f, "a poller that reads every VM's smaps_rollup (PSS) holds each VM's mm lock that long: use the "
+		  "counters (vmhost mem, status and ksm_stat) or sampled PSS (vmhost mem --pss-budget) and read "
+		  "smaps_rollup rarely");
+}
+
+const struct doctor_rule doctor_rules[] = {
+	{"vm-oom-kills", DOCTOR_CRITICAL, NULL, check_oom, "OOM kills in a VM's cgroup"},
+	{"kvm-ept-off", DOCTOR_WARNING, "ept", check_kvm_param, "kvm_intel ept off"},
+	{"kvm-npt-off", DOCTOR_WARNING, "npt", check_kvm_param, "kvm_amd npt off"},
+	{"kvm-vpid-off", DOCTOR_WARNING, "vpid", check_kvm_param, "kvm_intel vpid off"},
+	{"kvm-apicv-off", DOCTOR_WARNING, "enable_apicv", check_kvm_param, "kvm_intel enable_apicv off"},
+	{"kvm-unrestricted-guest-off", DOCTOR_WARNING, "unrestricted_guest", check_kvm_param,
+	 "kvm_intel unrestricted_guest off"},
+	{"vm-near-cgroup-limit", DOCTOR_WARNING, NULL, check_near_limit, "a VM's cgroup near its memory limit"},
+	{"vm-swapping", DOCTOR_WARNING, NULL, check_swap, "guest memory on host swap"},
+	{"vcpu-wait-high", DOCTOR_WARNING, NULL, check_vcpu_wait, "vCPUs waiting for host CPUs"},
+	{"vm-overhead-growing", DOCTOR_WARNING, NULL, check_growth, "a VM flagged by 'vmhost growth' (--db)"},
+	{"ksm-cpu-without-gain", DOCTOR_WARNING, NULL, check_ksm_cpu, "ksmd CPU for little or no gain"},
+	{"ksm-tuners-fighting", DOCTOR_WARNING, NULL, check_ksm_tuners, "ksmtuned and the KSM advisor both tuning"},
+	{"hugepages-unused", DOCTOR_WARNING, NULL, check_hugepages, "reserved huge pages left unused"},
+	{"accounting-smaps-slow", DOCTOR_WARNING, NULL, check_smaps, "smaps_rollup slow per VM"},
+	{"ksm-stopped-with-guests", DOCTOR_INFO, NULL, check_ksm_stopped, "KSM stopped while guests could merge"},
+	{"vm-ksm-unmergeable", DOCTOR_INFO, NULL, check_unmergeable, "a VM whose RAM KSM cannot merge, and why"},
+	{"ksm-merge-across-nodes", DOCTOR_INFO, NULL, check_merge_across_nodes, "KSM merging across NUMA nodes"},
+	{"ksm-zero-pages-chained", DOCTOR_INFO, NULL, check_zero_pages, "use_zero_pages off while KSM chains pages"},
+	{"vm-exits-dominated", DOCTOR_INFO, NULL, check_exits, "a VM's exits dominated by I/O, MMIO or halt"},
+	{"vcpus-overcommit", DOCTOR_INFO, NULL, check_overcommit, "more vCPUs than host CPUs"},
+	{"thp-never", DOCTOR_INFO, NULL, check_thp_never, "guest RAM on 4 KiB pages: THP never"},
+};
+const size_t doctor_nrules = sizeof(doctor_rules) / sizeof(doctor_rules[0]);
+
+int doctor_check(const struct doctor_evidence *e, struct doctor_findings *ret)
+{
+	struct doctor_findings f = {0};
+	for (size_t i = 0; i < doctor_nrules; i++)
+		doctor_rules[i].check(&doctor_rules[i], e, &f);
+	if (f.err) {
+		doctor_findings_free(&f);
+		return f.err;
+	}
+	/* Severity first; within one, the order rules and VMs were checked in (a stable bucket pass). */
+	struct doctor_finding *sorted = f.n ? malloc(f.n * sizeof(*sorted)) : NULL;
+	if (f.n && !sorted) {
+		doctor_findings_free(&f);
+		return -ENOMEM;
+	}
+	size_t w = 0;
+	for (int s = DOCTOR_CRITICAL; s >= DOCTOR_INFO; s--)
+		for (size_t i = 0; i < f.n; i++)
+			if ((int)f.v[i].severity == s)
+				sorted[w++] = f.v[i];
+	free(f.v);
+	f.v = sorted;
+	f.cap = f.n;
+	*ret = f;
+	return 0;
+}
+
+void doctor_findings_free(struct doctor_findings *f)
+{
+	free(f->v);
+	f->v = NULL;
+	f->n = f->cap = 0;
+}

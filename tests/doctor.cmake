@@ -1,0 +1,2 @@
+# vmhost doctor (src/core/doctor.c, src/out/doctor_view.c, src/cmd/doctor.c).
+vmhost_script_test(doctor_fixtures cli/doctor_fixtures.sh "cli;sanitize")
