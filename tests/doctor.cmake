@@ -1,2 +1,3 @@
 # vmhost doctor (src/core/doctor.c, src/out/doctor_view.c, src/cmd/doctor.c).
 vmhost_script_test(doctor_fixtures cli/doctor_fixtures.sh "cli;sanitize")
+vmhost_script_test(doctor_live live/doctor_live.sh "live" ksm)

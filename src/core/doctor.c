@@ -581,6 +581,15 @@ static void check_overcommit(const struct doctor_rule *r, const struct doctor_ev
 
 /* ---- memory ---- */
 
+/* The scope's figures, for the findings about it. */
+static void ev_cgroup(struct doctor_finding *f, const struct vm *vm)
+{
+	ev_bytes(f, "cgroup_memory_bytes", vm->cg.memory_bytes);
+	ev_bytes(f, "cgroup_memory_limit_bytes", vm->cg.limit_bytes);
+	ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+	ev_str(f, "cgroup", vm->cgroup);
+}
+
 static void check_oom(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	for (size_t i = 0; i < e->vms.n; i++) {
@@ -590,10 +599,7 @@ static void check_oom(const struct doctor_rule *r, const struct doctor_evidence 
 		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "the kernel OOM-killed in this VM's cgroup %lld time%s",
 					       (long long)vm->cg.oom_kills.v, vm->cg.oom_kills.v == 1 ? "" : "s");
 		ev_int(f, "oom_kills", vm->cg.oom_kills);
-		ev_bytes(f, "cgroup_memory_bytes", vm->cg.memory_bytes);
-		ev_bytes(f, "cgroup_memory_limit_bytes", vm->cg.limit_bytes);
-		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
-		ev_str(f, "cgroup", vm->cgroup);
+		ev_cgroup(f, vm);
 		advise(f, "raise the scope's memory limit above guest RAM plus the VMM's overhead (libvirt "
 			  "<memtune><hard_limit>, systemd MemoryMax=), or lower the guest's RAM");
 	}
@@ -609,11 +615,8 @@ static void check_near_limit(const struct doctor_rule *r, const struct doctor_ev
 			continue;
 		double pct = 100.0 * (double)cg->memory_bytes.v / (double)cg->limit_bytes.v;
 		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "its cgroup is at %.0f%% of its memory limit", pct);
-		ev_bytes(f, "cgroup_memory_bytes", cg->memory_bytes);
-		ev_bytes(f, "cgroup_memory_limit_bytes", cg->limit_bytes);
 		ev_num(f, "used_percent", DV_PERCENT, pct);
-		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
-		ev_str(f, "cgroup", vm->cgroup);
+		ev_cgroup(f, vm);
 		advise(f, "the kernel reclaims (and then OOM-kills) inside the scope: raise its memory limit above guest "
 			  "RAM plus overhead, or find what grows ('vmhost growth')");
 	}

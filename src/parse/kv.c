@@ -212,35 +212,27 @@ int parse_sysfs_choice(const char *buf, char *ret, size_t cap)
 	return 0;
 }
 
+/* A decimal number at buf[*i] (digits only, at most 9); advances *i. -1 when there is none. */
+static long cpu_number(const char *buf, size_t len, size_t *i)
+{
+	long v = 0;
+	size_t start = *i;
+	while (*i < len && buf[*i] >= '0' && buf[*i] <= '9' && *i - start < 9)
+		v = v * 10 + (buf[(*i)++] - '0');
+	return *i == start || (*i < len && buf[*i] >= '0' && buf[*i] <= '9') ? -1 : v;
+}
+
 int parse_cpu_list_count(const char *buf, size_t len)
 {
 	long n = 0;
 	size_t i = 0;
 	while (i < len && buf[i] != '\n') {
-		char *end;
-		char num[24];
-		size_t l = 0;
-		while (i + l < len && buf[i + l] >= '0' && buf[i + l] <= '9' && l < sizeof(num) - 1)
-			l++;
-		if (!l)
-			return -EINVAL;
-		memcpy(num, buf + i, l);
-		num[l] = '\0';
-		long a = strtol(num, &end, 10), b = a;
-		i += l;
-		if (i < len && buf[i] == '-') {
+		long a = cpu_number(buf, len, &i), b = a;
+		if (a >= 0 && i < len && buf[i] == '-') {
 			i++;
-			l = 0;
-			while (i + l < len && buf[i + l] >= '0' && buf[i + l] <= '9' && l < sizeof(num) - 1)
-				l++;
-			if (!l)
-				return -EINVAL;
-			memcpy(num, buf + i, l);
-			num[l] = '\0';
-			b = strtol(num, &end, 10);
-			i += l;
+			b = cpu_number(buf, len, &i);
 		}
-		if (b < a || b - a > 65536)
+		if (a < 0 || b < a || b - a > 65536)
 			return -EINVAL;
 		n += b - a + 1;
 		if (n > 1 << 20)
