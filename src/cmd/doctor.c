@@ -1,6 +1,7 @@
 /* vmhost doctor: what is wrong with this host's VMs, with the evidence and the fix. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 
 struct doctor_cmd_opts {
 	const char *db;           /* --db: also judge the recorded history */
+	double warmup_seconds;    /* --warmup: growth's warm-up (NaN: growth's default) */
 	bool fail_on_set;         /* --fail-on */
 	enum doctor_severity fail_on;
 	bool list;                /* --list: the rules */
@@ -19,14 +21,16 @@ struct doctor_cmd_opts {
 
 static void doctor_help(void)
 {
-	printf("usage: vmhost doctor [--db FILE] [--fail-on info|warning|critical] [--interval SEC]\n"
-	       "                     [--smaps-budget SEC] [--list] [--json]\n"
+	printf("usage: vmhost doctor [--db FILE [--warmup SEC]] [--fail-on info|warning|critical]\n"
+	       "                     [--interval SEC] [--smaps-budget SEC] [--list] [--json]\n"
 	       "\n"
 	       "One pass over the host and its VMs (and, with --db, over the recorded history): a list\n"
 	       "of findings, critical first, each with the VM it concerns (or the host), the figures\n"
 	       "that prove it and the fix. \"no findings\" when all is well.\n"
 	       "\n"
 	       "  --db FILE          also flag VMs that 'vmhost growth' flags in FILE (vmhost record)\n"
+	       "  --warmup SEC       with --db: a VM's first SEC are not judged, as in 'vmhost growth'\n"
+	       "                     [600]\n"
 	       "  --fail-on LEVEL    exit 1 when a finding is at least this severe (info, warning,\n"
 	       "                     critical); without it doctor exits 0 whatever it finds\n"
 	       "  --interval SEC     observe this long for the rates (ksmd CPU, merges, vCPU wait,\n"
@@ -44,6 +48,7 @@ static int parse_doctor_opts(struct ctx *ctx, int argc, char **argv, struct doct
 	static const struct option longopts[] = {
 		{"db", required_argument, NULL, 'd'},
 		{"fail-on", required_argument, NULL, 'f'},
+		{"warmup", required_argument, NULL, 'w'},
 		{"interval", required_argument, NULL, 'i'},
 		{"smaps-budget", required_argument, NULL, 's'},
 		{"list", no_argument, NULL, 'l'},
@@ -52,7 +57,7 @@ static int parse_doctor_opts(struct ctx *ctx, int argc, char **argv, struct doct
 	};
 	args_reset();
 	int c;
-	while ((c = getopt_long(argc, argv, "+d:f:i:s:lh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+d:f:w:i:s:lh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': o->db = optarg; break;
 		case 'f':
@@ -60,11 +65,13 @@ static int parse_doctor_opts(struct ctx *ctx, int argc, char **argv, struct doct
 				return usage_error(ctx, "--fail-on takes info, warning or critical, not '%s'", optarg);
 			o->fail_on_set = true;
 			break;
+		case 'w':
+			if (arg_seconds0(optarg, &o->warmup_seconds) < 0)
+				return usage_error(ctx, "--warmup takes seconds, not '%s'", optarg);
+			break;
 		case 'i':
-			if (strcmp(optarg, "0") && arg_seconds(optarg, &o->gather.interval_seconds) < 0)
+			if (arg_seconds0(optarg, &o->gather.interval_seconds) < 0)
 				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5, or 0), not '%s'", optarg);
-			if (!strcmp(optarg, "0"))
-				o->gather.interval_seconds = 0;
 			break;
 		case 's': {
 			char *end;
@@ -83,10 +90,12 @@ static int parse_doctor_opts(struct ctx *ctx, int argc, char **argv, struct doct
 }
 
 /* The VMs `vmhost growth` flags in the database, with its default thresholds. */
-static int read_growth(const struct ctx *ctx, const char *db, struct doctor_evidence *e)
+static int read_growth(const struct ctx *ctx, const char *db, double warmup, struct doctor_evidence *e)
 {
 	struct growth_scan_opts go = growth_scan_defaults();
 	go.db = db;
+	if (!isnan(warmup))
+		go.params.warmup_seconds = warmup;
 	struct growth_scan g;
 	const char *what;
 	int r = growth_scan_run(&go, &g, &what);
@@ -115,7 +124,7 @@ static int read_growth(const struct ctx *ctx, const char *db, struct doctor_evid
 
 int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 {
-	struct doctor_cmd_opts o = {.gather = {.interval_seconds = 1, .smaps_budget_seconds = 0.05}};
+	struct doctor_cmd_opts o = {.warmup_seconds = NAN, .gather = {.interval_seconds = 1, .smaps_budget_seconds = 0.05}};
 	bool help = false;
 	int rc = parse_doctor_opts(ctx, argc, argv, &o, &help);
 	if (rc != EXIT_OK)
@@ -143,7 +152,7 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	if (e.vms.denied)
 		warn(ctx, "no permission to read some /proc files of %u process%s (their findings may be missing); run as root",
 		     e.vms.denied, e.vms.denied == 1 ? "" : "es");
-	if (o.db && (rc = read_growth(ctx, o.db, &e)) != EXIT_OK) {
+	if (o.db && (rc = read_growth(ctx, o.db, o.warmup_seconds, &e)) != EXIT_OK) {
 		doctor_evidence_free(&e);
 		return rc;
 	}
