@@ -2,3 +2,4 @@
 vmhost_script_test(doctor_fixtures cli/doctor_fixtures.sh "cli;sanitize")
 vmhost_script_test(doctor_live live/doctor_live.sh "live" ksm)
 vmhost_script_test(doctor_growth_live live/doctor_growth.sh "live")
+vmhost_script_test(doctor_vcpu_live live/doctor_vcpu.sh "live")
