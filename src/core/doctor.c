@@ -72,15 +72,34 @@ static const struct vm *vm_by_pid(const struct vm_list *l, pid_t pid)
 	return NULL;
 }
 
-/* Exits of each VM from debugfs: over the interval between a and b, or b's totals (a NULL). */
+/* The counter of each exit kind (DOCTOR_EXIT_*), its name in evidence and what it usually means. */
+static const struct {
+	const char *counter, *kind, *why;
+} exit_kinds[DOCTOR_EXIT_NKINDS] = {
+	[DOCTOR_EXIT_IO] = {"io_exits", "I/O",
+			    "port I/O exits: an emulated device (IDE, legacy serial, PIT) is polled; use virtio devices "
+			    "(virtio-blk, virtio-net, virtio-serial) and virtio drivers in the guest"},
+	[DOCTOR_EXIT_MMIO] = {"mmio_exits", "MMIO",
+			      "MMIO exits: an emulated device or a virtio device without ioeventfd; use virtio-*-pci "
+			      "with ioeventfd=on and check the guest loaded virtio drivers"},
+	[DOCTOR_EXIT_HALT] = {"halt_exits", "halt",
+			      "halt exits: the guest idles with HLT and each wake-up costs an exit; harmless when idle, "
+			      "for latency-sensitive guests raise halt_poll_ns or use the guest's cpuidle-haltpoll"},
+	[DOCTOR_EXIT_EMULATION] = {"insn_emulation", "emulation",
+				   "KVM emulates the guest's instructions in software: a guest left in real mode "
+				   "(firmware, boot loader) where unrestricted_guest is off or the hypervisor below "
+				   "(nested, PVM) lacks it; check kvm-unrestricted-guest-off and that the guest boots "
+				   "past its firmware"},
+};
+
+/* Exits of each VM (debugfs, or QMP): over the interval between a and b, or b's totals (a NULL). */
 static int exits_from(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_sample *b,
 		      const struct vm_list *vms, struct doctor_evidence *e)
 {
-	static const char *const names[] = {"exits", "io_exits", "mmio_exits", "halt_exits"};
-	int idx[4];
-	for (int k = 0; k < 4; k++)
-		idx[k] = kvm_counter_index(kr, names[k]);
-	if (idx[0] < 0)
+	int total_idx = kvm_counter_index(kr, "exits"), idx[DOCTOR_EXIT_NKINDS];
+	for (int k = 0; k < DOCTOR_EXIT_NKINDS; k++)
+		idx[k] = kvm_counter_index(kr, exit_kinds[k].counter);
+	if (total_idx < 0)
 		return 0;
 	e->exits = calloc(b->nvms ? b->nvms : 1, sizeof(*e->exits));
 	if (!e->exits)
@@ -95,17 +114,15 @@ static int exits_from(const struct kvm_reader *kr, const struct kvm_sample *a, c
 		*x = (struct doctor_exits){.pid = now->pid, .over_interval = a != NULL, .seconds = seconds};
 		const struct vm *vm = vm_by_pid(vms, now->pid);
 		snprintf(x->name, sizeof(x->name), "%s", vm ? vm->cfg.name : now->name);
-		maybe_i64 *out[4] = {&x->exits, &x->io_exits, &x->mmio_exits, &x->halt_exits};
-		for (int k = 0; k < 4; k++) {
-			if (idx[k] < 0) {
-				*out[k] = UNKNOWN;
-			} else if (!a) {
-				*out[k] = now->values[idx[k]];
-			} else {
-				struct kvm_change c = kvm_change(kvm_counter_kind(kr, (size_t)idx[k]), was->values[idx[k]],
-								 now->values[idx[k]], seconds, kvm_vm_appeared(was, now));
-				*out[k] = c.delta;
-			}
+		for (int k = -1; k < DOCTOR_EXIT_NKINDS; k++) {
+			int c = k < 0 ? total_idx : idx[k];
+			maybe_i64 v = UNKNOWN;
+			if (c >= 0 && !a)
+				v = now->values[c];
+			else if (c >= 0)
+				v = kvm_change(kvm_counter_kind(kr, (size_t)c), was->values[c], now->values[c], seconds,
+					       kvm_vm_appeared(was, now)).delta;
+			*(k < 0 ? &x->exits : &x->kinds[k]) = v;
 		}
 		if (x->exits.known)
 			e->nexits++;
@@ -162,12 +179,12 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 	ksm_sampler_init(&ks, root);
 	bool ksm = ksm_sample_take(&ks, &e.ksm_before) == 0;
 
-	/* debugfs only: a QMP visit per VM is more than a quick look should cost. */
+	/* debugfs, else QEMU's query-stats (one short QMP visit per VM with a socket and read). */
 	struct kvm_reader *kr = NULL;
 	enum kvm_avail why;
 	struct kvm_sample ka = {0}, kb = {0};
 	bool have_ka = false;
-	if (kvm_reader_open(root, &kr, &why) < 0) {
+	if (kvm_reader_open_with(root, KVM_READ_QMP, &kr, &why) < 0) {
 		kr = NULL;
 		snprintf(e.kvm_counters_why, sizeof(e.kvm_counters_why), "%s", kvm_avail_hint(why));
 	} else if (interval) {
@@ -488,40 +505,34 @@ static void check_kvm_param(const struct doctor_rule *r, const struct doctor_evi
 
 static void check_exits(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
-	static const char *const kinds[] = {"I/O", "MMIO", "halt"};
-	static const char *const why[] = {
-		"port I/O exits: an emulated device (IDE, legacy serial, PIT) is polled; use virtio devices "
-		"(virtio-blk, virtio-net, virtio-serial) and virtio drivers in the guest",
-		"MMIO exits: an emulated device or a virtio device without ioeventfd; use virtio-*-pci with "
-		"ioeventfd=on and check the guest loaded virtio drivers",
-		"halt exits: the guest idles with HLT and each wake-up costs an exit; harmless when idle, for "
-		"latency-sensitive guests raise halt_poll_ns or use the guest's cpuidle-haltpoll",
-	};
 	for (size_t i = 0; i < e->nexits; i++) {
 		const struct doctor_exits *x = &e->exits[i];
 		double total = (double)x->exits.v;
 		bool busy = x->over_interval ? total / x->seconds >= EXITS_MIN_PER_SECOND : total >= EXITS_MIN_LIFETIME;
 		if (!busy || total <= 0)
 			continue;
-		const maybe_i64 parts[3] = {x->io_exits, x->mmio_exits, x->halt_exits};
+		/* An exit kind first; emulation (counted per instruction, not per exit) when none dominates. */
 		int top = -1;
-		for (int k = 0; k < 3; k++)
-			if (parts[k].known && (double)parts[k].v >= EXITS_DOMINANT_SHARE * total &&
-			    (top < 0 || parts[k].v > parts[top].v))
+		for (int k = 0; k < DOCTOR_EXIT_NKINDS && (top < 0 || k != DOCTOR_EXIT_EMULATION); k++)
+			if (x->kinds[k].known && (double)x->kinds[k].v >= EXITS_DOMINANT_SHARE * total &&
+			    (top < 0 || x->kinds[k].v > x->kinds[top].v))
 				top = k;
 		if (top < 0)
 			continue;
-		struct doctor_finding *f = add(out, r, x->pid, x->name, "%.0f%% of its KVM exits are %s exits",
-					       100.0 * (double)parts[top].v / total, kinds[top]);
-		ev_str(f, "kind", kinds[top]);
+		double share = (double)x->kinds[top].v / total;
+		struct doctor_finding *f =
+			top == DOCTOR_EXIT_EMULATION
+				? add(out, r, x->pid, x->name, "KVM emulates %.1f guest instructions per exit", share)
+				: add(out, r, x->pid, x->name, "%.0f%% of its KVM exits are %s exits", 100.0 * share,
+				      exit_kinds[top].kind);
+		ev_str(f, "kind", exit_kinds[top].kind);
 		ev_int(f, "exits", x->exits);
-		ev_int(f, "io_exits", x->io_exits);
-		ev_int(f, "mmio_exits", x->mmio_exits);
-		ev_int(f, "halt_exits", x->halt_exits);
+		for (int k = 0; k < DOCTOR_EXIT_NKINDS; k++)
+			ev_int(f, exit_kinds[k].counter, x->kinds[k]);
 		if (x->over_interval)
 			ev_num(f, "exits_per_second", DV_FLOAT, total / x->seconds);
 		ev_str(f, "over", x->over_interval ? "interval" : "lifetime");
-		advise(f, "%s", why[top]);
+		advise(f, "%s", exit_kinds[top].why);
 	}
 }
 
@@ -691,10 +702,11 @@ static void check_smaps(const struct doctor_rule *r, const struct doctor_evidenc
 {
 	if (!e->nsmaps)
 		return;
-	double sum = 0, max = 0;
+	double sum = 0;
+	const struct doctor_smaps *slowest = &e->smaps[0];
 	for (size_t i = 0; i < e->nsmaps; i++) {
 		sum += e->smaps[i].seconds;
-		max = e->smaps[i].seconds > max ? e->smaps[i].seconds : max;
+		slowest = e->smaps[i].seconds > slowest->seconds ? &e->smaps[i] : slowest;
 	}
 	double mean = sum / (double)e->nsmaps;
 	if (mean < SMAPS_SLOW_SECONDS)
@@ -705,7 +717,9 @@ static void check_smaps(const struct doctor_rule *r, const struct doctor_evidenc
 	struct doctor_finding *f = add(out, r, 0, NULL, "reading smaps_rollup takes %.1f ms per VM", mean * 1000);
 	ev_int(f, "sampled_vms", MAYBE((int64_t)e->nsmaps));
 	ev_num(f, "mean_seconds", DV_SECONDS, mean);
-	ev_num(f, "max_seconds", DV_SECONDS, max);
+	ev_num(f, "max_seconds", DV_SECONDS, slowest->seconds);
+	ev_int(f, "slowest_pid", MAYBE(slowest->pid));
+	ev_bytes(f, "slowest_rss_bytes", slowest->rss_bytes);
 	ev_int(f, "vms", MAYBE((int64_t)vms));
 	ev_num(f, "all_vms_seconds", DV_SECONDS, mean * (double)vms);
 	advise(f, "a poller that reads every VM's smaps_rollup (PSS) holds each VM's mm lock that long: use the "

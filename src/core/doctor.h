@@ -29,13 +29,18 @@ int doctor_severity_parse(const char *s, enum doctor_severity *ret);
 
 /* ---- evidence ---- */
 
+/* The kinds of exit a VM's may be dominated by: KVM's io_exits, mmio_exits, halt_exits, and
+ * insn_emulation (instructions KVM emulated, several per exit where it emulates a whole mode). */
+enum { DOCTOR_EXIT_IO, DOCTOR_EXIT_MMIO, DOCTOR_EXIT_HALT, DOCTOR_EXIT_EMULATION, DOCTOR_EXIT_NKINDS };
+
 /* A VM's KVM exit counters over the interval (or since it started, without one). */
 struct doctor_exits {
 	pid_t pid;
 	char name[256];
 	bool over_interval; /* false: lifetime totals */
 	double seconds;     /* of the interval; NaN for lifetime totals */
-	maybe_i64 exits, io_exits, mmio_exits, halt_exits;
+	maybe_i64 exits;
+	maybe_i64 kinds[DOCTOR_EXIT_NKINDS];
 };
 
 /* One timed smaps_rollup read. */

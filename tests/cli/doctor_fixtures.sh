@@ -66,6 +66,12 @@ check "KSM stopped: 2 guests, 4 GiB, the image match said to be not estimated" j
 check "unmergeable: web2, mem-merge-off" jqe '.findings[0] | .vm=="web2" and .evidence.ksm_unmergeable_reason=="mem-merge-off"' "$J/vm-ksm-unmergeable.json"
 check "tuners: ksmtuned's pid and the advisor" jqe '.findings[0] | .pid==3000 and .evidence.advisor_mode=="scan-time"' "$J/ksm-tuners-fighting.json"
 check "exits: web1's I/O exits, over its lifetime" jqe '.findings[0] | .vm=="web1" and .evidence.kind=="I/O" and .evidence.io_exits==4000000 and .evidence.over=="lifetime"' "$J/vm-exits-dominated.json"
+t=$(tree emulation "$VMHOST_FIXTURES/doctor-vm-exits-dominated")
+echo 2000000 >"$t/sys/kernel/debug/kvm/insn_emulation"
+echo 2000000 >"$t/sys/kernel/debug/kvm/1002-12/insn_emulation"
+echo 0 >"$t/sys/kernel/debug/kvm/1001-12/insn_emulation"
+doctor "$t" --json >"$J/emulation.json"
+check "exits: web2 emulates 2 instructions per exit (no exit kind dominates), web1 stays I/O" jqe '[.findings[] | [.vm, .evidence.kind, .evidence.insn_emulation]] == [["web1","I/O",0],["web2","emulation",2000000]]' "$J/emulation.json"
 check "hugepages: 2 GiB unused" jqe '.findings[0].evidence.unused_bytes==2147483648' "$J/hugepages-unused.json"
 
 # Near misses: just below each threshold, nothing.
