@@ -503,6 +503,33 @@ static void check_kvm_param(const struct doctor_rule *r, const struct doctor_evi
 		  "if it stays off, the CPU or the hypervisor below lacks it", e->kvm.module, r->arg, e->kvm.module);
 }
 
+static void check_nested(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const char *v = e->kvm.loaded && e->kvm.vendor == KVM_VENDOR_INTEL ? kvm_host_param(&e->kvm, "nested") : NULL;
+	if (!v || (strcmp(v, "Y") && strcmp(v, "1")))
+		return;
+	int64_t vms = 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!is_vm(vm))
+			continue;
+		if (vm->cfg.cpu_nested != VM_NESTED_NO)
+			return; /* this guest may run guests of its own */
+		vms++;
+	}
+	if (!vms)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "nested virtualization is on but none of %lld VM%s offers VMX",
+				       (long long)vms, vms == 1 ? "" : "s");
+	ev_str(f, "module", e->kvm.module);
+	ev_str(f, "nested", v);
+	ev_int(f, "vms", MAYBE(vms));
+	ev_int(f, "vms_offering_vmx", MAYBE(0));
+	advise(f, "nested VMX is attack surface no guest here uses: echo 'options %s nested=0' > "
+		  "/etc/modprobe.d/vmhost-kvm.conf and reload %s with no VM running (a guest given -cpu host "
+		  "or +vmx later needs it back)", e->kvm.module, e->kvm.module);
+}
+
 static void check_exits(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	for (size_t i = 0; i < e->nexits; i++) {
@@ -747,6 +774,7 @@ const struct doctor_rule doctor_rules[] = {
 	{"vm-ksm-unmergeable", DOCTOR_INFO, NULL, check_unmergeable, "a VM whose RAM KSM cannot merge, and why"},
 	{"ksm-merge-across-nodes", DOCTOR_INFO, NULL, check_merge_across_nodes, "KSM merging across NUMA nodes"},
 	{"ksm-zero-pages-chained", DOCTOR_INFO, NULL, check_zero_pages, "use_zero_pages off while KSM chains pages"},
+	{"kvm-nested-unused", DOCTOR_INFO, NULL, check_nested, "nested on while no guest offers VMX"},
 	{"vm-exits-dominated", DOCTOR_INFO, NULL, check_exits, "a VM's exits dominated by I/O, MMIO or halt"},
 	{"vcpus-overcommit", DOCTOR_INFO, NULL, check_overcommit, "more vCPUs than host CPUs"},
 	{"thp-never", DOCTOR_INFO, NULL, check_thp_never, "guest RAM on 4 KiB pages: THP never"},

@@ -51,7 +51,7 @@ for fx in "$VMHOST_FIXTURES"/doctor-*/; do
 		has("vm") and has("pid") and (.evidence|type)=="object" and (.evidence|length) > 0 and
 		(.advice|type)=="string" and (.advice|length) > 10)' "$TEST_TMP/$id.json"
 done
-check "an overlay for each of 18 fixture findings" [ "$n" -eq 18 ]
+check "an overlay for each of 19 fixture findings" [ "$n" -eq 19 ]
 
 # Who and what: the VM a finding concerns, and figures that prove it.
 J=$TEST_TMP
@@ -94,6 +94,13 @@ near_miss "512 MiB of huge pages unused" hugepages-unused proc/meminfo "$(sed 's
 near_miss "exits: I/O 50% of web1's" vm-exits-dominated sys/kernel/debug/kvm/1001-12/io_exits '2500000\n'
 near_miss "exits: fewer than a million in web1's life" vm-exits-dominated sys/kernel/debug/kvm/1001-12/exits '900000\n'
 near_miss "THP never with the only guest RAM on hugetlbfs" thp-never sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never\n'
+t=$(tree nested-cpu-host "$VMHOST_FIXTURES/doctor-kvm-nested-unused")
+tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^-smp$/-cpu\nhost\n-smp/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"
+check "near miss: nested on and web2 is given -cpu host" [ "$(ids "$t")" = "[]" ]
+tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^host$/Skylake-Client/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"
+check "near miss: nested on and web2's CPU model is one vmhost cannot judge" [ "$(ids "$t")" = "[]" ]
+tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^Skylake-Client$/Skylake-Client,-vmx/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"
+check "nested on and web2's model without vmx (-vmx): kvm-nested-unused" [ "$(ids "$t")" = '["kvm-nested-unused"]' ]
 t=$(tree one-guest "$VMHOST_FIXTURES/doctor-ksm-stopped-with-guests")
 rm -rf "$t/proc/1002"
 check "near miss: KSM stopped with one guest" [ "$(ids "$t")" = "[]" ]
@@ -144,7 +151,7 @@ check "--db of a missing file: exit 1 with the reason" [ $? -eq 1 ]
 check "--db of a missing file: one error line" grep -q '^vmhost: doctor: .*missing.db' "$TEST_TMP/missing.err"
 
 # --list names every rule once; a bad tree fails as mem does.
-check "--list: every rule id once" sh -c "'$VMHOST' doctor --list --json | jq -e '[.rules[].id] | length == (unique | length) and length >= 21' >/dev/null"
+check "--list: every rule id once" sh -c "'$VMHOST' doctor --list --json | jq -e '[.rules[].id] | length == (unique | length) and length >= 22' >/dev/null"
 mkdir -p "$TEST_TMP/empty/proc" "$TEST_TMP/empty/sys"
 doctor "$TEST_TMP/empty" >/dev/null 2>&1
 check "a tree without meminfo: exit 1" [ $? -eq 1 ]
