@@ -30,6 +30,7 @@
 #define SWAP_MIN_BYTES (64.0 * MiB)
 #define HUGEPAGES_UNUSED_MIN_BYTES (1.0 * GiB)
 #define SMAPS_SLOW_SECONDS 0.010                    /* per VM and read */
+#define BALLOON_INFLATED_SHARE 0.5                  /* the balloon leaves the guest under half its RAM */
 
 const char *doctor_severity_name(enum doctor_severity s)
 {
@@ -223,6 +224,12 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 	e.host_cpus = count_online_cpus(root);
 	e.numa_nodes = count_numa_nodes(root);
 	e.ksmtuned_pid = ksmtuned_find(root);
+	/* The balloon findings need QEMU's word: one short QMP visit per VM with a balloon device. */
+	for (size_t i = 0; i < e.vms.n; i++) {
+		struct vm *vm = &e.vms.vms[i];
+		if (vm->cfg.vmm == VMM_QEMU && vm->cfg.has_balloon && vm->cfg.qmp.kind == VM_QMP_UNIX)
+			vm_read_guest(vm, &e.host, SURVEY_GUEST_TIMEOUT_MS, 0, clock_wall_seconds());
+	}
 	if (r == 0)
 		r = time_smaps(root, &e.vms, o->smaps_budget_seconds, &e);
 	if (r < 0) {
@@ -723,6 +730,47 @@ static void check_hugepages(const struct doctor_rule *r, const struct doctor_evi
 		  "memory-backend-file,mem-path=/dev/hugepages)");
 }
 
+static void check_balloon_inflated(const struct doctor_rule *r, const struct doctor_evidence *e,
+				   struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		maybe_i64 b = vm->guest.balloon_bytes, ram = vm->cfg.guest_ram_bytes;
+		if (!vm->guest_read || !b.known || !ram.known || ram.v <= 0 ||
+		    (double)b.v >= BALLOON_INFLATED_SHARE * (double)ram.v)
+			continue;
+		double pct = 100.0 * (double)b.v / (double)ram.v;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "its balloon leaves the guest %.0f%% of its RAM",
+					       pct);
+		ev_bytes(f, "balloon_bytes", b);
+		ev_bytes(f, "guest_ram_bytes", ram);
+		ev_num(f, "balloon_percent", DV_PERCENT, pct);
+		ev_bytes(f, "guest_available_bytes", vm->guest.available_bytes);
+		advise(f, "the guest runs on a fraction of its RAM: if that is what it needs, give it less (-m, virsh "
+			  "setmaxmem) and save the page tables and migration time; if not, deflate: virsh setmem DOMAIN "
+			  "SIZE, or QMP balloon with the guest's RAM");
+	}
+}
+
+static void check_balloon_stats(const struct doctor_rule *r, const struct doctor_evidence *e,
+				struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!vm->guest_read || !vm->guest.balloon_bytes.known || vm->guest.available_bytes.known)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+					       "it has a balloon device but the guest reports no memory stats");
+		ev_bytes(f, "balloon_bytes", vm->guest.balloon_bytes);
+		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		ev_str(f, "balloon_id", vm->cfg.balloon_id[0] ? vm->cfg.balloon_id : "(anonymous)");
+		ev_str(f, "why", vm->guest.why);
+		advise(f, "without stats nobody can size the balloon from the guest's needs: set the polling interval "
+			  "(virsh dommemstat DOMAIN --period 10, QMP qom-set guest-stats-polling-interval 10, or vmhost mem "
+			  "--guest-poll 10) and load virtio_balloon in the guest");
+	}
+}
+
 /* ---- accounting cost ---- */
 
 static void check_smaps(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
@@ -770,6 +818,8 @@ const struct doctor_rule doctor_rules[] = {
 	{"ksm-tuners-fighting", DOCTOR_WARNING, NULL, check_ksm_tuners, "ksmtuned and the KSM advisor both tuning"},
 	{"hugepages-unused", DOCTOR_WARNING, NULL, check_hugepages, "reserved huge pages left unused"},
 	{"accounting-smaps-slow", DOCTOR_WARNING, NULL, check_smaps, "smaps_rollup slow per VM"},
+	{"vm-balloon-inflated", DOCTOR_INFO, NULL, check_balloon_inflated, "a balloon leaving the guest under half its RAM"},
+	{"vm-balloon-no-stats", DOCTOR_INFO, NULL, check_balloon_stats, "a balloon device without the guest's stats"},
 	{"ksm-stopped-with-guests", DOCTOR_INFO, NULL, check_ksm_stopped, "KSM stopped while guests could merge"},
 	{"vm-ksm-unmergeable", DOCTOR_INFO, NULL, check_unmergeable, "a VM whose RAM KSM cannot merge, and why"},
 	{"ksm-merge-across-nodes", DOCTOR_INFO, NULL, check_merge_across_nodes, "KSM merging across NUMA nodes"},
