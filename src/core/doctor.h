@@ -27,11 +27,14 @@ const char *doctor_severity_name(enum doctor_severity s); /* "info", "warning", 
 /* "info", "warning", "critical" -> 0 with *ret set, or -EINVAL. */
 int doctor_severity_parse(const char *s, enum doctor_severity *ret);
 
-/* ---- evidence ---- */
+/* ---- evidence (core/doctor_evidence.c) ---- */
 
 /* The kinds of exit a VM's may be dominated by: KVM's io_exits, mmio_exits, halt_exits, and
  * insn_emulation (instructions KVM emulated, several per exit where it emulates a whole mode). */
 enum { DOCTOR_EXIT_IO, DOCTOR_EXIT_MMIO, DOCTOR_EXIT_HALT, DOCTOR_EXIT_EMULATION, DOCTOR_EXIT_NKINDS };
+
+/* The KVM counter of an exit kind ("io_exits", ..., "insn_emulation"). */
+const char *doctor_exit_counter(int kind);
 
 /* A VM's KVM exit counters over the interval (or since it started, without one). */
 struct doctor_exits {
@@ -94,7 +97,7 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 		  enum survey_step *ret_step);
 void doctor_evidence_free(struct doctor_evidence *e);
 
-/* ---- findings ---- */
+/* ---- findings (core/doctor.c: the rules) ---- */
 
 #define DOCTOR_MAX_EVIDENCE 10
 

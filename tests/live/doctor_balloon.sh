@@ -6,7 +6,6 @@
 # vm-balloon-inflated, not no-stats. A VM without a balloon device is not visited (no finding).
 # Processes stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
 wait_socket() { local i; for i in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.1; done; die "no socket $1"; }
 spawn qemu-system-x86_64 -S -m 64 -display none -nodefaults -name doctor-qemu-balloon \
@@ -15,12 +14,11 @@ REAL=$SPAWNED
 wait_socket "$TEST_TMP/real.sock"
 spawn python3 "$VMHOST_TESTS/helpers/fake_qmp.py" "$TEST_TMP/fake.sock" --balloon $((64 << 20)) --available $((40 << 20))
 wait_socket "$TEST_TMP/fake.sock"
-spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name doctor-inflated -m 256M -fake-nomerge \
-	-device virtio-balloon-pci,id=balloon0 -qmp "unix:$TEST_TMP/fake.sock,server=on,wait=off" >"$TEST_TMP/inflated.out"
+fake_guest doctor-inflated -m 256M -fake-nomerge -device virtio-balloon-pci,id=balloon0 \
+	-qmp "unix:$TEST_TMP/fake.sock,server=on,wait=off"
 INFLATED=$SPAWNED
-spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name doctor-noballoon -m 32M -fake-nomerge >"$TEST_TMP/plain.out"
+fake_guest doctor-noballoon -m 32M -fake-nomerge
 PLAIN=$SPAWNED
-for i in $(seq 100); do grep -q ready "$TEST_TMP/inflated.out" && grep -q ready "$TEST_TMP/plain.out" && break; sleep 0.1; done
 
 "$VMHOST" doctor --interval 0 --smaps-budget 0 --json >"$TEST_TMP/d.json" || die "doctor failed"
 of() { jq -c --argjson p "$1" '[.findings[] | select(.pid == $p and (.id | startswith("vm-balloon"))) | .id]' "$TEST_TMP/d.json"; }

@@ -4,22 +4,11 @@
 # seconds old) gives vm-overhead-growing for the grower alone, with its slope and since when; with
 # growth's default warm-up (600 s) the young grower is not judged yet.
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 DB=$TEST_TMP/vmhost.db
 
-start_guest() { # NAME ARGS...
-	local name=$1 i
-	shift
-	spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "$name" "$@" >"$TEST_TMP/$name.out"
-	for i in $(seq 300); do
-		grep -q ready "$TEST_TMP/$name.out" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	die "fake guest $name did not start"
-}
-start_guest doctor-grower -m 64M -fake-grow 4000000
+fake_guest doctor-grower -m 64M -fake-grow 4000000
 GROWER=$SPAWNED
-start_guest doctor-flat -m 64M
+fake_guest doctor-flat -m 64M
 FLAT=$SPAWNED
 "$VMHOST" record --db "$DB" --interval 0.5 --duration 15 >/dev/null 2>"$TEST_TMP/record.err" || die "record failed: $(cat "$TEST_TMP/record.err")"
 

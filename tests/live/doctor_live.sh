@@ -4,26 +4,17 @@
 # mark it is not; KSM scanning gently, or stopped, gives neither KSM finding. Takes the KSM lock
 # (ctest RESOURCE_LOCK ksm); settings saved first and restored on every exit path (tests/lib.sh).
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 [ -w $KSM/run ] || die "needs root and KSM (/sys/kernel/mm/ksm/run not writable)"
 ksm_save
 echo 2 >$KSM/run
 [ -f $KSM/advisor_mode ] && echo none >$KSM/advisor_mode
 
-start_guest() { # name size args...
-	local name=$1 size=$2
-	shift 2
-	spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "$name" -m "$size" "$@" >"$TEST_TMP/$name.out"
-	local i
-	for i in $(seq 150); do grep -q ready "$TEST_TMP/$name.out" 2>/dev/null && return 0; sleep 0.1; done
-	die "guest $name did not start"
-}
 findings() { jq -c "[.findings[] | select(.id == \"$1\")]" "$2"; }
 
 # Every page of "unique" differs from every other: KSM can only scan it, never merge it.
-start_guest unique 256M -fake-guest 1 -fake-shared 0 -fake-zero 0 -fake-volatile 0 -fake-nothp
+fake_guest unique -m 256M -fake-guest 1 -fake-shared 0 -fake-zero 0 -fake-volatile 0 -fake-nothp
 UNIQUE=$SPAWNED
-start_guest nomerge 32M -fake-guest 2 -fake-nomerge
+fake_guest nomerge -m 32M -fake-guest 2 -fake-nomerge
 NOMERGE=$SPAWNED
 echo 20000 >$KSM/pages_to_scan
 echo 10 >$KSM/sleep_millisecs

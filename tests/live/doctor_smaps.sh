@@ -4,11 +4,8 @@
 # accounting-smaps-slow, the big guest the slowest one sampled. --smaps-budget 0 measures
 # nothing and says nothing. Processes stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
-spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name doctor-big -m 3G -fake-nothp -fake-nomerge -fake-shared 0 -fake-zero 0 >"$TEST_TMP/big.out"
+fake_guest doctor-big -m 3G -fake-nothp -fake-nomerge -fake-shared 0 -fake-zero 0
 BIG=$SPAWNED
-for i in $(seq 600); do grep -q ready "$TEST_TMP/big.out" 2>/dev/null && break; sleep 0.1; done
-grep -q ready "$TEST_TMP/big.out" || die "the big guest did not fill its RAM in 60 s"
 "$VMHOST" doctor --interval 0 --json >"$TEST_TMP/d.json" || die "doctor failed"
 say "$(jq -c '.findings[] | select(.id == "accounting-smaps-slow")' "$TEST_TMP/d.json")"
 check "a 3 GiB guest on 4 KiB pages: accounting-smaps-slow" jq -e '[.findings[] | select(.id == "accounting-smaps-slow")] | length == 1 and .[0].evidence.mean_seconds >= 0.01 and .[0].evidence.sampled_vms >= 1' "$TEST_TMP/d.json"

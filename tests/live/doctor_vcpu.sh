@@ -4,18 +4,10 @@
 # (and its three vCPUs with this 2-CPU host's are vcpus-overcommit); a fake guest whose vCPUs
 # idle is not judged (below the activity floor). Processes stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 command -v taskset >/dev/null || die "taskset missing (util-linux)"
-start_guest() { # NAME PREFIX... -- ARGS...: a fake QEMU guest run through PREFIX (e.g. taskset)
-	local name=$1 i
-	shift
-	spawn "$@" >"$TEST_TMP/$name.out"
-	for i in $(seq 150); do grep -q ready "$TEST_TMP/$name.out" 2>/dev/null && return 0; sleep 0.1; done
-	die "guest $name did not start"
-}
-start_guest busy taskset -c 0 bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name doctor-busy -m 16M -fake-nomerge -fake-vcpus 2 -fake-busy-vcpus
+FAKE_PREFIX="taskset -c 0" fake_guest doctor-busy -m 16M -fake-nomerge -fake-vcpus 2 -fake-busy-vcpus
 BUSY=$SPAWNED
-start_guest idle bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name doctor-idle -m 16M -fake-nomerge -fake-vcpus 1
+fake_guest doctor-idle -m 16M -fake-nomerge -fake-vcpus 1
 IDLE=$SPAWNED
 sleep 0.5
 "$VMHOST" doctor --interval 2 --smaps-budget 0 --json >"$TEST_TMP/d.json" || die "doctor failed"
