@@ -211,15 +211,18 @@ static void check_ksm_stopped(const struct doctor_rule *r, const struct doctor_e
 static void check_ksm_tuners(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!e->ksmtuned_pid || strcmp(k->advisor_mode, "scan-time"))
+	bool advisor = !strcmp(k->advisor_mode, "scan-time");
+	if (!e->ksmtuned_pid || (!advisor && !e->vmhost_tune_pid))
 		return;
-	struct doctor_finding *f = add(out, r, e->ksmtuned_pid, NULL,
-				       "ksmtuned and the kernel's KSM advisor both tune pages_to_scan");
+	struct doctor_finding *f = add(out, r, e->ksmtuned_pid, NULL, "ksmtuned and %s both tune pages_to_scan",
+				       e->vmhost_tune_pid ? "'vmhost ksm tune'" : "the kernel's KSM advisor");
 	ev_int(f, "ksmtuned_pid", MAYBE(e->ksmtuned_pid));
-	ev_str(f, "advisor_mode", k->advisor_mode);
+	ev_int(f, "vmhost_tune_pid", e->vmhost_tune_pid ? MAYBE(e->vmhost_tune_pid) : UNKNOWN);
+	ev_str(f, "advisor_mode", k->advisor_mode[0] ? k->advisor_mode : "(none in this kernel)");
 	ev_int(f, "pages_to_scan", k->pages_to_scan);
-	advise(f, "keep one tuner: echo none > /sys/kernel/mm/ksm/advisor_mode, or stop ksmtuned "
-		  "(systemctl disable --now ksmtuned)");
+	ev_int(f, "sleep_millisecs", k->sleep_millisecs);
+	advise(f, "keep one tuner: stop ksmtuned (systemctl disable --now ksmtuned)%s",
+	       e->vmhost_tune_pid ? "" : ", or echo none > /sys/kernel/mm/ksm/advisor_mode");
 }
 
 static void check_unmergeable(const struct doctor_rule *r, const struct doctor_evidence *e,
@@ -626,7 +629,7 @@ const struct doctor_rule doctor_rules[] = {
 	{"vcpu-wait-high", DOCTOR_WARNING, NULL, check_vcpu_wait, "vCPUs waiting for host CPUs"},
 	{"vm-overhead-growing", DOCTOR_WARNING, NULL, check_growth, "a VM flagged by 'vmhost growth' (--db)"},
 	{"ksm-cpu-without-gain", DOCTOR_WARNING, NULL, check_ksm_cpu, "ksmd CPU for little or no gain"},
-	{"ksm-tuners-fighting", DOCTOR_WARNING, NULL, check_ksm_tuners, "ksmtuned and the KSM advisor both tuning"},
+	{"ksm-tuners-fighting", DOCTOR_WARNING, NULL, check_ksm_tuners, "ksmtuned and the KSM advisor or vmhost ksm tune both tuning"},
 	{"hugepages-unused", DOCTOR_WARNING, NULL, check_hugepages, "reserved huge pages left unused"},
 	{"accounting-smaps-slow", DOCTOR_WARNING, NULL, check_smaps, "smaps_rollup slow per VM"},
 	{"vm-balloon-inflated", DOCTOR_INFO, NULL, check_balloon_inflated, "a balloon leaving the guest under half its RAM"},

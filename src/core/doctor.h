@@ -77,6 +77,7 @@ struct doctor_evidence {
 	int host_cpus;      /* online CPUs (<sys>/devices/system/cpu/online); -1 unknown */
 	int numa_nodes;     /* <sys>/devices/system/node/node*; -1 unknown */
 	pid_t ksmtuned_pid; /* 0 none */
+	pid_t vmhost_tune_pid; /* a running `vmhost ksm tune`; 0 none */
 	bool ksm_rates_known;      /* KSM present and sampled around an interval */
 	struct ksm_sample ksm_before, ksm_after;
 	struct ksm_rates ksm_rates;

@@ -165,7 +165,8 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 		e.thp_mode[0] = '\0';
 	e.host_cpus = count_online_cpus(root);
 	e.numa_nodes = count_numa_nodes(root);
-	e.ksmtuned_pid = ksmtuned_find(root);
+	if (ksm_tuners_find(root, &e.ksmtuned_pid, &e.vmhost_tune_pid) < 0)
+		e.ksmtuned_pid = e.vmhost_tune_pid = 0;
 	/* The balloon findings need QEMU's word: one short QMP visit per VM with a balloon device. */
 	for (size_t i = 0; i < e.vms.n; i++) {
 		struct vm *vm = &e.vms.vms[i];

@@ -101,6 +101,18 @@ tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^host$/Skylake-Client/' | tr '\n' 
 check "near miss: nested on and web2's CPU model is one vmhost cannot judge" [ "$(ids "$t")" = "[]" ]
 tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^Skylake-Client$/Skylake-Client,-vmx/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"
 check "nested on and web2's model without vmx (-vmx): kvm-nested-unused" [ "$(ids "$t")" = '["kvm-nested-unused"]' ]
+# ksmtuned against vmhost's own tuner (advisor off): found; the tuner alone, or a sweep: not.
+t=$(tree tune-fight "$VMHOST_FIXTURES/doctor-ksm-tuners-fighting")
+printf '[none] scan-time\n' >"$t/sys/kernel/mm/ksm/advisor_mode"
+mkdir -p "$t/proc/3001" && printf 'vmhost\n' >"$t/proc/3001/comm"
+printf '/usr/bin/vmhost\0--json\0ksm\0tune\0--cpu-budget\0002\0' >"$t/proc/3001/cmdline"
+doctor "$t" --json >"$J/tune-fight.json"
+check "ksmtuned and 'vmhost ksm tune': ksm-tuners-fighting with both pids" jqe '.findings | length == 1 and .[0].id == "ksm-tuners-fighting" and .[0].evidence.ksmtuned_pid == 3000 and .[0].evidence.vmhost_tune_pid == 3001' "$J/tune-fight.json"
+printf '/usr/bin/vmhost\0ksm\0sweep\0' >"$t/proc/3001/cmdline"
+check "near miss: ksmtuned and 'vmhost ksm sweep'" [ "$(ids "$t")" = "[]" ]
+printf '/usr/bin/vmhost\0ksm\0tune\0' >"$t/proc/3001/cmdline"
+rm -rf "$t/proc/3000"
+check "near miss: 'vmhost ksm tune' alone" [ "$(ids "$t")" = "[]" ]
 t=$(tree one-guest "$VMHOST_FIXTURES/doctor-ksm-stopped-with-guests")
 rm -rf "$t/proc/1002"
 check "near miss: KSM stopped with one guest" [ "$(ids "$t")" = "[]" ]

@@ -42,4 +42,22 @@ echo 2 >$KSM/run
 "$VMHOST" doctor --interval 1 --smaps-budget 0 --json >"$TEST_TMP/stopped.json" || fail "doctor failed with KSM stopped"
 check "KSM stopped: no ksm-cpu-without-gain" [ "$(findings ksm-cpu-without-gain "$TEST_TMP/stopped.json")" = "[]" ]
 check "KSM stopped: no vm-ksm-unmergeable" [ "$(findings vm-ksm-unmergeable "$TEST_TMP/stopped.json")" = "[]" ]
+# Debian's real ksmtuned (tests/helpers/run_ksmtuned: a copy of the script, its settings put back
+# when it stops) while the kernel's advisor tunes too: ksm-tuners-fighting; advisor off: not.
+if [ -f $KSM/advisor_mode ]; then
+	spawn "$VMHOST_BUILD/run_ksmtuned" --interval 60 --duration 60 >"$TEST_TMP/ksmtuned.out"
+	TUNED=$SPAWNED
+	for i in $(seq 100); do grep -q '^loop=' "$TEST_TMP/ksmtuned.out" && break; sleep 0.1; done
+	grep -q '^loop=' "$TEST_TMP/ksmtuned.out" || die "ksmtuned did not start: $(cat "$TEST_TMP/ksmtuned.out")"
+	echo scan-time >$KSM/advisor_mode
+	"$VMHOST" doctor --interval 0 --smaps-budget 0 --json >"$TEST_TMP/tuned.json" || fail "doctor failed with ksmtuned"
+	say "with ksmtuned: $(findings ksm-tuners-fighting "$TEST_TMP/tuned.json")"
+	check "real ksmtuned and the advisor: ksm-tuners-fighting" jq -e '[.findings[] | select(.id == "ksm-tuners-fighting")] | length == 1 and .[0].evidence.advisor_mode == "scan-time" and .[0].pid > 0' "$TEST_TMP/tuned.json"
+	echo none >$KSM/advisor_mode
+	"$VMHOST" doctor --interval 0 --smaps-budget 0 --json >"$TEST_TMP/tuned-alone.json"
+	check "real ksmtuned alone: no ksm-tuners-fighting" [ "$(findings ksm-tuners-fighting "$TEST_TMP/tuned-alone.json")" = "[]" ]
+	stop_pid "$TUNED"
+else
+	say "this kernel has no KSM advisor: the ksmtuned/advisor case is not run"
+fi
 finish
