@@ -15,6 +15,7 @@ static const struct subcommand commands[] = {
 	{"growth", cmd_growth, "VMs whose memory beyond guest RAM keeps growing"},
 	{"report", cmd_report, "one self-contained HTML report"},
 	{"serve", cmd_serve, "Prometheus metrics on /metrics"},
+	{"doctor", cmd_doctor, "what is wrong with this host's VMs: findings, evidence, fixes"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 

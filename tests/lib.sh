@@ -47,6 +47,20 @@ stop_pid() {
 	return 0
 }
 
+# fake_guest NAME ARGS...: starts build/fakeguest as a QEMU guest named NAME (argv[0]
+# qemu-system-x86_64, "-name NAME ARGS..."), through $FAKE_PREFIX when set (e.g. "taskset -c 0"),
+# and waits up to 60 s until its RAM is filled; SPAWNED is its pid, its stdout $TEST_TMP/NAME.out.
+fake_guest() {
+	local name=$1 i
+	shift
+	spawn ${FAKE_PREFIX:-} bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "${VMHOST_BUILD:?}/fakeguest" -name "$name" "$@" >"$TEST_TMP/$name.out"
+	for i in $(seq 600); do
+		grep -q ready "$TEST_TMP/$name.out" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	die "fake guest $name did not start"
+}
+
 KSM=/sys/kernel/mm/ksm
 KSM_KNOBS="run pages_to_scan sleep_millisecs use_zero_pages smart_scan max_page_sharing merge_across_nodes advisor_mode advisor_target_scan_time advisor_max_cpu advisor_min_pages_to_scan advisor_max_pages_to_scan"
 

@@ -39,6 +39,7 @@ void ctx_doc(const struct ctx *ctx, struct doc *d);
 
 /* Argument values shared by all commands. Each returns 0 or -EINVAL. */
 int arg_seconds(const char *s, double *ret);       /* "1", "0.5" */
+int arg_seconds0(const char *s, double *ret);      /* the same, or "0" */
 int arg_size(const char *s, uint64_t *ret);        /* "256M", "1G", bytes without suffix */
 int arg_pid(const char *s, int *ret);
 int arg_count(const char *s, long *ret);           /* a positive whole number */
@@ -86,6 +87,7 @@ int cmd_record(struct ctx *ctx, int argc, char **argv);
 int cmd_growth(struct ctx *ctx, int argc, char **argv);
 int cmd_report(struct ctx *ctx, int argc, char **argv);
 int cmd_serve(struct ctx *ctx, int argc, char **argv);
+int cmd_doctor(struct ctx *ctx, int argc, char **argv);
 
 /* Subcommands reached through cmd_ksm and cmd_bench. */
 int cmd_ksm_status(struct ctx *ctx, int argc, char **argv);

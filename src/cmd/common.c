@@ -71,6 +71,15 @@ int arg_seconds(const char *s, double *ret)
 	return 0;
 }
 
+int arg_seconds0(const char *s, double *ret)
+{
+	if (!strcmp(s, "0")) {
+		*ret = 0;
+		return 0;
+	}
+	return arg_seconds(s, ret);
+}
+
 int arg_size(const char *s, uint64_t *ret)
 {
 	char *end;

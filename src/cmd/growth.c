@@ -52,16 +52,6 @@ static void growth_help(void)
 	       "Why these defaults: docs/record.md.\n");
 }
 
-/* Seconds, zero allowed (arg_seconds wants > 0). */
-static int arg_seconds0(const char *s, double *ret)
-{
-	if (!strcmp(s, "0")) {
-		*ret = 0;
-		return 0;
-	}
-	return arg_seconds(s, ret);
-}
-
 static int parse_growth_opts(struct ctx *ctx, int argc, char **argv, struct growth_scan_opts *o, bool *help)
 {
 	static const struct option longopts[] = {

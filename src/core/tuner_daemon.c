@@ -29,33 +29,70 @@ int tuner_instance_lock(const char *path)
 	return fd;
 }
 
-pid_t ksmtuned_find(const struct io_root *root)
+/* The shell's ksmtuned: its comm, or a script run by its interpreter ("/bin/bash
+ * /usr/sbin/ksmtuned": the interpreter's first argument only). */
+static bool is_ksmtuned(const char *comm, const char *cmdline, size_t len)
 {
-	pid_t *pids, found = 0;
-	size_t n;
-	if (io_list_pids(root, &pids, &n) < 0)
-		return 0;
-	for (size_t i = 0; i < n && !found; i++) {
-		char buf[512];
-		ssize_t l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/comm", pids[i]);
-		if (l > 0 && !strcmp(buf, "ksmtuned\n")) {
-			found = pids[i];
+	if (!strcmp(comm, "ksmtuned\n"))
+		return true;
+	for (const char *arg = cmdline; arg < cmdline + len; arg += strlen(arg) + 1) {
+		const char *base = strrchr(arg, '/');
+		if (!strcmp(base ? base + 1 : arg, "ksmtuned"))
+			return true;
+		if (arg != cmdline)
 			break;
-		}
-		/* A script run by its interpreter: "/bin/bash /usr/sbin/ksmtuned". */
-		l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/cmdline", pids[i]);
-		if (l <= 0)
-			continue;
-		for (const char *arg = buf; arg < buf + l && !found; arg += strlen(arg) + 1) {
-			const char *base = strrchr(arg, '/');
-			if (!strcmp(base ? base + 1 : arg, "ksmtuned"))
-				found = pids[i];
-			if (arg != buf)
-				break; /* the interpreter's first argument only */
-		}
+	}
+	return false;
+}
+
+/* "vmhost [options] ksm tune ...". */
+static bool is_vmhost_tune(const char *cmdline, size_t len)
+{
+	const char *base = strrchr(cmdline, '/');
+	if (!len || strcmp(base ? base + 1 : cmdline, "vmhost"))
+		return false;
+	const char *prev = "";
+	for (const char *arg = cmdline; arg < cmdline + len; arg += strlen(arg) + 1) {
+		if (!strcmp(prev, "ksm") && !strcmp(arg, "tune"))
+			return true;
+		prev = arg;
+	}
+	return false;
+}
+
+int ksm_tuners_find(const struct io_root *root, pid_t *ret_ksmtuned, pid_t *ret_vmhost_tune)
+{
+	pid_t *pids;
+	size_t n;
+	int r = io_list_pids(root, &pids, &n);
+	if (r < 0)
+		return r;
+	pid_t tuned = 0, tune = 0;
+	for (size_t i = 0; i < n && (!tuned || (ret_vmhost_tune && !tune)); i++) {
+		char comm[64], buf[512];
+		ssize_t c = io_read(root, IO_PROC, comm, sizeof(comm), "%d/comm", pids[i]);
+		ssize_t l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/cmdline", pids[i]);
+		if (c < 0)
+			comm[0] = '\0';
+		if (l < 0)
+			l = 0;
+		buf[l] = '\0';
+		if (!tuned && is_ksmtuned(comm, buf, (size_t)l))
+			tuned = pids[i];
+		else if (ret_vmhost_tune && !tune && pids[i] != getpid() && is_vmhost_tune(buf, (size_t)l))
+			tune = pids[i];
 	}
 	free(pids);
-	return found;
+	*ret_ksmtuned = tuned;
+	if (ret_vmhost_tune)
+		*ret_vmhost_tune = tune;
+	return 0;
+}
+
+pid_t ksmtuned_find(const struct io_root *root)
+{
+	pid_t tuned = 0;
+	return ksm_tuners_find(root, &tuned, NULL) < 0 ? 0 : tuned;
 }
 
 static int64_t known_or(maybe_i64 v, int64_t dflt) { return v.known ? v.v : dflt; }

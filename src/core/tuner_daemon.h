@@ -18,6 +18,9 @@ int tuner_instance_lock(const char *path);
 
 /* The pid of a running ksmtuned (comm or cmdline), 0 when none. Reads /proc only. */
 pid_t ksmtuned_find(const struct io_root *root);
+/* One walk of /proc for both: a running ksmtuned and another `vmhost ksm tune` (0 when none;
+ * ret_vmhost_tune may be NULL). 0 or the negative errno of listing /proc. */
+int ksm_tuners_find(const struct io_root *root, pid_t *ret_ksmtuned, pid_t *ret_vmhost_tune);
 
 /* The law's input from two consecutive samples (the /proc fields unknown: tuner_watch_sample). */
 void tuner_input_from(const struct ksm_sample *prev, const struct ksm_sample *now, const struct ksm_rates *rates,

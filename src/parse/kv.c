@@ -211,3 +211,36 @@ int parse_sysfs_choice(const char *buf, char *ret, size_t cap)
 	ret[close - open - 1] = '\0';
 	return 0;
 }
+
+/* A decimal number at buf[*i] (digits only, at most 9); advances *i. -1 when there is none. */
+static long cpu_number(const char *buf, size_t len, size_t *i)
+{
+	long v = 0;
+	size_t start = *i;
+	while (*i < len && buf[*i] >= '0' && buf[*i] <= '9' && *i - start < 9)
+		v = v * 10 + (buf[(*i)++] - '0');
+	return *i == start || (*i < len && buf[*i] >= '0' && buf[*i] <= '9') ? -1 : v;
+}
+
+int parse_cpu_list_count(const char *buf, size_t len)
+{
+	long n = 0;
+	size_t i = 0;
+	while (i < len && buf[i] != '\n') {
+		long a = cpu_number(buf, len, &i), b = a;
+		if (a >= 0 && i < len && buf[i] == '-') {
+			i++;
+			b = cpu_number(buf, len, &i);
+		}
+		if (a < 0 || b < a || b - a > 65536)
+			return -EINVAL;
+		n += b - a + 1;
+		if (n > 1 << 20)
+			return -ERANGE;
+		if (i < len && buf[i] == ',')
+			i++;
+		else if (i < len && buf[i] != '\n')
+			return -EINVAL;
+	}
+	return n ? (int)n : -EINVAL;
+}

@@ -95,6 +95,10 @@ int parse_maps_next(const char *buf, size_t len, size_t *pos, struct map_entry *
  * -> "madvise". Returns 0 or -EINVAL (no bracketed word, or longer than cap - 1). */
 int parse_sysfs_choice(const char *buf, char *ret, size_t cap);
 
+/* How many CPUs a kernel CPU list names ("0-3,6,8-9\n" -> 7, /sys/devices/system/cpu/online).
+ * Returns the count or -EINVAL/-ERANGE. */
+int parse_cpu_list_count(const char *buf, size_t len);
+
 /* A QEMU size: "4096" (MiB unless unit_default says otherwise), "4G", "1.5g", "4194304k",
  * "4294967296b". Suffixes are powers of 1024. unit_default is the multiplier without suffix. */
 int parse_qemu_size(const char *s, size_t len, uint64_t unit_default, uint64_t *ret);

@@ -424,12 +424,40 @@ static bool add_backends(const struct qemu_scan *s, char (*ids)[128], size_t n, 
 	return true;
 }
 
+/* -cpu MODEL[,+flag|-flag|flag=on|off...]: host and max pass the host's VMX/SVM on; a flag decides
+ * (the last one wins); any other model is not known here. */
+static enum vm_nested cpu_nested(const char *arg)
+{
+	size_t model = strcspn(arg, ",");
+	enum vm_nested n = (model == 4 && !strncmp(arg, "host", 4)) || (model == 3 && !strncmp(arg, "max", 3))
+				   ? VM_NESTED_YES
+				   : VM_NESTED_UNKNOWN;
+	for (const char *p = arg + model; *p == ',';) {
+		p++;
+		size_t l = strcspn(p, ",");
+		char flag[32];
+		if (l < sizeof(flag)) {
+			memcpy(flag, p, l);
+			flag[l] = '\0';
+			if (!strcmp(flag, "+vmx") || !strcmp(flag, "+svm") || !strcmp(flag, "vmx=on") ||
+			    !strcmp(flag, "svm=on") || !strcmp(flag, "vmx") || !strcmp(flag, "svm"))
+				n = VM_NESTED_YES;
+			else if (!strcmp(flag, "-vmx") || !strcmp(flag, "-svm") || !strcmp(flag, "vmx=off") ||
+				 !strcmp(flag, "svm=off"))
+				n = VM_NESTED_NO;
+		}
+		p += l;
+	}
+	return n;
+}
+
 static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c)
 {
 	struct qemu_scan *s = calloc(1, sizeof(*s));
 	if (!s)
 		return;
 	char buf[256];
+	c->cpu_nested = VM_NESTED_NO; /* QEMU's default model, qemu64, has no VMX */
 	for (size_t i = 1; i + 1 < argc; i++) {
 		const char *opt = argv[i], *arg = argv[i + 1];
 		if (option_is(opt, "name")) {
@@ -449,6 +477,8 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 				   parse_qemu_size(buf, strlen(buf), MIB, &s->m_bytes) < 0;
 		} else if (option_is(opt, "object")) {
 			scan_object(s, arg);
+		} else if (option_is(opt, "cpu")) {
+			c->cpu_nested = cpu_nested(arg);
 		} else if (option_is(opt, "machine") || option_is(opt, "M")) {
 			if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
 				add_ref(s->base_memdevs, &s->nbase, buf);

@@ -23,6 +23,13 @@ struct vm_qmp {
 	char path[256]; /* VM_QMP_UNIX: the socket's path as QEMU sees it */
 };
 
+/* Whether a guest can run guests of its own: its CPU offers VMX/SVM. */
+enum vm_nested {
+	VM_NESTED_UNKNOWN = 0, /* a named CPU model, or another VMM */
+	VM_NESTED_NO,          /* QEMU's default qemu64 on Intel, or -vmx / vmx=off */
+	VM_NESTED_YES,         /* -cpu host or max, or +vmx / vmx=on (svm alike) */
+};
+
 struct vm_config {
 	enum vmm_kind vmm;
 	char name[256];   /* "" when the command line gives none */
@@ -37,6 +44,7 @@ struct vm_config {
 	bool ram_hugetlb; /* some guest RAM is on hugetlbfs (not counted in RSS) */
 	bool mem_merge_off; /* QEMU -machine mem-merge=off: guest RAM is not offered to KSM */
 	struct vm_qmp qmp; /* QEMU: the first QMP monitor (-qmp, or -chardev + -mon mode=control) */
+	enum vm_nested cpu_nested; /* does the guest's CPU model offer VMX/SVM (QEMU -cpu) */
 	bool has_balloon;     /* a virtio-balloon device */
 	char balloon_id[64];  /* its -device id ("" when it has none) */
 };

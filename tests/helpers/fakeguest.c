@@ -6,10 +6,12 @@
  *   -fake-grow BYTES_PER_SECOND                     allocate extra memory steadily
  *   -fake-vcpus N                                   N idle threads named like QEMU's "CPU n/KVM",
  *                                                   plus two worker threads, as a real VMM has
+ *   -fake-busy-vcpus                                the vCPU threads spin instead (a busy guest)
  *   -fake-fill-seconds S                            mark RAM mergeable first, then fill it over S
  *                                                   seconds (a booting guest); else fill, then mark
  * Prints "ready" on stdout once its memory is filled; stops on SIGTERM. */
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,12 +28,21 @@ static void *idle_thread(void *arg)
 	return NULL;
 }
 
-/* Threads that look like a VMM's: vCPUs by QEMU's names, and unnamed workers. */
-static int start_threads(int vcpus)
+static void *busy_thread(void *arg)
 {
+	volatile unsigned long *spins = arg;
+	for (;;)
+		(*spins)++;
+	return NULL;
+}
+
+/* Threads that look like a VMM's: vCPUs by QEMU's names, and unnamed workers. */
+static int start_threads(int vcpus, bool busy)
+{
+	static volatile unsigned long spins;
 	for (int i = 0; i < vcpus + 2; i++) {
 		pthread_t t;
-		if (pthread_create(&t, NULL, idle_thread, NULL))
+		if (pthread_create(&t, NULL, busy && i < vcpus ? busy_thread : idle_thread, (void *)&spins))
 			return -1;
 		char name[32]; /* the kernel keeps 15 characters */
 		if (i < vcpus)
@@ -46,12 +57,17 @@ static int start_threads(int vcpus)
 int main(int argc, char **argv)
 {
 	int vcpus = 0;
+	bool busy = false;
 	struct workload_spec s = {.guest_bytes = 64u << 20, .shared_fraction = 0.5, .zero_fraction = 0.1,
 				  .image_seed = 1, .thp = true, .mergeable = true};
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!strcmp(o, "-fake-nothp")) {
 			s.thp = false;
+			continue;
+		}
+		if (!strcmp(o, "-fake-busy-vcpus")) {
+			busy = true;
 			continue;
 		}
 		if (!strcmp(o, "-fake-nomerge")) {
@@ -81,7 +97,7 @@ int main(int argc, char **argv)
 		else if (!strcmp(o, "-fake-fill-seconds"))
 			s.fill_seconds = atof(v);
 	}
-	if (vcpus > 0 && start_threads(vcpus) < 0) {
+	if (vcpus > 0 && start_threads(vcpus, busy) < 0) {
 		fprintf(stderr, "fakeguest: cannot start threads\n");
 		return 1;
 	}

@@ -149,12 +149,38 @@ static void ram_fuzz_regressions(void **state)
 	assert_true(c.guest_ram_bytes.known && c.guest_ram_bytes.v == 7ll << 60);
 }
 
+/* -cpu: whether the guest is offered VMX/SVM (doctor's kvm-nested-unused). */
+static void cpu_nested_models(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *cpu; /* NULL: no -cpu */
+		enum vm_nested want;
+	} cases[] = {
+		{NULL, VM_NESTED_NO}, {"host", VM_NESTED_YES}, {"max", VM_NESTED_YES},
+		{"host,-vmx", VM_NESTED_NO}, {"Skylake-Client", VM_NESTED_UNKNOWN},
+		{"Skylake-Client,vmx=on", VM_NESTED_YES}, {"qemu64,+svm", VM_NESTED_YES},
+		{"Skylake-Client,-vmx", VM_NESTED_NO}, {"hostile", VM_NESTED_UNKNOWN},
+		{"max,vmx=off,+vmx", VM_NESTED_YES},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char cmd[256];
+		int n = cases[i].cpu ? snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c-cpu%c%s%c", 0, 0, 0, 0,
+						cases[i].cpu, 0)
+				     : snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c", 0, 0, 0);
+		struct vm_config c;
+		print_message("-cpu %s\n", cases[i].cpu ? cases[i].cpu : "(none)");
+		assert_int_equal(parse_vm_cmdline(cmd, (size_t)n, &c), 0);
+		assert_int_equal(c.cpu_nested, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(corpus), cmocka_unit_test(not_a_vm),
 		cmocka_unit_test(truncated_cmdline), cmocka_unit_test(opt_get),
-		cmocka_unit_test(ram_fuzz_regressions),
+		cmocka_unit_test(ram_fuzz_regressions), cmocka_unit_test(cpu_nested_models),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

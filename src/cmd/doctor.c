@@ -1,0 +1,175 @@
+/* vmhost doctor: what is wrong with this host's VMs, with the evidence and the fix. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/doctor.h"
+#include "out/doctor_view.h"
+#include "store/store_growth.h"
+
+struct doctor_cmd_opts {
+	const char *db;           /* --db: also judge the recorded history */
+	double warmup_seconds;    /* --warmup: growth's warm-up (NaN: growth's default) */
+	bool fail_on_set;         /* --fail-on */
+	enum doctor_severity fail_on;
+	bool list;                /* --list: the rules */
+	struct doctor_opts gather;
+};
+
+static void doctor_help(void)
+{
+	printf("usage: vmhost doctor [--db FILE [--warmup SEC]] [--fail-on info|warning|critical]\n"
+	       "                     [--interval SEC] [--smaps-budget SEC] [--list] [--json]\n"
+	       "\n"
+	       "One pass over the host and its VMs (and, with --db, over the recorded history): a list\n"
+	       "of findings, critical first, each with the VM it concerns (or the host), the figures\n"
+	       "that prove it and the fix. \"no findings\" when all is well.\n"
+	       "\n"
+	       "  --db FILE          also flag VMs that 'vmhost growth' flags in FILE (vmhost record)\n"
+	       "  --warmup SEC       with --db: a VM's first SEC are not judged, as in 'vmhost growth'\n"
+	       "                     [600]\n"
+	       "  --fail-on LEVEL    exit 1 when a finding is at least this severe (info, warning,\n"
+	       "                     critical); without it doctor exits 0 whatever it finds\n"
+	       "  --interval SEC     observe this long for the rates (ksmd CPU, merges, vCPU wait,\n"
+	       "                     exits) [1]; 0: one reading, vCPU wait and exits since each VM\n"
+	       "                     started, no KSM rates\n"
+	       "  --smaps-budget SEC time spent reading smaps_rollup of the largest VMs, to measure its\n"
+	       "                     cost [0.05]; 0: not measured\n"
+	       "  --list             the rules: id, severity, what each looks for\n"
+	       "\n"
+	       "Every finding, its threshold and why: docs/doctor.md.\n");
+}
+
+static int parse_doctor_opts(struct ctx *ctx, int argc, char **argv, struct doctor_cmd_opts *o, bool *help)
+{
+	static const struct option longopts[] = {
+		{"db", required_argument, NULL, 'd'},
+		{"fail-on", required_argument, NULL, 'f'},
+		{"warmup", required_argument, NULL, 'w'},
+		{"interval", required_argument, NULL, 'i'},
+		{"smaps-budget", required_argument, NULL, 's'},
+		{"list", no_argument, NULL, 'l'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	args_reset();
+	int c;
+	while ((c = getopt_long(argc, argv, "+d:f:w:i:s:lh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'd': o->db = optarg; break;
+		case 'f':
+			if (doctor_severity_parse(optarg, &o->fail_on) < 0)
+				return usage_error(ctx, "--fail-on takes info, warning or critical, not '%s'", optarg);
+			o->fail_on_set = true;
+			break;
+		case 'w':
+			if (arg_seconds0(optarg, &o->warmup_seconds) < 0)
+				return usage_error(ctx, "--warmup takes seconds, not '%s'", optarg);
+			break;
+		case 'i':
+			if (arg_seconds0(optarg, &o->gather.interval_seconds) < 0)
+				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5, or 0), not '%s'", optarg);
+			break;
+		case 's': {
+			char *end;
+			double v = strtod(optarg, &end);
+			if (end == optarg || *end || !(v >= 0 && v <= 10))
+				return usage_error(ctx, "--smaps-budget takes seconds (0 to 10), not '%s'", optarg);
+			o->gather.smaps_budget_seconds = v;
+			break;
+		}
+		case 'l': o->list = true; break;
+		case 'h': *help = true; break;
+		default: return args_end(ctx, c, argc, argv);
+		}
+	}
+	return args_end(ctx, c, argc, argv);
+}
+
+/* The VMs `vmhost growth` flags in the database, with its default thresholds. */
+static int read_growth(const struct ctx *ctx, const char *db, double warmup, struct doctor_evidence *e)
+{
+	struct growth_scan_opts go = growth_scan_defaults();
+	go.db = db;
+	if (!isnan(warmup))
+		go.params.warmup_seconds = warmup;
+	struct growth_scan g;
+	const char *what;
+	int r = growth_scan_run(&go, &g, &what);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, what, "%s: %s%s", db, store_strerror(r),
+			    r == -ENOENT ? " (record one with 'vmhost record')" : "");
+	e->growth = calloc(g.n ? g.n : 1, sizeof(*e->growth));
+	if (!e->growth) {
+		growth_scan_free(&g);
+		return fail(ctx, EXIT_FAIL, "reading growth", "%s", strerror(ENOMEM));
+	}
+	for (size_t i = 0; i < g.n; i++) {
+		const struct growth_vm *v = &g.vms[i];
+		if (!v->result.flagged)
+			continue;
+		struct doctor_growth *d = &e->growth[e->ngrowth++];
+		*d = (struct doctor_growth){.pid = v->vm.pid, .bytes_per_hour = v->result.bytes_per_hour,
+					    .growth_bytes = v->result.growth_bytes, .first_seconds = v->result.first_t,
+					    .samples = v->result.samples, .overhead_bytes = v->last_overhead};
+		memcpy(d->name, v->vm.name, sizeof(d->name));
+	}
+	e->growth_known = true;
+	growth_scan_free(&g);
+	return EXIT_OK;
+}
+
+int cmd_doctor(struct ctx *ctx, int argc, char **argv)
+{
+	struct doctor_cmd_opts o = {.warmup_seconds = NAN, .gather = {.interval_seconds = 1, .smaps_budget_seconds = 0.05}};
+	bool help = false;
+	int rc = parse_doctor_opts(ctx, argc, argv, &o, &help);
+	if (rc != EXIT_OK)
+		return rc;
+	if (help) {
+		doctor_help();
+		return EXIT_OK;
+	}
+	if (ctx->format == OUT_CSV)
+		return usage_error(ctx, "doctor has no table to write as CSV (use --json)");
+	struct doc d;
+	if (o.list) {
+		ctx_doc(ctx, &d);
+		doctor_view_rules(&d);
+		return doc_finish(&d) < 0 ? EXIT_FAIL : EXIT_OK;
+	}
+
+	struct doctor_evidence e;
+	enum survey_step step;
+	int r = doctor_gather(&ctx->root, &o.gather, &e, &step);
+	if (r < 0 && step == SURVEY_HOST)
+		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "looking at the host", "%s", strerror(-r));
+	if (e.vms.denied)
+		warn(ctx, "no permission to read some /proc files of %u process%s (their findings may be missing); run as root",
+		     e.vms.denied, e.vms.denied == 1 ? "" : "es");
+	if (o.db && (rc = read_growth(ctx, o.db, o.warmup_seconds, &e)) != EXIT_OK) {
+		doctor_evidence_free(&e);
+		return rc;
+	}
+	struct doctor_findings f;
+	r = doctor_check(&e, &f);
+	doctor_evidence_free(&e);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "checking", "%s", strerror(-r));
+
+	ctx_doc(ctx, &d);
+	doctor_view(&d, &f);
+	r = doc_finish(&d);
+	bool reached = false;
+	for (size_t i = 0; o.fail_on_set && i < f.n; i++)
+		reached |= f.v[i].severity >= o.fail_on;
+	doctor_findings_free(&f);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(-r));
+	return reached ? EXIT_FAIL : EXIT_OK;
+}

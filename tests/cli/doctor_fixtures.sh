@@ -1,0 +1,170 @@
+#!/bin/bash
+# vmhost doctor on frozen host trees: tests/fixtures/doctor-healthy is a host with nothing wrong
+# (two libvirt guests of one image, KSM running and saving, kvm_intel with every feature on), and
+# each tests/fixtures/doctor-<id>/ is an overlay of the files that make finding <id> appear (a
+# REMOVE file lists paths of the healthy tree to drop first). Each overlay must give exactly its
+# finding; a near miss just below each threshold gives none; --fail-on, --json and the human form.
+. "$VMHOST_TESTS/lib.sh"
+HEALTHY=$VMHOST_FIXTURES/doctor-healthy
+
+# tree NAME [OVERLAY]: a copy of the healthy host with the overlay on top, in $TEST_TMP/NAME.
+tree() {
+	local t=$TEST_TMP/$1
+	rm -rf "$t"
+	cp -r "$HEALTHY" "$t"
+	if [ -n "${2:-}" ]; then
+		if [ -f "$2/REMOVE" ]; then
+			while read -r p; do rm -rf "${t:?}/$p"; done <"$2/REMOVE"
+		fi
+		cp -r "$2/." "$t/"
+		rm -f "$t/REMOVE"
+	fi
+	echo "$t"
+}
+doctor() { local t=$1; shift; "$VMHOST" --proc-root "$t/proc" --sys-root "$t/sys" doctor --interval 0 "$@"; }
+jqe() { jq -e "$@" >/dev/null; }
+ids() { doctor "$1" --json | jq -c '[.findings[].id]'; }
+
+# The healthy host: nothing to say, exit 0, whatever --fail-on asks.
+H=$(tree healthy)
+doctor "$H" >"$TEST_TMP/healthy.txt"
+check "healthy host: exit 0" [ $? -eq 0 ]
+check "healthy host: the output is 'no findings'" [ "$(cat "$TEST_TMP/healthy.txt")" = "no findings" ]
+check "healthy host: --json has an empty findings array" [ "$(doctor "$H" --json)" = '{"findings":[]}' ]
+doctor "$H" --fail-on info >/dev/null
+check "healthy host: --fail-on info still exits 0" [ $? -eq 0 ]
+doctor "$H" --interval 0.2 >"$TEST_TMP/healthy-interval.txt"
+check "healthy host over an interval: no findings" [ "$(cat "$TEST_TMP/healthy-interval.txt")" = "no findings" ]
+
+# Every overlay: exactly its own finding, with the contract's fields.
+n=0
+for fx in "$VMHOST_FIXTURES"/doctor-*/; do
+	fx=${fx%/}
+	id=${fx##*/doctor-}
+	[ "$id" = healthy ] && continue
+	n=$((n + 1))
+	t=$(tree "$id" "$fx")
+	check "doctor-$id gives exactly $id" [ "$(ids "$t")" = "[\"$id\"]" ]
+	doctor "$t" --json >"$TEST_TMP/$id.json"
+	check "doctor-$id: contract fields and types" jqe '.findings | length == 1 and all(.[];
+		(.id|type)=="string" and (.severity|IN("info","warning","critical")) and
+		has("vm") and has("pid") and (.evidence|type)=="object" and (.evidence|length) > 0 and
+		(.advice|type)=="string" and (.advice|length) > 10)' "$TEST_TMP/$id.json"
+done
+check "an overlay for each of 19 fixture findings" [ "$n" -eq 19 ]
+
+# Who and what: the VM a finding concerns, and figures that prove it.
+J=$TEST_TMP
+check "oom: web1, pid 1001, critical, 2 kills" jqe '.findings[0] | .vm=="web1" and .pid==1001 and .severity=="critical" and .evidence.oom_kills==2' "$J/vm-oom-kills.json"
+check "near limit: 95% of 4 GiB" jqe '.findings[0].evidence | .cgroup_memory_limit_bytes==4294967296 and (.used_percent|floor)==95' "$J/vm-near-cgroup-limit.json"
+check "swapping: web2's 200 MiB" jqe '.findings[0] | .vm=="web2" and .evidence.swap_bytes==209715200' "$J/vm-swapping.json"
+check "vcpu wait: lifetime share of web1's vCPUs" jqe '.findings[0] | .vm=="web1" and .evidence.over=="lifetime" and (.evidence.vcpu_wait_share_percent|floor)==31' "$J/vcpu-wait-high.json"
+check "overcommit: 4 vCPUs on 2 CPUs, host finding" jqe '.findings[0] | .vm==null and .pid==null and .evidence.vcpus==4 and .evidence.host_cpus==2' "$J/vcpus-overcommit.json"
+check "ept off: module and value" jqe '.findings[0].evidence | .module=="kvm_intel" and .parameter=="ept" and .value=="N"' "$J/kvm-ept-off.json"
+check "npt off on kvm_amd" jqe '.findings[0].evidence | .module=="kvm_amd" and .value=="0"' "$J/kvm-npt-off.json"
+check "KSM stopped: 2 guests, 4 GiB, the image match said to be not estimated" jqe '.findings[0].evidence | .mergeable_guests==2 and .guest_ram_bytes==4294967296 and (.same_image|startswith("not estimated"))' "$J/ksm-stopped-with-guests.json"
+check "unmergeable: web2, mem-merge-off" jqe '.findings[0] | .vm=="web2" and .evidence.ksm_unmergeable_reason=="mem-merge-off"' "$J/vm-ksm-unmergeable.json"
+check "tuners: ksmtuned's pid and the advisor" jqe '.findings[0] | .pid==3000 and .evidence.advisor_mode=="scan-time"' "$J/ksm-tuners-fighting.json"
+check "exits: web1's I/O exits, over its lifetime" jqe '.findings[0] | .vm=="web1" and .evidence.kind=="I/O" and .evidence.io_exits==4000000 and .evidence.over=="lifetime"' "$J/vm-exits-dominated.json"
+t=$(tree emulation "$VMHOST_FIXTURES/doctor-vm-exits-dominated")
+echo 2000000 >"$t/sys/kernel/debug/kvm/insn_emulation"
+echo 2000000 >"$t/sys/kernel/debug/kvm/1002-12/insn_emulation"
+echo 0 >"$t/sys/kernel/debug/kvm/1001-12/insn_emulation"
+doctor "$t" --json >"$J/emulation.json"
+check "exits: web2 emulates 2 instructions per exit (no exit kind dominates), web1 stays I/O" jqe '[.findings[] | [.vm, .evidence.kind, .evidence.insn_emulation]] == [["web1","I/O",0],["web2","emulation",2000000]]' "$J/emulation.json"
+check "hugepages: 2 GiB unused" jqe '.findings[0].evidence.unused_bytes==2147483648' "$J/hugepages-unused.json"
+
+# Near misses: just below each threshold, nothing.
+near_miss() { # what OVERLAY-ID FILE CONTENT
+	local t
+	t=$(tree "miss-$2" "$VMHOST_FIXTURES/doctor-$2")
+	printf '%b' "$4" >"$t/$3"
+	check "near miss: $1" [ "$(ids "$t")" = "[]" ]
+}
+S='sys/fs/cgroup/machine.slice/machine-qemu\x2d1\x2dweb1.scope'
+near_miss "cgroup at 85% of its limit" vm-near-cgroup-limit "$S/memory.current" '3650722201\n'
+near_miss "32 MiB swapped" vm-swapping proc/1002/status "$(sed 's/^VmSwap:.*/VmSwap:\t   32768 kB/' "$HEALTHY/proc/1002/status")\n"
+near_miss "vCPU wait at 9% of wanted time" vcpu-wait-high proc/1001/task/1010/schedstat '1500000000 180000000 9000\n'
+near_miss "4 vCPUs on 4 CPUs" vcpus-overcommit sys/devices/system/cpu/online '0-3\n'
+near_miss "npt on (1)" kvm-npt-off sys/module/kvm_amd/parameters/npt '1\n'
+near_miss "ksmtuned alone (advisor none)" ksm-tuners-fighting sys/kernel/mm/ksm/advisor_mode '[none] scan-time\n'
+near_miss "two NUMA nodes, merge_across_nodes 0" ksm-merge-across-nodes sys/kernel/mm/ksm/merge_across_nodes '0\n'
+near_miss "chained pages with use_zero_pages 1" ksm-zero-pages-chained sys/kernel/mm/ksm/use_zero_pages '1\n'
+near_miss "512 MiB of huge pages unused" hugepages-unused proc/meminfo "$(sed 's/^HugePages_Free:.*/HugePages_Free:      256/' "$HEALTHY/proc/meminfo")\n"
+near_miss "exits: I/O 50% of web1's" vm-exits-dominated sys/kernel/debug/kvm/1001-12/io_exits '2500000\n'
+near_miss "exits: fewer than a million in web1's life" vm-exits-dominated sys/kernel/debug/kvm/1001-12/exits '900000\n'
+near_miss "THP never with the only guest RAM on hugetlbfs" thp-never sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never\n'
+t=$(tree nested-cpu-host "$VMHOST_FIXTURES/doctor-kvm-nested-unused")
+tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^-smp$/-cpu\nhost\n-smp/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"
+check "near miss: nested on and web2 is given -cpu host" [ "$(ids "$t")" = "[]" ]
+tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^host$/Skylake-Client/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"
+check "near miss: nested on and web2's CPU model is one vmhost cannot judge" [ "$(ids "$t")" = "[]" ]
+tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^Skylake-Client$/Skylake-Client,-vmx/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"
+check "nested on and web2's model without vmx (-vmx): kvm-nested-unused" [ "$(ids "$t")" = '["kvm-nested-unused"]' ]
+# ksmtuned against vmhost's own tuner (advisor off): found; the tuner alone, or a sweep: not.
+t=$(tree tune-fight "$VMHOST_FIXTURES/doctor-ksm-tuners-fighting")
+printf '[none] scan-time\n' >"$t/sys/kernel/mm/ksm/advisor_mode"
+mkdir -p "$t/proc/3001" && printf 'vmhost\n' >"$t/proc/3001/comm"
+printf '/usr/bin/vmhost\0--json\0ksm\0tune\0--cpu-budget\0002\0' >"$t/proc/3001/cmdline"
+doctor "$t" --json >"$J/tune-fight.json"
+check "ksmtuned and 'vmhost ksm tune': ksm-tuners-fighting with both pids" jqe '.findings | length == 1 and .[0].id == "ksm-tuners-fighting" and .[0].evidence.ksmtuned_pid == 3000 and .[0].evidence.vmhost_tune_pid == 3001' "$J/tune-fight.json"
+printf '/usr/bin/vmhost\0ksm\0sweep\0' >"$t/proc/3001/cmdline"
+check "near miss: ksmtuned and 'vmhost ksm sweep'" [ "$(ids "$t")" = "[]" ]
+printf '/usr/bin/vmhost\0ksm\0tune\0' >"$t/proc/3001/cmdline"
+rm -rf "$t/proc/3000"
+check "near miss: 'vmhost ksm tune' alone" [ "$(ids "$t")" = "[]" ]
+t=$(tree one-guest "$VMHOST_FIXTURES/doctor-ksm-stopped-with-guests")
+rm -rf "$t/proc/1002"
+check "near miss: KSM stopped with one guest" [ "$(ids "$t")" = "[]" ]
+t=$(tree unmergeable-stopped "$VMHOST_FIXTURES/doctor-vm-ksm-unmergeable")
+echo 0 >"$t/sys/kernel/mm/ksm/run"
+check "near miss: an unmergeable VM while KSM is stopped (one mergeable guest left)" [ "$(ids "$t")" = "[]" ]
+
+# Several findings: sorted by severity, critical first; the human form.
+t=$(tree several "$VMHOST_FIXTURES/doctor-thp-never")
+cp -r "$VMHOST_FIXTURES/doctor-vm-oom-kills/." "$VMHOST_FIXTURES/doctor-vm-swapping/." "$t/"
+check "sorted by severity: critical, warning, info" [ "$(ids "$t")" = '["vm-oom-kills","vm-swapping","thp-never"]' ]
+doctor "$t" >"$TEST_TMP/several.txt"
+check "human: one line per finding, severity and id first" \
+	grep -qx "critical vm-oom-kills  web1 (pid 1001): the kernel OOM-killed in this VM's cgroup 2 times" "$TEST_TMP/several.txt"
+check "human: the host's findings say host" grep -q '^info     thp-never  host: guest RAM of 2 VMs is on 4 KiB pages' "$TEST_TMP/several.txt"
+check "human: evidence indented under its finding" grep -qE '^    oom_kills +2$' "$TEST_TMP/several.txt"
+check "human: the fix last, after the evidence" sh -c "awk '/^[a-z]/{ if (n) exit 1; n=1; next } /^    fix: /{ n=0; next } !/^    /{ exit 1 } END { exit n }' '$TEST_TMP/several.txt'"
+check "human: sizes for people" grep -qE '^    swap_bytes +200 MiB$' "$TEST_TMP/several.txt"
+
+# --fail-on: 1 when a finding reaches the level, else 0.
+doctor "$t" --fail-on critical >/dev/null
+check "--fail-on critical with a critical finding: exit 1" [ $? -eq 1 ]
+t2=$(tree fail-thp "$VMHOST_FIXTURES/doctor-thp-never")
+doctor "$t2" --fail-on warning >/dev/null
+check "--fail-on warning with only an info finding: exit 0" [ $? -eq 0 ]
+doctor "$t2" --fail-on info >/dev/null
+check "--fail-on info with an info finding: exit 1" [ $? -eq 1 ]
+doctor "$t2" >/dev/null
+check "without --fail-on: exit 0 whatever is found" [ $? -eq 0 ]
+doctor "$t2" --json --fail-on info >"$TEST_TMP/fail.json"
+check "--fail-on with --json: still the whole document" jqe '.findings[0].id == "thp-never"' "$TEST_TMP/fail.json"
+doctor "$H" --fail-on severe 2>/dev/null
+check "--fail-on with an unknown level: usage error 2" [ $? -eq 2 ]
+"$VMHOST" --proc-root "$H/proc" --sys-root "$H/sys" --csv doctor --interval 0 >/dev/null 2>&1
+check "--csv: usage error 2" [ $? -eq 2 ]
+
+# Growth from a recorded history (--db): the leaking VM of growth_fixture's database.
+DB=$TEST_TMP/growth.db
+"$VMHOST_BUILD/growth_fixture" "$DB" || die "growth_fixture could not write $DB"
+doctor "$H" --db "$DB" --json >"$TEST_TMP/growth.json"
+check "--db: leaky-db is vm-overhead-growing, 25 MiB/hour, since a known time" jqe '[.findings[] | select(.id=="vm-overhead-growing")] | length == 1 and .[0].vm == "leaky-db" and (.[0].evidence.overhead_growth_bytes_per_hour / 26214400 | . > 0.98 and . < 1.02) and (.[0].evidence.since_seconds|type)=="number"' "$TEST_TMP/growth.json"
+check "--db: the steady VMs are not flagged" jqe '[.findings[] | .vm] == ["leaky-db"]' "$TEST_TMP/growth.json"
+DB2=$TEST_TMP/short.db
+"$VMHOST" --proc-root "$H/proc" --sys-root "$H/sys" record --db "$DB2" --interval 0.2 --duration 1 >/dev/null 2>&1
+check "--db of a short, flat recording: no findings" [ "$(doctor "$H" --db "$DB2" --json)" = '{"findings":[]}' ]
+doctor "$H" --db "$TEST_TMP/missing.db" >/dev/null 2>"$TEST_TMP/missing.err"
+check "--db of a missing file: exit 1 with the reason" [ $? -eq 1 ]
+check "--db of a missing file: one error line" grep -q '^vmhost: doctor: .*missing.db' "$TEST_TMP/missing.err"
+
+# --list names every rule once; a bad tree fails as mem does.
+check "--list: every rule id once" sh -c "'$VMHOST' doctor --list --json | jq -e '[.rules[].id] | length == (unique | length) and length >= 22' >/dev/null"
+mkdir -p "$TEST_TMP/empty/proc" "$TEST_TMP/empty/sys"
+doctor "$TEST_TMP/empty" >/dev/null 2>&1
+check "a tree without meminfo: exit 1" [ $? -eq 1 ]
+finish

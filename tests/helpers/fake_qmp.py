@@ -1,0 +1,50 @@
+#!/usr/bin/env python3
+"""A scripted QEMU monitor for tests: listens on a unix socket, serves one client at a time with
+QEMU's greeting, qmp_capabilities, query-balloon (actual = --balloon bytes) and qom-get of
+guest-stats (reported now, with --available bytes; --no-stats: never reported, last-update 0).
+Any other command gets QEMU's CommandNotFound error. Runs until killed.
+  fake_qmp.py SOCKET --balloon BYTES [--available BYTES | --no-stats]"""
+import argparse, json, os, socket, time
+
+ap = argparse.ArgumentParser()
+ap.add_argument("socket")
+ap.add_argument("--balloon", type=int, required=True)
+ap.add_argument("--available", type=int, default=0)
+ap.add_argument("--no-stats", action="store_true")
+a = ap.parse_args()
+
+def reply(cmd):
+    name = cmd.get("execute")
+    if name == "qmp_capabilities":
+        return {"return": {}}
+    if name == "query-balloon":
+        return {"return": {"actual": a.balloon}}
+    if name == "qom-get" and cmd.get("arguments", {}).get("property") == "guest-stats":
+        if a.no_stats:
+            return {"return": {"stats": {"stat-available-memory": -1}, "last-update": 0}}
+        return {"return": {"stats": {"stat-available-memory": a.available, "stat-free-memory": a.available // 2,
+                                     "stat-disk-caches": 0, "stat-major-faults": 0},
+                           "last-update": int(time.time())}}
+    return {"error": {"class": "CommandNotFound", "desc": "The command %s has not been found" % name}}
+
+try:
+    os.unlink(a.socket)
+except FileNotFoundError:
+    pass
+srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+srv.bind(a.socket)
+srv.listen(4)
+while True:
+    conn, _ = srv.accept()
+    with conn:
+        f = conn.makefile("rwb")
+        f.write(b'{"QMP": {"version": {"qemu": {"micro": 0, "minor": 2, "major": 7}, "package": ""}, "capabilities": ["oob"]}}\r\n')
+        f.flush()
+        try:
+            for line in f:
+                if not line.strip():
+                    continue
+                f.write(json.dumps(reply(json.loads(line))).encode() + b"\r\n")
+                f.flush()
+        except (ConnectionError, ValueError):
+            pass

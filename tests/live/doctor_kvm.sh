@@ -1,0 +1,32 @@
+#!/bin/bash
+# vmhost doctor on a real KVM guest: the firmware guest (tests/helpers/mkfw.sh: out 0x80 in a loop
+# at the reset vector) under QEMU accel=kvm, its counters read through QMP query-stats where
+# debugfs is closed, over doctor's interval: vm-exits-dominated with over 1000 exits/s, and the
+# kind this kernel counts them as (on this host's nested PVM real mode is emulated: insn_emulation;
+# on bare metal io_exits). The same guest paused (-S) makes no exits: nothing said.
+# Needs /dev/kvm: without it the test is skipped (exit 77) and says so. QEMU stopped by pid.
+. "$VMHOST_TESTS/lib.sh"
+[ -c /dev/kvm ] || { say "SKIP: /dev/kvm is absent on this machine (no KVM to run a guest on)"; exit 77; }
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
+sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
+start_qemu() { # NAME SOCKET ARGS...
+	local name=$1 sock=$2 i
+	shift 2
+	spawn qemu-system-x86_64 -name "$name" -machine pc,accel=kvm -bios "$TEST_TMP/fw.bin" -m 16 -nographic \
+		-nodefaults -qmp "unix:$sock,server=on,wait=off" "$@"
+	for i in $(seq 100); do [ -S "$sock" ] && return 0; sleep 0.1; done
+	die "QEMU $name did not create its QMP socket"
+}
+start_qemu doctor-fw "$TEST_TMP/run.sock"
+RUN=$SPAWNED
+start_qemu doctor-paused "$TEST_TMP/paused.sock" -S
+PAUSED=$SPAWNED
+sleep 1
+"$VMHOST" doctor --interval 1 --smaps-budget 0 --json >"$TEST_TMP/d.json" 2>"$TEST_TMP/d.err" || die "doctor failed: $(cat "$TEST_TMP/d.err")"
+of() { jq -c --argjson p "$1" '[.findings[] | select(.id == "vm-exits-dominated" and .pid == $p)]' "$TEST_TMP/d.json"; }
+say "firmware guest: $(of "$RUN")"
+check "the looping firmware guest is vm-exits-dominated over the interval" jq -e --argjson p "$RUN" '[.findings[] | select(.id == "vm-exits-dominated" and .pid == $p)] | length == 1 and .[0].vm == "doctor-fw" and .[0].evidence.over == "interval" and .[0].evidence.exits_per_second >= 1000' "$TEST_TMP/d.json"
+check "  ... by port I/O, or by emulation where this kernel emulates real mode" jq -e --argjson p "$RUN" '.findings[] | select(.id == "vm-exits-dominated" and .pid == $p) | .evidence.kind | IN("I/O", "emulation")' "$TEST_TMP/d.json"
+check "the paused guest (no exits) is not" [ "$(of "$PAUSED")" = "[]" ]
+check "the socket is usable after" test "$("$VMHOST_BUILD/kvmprobe" qmp "$TEST_TMP/run.sock" query-status | jq -r .status)" = running
+finish

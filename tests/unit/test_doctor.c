@@ -1,0 +1,170 @@
+/* core/doctor's rules on evidence built by hand: the thresholds that fixture trees cannot reach
+ * (rates over an interval, timed reads) just above and below, the order of findings, and the
+ * small parsers it adds (CPU lists, severities). */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/doctor.h"
+
+#define MiB (1024LL * 1024)
+
+static void cpu_lists(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_cpu_list_count("0-3,6,8-9\n", 10), 7);
+	assert_int_equal(parse_cpu_list_count("0\n", 2), 1);
+	assert_int_equal(parse_cpu_list_count("0-127", 5), 128);
+	assert_int_equal(parse_cpu_list_count("", 0), -EINVAL);
+	assert_int_equal(parse_cpu_list_count("\n", 1), -EINVAL);
+	assert_int_equal(parse_cpu_list_count("3-1\n", 4), -EINVAL);
+	assert_int_equal(parse_cpu_list_count("a\n", 2), -EINVAL);
+	assert_int_equal(parse_cpu_list_count("0-\n", 3), -EINVAL);
+	assert_int_equal(parse_cpu_list_count("1234567890\n", 11), -EINVAL); /* more digits than a CPU has */
+}
+
+static void severities(void **state)
+{
+	(void)state;
+	enum doctor_severity s = DOCTOR_INFO;
+	assert_int_equal(doctor_severity_parse("critical", &s), 0);
+	assert_int_equal(s, DOCTOR_CRITICAL);
+	assert_int_equal(doctor_severity_parse("Warning", &s), -EINVAL);
+	assert_int_equal(s, DOCTOR_CRITICAL); /* untouched on failure */
+	assert_string_equal(doctor_severity_name(DOCTOR_WARNING), "warning");
+	/* Every rule id once, kebab-case. */
+	for (size_t i = 0; i < doctor_nrules; i++) {
+		for (const char *p = doctor_rules[i].id; *p; p++)
+			assert_true((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-');
+		for (size_t k = 0; k < i; k++)
+			assert_string_not_equal(doctor_rules[i].id, doctor_rules[k].id);
+	}
+}
+
+/* A host with nothing wrong: KSM present and running, no VM. */
+static struct doctor_evidence healthy(void)
+{
+	struct doctor_evidence e = {.host_cpus = 8, .numa_nodes = 1, .interval_seconds = 1};
+	e.host.page_size_bytes = 4096;
+	e.host.ksm.present = true;
+	e.host.ksm.run = MAYBE(1);
+	return e;
+}
+
+static size_t count(const struct doctor_findings *f, const char *id)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < f->n; i++)
+		n += !strcmp(f->v[i].id, id);
+	return n;
+}
+
+/* ksmd at cpu percent with profit bytes, savings rising by rising bytes over 1 s. */
+static size_t ksm_cpu_findings(double cpu, int64_t profit, int64_t rising)
+{
+	struct doctor_evidence e = healthy();
+	e.ksm_rates_known = true;
+	e.ksm_before.k = e.host.ksm;
+	e.ksm_before.k.pages_sharing = MAYBE(1000);
+	e.ksm_rates = (struct ksm_rates){.interval_seconds = 1, .ksmd_cpu_percent = cpu,
+					 .saved_bytes = MAYBE(1000 * 4096 + rising), .general_profit = MAYBE(profit),
+					 .pages_scanned_per_second = 50000};
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	size_t n = count(&f, "ksm-cpu-without-gain");
+	doctor_findings_free(&f);
+	return n;
+}
+
+static void ksm_cpu_thresholds(void **state)
+{
+	(void)state;
+	/* 32 MiB of profit per percent of a CPU: 10% wants 320 MiB. */
+	assert_int_equal(ksm_cpu_findings(10, 100 * MiB, 0), 1);
+	assert_int_equal(ksm_cpu_findings(10, 319 * MiB, 0), 1);
+	assert_int_equal(ksm_cpu_findings(10, 321 * MiB, 0), 0);
+	assert_int_equal(ksm_cpu_findings(10, -4 * MiB, 0), 1);
+	/* Below 5% ksmd is noise. */
+	assert_int_equal(ksm_cpu_findings(4.9, 0, 0), 0);
+	assert_int_equal(ksm_cpu_findings(5, 0, 0), 1);
+	/* Still merging (1 MiB/s or more): no verdict yet. */
+	assert_int_equal(ksm_cpu_findings(10, 0, 1 * MiB), 0);
+	assert_int_equal(ksm_cpu_findings(10, 0, MiB / 2), 1);
+	/* No rates (--interval 0, or ksmd unreadable): nothing said. */
+	assert_int_equal(ksm_cpu_findings(NAN, 0, 0), 0);
+}
+
+static size_t smaps_findings(double seconds, size_t n)
+{
+	struct doctor_evidence e = healthy();
+	struct doctor_smaps s[4] = {{0}};
+	for (size_t i = 0; i < n; i++)
+		s[i] = (struct doctor_smaps){.pid = (pid_t)(100 + i), .seconds = seconds * (double)(i + 1) / (double)n};
+	e.smaps = s;
+	e.nsmaps = n;
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	size_t c = count(&f, "accounting-smaps-slow");
+	if (c)
+		assert_int_equal(f.v[0].ev[3].i.v, (int64_t)(100 + n - 1)); /* slowest_pid: the slowest read */
+	doctor_findings_free(&f);
+	return c;
+}
+
+static void smaps_thresholds(void **state)
+{
+	(void)state;
+	/* The mean of the reads against 10 ms: reads of 7.5, 15, 22.5, 30 ms average 18.75. */
+	assert_int_equal(smaps_findings(0.030, 4), 1);
+	assert_int_equal(smaps_findings(0.010, 1), 1);
+	assert_int_equal(smaps_findings(0.0099, 1), 0);
+	assert_int_equal(smaps_findings(0.015, 4), 0); /* mean 9.4 ms */
+	assert_int_equal(smaps_findings(0, 0), 0);     /* nothing timed */
+}
+
+/* Critical first, then warnings, then info; within one severity the rules' and VMs' order. */
+static void sorted_by_severity(void **state)
+{
+	(void)state;
+	struct doctor_evidence e = healthy();
+	snprintf(e.thp_mode, sizeof(e.thp_mode), "never");
+	struct vm vms[2];
+	memset(vms, 0, sizeof(vms));
+	for (int i = 0; i < 2; i++) {
+		vms[i].pid = 10 + i;
+		vms[i].cfg.vmm = VMM_QEMU;
+		vms[i].cfg.guest_ram_bytes = MAYBE(1024 * MiB);
+		vms[i].mem.swap = MAYBE(100 * MiB);
+	}
+	snprintf(vms[1].cfg.name, sizeof(vms[1].cfg.name), "b");
+	vms[1].cg.oom_kills = MAYBE(1);
+	e.vms = (struct vm_list){.vms = vms, .n = 2};
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	assert_int_equal(f.n, 4);
+	const char *want[] = {"vm-oom-kills", "vm-swapping", "vm-swapping", "thp-never"};
+	const pid_t pids[] = {11, 10, 11, 0};
+	for (size_t i = 0; i < 4; i++) {
+		assert_string_equal(f.v[i].id, want[i]);
+		assert_int_equal(f.v[i].pid, pids[i]);
+		assert_true(f.v[i].advice[0] != '\0');
+	}
+	assert_string_equal(f.v[0].vm, "b");
+	assert_string_equal(f.v[1].vm, "");
+	doctor_findings_free(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(cpu_lists), cmocka_unit_test(severities), cmocka_unit_test(ksm_cpu_thresholds),
+		cmocka_unit_test(smaps_thresholds), cmocka_unit_test(sorted_by_severity),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
