@@ -15,6 +15,7 @@ static const struct subcommand commands[] = {
 	{"growth", cmd_growth, "VMs whose memory beyond guest RAM keeps growing"},
 	{"report", cmd_report, "one self-contained HTML report"},
 	{"serve", cmd_serve, "Prometheus metrics on /metrics"},
+	{"top", cmd_top, "live view of every VM: CPU, wait, memory, KSM, pressure, exits"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
