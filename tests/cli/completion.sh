@@ -60,8 +60,9 @@ check "record options" has 'vmhost record --' --db --interval --duration
 check "growth options" has 'vmhost growth --' --db --window
 check "report options" has 'vmhost report --' --db --out
 check "serve options" has 'vmhost serve --' --listen --db
+check "top options" has 'vmhost top --' --interval --sort --batch --iterations --filter
 check "a command prefix is resolved as vmhost resolves it" has 'vmhost me --' --exact
-for topic in mem ksm "ksm tune" "ksm sweep" "bench accounting" "bench ksm" "bench alloc" exits record growth report serve; do
+for topic in mem ksm "ksm tune" "ksm sweep" "bench accounting" "bench ksm" "bench alloc" exits record growth report serve top; do
 	want=$("$VMHOST" help $topic | sed -n 's/^  *\(--[a-z][a-z0-9-]*\).*/\1/p' | sort -u)
 	check "$topic: each option its help lists" has "vmhost $topic --" $want
 done
