@@ -88,6 +88,7 @@ int cmd_growth(struct ctx *ctx, int argc, char **argv);
 int cmd_report(struct ctx *ctx, int argc, char **argv);
 int cmd_serve(struct ctx *ctx, int argc, char **argv);
 int cmd_doctor(struct ctx *ctx, int argc, char **argv);
+int cmd_top(struct ctx *ctx, int argc, char **argv);
 
 /* Subcommands reached through cmd_ksm and cmd_bench. */
 int cmd_ksm_status(struct ctx *ctx, int argc, char **argv);

@@ -62,8 +62,9 @@ check "report options" has 'vmhost report --' --db --out
 check "serve options" has 'vmhost serve --' --listen --db
 check "doctor options" has 'vmhost doctor --' --db --json --fail-on
 check "doctor --fail-on offers its levels" [ "$(got 'vmhost doctor --fail-on ')" = "$(printf 'critical\ninfo\nwarning')" ]
+check "top options" has 'vmhost top --' --interval --sort --batch --iterations --filter
 check "a command prefix is resolved as vmhost resolves it" has 'vmhost me --' --exact
-for topic in mem ksm "ksm tune" "ksm sweep" "bench accounting" "bench ksm" "bench alloc" exits record growth report serve doctor; do
+for topic in mem ksm "ksm tune" "ksm sweep" "bench accounting" "bench ksm" "bench alloc" exits record growth report serve doctor top; do
 	want=$("$VMHOST" help $topic | sed -n 's/^  *\(--[a-z][a-z0-9-]*\).*/\1/p' | sort -u)
 	check "$topic: each option its help lists" has "vmhost $topic --" $want
 done

@@ -1,0 +1,338 @@
+/* vmhost top: the live view of every VM's cost (htop and kvm_stat's TUI in spirit); --batch
+ * prints plain frames for scripts. The model is core/top.c, the drawing out/top_view.c. */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "core/clock.h"
+#include "core/top.h"
+#include "io/term.h"
+#include "out/top_view.h"
+
+#define FILTER_MAX 64
+
+struct top_opts {
+	double interval_seconds;
+	enum top_col sort;
+	bool reverse;
+	char filter[FILTER_MAX];
+	bool batch;
+	long iterations; /* frames before stopping; 0 = until stopped */
+};
+
+static void top_help(void)
+{
+	printf("usage: vmhost top [--interval SEC] [--sort COLUMN] [--reverse] [--filter TEXT]\n"
+	       "                  [--batch [--iterations N] [--json]]\n"
+	       "\n"
+	       "The live view of every VM's cost: a header with host memory, KSM's savings and ksmd's CPU,\n"
+	       "then a row per VM, its helpers (swtpm, virtiofsd) right under it. Each refresh reads\n"
+	       "counters only (PSS and OVERHEAD are the cheap estimates of 'vmhost mem'); e reads the\n"
+	       "exact sources once. The columns that fit 80 columns come first, more as it widens.\n"
+	       "\n"
+	       "  NAME       the VM's name (pid N without one); a helper's process name, indented\n"
+	       "  CPU%%       CPU of the VMM and its helpers since the last refresh (100 = one CPU)\n"
+	       "  WAIT%%      time its vCPUs were runnable but waited for a host CPU, summed over vCPUs\n"
+	       "  RSS, PSS, KSM SAV, OVERHEAD   as in 'vmhost mem' (VMM and helpers together)\n"
+	       "  EXITS/S    KVM exits per second (debugfs, or QMP query-stats), where readable\n"
+	       "  CG MEM     the VM's cgroup scope's memory; MEM/CPU/IO PSI its pressure (some, avg10 %%)\n"
+	       "  PID        the VMM's (a helper's own)\n"
+	       "\n"
+	       "keys: q quit; < > (or arrows) move the sort column, o the next one, r reverses; / filters\n"
+	       "by name (Enter keeps it, Esc clears it); e an exact refresh now. Ctrl-C also quits.\n"
+	       "\n"
+	       "  --interval SEC  seconds between refreshes (default 1)\n"
+	       "  --sort COLUMN   name|cpu|wait|rss|pss|ksm|overhead|exits|cgroup|mempsi|cpupsi|iopsi|pid\n"
+	       "                  (default cpu; numbers largest first, names A-Z)\n"
+	       "  --reverse       the other way round\n"
+	       "  --filter TEXT   only VMs whose name (or a helper's) contains TEXT (any case)\n"
+	       "  --batch         plain frames on stdout, one per refresh, the first after one interval\n"
+	       "                  (also what top prints when stdout is not a terminal)\n"
+	       "  --iterations N  stop after N frames\n"
+	       "  --json          with --batch: one JSON document per frame, one a line\n"
+	       "\n"
+	       "--batch frame: '# vmhost top time_unix=T interval_seconds=S seconds=S vms=N exact=no\n"
+	       "skipped=N', '# host mem_total_bytes=B mem_available_bytes=B ksm_saved_bytes=B\n"
+	       "ksmd_cpu_percent=P', a heading 'kind pid vm_pid name cpu wait rss pss ksm overhead exits\n"
+	       "cgroup mempsi cpupsi iopsi', a line per VM (kind vm) and helper (kind helper, vm_pid its\n"
+	       "VM's), then an empty line. Fields are separated by one tab; bytes in bytes, percent and\n"
+	       "rates with one decimal, n/a unknown. See docs/top.md.\n");
+}
+
+static int parse_top_opts(struct ctx *ctx, int argc, char **argv, struct top_opts *o, bool *help)
+{
+	static const struct option longopts[] = {
+		{"interval", required_argument, NULL, 'i'},
+		{"sort", required_argument, NULL, 's'},
+		{"reverse", no_argument, NULL, 'r'},
+		{"filter", required_argument, NULL, 'f'},
+		{"batch", no_argument, NULL, 'b'},
+		{"iterations", required_argument, NULL, 'n'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	args_reset();
+	int c;
+	while ((c = getopt_long(argc, argv, "+i:s:rf:bn:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			if (arg_seconds(optarg, &o->interval_seconds) < 0)
+				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
+			break;
+		case 's':
+			if (top_col_parse(optarg, &o->sort) < 0)
+				return usage_error(ctx, "--sort takes a column (name, cpu, wait, rss, pss, ksm, overhead, exits,"
+							" cgroup, mempsi, cpupsi, iopsi, pid), not '%s'", optarg);
+			break;
+		case 'r': o->reverse = true; break;
+		case 'f':
+			if (strlen(optarg) >= sizeof(o->filter))
+				return usage_error(ctx, "--filter takes at most %d characters", FILTER_MAX - 1);
+			snprintf(o->filter, sizeof(o->filter), "%s", optarg);
+			break;
+		case 'b': o->batch = true; break;
+		case 'n':
+			if (arg_count(optarg, &o->iterations) < 0)
+				return usage_error(ctx, "--iterations takes a positive number, not '%s'", optarg);
+			break;
+		case 'h': *help = true; break;
+		default: return args_end(ctx, c, argc, argv);
+		}
+	}
+	if ((c = args_end(ctx, c, argc, argv)) != EXIT_OK)
+		return c;
+	if (ctx->format == OUT_CSV)
+		return usage_error(ctx, "--csv is not a form of top: --batch prints tab-separated frames");
+	if (ctx->format == OUT_JSON && !o->batch)
+		return usage_error(ctx, "--json goes with --batch (one JSON document per frame)");
+	return EXIT_OK;
+}
+
+static int reading_failed(const struct ctx *ctx, int r, enum survey_step step)
+{
+	if (step == SURVEY_HOST)
+		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));
+	return fail(ctx, EXIT_FAIL, "listing processes", "%s: %s", ctx->root.proc, strerror(-r));
+}
+
+/* The next reading and the view it gives with the last one; the last becomes this one. */
+static int refresh(struct top_source *src, bool exact, struct top_reading *last, struct top_view *view,
+		   enum survey_step *step)
+{
+	struct top_reading now;
+	int r = top_reading_take(src, exact, &now, step);
+	if (r < 0)
+		return r;
+	struct top_view v;
+	if ((r = top_view_build(last, &now, &v)) < 0) {
+		top_reading_free(&now);
+		*step = SURVEY_PROCESSES;
+		return r;
+	}
+	top_reading_free(last);
+	*last = now;
+	top_view_free(view);
+	*view = v;
+	return 0;
+}
+
+static int batch_mode(struct ctx *ctx, const struct top_opts *o, struct top_source *src)
+{
+	struct top_reading last;
+	struct top_view view = {0};
+	enum survey_step step;
+	int r = top_reading_take(src, false, &last, &step);
+	if (r < 0)
+		return reading_failed(ctx, r, step);
+	int rc = EXIT_OK;
+	for (long frames = 0; !o->iterations || frames < o->iterations; frames++) {
+		if (!sleep_until(last.monotonic_seconds + o->interval_seconds))
+			break;
+		if ((r = refresh(src, false, &last, &view, &step)) < 0) {
+			rc = reading_failed(ctx, r, step);
+			break;
+		}
+		size_t *order = malloc((view.nrows ? view.nrows : 1) * sizeof(*order));
+		if (!order) {
+			rc = fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
+			break;
+		}
+		size_t n = top_view_order(&view, o->sort, o->reverse, o->filter, order);
+		if (ctx->format == OUT_JSON)
+			top_view_batch_json(stdout, &view, order, n, clock_wall_seconds(), o->interval_seconds);
+		else
+			top_view_batch(stdout, &view, order, n, clock_wall_seconds(), o->interval_seconds);
+		free(order);
+	}
+	top_view_free(&view);
+	top_reading_free(&last);
+	return rc;
+}
+
+/* ---- the live view ---- */
+
+enum action { ACT_NONE, ACT_DRAW, ACT_EXACT, ACT_QUIT };
+
+struct ui {
+	struct top_opts *o;
+	bool editing;
+	const struct term *term;
+	size_t cols;
+};
+
+/* Moves the sort column by step among the columns on screen. */
+static void move_sort(struct ui *u, int step)
+{
+	enum top_col shown[TOP_NCOLS];
+	size_t n = top_view_columns(u->cols, shown), at = 0;
+	for (size_t i = 0; i < n; i++)
+		if (shown[i] == u->o->sort)
+			at = i;
+	u->o->sort = shown[(at + n + (size_t)(step > 0 ? 1 : n - 1)) % n];
+}
+
+static enum action filter_key(struct ui *u, int key)
+{
+	size_t len = strlen(u->o->filter);
+	if (key == '\r' || key == '\n') {
+		u->editing = false;
+	} else if (key == 27) {
+		u->editing = false;
+		u->o->filter[0] = '\0';
+	} else if ((key == 127 || key == 8) && len) {
+		u->o->filter[len - 1] = '\0';
+	} else if (key >= ' ' && key < 127 && len + 1 < sizeof(u->o->filter)) {
+		u->o->filter[len] = (char)key;
+		u->o->filter[len + 1] = '\0';
+	}
+	return ACT_DRAW;
+}
+
+static enum action on_key(struct ui *u, int key)
+{
+	if (key == 27) { /* an arrow key (ESC [ C / D), or Esc alone */
+		int k1 = term_key(u->term, 20), k2 = k1 == '[' ? term_key(u->term, 20) : 0;
+		if (k1 == '[' && (k2 == 'C' || k2 == 'D'))
+			key = k2 == 'C' ? '>' : '<';
+		else if (!u->editing || k1 > 0)
+			return ACT_NONE;
+	}
+	if (u->editing)
+		return filter_key(u, key);
+	switch (key) {
+	case 'q': case 'Q': return ACT_QUIT;
+	case '>': case 'o': move_sort(u, 1); return ACT_DRAW;
+	case '<': move_sort(u, -1); return ACT_DRAW;
+	case 'r': u->o->reverse = !u->o->reverse; return ACT_DRAW;
+	case '/': u->editing = true; return ACT_DRAW;
+	case 'e': return ACT_EXACT;
+	default: return ACT_NONE;
+	}
+}
+
+static int draw(const struct ctx *ctx, const struct ui *u, const struct top_view *v, const struct top_source *src,
+		size_t rows)
+{
+	size_t *order = malloc((v->nrows ? v->nrows : 1) * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	size_t n = top_view_order(v, u->o->sort, u->o->reverse, u->o->filter, order);
+	const char *no_color = getenv("NO_COLOR");
+	struct top_frame fr = {
+		.interval_seconds = u->o->interval_seconds, .cols = u->cols, .rows = rows,
+		.full_screen = u->term->tty_out, .colour = u->term->tty_out && !(no_color && *no_color),
+		.keys = u->term->tty_in, .sort = u->o->sort, .reverse = u->o->reverse, .filter = u->o->filter,
+		.editing = u->editing, .exits_why = top_source_exits_why(src),
+	};
+	(void)ctx;
+	top_view_frame(stdout, v, order, n, &fr);
+	free(order);
+	return 0;
+}
+
+/* SIGWINCH only has to wake the wait for a key (no SA_RESTART): the loop then redraws. */
+static void on_resize(int sig) { (void)sig; }
+
+static int live_mode(struct ctx *ctx, struct top_opts *o, struct top_source *src)
+{
+	struct top_reading last = {0};
+	struct top_view view = {0};
+	enum survey_step step;
+	int r = top_reading_take(src, false, &last, &step);
+	if (r < 0)
+		return reading_failed(ctx, r, step);
+	if ((r = top_view_build(NULL, &last, &view)) < 0) {
+		top_reading_free(&last);
+		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(-r));
+	}
+	struct sigaction sa = {.sa_handler = on_resize}, ign = {.sa_handler = SIG_IGN}, quit = {.sa_handler = stop_handler};
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&ign.sa_mask);
+	sigemptyset(&quit.sa_mask);
+	sigaction(SIGWINCH, &sa, NULL);
+	sigaction(SIGTSTP, &ign, NULL); /* a suspended view would leave the terminal raw */
+	sigaction(SIGQUIT, &quit, NULL);
+	struct term term;
+	term_enter(&term);
+	struct ui u = {.o = o, .term = &term};
+	size_t rows;
+	int rc = EXIT_OK;
+	long frames = 0;
+	double next = last.monotonic_seconds + o->interval_seconds;
+	enum action act = ACT_DRAW;
+	while (!stop_requested()) {
+		if (act == ACT_EXACT || clock_monotonic_seconds() >= next) {
+			if ((r = refresh(src, act == ACT_EXACT, &last, &view, &step)) < 0) {
+				term_leave(&term);
+				rc = reading_failed(ctx, r, step);
+				goto out;
+			}
+			next = last.monotonic_seconds + o->interval_seconds;
+			act = ACT_DRAW;
+			frames++;
+		}
+		if (act == ACT_DRAW) {
+			term_size(&term, &u.cols, &rows);
+			if (draw(ctx, &u, &view, src, rows) < 0) {
+				rc = EXIT_FAIL;
+				break;
+			}
+			if (o->iterations && frames >= o->iterations)
+				break;
+		}
+		double left = next - clock_monotonic_seconds();
+		int key = term_key(&term, left > 0 ? (int)(left * 1000) + 1 : 0);
+		act = key == -EINTR ? ACT_DRAW : key > 0 ? on_key(&u, key) : ACT_NONE;
+		if (act == ACT_QUIT)
+			break;
+	}
+	term_leave(&term);
+out:
+	top_view_free(&view);
+	top_reading_free(&last);
+	return rc;
+}
+
+int cmd_top(struct ctx *ctx, int argc, char **argv)
+{
+	struct top_opts o = {.interval_seconds = 1.0, .sort = TOP_CPU};
+	bool help = false;
+	int rc = parse_top_opts(ctx, argc, argv, &o, &help);
+	if (rc != EXIT_OK || help) {
+		if (help)
+			top_help();
+		return rc;
+	}
+	struct top_source *src;
+	if (top_source_open(&ctx->root, &src) < 0)
+		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
+	stop_clear();
+	stop_catch(false);
+	rc = o.batch || !isatty(STDOUT_FILENO) ? batch_mode(ctx, &o, src) : live_mode(ctx, &o, src);
+	top_source_close(src);
+	return rc;
+}

@@ -1,0 +1,5 @@
+# vmhost top: the view model (sort, filter, helpers, VMs coming and going) on hand-made readings,
+# and the live view in tmux on real processes (fake QEMUs in their own cgroup scopes).
+vmhost_unit_test(test_top)
+vmhost_script_test(top_live live/top_live.sh "live")
+vmhost_script_test(top_cli cli/top_cli.sh "cli;sanitize")
