@@ -7,25 +7,8 @@ set -u
 build=${1:-build}
 n=${2:-100}
 runs=${3:-15}
-vmhost=$build/vmhost
-fake=$build/fakeguest
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-for i in $(seq "$n"); do
-	bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "doc$i" -m 16M -fake-guest "$i" -fake-nomerge -fake-vcpus 2 >"$tmp/$i.out" &
-	pids="$pids $!"
-done
-for i in $(seq "$n"); do
-	until grep -q ready "$tmp/$i.out" 2>/dev/null; do sleep 0.05; done
-done
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-ms() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo "scale=3; ($t1 - $t0) / 1000000" | bc; }
+. "$(dirname "$0")/lib.sh"
+fake_guests "$n" doc -m 16M -fake-nomerge -fake-vcpus 2
 found=$("$vmhost" mem --json | jq '[.vms[] | select(.name // "" | startswith("doc"))] | length')
 once_ms=$(for r in $(seq "$runs"); do ms "$vmhost" doctor --json --interval 0; done | median)
 nosmaps_ms=$(for r in $(seq "$runs"); do ms "$vmhost" doctor --json --interval 0 --smaps-budget 0; done | median)

@@ -8,23 +8,9 @@ set -u
 build=${1:-build}
 vms=${2:-100}
 iter=${3:-30}
-vmhost=$build/vmhost
-fake=$build/fakeguest
-tmp=$(mktemp -d)
-pids=""
-cleanup() {
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT INT TERM
-for i in $(seq "$vms"); do
-	bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "bench$i" -m 4M -fake-guest "$i" -fake-vcpus 2 \
-		-fake-nomerge >>"$tmp/ready" 2>/dev/null &
-	pids="$pids $!"
-done
-for i in $(seq 300); do [ "$(grep -c ready "$tmp/ready")" -ge "$vms" ] && break; sleep 0.1; done
-echo "$(grep -c ready "$tmp/ready") fake guests ready"
+. "$(dirname "$0")/lib.sh"
+fake_guests "$vms" bench -m 4M -fake-vcpus 2 -fake-nomerge
+echo "$vms fake guests ready"
 t0=$(date +%s%N)
 "$vmhost" top --batch --interval 1 --iterations "$iter" >"$tmp/frames" &
 top=$!

@@ -1,0 +1,30 @@
+# Shared by the bench scripts: fake QEMU guests started and stopped by pid, a median, a timer.
+# Source it after setting build; it sets vmhost, fake, tmp and an EXIT/INT/TERM cleanup.
+vmhost=$build/vmhost
+fake=$build/fakeguest
+tmp=$(mktemp -d)
+pids=""
+cleanup() {
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT INT TERM
+
+# fake_guests N PREFIX FAKEGUEST_OPTIONS...: N guests named PREFIX1..PREFIXN that discovery takes
+# for QEMU, each with -fake-guest i; returns once every one is filled and ready.
+fake_guests() {
+	local n=$1 prefix=$2 i
+	shift 2
+	for i in $(seq "$n"); do
+		bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "$prefix$i" -fake-guest "$i" "$@" >"$tmp/$prefix$i.out" 2>/dev/null &
+		pids="$pids $!"
+	done
+	for i in $(seq "$n"); do
+		until grep -q ready "$tmp/$prefix$i.out" 2>/dev/null; do sleep 0.05; done
+	done
+}
+
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# ms CMD...: the wall time of CMD in milliseconds, its output discarded.
+ms() { local t0 t1; t0=$(date +%s%N); "$@" >/dev/null 2>&1; t1=$(date +%s%N); echo "scale=3; ($t1 - $t0) / 1000000" | bc; }
