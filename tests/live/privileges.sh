@@ -1,6 +1,6 @@
 #!/bin/bash
 # What each command does without root, with only some capabilities, and in a container-like
-# setup: every row of docs/privileges.md. A fake guest (and, for exits, a real KVM guest) runs as
+# setup: every row of docs/privileges.md but exits' (privileges_exits.sh). A fake guest runs as
 # root; vmhost runs as nobody through setpriv, with ambient capabilities where a row says so.
 # debugfs and tracefs are mounted in a private mount namespace only (the host is left as found).
 . "$VMHOST_TESTS/lib.sh"
@@ -85,32 +85,6 @@ check "serve as nobody: /metrics answers with the guest's RSS" grep -q "vmhost_v
 check "serve as nobody: no KSM merged figure for it (unknown is left out, never 0)" \
 	sh -c "! grep -q 'vmhost_vm_ksm_merged_bytes{vm=\"privg\"' '$TEST_TMP/metrics'"
 stop_pid "$SERVER"
-
-# --- exits: debugfs and tracefs mounted in a private mount namespace, a real KVM guest.
-cat >"$TEST_TMP/exits.sh" <<EOF
-mount -t debugfs none /sys/kernel/debug 2>/dev/null
-mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-"$VMHOST_BUILD/kvmguest" --io 10 --sleep-before 60 >"$TEST_TMP/kg.out" &
-KG=\$!
-for i in \$(seq 50); do grep -q ready "$TEST_TMP/kg.out" && break; sleep 0.1; done
-for who in root:"" nobody:"$NB" perfmon:"$NB --inh-caps +perfmon --ambient-caps +perfmon" caps:"$CAPS"; do
-	\${who#*:} "$VMHOST" --json exits --once --interval 0.2 --pid \$KG >"$TEST_TMP/ex-\${who%%:*}.json" 2>"$TEST_TMP/ex-\${who%%:*}.err"
-	echo \$? >"$TEST_TMP/ex-\${who%%:*}.rc"
-done
-kill \$KG
-wait \$KG 2>/dev/null
-EOF
-if [ -c /dev/kvm ]; then
-	unshare --mount --propagation private bash "$TEST_TMP/exits.sh"
-	check "exits as root (debugfs mounted): exit 0" [ "$(cat "$TEST_TMP/ex-root.rc")" = 0 ]
-	check "exits as nobody: exit 77, 'KVM counters in debugfs need root'" \
-		sh -c "[ \$(cat '$TEST_TMP/ex-nobody.rc') = 77 ] && grep -q 'permission denied: KVM counters in debugfs need root' '$TEST_TMP/ex-nobody.err'"
-	check "exits with CAP_PERFMON only: exit 77 (debugfs is mode 0700)" [ "$(cat "$TEST_TMP/ex-perfmon.rc")" = 77 ]
-	check "exits with CAP_DAC_READ_SEARCH (+ptrace, perfmon): exit 0, the guest read from debugfs" \
-		sh -c "[ \$(cat '$TEST_TMP/ex-caps.rc') = 0 ] && jq -e '.vms[0].source == \"debugfs\"' '$TEST_TMP/ex-caps.json' >/dev/null"
-else
-	fail "no /dev/kvm: the exits rows cannot be checked"
-fi
 
 # --- container-like: a new PID namespace with its own /proc sees none of the host's VMs; the
 # host's /proc bind-mounted into it and given with --proc-root does.
