@@ -1,28 +1,41 @@
 #!/bin/bash
 # What `vmhost top` itself costs left running: N fake QEMU guests (2 vCPU threads each), then
-# `vmhost top --batch --interval 1 --iterations ITER`; prints its CPU (utime + stime from
-# /proc/PID/stat, read while it runs) as percent of one CPU over its run, and per refresh.
+# `vmhost top --batch --interval 1 --iterations ITER`, ROUNDS times; prints its CPU (perf stat's
+# task-clock, every thread it had) as percent of one CPU and per reading (the first, which opens
+# every file, included), and the median over the rounds. With REF=/path/to/other/vmhost the
+# other binary runs in alternate rounds against the same guests, and the ratio of the medians
+# is printed (an older build: what a change bought, measured in one run).
 # Goal (issue 14): under 1% of one CPU with 100 VMs at a 1 s refresh.
-#   bench/top.sh [BUILD_DIR] [VMS] [ITERATIONS]
+#   [REF=VMHOST] bench/top.sh [BUILD_DIR] [VMS] [ITERATIONS] [ROUNDS]
 set -u
 build=${1:-build}
 vms=${2:-100}
 iter=${3:-30}
+rounds=${4:-3}
 . "$(dirname "$0")/lib.sh"
+command -v perf >/dev/null || { echo "bench/top.sh: needs perf (linux-perf)" >&2; exit 1; }
 fake_guests "$vms" bench -m 4M -fake-vcpus 2 -fake-nomerge
-echo "$vms fake guests ready"
-t0=$(date +%s%N)
-"$vmhost" top --batch --interval 1 --iterations "$iter" >"$tmp/frames" &
-top=$!
-# its CPU as last seen alive, read every 0.2 s until it exits
-while t=$(awk '{ print $14 + $15 }' /proc/$top/stat 2>/dev/null) && [ -n "$t" ]; do echo "$t" >"$tmp/ticks"; sleep 0.2; done
-wait "$top"
-rc=$?
-t1=$(date +%s%N)
-ticks=$(cat "$tmp/ticks" 2>/dev/null || echo 0)
-hz=$(getconf CLK_TCK)
-rows=$(awk -F'\t' '$1 == "vm" && $4 ~ /^bench/' "$tmp/frames" | wc -l)
-echo "vmhost top --batch --interval 1 --iterations $iter: exit $rc, $rows bench VM rows ($((rows / iter)) a frame)"
-awk -v t="$ticks" -v hz="$hz" -v n="$iter" -v wall="$(( (t1 - t0) / 1000000 ))" 'BEGIN {
-	cpu = t / hz
-	printf "  CPU %.2f s over %.1f s: %.2f%% of one CPU, %.1f ms per refresh (tick %d ms)\n", cpu, wall / 1000, 100 * cpu / (wall / 1000), 1000 * cpu / (n + 1), 1000 / hz }'
+echo "$vms fake guests ready; vmhost top --batch --interval 1 --iterations $iter, $rounds round(s)"
+
+# one LABEL BINARY: one run; appends its ms per reading to $tmp/LABEL.
+one() {
+	local label=$1 bin=$2 rc ms rows
+	perf stat -x, -e task-clock -o "$tmp/perf" "$bin" top --batch --interval 1 --iterations "$iter" >"$tmp/frames"
+	rc=$?
+	ms=$(awk -F, '$3 ~ /^task-clock/ { print $1 }' "$tmp/perf")
+	rows=$(awk -F'\t' '$1 == "vm" && $4 ~ /^bench/' "$tmp/frames" | wc -l)
+	awk -v l="$label" -v ms="$ms" -v n="$((iter + 1))" -v rc="$rc" -v rows="$((rows / iter))" 'BEGIN {
+		printf "  %-5s exit %d, %d bench VMs a frame: CPU %.3f s, %.1f ms per reading, %.2f%% of one CPU at 1 s\n",
+			l, rc, rows, ms / 1000, ms / n, ms / n / 10 }'
+	echo "$ms $((iter + 1))" | awk '{ print $1 / $2 }' >>"$tmp/$label"
+}
+for r in $(seq "$rounds"); do
+	one this "$vmhost"
+	[ -n "${REF:-}" ] && one ref "$REF"
+done
+this=$(median <"$tmp/this")
+printf "median: %.1f ms per reading, %.2f%% of one CPU at a 1 s refresh\n" "$this" "$(echo "$this / 10" | bc -l)"
+if [ -n "${REF:-}" ]; then
+	ref=$(median <"$tmp/ref")
+	printf "REF median: %.1f ms per reading; this / REF = %.2f\n" "$ref" "$(echo "$this / $ref" | bc -l)"
+fi

@@ -124,7 +124,7 @@ static int refresh(struct top_source *src, bool exact, struct top_reading *last,
 		   enum survey_step *step)
 {
 	struct top_reading now;
-	int r = top_reading_take(src, exact, &now, step);
+	int r = top_reading_take(src, last, exact, &now, step);
 	if (r < 0)
 		return r;
 	struct top_view v;
@@ -145,7 +145,7 @@ static int batch_mode(struct ctx *ctx, const struct top_opts *o, struct top_sour
 	struct top_reading last;
 	struct top_view view = {0};
 	enum survey_step step;
-	int r = top_reading_take(src, false, &last, &step);
+	int r = top_reading_take(src, NULL, false, &last, &step);
 	if (r < 0)
 		return reading_failed(ctx, r, step);
 	int rc = EXIT_OK;
@@ -262,7 +262,7 @@ static int live_mode(struct ctx *ctx, struct top_opts *o, struct top_source *src
 	struct top_reading last = {0};
 	struct top_view view = {0};
 	enum survey_step step;
-	int r = top_reading_take(src, false, &last, &step);
+	int r = top_reading_take(src, NULL, false, &last, &step);
 	if (r < 0)
 		return reading_failed(ctx, r, step);
 	if ((r = top_view_build(NULL, &last, &view)) < 0) {

@@ -67,6 +67,7 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret)
 	if (!s)
 		return -ENOMEM;
 	s->cfg = *cfg;
+	s->cfg.root.cache = NULL; /* its own, below */
 	s->extra = malloc((cfg->nextra ? cfg->nextra : 1) * sizeof(*s->extra));
 	s->calib = calib_new();
 	if (!s->extra || !s->calib) {
@@ -83,6 +84,10 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret)
 	if (cfg->kvm && kvm_reader_open_with(&cfg->root, KVM_READ_QMP | (cfg->kvm_reasons ? KVM_READ_REASONS : 0),
 						&s->kvm, &s->kvm_why) < 0)
 		s->kvm = NULL; /* remembered in kvm_why */
+	/* every VM's same few files, read every sample by this one thread: kept open between samples
+	 * (the KVM reader, opened above, keeps its own) */
+	if (io_cache_new(&s->cfg.root.cache) < 0)
+		s->cfg.root.cache = NULL;
 	s->last_kvm_rows = -INFINITY;
 	*ret = s;
 	return 0;
@@ -94,6 +99,7 @@ void sampler_free(struct sampler *s)
 		return;
 	sample_unref(s->kvm_before);
 	kvm_reader_close(s->kvm);
+	io_cache_free(s->cfg.root.cache);
 	calib_free(s->calib);
 	free(s->kvm_host);
 	free(s->extra);
@@ -202,6 +208,7 @@ int sampler_take(struct sampler *s, struct sample **ret)
 	struct sample *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
+	io_cache_sweep(s->cfg.root.cache); /* the files of processes gone since the sample before */
 	int r = snapshot_take(&s->cfg.root, s->extra, s->cfg.nextra, 0, s->ksmd_hint, &x->snap);
 	if (r < 0) {
 		free(x);

@@ -33,7 +33,7 @@ int snapshot_take(const struct io_root *root, const pid_t *extra, size_t nextra,
 		snapshot_free(&s);
 		return r;
 	}
-	vm_measure_all(root, &s.host, &s.vms, flags);
+	vm_measure_all(root, &s.host, &s.vms, NULL, flags);
 	s.gather_seconds = clock_monotonic_seconds() - start;
 	*ret = s;
 	return 0;

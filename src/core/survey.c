@@ -4,8 +4,8 @@
 #include "core/pss_sample.h"
 
 /* The cheap reading: host, discovery, counters. */
-static int reading(const struct io_root *root, const struct survey_opts *o, bool exact, struct host *host,
-		   struct vm_list *vms, enum survey_step *step)
+static int reading(const struct io_root *root, const struct survey_opts *o, bool exact,
+		   const struct vm_list *before, struct host *host, struct vm_list *vms, enum survey_step *step)
 {
 	int r = host_read(root, host);
 	if (r < 0) {
@@ -16,7 +16,7 @@ static int reading(const struct io_root *root, const struct survey_opts *o, bool
 		*step = SURVEY_PROCESSES;
 		return r;
 	}
-	vm_measure_all(root, host, vms, exact ? VM_MEASURE_EXACT : 0);
+	vm_measure_all(root, host, vms, before, exact ? VM_MEASURE_EXACT : 0);
 	return 0;
 }
 
@@ -39,12 +39,12 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 	double t0 = 0;
 	int r;
 	if (o->interval_seconds > 0) {
-		if ((r = reading(root, o, false, &host, &before, ret_step)) < 0)
+		if ((r = reading(root, o, false, o->before, &host, &before, ret_step)) < 0)
 			return r;
 		t0 = clock_monotonic_seconds();
 		sleep_for(o->interval_seconds);
 	}
-	if ((r = reading(root, o, o->exact, &host, &vms, ret_step)) < 0) {
+	if ((r = reading(root, o, o->exact, o->interval_seconds > 0 ? &before : o->before, &host, &vms, ret_step)) < 0) {
 		vm_list_free(&before);
 		return r;
 	}

@@ -18,6 +18,8 @@ struct survey_opts {
 	bool guest;                /* ask each QEMU for its balloon and the guest's stats */
 	int guest_poll_seconds;    /* and first set the balloon's stats polling interval */
 	double interval_seconds;   /* > 0: two readings this far apart, for the rates */
+	const struct vm_list *before; /* NULL, or the reading before (top's): what cannot have changed
+	                               * since is not read again (vm_measure) */
 };
 
 enum survey_step { SURVEY_HOST, SURVEY_PROCESSES };

@@ -49,6 +49,9 @@ int top_source_open(const struct io_root *root, struct top_source **ret)
 	if (!s)
 		return -ENOMEM;
 	s->root = *root;
+	/* the same few files of every VM, read every second: kept open between refreshes */
+	if (io_cache_new(&s->root.cache) < 0)
+		s->root.cache = NULL;
 	if (ksmd_find(root, &s->ksmd_pid) < 0)
 		s->ksmd_pid = 0;
 	if (kvm_reader_open_with(root, KVM_READ_QMP, &s->kr, &s->kvm_why) < 0)
@@ -64,6 +67,7 @@ void top_source_close(struct top_source *s)
 	if (s->have_last)
 		kvm_sample_free(&s->last);
 	kvm_reader_close(s->kr);
+	io_cache_free(s->root.cache);
 	free(s);
 }
 
@@ -140,11 +144,13 @@ static void read_exits(struct top_source *s, struct top_reading *r)
 	s->have_last = true;
 }
 
-int top_reading_take(struct top_source *s, bool exact, struct top_reading *ret, enum survey_step *ret_step)
+int top_reading_take(struct top_source *s, const struct top_reading *before, bool exact, struct top_reading *ret,
+		     enum survey_step *ret_step)
 {
 	struct top_reading r = {.exact = exact, .ksmd_cpu_ns = UNKNOWN};
+	io_cache_sweep(s->root.cache); /* the files of processes gone since the reading before */
 	/* Counters only: no PSS sampling budget, exact sources only when asked (the e key). */
-	struct survey_opts so = {.exact = exact};
+	struct survey_opts so = {.exact = exact, .before = before ? &before->vms : NULL};
 	int err = survey_take(&s->root, &so, &r.host, &r.vms, ret_step);
 	if (err < 0)
 		return err;

@@ -4,7 +4,7 @@
  * helpers right under it.
  *
  *   struct top_source *src;  top_source_open(root, &src);
- *   struct top_reading a, b;  top_reading_take(src, false, &a); ... top_reading_take(src, false, &b);
+ *   struct top_reading a, b;  top_reading_take(src, NULL, false, &a); ... top_reading_take(src, &a, false, &b);
  *   struct top_view v;  top_view_build(&a, &b, &v);      a NULL: no rates yet
  *   size_t order[v.nrows], n = top_view_order(&v, TOP_CPU, false, "web", order);
  *   top_view_free(&v); top_reading_free(&a); ...; top_source_close(src);
@@ -76,9 +76,11 @@ void top_source_close(struct top_source *s);
 const char *top_source_exits_why(const struct top_source *s);
 
 /* One reading: survey's cheap counters (exact: smaps_rollup and pagemap too), the helpers' own
- * figures, ksmd's CPU time and the exits since the last reading. 0, or a negative errno with
- * what failed in *ret_step (nothing to free then). */
-int top_reading_take(struct top_source *s, bool exact, struct top_reading *ret, enum survey_step *ret_step);
+ * figures, ksmd's CPU time and the exits since the last reading; before (NULL: none) is the
+ * reading before, for what need not be read again. 0, or a negative errno with what failed in
+ * *ret_step (nothing to free then). */
+int top_reading_take(struct top_source *s, const struct top_reading *before, bool exact, struct top_reading *ret,
+		     enum survey_step *ret_step);
 void top_reading_free(struct top_reading *r);
 
 struct top_row {

@@ -119,7 +119,9 @@ static int identify(const struct io_root *root, struct vm *vm)
 /* Threads for n items: one per per_thread of them, at most one per CPU and max, at least one. */
 static size_t share_threads(size_t n, size_t per_thread, size_t max)
 {
-	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+	static long cpus; /* sysconf reads /sys every call: once is enough to share work */
+	if (!cpus)
+		cpus = sysconf(_SC_NPROCESSORS_ONLN);
 	size_t t = n / per_thread, limit = cpus > 0 ? (size_t)cpus : 1;
 	t = t < limit ? t : limit;
 	t = t < max ? t : max;
@@ -470,7 +472,7 @@ void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int p
 }
 
 /* CPU of the VMM (all threads) and its helpers, each vCPU, and the scope's cgroup figures. */
-static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm)
+static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before)
 {
 	long hz = host->clock_ticks_per_second;
 	uint64_t ticks = vm->cpu_ticks;
@@ -490,14 +492,15 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	bool threads = !vm->mem.threads.known || vm->mem.threads.v > 1; /* one thread: no vCPU thread */
 	if (vm->cfg.vmm != VMM_PROCESS && !threads)
 		vm->cpu.vcpus_known = true;
-	else if (vm->cfg.vmm != VMM_PROCESS && vcpus_read(root, vm->pid, &vm->cpu) == -ENOMEM)
+	else if (vm->cfg.vmm != VMM_PROCESS && vcpus_read(root, vm->pid, before ? &before->cpu : NULL, &vm->cpu) == -ENOMEM)
 		return -ENOMEM;
 	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
 		       vm->cgroup_v1_memory[0] ? vm->cgroup_v1_memory : NULL, &vm->cg);
 	return 0;
 }
 
-int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, unsigned flags)
+int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
+	       unsigned flags)
 {
 	unsigned denied = 0;
 	vm->denied_files = 0;
@@ -518,7 +521,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	}
 	if (have_helpers)
 		mem_counters_add(&vm->mem, &helpers_mem);
-	if ((r = measure_cost(root, host, vm)) < 0)
+	if ((r = measure_cost(root, host, vm, before)) < 0)
 		return r;
 
 	vm->pss_method = METHOD_ESTIMATE;
@@ -585,20 +588,39 @@ struct measure_job {
 	const struct io_root *root;
 	const struct host *host;
 	struct vm_list *l;
+	const struct vm_list *before;
 	unsigned flags;
 	int *results;
 	size_t first, step;
 };
 
+/* vm in before (pid-ordered, as discovery lists them), the same process: pid and start time. */
+static const struct vm *same_vm(const struct vm_list *before, const struct vm *vm)
+{
+	size_t lo = 0, hi = before && vm->stat_known ? before->n : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (before->vms[mid].pid < vm->pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < (before ? before->n : 0) && before->vms[lo].pid == vm->pid && before->vms[lo].stat_known &&
+	    before->vms[lo].start_ticks == vm->start_ticks)
+		return &before->vms[lo];
+	return NULL;
+}
+
 static void *measure_some(void *arg)
 {
 	struct measure_job *j = arg;
 	for (size_t i = j->first; i < j->l->n; i += j->step)
-		j->results[i] = vm_measure(j->root, j->host, &j->l->vms[i], j->flags);
+		j->results[i] = vm_measure(j->root, j->host, &j->l->vms[i], same_vm(j->before, &j->l->vms[i]), j->flags);
 	return NULL;
 }
 
-int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l, unsigned flags)
+int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
+		   const struct vm_list *before, unsigned flags)
 {
 	int *results = calloc(l->n ? l->n : 1, sizeof(*results));
 	if (!results)
@@ -608,7 +630,7 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 	pthread_t threads[MEASURE_THREADS_MAX];
 	size_t started = 0;
 	for (size_t t = 0; t < nthreads; t++) {
-		jobs[t] = (struct measure_job){root, host, l, flags, results, t, nthreads};
+		jobs[t] = (struct measure_job){root, host, l, before, flags, results, t, nthreads};
 		/* The calling thread takes the first share; a thread that cannot start leaves its share
 		 * to the calling thread too. */
 		if (t > 0 && pthread_create(&threads[t], NULL, measure_some, &jobs[t]) == 0)

@@ -56,13 +56,17 @@ void vm_list_free(struct vm_list *l);
 
 enum { VM_MEASURE_EXACT = 1 << 0 };
 
-/* Reads one VM's counters and derives PSS and overhead. Returns 0 (files it may not read are
+/* Reads one VM's counters and derives PSS and overhead; before (NULL: none) is the same VM's
+ * reading before, which spares reading again what cannot have changed (vcpus_read). Returns 0 (files it may not read are
  * counted in vm->denied_files, their figures unknown), -ESRCH when the VMM process vanished, or
  * another negative errno. */
-int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, unsigned flags);
+int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
+	       unsigned flags);
 
-/* Measures every VM, dropping (and counting as skipped) those that vanished. */
-int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l, unsigned flags);
+/* Measures every VM, dropping (and counting as skipped) those that vanished; before (NULL: none)
+ * is the reading before, where the same VMs (pid and start time) are found. */
+int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
+		   const struct vm_list *before, unsigned flags);
 
 /* Reads the guest's own view through QMP (core/guest_view.h) and, when the balloon holds back
  * some of guest RAM, takes it out of what the overhead estimate assumes is populated. */

@@ -11,8 +11,10 @@ const char *const pressure_kind_names[PRESSURE_NKINDS] = {"memory", "cpu", "io"}
 void vm_cpu_free(struct vm_cpu *c)
 {
 	free(c->vcpus);
+	free(c->named);
 	c->vcpus = NULL;
-	c->nvcpus = 0;
+	c->named = NULL;
+	c->nvcpus = c->nnamed = 0;
 }
 
 double proc_cpu_seconds(const struct proc_stat *st, long ticks_per_second)
@@ -26,7 +28,33 @@ static int cmp_vcpu(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-int vcpus_read(const struct io_root *root, pid_t pid, struct vm_cpu *ret)
+/* The vCPU index of thread tid in before, or -1. */
+static int vcpu_before(const struct vm_cpu *before, pid_t tid)
+{
+	for (size_t i = 0; before && i < before->nvcpus; i++)
+		if (before->vcpus[i].tid == tid)
+			return before->vcpus[i].index;
+	return -1;
+}
+
+static bool named_before(const struct vm_cpu *before, pid_t tid)
+{
+	for (size_t i = 0; before && i < before->nnamed; i++)
+		if (before->named[i] == tid)
+			return true;
+	return false;
+}
+
+/* Thread name into comm (newline cut); false when it cannot be read (the thread exited). */
+static bool thread_name(const struct io_root *root, pid_t pid, pid_t tid, char *comm, size_t cap)
+{
+	if (io_read(root, IO_PROC, comm, cap, "%d/task/%d/comm", pid, tid) <= 0)
+		return false;
+	comm[strcspn(comm, "\n")] = '\0';
+	return true;
+}
+
+int vcpus_read(const struct io_root *root, pid_t pid, const struct vm_cpu *before, struct vm_cpu *ret)
 {
 	pid_t *tids;
 	size_t n;
@@ -35,15 +63,29 @@ int vcpus_read(const struct io_root *root, pid_t pid, struct vm_cpu *ret)
 		return r == -ENOENT ? -ESRCH : r;
 	struct vcpu *v = NULL;
 	size_t nv = 0;
+	pid_t *named = malloc((n ? n : 1) * sizeof(*named));
+	size_t nnamed = 0;
+	char main_name[64];
+	bool have_main = thread_name(root, pid, pid, main_name, sizeof(main_name));
 	for (size_t i = 0; i < n; i++) {
 		char comm[64];
-		ssize_t l = io_read(root, IO_PROC, comm, sizeof(comm), "%d/task/%d/comm", pid, tids[i]);
-		if (l <= 0)
-			continue; /* a thread that exits is no longer a vCPU */
-		comm[strcspn(comm, "\n")] = '\0';
-		int index;
-		if (!parse_vcpu_thread_name(comm, &index))
+		ssize_t l;
+		int index = vcpu_before(before, tids[i]);
+		if (index < 0 && named && named_before(before, tids[i])) {
+			named[nnamed++] = tids[i];
 			continue;
+		}
+		if (index < 0) {
+			if (tids[i] == pid ? !have_main : !thread_name(root, pid, tids[i], comm, sizeof(comm)))
+				continue; /* a thread that exits is no longer a vCPU */
+			if (tids[i] == pid)
+				snprintf(comm, sizeof(comm), "%s", main_name);
+			if (!parse_vcpu_thread_name(comm, &index)) {
+				if (named && tids[i] != pid && have_main && strcmp(comm, main_name))
+					named[nnamed++] = tids[i];
+				continue;
+			}
+		}
 		struct vcpu c = {.index = index, .tid = tids[i], .cpu_seconds = NAN, .wait_seconds = NAN,
 				 .cpu_percent = NAN, .wait_percent = NAN};
 		char buf[128];
@@ -59,6 +101,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, struct vm_cpu *ret)
 			struct vcpu *bigger = realloc(v, (nv ? 2 * nv : 1) * sizeof(*v));
 			if (!bigger) {
 				free(v);
+				free(named);
 				free(tids);
 				return -ENOMEM;
 			}
@@ -75,6 +118,8 @@ int vcpus_read(const struct io_root *root, pid_t pid, struct vm_cpu *ret)
 	vm_cpu_free(ret);
 	ret->vcpus = v;
 	ret->nvcpus = nv;
+	ret->named = named;
+	ret->nnamed = nnamed;
 	ret->vcpus_known = true;
 	ret->vcpu_wait_seconds = wait;
 	return 0;

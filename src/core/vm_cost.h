@@ -26,6 +26,9 @@ struct vm_cpu {
 	struct vcpu *vcpus;       /* sorted by index; owned */
 	size_t nvcpus;
 	bool vcpus_known;         /* the thread list was read (a VM with none found has 0) */
+	pid_t *named;             /* the other threads the VMM has named (a name unlike its main
+	                           * thread's): not vCPUs, and not read again with this as before */
+	size_t nnamed;
 	double cpu_percent, vcpu_wait_percent; /* over an interval, 100 = one CPU; NaN without one */
 };
 
@@ -47,9 +50,14 @@ void vm_cpu_free(struct vm_cpu *c);
 /* CPU seconds of a process from its stat ticks. */
 double proc_cpu_seconds(const struct proc_stat *st, long ticks_per_second);
 
-/* Finds the vCPU threads of pid and reads their scheduler statistics. *ret is replaced (its old
- * vCPUs freed) only on success. 0, -ESRCH when there is no thread list (gone), -ENOMEM. */
-int vcpus_read(const struct io_root *root, pid_t pid, struct vm_cpu *ret);
+/* Finds the vCPU threads of pid and reads their scheduler statistics. before (NULL: none) is the
+ * same process's reading before: a VMM names its threads once, as they start, so a thread that
+ * was a vCPU there is the same vCPU without its name read again (its schedstat still says
+ * whether it lives), and one it had named otherwise is still no vCPU. A thread that still
+ * carries the main thread's name is read every time: it may be a vCPU not named yet. (A thread
+ * id is not reused until the kernel's pids wrap around, which takes far longer than a refresh.) *ret is replaced (its old vCPUs freed) only on success. 0, -ESRCH when
+ * there is no thread list (gone), -ENOMEM. */
+int vcpus_read(const struct io_root *root, pid_t pid, const struct vm_cpu *before, struct vm_cpu *ret);
 
 /* Percentages over seconds between two readings of the same VM (vCPUs matched by thread id). */
 void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seconds);

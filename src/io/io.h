@@ -3,11 +3,15 @@
 #define VMHOST_IO_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
+
+struct io_cache;
 
 struct io_root {
 	const char *proc; /* default "/proc" */
 	const char *sys;  /* default "/sys"; debugfs is <sys>/kernel/debug */
+	struct io_cache *cache; /* NULL, or where io_read and io_read_alloc keep their files open */
 };
 
 enum io_base { IO_PROC, IO_SYS };
@@ -35,6 +39,24 @@ ssize_t io_reread(int fd, char *buf, size_t cap);
 /* One pread at an offset (pagemap and other binary files); retries on EINTR. */
 ssize_t io_pread(int fd, void *buf, size_t len, off_t offset);
 void io_close(int fd);
+
+/* Kept-open files for a reader that reads the same files over and over (`vmhost top`): with a
+ * cache in the root, io_read, io_read_alloc, io_list_pids and io_list_tasks open each path once
+ * and re-read it (pread, or getdents from the start), which skips the path walk that is most of
+ * the cost of a small /proc file. A re-read that fails
+ * (the process or cgroup behind the file is gone, and its pid or name may have been reused) is
+ * tried once more on a fresh open of the path, so a read through the cache answers what a fresh
+ * open would. Reads may come from several threads; io_cache_sweep and io_cache_free from one
+ * thread while no read runs; a directory (io_list_pids, io_list_tasks) is listed by one thread
+ * at a time. The cache keeps at most half the soft RLIMIT_NOFILE open, which
+ * io_cache_new first raises to the hard limit (at most 65536). */
+int io_cache_new(struct io_cache **ret);
+/* Closes the files not read since the last sweep (processes that are gone): call it between
+ * rounds of reads. */
+void io_cache_sweep(struct io_cache *c);
+void io_cache_free(struct io_cache *c);
+/* Files held open, and reads served without an open since io_cache_new (for benchmarks). */
+void io_cache_stats(const struct io_cache *c, size_t *ret_open, uint64_t *ret_hits);
 
 /* Writes a value to a file (sysfs knobs). Returns 0 or a negative errno. */
 int io_write(const struct io_root *root, enum io_base base, const char *value, const char *fmt, ...)

@@ -18,7 +18,7 @@
 #include "out/svg.h"
 #include "parse/parse.h"
 
-static const struct io_root real_root = {"/proc", "/sys"};
+static const struct io_root real_root = {.proc = "/proc", .sys = "/sys"};
 
 static int64_t anon_huge_bytes(void)
 {
@@ -346,7 +346,7 @@ static void refusals_say_why(void **state)
 	assert_true(err.size_bytes == (uint64_t)1000 << 40 && err.margin_bytes >= (uint64_t)1 << 30);
 	assert_true(err.available_bytes > 0);
 
-	const struct io_root nowhere = {"/nonexistent", "/sys"};
+	const struct io_root nowhere = {.proc = "/nonexistent", .sys = "/sys"};
 	cfg.sizes[0] = 4 << 20;
 	assert_true(bench_alloc_new(&nowhere, &cfg, &b, &err) < 0);
 	assert_ptr_equal(b, &cfg);

@@ -83,7 +83,7 @@ static void measures(void **state)
 	assert_string_equal(host.ksm.advisor_mode, "none");
 	struct vm_list l;
 	assert_int_equal(vm_discover(&root, NULL, 0, &l), 0);
-	assert_int_equal(vm_measure_all(&root, &host, &l, 0), 0);
+	assert_int_equal(vm_measure_all(&root, &host, &l, NULL, 0), 0);
 	const struct vm *web1 = find(&l, 1001), *old = find(&l, 1005);
 	const int64_t P = host.page_size_bytes;
 	/* web1 + swtpm */
@@ -111,7 +111,7 @@ static void calibration_cache(void **state)
 	assert_int_equal(host_read(&root, &host), 0);
 	struct vm_list l;
 	assert_int_equal(vm_discover(&root, NULL, 0, &l), 0);
-	vm_measure_all(&root, &host, &l, 0);
+	vm_measure_all(&root, &host, &l, NULL, 0);
 	const struct vm *old = find(&l, 1005);
 	int64_t before = old->pss_bytes.v;
 	struct calib_cache *c = calib_new();
@@ -125,7 +125,7 @@ static void calibration_cache(void **state)
 	assert_true(llabs(old->pss_bytes.v - exact_kb * 1024) <= 4096);
 	assert_true(old->pss_bytes.v != before);
 	/* the next sample's fresh estimate goes through the cache again */
-	vm_measure_all(&root, &host, &l, 0);
+	vm_measure_all(&root, &host, &l, NULL, 0);
 	calib_apply(c, &root, &host, &l, 0);
 	assert_true(llabs(find(&l, 1005)->pss_bytes.v - exact_kb * 1024) <= 4096);
 	calib_free(c);
@@ -151,7 +151,7 @@ static int measure_as_nobody(const struct io_root *r, pid_t pid, unsigned *ret_d
 	int rc = -ENOENT;
 	for (size_t i = 0; i < l.n; i++)
 		if (l.vms[i].pid == pid) {
-			rc = vm_measure(r, &host, &l.vms[i], 0);
+			rc = vm_measure(r, &host, &l.vms[i], NULL, 0);
 			*ret_denied = l.vms[i].denied_files;
 			*ret_rss_known = l.vms[i].mem.rss.known;
 		}

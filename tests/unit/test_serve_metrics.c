@@ -19,7 +19,7 @@ static char *render(enum prom_format format)
 	char proc[1100], sys[1100];
 	snprintf(proc, sizeof(proc), "%s/proc", fixture);
 	snprintf(sys, sizeof(sys), "%s/sys", fixture);
-	struct io_root root = {proc, sys};
+	struct io_root root = {.proc = proc, .sys = sys};
 	pid_t extra[] = {20000, 31337}; /* a plain process, and one that does not exist */
 	struct snapshot s;
 	assert_int_equal(snapshot_take(&root, extra, 2, 0, 0, &s), 0);

@@ -45,7 +45,7 @@ static struct io_root copy_tree(const char *name, char *proc, char *sys, size_t 
 	assert_int_equal(system(cmd), 0);
 	snprintf(proc, cap, "%s/host/proc", dir);
 	snprintf(sys, cap, "%s/host/sys", dir);
-	return (struct io_root){proc, sys};
+	return (struct io_root){.proc = proc, .sys = sys};
 }
 
 static int64_t count_rows(const char *what)
@@ -302,7 +302,7 @@ static void test_unreadable_host(void **state)
 	/* Unreadable from the start: the feed does not start. */
 	char missing[1100];
 	snprintf(missing, sizeof(missing), "%s/nothing", dir);
-	sc.root = (struct io_root){missing, missing};
+	sc.root = (struct io_root){.proc = missing, .sys = missing};
 	assert_int_equal(sampler_new(&sc, &s), 0);
 	fc.sampler = s;
 	assert_int_equal(sample_feed_start(&fc, &f), -ENOENT);

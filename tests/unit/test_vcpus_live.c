@@ -1,0 +1,185 @@
+/* vcpus_read on this test's own threads, named as QEMU names its vCPU threads: found by name,
+ * and with the reading before as a hint (what top and the second reading of an interval pass)
+ * the same answer: a vCPU that exits is gone, one that starts is found, other threads are not
+ * vCPUs, and a thread that names itself a vCPU after a reading is found in the next; through a
+ * kept-open cache as well. */
+#include <errno.h>
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "core/vm_cost.h"
+#include "io/io.h"
+
+struct thr {
+	const char *name;
+	pthread_t th;
+	pthread_barrier_t named, done;
+};
+
+static void *body(void *arg)
+{
+	struct thr *t = arg;
+	prctl(PR_SET_NAME, t->name);
+	pthread_barrier_wait(&t->named);
+	pthread_barrier_wait(&t->done);
+	return NULL;
+}
+
+static void start(struct thr *t, const char *name)
+{
+	t->name = name;
+	pthread_barrier_init(&t->named, NULL, 2);
+	pthread_barrier_init(&t->done, NULL, 2);
+	assert_int_equal(pthread_create(&t->th, NULL, body, t), 0);
+	pthread_barrier_wait(&t->named);
+}
+
+static void finish(struct thr *t)
+{
+	pthread_barrier_wait(&t->done);
+	pthread_join(t->th, NULL);
+	pthread_barrier_destroy(&t->named);
+	pthread_barrier_destroy(&t->done);
+}
+
+/* Waits until the kernel has dropped every thread but those asked for (joined is not reaped). */
+static void settle(size_t threads)
+{
+	for (int i = 0; i < 1000; i++) {
+		char buf[4096];
+		FILE *f = fopen("/proc/self/status", "r");
+		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+		if (f)
+			fclose(f);
+		buf[n] = '\0';
+		const char *t = strstr(buf, "Threads:");
+		if (t && strtoul(t + 8, NULL, 10) == threads)
+			return;
+		usleep(1000);
+	}
+	fail_msg("threads did not settle");
+}
+
+static void indexes(const struct vm_cpu *c, const char *want)
+{
+	char got[64] = "";
+	for (size_t i = 0; i < c->nvcpus; i++)
+		snprintf(got + strlen(got), sizeof(got) - strlen(got), "%s%d", i ? "," : "", c->vcpus[i].index);
+	assert_string_equal(got, want);
+}
+
+/* A thread that starts with the main thread's name and names itself a vCPU only when told, as
+ * QEMU's vCPU threads do right after they start. */
+struct late {
+	pthread_t th;
+	pthread_barrier_t started, rename, renamed, done;
+};
+
+static void *late_body(void *arg)
+{
+	struct late *t = arg;
+	pthread_barrier_wait(&t->started);
+	pthread_barrier_wait(&t->rename);
+	prctl(PR_SET_NAME, "CPU 3/KVM");
+	pthread_barrier_wait(&t->renamed);
+	pthread_barrier_wait(&t->done);
+	return NULL;
+}
+
+static void test_a_vcpu_named_after_the_reading_before(void **state)
+{
+	(void)state;
+	struct io_cache *cache;
+	assert_int_equal(io_cache_new(&cache), 0);
+	struct io_root root = {.proc = "/proc", .sys = "/sys", .cache = cache};
+	struct late t;
+	pthread_barrier_init(&t.started, NULL, 2);
+	pthread_barrier_init(&t.rename, NULL, 2);
+	pthread_barrier_init(&t.renamed, NULL, 2);
+	pthread_barrier_init(&t.done, NULL, 2);
+	struct thr worker;
+	start(&worker, "worker");
+	assert_int_equal(pthread_create(&t.th, NULL, late_body, &t), 0);
+	pthread_barrier_wait(&t.started);
+	struct vm_cpu a = {0}, b = {0};
+	assert_int_equal(vcpus_read(&root, getpid(), NULL, &a), 0);
+	indexes(&a, "");
+	assert_int_equal(a.nnamed, 1); /* the worker; the unnamed thread is read again */
+	pthread_barrier_wait(&t.rename);
+	pthread_barrier_wait(&t.renamed);
+	assert_int_equal(vcpus_read(&root, getpid(), &a, &b), 0);
+	indexes(&b, "3");
+	pthread_barrier_wait(&t.done);
+	pthread_join(t.th, NULL);
+	finish(&worker);
+	settle(1);
+	vm_cpu_free(&a);
+	vm_cpu_free(&b);
+	io_cache_free(cache);
+}
+
+static void run(struct io_root *root)
+{
+	struct thr cpu0, cpu1, worker, cpu2;
+	start(&cpu0, "CPU 0/KVM");
+	start(&cpu1, "CPU 1/KVM");
+	start(&worker, "worker");
+	struct vm_cpu a = {0}, b = {0}, c = {0};
+	assert_int_equal(vcpus_read(root, getpid(), NULL, &a), 0);
+	indexes(&a, "0,1");
+	finish(&cpu1);
+	settle(3);
+	start(&cpu2, "CPU 2/KVM");
+	assert_int_equal(vcpus_read(root, getpid(), &a, &b), 0);
+	indexes(&b, "0,2");
+	assert_true(b.vcpus[0].tid == a.vcpus[0].tid);
+	/* the same as without the hint */
+	assert_int_equal(vcpus_read(root, getpid(), NULL, &c), 0);
+	indexes(&c, "0,2");
+	finish(&cpu0);
+	finish(&cpu2);
+	finish(&worker);
+	settle(1);
+	vm_cpu_free(&c);
+	assert_int_equal(vcpus_read(root, getpid(), &b, &c), 0);
+	indexes(&c, "");
+	vm_cpu_free(&a);
+	vm_cpu_free(&b);
+	vm_cpu_free(&c);
+}
+
+static void test_vcpus_with_and_without_the_reading_before(void **state)
+{
+	(void)state;
+	struct io_root root = {.proc = "/proc", .sys = "/sys"};
+	run(&root);
+}
+
+static void test_vcpus_through_kept_files(void **state)
+{
+	(void)state;
+	struct io_cache *cache;
+	assert_int_equal(io_cache_new(&cache), 0);
+	struct io_root root = {.proc = "/proc", .sys = "/sys", .cache = cache};
+	run(&root);
+	io_cache_free(cache);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_vcpus_with_and_without_the_reading_before),
+		cmocka_unit_test(test_vcpus_through_kept_files),
+		cmocka_unit_test(test_a_vcpu_named_after_the_reading_before),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
