@@ -57,9 +57,9 @@ void vm_list_free(struct vm_list *l);
 enum { VM_MEASURE_EXACT = 1 << 0 };
 
 /* Reads one VM's counters and derives PSS and overhead; before (NULL: none) is the same VM's
- * reading before, which spares reading again what cannot have changed (vcpus_read). Returns 0 (files it may not read are
- * counted in vm->denied_files, their figures unknown), -ESRCH when the VMM process vanished, or
- * another negative errno. */
+ * reading before, which spares reading again what cannot have changed (vcpus_read). Returns 0
+ * (files it may not read are counted in vm->denied_files, their figures unknown), -ESRCH when
+ * the VMM process vanished, or another negative errno. */
 int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
 	       unsigned flags);
 

@@ -76,12 +76,12 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vm_cpu *befor
 			continue;
 		}
 		if (index < 0) {
-			if (tids[i] == pid ? !have_main : !thread_name(root, pid, tids[i], comm, sizeof(comm)))
+			bool main_thread = tids[i] == pid;
+			const char *name = main_thread ? main_name : comm;
+			if (main_thread ? !have_main : !thread_name(root, pid, tids[i], comm, sizeof(comm)))
 				continue; /* a thread that exits is no longer a vCPU */
-			if (tids[i] == pid)
-				snprintf(comm, sizeof(comm), "%s", main_name);
-			if (!parse_vcpu_thread_name(comm, &index)) {
-				if (named && tids[i] != pid && have_main && strcmp(comm, main_name))
+			if (!parse_vcpu_thread_name(name, &index)) {
+				if (named && !main_thread && have_main && strcmp(name, main_name))
 					named[nnamed++] = tids[i];
 				continue;
 			}

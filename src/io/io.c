@@ -185,7 +185,7 @@ int io_read_alloc(const struct io_root *root, enum io_base base, char **ret, siz
 struct cache_slot {
 	char *path;    /* NULL: free */
 	uint64_t hash;
-	int fd;        /* -1: to be opened */
+	int fd;
 	bool used;     /* read since the last sweep */
 };
 

@@ -55,7 +55,7 @@ int io_cache_new(struct io_cache **ret);
  * rounds of reads. */
 void io_cache_sweep(struct io_cache *c);
 void io_cache_free(struct io_cache *c);
-/* Files held open, and reads served without an open since io_cache_new (for benchmarks). */
+/* Files held open, and reads served without an open since io_cache_new (tests check both). */
 void io_cache_stats(const struct io_cache *c, size_t *ret_open, uint64_t *ret_hits);
 
 /* Writes a value to a file (sysfs knobs). Returns 0 or a negative errno. */
