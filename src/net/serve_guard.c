@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "net/mhd.h"
+
 enum conn_state {
 	SLOT_FREE,
 	CONN_NEW,       /* no request yet: the deadline runs */
@@ -120,8 +122,8 @@ void serve_guard_connection(void *cls, struct MHD_Connection *c, void **socket_c
 	}
 	if (g->pending)
 		g->pending--;
-	const union MHD_ConnectionInfo *fd = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-	const union MHD_ConnectionInfo *addr = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+	const union MHD_ConnectionInfo *fd = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+	const union MHD_ConnectionInfo *addr = mhd.get_connection_info(c, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
 	struct conn *slot = NULL;
 	for (size_t i = 0; i < g->nslots && !slot; i++)
 		slot = g->conns[i].state == SLOT_FREE ? &g->conns[i] : NULL;
@@ -140,7 +142,7 @@ void serve_guard_connection(void *cls, struct MHD_Connection *c, void **socket_c
 
 static struct conn *slot_of(struct MHD_Connection *c)
 {
-	const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	const union MHD_ConnectionInfo *i = mhd.get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
 	return i ? i->socket_context : NULL;
 }
 

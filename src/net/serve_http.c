@@ -3,7 +3,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -14,6 +13,7 @@
 #include <unistd.h>
 
 #include "net/accept.h"
+#include "net/mhd.h"
 #include "net/serve_auth.h"
 
 struct serve_http {
@@ -41,14 +41,14 @@ static const char index_html[] =
 static enum MHD_Result reply_static(struct MHD_Connection *conn, unsigned status, const char *content_type,
 				    const char *body, const char *allow)
 {
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r = mhd.create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
 	if (allow)
-		MHD_add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
-	enum MHD_Result ok = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
+		mhd.add_response_header(r, MHD_HTTP_HEADER_ALLOW, allow);
+	enum MHD_Result ok = mhd.queue_response(conn, status, r);
+	mhd.destroy_response(r);
 	return ok;
 }
 
@@ -56,33 +56,33 @@ static void body_release(void *cls) { serve_body_unref(cls); }
 
 static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection *conn)
 {
-	const char *accept = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
+	const char *accept = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	enum prom_format format = prom_negotiate(accept);
 	struct serve_body *b;
 	int err = serve_cache_get(h->cache, format, &b);
 	if (err < 0) {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "vmhost: serve: gathering metrics: %s\n", strerror(-err));
-		struct MHD_Response *r = MHD_create_response_from_buffer(strlen(msg), msg, MHD_RESPMEM_MUST_COPY);
+		struct MHD_Response *r = mhd.create_response_from_buffer(strlen(msg), msg, MHD_RESPMEM_MUST_COPY);
 		if (!r)
 			return MHD_NO;
-		MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-		enum MHD_Result ok = MHD_queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, r);
-		MHD_destroy_response(r);
+		mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+		enum MHD_Result ok = mhd.queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, r);
+		mhd.destroy_response(r);
 		return ok;
 	}
 	/* The response borrows the shared body; the last connection done with it frees it. */
-	struct MHD_Response *r = MHD_create_response_from_buffer_with_free_callback_cls(b->len, b->data,
+	struct MHD_Response *r = mhd.create_response_from_buffer_with_free_callback_cls(b->len, b->data,
 											 body_release, b);
 	if (!r) {
 		serve_body_unref(b);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, prom_content_type(b->format));
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	MHD_add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept");
-	enum MHD_Result ok = MHD_queue_response(conn, MHD_HTTP_OK, r);
-	MHD_destroy_response(r);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, prom_content_type(b->format));
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	mhd.add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept");
+	enum MHD_Result ok = mhd.queue_response(conn, MHD_HTTP_OK, r);
+	mhd.destroy_response(r);
 	return ok;
 }
 
@@ -90,25 +90,25 @@ static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection
 static bool authorized(struct serve_http *h, struct MHD_Connection *conn)
 {
 	char *password = NULL;
-	char *user = MHD_basic_auth_get_username_password(conn, &password);
+	char *user = mhd.basic_auth_get_username_password(conn, &password);
 	bool ok = user && password && serve_auth_check(h->auth, user, password);
 	if (password) {
 		explicit_bzero(password, strlen(password));
-		MHD_free(password);
+		mhd.free(password);
 	}
-	MHD_free(user);
+	mhd.free(user);
 	return ok;
 }
 
 static enum MHD_Result reply_unauthorized(struct MHD_Connection *conn)
 {
 	static const char body[] = "unauthorized\n";
-	struct MHD_Response *r = MHD_create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
+	struct MHD_Response *r = mhd.create_response_from_buffer(strlen(body), (void *)body, MHD_RESPMEM_PERSISTENT);
 	if (!r)
 		return MHD_NO;
-	MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-	enum MHD_Result ok = MHD_queue_basic_auth_fail_response(conn, "vmhost", r);
-	MHD_destroy_response(r);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	enum MHD_Result ok = mhd.queue_basic_auth_fail_response(conn, "vmhost", r);
+	mhd.destroy_response(r);
 	return ok;
 }
 
@@ -130,9 +130,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	 * lets the connection be kept alive. */
 	if (!*con_cls) {
 		/* A GET with a body: refused from its headers, never read (MHD then closes). */
-		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+		const char *cl = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
 		if ((cl && strcmp(cl, "0") != 0) ||
-		    MHD_lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
+		    mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_TRANSFER_ENCODING))
 			return reply_static(conn, MHD_HTTP_CONTENT_TOO_LARGE, "text/plain; charset=utf-8",
 					    "a GET request has no body\n", NULL);
 		*con_cls = &seen;
@@ -185,12 +185,12 @@ static int web_setup(const struct serve_http_config *cfg, struct serve_http *h)
 {
 	const struct web_config *c = cfg->web ? &cfg->web->config : NULL;
 	const char *missing = !c                                                                ? NULL
-			      : c->tls && MHD_is_feature_supported(MHD_FEATURE_TLS) != MHD_YES          ? "TLS"
-			      : c->nusers && MHD_is_feature_supported(MHD_FEATURE_BASIC_AUTH) != MHD_YES ? "basic auth"
+			      : c->tls && mhd.is_feature_supported(MHD_FEATURE_TLS) != MHD_YES          ? "TLS"
+			      : c->nusers && mhd.is_feature_supported(MHD_FEATURE_BASIC_AUTH) != MHD_YES ? "basic auth"
 													 : NULL;
 	if (missing) {
 		if (cfg->error && cfg->error_cap)
-			snprintf(cfg->error, cfg->error_cap, "this libmicrohttpd (%s) is built without %s", MHD_get_version(),
+			snprintf(cfg->error, cfg->error_cap, "this libmicrohttpd (%s) is built without %s", mhd.get_version(),
 				 missing);
 		return -ENOTSUP;
 	}
@@ -207,9 +207,14 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 	h->error_cap = cfg->error_cap;
 	if (h->error && h->error_cap)
 		h->error[0] = '\0';
+	int r = mhd_load(h->error, h->error_cap);
+	if (r < 0) {
+		free(h);
+		return r;
+	}
 	pthread_mutex_init(&h->log_lock, NULL);
 	struct serve_guard_config gc = {cfg->max_connections, cfg->per_client, cfg->request_deadline};
-	int r = web_setup(cfg, h);
+	r = web_setup(cfg, h);
 	if (r == 0)
 		r = serve_guard_new(&gc, &h->guard);
 	if (r < 0) {
@@ -228,7 +233,7 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 	};
 	if (!tls)
 		tls_options[0].option = MHD_OPTION_END;
-	h->daemon = MHD_start_daemon(
+	h->daemon = mhd.start_daemon(
 		flags, 0, serve_guard_accept, h->guard, handle, h,
 		MHD_OPTION_EXTERNAL_LOGGER, daemon_log, h,
 		MHD_OPTION_ARRAY, tls_options,
@@ -254,7 +259,7 @@ void serve_http_stop(struct serve_http *h)
 {
 	if (!h)
 		return;
-	MHD_stop_daemon(h->daemon);
+	mhd.stop_daemon(h->daemon);
 	serve_http_free(h);
 }
 

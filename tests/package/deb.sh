@@ -45,6 +45,9 @@ say "built $deb in $((SECONDS - start)) s"
 check "named vmhost_VERSION_ARCH.deb with CMakeLists.txt's version" [ "$deb" = "$TEST_TMP/deb/vmhost_${version}_$arch.deb" ]
 check "the checkout is as it was (the build ran in a staging copy)" [ "$(git -C "$SRC" status --porcelain 2>/dev/null)" = "$dirty_before" ]
 check "package version is the project's" [ "$(dpkg-deb -f "$deb" Version)" = "$version" ]
+depends=$(dpkg-deb -f "$deb" Depends)
+check "it depends on libmicrohttpd, which serve loads at run time (Depends: $depends)" \
+	sh -c "echo '$depends' | grep -Eq '(^|, )libmicrohttpd[0-9a-z]* \(>= [0-9.]+\)'"
 
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$TEST_TMP/contents"
 for f in /usr/bin/vmhost /usr/share/man/man8/vmhost.8.gz /usr/share/man/man8/vmhost-mem.8.gz \
