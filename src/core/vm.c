@@ -77,20 +77,6 @@ static int read_vm_cgroup(const struct io_root *root, struct vm *vm)
 	return 0;
 }
 
-static int add_vm(struct vm_list *l, size_t *cap, const struct vm *vm)
-{
-	if (l->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct vm *v = realloc(l->vms, c * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		l->vms = v;
-		*cap = c;
-	}
-	l->vms[l->n++] = *vm;
-	return 0;
-}
-
 static bool is_extra(pid_t pid, const pid_t *extra, size_t nextra)
 {
 	for (size_t i = 0; i < nextra; i++)
@@ -111,6 +97,7 @@ static int identify(const struct io_root *root, struct vm *vm)
 		vm->start_ticks = st.start_ticks;
 		vm->cpu_ticks = st.utime_ticks + st.stime_ticks;
 		vm->stat_known = true;
+		snprintf(vm->comm, sizeof(vm->comm), "%s", st.comm);
 	}
 	read_vm_cgroup(root, vm);
 	return 0;
@@ -128,53 +115,75 @@ static size_t share_threads(size_t n, size_t per_thread, size_t max)
 	return t ? t : 1;
 }
 
+/* A process's command line, most in one read into buf: procfs gives it whole when it fits (Linux
+ * 4.2 on), so a read shorter than buf is the end. A longer one, or one that stops at a page
+ * boundary (a command line the process rewrote comes a page a read), is read again to its end
+ * into *heap, to be freed. Returns its length or a negative errno; *text is buf or *heap. */
+static ssize_t read_cmdline(const struct io_root *root, pid_t pid, char *buf, size_t cap, char **text, char **heap)
+{
+	*heap = NULL;
+	*text = buf;
+	ssize_t n = io_read(root, IO_PROC, buf, cap, "%d/cmdline", pid);
+	if (n != -EFBIG && !(n > 0 && n % 4096 == 0))
+		return n;
+	size_t len;
+	int r = io_read_alloc(root, IO_PROC, heap, &len, "%d/cmdline", pid);
+	if (r < 0)
+		return r;
+	*text = *heap;
+	return (ssize_t)len;
+}
+
 /* One share of the process list, classified on its own thread: the VMs (and --pid processes)
- * found, the other processes (helper candidates), and those that could not be read. */
+ * found, the other processes (helper candidates), and those that could not be read. A share
+ * writes its VMs into its own stretch of one array, as many slots as it has processes. */
 struct discover_job {
 	const struct io_root *root;
 	const pid_t *pids, *extra;
 	size_t npids, nextra;
-	struct vm_list found;
-	size_t cap;
+	struct vm *found; /* npids slots */
+	size_t nfound;
+	unsigned skipped;
 	pid_t *others;
 	size_t nothers;
-	int err;
 };
 
 static void *discover_some(void *arg)
 {
 	struct discover_job *j = arg;
-	for (size_t i = 0; i < j->npids && !j->err; i++) {
+	for (size_t i = 0; i < j->npids; i++) {
 		pid_t pid = j->pids[i];
-		char *cmd = NULL;
-		size_t len = 0;
-		if (io_read_alloc(j->root, IO_PROC, &cmd, &len, "%d/cmdline", pid) < 0) {
+		char buf[8192], *cmd, *heap;
+		ssize_t got = read_cmdline(j->root, pid, buf, sizeof(buf), &cmd, &heap);
+		if (got < 0) {
 			if (is_extra(pid, j->extra, j->nextra))
-				j->found.skipped++;
+				j->skipped++;
 			continue; /* vanished between readdir and read */
 		}
-		struct vm vm = {.pid = pid};
-		int p = parse_vm_cmdline(cmd, len, &vm.cfg);
+		size_t len = (size_t)got;
+		struct vm *vm = &j->found[j->nfound];
+		*vm = (struct vm){.pid = pid};
+		int p = parse_vm_cmdline(cmd, len, &vm->cfg);
 		/* procfs ends a command line with a NUL; without it the line was cut short (one page
 		 * before Linux 4.2): a size may be cut or its option gone, so the RAM is unknown. */
 		if (p == 0 && cmd[len - 1] != '\0')
-			vm.cfg.guest_ram_bytes = UNKNOWN;
-		free(cmd);
+			vm->cfg.guest_ram_bytes = UNKNOWN;
+		free(heap);
 		if (p < 0 && !is_extra(pid, j->extra, j->nextra)) {
 			if (len)
 				j->others[j->nothers++] = pid;
 			continue;
 		}
 		if (p < 0) {
-			memset(&vm.cfg, 0, sizeof(vm.cfg));
-			vm.cfg.vmm = VMM_PROCESS;
-			vm.cfg.guest_ram_bytes = UNKNOWN;
+			memset(&vm->cfg, 0, sizeof(vm->cfg));
+			vm->cfg.vmm = VMM_PROCESS;
+			vm->cfg.guest_ram_bytes = UNKNOWN;
 		}
-		if (identify(j->root, &vm) < 0) {
-			j->found.skipped++;
+		if (identify(j->root, vm) < 0) {
+			j->skipped++;
 			continue;
 		}
-		j->err = add_vm(&j->found, &j->cap, &vm);
+		j->nfound++;
 	}
 	return NULL;
 }
@@ -182,10 +191,16 @@ static void *discover_some(void *arg)
 enum { DISCOVER_THREADS_MAX = 4, PIDS_PER_THREAD_MIN = 64 };
 
 /* Every process of the listing classified, a share per thread (reading cmdline, stat and cgroup
- * of hundreds of processes is most of a survey); the shares are pid-ordered and joined in order. */
+ * of hundreds of processes is most of a survey); the shares are pid-ordered and joined in order.
+ * The array has a slot for every process, most never touched: a process starts with no memory,
+ * and every page it touches is a fault (about 11 us in a nested VM), so the VMs are written once
+ * where they stay, not grown and copied. */
 static int discover_all(const struct io_root *root, const pid_t *pids, size_t npids, const pid_t *extra,
 			size_t nextra, struct vm_list *ret, pid_t *others, size_t *ret_nothers)
 {
+	struct vm *all = malloc((npids ? npids : 1) * sizeof(*all));
+	if (!all)
+		return -ENOMEM;
 	size_t nthreads = share_threads(npids, PIDS_PER_THREAD_MIN, DISCOVER_THREADS_MAX);
 	struct discover_job jobs[DISCOVER_THREADS_MAX];
 	pthread_t threads[DISCOVER_THREADS_MAX];
@@ -193,32 +208,31 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 	size_t per = (npids + nthreads - 1) / nthreads, first = 0;
 	for (size_t t = 0; t < nthreads; t++) {
 		size_t n = first < npids ? (npids - first < per ? npids - first : per) : 0;
-		jobs[t] = (struct discover_job){root, pids + first, extra, n, nextra, .others = others + first};
+		jobs[t] = (struct discover_job){root, pids + first, extra, n, nextra, all + first, .others = others + first};
 		first += n;
 		if (t > 0)
 			started[t] = pthread_create(&threads[t], NULL, discover_some, &jobs[t]) == 0;
 	}
 	discover_some(&jobs[0]);
-	int err = 0;
-	size_t nothers = 0, cap = 0;
-	for (size_t t = 0; t < nthreads; t++) {
-		if (t > 0 && started[t])
+	for (size_t t = 1; t < nthreads; t++) {
+		if (started[t])
 			pthread_join(threads[t], NULL);
-		else if (t > 0)
+		else
 			discover_some(&jobs[t]); /* a thread that could not start: its share here */
 	}
+	size_t n = 0, nothers = 0;
 	for (size_t t = 0; t < nthreads; t++) {
 		struct discover_job *j = &jobs[t];
-		err = err ? err : j->err;
-		ret->skipped += j->found.skipped;
-		for (size_t i = 0; !err && i < j->found.n; i++)
-			err = add_vm(ret, &cap, &j->found.vms[i]);
-		free(j->found.vms);
+		ret->skipped += j->skipped;
+		memmove(all + n, j->found, j->nfound * sizeof(*all));
+		n += j->nfound;
 		memmove(others + nothers, j->others, j->nothers * sizeof(*others));
 		nothers += j->nothers;
 	}
+	ret->vms = all;
+	ret->n = n;
 	*ret_nothers = nothers;
-	return err;
+	return 0;
 }
 
 int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret)
@@ -492,7 +506,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	bool threads = !vm->mem.threads.known || vm->mem.threads.v > 1; /* one thread: no vCPU thread */
 	if (vm->cfg.vmm != VMM_PROCESS && !threads)
 		vm->cpu.vcpus_known = true;
-	else if (vm->cfg.vmm != VMM_PROCESS && vcpus_read(root, vm->pid, before ? &before->cpu : NULL, &vm->cpu) == -ENOMEM)
+	else if (vm->cfg.vmm != VMM_PROCESS && vcpus_read(root, vm->pid, vm->comm, before ? &before->cpu : NULL, &vm->cpu) == -ENOMEM)
 		return -ENOMEM;
 	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
 		       vm->cgroup_v1_memory[0] ? vm->cgroup_v1_memory : NULL, &vm->cg);

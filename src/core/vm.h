@@ -26,6 +26,7 @@ struct vm {
 	char cgroup_v1_memory[512]; /* the VM's scope in the v1 memory controller, "" when none */
 	uint64_t cpu_ticks;   /* utime + stime of the VMM, all its threads, when discovered */
 	bool stat_known;      /* its stat file parsed: cpu_ticks and start_ticks are real */
+	char comm[64];        /* the main thread's name, from stat; "" unknown */
 	pid_t helpers[VM_MAX_HELPERS];
 	size_t nhelpers;
 

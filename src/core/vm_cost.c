@@ -54,7 +54,8 @@ static bool thread_name(const struct io_root *root, pid_t pid, pid_t tid, char *
 	return true;
 }
 
-int vcpus_read(const struct io_root *root, pid_t pid, const struct vm_cpu *before, struct vm_cpu *ret)
+int vcpus_read(const struct io_root *root, pid_t pid, const char *main_name, const struct vm_cpu *before,
+	       struct vm_cpu *ret)
 {
 	pid_t *tids;
 	size_t n;
@@ -65,8 +66,12 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vm_cpu *befor
 	size_t nv = 0;
 	pid_t *named = malloc((n ? n : 1) * sizeof(*named));
 	size_t nnamed = 0;
-	char main_name[64];
-	bool have_main = thread_name(root, pid, pid, main_name, sizeof(main_name));
+	char read_name[64];
+	bool have_main = main_name && *main_name;
+	if (!have_main) {
+		have_main = thread_name(root, pid, pid, read_name, sizeof(read_name));
+		main_name = read_name;
+	}
 	for (size_t i = 0; i < n; i++) {
 		char comm[64];
 		ssize_t l;

@@ -55,9 +55,12 @@ double proc_cpu_seconds(const struct proc_stat *st, long ticks_per_second);
  * was a vCPU there is the same vCPU without its name read again (its schedstat still says
  * whether it lives), and one it had named otherwise is still no vCPU. A thread that still
  * carries the main thread's name is read every time: it may be a vCPU not named yet. (A thread
- * id is not reused until the kernel's pids wrap around, which takes far longer than a refresh.) *ret is replaced (its old vCPUs freed) only on success. 0, -ESRCH when
- * there is no thread list (gone), -ENOMEM. */
-int vcpus_read(const struct io_root *root, pid_t pid, const struct vm_cpu *before, struct vm_cpu *ret);
+ * id is not reused until the kernel's pids wrap around, which takes far longer than a refresh.)
+ * main_name is the main thread's name when the caller has it (the comm of /proc/PID/stat, which
+ * discovery reads): one file less per VM; NULL or "": read here. *ret is replaced (its old vCPUs
+ * freed) only on success. 0, -ESRCH when there is no thread list (gone), -ENOMEM. */
+int vcpus_read(const struct io_root *root, pid_t pid, const char *main_name, const struct vm_cpu *before,
+	       struct vm_cpu *ret);
 
 /* Percentages over seconds between two readings of the same VM (vCPUs matched by thread id). */
 void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seconds);

@@ -1,30 +1,38 @@
 #include "out/json.h"
 
 #include <math.h>
+#include <string.h>
 
 void json_init(struct json *j, FILE *f, bool pretty)
 {
 	*j = (struct json){.f = f, .pretty = pretty};
 }
 
+/* Escapes a string, writing the plain runs between escapes whole (a stdio call per character
+ * was 4% of `vmhost mem --json`). */
 void json_write_escaped(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
+	static const char plain_end[] = "\"\\\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10"
+					"\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f";
+	putc('"', f);
+	for (;;) {
+		size_t run = strcspn(s, plain_end);
+		fwrite(s, 1, run, f);
+		s += run;
+		unsigned char c = (unsigned char)*s;
+		if (!c)
+			break;
+		switch (c) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;
 		case '\n': fputs("\\n", f); break;
 		case '\r': fputs("\\r", f); break;
 		case '\t': fputs("\\t", f); break;
-		default:
-			if (*p < 0x20 || *p == 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
+		default: fprintf(f, "\\u%04x", c);
 		}
+		s++;
 	}
-	fputc('"', f);
+	putc('"', f);
 }
 
 static void indent(struct json *j)
