@@ -139,7 +139,7 @@ static ssize_t read_kept_or_not(int fd, bool kept, const struct whole_read *w)
 }
 
 static ssize_t cache_read(struct io_cache *c, const char *path, const struct whole_read *w);
-static int list_numeric_fd(int fd, bool proc, pid_t **ret, size_t *ret_n);
+static int list_numeric_fd(int fd, bool proc, bool fresh, pid_t **ret, size_t *ret_n);
 
 static ssize_t vread(const struct io_root *root, enum io_base base, const struct whole_read *w, const char *fmt,
 		     va_list ap)
@@ -355,14 +355,14 @@ static int cache_list(struct io_cache *c, const char *path, pid_t **ret, size_t 
 	int fd = cache_fd(c, path, -1, &kept);
 	if (fd < 0)
 		return fd;
-	int r = list_numeric_fd(fd, kept, ret, ret_n);
+	int r = list_numeric_fd(fd, kept, !kept, ret, ret_n);
 	if (kept && (r == -ENOENT || r == -ESRCH || (r == 0 && *ret_n == 0))) {
 		if (r == 0)
 			free(*ret);
 		int stale = fd;
 		if ((fd = cache_fd(c, path, stale, &kept)) < 0)
 			return fd;
-		r = list_numeric_fd(fd, kept, ret, ret_n);
+		r = list_numeric_fd(fd, kept, !kept, ret, ret_n);
 	}
 	if (!kept)
 		close(fd);
@@ -514,12 +514,13 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The numeric entries of an open directory from its start, sorted. procfs fills getdents'
- * buffer until the next entry does not fit: with proc set, a reply that left room for one more
- * entry was the last, and the call that would return 0 is saved. */
-static int list_numeric_fd(int fd, bool proc, pid_t **ret, size_t *ret_n)
+/* The numeric entries of an open directory from its start (fresh: just opened, so there
+ * already; else rewound first), sorted. procfs fills getdents' buffer until the next entry does
+ * not fit: with proc set, a reply that left room for one more entry was the last, and the call
+ * that would return 0 is saved. */
+static int list_numeric_fd(int fd, bool proc, bool fresh, pid_t **ret, size_t *ret_n)
 {
-	if (lseek(fd, 0, SEEK_SET) < 0)
+	if (!fresh && lseek(fd, 0, SEEK_SET) < 0)
 		return -errno;
 	size_t n = 0, cap = 256;
 	pid_t *pids = malloc(cap * sizeof(*pids));
@@ -574,7 +575,7 @@ static int list_numeric(const struct io_root *root, const char *path, pid_t **re
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	int r = list_numeric_fd(fd, false, ret, ret_n);
+	int r = list_numeric_fd(fd, false, true, ret, ret_n);
 	close(fd);
 	return r;
 }
