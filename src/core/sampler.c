@@ -16,6 +16,7 @@ struct sampler {
 	struct sample_sink sink;
 	struct calib_cache *calib;
 	pid_t ksmd_hint;
+	struct sample *before; /* the last sample taken: its VMs spare reading thread names again */
 	uint64_t seq;
 	/* KVM: the reader, opened once; the last sample read with it (the "before" of the next);
 	 * the host-wide sums; whether the reads are failing (warned once per outage). */
@@ -98,6 +99,7 @@ void sampler_free(struct sampler *s)
 	if (!s)
 		return;
 	sample_unref(s->kvm_before);
+	sample_unref(s->before);
 	kvm_reader_close(s->kvm);
 	io_cache_free(s->cfg.root.cache);
 	calib_free(s->calib);
@@ -209,7 +211,8 @@ int sampler_take(struct sampler *s, struct sample **ret)
 	if (!x)
 		return -ENOMEM;
 	io_cache_sweep(s->cfg.root.cache); /* the files of processes gone since the sample before */
-	int r = snapshot_take(&s->cfg.root, s->extra, s->cfg.nextra, 0, s->ksmd_hint, &x->snap);
+	int r = snapshot_take(&s->cfg.root, s->extra, s->cfg.nextra, 0, s->ksmd_hint,
+			      s->before ? &s->before->snap.vms : NULL, &x->snap);
 	if (r < 0) {
 		free(x);
 		return r;
@@ -219,6 +222,8 @@ int sampler_take(struct sampler *s, struct sample **ret)
 	s->ksmd_hint = x->snap.ksmd_pid;
 	kvm_refresh(s, x);
 	x->seq = ++s->seq;
+	sample_unref(s->before);
+	s->before = sample_ref(x);
 	*ret = x;
 	return 0;
 }

@@ -18,7 +18,7 @@ static void read_ksmd(const struct io_root *root, pid_t hint, struct snapshot *s
 }
 
 int snapshot_take(const struct io_root *root, const pid_t *extra, size_t nextra, unsigned flags,
-		  pid_t ksmd_pid_hint, struct snapshot *ret)
+		  pid_t ksmd_pid_hint, const struct vm_list *before, struct snapshot *ret)
 {
 	struct snapshot s = {0};
 	double start = clock_monotonic_seconds();
@@ -33,7 +33,7 @@ int snapshot_take(const struct io_root *root, const pid_t *extra, size_t nextra,
 		snapshot_free(&s);
 		return r;
 	}
-	vm_measure_all(root, &s.host, &s.vms, NULL, flags);
+	vm_measure_all(root, &s.host, &s.vms, before, flags);
 	s.gather_seconds = clock_monotonic_seconds() - start;
 	*ret = s;
 	return 0;

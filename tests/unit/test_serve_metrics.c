@@ -22,7 +22,7 @@ static char *render(enum prom_format format)
 	struct io_root root = {.proc = proc, .sys = sys};
 	pid_t extra[] = {20000, 31337}; /* a plain process, and one that does not exist */
 	struct snapshot s;
-	assert_int_equal(snapshot_take(&root, extra, 2, 0, 0, &s), 0);
+	assert_int_equal(snapshot_take(&root, extra, 2, 0, 0, NULL, &s), 0);
 	/* Time figures vary by run: fixed here so the output is stable. */
 	s.wall_seconds = 1700000000.25;
 	s.gather_seconds = 0.0015;
