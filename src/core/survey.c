@@ -24,10 +24,9 @@ static int reading(const struct io_root *root, const struct survey_opts *o, bool
 static void rates(const struct vm_list *before, struct vm_list *after, double seconds)
 {
 	for (size_t i = 0; i < after->n; i++) {
-		struct vm *vm = &after->vms[i];
-		for (size_t k = 0; k < before->n; k++)
-			if (before->vms[k].pid == vm->pid && before->vms[k].start_ticks == vm->start_ticks)
-				vm_cpu_rates(&before->vms[k].cpu, &vm->cpu, seconds);
+		const struct vm *was = vm_list_find(before, &after->vms[i]);
+		if (was)
+			vm_cpu_rates(&was->cpu, &after->vms[i].cpu, seconds);
 	}
 }
 

@@ -182,19 +182,11 @@ void top_reading_free(struct top_reading *r)
 
 static double known_or_nan(maybe_i64 m) { return m.known ? (double)m.v : NAN; }
 
-static const struct vm *same_vm(const struct top_reading *r, const struct vm *vm)
-{
-	for (size_t i = 0; r && i < r->vms.n; i++)
-		if (r->vms.vms[i].pid == vm->pid && r->vms.vms[i].start_ticks == vm->start_ticks)
-			return &r->vms.vms[i];
-	return NULL;
-}
-
 static void vm_row(struct top_row *row, const struct top_reading *before, struct top_reading *after, size_t i,
 		   double seconds)
 {
 	struct vm *vm = &after->vms.vms[i];
-	const struct vm *was = seconds > 0 ? same_vm(before, vm) : NULL;
+	const struct vm *was = seconds > 0 ? vm_list_find(before ? &before->vms : NULL, vm) : NULL;
 	if (was)
 		vm_cpu_rates(&was->cpu, &vm->cpu, seconds);
 	*row = (struct top_row){.pid = vm->pid, .pss_method = vm->pss_method};

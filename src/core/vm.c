@@ -298,6 +298,29 @@ void vm_list_free(struct vm_list *l)
 	l->n = 0;
 }
 
+static bool is_same(const struct vm *a, const struct vm *b)
+{
+	return a->pid == b->pid && a->stat_known == b->stat_known && a->start_ticks == b->start_ticks;
+}
+
+const struct vm *vm_list_find(const struct vm_list *l, const struct vm *vm)
+{
+	size_t lo = 0, hi = l ? l->n : 0;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (l->vms[mid].pid < vm->pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (l && lo < l->n && is_same(&l->vms[lo], vm))
+		return &l->vms[lo];
+	for (size_t i = 0; l && i < l->n; i++)
+		if (is_same(&l->vms[i], vm))
+			return &l->vms[i];
+	return NULL;
+}
+
 int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied)
 {
 	char buf[4096];
@@ -609,27 +632,11 @@ struct measure_job {
 };
 
 /* vm in before (pid-ordered, as discovery lists them), the same process: pid and start time. */
-static const struct vm *same_vm(const struct vm_list *before, const struct vm *vm)
-{
-	size_t lo = 0, hi = before && vm->stat_known ? before->n : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (before->vms[mid].pid < vm->pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < (before ? before->n : 0) && before->vms[lo].pid == vm->pid && before->vms[lo].stat_known &&
-	    before->vms[lo].start_ticks == vm->start_ticks)
-		return &before->vms[lo];
-	return NULL;
-}
-
 static void *measure_some(void *arg)
 {
 	struct measure_job *j = arg;
 	for (size_t i = j->first; i < j->l->n; i += j->step)
-		j->results[i] = vm_measure(j->root, j->host, &j->l->vms[i], same_vm(j->before, &j->l->vms[i]), j->flags);
+		j->results[i] = vm_measure(j->root, j->host, &j->l->vms[i], vm_list_find(j->before, &j->l->vms[i]), j->flags);
 	return NULL;
 }
 

@@ -55,6 +55,10 @@ struct vm_list {
 int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret);
 void vm_list_free(struct vm_list *l);
 
+/* The VM of l (NULL: none) that is vm in another reading: the same pid and start time. By pid
+ * order, as discovery lists them, and one by one when the list is in another order. */
+const struct vm *vm_list_find(const struct vm_list *l, const struct vm *vm);
+
 enum { VM_MEASURE_EXACT = 1 << 0 };
 
 /* Reads one VM's counters and derives PSS and overhead; before (NULL: none) is the same VM's
