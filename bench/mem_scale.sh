@@ -9,9 +9,10 @@ build=${1:-build}
 n=${2:-100}
 runs=${3:-20}
 . "$(dirname "$0")/lib.sh"
-# Each guest has two vCPU threads and two other threads, as a small QEMU has, so that the vCPU
-# figures (each thread's name, each vCPU's schedstat) are in the cost.
-fake_guests "$n" scale -m 16M -fake-nomerge -fake-vcpus 2
+# Each guest has two vCPU threads between two others, as a small QEMU has (its RCU thread before,
+# an I/O worker after), and says so with -smp, so that the vCPU figures (the thread list, the
+# names up to the last vCPU, each vCPU's schedstat) are in the cost.
+fake_guests "$n" scale -m 16M -fake-nomerge -fake-vcpus 2 -smp 2
 found=$("$vmhost" mem --json | jq '[.vms[] | select(.name // "" | startswith("scale"))] | length')
 for r in $(seq "$runs"); do
 	ms "$vmhost" mem --json >>"$tmp/mem"

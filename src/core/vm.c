@@ -229,7 +229,9 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 		memmove(others + nothers, j->others, j->nothers * sizeof(*others));
 		nothers += j->nothers;
 	}
-	ret->vms = all;
+	/* Only the slots used are kept (a shrinking realloc moves nothing). */
+	struct vm *used = n && n < npids ? realloc(all, n * sizeof(*all)) : NULL;
+	ret->vms = used ? used : all;
 	ret->n = n;
 	*ret_nothers = nothers;
 	return 0;
@@ -529,8 +531,11 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	bool threads = !vm->mem.threads.known || vm->mem.threads.v > 1; /* one thread: no vCPU thread */
 	if (vm->cfg.vmm != VMM_PROCESS && !threads)
 		vm->cpu.vcpus_known = true;
-	else if (vm->cfg.vmm != VMM_PROCESS && vcpus_read(root, vm->pid, vm->comm, before ? &before->cpu : NULL, &vm->cpu) == -ENOMEM)
-		return -ENOMEM;
+	else if (vm->cfg.vmm != VMM_PROCESS) {
+		struct vcpus_known k = {before ? &before->cpu : NULL, vm->comm, vm->cfg.max_vcpus};
+		if (vcpus_read(root, vm->pid, &k, &vm->cpu) == -ENOMEM)
+			return -ENOMEM;
+	}
 	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
 		       vm->cgroup_v1_memory[0] ? vm->cgroup_v1_memory : NULL, &vm->cg);
 	return 0;

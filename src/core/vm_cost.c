@@ -54,9 +54,11 @@ static bool thread_name(const struct io_root *root, pid_t pid, pid_t tid, char *
 	return true;
 }
 
-int vcpus_read(const struct io_root *root, pid_t pid, const char *main_name, const struct vm_cpu *before,
-	       struct vm_cpu *ret)
+int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *known, struct vm_cpu *ret)
 {
+	const struct vm_cpu *before = known ? known->before : NULL;
+	const char *main_name = known ? known->main_name : NULL;
+	size_t max_vcpus = known ? known->max_vcpus : 0;
 	pid_t *tids;
 	size_t n;
 	int r = io_list_tasks(root, pid, &tids, &n);
@@ -72,7 +74,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, const char *main_name, con
 		have_main = thread_name(root, pid, pid, read_name, sizeof(read_name));
 		main_name = read_name;
 	}
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < n && (!max_vcpus || nv < max_vcpus); i++) {
 		char comm[64];
 		ssize_t l;
 		int index = vcpu_before(before, tids[i]);

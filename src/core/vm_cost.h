@@ -50,17 +50,28 @@ void vm_cpu_free(struct vm_cpu *c);
 /* CPU seconds of a process from its stat ticks. */
 double proc_cpu_seconds(const struct proc_stat *st, long ticks_per_second);
 
-/* Finds the vCPU threads of pid and reads their scheduler statistics. before (NULL: none) is the
- * same process's reading before: a VMM names its threads once, as they start, so a thread that
- * was a vCPU there is the same vCPU without its name read again (its schedstat still says
- * whether it lives), and one it had named otherwise is still no vCPU. A thread that still
- * carries the main thread's name is read every time: it may be a vCPU not named yet. (A thread
- * id is not reused until the kernel's pids wrap around, which takes far longer than a refresh.)
- * main_name is the main thread's name when the caller has it (the comm of /proc/PID/stat, which
- * discovery reads): one file less per VM; NULL or "": read here. *ret is replaced (its old vCPUs
- * freed) only on success. 0, -ESRCH when there is no thread list (gone), -ENOMEM. */
-int vcpus_read(const struct io_root *root, pid_t pid, const char *main_name, const struct vm_cpu *before,
-	       struct vm_cpu *ret);
+/* What the caller knows of a process that spares vcpus_read some reads (each may be unknown). */
+struct vcpus_known {
+	/* The same process's reading before: a VMM names its threads once, as they start, so a
+	 * thread that was a vCPU there is the same vCPU without its name read again (its schedstat
+	 * still says whether it lives), and one it had named otherwise is still no vCPU. A thread
+	 * that still carries the main thread's name is read every time: it may be a vCPU not named
+	 * yet. (A thread id is not reused until the kernel's pids wrap around, which takes far longer
+	 * than a refresh.) NULL: none. */
+	const struct vm_cpu *before;
+	/* The main thread's name (the comm of /proc/PID/stat, which discovery reads); NULL or "":
+	 * read here. */
+	const char *main_name;
+	/* The most vCPUs the process can have (QEMU -smp maxcpus), 0 unknown: once that many vCPU
+	 * threads are found, the threads after them (QEMU's I/O workers, started later) are not
+	 * read. */
+	unsigned max_vcpus;
+};
+
+/* Finds the vCPU threads of pid and reads their scheduler statistics; known may be NULL. *ret
+ * is replaced (its old vCPUs freed) only on success. 0, -ESRCH when there is no thread list
+ * (gone), -ENOMEM. */
+int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *known, struct vm_cpu *ret);
 
 /* Percentages over seconds between two readings of the same VM (vCPUs matched by thread id). */
 void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seconds);

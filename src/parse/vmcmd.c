@@ -1,5 +1,6 @@
 #include "parse/vmcmd.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -451,6 +452,46 @@ static enum vm_nested cpu_nested(const char *arg)
 	return n;
 }
 
+/* A count in an -smp option: a decimal from 1 to 4096 (QEMU's most vCPUs); false otherwise. */
+static bool smp_count(const char *arg, const char *key, unsigned long *ret)
+{
+	char buf[32], *end;
+	if (qemu_opt_get(arg, "cpus", key, buf, sizeof(buf)) < 0)
+		return false;
+	errno = 0;
+	unsigned long v = strtoul(buf, &end, 10);
+	if (errno || end == buf || *end || !isdigit((unsigned char)buf[0]) || v < 1 || v > 4096)
+		return false;
+	*ret = v;
+	return true;
+}
+
+/* -smp: the most vCPUs the VM can have, maxcpus. Without it, QEMU takes the product of the
+ * topology when sockets, cores and threads are all given (it refuses a topology that does not
+ * multiply out to maxcpus), and cpus when no topology is given; 0 when the option leaves it to
+ * QEMU's rules for partial topologies. */
+static unsigned smp_max_vcpus(const char *arg)
+{
+	static const char *const topology[] = {"drawers", "books", "sockets", "dies", "clusters", "modules", "cores", "threads"};
+	unsigned long v, product = 1;
+	if (smp_count(arg, "maxcpus", &v))
+		return (unsigned)v;
+	size_t given = 0, needed = 0;
+	for (size_t i = 0; i < sizeof(topology) / sizeof(topology[0]); i++) {
+		char buf[32];
+		if (qemu_opt_get(arg, NULL, topology[i], buf, sizeof(buf)) < 0)
+			continue;
+		given++;
+		if (!smp_count(arg, topology[i], &v))
+			return 0;
+		product = product * v > 4096 ? 0 : product * v;
+		needed += !strcmp(topology[i], "sockets") || !strcmp(topology[i], "cores") || !strcmp(topology[i], "threads");
+	}
+	if (!given)
+		return smp_count(arg, "cpus", &v) ? (unsigned)v : 0;
+	return needed == 3 ? (unsigned)product : 0;
+}
+
 static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c)
 {
 	struct qemu_scan *s = calloc(1, sizeof(*s));
@@ -479,6 +520,8 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 			scan_object(s, arg);
 		} else if (option_is(opt, "cpu")) {
 			c->cpu_nested = cpu_nested(arg);
+		} else if (option_is(opt, "smp")) {
+			c->max_vcpus = smp_max_vcpus(arg);
 		} else if (option_is(opt, "machine") || option_is(opt, "M")) {
 			if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
 				add_ref(s->base_memdevs, &s->nbase, buf);

@@ -45,6 +45,7 @@ struct vm_config {
 	bool mem_merge_off; /* QEMU -machine mem-merge=off: guest RAM is not offered to KSM */
 	struct vm_qmp qmp; /* QEMU: the first QMP monitor (-qmp, or -chardev + -mon mode=control) */
 	enum vm_nested cpu_nested; /* does the guest's CPU model offer VMX/SVM (QEMU -cpu) */
+	unsigned max_vcpus;   /* QEMU -smp: the most vCPUs (maxcpus), 0 when it does not say */
 	bool has_balloon;     /* a virtio-balloon device */
 	char balloon_id[64];  /* its -device id ("" when it has none) */
 };

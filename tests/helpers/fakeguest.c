@@ -4,8 +4,9 @@
  *   -fake-guest N -fake-seed S                      unique content index, image seed
  *   -fake-nothp -fake-nomerge                       no MADV_HUGEPAGE / MADV_MERGEABLE
  *   -fake-grow BYTES_PER_SECOND                     allocate extra memory steadily
- *   -fake-vcpus N                                   N idle threads named like QEMU's "CPU n/KVM",
- *                                                   plus two worker threads, as a real VMM has
+ *   -fake-vcpus N                                   N idle threads named like QEMU's "CPU n/KVM"
+ *                                                   between two others, as QEMU starts its RCU
+ *                                                   thread before the vCPUs and I/O workers after
  *   -fake-busy-vcpus                                the vCPU threads spin instead (a busy guest)
  *   -fake-fill-seconds S                            mark RAM mergeable first, then fill it over S
  *                                                   seconds (a booting guest); else fill, then mark
@@ -36,19 +37,21 @@ static void *busy_thread(void *arg)
 	return NULL;
 }
 
-/* Threads that look like a VMM's: vCPUs by QEMU's names, and unnamed workers. */
+/* Threads that look like QEMU's, in its order: the RCU thread, the vCPUs by QEMU's names, an
+ * I/O worker. */
 static int start_threads(int vcpus, bool busy)
 {
 	static volatile unsigned long spins;
-	for (int i = 0; i < vcpus + 2; i++) {
+	for (int i = -1; i <= vcpus; i++) {
+		bool vcpu = i >= 0 && i < vcpus;
 		pthread_t t;
-		if (pthread_create(&t, NULL, busy && i < vcpus ? busy_thread : idle_thread, (void *)&spins))
+		if (pthread_create(&t, NULL, busy && vcpu ? busy_thread : idle_thread, (void *)&spins))
 			return -1;
 		char name[32]; /* the kernel keeps 15 characters */
-		if (i < vcpus)
+		if (vcpu)
 			snprintf(name, sizeof(name), "CPU %d/KVM", i % 1000);
 		else
-			snprintf(name, sizeof(name), "worker");
+			snprintf(name, sizeof(name), i < 0 ? "call_rcu" : "worker");
 		pthread_setname_np(t, name);
 	}
 	return 0;

@@ -111,12 +111,12 @@ static void test_a_vcpu_named_after_the_reading_before(void **state)
 	assert_int_equal(pthread_create(&t.th, NULL, late_body, &t), 0);
 	pthread_barrier_wait(&t.started);
 	struct vm_cpu a = {0}, b = {0};
-	assert_int_equal(vcpus_read(&root, getpid(), NULL, NULL, &a), 0);
+	assert_int_equal(vcpus_read(&root, getpid(), NULL, &a), 0);
 	indexes(&a, "");
 	assert_int_equal(a.nnamed, 1); /* the worker; the unnamed thread is read again */
 	pthread_barrier_wait(&t.rename);
 	pthread_barrier_wait(&t.renamed);
-	assert_int_equal(vcpus_read(&root, getpid(), NULL, &a, &b), 0);
+	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.before = &a}, &b), 0);
 	indexes(&b, "3");
 	pthread_barrier_wait(&t.done);
 	pthread_join(t.th, NULL);
@@ -134,16 +134,16 @@ static void run(struct io_root *root)
 	start(&cpu1, "CPU 1/KVM");
 	start(&worker, "worker");
 	struct vm_cpu a = {0}, b = {0}, c = {0};
-	assert_int_equal(vcpus_read(root, getpid(), NULL, NULL, &a), 0);
+	assert_int_equal(vcpus_read(root, getpid(), NULL, &a), 0);
 	indexes(&a, "0,1");
 	finish(&cpu1);
 	settle(3);
 	start(&cpu2, "CPU 2/KVM");
-	assert_int_equal(vcpus_read(root, getpid(), NULL, &a, &b), 0);
+	assert_int_equal(vcpus_read(root, getpid(), &(struct vcpus_known){.before = &a}, &b), 0);
 	indexes(&b, "0,2");
 	assert_true(b.vcpus[0].tid == a.vcpus[0].tid);
 	/* the same as without the hint */
-	assert_int_equal(vcpus_read(root, getpid(), NULL, NULL, &c), 0);
+	assert_int_equal(vcpus_read(root, getpid(), NULL, &c), 0);
 	indexes(&c, "0,2");
 	/* the same with the main thread's name given, as discovery has it from stat */
 	char self[64] = "";
@@ -153,7 +153,7 @@ static void run(struct io_root *root)
 	fclose(f);
 	self[strcspn(self, "\n")] = '\0';
 	struct vm_cpu d = {0};
-	assert_int_equal(vcpus_read(root, getpid(), self, NULL, &d), 0);
+	assert_int_equal(vcpus_read(root, getpid(), &(struct vcpus_known){.main_name = self}, &d), 0);
 	indexes(&d, "0,2");
 	assert_int_equal(d.nnamed, c.nnamed); /* the worker, named otherwise than the main thread */
 	vm_cpu_free(&d);
@@ -162,7 +162,7 @@ static void run(struct io_root *root)
 	finish(&worker);
 	settle(1);
 	vm_cpu_free(&c);
-	assert_int_equal(vcpus_read(root, getpid(), NULL, &b, &c), 0);
+	assert_int_equal(vcpus_read(root, getpid(), &(struct vcpus_known){.before = &b}, &c), 0);
 	indexes(&c, "");
 	vm_cpu_free(&a);
 	vm_cpu_free(&b);
@@ -186,12 +186,38 @@ static void test_vcpus_through_kept_files(void **state)
 	io_cache_free(cache);
 }
 
+/* With the most vCPUs known (QEMU -smp), the threads after the last vCPU, as QEMU's I/O workers
+ * start after its vCPUs, are not read; with more possible than there are, every thread is. */
+static void test_threads_after_the_last_vcpu(void **state)
+{
+	(void)state;
+	struct io_root root = {.proc = "/proc", .sys = "/sys"};
+	struct thr cpu0, cpu1, worker;
+	start(&cpu0, "CPU 0/KVM");
+	start(&cpu1, "CPU 1/KVM");
+	start(&worker, "worker");
+	struct vm_cpu a = {0}, b = {0};
+	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.max_vcpus = 2}, &a), 0);
+	indexes(&a, "0,1");
+	assert_int_equal(a.nnamed, 0); /* the worker was not read */
+	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.max_vcpus = 4}, &b), 0);
+	indexes(&b, "0,1");
+	assert_int_equal(b.nnamed, 1); /* two vCPUs of four possible: the worker is read */
+	finish(&cpu0);
+	finish(&cpu1);
+	finish(&worker);
+	settle(1);
+	vm_cpu_free(&a);
+	vm_cpu_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_vcpus_with_and_without_the_reading_before),
 		cmocka_unit_test(test_vcpus_through_kept_files),
 		cmocka_unit_test(test_a_vcpu_named_after_the_reading_before),
+		cmocka_unit_test(test_threads_after_the_last_vcpu),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

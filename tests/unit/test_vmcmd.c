@@ -175,12 +175,40 @@ static void cpu_nested_models(void **state)
 	}
 }
 
+/* -smp: the most vCPUs, from maxcpus, a whole topology, or cpus alone; 0 when QEMU's rules for
+ * a partial topology would decide. */
+static void smp_max_vcpus(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *smp; /* NULL: no -smp */
+		unsigned want;
+	} cases[] = {
+		{NULL, 0}, {"4", 4}, {"cpus=4", 4}, {"2,maxcpus=8", 8},
+		{"2,sockets=2,cores=1,threads=1", 2}, {"1,sockets=2,dies=1,cores=2,threads=2", 8},
+		{"8,sockets=2,cores=4,maxcpus=8", 8}, {"4,sockets=2", 0}, {"cores=4", 0},
+		{"0", 0}, {"4x", 0}, {"-1", 0}, {"99999", 0}, {"sockets=64,cores=64,threads=2", 0},
+		{"{\"cpus\":2,\"maxcpus\":6}", 6},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char cmd[256];
+		int n = cases[i].smp ? snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c-smp%c%s%c", 0, 0, 0, 0,
+						cases[i].smp, 0)
+				     : snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c", 0, 0, 0);
+		struct vm_config c;
+		print_message("-smp %s\n", cases[i].smp ? cases[i].smp : "(none)");
+		assert_int_equal(parse_vm_cmdline(cmd, (size_t)n, &c), 0);
+		assert_int_equal(c.max_vcpus, cases[i].want);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(corpus), cmocka_unit_test(not_a_vm),
 		cmocka_unit_test(truncated_cmdline), cmocka_unit_test(opt_get),
 		cmocka_unit_test(ram_fuzz_regressions), cmocka_unit_test(cpu_nested_models),
+		cmocka_unit_test(smp_max_vcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
