@@ -149,6 +149,18 @@ static void ram_fuzz_regressions(void **state)
 	assert_true(c.guest_ram_bytes.known && c.guest_ram_bytes.v == 7ll << 60);
 }
 
+/* "qemu-system-x86_64 -m 1G OPTION VALUE" parsed (VALUE NULL: without the option). */
+static struct vm_config parse_with(const char *option, const char *value)
+{
+	char cmd[256];
+	int n = value ? snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c%s%c%s%c", 0, 0, 0, option, 0, value, 0)
+		      : snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c", 0, 0, 0);
+	struct vm_config c;
+	print_message("%s %s\n", option, value ? value : "(none)");
+	assert_int_equal(parse_vm_cmdline(cmd, (size_t)n, &c), 0);
+	return c;
+}
+
 /* -cpu: whether the guest is offered VMX/SVM (doctor's kvm-nested-unused). */
 static void cpu_nested_models(void **state)
 {
@@ -163,16 +175,8 @@ static void cpu_nested_models(void **state)
 		{"Skylake-Client,-vmx", VM_NESTED_NO}, {"hostile", VM_NESTED_UNKNOWN},
 		{"max,vmx=off,+vmx", VM_NESTED_YES},
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char cmd[256];
-		int n = cases[i].cpu ? snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c-cpu%c%s%c", 0, 0, 0, 0,
-						cases[i].cpu, 0)
-				     : snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c", 0, 0, 0);
-		struct vm_config c;
-		print_message("-cpu %s\n", cases[i].cpu ? cases[i].cpu : "(none)");
-		assert_int_equal(parse_vm_cmdline(cmd, (size_t)n, &c), 0);
-		assert_int_equal(c.cpu_nested, cases[i].want);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(parse_with("-cpu", cases[i].cpu).cpu_nested, cases[i].want);
 }
 
 /* -smp: the most vCPUs, from maxcpus, a whole topology, or cpus alone; 0 when QEMU's rules for
@@ -190,16 +194,8 @@ static void smp_max_vcpus(void **state)
 		{"0", 0}, {"4x", 0}, {"-1", 0}, {"99999", 0}, {"sockets=64,cores=64,threads=2", 0},
 		{"{\"cpus\":2,\"maxcpus\":6}", 6},
 	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char cmd[256];
-		int n = cases[i].smp ? snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c-smp%c%s%c", 0, 0, 0, 0,
-						cases[i].smp, 0)
-				     : snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c", 0, 0, 0);
-		struct vm_config c;
-		print_message("-smp %s\n", cases[i].smp ? cases[i].smp : "(none)");
-		assert_int_equal(parse_vm_cmdline(cmd, (size_t)n, &c), 0);
-		assert_int_equal(c.max_vcpus, cases[i].want);
-	}
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(parse_with("-smp", cases[i].smp).max_vcpus, cases[i].want);
 }
 
 int main(void)
