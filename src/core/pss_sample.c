@@ -24,28 +24,72 @@ struct count_cache {
 	uint64_t pfn[CACHE], count[CACHE];
 };
 
-static int mapcount(int kc, struct count_cache *c, uint64_t pfn, uint64_t *ret, size_t *reads)
+static size_t cache_slot(uint64_t pfn) { return (size_t)((pfn * UINT64_C(0x9e3779b97f4a7c15)) >> 56) % CACHE; }
+
+static bool cached(const struct count_cache *c, uint64_t pfn, uint64_t *ret)
 {
-	size_t slot = (size_t)((pfn * UINT64_C(0x9e3779b97f4a7c15)) >> 56) % CACHE;
-	if (c->pfn[slot] == pfn + 1) {
-		*ret = c->count[slot];
-		return 0;
-	}
-	uint64_t count;
-	ssize_t got = io_pread(kc, &count, sizeof(count), (off_t)(pfn * sizeof(count)));
-	(*reads)++;
-	if (got != sizeof(count))
-		return got < 0 ? (int)got : -EIO;
+	size_t slot = cache_slot(pfn);
+	if (c->pfn[slot] != pfn + 1)
+		return false;
+	*ret = c->count[slot];
+	return true;
+}
+
+static void cache_put(struct count_cache *c, uint64_t pfn, uint64_t count)
+{
+	size_t slot = cache_slot(pfn);
 	c->pfn[slot] = pfn + 1;
 	c->count[slot] = count;
-	*ret = count;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Puts the mapping counts of frames pfn[0..n) (at most CHUNK) in the cache, each run of adjacent
+ * frames with one read: a file's pages in a large folio, a huge page's, or pages allocated
+ * together are mostly adjacent frames, so a cluster costs one or two reads, not one a page. */
+static int fetch_counts(int kc, struct count_cache *c, uint64_t *pfn, size_t n, size_t *reads)
+{
+	qsort(pfn, n, sizeof(pfn[0]), cmp_u64);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && pfn[j] <= pfn[j - 1] + 1; j++)
+			;
+		uint64_t counts[CHUNK];
+		size_t frames = (size_t)(pfn[j - 1] - pfn[i] + 1);
+		ssize_t got = io_pread(kc, counts, frames * sizeof(counts[0]), (off_t)(pfn[i] * sizeof(counts[0])));
+		(*reads)++;
+		if (got < 0)
+			return (int)got;
+		for (size_t k = 0; k < (size_t)got / sizeof(counts[0]); k++)
+			cache_put(c, pfn[i] + k, counts[k]);
+	}
 	return 0;
+}
+
+static int mapcount(int kc, struct count_cache *c, uint64_t pfn, uint64_t *ret, size_t *reads)
+{
+	if (cached(c, pfn, ret))
+		return 0;
+	int r = fetch_counts(kc, c, &pfn, 1, reads);
+	if (r < 0)
+		return r;
+	return cached(c, pfn, ret) ? 0 : -EIO;
 }
 
 #define PM_PRESENT (UINT64_C(1) << 63)
 #define PM_FILE (UINT64_C(1) << 61) /* file page or shared anonymous */
 #define PM_EXCLUSIVE (UINT64_C(1) << 56)
 #define PM_PFN ((UINT64_C(1) << 55) - 1)
+
+/* Whether a pagemap entry's frame is weighed by its mapping count in a cluster of this kind:
+ * present, of the kind, and not exclusive (those weigh 1). */
+static bool counted(uint64_t e, bool want_ksm)
+{
+	return (e & PM_PRESENT) && (bool)(e & PM_FILE) == !want_ksm && !(e & PM_EXCLUSIVE);
+}
 
 static uint64_t next_random(uint64_t *s)
 {
@@ -222,7 +266,14 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 			r = n == -ESRCH || n == -ENOENT ? -ESRCH : (int)n;
 			goto out;
 		}
-		for (size_t i = 0; i < (size_t)n / sizeof(entries[0]); i++) {
+		size_t nentries = (size_t)n / sizeof(entries[0]), nmissing = 0;
+		uint64_t missing[CHUNK], count;
+		for (size_t i = 0; i < nentries; i++) /* the frames whose counts are not known yet */
+			if (counted(entries[i], want_ksm) && (entries[i] & PM_PFN) && !cached(cache, entries[i] & PM_PFN, &count))
+				missing[nmissing++] = entries[i] & PM_PFN;
+		if (nmissing)
+			fetch_counts(kc, cache, missing, nmissing, &reads); /* what it misses is asked below, alone */
+		for (size_t i = 0; i < nentries; i++) {
 			uint64_t e = entries[i];
 			if (!(e & PM_PRESENT))
 				continue;
@@ -236,7 +287,8 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 				}
 				continue; /* private anonymous: weight 1, counted exactly already */
 			}
-			uint64_t pfn = e & PM_PFN, count = 0;
+			uint64_t pfn = e & PM_PFN;
+			count = 0;
 			if (!pfn) {
 				r = -EPERM; /* frame numbers are hidden from us */
 				goto out;
