@@ -214,12 +214,12 @@ static enum action filter_key(struct ui *u, int key)
 
 static enum action on_key(struct ui *u, int key)
 {
-	if (key == 27) { /* an arrow key (ESC [ C / D), or Esc alone */
-		int k1 = term_key(u->term, 20), k2 = k1 == '[' ? term_key(u->term, 20) : 0;
-		if (k1 == '[' && (k2 == 'C' || k2 == 'D'))
+	if (key == 27) { /* an arrow key (ESC [ C / D, or ESC O C / D in cursor-key mode), or Esc alone */
+		int k1 = term_key(u->term, 20), k2 = k1 == '[' || k1 == 'O' ? term_key(u->term, 20) : 0;
+		if ((k2 == 'C' || k2 == 'D') && !u->editing)
 			key = k2 == 'C' ? '>' : '<';
 		else if (!u->editing || k1 > 0)
-			return ACT_NONE;
+			return ACT_NONE; /* a key sequence, or an arrow while typing a filter: nothing to type */
 	}
 	if (u->editing)
 		return filter_key(u, key);
@@ -298,8 +298,9 @@ static int live_mode(struct ctx *ctx, struct top_opts *o, struct top_source *src
 		if (act == ACT_DRAW) {
 			term_size(&term, &u.cols, &rows);
 			if (draw(ctx, &u, &view, src, rows) < 0) {
-				rc = EXIT_FAIL;
-				break;
+				term_leave(&term);
+				rc = fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
+				goto out;
 			}
 			if (o->iterations && frames >= o->iterations)
 				break;
