@@ -134,107 +134,153 @@ static ssize_t read_cmdline(const struct io_root *root, pid_t pid, char *buf, si
 	return (ssize_t)len;
 }
 
-/* One share of the process list, classified on its own thread: the VMs (and --pid processes)
- * found, the other processes (helper candidates), and those that could not be read. A share
- * writes its VMs into its own stretch of one array, as many slots as it has processes. */
-struct discover_job {
-	const struct io_root *root;
-	const pid_t *pids, *extra;
-	size_t npids, nextra;
-	struct vm *found; /* npids slots */
-	size_t nfound;
-	unsigned skipped;
-	pid_t *others;
-	size_t nothers;
+/* A share of parallel()'s work: fn(arg, t, n) takes every n-th item from its t-th. */
+struct share {
+	void (*fn)(void *arg, size_t t, size_t n);
+	void *arg;
+	size_t t, n;
 };
 
-static void *discover_some(void *arg)
+static void *run_share(void *p)
 {
-	struct discover_job *j = arg;
-	for (size_t i = 0; i < j->npids; i++) {
-		pid_t pid = j->pids[i];
-		char buf[8192], *cmd, *heap;
-		ssize_t got = read_cmdline(j->root, pid, buf, sizeof(buf), &cmd, &heap);
-		if (got < 0) {
-			if (is_extra(pid, j->extra, j->nextra))
-				j->skipped++;
-			continue; /* vanished between readdir and read */
-		}
-		size_t len = (size_t)got;
-		struct vm *vm = &j->found[j->nfound];
-		*vm = (struct vm){.pid = pid};
-		int p = parse_vm_cmdline(cmd, len, &vm->cfg);
-		/* procfs ends a command line with a NUL; without it the line was cut short (one page
-		 * before Linux 4.2): a size may be cut or its option gone, so the RAM is unknown. */
-		if (p == 0 && cmd[len - 1] != '\0')
-			vm->cfg.guest_ram_bytes = UNKNOWN;
-		free(heap);
-		if (p < 0 && !is_extra(pid, j->extra, j->nextra)) {
-			if (len)
-				j->others[j->nothers++] = pid;
-			continue;
-		}
-		if (p < 0) {
-			memset(&vm->cfg, 0, sizeof(vm->cfg));
-			vm->cfg.vmm = VMM_PROCESS;
-			vm->cfg.guest_ram_bytes = UNKNOWN;
-		}
-		if (identify(j->root, vm) < 0) {
-			j->skipped++;
-			continue;
-		}
-		j->nfound++;
-	}
+	struct share *s = p;
+	s->fn(s->arg, s->t, s->n);
 	return NULL;
 }
 
-enum { DISCOVER_THREADS_MAX = 4, PIDS_PER_THREAD_MIN = 64 };
+enum { PARALLEL_MAX = 4 };
 
-/* Every process of the listing classified, a share per thread (reading cmdline, stat and cgroup
- * of hundreds of processes is most of a survey); the shares are pid-ordered and joined in order.
- * The array has a slot for every process, most never touched: a process starts with no memory,
- * and every page it touches is a fault (about 11 us in a nested VM), so the VMs are written once
- * where they stay, not grown and copied. */
-static int discover_all(const struct io_root *root, const pid_t *pids, size_t npids, const pid_t *extra,
-			size_t nextra, struct vm_list *ret, pid_t *others, size_t *ret_nothers)
+/* Runs n shares (at most PARALLEL_MAX), each on a thread of its own but the first, which runs on
+ * the calling thread, as does the share of a thread that cannot start. The shares interleave
+ * (every n-th item), so that work bunched in one part of a list, as VMs often are in the pid
+ * order, is shared out. */
+static void parallel(size_t n, void (*fn)(void *arg, size_t t, size_t n), void *arg)
 {
-	struct vm *all = malloc((npids ? npids : 1) * sizeof(*all));
-	if (!all)
-		return -ENOMEM;
-	size_t nthreads = share_threads(npids, PIDS_PER_THREAD_MIN, DISCOVER_THREADS_MAX);
-	struct discover_job jobs[DISCOVER_THREADS_MAX];
-	pthread_t threads[DISCOVER_THREADS_MAX];
-	bool started[DISCOVER_THREADS_MAX] = {false};
-	size_t per = (npids + nthreads - 1) / nthreads, first = 0;
-	for (size_t t = 0; t < nthreads; t++) {
-		size_t n = first < npids ? (npids - first < per ? npids - first : per) : 0;
-		jobs[t] = (struct discover_job){root, pids + first, extra, n, nextra, all + first, .others = others + first};
-		first += n;
+	struct share shares[PARALLEL_MAX];
+	pthread_t threads[PARALLEL_MAX];
+	bool started[PARALLEL_MAX] = {false};
+	n = n < 1 ? 1 : n < PARALLEL_MAX ? n : PARALLEL_MAX;
+	for (size_t t = 0; t < n; t++) {
+		shares[t] = (struct share){fn, arg, t, n};
 		if (t > 0)
-			started[t] = pthread_create(&threads[t], NULL, discover_some, &jobs[t]) == 0;
+			started[t] = pthread_create(&threads[t], NULL, run_share, &shares[t]) == 0;
 	}
-	discover_some(&jobs[0]);
-	for (size_t t = 1; t < nthreads; t++) {
+	fn(arg, 0, n);
+	for (size_t t = 1; t < n; t++) {
 		if (started[t])
 			pthread_join(threads[t], NULL);
 		else
-			discover_some(&jobs[t]); /* a thread that could not start: its share here */
+			fn(arg, t, n);
 	}
+}
+
+/* Discovery in two rounds over the process list, each shared out between threads (reading
+ * cmdline, stat and cgroup of hundreds of processes is most of a survey). First every process's
+ * command line: VM or not. Then, on the calling thread, the VMs in pid order into the array
+ * they stay in (each record, 3.5 KiB, written once: a process starts with no memory, and each
+ * page it touches is a fault, about 11 us in a nested VM), and then each VM's stat and cgroup. */
+enum proc_kind { PROC_GONE, PROC_OTHER, PROC_VM };
+
+struct classify {
+	const struct io_root *root;
+	const pid_t *pids, *extra;
+	size_t npids, nextra;
+	unsigned char *kind;     /* enum proc_kind of each process */
+	struct vm_config *cfgs;  /* of each VM, at its index in pids (npids slots, few touched) */
+};
+
+static void classify_some(void *arg, size_t t, size_t n)
+{
+	struct classify *c = arg;
+	for (size_t i = t; i < c->npids; i += n) {
+		pid_t pid = c->pids[i];
+		char buf[8192], *cmd, *heap;
+		ssize_t got = read_cmdline(c->root, pid, buf, sizeof(buf), &cmd, &heap);
+		c->kind[i] = PROC_GONE; /* vanished between readdir and read */
+		if (got < 0)
+			continue;
+		size_t len = (size_t)got;
+		struct vm_config *cfg = &c->cfgs[i];
+		int p = parse_vm_cmdline(cmd, len, cfg);
+		/* procfs ends a command line with a NUL; without it the line was cut short (one page
+		 * before Linux 4.2): a size may be cut or its option gone, so the RAM is unknown. */
+		if (p == 0 && cmd[len - 1] != '\0')
+			cfg->guest_ram_bytes = UNKNOWN;
+		free(heap);
+		if (p < 0 && !is_extra(pid, c->extra, c->nextra)) {
+			c->kind[i] = len ? PROC_OTHER : PROC_GONE; /* kernel threads have no command line */
+			continue;
+		}
+		if (p < 0) {
+			memset(cfg, 0, sizeof(*cfg));
+			cfg->vmm = VMM_PROCESS;
+			cfg->guest_ram_bytes = UNKNOWN;
+		}
+		c->kind[i] = PROC_VM;
+	}
+}
+
+struct identify_job {
+	const struct io_root *root;
+	struct vm *vms;
+	size_t n;
+	int *results;
+};
+
+static void identify_some(void *arg, size_t t, size_t n)
+{
+	struct identify_job *j = arg;
+	for (size_t i = t; i < j->n; i += n)
+		j->results[i] = identify(j->root, &j->vms[i]);
+}
+
+enum { PIDS_PER_THREAD_MIN = 64, VMS_PER_THREAD_MIN = 16 };
+
+static int discover_all(const struct io_root *root, const pid_t *pids, size_t npids, const pid_t *extra,
+			size_t nextra, struct vm_list *ret, pid_t *others, size_t *ret_nothers)
+{
+	size_t slots = npids ? npids : 1;
+	struct classify c = {root, pids, extra, npids, nextra, malloc(slots), malloc(slots * sizeof(*c.cfgs))};
+	struct vm *all = malloc(slots * sizeof(*all));
+	int *results = malloc(slots * sizeof(*results));
+	int r = -ENOMEM;
+	if (!c.kind || !c.cfgs || !all || !results)
+		goto out;
+	parallel(share_threads(npids, PIDS_PER_THREAD_MIN, PARALLEL_MAX), classify_some, &c);
 	size_t n = 0, nothers = 0;
-	for (size_t t = 0; t < nthreads; t++) {
-		struct discover_job *j = &jobs[t];
-		ret->skipped += j->skipped;
-		memmove(all + n, j->found, j->nfound * sizeof(*all));
-		n += j->nfound;
-		memmove(others + nothers, j->others, j->nothers * sizeof(*others));
-		nothers += j->nothers;
+	for (size_t i = 0; i < npids; i++) {
+		if (c.kind[i] == PROC_VM)
+			all[n++] = (struct vm){.pid = pids[i], .cfg = c.cfgs[i]};
+		else if (c.kind[i] == PROC_OTHER)
+			others[nothers++] = pids[i];
+		else if (is_extra(pids[i], extra, nextra))
+			ret->skipped++;
+	}
+	struct identify_job ij = {root, all, n, results};
+	parallel(share_threads(n, VMS_PER_THREAD_MIN, PARALLEL_MAX), identify_some, &ij);
+	size_t kept = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (results[i] < 0) {
+			ret->skipped++; /* gone before its stat was read */
+			continue;
+		}
+		if (kept != i)
+			all[kept] = all[i];
+		kept++;
 	}
 	/* Only the slots used are kept (a shrinking realloc moves nothing). */
-	struct vm *used = n && n < npids ? realloc(all, n * sizeof(*all)) : NULL;
+	struct vm *used = kept && kept < npids ? realloc(all, kept * sizeof(*all)) : NULL;
 	ret->vms = used ? used : all;
-	ret->n = n;
+	ret->n = kept;
+	all = NULL;
 	*ret_nothers = nothers;
-	return 0;
+	r = 0;
+out:
+	free(all);
+	free(results);
+	free(c.kind);
+	free(c.cfgs);
+	return r;
 }
 
 int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret)
@@ -622,10 +668,6 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	return 0;
 }
 
-/* Measuring is reading many small files: VMs are spread over a few threads (one per CPU, at
- * most 4) when there are enough of them to pay for the threads. */
-enum { MEASURE_THREADS_MAX = 4, VMS_PER_THREAD_MIN = 16 };
-
 struct measure_job {
 	const struct io_root *root;
 	const struct host *host;
@@ -633,42 +675,25 @@ struct measure_job {
 	const struct vm_list *before;
 	unsigned flags;
 	int *results;
-	size_t first, step;
 };
 
-/* vm in before (pid-ordered, as discovery lists them), the same process: pid and start time. */
-static void *measure_some(void *arg)
+static void measure_some(void *arg, size_t t, size_t n)
 {
 	struct measure_job *j = arg;
-	for (size_t i = j->first; i < j->l->n; i += j->step)
+	for (size_t i = t; i < j->l->n; i += n)
 		j->results[i] = vm_measure(j->root, j->host, &j->l->vms[i], vm_list_find(j->before, &j->l->vms[i]), j->flags);
-	return NULL;
 }
 
+/* Measuring is reading many small files: VMs are spread over a few threads (one per CPU, at
+ * most 4) when there are enough of them to pay for the threads. */
 int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
 		   const struct vm_list *before, unsigned flags)
 {
 	int *results = calloc(l->n ? l->n : 1, sizeof(*results));
 	if (!results)
 		return -ENOMEM;
-	size_t nthreads = share_threads(l->n, VMS_PER_THREAD_MIN, MEASURE_THREADS_MAX);
-	struct measure_job jobs[MEASURE_THREADS_MAX];
-	pthread_t threads[MEASURE_THREADS_MAX];
-	size_t started = 0;
-	for (size_t t = 0; t < nthreads; t++) {
-		jobs[t] = (struct measure_job){root, host, l, before, flags, results, t, nthreads};
-		/* The calling thread takes the first share; a thread that cannot start leaves its share
-		 * to the calling thread too. */
-		if (t > 0 && pthread_create(&threads[t], NULL, measure_some, &jobs[t]) == 0)
-			started |= (size_t)1 << t;
-	}
-	measure_some(&jobs[0]);
-	for (size_t t = 1; t < nthreads; t++) {
-		if (started & ((size_t)1 << t))
-			pthread_join(threads[t], NULL);
-		else
-			measure_some(&jobs[t]);
-	}
+	struct measure_job j = {root, host, l, before, flags, results};
+	parallel(share_threads(l->n, VMS_PER_THREAD_MIN, PARALLEL_MAX), measure_some, &j);
 	size_t w = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		int r = results[i];
