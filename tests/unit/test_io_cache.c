@@ -4,7 +4,6 @@
  * longer read are closed at the sweep; regular files (fixture trees) are never kept. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdbool.h>
@@ -14,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "io/io.h"
+#include "testthread.h"
 
 static struct io_root cached(struct io_cache **c)
 {
@@ -139,32 +138,13 @@ static void test_a_reused_pid_reads_as_the_new_process(void **state)
 	io_cache_free(c);
 }
 
-struct named_thread {
-	pthread_barrier_t named, done;
-	pid_t tid;
-};
-
-static void *named_thread(void *arg)
-{
-	struct named_thread *t = arg;
-	prctl(PR_SET_NAME, "vmh-cache-thr");
-	t->tid = (pid_t)syscall(SYS_gettid);
-	pthread_barrier_wait(&t->named);
-	pthread_barrier_wait(&t->done);
-	return NULL;
-}
-
 static void test_a_thread_that_exits_is_gone(void **state)
 {
 	(void)state;
 	struct io_cache *c;
 	struct io_root root = cached(&c);
-	struct named_thread t;
-	pthread_barrier_init(&t.named, NULL, 2);
-	pthread_barrier_init(&t.done, NULL, 2);
-	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, named_thread, &t), 0);
-	pthread_barrier_wait(&t.named);
+	struct test_thread t;
+	test_thread_start(&t, "vmh-cache-thr");
 	char buf[64];
 	assert_int_equal(io_read(&root, IO_PROC, buf, sizeof(buf), "self/task/%d/comm", t.tid), 14);
 	assert_string_equal(buf, "vmh-cache-thr\n");
@@ -176,8 +156,7 @@ static void test_a_thread_that_exits_is_gone(void **state)
 		listed |= tids[i] == t.tid;
 	assert_true(listed);
 	free(tids);
-	pthread_barrier_wait(&t.done);
-	pthread_join(th, NULL);
+	test_thread_finish(&t);
 	/* joined is not yet reaped: wait for the kernel to drop the thread (by a fresh look) */
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/task/%d", t.tid);
@@ -190,8 +169,6 @@ static void test_a_thread_that_exits_is_gone(void **state)
 	free(tids);
 	/* the thread has exited: through the kept file as by a fresh open, it is not there */
 	assert_int_equal(io_read(&root, IO_PROC, buf, sizeof(buf), "self/task/%d/comm", t.tid), -ENOENT);
-	pthread_barrier_destroy(&t.named);
-	pthread_barrier_destroy(&t.done);
 	io_cache_free(c);
 }
 

@@ -18,38 +18,7 @@
 
 #include "core/vm_cost.h"
 #include "io/io.h"
-
-struct thr {
-	const char *name;
-	pthread_t th;
-	pthread_barrier_t named, done;
-};
-
-static void *body(void *arg)
-{
-	struct thr *t = arg;
-	prctl(PR_SET_NAME, t->name);
-	pthread_barrier_wait(&t->named);
-	pthread_barrier_wait(&t->done);
-	return NULL;
-}
-
-static void start(struct thr *t, const char *name)
-{
-	t->name = name;
-	pthread_barrier_init(&t->named, NULL, 2);
-	pthread_barrier_init(&t->done, NULL, 2);
-	assert_int_equal(pthread_create(&t->th, NULL, body, t), 0);
-	pthread_barrier_wait(&t->named);
-}
-
-static void finish(struct thr *t)
-{
-	pthread_barrier_wait(&t->done);
-	pthread_join(t->th, NULL);
-	pthread_barrier_destroy(&t->named);
-	pthread_barrier_destroy(&t->done);
-}
+#include "testthread.h"
 
 /* Waits until the kernel has dropped every thread but those asked for (joined is not reaped). */
 static void settle(size_t threads)
@@ -106,8 +75,8 @@ static void test_a_vcpu_named_after_the_reading_before(void **state)
 	pthread_barrier_init(&t.rename, NULL, 2);
 	pthread_barrier_init(&t.renamed, NULL, 2);
 	pthread_barrier_init(&t.done, NULL, 2);
-	struct thr worker;
-	start(&worker, "worker");
+	struct test_thread worker;
+	test_thread_start(&worker, "worker");
 	assert_int_equal(pthread_create(&t.th, NULL, late_body, &t), 0);
 	pthread_barrier_wait(&t.started);
 	struct vm_cpu a = {0}, b = {0};
@@ -120,7 +89,7 @@ static void test_a_vcpu_named_after_the_reading_before(void **state)
 	indexes(&b, "3");
 	pthread_barrier_wait(&t.done);
 	pthread_join(t.th, NULL);
-	finish(&worker);
+	test_thread_finish(&worker);
 	settle(1);
 	vm_cpu_free(&a);
 	vm_cpu_free(&b);
@@ -129,16 +98,16 @@ static void test_a_vcpu_named_after_the_reading_before(void **state)
 
 static void run(struct io_root *root)
 {
-	struct thr cpu0, cpu1, worker, cpu2;
-	start(&cpu0, "CPU 0/KVM");
-	start(&cpu1, "CPU 1/KVM");
-	start(&worker, "worker");
+	struct test_thread cpu0, cpu1, worker, cpu2;
+	test_thread_start(&cpu0, "CPU 0/KVM");
+	test_thread_start(&cpu1, "CPU 1/KVM");
+	test_thread_start(&worker, "worker");
 	struct vm_cpu a = {0}, b = {0}, c = {0};
 	assert_int_equal(vcpus_read(root, getpid(), NULL, &a), 0);
 	indexes(&a, "0,1");
-	finish(&cpu1);
+	test_thread_finish(&cpu1);
 	settle(3);
-	start(&cpu2, "CPU 2/KVM");
+	test_thread_start(&cpu2, "CPU 2/KVM");
 	assert_int_equal(vcpus_read(root, getpid(), &(struct vcpus_known){.before = &a}, &b), 0);
 	indexes(&b, "0,2");
 	assert_true(b.vcpus[0].tid == a.vcpus[0].tid);
@@ -157,9 +126,9 @@ static void run(struct io_root *root)
 	indexes(&d, "0,2");
 	assert_int_equal(d.nnamed, c.nnamed); /* the worker, named otherwise than the main thread */
 	vm_cpu_free(&d);
-	finish(&cpu0);
-	finish(&cpu2);
-	finish(&worker);
+	test_thread_finish(&cpu0);
+	test_thread_finish(&cpu2);
+	test_thread_finish(&worker);
 	settle(1);
 	vm_cpu_free(&c);
 	assert_int_equal(vcpus_read(root, getpid(), &(struct vcpus_known){.before = &b}, &c), 0);
@@ -192,10 +161,10 @@ static void test_threads_after_the_last_vcpu(void **state)
 {
 	(void)state;
 	struct io_root root = {.proc = "/proc", .sys = "/sys"};
-	struct thr cpu0, cpu1, worker;
-	start(&cpu0, "CPU 0/KVM");
-	start(&cpu1, "CPU 1/KVM");
-	start(&worker, "worker");
+	struct test_thread cpu0, cpu1, worker;
+	test_thread_start(&cpu0, "CPU 0/KVM");
+	test_thread_start(&cpu1, "CPU 1/KVM");
+	test_thread_start(&worker, "worker");
 	struct vm_cpu a = {0}, b = {0};
 	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.max_vcpus = 2}, &a), 0);
 	indexes(&a, "0,1");
@@ -203,9 +172,9 @@ static void test_threads_after_the_last_vcpu(void **state)
 	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.max_vcpus = 4}, &b), 0);
 	indexes(&b, "0,1");
 	assert_int_equal(b.nnamed, 1); /* two vCPUs of four possible: the worker is read */
-	finish(&cpu0);
-	finish(&cpu1);
-	finish(&worker);
+	test_thread_finish(&cpu0);
+	test_thread_finish(&cpu1);
+	test_thread_finish(&worker);
 	settle(1);
 	vm_cpu_free(&a);
 	vm_cpu_free(&b);
