@@ -25,7 +25,18 @@ struct conn {
 	int fd;
 	struct sockaddr_storage addr;
 	double since; /* when it entered its state (CLOCK_MONOTONIC) */
+	double blame; /* its client's, when it came: shed ones go first */
 };
+
+/* A source address whose connections were shed before they sent a whole request: a flooder
+ * that reconnects as soon as it is shed. Its new connections are shed before anyone else's. */
+struct client {
+	struct sockaddr_storage addr; /* ss_family AF_UNSPEC: a free entry */
+	double unanswered;            /* connections shed so, halved every BLAME_HALF_LIFE */
+};
+
+#define CLIENTS 256
+#define BLAME_HALF_LIFE 10.0 /* seconds */
 
 struct serve_guard {
 	struct serve_guard_config cfg;
@@ -37,6 +48,8 @@ struct serve_guard {
 	size_t nslots;
 	unsigned pending; /* accepted by the policy, not yet started */
 	struct serve_guard_stats stats;
+	struct client clients[CLIENTS];
+	double decayed; /* when blame was last halved */
 };
 
 static double now(void)
@@ -60,13 +73,41 @@ static bool same_client(const struct sockaddr_storage *a, const struct sockaddr 
 
 static bool counted(const struct conn *c) { return c->state != SLOT_FREE && c->state != CONN_SHED; }
 
-static void shed(struct conn *c)
+static struct client *client_of(struct serve_guard *g, const struct sockaddr *addr)
 {
+	for (size_t i = 0; i < CLIENTS; i++)
+		if (g->clients[i].addr.ss_family != AF_UNSPEC && same_client(&g->clients[i].addr, addr))
+			return &g->clients[i];
+	return NULL;
+}
+
+/* c is shed without having sent a whole request: blamed on its address, in a new entry if it
+ * has none (in place of the least blamed one when all are taken). */
+static void blame(struct serve_guard *g, const struct conn *c)
+{
+	const struct sockaddr *addr = (const struct sockaddr *)&c->addr;
+	struct client *e = client_of(g, addr);
+	if (!e) {
+		e = &g->clients[0];
+		for (size_t i = 1; i < CLIENTS && e->addr.ss_family != AF_UNSPEC; i++)
+			if (g->clients[i].addr.ss_family == AF_UNSPEC || g->clients[i].unanswered < e->unanswered)
+				e = &g->clients[i];
+		*e = (struct client){.addr = c->addr};
+	}
+	e->unanswered += 1;
+}
+
+static void shed(struct serve_guard *g, struct conn *c)
+{
+	if (c->state == CONN_NEW)
+		blame(g, c);
 	shutdown(c->fd, SHUT_RDWR);
 	c->state = CONN_SHED;
 }
 
-/* The oldest connection not being answered (from addr only, when given), or NULL. */
+/* The connection to shed, among those not being answered (from addr only, when given): the most
+ * blamed client's, the oldest of them first; NULL when there is none. By age alone, a flood of
+ * reconnects would shed a new client's connection before its request comes in. */
 static struct conn *victim(struct serve_guard *g, const struct sockaddr *addr)
 {
 	struct conn *best = NULL;
@@ -74,7 +115,7 @@ static struct conn *victim(struct serve_guard *g, const struct sockaddr *addr)
 		struct conn *c = &g->conns[i];
 		if ((c->state != CONN_NEW && c->state != CONN_KEPT) || (addr && !same_client(&c->addr, addr)))
 			continue;
-		if (!best || c->since < best->since)
+		if (!best || c->blame > best->blame || (c->blame == best->blame && c->since < best->since))
 			best = c;
 	}
 	return best;
@@ -94,7 +135,7 @@ enum MHD_Result serve_guard_accept(void *cls, const struct sockaddr *addr, sockl
 	if (mine >= g->cfg.per_client || total >= g->cfg.max_connections) {
 		struct conn *v = victim(g, mine >= g->cfg.per_client ? addr : NULL);
 		if (v) {
-			shed(v);
+			shed(g, v);
 			g->stats.shed++;
 		} else {
 			ok = false;
@@ -129,9 +170,12 @@ void serve_guard_connection(void *cls, struct MHD_Connection *c, void **socket_c
 		slot = g->conns[i].state == SLOT_FREE ? &g->conns[i] : NULL;
 	if (slot && fd) {
 		*slot = (struct conn){.state = CONN_NEW, .fd = fd->connect_fd, .since = now()};
-		if (addr && addr->client_addr)
+		if (addr && addr->client_addr) {
 			memcpy(&slot->addr, addr->client_addr,
 			       addr->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
+			const struct client *e = client_of(g, addr->client_addr);
+			slot->blame = e ? e->unanswered : 0;
+		}
 		*socket_context = slot;
 	} else if (fd) {
 		shutdown(fd->connect_fd, SHUT_RDWR); /* no room to watch it: not kept */
@@ -171,7 +215,7 @@ void serve_guard_completed(void *cls, struct MHD_Connection *c, void **con_cls, 
 	pthread_mutex_unlock(&g->lock);
 }
 
-/* Every quarter second: new connections past their deadline are shut down. */
+/* Every quarter second: new connections past their deadline are shut down, and blame fades. */
 static void *watchdog(void *arg)
 {
 	struct serve_guard *g = arg;
@@ -182,8 +226,17 @@ static void *watchdog(void *arg)
 		for (size_t i = 0; i < g->nslots; i++) {
 			struct conn *c = &g->conns[i];
 			if (c->state == CONN_NEW && t - c->since > g->cfg.request_deadline) {
-				shed(c);
+				shed(g, c);
 				g->stats.deadline++;
+			}
+		}
+		if (t - g->decayed >= BLAME_HALF_LIFE) {
+			g->decayed = t;
+			for (size_t i = 0; i < CLIENTS; i++) {
+				struct client *e = &g->clients[i];
+				e->unanswered /= 2;
+				if (e->unanswered < 0.5)
+					e->addr.ss_family = AF_UNSPEC;
 			}
 		}
 		struct timespec until;
@@ -211,6 +264,7 @@ int serve_guard_new(const struct serve_guard_config *cfg, struct serve_guard **r
 		g->cfg.per_client = g->cfg.max_connections;
 	if (!(g->cfg.request_deadline > 0))
 		g->cfg.request_deadline = SERVE_GUARD_DEADLINE_SECONDS;
+	g->decayed = now();
 	g->nslots = 2 * (size_t)g->cfg.max_connections + 16; /* shed ones take a moment to close */
 	g->conns = calloc(g->nslots, sizeof(*g->conns));
 	pthread_condattr_t ca;

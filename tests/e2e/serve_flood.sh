@@ -1,7 +1,9 @@
 # vmhost serve under a connection flood on loopback: 400 idle connections (10 from each of 40
 # addresses, 127.0.0.2 ...) and 40 slowloris ones (a request trickled a byte a second, from 40
 # more addresses), reconnected as soon as the server closes them, while a scraper from 127.0.0.1
-# gets /metrics 10 times in a row, each within 2 s; the server's RSS stays bounded.
+# gets /metrics 20 times in a row, each within 2 s; the server's RSS stays bounded. One busy
+# process per CPU makes the scraper slow to send its request after connecting, as on a loaded
+# host: shedding by age alone then lost about one scrape in ten.
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
 serve_start "$TEST_TMP/serve.log" "$VMHOST_FIXTURES/serve" || die "cannot start"
@@ -50,16 +52,17 @@ python3 "$TEST_TMP/flood.py" "$PORT" 400 40 >"$TEST_TMP/flood.out" 2>&1 &
 FLOOD=$!
 TEST_PIDS="$TEST_PIDS $FLOOD"
 for i in $(seq 50); do grep -q flooding "$TEST_TMP/flood.out" && break; sleep 0.1; done
+for i in $(seq "$(nproc)"); do spawn bash -c 'while :; do :; done'; done
 sleep 1
 ok=0
-for i in $(seq 10); do
-	t0=$(date +%s%N)
+for i in $(seq 20); do
+	t0=${EPOCHREALTIME/./}
 	code=$(curl -s -o "$TEST_TMP/m.txt" -w '%{http_code}' --max-time 2 "http://127.0.0.1:$PORT/metrics")
-	ms=$((($(date +%s%N) - t0) / 1000000))
+	ms=$(((${EPOCHREALTIME/./} - t0) / 1000))
 	say "scrape $i: HTTP $code in ${ms} ms"
 	[ "$code" = 200 ] && grep -q '^vmhost_host_mem_total_bytes' "$TEST_TMP/m.txt" && ok=$((ok + 1))
 done
-check "10 of 10 scrapes answered within 2 s under 400 idle + 40 slowloris connections" [ "$ok" = 10 ]
+check "20 of 20 scrapes answered within 2 s under 400 idle + 40 slowloris connections" [ "$ok" = 20 ]
 check "the flood was really there (it kept reconnecting)" grep -q 'reconnects [1-9]' "$TEST_TMP/flood.out"
 rss=$(awk '/^VmRSS:/ { print $2 }' /proc/$SERVER/status)
 say "server RSS ${rss} kB; flood: $(tail -1 "$TEST_TMP/flood.out")"

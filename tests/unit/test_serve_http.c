@@ -1,6 +1,8 @@
 /* The HTTP server over real loopback sockets: methods, paths, negotiation, the shared
  * snapshot, and the limits that keep bad clients from hurting good ones. */
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stddef.h>
 #include <setjmp.h>
 #include <cmocka.h>
@@ -57,15 +59,20 @@ static void stop(struct server *s)
 	sampler_free(s->sampler);
 }
 
-static int connect_to(int port)
+/* A connection to the server from 127.0.0.`from`. */
+static int connect_from(int port, uint8_t from)
 {
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	assert_true(fd >= 0);
+	struct sockaddr_in src = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(0x7f000000u | from)};
+	assert_int_equal(bind(fd, (struct sockaddr *)&src, sizeof(src)), 0);
 	struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
 	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_int_equal(connect(fd, (struct sockaddr *)&a, sizeof(a)), 0);
 	return fd;
 }
+
+static int connect_to(int port) { return connect_from(port, 1); }
 
 static void send_all(int fd, const char *s, size_t n)
 {
@@ -336,6 +343,42 @@ static void test_request_deadline(void **state)
 	stop(&s);
 }
 
+/* Still open: nothing to read and no end within 200 ms. */
+static bool still_open(int fd)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	return poll(&p, 1, 200) == 0;
+}
+
+/* A client whose connections were shed before they sent a request (a flooder that comes right
+ * back) is shed first, even its newest connection before another client's older one. */
+static void test_blamed_client_goes_first(void **state)
+{
+	(void)state;
+	struct server s;
+	request_deadline = 1;
+	start(&s, 60, 2, 10);
+	request_deadline = 0;
+	char buf[256];
+	int flood = connect_from(s.port, 2);
+	read_all(flood, buf, sizeof(buf)); /* shed at the deadline: 127.0.0.2 is blamed */
+	close(flood);
+	int client = connect_from(s.port, 3);
+	usleep(100 * 1000);
+	flood = connect_from(s.port, 2);
+	usleep(100 * 1000);
+	/* Over the limit of 2: by age alone, the client would go. */
+	char *r = request(s.port, "GET", "/metrics", NULL);
+	assert_int_equal(status_of(r), 200);
+	free(r);
+	read_all(flood, buf, sizeof(buf));
+	assert_int_equal(status_of(buf), 0);
+	assert_true(still_open(client));
+	close(flood);
+	close(client);
+	stop(&s);
+}
+
 static void test_parse_listen(void **state)
 {
 	(void)state;
@@ -374,6 +417,7 @@ int main(void)
 		cmocka_unit_test(test_slow_clients_do_not_block_others),
 		cmocka_unit_test(test_connection_limit),
 		cmocka_unit_test(test_request_deadline),
+		cmocka_unit_test(test_blamed_client_goes_first),
 		cmocka_unit_test(test_parse_listen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
