@@ -3,7 +3,7 @@
 # pages (no THP) makes smaps_rollup walk some 1.3 million page-table entries. Whether that is
 # slow depends on the machine (about 20 ms per read here, under 10 ms on a CI machine), so the
 # test times the reads itself, before and after doctor: both at 12 ms or more, doctor must say
-# accounting-smaps-slow (from 10 ms), the big guest the slowest one sampled; both at 8 ms or
+# accounting-smaps-slow (its slowest read from 10 ms), the big guest the slowest one sampled; both at 8 ms or
 # less, it must not; in between, whatever it says must agree with its own figures.
 # --smaps-budget 0 measures nothing and says nothing. Processes stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
@@ -25,8 +25,9 @@ before=$(smaps_ms "$BIG")
 after=$(smaps_ms "$BIG")
 say "smaps_rollup of the 5 GiB guest: $before ms before doctor, $after ms after (the rule's threshold: 10 ms)"
 say "$(jq -c '.findings[] | select(.id == "accounting-smaps-slow")' "$TEST_TMP/d.json")"
+say "VMs on the host: $("$VMHOST" mem --json --pss-budget 0 | jq -c '[.vms[] | {pid, name, rss_bytes}]')"
 found=$(jq '[.findings[] | select(.id == "accounting-smaps-slow")] | length' "$TEST_TMP/d.json")
-agrees='.findings[] | select(.id == "accounting-smaps-slow") | .evidence.mean_seconds >= 0.01 and .evidence.sampled_vms >= 1'
+agrees='.findings[] | select(.id == "accounting-smaps-slow") | .evidence.max_seconds >= 0.01 and .evidence.sampled_vms >= 1'
 slowest='.findings[] | select(.id == "accounting-smaps-slow") | .evidence.slowest_pid == $p and .evidence.slowest_rss_bytes >= 3000000000'
 if awk -v a="$before" -v b="$after" 'BEGIN { exit !(a >= 12 && b >= 12) }'; then
 	check "slow reads: accounting-smaps-slow, with its figures" jq -e "$agrees" "$TEST_TMP/d.json"
