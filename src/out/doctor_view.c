@@ -2,6 +2,8 @@
 
 #include <stdio.h>
 
+#include "out/text.h"
+
 static void evidence(struct doc *d, const struct doctor_item *it)
 {
 	char fmt[96];
@@ -28,8 +30,11 @@ static void finding(struct doc *d, const struct doctor_finding *f)
 	doc_int(d, "pid", NULL, f->pid ? MAYBE(f->pid) : UNKNOWN);
 	if (!f->pid)
 		doc_text(d, "host");
-	else if (f->vm[0])
-		doc_text(d, "%s (pid %d)", f->vm, (int)f->pid);
+	else if (f->vm[0]) {
+		char vm[sizeof(f->vm)];
+		text_for_terminal(vm, sizeof(vm), f->vm, 0);
+		doc_text(d, "%s (pid %d)", vm, (int)f->pid);
+	}
 	else
 		doc_text(d, "pid %d", (int)f->pid);
 	doc_str(d, "summary", ": %s\n", f->summary);

@@ -9,6 +9,7 @@
 #include <time.h>
 
 #include "out/table.h"
+#include "out/text.h"
 
 /* Counters shown by --log when no --fields is given: the ones that explain a slow guest. */
 static const char *const log_default_fields[] = {
@@ -205,7 +206,7 @@ static void fmt_total(char *buf, size_t cap, enum kvm_stat_kind kind, const stru
 void kvm_vm_label(char *buf, size_t cap, const struct kvm_vm_sample *vm)
 {
 	if (vm->name[0])
-		snprintf(buf, cap, "%.*s", (int)(cap - 1), vm->name); /* long names are cut */
+		text_for_terminal(buf, cap, vm->name, 0); /* long names are cut */
 	else
 		snprintf(buf, cap, "pid %d", (int)vm->pid);
 }

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/text.h"
+
 void prom_init(struct prom *p, enum prom_format format)
 {
 	memset(p, 0, sizeof(*p));
@@ -47,34 +49,6 @@ static void put(struct prom *p, const char *s, size_t n)
 }
 
 static void puts_(struct prom *p, const char *s) { put(p, s, strlen(s)); }
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 when it is not one. */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	size_t l;
-	uint32_t cp;
-	if (s[0] < 0x80)
-		return 1;
-	else if ((s[0] & 0xe0) == 0xc0)
-		l = 2, cp = s[0] & 0x1f;
-	else if ((s[0] & 0xf0) == 0xe0)
-		l = 3, cp = s[0] & 0x0f;
-	else if ((s[0] & 0xf8) == 0xf0)
-		l = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	if (l > n)
-		return 0;
-	for (size_t i = 1; i < l; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	static const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
-	if (cp < min[l] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0; /* overlong, out of range, or a surrogate */
-	return l;
-}
 
 /* Escapes backslash and newline (and the double quote when quote is set); bytes that are not
  * valid UTF-8 become U+FFFD, since Prometheus rejects a whole scrape over one bad label. */

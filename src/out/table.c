@@ -6,6 +6,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "out/text.h"
+
 enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR, CELL_BOOL, CELL_JSON };
 
 struct cell {
@@ -231,12 +233,12 @@ void table_print_human(const struct table *t, FILE *f, bool raw_bytes)
 	size_t *width = calloc(t->ncols, sizeof(*width));
 	if (!width)
 		return;
-	char buf[512];
+	char buf[512], shown[512];
 	for (size_t c = 0; c < t->ncols; c++) {
 		width[c] = strlen(t->cols[c].title);
 		for (size_t r = 0; r < t->nrows; r++) {
 			fmt_cell(&t->cols[c], &t->cells[r * t->ncols + c], true, raw_bytes, buf, sizeof(buf));
-			size_t l = strlen(buf);
+			size_t l = text_for_terminal(shown, sizeof(shown), buf, 0);
 			if (l > width[c])
 				width[c] = l;
 		}
@@ -252,7 +254,9 @@ void table_print_human(const struct table *t, FILE *f, bool raw_bytes)
 			else
 				fmt_cell(col, &t->cells[(size_t)r * t->ncols + c], true, raw_bytes, buf, sizeof(buf));
 			bool left = (col->flags & COL_LEFT) || col->kind == COL_STR;
-			fprintf(f, "%s%*s", first ? "" : "  ", left ? -(int)width[c] : (int)width[c], buf);
+			size_t chars = text_for_terminal(shown, sizeof(shown), buf, 0);
+			fputs(first ? "" : "  ", f);
+			text_pad(f, shown, chars, width[c], left);
 			first = false;
 		}
 		/* No trailing blanks after a left-aligned last column. */

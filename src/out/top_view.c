@@ -6,6 +6,7 @@
 
 #include "out/json.h"
 #include "out/table.h"
+#include "out/text.h"
 
 enum cell { CELL_TEXT, CELL_PERCENT, CELL_BYTES, CELL_RATE, CELL_INT };
 
@@ -93,10 +94,9 @@ static void fmt_value(char *buf, size_t cap, enum top_col c, double v)
 /* A line of text cut to the terminal's width, then cleared to its end on a full screen. */
 static void text_line(FILE *f, const struct top_frame *fr, const char *s)
 {
-	size_t len = strlen(s);
-	if (fr->cols && len >= fr->cols)
-		len = fr->cols - 1;
-	fwrite(s, 1, len, f);
+	char shown[512];
+	text_for_terminal(shown, sizeof(shown), s, fr->cols ? fr->cols - 1 : 0);
+	fputs(shown, f);
 	fputs(fr->full_screen ? "\033[K\n" : "\n", f);
 }
 
@@ -166,8 +166,9 @@ static void table_row(FILE *f, const struct top_row *r, const enum top_col *show
 		if (i)
 			fputc(' ', f);
 		if (c == TOP_NAME) {
+			char text[sizeof(cell)];
 			snprintf(cell, sizeof(cell), "%s%s", r->helper ? "  - " : "", r->name);
-			fprintf(f, "%-*.*s", (int)name_w, (int)name_w, cell);
+			text_pad(f, text, text_for_terminal(text, sizeof(text), cell, name_w), name_w, true);
 			continue;
 		}
 		/* A helper's figures are in its VM's: only its own RSS, CPU and pid are shown. */
@@ -191,7 +192,9 @@ void top_view_frame(FILE *f, const struct top_view *v, const size_t *order, size
 	size_t name_w = cols[TOP_NAME].width;
 	if (ns == TOP_NCOLS) /* every column fits: the names get the room left */
 		for (size_t i = 0; i < n && name_w < NAME_WIDTH_MAX; i++) {
-			size_t l = strlen(v->rows[order[i]].name) + (v->rows[order[i]].helper ? 4 : 0);
+			char text[sizeof(v->rows[0].name)];
+			size_t l = text_for_terminal(text, sizeof(text), v->rows[order[i]].name, 0) +
+				   (v->rows[order[i]].helper ? 4 : 0);
 			while (name_w < l && name_w < NAME_WIDTH_MAX && (!fr->cols || used + 1 < fr->cols)) {
 				name_w++;
 				used++;
@@ -276,10 +279,7 @@ void top_view_batch(FILE *f, const struct top_view *v, const size_t *order, size
 	for (size_t i = 0; i < n; i++) {
 		const struct top_row *r = &v->rows[order[i]];
 		char name[sizeof(r->name)];
-		snprintf(name, sizeof(name), "%s", r->name);
-		for (char *p = name; *p; p++)
-			if (*p == '\t' || *p == '\n')
-				*p = ' '; /* a name never splits a field or a line */
+		text_for_terminal(name, sizeof(name), r->name, 0); /* a name never splits a field or a line */
 		fprintf(f, "%s\t%d\t%d\t%s", r->helper ? "helper" : "vm", (int)r->pid, (int)vm_pid_of(v, r), name);
 		for (size_t k = 0; k < NBATCH; k++)
 			batch_value(f, batch_cols[k], r->v[batch_cols[k]]);

@@ -13,6 +13,7 @@
 #include "out/doc.h"
 #include "out/json.h"
 #include "out/table.h"
+#include "out/text.h"
 
 /* realloc fails on demand (linked with --wrap=realloc), to test running out of memory. */
 void *__real_realloc(void *p, size_t n);
@@ -234,12 +235,44 @@ static void doc_three_forms(void **state)
 	free(s);
 }
 
+/* Names from processes on a terminal: escapes shown, not obeyed; columns counted in characters. */
+static void text_on_a_terminal(void **state)
+{
+	(void)state;
+	char out[64];
+	assert_int_equal(text_for_terminal(out, sizeof(out), "w\xc3\xa9" "b-\xc3\xbc", 0), 5);
+	assert_string_equal(out, "w\xc3\xa9" "b-\xc3\xbc");
+	assert_int_equal(text_for_terminal(out, sizeof(out), "a\033[31mb\tc\x7f\xc2\x9b" "2J\xff\xe2\x82", 0), 16);
+	assert_string_equal(out, "a?[31mb?c??2J???");
+	assert_int_equal(text_for_terminal(out, sizeof(out), "\xc3\xa9\xc3\xa9\xc3\xa9", 2), 2); /* cut between characters */
+	assert_string_equal(out, "\xc3\xa9\xc3\xa9");
+	assert_int_equal(text_for_terminal(out, 4, "\xc3\xa9\xc3\xa9", 0), 1); /* no half character at the end */
+	assert_string_equal(out, "\xc3\xa9");
+
+	struct table *t = table_new(cols, 4);
+	table_add_row(t);
+	table_set_str(t, 0, "caf\xc3\xa9");
+	table_set_int(t, 1, 1);
+	table_set_float(t, 2, 1);
+	table_add_row(t);
+	table_set_str(t, 0, "x\033[2J");
+	table_set_int(t, 1, 2);
+	table_set_float(t, 2, 2);
+	char *h = capture(print_human, t);
+	assert_string_equal(h, "NAME   SIZE  RATIO\n"
+			       "caf\xc3\xa9" "    1 B   1.00\n"
+			       "x?[2J   2 B   2.00\n");
+	free(h);
+	table_free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_document), cmocka_unit_test(table_three_ways), cmocka_unit_test(units),
 		cmocka_unit_test(table_bool_and_time_columns),
 		cmocka_unit_test(table_out_of_memory), cmocka_unit_test(doc_three_forms),
+		cmocka_unit_test(text_on_a_terminal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
