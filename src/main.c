@@ -1,6 +1,7 @@
 /* vmhost: what each VM really costs a Linux virtualization host. Command table and global
  * options only; every command lives in src/cmd/. */
 #include <stdio.h>
+#include <stdio_ext.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -106,6 +107,9 @@ static const struct subcommand *find_command(const char *name)
 int main(int argc, char **argv)
 {
 	struct ctx ctx = {.root = {.proc = "/proc", .sys = "/sys"}, .command = "vmhost"};
+	/* Only the main thread writes stdout: without this, once a survey has started threads every
+	 * stdio call takes the stream's lock (half the time of writing 400 VMs as JSON). */
+	__fsetlocking(stdout, FSETLOCKING_BYCALLER);
 	bool help = false, version = false;
 	argc = global_options(&ctx, argc, argv, &help, &version);
 	if (argc < 0)

@@ -197,6 +197,8 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	if (!o.guest)
 		cols[VMC_BALLOON].flags = cols[VMC_GUEST_AVAIL].flags = COL_JSON_ONLY;
 	struct table *t = table_new(cols, VMC_NCOLS);
+	if (t)
+		table_reserve(t, vms.n);
 	for (size_t i = 0; t && i < vms.n; i++)
 		vm_table_row(t, &vms.vms[i], &host);
 	if (!t || table_error(t) < 0) {

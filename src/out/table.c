@@ -8,14 +8,19 @@
 
 #include "out/text.h"
 
-enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR, CELL_BOOL, CELL_JSON };
+enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR, CELL_BOOL, CELL_VALUE };
 
 struct cell {
 	enum cell_state state;
-	int64_t i;
-	double d;
-	char *s;
+	union {
+		int64_t i; /* CELL_INT, CELL_BOOL */
+		double d;  /* CELL_FLOAT */
+		char *s;   /* CELL_STR: owned */
+		const void *p; /* CELL_VALUE: the column's write_json writes it */
+	};
 };
+
+static bool owns_text(const struct cell *c) { return c->state == CELL_STR; }
 
 struct table {
 	const struct col *cols;
@@ -40,23 +45,34 @@ void table_free(struct table *t)
 	if (!t)
 		return;
 	for (size_t i = 0; i < t->nrows * t->ncols; i++)
-		free(t->cells[i].s);
+		if (owns_text(&t->cells[i]))
+			free(t->cells[i].s);
 	free(t->cells);
 	free(t);
 }
 
+static int grow(struct table *t, size_t cap)
+{
+	struct cell *c = realloc(t->cells, cap * t->ncols * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	t->cells = c;
+	t->cap = cap;
+	return 0;
+}
+
+void table_reserve(struct table *t, size_t rows)
+{
+	if (rows > t->cap)
+		grow(t, rows); /* a failure is met again, and reported, by table_add_row */
+}
+
 int table_add_row(struct table *t)
 {
-	if (t->nrows == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 16;
-		struct cell *c = realloc(t->cells, cap * t->ncols * sizeof(*c));
-		if (!c) {
-			t->err = -ENOMEM;
-			t->row_lost = true;
-			return -ENOMEM;
-		}
-		t->cells = c;
-		t->cap = cap;
+	if (t->nrows == t->cap && grow(t, t->cap ? t->cap * 2 : 16) < 0) {
+		t->err = -ENOMEM;
+		t->row_lost = true;
+		return -ENOMEM;
 	}
 	memset(&t->cells[t->nrows * t->ncols], 0, t->ncols * sizeof(struct cell));
 	t->nrows++;
@@ -73,7 +89,8 @@ static struct cell *last(struct table *t, size_t col)
 	if (!t->nrows || t->row_lost || col >= t->ncols)
 		return NULL;
 	struct cell *c = &t->cells[(t->nrows - 1) * t->ncols + col];
-	free(c->s);
+	if (owns_text(c))
+		free(c->s);
 	*c = (struct cell){0};
 	return c;
 }
@@ -120,11 +137,28 @@ void table_set_bool(struct table *t, size_t col, bool v)
 	}
 }
 
-void table_set_json(struct table *t, size_t col, const char *json)
+void table_set_value(struct table *t, size_t col, const void *value)
 {
 	struct cell *c = last(t, col);
-	if (c && json && (c->s = strdup(json)))
-		c->state = CELL_JSON;
+	if (c && value && t->cols[col].write_json) {
+		c->p = value;
+		c->state = CELL_VALUE;
+	}
+}
+
+/* A value cell as JSON text, for CSV and the human table (JSON writes it in place); NULL
+ * when out of memory. */
+static char *value_text(const struct col *col, const struct cell *c)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	if (!f)
+		return NULL;
+	struct json j;
+	json_init(&j, f, false);
+	col->write_json(&j, NULL, c->p);
+	return fclose(f) == 0 ? buf : (free(buf), NULL);
 }
 
 static double cell_num(const struct cell *c)
@@ -132,28 +166,50 @@ static double cell_num(const struct cell *c)
 	return c->state == CELL_INT ? (double)c->i : c->state == CELL_FLOAT ? c->d : NAN;
 }
 
+struct sort_key {
+	double v;   /* NaN: null, sorted last */
+	size_t row; /* ties keep their order */
+};
+
+static int cmp_key_desc(const void *a, const void *b)
+{
+	const struct sort_key *x = a, *y = b;
+	if (isnan(x->v) != isnan(y->v))
+		return isnan(x->v) ? 1 : -1;
+	if (!isnan(x->v) && x->v != y->v)
+		return x->v < y->v ? 1 : -1;
+	return (x->row > y->row) - (x->row < y->row);
+}
+
 void table_sort_desc(struct table *t, size_t col)
 {
-	/* Insertion sort on whole rows: tables are small and the order must be stable. */
-	size_t w = t->ncols;
+	size_t w = t->ncols, n = t->nrows;
+	struct sort_key *keys = malloc((n ? n : 1) * sizeof(*keys));
 	struct cell *tmp = malloc(w * sizeof(*tmp));
-	if (!tmp)
-		return;
-	for (size_t i = 1; i < t->nrows; i++) {
-		memcpy(tmp, &t->cells[i * w], w * sizeof(*tmp));
-		double v = cell_num(&tmp[col]);
-		size_t j = i;
-		while (j > 0) {
-			double u = cell_num(&t->cells[(j - 1) * w + col]);
-			bool before = isnan(u) ? !isnan(v) : (!isnan(v) && v > u);
-			if (!before)
-				break;
-			memcpy(&t->cells[j * w], &t->cells[(j - 1) * w], w * sizeof(*tmp));
-			j--;
+	bool *placed = calloc(n ? n : 1, sizeof(*placed));
+	if (!keys || !tmp || !placed || col >= w)
+		goto out;
+	for (size_t r = 0; r < n; r++)
+		keys[r] = (struct sort_key){cell_num(&t->cells[r * w + col]), r};
+	qsort(keys, n, sizeof(*keys), cmp_key_desc);
+	/* Row keys[k].row goes to k: each cycle of the permutation moves its rows once. */
+	for (size_t start = 0; start < n; start++) {
+		if (placed[start])
+			continue;
+		memcpy(tmp, &t->cells[start * w], w * sizeof(*tmp));
+		size_t k = start;
+		while (keys[k].row != start) {
+			memcpy(&t->cells[k * w], &t->cells[keys[k].row * w], w * sizeof(*tmp));
+			placed[k] = true;
+			k = keys[k].row;
 		}
-		memcpy(&t->cells[j * w], tmp, w * sizeof(*tmp));
+		memcpy(&t->cells[k * w], tmp, w * sizeof(*tmp));
+		placed[k] = true;
 	}
+out:
+	free(keys);
 	free(tmp);
+	free(placed);
 }
 
 void fmt_bytes(char *buf, size_t cap, int64_t bytes)
@@ -201,9 +257,14 @@ static void fmt_cell(const struct col *col, const struct cell *c, bool human, bo
 		snprintf(buf, cap, "%s", human ? "n/a" : "");
 		return;
 	case CELL_STR:
-	case CELL_JSON:
 		snprintf(buf, cap, "%s", c->s);
 		return;
+	case CELL_VALUE: {
+		char *text = value_text(col, c);
+		snprintf(buf, cap, "%s", text ? text : "");
+		free(text);
+		return;
+	}
 	case CELL_BOOL:
 		snprintf(buf, cap, "%s", human ? (c->i ? "yes" : "no") : c->i ? "true" : "false");
 		return;
@@ -236,7 +297,7 @@ void table_print_human(const struct table *t, FILE *f, bool raw_bytes)
 	char buf[512], shown[512];
 	for (size_t c = 0; c < t->ncols; c++) {
 		width[c] = strlen(t->cols[c].title);
-		for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t r = 0; r < t->nrows && !(t->cols[c].flags & COL_JSON_ONLY); r++) {
 			fmt_cell(&t->cols[c], &t->cells[r * t->ncols + c], true, raw_bytes, buf, sizeof(buf));
 			size_t l = text_for_terminal(shown, sizeof(shown), buf, 0);
 			if (l > width[c])
@@ -288,9 +349,16 @@ void table_print_csv(const struct table *t, FILE *f)
 	fputc('\n', f);
 	for (size_t r = 0; r < t->nrows; r++) {
 		for (size_t c = 0; c < t->ncols; c++) {
-			fmt_cell(&t->cols[c], &t->cells[r * t->ncols + c], false, true, buf, sizeof(buf));
+			const struct cell *cell = &t->cells[r * t->ncols + c];
 			if (c)
 				fputc(',', f);
+			if (cell->state == CELL_VALUE) { /* whole, however long (a VM with 64 vCPUs) */
+				char *text = value_text(&t->cols[c], cell);
+				csv_cell(f, text ? text : "");
+				free(text);
+				continue;
+			}
+			fmt_cell(&t->cols[c], cell, false, true, buf, sizeof(buf));
 			csv_cell(f, buf);
 		}
 		fputc('\n', f);
@@ -310,7 +378,7 @@ static void json_cell(struct json *j, const char *k, const struct col *col, cons
 		break;
 	case CELL_STR: json_string(j, k, cell->s); break;
 	case CELL_BOOL: json_bool(j, k, cell->i); break;
-	case CELL_JSON: json_raw(j, k, cell->s); break;
+	case CELL_VALUE: col->write_json(j, k, cell->p); break;
 	}
 }
 

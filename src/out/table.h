@@ -32,6 +32,8 @@ struct col {
 	enum col_kind kind;
 	unsigned flags;
 	int decimals; /* COL_FLOAT */
+	/* Writes a value set with table_set_value as JSON (CSV and the human table show that text). */
+	void (*write_json)(struct json *j, const char *key, const void *value);
 };
 
 struct table;
@@ -41,6 +43,8 @@ void table_free(struct table *t);
 /* Starts a new row; cells default to null. Returns 0 or -ENOMEM (then the table_set_* calls
  * for this row change nothing, and table_error() says the table is incomplete). */
 int table_add_row(struct table *t);
+/* Room for rows rows at once (the table grows as it must without it). */
+void table_reserve(struct table *t, size_t rows);
 size_t table_rows(const struct table *t);
 /* 0, or -ENOMEM when a row could not be added: print an error, not a table missing rows. */
 int table_error(const struct table *t);
@@ -50,9 +54,10 @@ void table_set_int(struct table *t, size_t col, int64_t v);
 void table_set_maybe(struct table *t, size_t col, maybe_i64 v);
 void table_set_float(struct table *t, size_t col, double v); /* NaN = null */
 void table_set_bool(struct table *t, size_t col, bool v);
-/* A JSON value written elsewhere (an array, an object): verbatim in JSON, as text in CSV. */
-void table_set_json(struct table *t, size_t col, const char *json); /* NULL = null */
-/* Sorts rows by an integer or float column, descending (nulls last). */
+/* A value the column's write_json writes when the table is printed (an array, an object): it
+ * must outlive the table. NULL = null. */
+void table_set_value(struct table *t, size_t col, const void *value);
+/* Sorts rows by an integer or float column, descending (nulls last, ties in their order). */
 void table_sort_desc(struct table *t, size_t col);
 
 void table_print_human(const struct table *t, FILE *f, bool raw_bytes);

@@ -5,6 +5,25 @@
 
 #include "out/json.h"
 
+/* The vCPUs as a JSON array, written when the table is printed. */
+static void vcpus_json(struct json *j, const char *key, const void *value)
+{
+	const struct vm_cpu *cpu = value;
+	json_array_begin(j, key);
+	for (size_t i = 0; i < cpu->nvcpus; i++) {
+		const struct vcpu *v = &cpu->vcpus[i];
+		json_object_begin(j, NULL);
+		json_int(j, "index", v->index);
+		json_int(j, "tid", v->tid);
+		json_double(j, "cpu_seconds", v->cpu_seconds);
+		json_double(j, "wait_seconds", v->wait_seconds);
+		json_double(j, "cpu_percent", v->cpu_percent);
+		json_double(j, "wait_percent", v->wait_percent);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_PID] = {"pid", "PID", COL_INT, 0, 0},
 	[VMC_NAME] = {"name", "NAME", COL_STR, 0, 0},
@@ -31,7 +50,7 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_WAIT_PCT] = {"vcpu_wait_percent", "WAIT%", COL_FLOAT, 0, 1},
 	[VMC_CPU] = {"cpu_seconds", "CPU TIME", COL_FLOAT, COL_JSON_ONLY, 2},
 	[VMC_VCPU_WAIT] = {"vcpu_wait_seconds", "VCPU WAIT", COL_FLOAT, COL_JSON_ONLY, 2},
-	[VMC_VCPUS] = {"vcpus", "VCPUS", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_VCPUS] = {"vcpus", "VCPUS", COL_STR, COL_JSON_ONLY, 0, vcpus_json},
 	[VMC_CG_MEM] = {"cgroup_memory_bytes", "CGROUP MEM", COL_BYTES, 0, 0},
 	[VMC_CG_LIMIT] = {"cgroup_memory_limit_bytes", "LIMIT", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_OOM] = {"oom_kills", "OOM KILLS", COL_INT, COL_JSON_ONLY, 0},
@@ -54,34 +73,6 @@ const struct col vm_cols[VMC_NCOLS] = {
 };
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
-
-/* The vCPUs as a JSON array (a JSON-only cell); NULL when the thread list was not read. */
-static char *vcpus_json(const struct vm_cpu *cpu)
-{
-	if (!cpu->vcpus_known)
-		return NULL;
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	if (!f)
-		return NULL;
-	struct json j;
-	json_init(&j, f, false);
-	json_array_begin(&j, NULL);
-	for (size_t i = 0; i < cpu->nvcpus; i++) {
-		const struct vcpu *v = &cpu->vcpus[i];
-		json_object_begin(&j, NULL);
-		json_int(&j, "index", v->index);
-		json_int(&j, "tid", v->tid);
-		json_double(&j, "cpu_seconds", v->cpu_seconds);
-		json_double(&j, "wait_seconds", v->wait_seconds);
-		json_double(&j, "cpu_percent", v->cpu_percent);
-		json_double(&j, "wait_percent", v->wait_percent);
-		json_object_end(&j);
-	}
-	json_array_end(&j);
-	return fclose(f) == 0 ? buf : (free(buf), NULL);
-}
 
 void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 {
@@ -113,9 +104,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_float(t, VMC_WAIT_PCT, cpu->vcpu_wait_percent);
 	table_set_float(t, VMC_CPU, cpu->cpu_seconds);
 	table_set_float(t, VMC_VCPU_WAIT, cpu->vcpu_wait_seconds);
-	char *vcpus = vcpus_json(cpu);
-	table_set_json(t, VMC_VCPUS, vcpus);
-	free(vcpus);
+	table_set_value(t, VMC_VCPUS, cpu->vcpus_known ? cpu : NULL); /* null: the thread list was not read */
 	const struct vm_cgroup *cg = &vm->cg;
 	table_set_maybe(t, VMC_CG_MEM, cg->memory_bytes);
 	table_set_maybe(t, VMC_CG_LIMIT, cg->limit_bytes);

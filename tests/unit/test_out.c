@@ -1,5 +1,6 @@
 /* Writers: JSON escaping and nulls, one table printed three ways, human units. */
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -70,10 +71,10 @@ static void json_document(void **state)
 }
 
 static const struct col cols[] = {
-	{"name", "NAME", COL_STR, 0, 0},
-	{"size_bytes", "SIZE", COL_BYTES, 0, 0},
-	{"ratio", "RATIO", COL_FLOAT, 0, 2},
-	{"secret", "SECRET", COL_INT, COL_JSON_ONLY, 0},
+	{"name", "NAME", COL_STR, 0, 0, NULL},
+	{"size_bytes", "SIZE", COL_BYTES, 0, 0, NULL},
+	{"ratio", "RATIO", COL_FLOAT, 0, 2, NULL},
+	{"secret", "SECRET", COL_INT, COL_JSON_ONLY, 0, NULL},
 };
 
 static struct table *sample(void)
@@ -123,9 +124,9 @@ static void table_three_ways(void **state)
 }
 
 static const struct col bool_time_cols[] = {
-	{"name", "NAME", COL_STR, 0, 0},
-	{"flagged", "FLAGGED", COL_BOOL, 0, 0},
-	{"first_seconds", "FIRST", COL_TIME, 0, 0},
+	{"name", "NAME", COL_STR, 0, 0, NULL},
+	{"flagged", "FLAGGED", COL_BOOL, 0, 0, NULL},
+	{"first_seconds", "FIRST", COL_TIME, 0, 0, NULL},
 };
 
 static void table_bool_and_time_columns(void **state)
@@ -236,6 +237,89 @@ static void doc_three_forms(void **state)
 }
 
 /* Names from processes on a terminal: escapes shown, not obeyed; columns counted in characters. */
+/* A value column: written by its function when printed, whole in CSV however long. */
+static void int_list_json(struct json *j, const char *key, const void *value)
+{
+	const int *n = value; /* n[0] items follow */
+	json_array_begin(j, key);
+	for (int i = 1; i <= n[0]; i++)
+		json_int(j, NULL, n[i]);
+	json_array_end(j);
+}
+
+static const struct col value_cols[] = {
+	{"id", "ID", COL_INT, 0, 0, NULL},
+	{"list", "LIST", COL_STR, COL_JSON_ONLY, 0, int_list_json},
+};
+
+static void table_value_cells(void **state)
+{
+	(void)state;
+	int few[] = {2, 10, 20}, many[201] = {200};
+	for (int i = 1; i <= 200; i++)
+		many[i] = 1000 + i;
+	struct table *t = table_new(value_cols, 2);
+	table_add_row(t);
+	table_set_int(t, 0, 1);
+	table_set_value(t, 1, few);
+	table_add_row(t);
+	table_set_int(t, 0, 2);
+	table_set_value(t, 1, NULL);
+	table_add_row(t);
+	table_set_int(t, 0, 3);
+	table_set_value(t, 1, many);
+	char *j = capture(print_json, t);
+	assert_non_null(strstr(j, "[{\"id\":1,\"list\":[10,20]},{\"id\":2,\"list\":null},{\"id\":3,\"list\":[1001,"));
+	assert_non_null(strstr(j, ",1200]}]\n"));
+	char *c = capture(print_csv, t);
+	assert_non_null(strstr(c, "id,list\n1,\"[10,20]\"\n2,\n3,\"[1001,"));
+	assert_non_null(strstr(c, ",1200]\"\n")); /* 1,000 characters, not cut at 511 */
+	free(j), free(c);
+	table_free(t);
+}
+
+/* Descending by a column, nulls last, ties in the order they were added; 300 rows. */
+static void table_sort_many(void **state)
+{
+	(void)state;
+	struct table *t = table_new(cols, 4);
+	table_reserve(t, 300);
+	for (int r = 0; r < 300; r++) {
+		table_add_row(t);
+		char name[16];
+		snprintf(name, sizeof(name), "r%d", r);
+		table_set_str(t, 0, name);
+		if (r % 7) /* every 7th is null */
+			table_set_int(t, 1, (r * 37) % 50);
+		table_set_int(t, 3, r);
+	}
+	table_sort_desc(t, 1);
+	char *c = capture(print_csv, t);
+	char *save = NULL, *line = strtok_r(c, "\n", &save);
+	long last_size = LONG_MAX, last_row = -1;
+	bool nulls = false;
+	size_t rows = 0;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		char *size = strchr(line, ',') + 1, *secret = strrchr(line, ',') + 1;
+		long row = strtol(secret, NULL, 10);
+		assert_int_equal(strtol(line + 1, NULL, 10), row); /* the row moved whole */
+		if (*size == ',') { /* null */
+			assert_true(!nulls || row > last_row);
+			nulls = true;
+		} else {
+			long v = strtol(size, NULL, 10);
+			assert_false(nulls);
+			assert_true(v < last_size || (v == last_size && row > last_row));
+			last_size = v;
+		}
+		last_row = row;
+		rows++;
+	}
+	assert_int_equal(rows, 300);
+	free(c);
+	table_free(t);
+}
+
 static void text_on_a_terminal(void **state)
 {
 	(void)state;
@@ -272,7 +356,7 @@ int main(void)
 		cmocka_unit_test(json_document), cmocka_unit_test(table_three_ways), cmocka_unit_test(units),
 		cmocka_unit_test(table_bool_and_time_columns),
 		cmocka_unit_test(table_out_of_memory), cmocka_unit_test(doc_three_forms),
-		cmocka_unit_test(text_on_a_terminal),
+		cmocka_unit_test(text_on_a_terminal), cmocka_unit_test(table_value_cells), cmocka_unit_test(table_sort_many),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
