@@ -567,7 +567,8 @@ static int list_numeric_fd(int fd, bool proc, bool fresh, pid_t **ret, size_t *r
 
 static int cache_list(struct io_cache *c, const char *path, pid_t **ret, size_t *ret_n);
 
-/* The numeric entries of a directory, sorted. */
+/* The numeric entries of a directory, sorted. Under the live /proc (the default root: procfs
+ * wherever a system has one) the call that would return 0 is saved, one in each VM's thread list. */
 static int list_numeric(const struct io_root *root, const char *path, pid_t **ret, size_t *ret_n)
 {
 	if (root && root->cache)
@@ -575,7 +576,7 @@ static int list_numeric(const struct io_root *root, const char *path, pid_t **re
 	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	int r = list_numeric_fd(fd, false, true, ret, ret_n);
+	int r = list_numeric_fd(fd, !strcmp(root_dir(root, IO_PROC), "/proc"), true, ret, ret_n);
 	close(fd);
 	return r;
 }
