@@ -549,8 +549,10 @@ static void check_balloon_inflated(const struct doctor_rule *r, const struct doc
 {
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
-		maybe_i64 b = vm->guest.balloon_bytes, ram = vm->cfg.guest_ram_bytes;
-		if (!vm->guest_read || !b.known || !ram.known || ram.v <= 0 ||
+		if (!vm->guest)
+			continue;
+		maybe_i64 b = vm->guest->balloon_bytes, ram = vm->cfg.guest_ram_bytes;
+		if (!b.known || !ram.known || ram.v <= 0 ||
 		    (double)b.v >= BALLOON_INFLATED_SHARE * (double)ram.v)
 			continue;
 		double pct = 100.0 * (double)b.v / (double)ram.v;
@@ -559,7 +561,7 @@ static void check_balloon_inflated(const struct doctor_rule *r, const struct doc
 		ev_bytes(f, "balloon_bytes", b);
 		ev_bytes(f, "guest_ram_bytes", ram);
 		ev_num(f, "balloon_percent", DV_PERCENT, pct);
-		ev_bytes(f, "guest_available_bytes", vm->guest.available_bytes);
+		ev_bytes(f, "guest_available_bytes", vm->guest->available_bytes);
 		advise(f, "the guest runs on a fraction of its RAM: if that is what it needs, give it less (-m, virsh "
 			  "setmaxmem) and save the page tables and migration time; if not, deflate: virsh setmem DOMAIN "
 			  "SIZE, or QMP balloon with the guest's RAM");
@@ -571,14 +573,14 @@ static void check_balloon_stats(const struct doctor_rule *r, const struct doctor
 {
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
-		if (!vm->guest_read || !vm->guest.balloon_bytes.known || vm->guest.available_bytes.known)
+		if (!vm->guest || !vm->guest->balloon_bytes.known || vm->guest->available_bytes.known)
 			continue;
 		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
 					       "it has a balloon device but the guest reports no memory stats");
-		ev_bytes(f, "balloon_bytes", vm->guest.balloon_bytes);
+		ev_bytes(f, "balloon_bytes", vm->guest->balloon_bytes);
 		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
 		ev_str(f, "balloon_id", vm->cfg.balloon_id[0] ? vm->cfg.balloon_id : "(anonymous)");
-		ev_str(f, "why", vm->guest.why);
+		ev_str(f, "why", vm->guest->why);
 		advise(f, "without stats nobody can size the balloon from the guest's needs: set the polling interval "
 			  "(virsh dommemstat DOMAIN --period 10, QMP qom-set guest-stats-polling-interval 10, or vmhost mem "
 			  "--guest-poll 10) and load virtio_balloon in the guest");

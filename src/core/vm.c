@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/prefault.h"
+
 const char *measure_method_name(enum measure_method m)
 {
 	return m == METHOD_EXACT ? "exact" : m == METHOD_SAMPLED ? "sampled" : m == METHOD_ESTIMATE ? "estimate" : NULL;
@@ -200,22 +202,23 @@ static void classify_some(void *arg, size_t t, size_t n)
 		if (got < 0)
 			continue;
 		size_t len = (size_t)got;
-		struct vm_config *cfg = &c->cfgs[i];
-		int p = parse_vm_cmdline(cmd, len, cfg);
+		struct vm_config cfg; /* parsed here: only a VM's is stored, its slot the only one touched */
+		int p = parse_vm_cmdline(cmd, len, &cfg);
 		/* procfs ends a command line with a NUL; without it the line was cut short (one page
 		 * before Linux 4.2): a size may be cut or its option gone, so the RAM is unknown. */
 		if (p == 0 && cmd[len - 1] != '\0')
-			cfg->guest_ram_bytes = UNKNOWN;
+			cfg.guest_ram_bytes = UNKNOWN;
 		free(heap);
 		if (p < 0 && !is_extra(pid, c->extra, c->nextra)) {
 			c->kind[i] = len ? PROC_OTHER : PROC_GONE; /* kernel threads have no command line */
 			continue;
 		}
 		if (p < 0) {
-			memset(cfg, 0, sizeof(*cfg));
-			cfg->vmm = VMM_PROCESS;
-			cfg->guest_ram_bytes = UNKNOWN;
+			memset(&cfg, 0, sizeof(cfg));
+			cfg.vmm = VMM_PROCESS;
+			cfg.guest_ram_bytes = UNKNOWN;
 		}
+		c->cfgs[i] = cfg;
 		c->kind[i] = PROC_VM;
 	}
 }
@@ -241,13 +244,19 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 {
 	size_t slots = npids ? npids : 1;
 	struct classify c = {root, pids, extra, npids, nextra, malloc(slots), malloc(slots * sizeof(*c.cfgs))};
-	struct vm *all = malloc(slots * sizeof(*all));
+	struct vm *all = NULL;
 	int *results = malloc(slots * sizeof(*results));
 	int r = -ENOMEM;
-	if (!c.kind || !c.cfgs || !all || !results)
+	if (!c.kind || !c.cfgs || !results)
 		goto out;
 	parallel(share_threads(npids, PIDS_PER_THREAD_MIN, PARALLEL_MAX), classify_some, &c);
-	size_t n = 0, nothers = 0;
+	size_t n = 0, nothers = 0, nvms = 0;
+	for (size_t i = 0; i < npids; i++)
+		nvms += c.kind[i] == PROC_VM;
+	/* The records are written whole right away: their pages mapped in one call, not a fault each. */
+	if (!(all = malloc((nvms ? nvms : 1) * sizeof(*all))))
+		goto out;
+	prefault(all, nvms * sizeof(*all));
 	for (size_t i = 0; i < npids; i++) {
 		if (c.kind[i] == PROC_VM)
 			all[n++] = (struct vm){.pid = pids[i], .cfg = c.cfgs[i]};
@@ -268,9 +277,7 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 			all[kept] = all[i];
 		kept++;
 	}
-	/* Only the slots used are kept (a shrinking realloc moves nothing). */
-	struct vm *used = kept && kept < npids ? realloc(all, kept * sizeof(*all)) : NULL;
-	ret->vms = used ? used : all;
+	ret->vms = all;
 	ret->n = kept;
 	all = NULL;
 	*ret_nothers = nothers;
@@ -339,8 +346,10 @@ out:
 
 void vm_list_free(struct vm_list *l)
 {
-	for (size_t i = 0; i < l->n; i++)
+	for (size_t i = 0; i < l->n; i++) {
 		vm_cpu_free(&l->vms[i].cpu);
+		free(l->vms[i].guest);
+	}
 	free(l->vms);
 	l->vms = NULL;
 	l->n = 0;
@@ -544,9 +553,10 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 
 void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall)
 {
-	guest_view_read(&vm->cfg, timeout_ms, poll_seconds, now_wall, &vm->guest);
-	vm->guest_read = true;
-	maybe_i64 balloon = vm->guest.balloon_bytes;
+	if (!vm->guest && !(vm->guest = malloc(sizeof(*vm->guest))))
+		return; /* out of memory: the guest's view stays unread */
+	guest_view_read(&vm->cfg, timeout_ms, poll_seconds, now_wall, vm->guest);
+	maybe_i64 balloon = vm->guest->balloon_bytes;
 	if (vm->overhead_method != METHOD_ESTIMATE || !balloon.known || !vm->cfg.guest_ram_bytes.known ||
 	    balloon.v >= vm->cfg.guest_ram_bytes.v)
 		return;
@@ -623,6 +633,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	if (flags & VM_MEASURE_EXACT) {
 		int64_t pss = 0;
 		bool ok = true;
+		struct smaps_rollup vmm_exact = {0}; /* the VMM's own, without its helpers */
 		/* PSS of the VMM and each helper, summed. */
 		for (size_t i = 0; i <= vm->nhelpers && ok; i++) {
 			pid_t pid = i == 0 ? vm->pid : vm->helpers[i - 1];
@@ -636,7 +647,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 				continue;
 			}
 			if (i == 0)
-				vm->exact = sr;
+				vmm_exact = sr;
 			pss += sr.pss.v;
 		}
 		if (ok) {
@@ -645,7 +656,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 			vm->pss_method = METHOD_EXACT;
 			/* The exact read also tells what this VM's KSM mappings really weigh. */
 			if (vm->nhelpers == 0) {
-				struct pss_calibration cal = pss_calibrate(&vm->mem, &vm->exact, host->page_size_bytes);
+				struct pss_calibration cal = pss_calibrate(&vm->mem, &vmm_exact, host->page_size_bytes);
 				if (cal.valid)
 					vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, &cal);
 			}
@@ -699,6 +710,7 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 		int r = results[i];
 		if (r < 0) {
 			vm_cpu_free(&l->vms[i].cpu);
+			free(l->vms[i].guest);
 			l->skipped++;
 			continue;
 		}

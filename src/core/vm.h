@@ -35,12 +35,10 @@ struct vm {
 	maybe_i64 pss_bytes, overhead_bytes, ksm_saved_bytes;
 	maybe_i64 pss_bound_bytes; /* worst-case error of pss_bytes (0 when exact) */
 	enum measure_method pss_method, overhead_method;
-	struct smaps_rollup exact; /* valid when pss_method is exact */
 	unsigned denied_files;     /* files of the VM we had no permission to read (figures n/a) */
 	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
-	struct guest_view guest;   /* valid when guest_read (vm_read_guest) */
-	bool guest_read;
+	struct guest_view *guest;  /* vm_read_guest's, owned; NULL: not read (the record stays small) */
 };
 
 struct vm_list {

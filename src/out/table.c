@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/prefault.h"
 #include "out/text.h"
 
 enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR, CELL_BOOL, CELL_VALUE };
@@ -63,8 +64,9 @@ static int grow(struct table *t, size_t cap)
 
 void table_reserve(struct table *t, size_t rows)
 {
-	if (rows > t->cap)
-		grow(t, rows); /* a failure is met again, and reported, by table_add_row */
+	/* The rows are about to be written: their pages mapped in one call, not a fault each. */
+	if (rows > t->cap && grow(t, rows) == 0)
+		prefault(t->cells, rows * t->ncols * sizeof(*t->cells));
 }
 
 int table_add_row(struct table *t)

@@ -122,12 +122,13 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	if (mergeable.known)
 		table_set_bool(t, VMC_KSM_MERGEABLE, mergeable.v);
 	table_set_str(t, VMC_KSM_REASON, ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm));
-	if (vm->guest_read) {
-		table_set_maybe(t, VMC_BALLOON, vm->guest.balloon_bytes);
-		table_set_maybe(t, VMC_GUEST_AVAIL, vm->guest.available_bytes);
-		table_set_maybe(t, VMC_GUEST_FREE, vm->guest.free_bytes);
-		table_set_maybe(t, VMC_GUEST_CACHES, vm->guest.caches_bytes);
-		table_set_str(t, VMC_GUEST_WHY, vm->guest.why[0] ? vm->guest.why : NULL);
+	const struct guest_view *g = vm->guest;
+	if (g) {
+		table_set_maybe(t, VMC_BALLOON, g->balloon_bytes);
+		table_set_maybe(t, VMC_GUEST_AVAIL, g->available_bytes);
+		table_set_maybe(t, VMC_GUEST_FREE, g->free_bytes);
+		table_set_maybe(t, VMC_GUEST_CACHES, g->caches_bytes);
+		table_set_str(t, VMC_GUEST_WHY, g->why[0] ? g->why : NULL);
 	}
 }
 
