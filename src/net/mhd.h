@@ -33,7 +33,7 @@ struct mhd_calls {
 /* Filled by mhd_load(); not to be called before it has returned 0. */
 extern struct mhd_calls mhd;
 
-/* Loads the library once (later calls give the first answer). 0, or -ENOENT with the
+/* Loads the library once (later calls give the first answer). 0, or -ELIBACC with the
  * reason ("libmicrohttpd.so.12: cannot open shared object file...") in err. */
 int mhd_load(char *err, size_t cap);
 

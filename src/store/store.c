@@ -3,7 +3,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +11,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "store/sqlite.h"
 #include "store/store_schema.h"
 
 /* "vmhs": marks the file as a vmhost database (PRAGMA application_id). */
@@ -109,11 +109,11 @@ static int errno_from_sqlite(sqlite3 *db, int rc)
 	case SQLITE_CORRUPT:
 	case SQLITE_FORMAT: return -EPROTO;
 	case SQLITE_CANTOPEN: {
-		int e = db ? sqlite3_system_errno(db) : 0;
+		int e = db ? sq.system_errno(db) : 0;
 		return e > 0 ? -e : -EIO;
 	}
 	case SQLITE_IOERR: {
-		int e = db ? sqlite3_system_errno(db) : 0;
+		int e = db ? sq.system_errno(db) : 0;
 		if (e == ENOSPC || e == EDQUOT)
 			return -ENOSPC;
 		if (e == EROFS || e == EACCES || e == EPERM)
@@ -135,29 +135,30 @@ const char *store_strerror(int err)
 	case -EPROTO: return "not a vmhost database, or it is damaged";
 	case -EPROTONOSUPPORT: return "written by a newer vmhost (unknown schema version)";
 	case -ENODATA: return "no samples recorded yet";
+	case -ELIBACC: return sqlite_load_error() ? sqlite_load_error() : strerror(-err);
 	default: return strerror(-err);
 	}
 }
 
 static int exec_sql(struct store *s, const char *sql)
 {
-	int rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	int rc = sq.exec(s->db, sql, NULL, NULL, NULL);
 	return errno_from_sqlite(s->db, rc);
 }
 
 static int query_int(struct store *s, const char *sql, int64_t *ret)
 {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, &st, NULL);
+	int rc = sq.prepare_v2(s->db, sql, -1, &st, NULL);
 	if (rc != SQLITE_OK)
 		return errno_from_sqlite(s->db, rc);
-	rc = sqlite3_step(st);
+	rc = sq.step(st);
 	int r = 0;
 	if (rc == SQLITE_ROW)
-		*ret = sqlite3_column_int64(st, 0);
+		*ret = sq.column_int64(st, 0);
 	else
 		r = rc == SQLITE_DONE ? -ENODATA : errno_from_sqlite(s->db, rc);
-	sqlite3_finalize(st);
+	sq.finalize(st);
 	return r;
 }
 
@@ -165,10 +166,11 @@ void store_close(struct store *s)
 {
 	if (!s)
 		return;
-	for (size_t i = 0; i < ST_COUNT; i++)
-		sqlite3_finalize(s->stmt[i]);
-	if (s->db)
-		sqlite3_close_v2(s->db);
+	if (s->db) { /* statements only with a database: SQLite may not even be loaded */
+		for (size_t i = 0; i < ST_COUNT; i++)
+			sq.finalize(s->stmt[i]);
+		sq.close_v2(s->db);
+	}
 	/* Only now: closing any fd of the file drops SQLite's POSIX locks on it. */
 	if (s->lock_fd >= 0)
 		close(s->lock_fd);
@@ -238,12 +240,15 @@ static int store_new(struct store **ret)
  * read-write open that SQLite could only make read-only, and checks the file is ours. */
 static int open_db(struct store *s, const char *path, int flags, int64_t *ret_version)
 {
-	int rc = sqlite3_open_v2(path, &s->db, flags, NULL);
+	int r = sqlite_load(NULL, 0);
+	if (r < 0)
+		return r;
+	int rc = sq.open_v2(path, &s->db, flags, NULL);
 	if (rc != SQLITE_OK)
 		return errno_from_sqlite(s->db, rc);
-	sqlite3_extended_result_codes(s->db, 1);
-	sqlite3_busy_timeout(s->db, (flags & SQLITE_OPEN_READWRITE) ? WRITER_BUSY_MS : READER_BUSY_MS);
-	if ((flags & SQLITE_OPEN_READWRITE) && sqlite3_db_readonly(s->db, "main") == 1)
+	sq.extended_result_codes(s->db, 1);
+	sq.busy_timeout(s->db, (flags & SQLITE_OPEN_READWRITE) ? WRITER_BUSY_MS : READER_BUSY_MS);
+	if ((flags & SQLITE_OPEN_READWRITE) && sq.db_readonly(s->db, "main") == 1)
 		return -EROFS;
 	return check_identity(s, ret_version);
 }
@@ -281,7 +286,7 @@ int store_open(const char *path, struct store **ret)
 	if (r == 0)
 		r = migrate(s, version);
 	for (size_t i = 0; r == 0 && i < ST_COUNT; i++) {
-		int rc = sqlite3_prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[i], NULL);
+		int rc = sq.prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[i], NULL);
 		r = errno_from_sqlite(s->db, rc);
 	}
 	if (r < 0)
@@ -355,16 +360,16 @@ static int64_t ms(double seconds) { return (int64_t)llround(seconds * 1000.0); }
 static void bind_maybe(sqlite3_stmt *st, int i, maybe_i64 v)
 {
 	if (v.known)
-		sqlite3_bind_int64(st, i, v.v);
+		sq.bind_int64(st, i, v.v);
 	else
-		sqlite3_bind_null(st, i);
+		sq.bind_null(st, i);
 }
 
 static maybe_i64 column_maybe(sqlite3_stmt *st, int i)
 {
-	if (sqlite3_column_type(st, i) == SQLITE_NULL)
+	if (sq.column_type(st, i) == SQLITE_NULL)
 		return UNKNOWN;
-	return MAYBE(sqlite3_column_int64(st, i));
+	return MAYBE(sq.column_int64(st, i));
 }
 
 /* Columns first, first + 1, ... into the fields, in order. */
@@ -376,9 +381,9 @@ static void columns_maybe(sqlite3_stmt *st, int first, maybe_i64 *const *fields,
 
 static int step_done(struct store *s, sqlite3_stmt *st)
 {
-	int rc = sqlite3_step(st);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	int rc = sq.step(st);
+	sq.reset(st);
+	sq.clear_bindings(st);
 	return rc == SQLITE_DONE || rc == SQLITE_ROW ? 0 : errno_from_sqlite(s->db, rc);
 }
 
@@ -388,8 +393,8 @@ static int insert_host(struct store *s, const struct snapshot *snap)
 	const struct host *h = &snap->host;
 	const struct ksm_sysfs *k = &h->ksm;
 	int i = 1;
-	sqlite3_bind_int64(st, i++, s->t_ms);
-	sqlite3_bind_int64(st, i++, llround(snap->gather_seconds * 1e6));
+	sq.bind_int64(st, i++, s->t_ms);
+	sq.bind_int64(st, i++, llround(snap->gather_seconds * 1e6));
 	if (h->mem_known) {
 		bind_maybe(st, i++, h->mem.mem_total);
 		bind_maybe(st, i++, h->mem.mem_available);
@@ -399,15 +404,15 @@ static int insert_host(struct store *s, const struct snapshot *snap)
 	} else {
 		i += 5;
 	}
-	sqlite3_bind_int64(st, i++, h->page_size_bytes);
+	sq.bind_int64(st, i++, h->page_size_bytes);
 	const maybe_i64 ksm_values[] = {k->run, k->pages_shared, k->pages_sharing, k->pages_unshared,
 					k->pages_volatile, k->ksm_zero_pages, k->full_scans, k->pages_scanned,
 					k->general_profit, k->pages_to_scan, k->sleep_millisecs};
 	for (size_t j = 0; j < sizeof(ksm_values) / sizeof(ksm_values[0]); j++)
 		bind_maybe(st, i++, k->present ? ksm_values[j] : UNKNOWN);
 	bind_maybe(st, i++, snap->ksmd_cpu_ns);
-	sqlite3_bind_int64(st, i++, (int64_t)snap->vms.n);
-	sqlite3_bind_int64(st, i++, snap->vms.skipped);
+	sq.bind_int64(st, i++, (int64_t)snap->vms.n);
+	sq.bind_int64(st, i++, snap->vms.skipped);
 	return step_done(s, st);
 }
 
@@ -425,35 +430,35 @@ static int vm_series_id(struct store *s, const struct snapshot *snap, const stru
 	}
 	int64_t boot = boot_ms(snap), id = -1;
 	sqlite3_stmt *st = s->stmt[ST_FIND_VM];
-	sqlite3_bind_int64(st, 1, vm->pid);
-	sqlite3_bind_int64(st, 2, (int64_t)vm->start_ticks);
-	sqlite3_bind_text(st, 3, vm->cfg.uuid, -1, SQLITE_STATIC);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && llabs(sqlite3_column_int64(st, 1) - boot) <= BOOT_TOLERANCE_MS)
-		id = sqlite3_column_int64(st, 0);
+	sq.bind_int64(st, 1, vm->pid);
+	sq.bind_int64(st, 2, (int64_t)vm->start_ticks);
+	sq.bind_text(st, 3, vm->cfg.uuid, -1, SQLITE_STATIC);
+	int rc = sq.step(st);
+	if (rc == SQLITE_ROW && llabs(sq.column_int64(st, 1) - boot) <= BOOT_TOLERANCE_MS)
+		id = sq.column_int64(st, 0);
 	int r = rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : errno_from_sqlite(s->db, rc);
-	sqlite3_reset(st);
-	sqlite3_clear_bindings(st);
+	sq.reset(st);
+	sq.clear_bindings(st);
 	if (r < 0)
 		return r;
 	if (id < 0) {
 		st = s->stmt[ST_INSERT_VM];
-		sqlite3_bind_int64(st, 1, vm->pid);
-		sqlite3_bind_int64(st, 2, (int64_t)vm->start_ticks);
-		sqlite3_bind_int64(st, 3, boot);
+		sq.bind_int64(st, 1, vm->pid);
+		sq.bind_int64(st, 2, (int64_t)vm->start_ticks);
+		sq.bind_int64(st, 3, boot);
 		long hz = snap->host.clock_ticks_per_second;
 		if (hz > 0)
-			sqlite3_bind_int64(st, 4, boot + (int64_t)(vm->start_ticks * 1000 / (uint64_t)hz));
+			sq.bind_int64(st, 4, boot + (int64_t)(vm->start_ticks * 1000 / (uint64_t)hz));
 		else
-			sqlite3_bind_null(st, 4);
-		sqlite3_bind_text(st, 5, vm->cfg.uuid, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 6, vm->cfg.name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 7, vmm_kind_name(vm->cfg.vmm), -1, SQLITE_STATIC);
+			sq.bind_null(st, 4);
+		sq.bind_text(st, 5, vm->cfg.uuid, -1, SQLITE_STATIC);
+		sq.bind_text(st, 6, vm->cfg.name, -1, SQLITE_STATIC);
+		sq.bind_text(st, 7, vmm_kind_name(vm->cfg.vmm), -1, SQLITE_STATIC);
 		bind_maybe(st, 8, vm->cfg.guest_ram_bytes);
 		r = step_done(s, st);
 		if (r < 0)
 			return r;
-		id = sqlite3_last_insert_rowid(s->db);
+		id = sq.last_insert_rowid(s->db);
 	}
 	if (s->nkeys == s->capkeys) {
 		size_t cap = s->capkeys ? s->capkeys * 2 : 32;
@@ -498,10 +503,10 @@ static int insert_vm(struct store *s, const struct snapshot *snap, const struct 
 		return r;
 	sqlite3_stmt *st = s->stmt[ST_INSERT_VM_SAMPLE];
 	const struct mem_counters *m = &vm->mem;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int64(st, 2, s->t_ms);
-	sqlite3_bind_int(st, 3, guest_ram_populated(vm, snap->host.page_size_bytes));
-	sqlite3_bind_int(st, 4, vm->overhead_method == METHOD_EXACT);
+	sq.bind_int64(st, 1, id);
+	sq.bind_int64(st, 2, s->t_ms);
+	sq.bind_int(st, 3, guest_ram_populated(vm, snap->host.page_size_bytes));
+	sq.bind_int(st, 4, vm->overhead_method == METHOD_EXACT);
 	bind_maybe(st, 5, m->rss);
 	bind_maybe(st, 6, m->rss_anon);
 	bind_maybe(st, 7, m->rss_file);
@@ -558,17 +563,17 @@ static int kvm_counter_ids(struct store *s, const struct kvm_reader *kvm)
 	for (size_t i = 0; i < n; i++) {
 		const char *name = kvm_counter_name(kvm, i);
 		sqlite3_stmt *st = s->stmt[ST_INSERT_KVM_COUNTER];
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, 2, kvm_stat_kind_name(kvm_counter_kind(kvm, i)), -1, SQLITE_STATIC);
+		sq.bind_text(st, 1, name, -1, SQLITE_STATIC);
+		sq.bind_text(st, 2, kvm_stat_kind_name(kvm_counter_kind(kvm, i)), -1, SQLITE_STATIC);
 		int r = step_done(s, st);
 		if (r < 0)
 			return r;
 		st = s->stmt[ST_FIND_KVM_COUNTER];
-		sqlite3_bind_text(st, 1, name, -1, SQLITE_STATIC);
-		int rc = sqlite3_step(st);
-		s->kvm_ids[i] = rc == SQLITE_ROW ? sqlite3_column_int64(st, 0) : -1;
-		sqlite3_reset(st);
-		sqlite3_clear_bindings(st);
+		sq.bind_text(st, 1, name, -1, SQLITE_STATIC);
+		int rc = sq.step(st);
+		s->kvm_ids[i] = rc == SQLITE_ROW ? sq.column_int64(st, 0) : -1;
+		sq.reset(st);
+		sq.clear_bindings(st);
 		if (rc != SQLITE_ROW)
 			return rc == SQLITE_DONE ? -EIO : errno_from_sqlite(s->db, rc);
 	}
@@ -608,10 +613,10 @@ static int kvm_write_values(struct store *s, int64_t vm_id, int64_t t_ms, const 
 		if (!values[i].known || (last->values[i].known && last->values[i].v == values[i].v))
 			continue;
 		sqlite3_stmt *st = s->stmt[ST_INSERT_KVM_SAMPLE];
-		sqlite3_bind_int64(st, 1, vm_id);
-		sqlite3_bind_int64(st, 2, s->kvm_ids[i]);
-		sqlite3_bind_int64(st, 3, t_ms);
-		sqlite3_bind_int64(st, 4, values[i].v);
+		sq.bind_int64(st, 1, vm_id);
+		sq.bind_int64(st, 2, s->kvm_ids[i]);
+		sq.bind_int64(st, 3, t_ms);
+		sq.bind_int64(st, 4, values[i].v);
 		int r = step_done(s, st);
 		if (r < 0)
 			return r;
@@ -681,9 +686,9 @@ static int sample_time(struct store *s, double wall_seconds)
 {
 	sqlite3_stmt *st = s->stmt[ST_SAMPLE_AT];
 	for (s->t_ms = ms(wall_seconds);; s->t_ms++) {
-		sqlite3_bind_int64(st, 1, s->t_ms);
-		int rc = sqlite3_step(st);
-		sqlite3_reset(st);
+		sq.bind_int64(st, 1, s->t_ms);
+		int rc = sq.step(st);
+		sq.reset(st);
 		if (rc == SQLITE_DONE)
 			return 0;
 		if (rc != SQLITE_ROW)
@@ -702,10 +707,10 @@ static int follow_path(struct store *s)
 		return 0;
 	struct store *fresh;
 	for (size_t i = 0; i < ST_COUNT; i++) {
-		sqlite3_finalize(s->stmt[i]);
+		sq.finalize(s->stmt[i]);
 		s->stmt[i] = NULL;
 	}
-	sqlite3_close_v2(s->db);
+	sq.close_v2(s->db);
 	s->db = NULL;
 	/* The WAL and shared-memory files left at the path belong to the deleted database. */
 	char side[4200];
@@ -771,7 +776,7 @@ int store_write_sample(struct store *s, const struct snapshot *snap, const struc
 	if (r == 0)
 		r = step_done(s, s->stmt[ST_COMMIT]);
 	if (r < 0) {
-		if (!sqlite3_get_autocommit(s->db))
+		if (!sq.get_autocommit(s->db))
 			step_done(s, s->stmt[ST_ROLLBACK]);
 		s->nkeys = 0; /* series created in the rolled-back transaction are gone */
 		kvm_forget(s); /* the next sample writes every KVM value again */
@@ -859,7 +864,7 @@ int store_downsample(struct store *s, double now_seconds)
 	if (r == 0)
 		r = exec_sql(s, "COMMIT");
 	if (r < 0) {
-		if (!sqlite3_get_autocommit(s->db))
+		if (!sq.get_autocommit(s->db))
 			exec_sql(s, "ROLLBACK");
 		return r;
 	}
@@ -873,7 +878,7 @@ int store_downsample(struct store *s, double now_seconds)
 
 static int prepare(struct store *s, const char *sql, sqlite3_stmt **st)
 {
-	int rc = sqlite3_prepare_v2(s->db, sql, -1, st, NULL);
+	int rc = sq.prepare_v2(s->db, sql, -1, st, NULL);
 	return errno_from_sqlite(s->db, rc);
 }
 
@@ -903,7 +908,7 @@ static int collect_rows(struct store *s, sqlite3_stmt *st, size_t size, fill_row
 	void *arr = NULL;
 	size_t n = 0, cap = 0;
 	int r = 0, rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sq.step(st)) == SQLITE_ROW) {
 		void *item = grow(&arr, &n, &cap, size);
 		if (!item) {
 			r = -ENOMEM;
@@ -913,7 +918,7 @@ static int collect_rows(struct store *s, sqlite3_stmt *st, size_t size, fill_row
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = errno_from_sqlite(s->db, rc);
-	sqlite3_finalize(st);
+	sq.finalize(st);
 	if (r < 0) {
 		free(arr);
 		return r;
@@ -932,10 +937,10 @@ static int query_rows(struct store *s, const char *sql, double since, double unt
 	int r = prepare(s, sql, &st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_int64(st, 1, ms(since));
-	sqlite3_bind_int64(st, 2, ms(until));
+	sq.bind_int64(st, 1, ms(since));
+	sq.bind_int64(st, 2, ms(until));
 	if (vm_id >= 0)
-		sqlite3_bind_int64(st, 3, vm_id);
+		sq.bind_int64(st, 3, vm_id);
 	return collect_rows(s, st, size, fill, ret, ret_n);
 }
 
@@ -949,27 +954,27 @@ int store_kvm_points(struct store *s, int64_t vm_id, const char *counter, double
 			&st);
 	if (r < 0)
 		return r;
-	sqlite3_bind_text(st, 1, counter, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, vm_id);
-	sqlite3_bind_int64(st, 3, ms(since));
-	sqlite3_bind_int64(st, 4, ms(until));
+	sq.bind_text(st, 1, counter, -1, SQLITE_STATIC);
+	sq.bind_int64(st, 2, vm_id);
+	sq.bind_int64(st, 3, ms(since));
+	sq.bind_int64(st, 4, ms(until));
 	double *t = NULL;
 	int64_t *v = NULL;
 	size_t n = 0, cap = 0, capv = 0, nv = 0;
 	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+	while ((rc = sq.step(st)) == SQLITE_ROW) {
 		double *pt = grow((void **)&t, &n, &cap, sizeof(*t));
 		int64_t *pv = grow((void **)&v, &nv, &capv, sizeof(*v));
 		if (!pt || !pv) {
 			r = -ENOMEM;
 			break;
 		}
-		*pt = (double)sqlite3_column_int64(st, 0) / 1000.0;
-		*pv = sqlite3_column_int64(st, 1);
+		*pt = (double)sq.column_int64(st, 0) / 1000.0;
+		*pv = sq.column_int64(st, 1);
 	}
 	if (r == 0 && rc != SQLITE_DONE)
 		r = errno_from_sqlite(s->db, rc);
-	sqlite3_finalize(st);
+	sq.finalize(st);
 	if (r == 0 && n == 0)
 		r = -ENOENT;
 	if (r < 0) {
@@ -989,40 +994,40 @@ int store_time_range(struct store *s, double *ret_first, double *ret_last)
 	int r = prepare(s, "SELECT MIN(t_ms), MAX(t_ms) FROM samples", &st);
 	if (r < 0)
 		return r;
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-		*ret_first = (double)sqlite3_column_int64(st, 0) / 1000.0;
-		*ret_last = (double)sqlite3_column_int64(st, 1) / 1000.0;
+	int rc = sq.step(st);
+	if (rc == SQLITE_ROW && sq.column_type(st, 0) != SQLITE_NULL) {
+		*ret_first = (double)sq.column_int64(st, 0) / 1000.0;
+		*ret_last = (double)sq.column_int64(st, 1) / 1000.0;
 		r = 0;
 	} else {
 		r = rc == SQLITE_ROW || rc == SQLITE_DONE ? -ENODATA : errno_from_sqlite(s->db, rc);
 	}
-	sqlite3_finalize(st);
+	sq.finalize(st);
 	return r;
 }
 
 static void column_text(sqlite3_stmt *st, int i, char *buf, size_t cap)
 {
-	const unsigned char *t = sqlite3_column_text(st, i);
+	const unsigned char *t = sq.column_text(st, i);
 	snprintf(buf, cap, "%s", t ? (const char *)t : "");
 }
 
 static void fill_vm(sqlite3_stmt *st, void *item)
 {
 	struct store_vm *v = item;
-	v->id = sqlite3_column_int64(st, 0);
-	v->pid = (pid_t)sqlite3_column_int64(st, 1);
-	v->start_ticks = (uint64_t)sqlite3_column_int64(st, 2);
+	v->id = sq.column_int64(st, 0);
+	v->pid = (pid_t)sq.column_int64(st, 1);
+	v->start_ticks = (uint64_t)sq.column_int64(st, 2);
 	column_text(st, 3, v->name, sizeof(v->name));
 	column_text(st, 4, v->uuid, sizeof(v->uuid));
 	column_text(st, 5, v->vmm, sizeof(v->vmm));
 	v->guest_ram_bytes = column_maybe(st, 6);
-	v->started_seconds = sqlite3_column_type(st, 7) == SQLITE_NULL
+	v->started_seconds = sq.column_type(st, 7) == SQLITE_NULL
 				     ? NAN
-				     : (double)sqlite3_column_int64(st, 7) / 1000.0;
-	v->first_seconds = (double)sqlite3_column_int64(st, 8) / 1000.0;
-	v->last_seconds = (double)sqlite3_column_int64(st, 9) / 1000.0;
-	v->samples = (size_t)sqlite3_column_int64(st, 10);
+				     : (double)sq.column_int64(st, 7) / 1000.0;
+	v->first_seconds = (double)sq.column_int64(st, 8) / 1000.0;
+	v->last_seconds = (double)sq.column_int64(st, 9) / 1000.0;
+	v->samples = (size_t)sq.column_int64(st, 10);
 }
 
 int store_vms(struct store *s, double since, double until, struct store_vm **ret, size_t *ret_n)
@@ -1037,10 +1042,10 @@ int store_vms(struct store *s, double since, double until, struct store_vm **ret
 static void fill_vm_point(sqlite3_stmt *st, void *item)
 {
 	struct store_vm_point *p = item;
-	p->t = (double)sqlite3_column_int64(st, 0) / 1000.0;
-	p->resolution = sqlite3_column_int(st, 1);
-	p->populated = sqlite3_column_int(st, 2) != 0;
-	p->exact = sqlite3_column_int(st, 3) != 0;
+	p->t = (double)sq.column_int64(st, 0) / 1000.0;
+	p->resolution = sq.column_int(st, 1);
+	p->populated = sq.column_int(st, 2) != 0;
+	p->exact = sq.column_int(st, 3) != 0;
 	maybe_i64 *fields[] = {&p->rss, &p->rss_anon, &p->rss_file, &p->rss_shmem, &p->swap,
 			       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->ksm_saved,
 			       &p->pss, &p->overhead, &p->cpu_ms, &p->vcpu_wait_ms, &p->cgroup_memory,
@@ -1062,9 +1067,9 @@ int store_vm_points(struct store *s, int64_t vm_id, double since, double until, 
 static void fill_host_point(sqlite3_stmt *st, void *item)
 {
 	struct store_host_point *p = item;
-	p->t = (double)sqlite3_column_int64(st, 0) / 1000.0;
-	p->resolution = sqlite3_column_int(st, 1);
-	p->gather_seconds = sqlite3_column_double(st, 2) / 1e6;
+	p->t = (double)sq.column_int64(st, 0) / 1000.0;
+	p->resolution = sq.column_int(st, 1);
+	p->gather_seconds = sq.column_double(st, 2) / 1e6;
 	maybe_i64 *fields[] = {&p->mem_total, &p->mem_available, &p->mem_free, &p->swap_total,
 			       &p->swap_free, &p->page_size, &p->ksm_run, &p->ksm_pages_shared,
 			       &p->ksm_pages_sharing, &p->ksm_pages_unshared, &p->ksm_pages_volatile,

@@ -48,6 +48,8 @@ check "package version is the project's" [ "$(dpkg-deb -f "$deb" Version)" = "$v
 depends=$(dpkg-deb -f "$deb" Depends)
 check "it depends on libmicrohttpd, which serve loads at run time (Depends: $depends)" \
 	sh -c "echo '$depends' | grep -Eq '(^|, )libmicrohttpd[0-9a-z]* \(>= [0-9.]+\)'"
+check "it depends on libsqlite3, which the commands that open a database load (Depends: $depends)" \
+	sh -c "echo '$depends' | grep -Eq '(^|, )libsqlite3-0 \(>= [0-9.]+\)'"
 
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$TEST_TMP/contents"
 for f in /usr/bin/vmhost /usr/share/man/man8/vmhost.8.gz /usr/share/man/man8/vmhost-mem.8.gz \
@@ -74,6 +76,8 @@ INSTALLED_BY_US=1
 check "dpkg -i installs it" dpkg_do -i "$deb"
 check "dpkg says it is installed" installed
 check "/usr/bin/vmhost is this version" [ "$(/usr/bin/vmhost --version)" = "vmhost $version" ]
+check "the installed vmhost records to a database (SQLite loaded by its soname)" \
+	/usr/bin/vmhost record --db "$TEST_TMP/installed.db" --interval 0.2 --duration 0.5 --quiet
 check "man finds vmhost-mem(8)" sh -c "man -w vmhost-mem | grep -qx /usr/share/man/man8/vmhost-mem.8.gz"
 check "man finds vmhost-ksm-tune(8), the ksm page" sh -c "man -w vmhost-ksm-tune | grep -q /usr/share/man/man8/vmhost-ksm"
 warn=$(for p in /usr/share/man/man8/vmhost*.8.gz; do LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$p" 2>&1 >/dev/null; done)

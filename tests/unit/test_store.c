@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
+#include "store/sqlite.h"
 
 #include "store/store.h"
 #include "store/store_schema.h"
@@ -265,15 +265,16 @@ static void schema_1_is_migrated(void **state)
 {
 	(void)state;
 	sqlite3 *raw;
-	assert_int_equal(sqlite3_open(db, &raw), SQLITE_OK);
+	assert_int_equal(sqlite_load(NULL, 0), 0); /* loaded by store_open, or here */
+	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
 	char *err = NULL;
-	assert_int_equal(sqlite3_exec(raw, store_migrations[0], NULL, NULL, &err), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(raw, "PRAGMA application_id = 1986881651; PRAGMA user_version = 1;"
+	assert_int_equal(sq.exec(raw, store_migrations[0], NULL, NULL, &err), SQLITE_OK);
+	assert_int_equal(sq.exec(raw, "PRAGMA application_id = 1986881651; PRAGMA user_version = 1;"
 					   "INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
 					   "INSERT INTO vm_samples (vm_id, t_ms, rss) VALUES (1, 1799999995000, 4096);",
 					   NULL, NULL, &err),
 			 SQLITE_OK);
-	sqlite3_close(raw);
+	sq.close_v2(raw);
 	struct store *s;
 	assert_int_equal(store_open(db, &s), 0);
 	write_samples(s, 1.8e9, 10, 2, 1, 0);

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <sqlite3.h>
+#include "store/sqlite.h"
 
 #include "store/store.h"
 #include "serve_testutil.h"
@@ -114,12 +114,13 @@ static void foreign_lock_drops_and_recovers(void **state)
 	assert_int_equal(store_open(db, &s), 0);
 	assert_int_equal(write_at(s, 1.8e9, 100, 1), 0);
 	sqlite3 *other;
-	assert_int_equal(sqlite3_open(db, &other), SQLITE_OK);
-	assert_int_equal(sqlite3_exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sqlite_load(NULL, 0), 0); /* loaded by store_open, or here */
+	assert_int_equal(sq.open_v2(db, &other, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+	assert_int_equal(sq.exec(other, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
 	assert_int_equal(write_at(s, 1.8e9 + 1, 101, 2), -EAGAIN);
 	assert_non_null(strstr(store_strerror(-EAGAIN), "locked by another program"));
-	assert_int_equal(sqlite3_exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
-	sqlite3_close(other);
+	assert_int_equal(sq.exec(other, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+	sq.close_v2(other);
 	assert_int_equal(write_at(s, 1.8e9 + 2, 102, 3), 0);
 	store_close(s);
 	int64_t t[4];
