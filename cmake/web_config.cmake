@@ -1,4 +1,5 @@
 # vmhost serve --web-config: basic auth's bcrypt hashes are checked with crypt(3) from libxcrypt
-# (Debian's libcrypt-dev); TLS is libmicrohttpd's own GnuTLS support (cmake/serve.cmake).
-pkg_check_modules(CRYPT REQUIRED IMPORTED_TARGET libcrypt)
-target_link_libraries(vmhostcore PUBLIC PkgConfig::CRYPT)
+# (Debian's libcrypt-dev), loaded by serve when there are users (src/net/xcrypt.h), not linked;
+# TLS is libmicrohttpd's own GnuTLS support (cmake/serve.cmake).
+include(${CMAKE_CURRENT_LIST_DIR}/lib/loaded_library.cmake)
+vmhost_loaded_library(CRYPT libcrypt crypt VMHOST_CRYPT_SONAME)

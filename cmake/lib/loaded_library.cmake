@@ -3,7 +3,7 @@
 # pkg-config MODULE and defines DEFINE as the soname of libNAME.so, as the run time opens it.
 include_guard(GLOBAL)
 function(vmhost_loaded_library prefix module name define)
-  pkg_check_modules(${prefix} REQUIRED ${module})
+  pkg_check_modules(${prefix} REQUIRED IMPORTED_TARGET ${module}) # PkgConfig::PREFIX: for tests
   find_library(${prefix}_LIBRARY NAMES ${name} HINTS ${${prefix}_LIBRARY_DIRS} REQUIRED)
   execute_process(COMMAND ${CMAKE_OBJDUMP} -p ${${prefix}_LIBRARY} OUTPUT_VARIABLE dynamic
                   COMMAND_ERROR_IS_FATAL ANY)

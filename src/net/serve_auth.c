@@ -1,10 +1,11 @@
 #include "net/serve_auth.h"
 
-#include <crypt.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "net/xcrypt.h"
 
 #define AUTH_CACHE_ENTRIES 64
 #define AUTH_CACHE_PASSWORD_MAX 128 /* longer passwords are checked every time, never cached */
@@ -39,6 +40,9 @@ int serve_auth_new(const struct web_user *users, size_t n, struct serve_auth **r
 {
 	if (!n)
 		return -EINVAL;
+	int r = xcrypt_load(NULL, 0);
+	if (r < 0)
+		return r;
 	struct serve_auth *a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
@@ -101,7 +105,7 @@ static void cache_add(struct serve_auth *a, size_t user, const char *password, s
 static bool bcrypt_matches(struct serve_auth *a, const char *hash, const char *password)
 {
 	pthread_mutex_lock(&a->crypt_lock);
-	const char *out = crypt_rn(password, hash, &a->crypt, sizeof(a->crypt));
+	const char *out = xcrypt.rn(password, hash, &a->crypt, sizeof(a->crypt));
 	size_t n = strlen(hash);
 	bool ok = out && strlen(out) == n && same_bytes(out, hash, n);
 	pthread_mutex_unlock(&a->crypt_lock);

@@ -19,7 +19,8 @@ struct serve_auth_stats {
 	unsigned long refused; /* checks that failed */
 };
 
-/* The verifier for n >= 1 users (hashes checked by web_config_parse). 0, -EINVAL or -ENOMEM. */
+/* The verifier for n >= 1 users (hashes checked by web_config_parse). 0, -EINVAL, -ENOMEM, or
+ * -ELIBACC without libcrypt (xcrypt_load says why). */
 int serve_auth_new(const struct web_user *users, size_t n, struct serve_auth **ret);
 /* NULL is fine; clears the cached passwords. */
 void serve_auth_free(struct serve_auth *a);

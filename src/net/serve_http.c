@@ -14,6 +14,7 @@
 
 #include "net/accept.h"
 #include "net/mhd.h"
+#include "net/xcrypt.h"
 #include "net/serve_auth.h"
 
 struct serve_http {
@@ -194,7 +195,10 @@ static int web_setup(const struct serve_http_config *cfg, struct serve_http *h)
 				 missing);
 		return -ENOTSUP;
 	}
-	return c && c->nusers ? serve_auth_new(c->users, c->nusers, &h->auth) : 0;
+	if (!c || !c->nusers)
+		return 0;
+	int r = xcrypt_load(cfg->error, cfg->error_cap);
+	return r < 0 ? r : serve_auth_new(c->users, c->nusers, &h->auth);
 }
 
 int serve_http_start(const struct serve_http_config *cfg, struct serve_http **ret)

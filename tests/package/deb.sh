@@ -50,6 +50,8 @@ check "it depends on libmicrohttpd, which serve loads at run time (Depends: $dep
 	sh -c "echo '$depends' | grep -Eq '(^|, )libmicrohttpd[0-9a-z]* \(>= [0-9.]+\)'"
 check "it depends on libsqlite3, which the commands that open a database load (Depends: $depends)" \
 	sh -c "echo '$depends' | grep -Eq '(^|, )libsqlite3-0 \(>= [0-9.]+\)'"
+check "it depends on libcrypt, which serve loads for basic auth (Depends: $depends)" \
+	sh -c "echo '$depends' | grep -Eq '(^|, )libcrypt1 \(>= [0-9.:]+\)'"
 
 dpkg-deb -c "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$TEST_TMP/contents"
 for f in /usr/bin/vmhost /usr/share/man/man8/vmhost.8.gz /usr/share/man/man8/vmhost-mem.8.gz \
