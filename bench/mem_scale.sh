@@ -14,23 +14,34 @@ runs=${3:-20}
 # names up to the last vCPU, each vCPU's schedstat) are in the cost.
 fake_guests "$n" scale -m 16M -fake-nomerge -fake-vcpus 2 -smp 2
 found=$("$vmhost" mem --json | jq '[.vms[] | select(.name // "" | startswith("scale"))] | length')
+# Every command once a round, rounds alternating, so that each median saw the same moments of
+# this host's noise (it moves absolute times by a third within minutes) and the ratios hold.
+smaps_files=$(for p in $pids; do printf '/proc/%s/smaps_rollup ' "$p"; done)
 for r in $(seq "$runs"); do
 	ms "$vmhost" mem --json >>"$tmp/mem"
 	[ -n "${REF:-}" ] && ms "$REF" mem --json >>"$tmp/ref"
+	ms "$vmhost" mem --json --pss-budget 0 >>"$tmp/nobudget"
+	ms "$vmhost" mem --json --exact >>"$tmp/exact"
+	ms sh -c "cat $smaps_files" >>"$tmp/smaps"
+	ms "$vmhost" --version >>"$tmp/version"
+	ms /bin/true >>"$tmp/true"
 done
 mem_ms=$(median <"$tmp/mem")
-nobudget_ms=$(for r in $(seq "$runs"); do ms "$vmhost" mem --json --pss-budget 0; done | median)
-exact_ms=$(for r in $(seq "$runs"); do ms "$vmhost" mem --json --exact; done | median)
-smaps_ms=$(for r in $(seq "$runs"); do ms sh -c "cat $(for p in $pids; do printf '/proc/%s/smaps_rollup ' "$p"; done)"; done | median)
-true_ms=$(for r in $(seq "$runs"); do ms "$vmhost" --version; done | median)
-bin_true_ms=$(for r in $(seq "$runs"); do ms /bin/true; done | median)
+nobudget_ms=$(median <"$tmp/nobudget")
+exact_ms=$(median <"$tmp/exact")
+smaps_ms=$(median <"$tmp/smaps")
+true_ms=$(median <"$tmp/version")
+bin_true_ms=$(median <"$tmp/true")
 procs=$(ls -d /proc/[0-9]* | wc -l)
 printf 'VM processes: %d found of %d started (host has %d processes)\n' "$found" "$n" "$procs"
 # The scale goals: 20 ms for 100 VMs, 40 ms for 400 (the cheap figure must stay cheap); none for other sizes.
 case $n in 100) goal="goal < 20 ms" ;; 400) goal="goal < 40 ms" ;; *) goal="" ;; esac
 row() { printf '%-34s median %8.2f ms wall%s\n' "$1" "$2" "${3:+ ($3)}"; }
 row "vmhost mem --json" "$mem_ms" "${goal:-}"
-[ -n "${REF:-}" ] && row "  REF mem --json" "$(median <"$tmp/ref")" "$REF"
+if [ -n "${REF:-}" ]; then
+	ref_ms=$(median <"$tmp/ref")
+	row "  REF mem --json" "$ref_ms" "$REF; this build $(awk -v a="$mem_ms" -v b="$ref_ms" 'BEGIN { printf "%.2f", a / b }') of it"
+fi
 row "vmhost mem --json --pss-budget 0" "$nobudget_ms" "estimates only: no PSS sampling"
 row "vmhost mem --json --exact" "$exact_ms" ""
 row "cat every smaps_rollup" "$smaps_ms" "these guests are unmerged: the cheap case"
