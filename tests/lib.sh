@@ -61,6 +61,27 @@ fake_guest() {
 	die "fake guest $name did not start"
 }
 
+# without_library NAME CMD...: runs CMD where the dynamic loader finds no libNAME (root): in a mount
+# namespace of its own, the library's directory is replaced by symbolic links to everything else
+# in it. For the libraries vmhost loads when a command needs them (src/core/dynlib.h).
+without_library() {
+	local name=$1 libdir farm
+	shift
+	libdir=$(dirname "$(readlink -f "$(ldconfig -p | awk -v n="lib$name" 'index($1, n ".so.") == 1 { print $NF; exit }')")")
+	farm=$(mktemp -d "$TEST_TMP/no-$name.XXXXXX")
+	unshare -m bash -c '
+		set -e
+		mount --make-rprivate /
+		mkdir -p "$2/real" "$2/farm"
+		mount --bind "$1" "$2/real"
+		for f in "$2"/real/*; do
+			case ${f##*/} in "lib$3".*) ;; *) ln -s "$f" "$2/farm/${f##*/}" ;; esac
+		done
+		mount --bind "$2/farm" "$1"
+		shift 3
+		exec "$@"' sh "$libdir" "$farm" "$name" "$@"
+}
+
 KSM=/sys/kernel/mm/ksm
 KSM_KNOBS="run pages_to_scan sleep_millisecs use_zero_pages smart_scan max_page_sharing merge_across_nodes advisor_mode advisor_target_scan_time advisor_max_cpu advisor_min_pages_to_scan advisor_max_pages_to_scan"
 

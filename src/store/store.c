@@ -240,9 +240,6 @@ static int store_new(struct store **ret)
  * read-write open that SQLite could only make read-only, and checks the file is ours. */
 static int open_db(struct store *s, const char *path, int flags, int64_t *ret_version)
 {
-	int r = sqlite_load(NULL, 0);
-	if (r < 0)
-		return r;
 	int rc = sq.open_v2(path, &s->db, flags, NULL);
 	if (rc != SQLITE_OK)
 		return errno_from_sqlite(s->db, rc);
@@ -255,8 +252,12 @@ static int open_db(struct store *s, const char *path, int flags, int64_t *ret_ve
 
 int store_open(const char *path, struct store **ret)
 {
+	/* SQLite first: without it, no file is made. */
+	int r = sqlite_load(NULL, 0);
+	if (r < 0)
+		return r;
 	struct store *s;
-	int r = store_new(&s);
+	r = store_new(&s);
 	if (r < 0)
 		return r;
 	s->writer = true;
@@ -332,13 +333,16 @@ static int open_read_uri(const char *uri, struct store **ret)
 
 int store_open_read(const char *path, struct store **ret)
 {
+	int r = sqlite_load(NULL, 0);
+	if (r < 0)
+		return r;
 	struct stat st;
 	if (stat(path, &st) < 0)
 		return -errno;
 	if (S_ISDIR(st.st_mode))
 		return -EISDIR;
 	char uri[4200];
-	int r = file_uri(path, "mode=ro", uri, sizeof(uri));
+	r = file_uri(path, "mode=ro", uri, sizeof(uri));
 	if (r < 0)
 		return r;
 	r = open_read_uri(uri, ret);

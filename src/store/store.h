@@ -36,10 +36,11 @@ extern const struct store_retention store_retention_default; /* 2 days, 30 days,
 /* Opens (creating or migrating) a database for writing and takes the writer lock.
  * Errors: -EBUSY another writer holds it, -EAGAIN another program (a sqlite3 shell) holds
  * SQLite's lock beyond a 0.5 s wait, -EROFS/-EACCES not writable, -ENOSPC disk full,
- * -EPROTO not a vmhost database (or corrupt), -EPROTONOSUPPORT written by a newer vmhost. */
+ * -EPROTO not a vmhost database (or corrupt), -EPROTONOSUPPORT written by a newer vmhost,
+ * -ELIBACC no SQLite library (nothing created; store_strerror names it). */
 int store_open(const char *path, struct store **ret);
 /* Opens an existing database for reading only (no lock; safe while a writer runs). -ENOENT when
- * it does not exist. */
+ * it does not exist, -ELIBACC without SQLite. */
 int store_open_read(const char *path, struct store **ret);
 void store_close(struct store *s); /* NULL is fine */
 

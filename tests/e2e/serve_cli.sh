@@ -55,30 +55,14 @@ check "socket-activated: says --listen is ignored" grep -q 'socket-activated' "$
 stop_pid "$ACT"
 
 # Only serve loads libmicrohttpd (src/net/mhd.h): on a host without it, serve says which library
-# is missing in one line and the other commands work. The library is hidden in a mount namespace
-# of this test's own: the system's library directory, as symbolic links to it without libmicrohttpd.
+# is missing in one line and the other commands work (without_library: tests/lib.sh).
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
-	libdir=$(dirname "$(readlink -f "$(ldconfig -p | awk '/libmicrohttpd\.so\.[0-9]+ /{print $NF; exit}')")")
-	without_mhd() {
-		unshare -m bash -c '
-			set -e
-			mount --make-rprivate /
-			mkdir -p "$2/real" "$2/farm"
-			mount --bind "$1" "$2/real"
-			for f in "$2"/real/*; do
-				case ${f##*/} in libmicrohttpd*) ;; *) ln -s "$f" "$2/farm/${f##*/}" ;; esac
-			done
-			mount --bind "$2/farm" "$1"
-			shift 2
-			exec "$@"' sh "$libdir" "$TEST_TMP/nomhd" "$@"
-	}
-	without_mhd $V serve --listen 127.0.0.1:0 >"$TEST_TMP/out" 2>"$TEST_TMP/err" </dev/null
+	without_library microhttpd $V serve --listen 127.0.0.1:0 >"$TEST_TMP/out" 2>"$TEST_TMP/err" </dev/null
 	rc=$?
 	check "without libmicrohttpd serve fails in one line that names it (rc=$rc: $(cat "$TEST_TMP/err"))" sh -c "
 		[ $rc = 1 ] && [ \$(wc -l <'$TEST_TMP/err') = 1 ] && grep -q 'libmicrohttpd.so.*apt install libmicrohttpd' '$TEST_TMP/err'"
-	check "without libmicrohttpd the other commands work" sh -c "
-		$(declare -f without_mhd); libdir='$libdir'; TEST_TMP='$TEST_TMP'
-		without_mhd $V mem --json | jq -e '.vms | length == 2' >/dev/null"
+	without_library microhttpd $V mem --json >"$TEST_TMP/mem.json"
+	check "without libmicrohttpd the other commands work" jq -e '.vms | length == 2' "$TEST_TMP/mem.json"
 else
 	say "not root: the row without libmicrohttpd is left out"
 fi
