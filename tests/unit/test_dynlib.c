@@ -59,7 +59,10 @@ static void test_library_without_a_call_is_too_old(void **state)
 	static const char *const good[] = {"strlen"};
 	struct dynlib libc = {.soname = "libc.so.6", .install_hint = "", .names = good, .calls = calls, .n = 1};
 	assert_int_equal(dynlib_get(&libc, NULL, 0), 0);
-	assert_ptr_equal(calls[0], (void *)strlen);
+	/* libc's own strlen (under ASan, not the one this program calls by name: compare by use) */
+	size_t (*len)(const char *);
+	memcpy(&len, &calls[0], sizeof(len));
+	assert_int_equal(len("vmhost"), 6);
 }
 
 int main(void)
