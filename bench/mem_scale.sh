@@ -4,6 +4,7 @@
 # compares with reading every guest's smaps_rollup in the same run.
 #   bench/mem_scale.sh [BUILD_DIR] [N] [R]
 # REF=/path/to/other/vmhost also times that binary, in runs alternating with this one's.
+# Then build/bench_proc_files prints what each /proc file mem reads per VM costs on these guests.
 set -u
 build=${1:-build}
 n=${2:-100}
@@ -47,3 +48,8 @@ row "vmhost mem --json --exact" "$exact_ms" ""
 row "cat every smaps_rollup" "$smaps_ms" "these guests are unmerged: the cheap case"
 row "vmhost --version" "$true_ms" "process start-up alone"
 row "/bin/true" "$bin_true_ms" "starting any process from this shell"
+# The floor under those figures: what the /proc files mem reads for each VM cost here.
+if [ -x "$build/bench_proc_files" ]; then
+	echo
+	"$build/bench_proc_files" $pids
+fi

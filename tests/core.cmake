@@ -25,3 +25,8 @@ set_tests_properties(e2e_qemu_guests PROPERTIES TIMEOUT 600)
 vmhost_script_test(e2e_guest_view e2e/guest_view.sh "e2e")
 set_tests_properties(e2e_guest_view PROPERTIES TIMEOUT 300)
 vmhost_script_test(live_bench_accounting live/bench_accounting_signals.sh "live" ksm)
+
+# Benchmark: what each /proc file mem reads for a VM costs here (the floor under mem at scale).
+# Run: bench/mem_scale.sh (it runs this on its fake guests), or build/bench_proc_files PID...
+add_executable(bench_proc_files ${PROJECT_SOURCE_DIR}/bench/proc_files.c)
+set_target_properties(bench_proc_files PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
