@@ -54,11 +54,72 @@ static bool thread_name(const struct io_root *root, pid_t pid, pid_t tid, char *
 	return true;
 }
 
+/* A vCPU thread's CPU and wait; false when the thread is gone. */
+static bool vcpu_times(const struct io_root *root, pid_t pid, struct vcpu *c)
+{
+	char buf[128];
+	struct schedstat ss;
+	ssize_t l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/schedstat", pid, c->tid);
+	if (l > 0 && parse_schedstat(buf, (size_t)l, &ss) == 0) {
+		c->cpu_seconds = (double)ss.run_ns / 1e9;
+		c->wait_seconds = (double)ss.wait_ns / 1e9;
+	}
+	return !(l == -ENOENT || l == -ESRCH);
+}
+
+static void vcpus_done(struct vm_cpu *ret, struct vcpu *v, size_t nv, pid_t *named, size_t nnamed)
+{
+	if (nv > 1)
+		qsort(v, nv, sizeof(*v), cmp_vcpu);
+	double wait = nv ? 0 : NAN;
+	for (size_t i = 0; i < nv; i++)
+		wait += v[i].wait_seconds; /* NaN as soon as one is unknown */
+	vm_cpu_free(ret);
+	ret->vcpus = v;
+	ret->nvcpus = nv;
+	ret->named = named;
+	ret->nnamed = nnamed;
+	ret->vcpus_known = true;
+	ret->vcpu_wait_seconds = wait;
+}
+
+/* Every vCPU the VMM can have was found before: no thread can be a vCPU but those, so their
+ * schedstat is all there is to read, without the thread list. -EAGAIN when one of them is gone
+ * (the whole list is read then), -ENOMEM. */
+static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cpu *before, struct vm_cpu *ret)
+{
+	struct vcpu *v = malloc(before->nvcpus * sizeof(*v));
+	pid_t *named = malloc((before->nnamed ? before->nnamed : 1) * sizeof(*named));
+	if (!v || !named) {
+		free(v);
+		free(named);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < before->nvcpus; i++) {
+		v[i] = (struct vcpu){.index = before->vcpus[i].index, .tid = before->vcpus[i].tid, .cpu_seconds = NAN,
+				     .wait_seconds = NAN, .cpu_percent = NAN, .wait_percent = NAN};
+		if (!vcpu_times(root, pid, &v[i])) {
+			free(v);
+			free(named);
+			return -EAGAIN;
+		}
+	}
+	if (before->nnamed)
+		memcpy(named, before->named, before->nnamed * sizeof(*named));
+	vcpus_done(ret, v, before->nvcpus, named, before->nnamed);
+	return 0;
+}
+
 int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *known, struct vm_cpu *ret)
 {
 	const struct vm_cpu *before = known ? known->before : NULL;
 	const char *main_name = known ? known->main_name : NULL;
 	size_t max_vcpus = known ? known->max_vcpus : 0;
+	if (before && max_vcpus && before->nvcpus == max_vcpus) {
+		int r = vcpus_again(root, pid, before, ret);
+		if (r != -EAGAIN)
+			return r;
+	}
 	pid_t *tids;
 	size_t n;
 	int r = io_list_tasks(root, pid, &tids, &n);
@@ -76,7 +137,6 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 	}
 	for (size_t i = 0; i < n && (!max_vcpus || nv < max_vcpus); i++) {
 		char comm[64];
-		ssize_t l;
 		int index = vcpu_before(before, tids[i]);
 		if (index < 0 && named && named_before(before, tids[i])) {
 			named[nnamed++] = tids[i];
@@ -95,15 +155,8 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 		}
 		struct vcpu c = {.index = index, .tid = tids[i], .cpu_seconds = NAN, .wait_seconds = NAN,
 				 .cpu_percent = NAN, .wait_percent = NAN};
-		char buf[128];
-		struct schedstat ss;
-		l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/schedstat", pid, tids[i]);
-		if (l > 0 && parse_schedstat(buf, (size_t)l, &ss) == 0) {
-			c.cpu_seconds = (double)ss.run_ns / 1e9;
-			c.wait_seconds = (double)ss.wait_ns / 1e9;
-		} else if (l < 0 && (l == -ENOENT || l == -ESRCH)) {
+		if (!vcpu_times(root, pid, &c))
 			continue;
-		}
 		if (!(nv & (nv - 1)) || nv == 0) { /* grow at 0, 1, 2, 4, 8, ... */
 			struct vcpu *bigger = realloc(v, (nv ? 2 * nv : 1) * sizeof(*v));
 			if (!bigger) {
@@ -117,18 +170,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 		v[nv++] = c;
 	}
 	free(tids);
-	if (nv > 1)
-		qsort(v, nv, sizeof(*v), cmp_vcpu);
-	double wait = nv ? 0 : NAN;
-	for (size_t i = 0; i < nv; i++)
-		wait += v[i].wait_seconds; /* NaN as soon as one is unknown */
-	vm_cpu_free(ret);
-	ret->vcpus = v;
-	ret->nvcpus = nv;
-	ret->named = named;
-	ret->nnamed = nnamed;
-	ret->vcpus_known = true;
-	ret->vcpu_wait_seconds = wait;
+	vcpus_done(ret, v, nv, named, nnamed);
 	return 0;
 }
 

@@ -57,7 +57,9 @@ struct vcpus_known {
 	 * still says whether it lives), and one it had named otherwise is still no vCPU. A thread
 	 * that still carries the main thread's name is read every time: it may be a vCPU not named
 	 * yet. (A thread id is not reused until the kernel's pids wrap around, which takes far longer
-	 * than a refresh.) NULL: none. */
+	 * than a refresh.) When it had found as many vCPUs as max_vcpus, those are the only ones
+	 * there can be: only their schedstat is read, not the thread list, unless one is gone.
+	 * NULL: none. */
 	const struct vm_cpu *before;
 	/* The main thread's name (the comm of /proc/PID/stat, which discovery reads); NULL or "":
 	 * read here. */

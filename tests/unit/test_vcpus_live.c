@@ -180,6 +180,44 @@ static void test_threads_after_the_last_vcpu(void **state)
 	vm_cpu_free(&b);
 }
 
+/* With every vCPU the VMM can have found before, only their schedstat is read: the same vCPUs,
+ * counted afresh, and the other threads named before kept; when one of them has exited (a vCPU
+ * unplugged and plugged again is a new thread), the thread list is read and the new one found. */
+static void test_every_vcpu_known_before(void **state)
+{
+	(void)state;
+	struct io_root root = {.proc = "/proc", .sys = "/sys"};
+	struct test_thread cpu0, cpu1, worker, again;
+	test_thread_start(&worker, "worker");
+	test_thread_start(&cpu0, "CPU 0/KVM");
+	test_thread_start(&cpu1, "CPU 1/KVM");
+	struct vm_cpu a = {0}, b = {0}, c = {0};
+	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.max_vcpus = 2}, &a), 0);
+	indexes(&a, "0,1");
+	assert_int_equal(a.nnamed, 1);
+	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.before = &a, .max_vcpus = 2}, &b), 0);
+	indexes(&b, "0,1");
+	assert_int_equal(b.vcpus[0].tid, cpu0.tid);
+	assert_int_equal(b.vcpus[1].tid, cpu1.tid);
+	assert_true(b.vcpus[1].cpu_seconds >= a.vcpus[1].cpu_seconds);
+	assert_true(b.vcpu_wait_seconds >= 0);
+	assert_int_equal(b.nnamed, 1);
+	assert_int_equal(b.named[0], worker.tid);
+	test_thread_finish(&cpu1);
+	settle(3);
+	test_thread_start(&again, "CPU 1/KVM");
+	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.before = &b, .max_vcpus = 2}, &c), 0);
+	indexes(&c, "0,1");
+	assert_int_equal(c.vcpus[1].tid, again.tid);
+	test_thread_finish(&cpu0);
+	test_thread_finish(&again);
+	test_thread_finish(&worker);
+	settle(1);
+	vm_cpu_free(&a);
+	vm_cpu_free(&b);
+	vm_cpu_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -187,6 +225,7 @@ int main(void)
 		cmocka_unit_test(test_vcpus_through_kept_files),
 		cmocka_unit_test(test_a_vcpu_named_after_the_reading_before),
 		cmocka_unit_test(test_threads_after_the_last_vcpu),
+		cmocka_unit_test(test_every_vcpu_known_before),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
