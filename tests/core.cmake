@@ -14,6 +14,7 @@ vmhost_unit_test(test_bench_accounting)
 vmhost_script_test(cli_mem_fixtures cli/mem_fixtures.sh "cli;sanitize")
 vmhost_script_test(cli_usage cli/usage.sh "cli;sanitize")
 vmhost_script_test(live_mem_processes live/mem_processes.sh "live")
+vmhost_script_test(live_mem_memo live/mem_memo.sh "live")
 vmhost_script_test(live_churn live/churn.sh "live")
 # A VM moved between cgroups while read (issue 13: bad input).
 vmhost_script_test(live_cgroup_move live/cgroup_move.sh "live")

@@ -34,6 +34,11 @@ int exit_code_for(int err);
 /* "vmhost: <command>: warning: ..." on stderr. */
 void warn(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* vmhost's runtime directory, where one run leaves what spares the next some reads (the VMs'
+ * memo, core/vm_memo.h): $VMHOST_RUNTIME_DIR (empty: none), else /run/vmhost for root, else
+ * $XDG_RUNTIME_DIR/vmhost. NULL when there is none, or when the proc root is not this host's. */
+const char *ctx_runtime_dir(const struct ctx *ctx, char *buf, size_t cap);
+
 /* Starts a document on stdout in the form the global options asked for. */
 void ctx_doc(const struct ctx *ctx, struct doc *d);
 

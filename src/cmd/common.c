@@ -45,6 +45,23 @@ int usage_error(const struct ctx *ctx, const char *fmt, ...)
 	return fail(ctx, EXIT_USAGE, "usage", "%s (see 'vmhost help %s')", why, ctx->command);
 }
 
+const char *ctx_runtime_dir(const struct ctx *ctx, char *buf, size_t cap)
+{
+	if (strcmp(ctx->root.proc, "/proc"))
+		return NULL; /* a fixture tree's pids are not this host's */
+	const char *dir = getenv("VMHOST_RUNTIME_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+	if (dir)
+		n = snprintf(buf, cap, "%s", dir);
+	else if (geteuid() == 0)
+		n = snprintf(buf, cap, "/run/vmhost");
+	else if (xdg && *xdg == '/')
+		n = snprintf(buf, cap, "%s/vmhost", xdg);
+	else
+		return NULL;
+	return n > 0 && (size_t)n < cap ? buf : NULL;
+}
+
 void ctx_doc(const struct ctx *ctx, struct doc *d)
 {
 	doc_init(d, stdout, (enum doc_form)ctx->format, ctx->raw_bytes);

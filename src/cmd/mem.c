@@ -166,9 +166,11 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	}
 	struct host host;
 	struct vm_list vms;
+	char runtime[512];
 	struct survey_opts so = {.pids = o.pids, .npids = o.npids, .exact = o.exact,
 				 .pss_budget_seconds = o.pss_budget_seconds, .guest = o.guest,
-				 .guest_poll_seconds = o.guest_poll_seconds, .interval_seconds = o.interval_seconds};
+				 .guest_poll_seconds = o.guest_poll_seconds, .interval_seconds = o.interval_seconds,
+				 .memo_dir = ctx_runtime_dir(ctx, runtime, sizeof(runtime))};
 	enum survey_step step;
 	int r = survey_take(&ctx->root, &so, &host, &vms, &step);
 	if (r < 0 && step == SURVEY_HOST)

@@ -20,6 +20,8 @@ struct survey_opts {
 	double interval_seconds;   /* > 0: two readings this far apart, for the rates */
 	const struct vm_list *before; /* NULL, or the reading before (top's): what cannot have changed
 	                               * since is not read again (vm_measure) */
+	const char *memo_dir; /* NULL, or where the VMs of the last run are remembered (vm_memo.h):
+	                       * used in place of before when there is none, and updated */
 };
 
 enum survey_step { SURVEY_HOST, SURVEY_PROCESSES };

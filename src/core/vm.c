@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/prefault.h"
+#include "core/vm_memo.h"
 
 const char *measure_method_name(enum measure_method m)
 {
@@ -87,20 +88,34 @@ static bool is_extra(pid_t pid, const pid_t *extra, size_t nextra)
 	return false;
 }
 
-/* Fills pid, start time and cgroup; -ESRCH style errors when the process is gone. */
-static int identify(const struct io_root *root, struct vm *vm)
+/* A process's stat, parsed: 0, -EINVAL, or the read's negative errno. */
+static int read_stat(const struct io_root *root, pid_t pid, struct proc_stat *ret)
 {
 	char buf[1024];
-	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", vm->pid);
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", pid);
 	if (n < 0)
 		return (int)n;
+	return parse_stat(buf, (size_t)n, ret) == 0 ? 0 : -EINVAL;
+}
+
+static void take_stat(struct vm *vm, const struct proc_stat *st)
+{
+	vm->start_ticks = st->start_ticks;
+	vm->cpu_ticks = st->utime_ticks + st->stime_ticks;
+	vm->stat_known = true;
+	snprintf(vm->comm, sizeof(vm->comm), "%s", st->comm);
+}
+
+/* Fills start time and CPU (unless discovery read them) and cgroup; -ESRCH style errors when the
+ * process is gone. */
+static int identify(const struct io_root *root, struct vm *vm)
+{
 	struct proc_stat st;
-	if (parse_stat(buf, (size_t)n, &st) == 0) {
-		vm->start_ticks = st.start_ticks;
-		vm->cpu_ticks = st.utime_ticks + st.stime_ticks;
-		vm->stat_known = true;
-		snprintf(vm->comm, sizeof(vm->comm), "%s", st.comm);
-	}
+	int r = vm->stat_known ? 0 : read_stat(root, vm->pid, &st);
+	if (r < 0 && r != -EINVAL)
+		return r;
+	if (r == 0 && !vm->stat_known)
+		take_stat(vm, &st);
 	read_vm_cgroup(root, vm);
 	return 0;
 }
@@ -178,48 +193,87 @@ static void parallel(size_t n, void (*fn)(void *arg, size_t t, size_t n), void *
 
 /* Discovery in two rounds over the process list, each shared out between threads (reading
  * cmdline, stat and cgroup of hundreds of processes is most of a survey). First every process's
- * command line: VM or not. Then, on the calling thread, the VMs in pid order into the array
- * they stay in (each record, 3.5 KiB, written once: a process starts with no memory, and each
- * page it touches is a fault, about 11 us in a nested VM), and then each VM's stat and cgroup. */
+ * command line: VM or not (argv[0] says). Then, on the calling thread, the VMs in pid order into
+ * the array they stay in (each record, 2.7 KiB, written once: a process starts with no memory,
+ * and each page it touches is a fault, about 12 us in a nested VM), and then each VM's command
+ * line parsed, its stat and cgroup. With a memo, a VM it remembers is known by its stat alone. */
 enum proc_kind { PROC_GONE, PROC_OTHER, PROC_VM };
+
+/* What the first round found of a VM (small: one per process, touched only for VMs). */
+struct found {
+	char *cmdline; /* owned until the VM's record takes it */
+	size_t cmdline_len;
+	struct vm_memo_vm *was; /* remembered, and its stat below says it is the same process */
+	struct proc_stat st;
+};
 
 struct classify {
 	const struct io_root *root;
 	const pid_t *pids, *extra;
 	size_t npids, nextra;
-	unsigned char *kind;     /* enum proc_kind of each process */
-	struct vm_config *cfgs;  /* of each VM, at its index in pids (npids slots, few touched) */
+	const struct vm_memo *memo; /* NULL: none */
+	unsigned char *kind; /* enum proc_kind of each process */
+	struct found *found; /* at each VM's index in pids */
 };
+
+/* A VM the memo remembers, when its stat says it is the same process running the same program
+ * (pid, start time and name): a VMM does not exec, so what it ran with is what it runs. Its stat
+ * is kept for identify. */
+static struct vm_memo_vm *recognise(const struct classify *c, size_t i, struct proc_stat *st)
+{
+	struct vm_memo_vm *was = vm_memo_find(c->memo, c->pids[i]);
+	if (!was || read_stat(c->root, c->pids[i], st) < 0 || st->start_ticks != was->start_ticks)
+		return NULL;
+	return strlen(st->comm) < sizeof(was->comm) && !strcmp(st->comm, was->comm) ? was : NULL;
+}
 
 static void classify_some(void *arg, size_t t, size_t n)
 {
 	struct classify *c = arg;
 	for (size_t i = t; i < c->npids; i += n) {
 		pid_t pid = c->pids[i];
-		char buf[8192], *cmd, *heap;
-		ssize_t got = read_cmdline(c->root, pid, buf, sizeof(buf), &cmd, &heap);
+		char buf[8192], *heap = NULL, *cmd;
+		struct proc_stat st;
+		struct vm_memo_vm *was = c->memo ? recognise(c, i, &st) : NULL;
+		ssize_t len;
+		if (was) {
+			cmd = (char *)was->cmdline;
+			len = (ssize_t)was->cmdline_len;
+		} else {
+			len = read_cmdline(c->root, pid, buf, sizeof(buf), &cmd, &heap);
+		}
 		c->kind[i] = PROC_GONE; /* vanished between readdir and read */
-		if (got < 0)
+		if (len < 0)
 			continue;
-		size_t len = (size_t)got;
-		struct vm_config cfg; /* parsed here: only a VM's is stored, its slot the only one touched */
-		int p = parse_vm_cmdline(cmd, len, &cfg);
-		/* procfs ends a command line with a NUL; without it the line was cut short (one page
-		 * before Linux 4.2): a size may be cut or its option gone, so the RAM is unknown. */
-		if (p == 0 && cmd[len - 1] != '\0')
-			cfg.guest_ram_bytes = UNKNOWN;
-		free(heap);
-		if (p < 0 && !is_extra(pid, c->extra, c->nextra)) {
+		bool vmm = parse_vmm_kind(cmd, (size_t)len) != VMM_NONE;
+		if (!vmm && !is_extra(pid, c->extra, c->nextra)) {
 			c->kind[i] = len ? PROC_OTHER : PROC_GONE; /* kernel threads have no command line */
+			free(heap);
 			continue;
 		}
-		if (p < 0) {
-			memset(&cfg, 0, sizeof(cfg));
-			cfg.vmm = VMM_PROCESS;
-			cfg.guest_ram_bytes = UNKNOWN;
-		}
-		c->cfgs[i] = cfg;
-		c->kind[i] = PROC_VM;
+		struct found *f = &c->found[i];
+		*f = (struct found){.cmdline = heap, .cmdline_len = (size_t)len, .was = was};
+		if (was)
+			f->st = st;
+		if (!heap && (f->cmdline = malloc(len ? (size_t)len : 1)))
+			memcpy(f->cmdline, cmd, (size_t)len);
+		c->kind[i] = f->cmdline ? PROC_VM : PROC_GONE; /* no memory: as good as unreadable */
+	}
+}
+
+/* A VM's command line parsed: its VMM, name and RAM; a process asked for by pid that is no VM is
+ * a plain process. */
+static void configure(struct vm *vm)
+{
+	int p = parse_vm_cmdline(vm->cmdline, vm->cmdline_len, &vm->cfg);
+	/* procfs ends a command line with a NUL; without it the line was cut short (one page
+	 * before Linux 4.2): a size may be cut or its option gone, so the RAM is unknown. */
+	if (p == 0 && vm->cmdline[vm->cmdline_len - 1] != '\0')
+		vm->cfg.guest_ram_bytes = UNKNOWN;
+	if (p < 0) {
+		memset(&vm->cfg, 0, sizeof(vm->cfg));
+		vm->cfg.vmm = VMM_PROCESS;
+		vm->cfg.guest_ram_bytes = UNKNOWN;
 	}
 }
 
@@ -233,24 +287,29 @@ struct identify_job {
 static void identify_some(void *arg, size_t t, size_t n)
 {
 	struct identify_job *j = arg;
-	for (size_t i = t; i < j->n; i += n)
+	for (size_t i = t; i < j->n; i += n) {
+		configure(&j->vms[i]);
 		j->results[i] = identify(j->root, &j->vms[i]);
+	}
 }
 
 enum { PIDS_PER_THREAD_MIN = 64, VMS_PER_THREAD_MIN = 16 };
 
 static int discover_all(const struct io_root *root, const pid_t *pids, size_t npids, const pid_t *extra,
-			size_t nextra, struct vm_list *ret, pid_t *others, size_t *ret_nothers)
+			size_t nextra, struct vm_memo *memo, struct vm_list *ret, pid_t *others,
+			size_t *ret_nothers)
 {
 	size_t slots = npids ? npids : 1;
-	struct classify c = {root, pids, extra, npids, nextra, malloc(slots), malloc(slots * sizeof(*c.cfgs))};
+	struct classify c = {.root = root, .pids = pids, .extra = extra, .npids = npids, .nextra = nextra, .memo = memo,
+			     .kind = malloc(slots), .found = malloc(slots * sizeof(*c.found))};
 	struct vm *all = NULL;
 	int *results = malloc(slots * sizeof(*results));
 	int r = -ENOMEM;
-	if (!c.kind || !c.cfgs || !results)
+	size_t n = 0;
+	if (!c.kind || !c.found || !results)
 		goto out;
 	parallel(share_threads(npids, PIDS_PER_THREAD_MIN, PARALLEL_MAX), classify_some, &c);
-	size_t n = 0, nothers = 0, nvms = 0;
+	size_t nothers = 0, nvms = 0;
 	for (size_t i = 0; i < npids; i++)
 		nvms += c.kind[i] == PROC_VM;
 	/* The records are written whole right away: their pages mapped in one call, not a fault each. */
@@ -258,9 +317,17 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 		goto out;
 	prefault(all, nvms * sizeof(*all));
 	for (size_t i = 0; i < npids; i++) {
-		if (c.kind[i] == PROC_VM)
-			all[n++] = (struct vm){.pid = pids[i], .cfg = c.cfgs[i]};
-		else if (c.kind[i] == PROC_OTHER)
+		if (c.kind[i] == PROC_VM) {
+			struct found *f = &c.found[i];
+			all[n] = (struct vm){.pid = pids[i], .cmdline = f->cmdline, .cmdline_len = f->cmdline_len};
+			c.kind[i] = PROC_GONE; /* its command line is the record's now */
+			if (f->was) { /* a VM remembered: its vCPUs too */
+				take_stat(&all[n], &f->st);
+				all[n].cpu = f->was->cpu;
+				f->was->cpu = (struct vm_cpu){0};
+			}
+			n++;
+		} else if (c.kind[i] == PROC_OTHER)
 			others[nothers++] = pids[i];
 		else if (is_extra(pids[i], extra, nextra))
 			ret->skipped++;
@@ -271,6 +338,8 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 	for (size_t i = 0; i < n; i++) {
 		if (results[i] < 0) {
 			ret->skipped++; /* gone before its stat was read */
+			vm_cpu_free(&all[i].cpu);
+			free(all[i].cmdline);
 			continue;
 		}
 		if (kept != i)
@@ -280,17 +349,31 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 	ret->vms = all;
 	ret->n = kept;
 	all = NULL;
+	n = 0;
 	*ret_nothers = nothers;
 	r = 0;
 out:
+	for (size_t i = 0; c.kind && c.found && i < npids; i++)
+		if (c.kind[i] == PROC_VM)
+			free(c.found[i].cmdline); /* not taken into a record */
+	for (size_t i = 0; i < n; i++) {
+		vm_cpu_free(&all[i].cpu);
+		free(all[i].cmdline);
+	}
 	free(all);
 	free(results);
 	free(c.kind);
-	free(c.cfgs);
+	free(c.found);
 	return r;
 }
 
 int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret)
+{
+	return vm_discover_known(root, extra, nextra, NULL, ret);
+}
+
+int vm_discover_known(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_memo *memo,
+		      struct vm_list *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	pid_t *pids;
@@ -305,7 +388,7 @@ int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, s
 		free(pids);
 		return -ENOMEM;
 	}
-	if ((r = discover_all(root, pids, npids, extra, nextra, ret, others, &nothers)) < 0)
+	if ((r = discover_all(root, pids, npids, extra, nextra, memo, ret, others, &nothers)) < 0)
 		goto out;
 	/* Extra pids that are not in the listing (gone already, or bad). */
 	for (size_t e = 0; e < nextra; e++) {
@@ -349,6 +432,7 @@ void vm_list_free(struct vm_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		vm_cpu_free(&l->vms[i].cpu);
 		free(l->vms[i].guest);
+		free(l->vms[i].cmdline);
 	}
 	free(l->vms);
 	l->vms = NULL;
@@ -578,7 +662,8 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 		if (n > 0 && parse_stat(buf, (size_t)n, &st) == 0)
 			ticks += st.utime_ticks + st.stime_ticks;
 	}
-	vm_cpu_free(&vm->cpu); /* a VM measured again drops its last vCPU list */
+	/* This VM's reading before (measured again), or what a memo remembers of it: */
+	struct vm_cpu was = vm->cpu;
 	/* An unreadable or truncated stat: the CPU time is unknown, not 0. */
 	vm->cpu = (struct vm_cpu){.cpu_seconds = hz > 0 && vm->stat_known ? (double)ticks / (double)hz : NAN,
 				  .vcpu_wait_seconds = NAN, .cpu_percent = NAN, .vcpu_wait_percent = NAN};
@@ -588,10 +673,13 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	if (vm->cfg.vmm != VMM_PROCESS && !threads)
 		vm->cpu.vcpus_known = true;
 	else if (vm->cfg.vmm != VMM_PROCESS) {
-		struct vcpus_known k = {before ? &before->cpu : NULL, vm->comm, vm->cfg.max_vcpus};
-		if (vcpus_read(root, vm->pid, &k, &vm->cpu) == -ENOMEM)
+		struct vcpus_known k = {before ? &before->cpu : &was, vm->comm, vm->cfg.max_vcpus};
+		if (vcpus_read(root, vm->pid, &k, &vm->cpu) == -ENOMEM) {
+			vm_cpu_free(&was);
 			return -ENOMEM;
+		}
 	}
+	vm_cpu_free(&was);
 	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
 		       vm->cgroup_v1_memory[0] ? vm->cgroup_v1_memory : NULL, &vm->cg);
 	return 0;
@@ -711,6 +799,7 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 		if (r < 0) {
 			vm_cpu_free(&l->vms[i].cpu);
 			free(l->vms[i].guest);
+			free(l->vms[i].cmdline);
 			l->skipped++;
 			continue;
 		}

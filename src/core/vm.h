@@ -29,6 +29,8 @@ struct vm {
 	char comm[64];        /* the main thread's name, from stat; "" unknown */
 	pid_t helpers[VM_MAX_HELPERS];
 	size_t nhelpers;
+	char *cmdline;        /* as read (NUL-separated), owned; kept only for a memo (vm_memo.h) */
+	size_t cmdline_len;
 
 	/* Filled by vm_measure(). */
 	struct mem_counters mem; /* the VMM process plus its helpers */
@@ -51,6 +53,13 @@ struct vm_list {
 /* Finds every VMM process, plus the given pids (as plain processes when they are not VMs),
  * and the helpers sharing a VM's scope. */
 int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret);
+/* The same with a memo of the VMs seen before (vm_memo.h; NULL: none): a process with a
+ * remembered VM's pid and start time is taken for that VM without its command line read, and
+ * takes the memo's vCPU threads as its reading before (vm_measure); every VM found keeps its
+ * command line (vm->cmdline) to be remembered in turn. */
+struct vm_memo;
+int vm_discover_known(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_memo *memo,
+		      struct vm_list *ret);
 void vm_list_free(struct vm_list *l);
 
 /* The VM of l (NULL: none) that is vm in another reading: the same pid and start time. By pid

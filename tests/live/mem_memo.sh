@@ -1,0 +1,118 @@
+# vmhost mem remembers the VMs it saw in its runtime directory (core/vm_memo.h): the next run
+# takes a VM it knows (same pid and start time) without reading its command line, thread list or
+# thread names, and says the same. A memo of another boot, damaged, or in a directory others may
+# write is not used; a runtime directory that cannot be written costs nothing but the speed.
+. "$VMHOST_TESTS/lib.sh"
+export VMHOST_RUNTIME_DIR=$TEST_TMP/run
+MEMO=$VMHOST_RUNTIME_DIR/vms
+
+fake_guest memoalpha -m 32M -fake-nomerge -fake-vcpus 2 -smp 2
+A=$SPAWNED
+fake_guest memobeta -m 32M -fake-nomerge -fake-vcpus 2 -smp 2
+B=$SPAWNED
+
+# What a user sees of the two guests: identity, RAM, cgroup and vCPU threads.
+seen() {
+	jq -S --argjson a "$A" --argjson b "$B" '[.vms[] | select(.pid == $a or .pid == $b) |
+		{pid, name, vmm, uuid, guest_ram_bytes, cgroup, vcpus: [.vcpus[] | {index, tid}]}]' "$1"
+}
+# opened FILE PID: how many times the last traced run opened /proc/PID/FILE (FILE a pattern).
+opened() { grep -cE "\"/proc/$2/$1\"" "$TEST_TMP/trace" || true; }
+traced_mem() { strace -f -e trace=openat -o "$TEST_TMP/trace" "$VMHOST" mem --json >"$1"; }
+
+VMHOST_RUNTIME_DIR= "$VMHOST" mem --json >"$TEST_TMP/nomemo.json" || die "mem without a memo failed"
+check "VMHOST_RUNTIME_DIR empty: no memo written" test ! -e "$MEMO"
+seen "$TEST_TMP/nomemo.json" >"$TEST_TMP/want"
+check "both guests found with their two vCPUs" jq -e 'length == 2 and all(.[]; (.vcpus | length) == 2)' "$TEST_TMP/want"
+
+traced_mem "$TEST_TMP/first.json" || die "first mem failed"
+check "the first run writes the memo" test -s "$MEMO"
+check "the memo is private: file 0600, directory 0700" \
+	test "$(stat -c %a "$MEMO") $(stat -c %a "$VMHOST_RUNTIME_DIR")" = "600 700"
+check "the first run reads guest alpha's command line" test "$(opened cmdline "$A")" -ge 1
+seen "$TEST_TMP/first.json" >"$TEST_TMP/got"
+check "the first run says what a run without memo says" cmp -s "$TEST_TMP/want" "$TEST_TMP/got"
+
+before=$(stat -c %Y.%i "$MEMO")
+traced_mem "$TEST_TMP/second.json" || die "second mem failed"
+seen "$TEST_TMP/second.json" >"$TEST_TMP/got"
+check "the second run says the same" cmp -s "$TEST_TMP/want" "$TEST_TMP/got"
+check "the second run reads no command line, thread list or thread name of the known guests" \
+	test "$(( $(opened cmdline "$A") + $(opened 'task' "$A") + $(opened 'task/[0-9]+/comm' "$A") + $(opened cmdline "$B") ))" = 0
+check "but each vCPU's schedstat, and the stat, status and cgroup of each guest" \
+	test "$(opened 'task/[0-9]+/schedstat' "$A") $(opened stat "$A") $(opened status "$A") $(opened cgroup "$A")" = "2 1 1 1"
+check "the vCPU figures are read afresh" jq -e --argjson a "$A" \
+	'.vms[] | select(.pid == $a) | all(.vcpus[]; .cpu_seconds >= 0 and .wait_seconds >= 0)' "$TEST_TMP/second.json"
+check "an unchanged memo is not written again" test "$(stat -c %Y.%i "$MEMO")" = "$before"
+
+# The memo is trusted for what it says: a name changed in it shows (same length, same file)...
+sed -i 's/memoalpha/memogamma/' "$MEMO"
+"$VMHOST" mem --json >"$TEST_TMP/tampered.json"
+check "a VM the memo knows is taken from it" jq -e --argjson a "$A" \
+	'.vms[] | select(.pid == $a) | .name == "memogamma"' "$TEST_TMP/tampered.json"
+# ... so only our own directory, that no one else may write, is read.
+sed -i 's/memoalpha/memogamma/' "$MEMO"
+chmod 0777 "$VMHOST_RUNTIME_DIR"
+"$VMHOST" mem --json >"$TEST_TMP/open.json" || fail "mem with a world-writable runtime directory failed"
+check "a memo in a directory others may write is ignored" jq -e --argjson a "$A" \
+	'.vms[] | select(.pid == $a) | .name == "memoalpha"' "$TEST_TMP/open.json"
+chmod 0700 "$VMHOST_RUNTIME_DIR"
+
+# Another boot's memo (its pids and start times mean nothing here): read everything, write anew.
+printf '00000000-0000-0000-0000-000000000000' | dd of="$MEMO" bs=1 seek=13 conv=notrunc status=none
+"$VMHOST" mem --json >"$TEST_TMP/boot.json"
+seen "$TEST_TMP/boot.json" >"$TEST_TMP/got"
+check "another boot's memo is not used" cmp -s "$TEST_TMP/want" "$TEST_TMP/got"
+check "and is replaced by this boot's" cmp -s -n 50 "$MEMO" <(printf 'vmhost vms 1\n%s\n' "$(cat /proc/sys/kernel/random/boot_id)")
+cp "$MEMO" "$TEST_TMP/good.memo"
+
+# Damaged memos: cut short, or noise. Same answer, memo rewritten whole.
+size=$(stat -c %s "$MEMO")
+memo_is_good() { cmp -s "$MEMO" "$TEST_TMP/good.memo"; }
+for damage in truncate noise; do
+	case $damage in
+	truncate) truncate -s $((size / 2)) "$MEMO" ;;
+	noise) head -c "$size" /dev/urandom >"$MEMO" ;;
+	esac
+	"$VMHOST" mem --json >"$TEST_TMP/$damage.json" || fail "mem with a memo ($damage) failed"
+	seen "$TEST_TMP/$damage.json" >"$TEST_TMP/got"
+	check "a damaged memo ($damage) is not used" cmp -s "$TEST_TMP/want" "$TEST_TMP/got"
+	check "and is written anew ($damage)" memo_is_good
+done
+
+# A guest that exits is forgotten; its pid would have another start time if reused.
+stop_pid "$B"
+"$VMHOST" mem --json >"$TEST_TMP/gone.json"
+check "a guest that exited is not listed" jq -e --argjson b "$B" '[.vms[] | select(.pid == $b)] | length == 0' "$TEST_TMP/gone.json"
+check "and no longer in the memo" sh -c "grep -qa memoalpha '$MEMO' && ! grep -qa memobeta '$MEMO'"
+
+# A process remembered as a VM that then execs another program keeps its pid and start time, not
+# its name: it is read afresh, and is no VM. (/usr/bin/python3: a pyenv shim would exec again.)
+spawn bash -c 'exec -a qemu-system-x86_64 /usr/bin/python3 -c "$0" -name memoexec -m 16M "$@"' '
+import os, sys, time
+while not os.path.exists(sys.argv[-1]): time.sleep(0.05)
+os.execv("/bin/sleep", ["sleep", "300"])' -go "$TEST_TMP/go"
+X=$SPAWNED
+for i in $(seq 100); do
+	"$VMHOST" mem --json --pss-budget 0 >"$TEST_TMP/exec1.json"
+	jq -e --argjson x "$X" 'any(.vms[]; .pid == $x)' "$TEST_TMP/exec1.json" >/dev/null && break
+	sleep 0.1
+done
+check "a VM that will exec is found and remembered" sh -c \
+	"jq -e --argjson x $X 'any(.vms[]; .pid == \$x and .name == \"memoexec\")' '$TEST_TMP/exec1.json' >/dev/null && grep -qa memoexec '$MEMO'"
+touch "$TEST_TMP/go"
+for i in $(seq 100); do
+	[ "$(cat "/proc/$X/comm" 2>/dev/null)" = sleep ] && break
+	sleep 0.05
+done
+"$VMHOST" mem --json >"$TEST_TMP/exec2.json"
+check "after its exec it is no VM" jq -e --argjson x "$X" '[.vms[] | select(.pid == $x)] | length == 0' "$TEST_TMP/exec2.json"
+check "and is forgotten" sh -c "! grep -qa memoexec '$MEMO'"
+stop_pid "$X"
+
+# A runtime directory that cannot be made: the same answer, no complaint, exit 0.
+VMHOST_RUNTIME_DIR=/proc/vmhost-no "$VMHOST" mem --json >"$TEST_TMP/nodir.json" 2>"$TEST_TMP/nodir.err"
+rc=$?
+check "an unusable runtime directory costs nothing but speed" \
+	sh -c "[ $rc = 0 ] && [ ! -s '$TEST_TMP/nodir.err' ] && jq -e --argjson a $A '[.vms[] | select(.pid == \$a)] | length == 1' '$TEST_TMP/nodir.json' >/dev/null"
+finish
