@@ -144,6 +144,8 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 
 	struct doctor_evidence e;
 	enum survey_step step;
+	char runtime[512];
+	o.gather.memo_dir = ctx_runtime_dir(ctx, runtime, sizeof(runtime));
 	int r = doctor_gather(&ctx->root, &o.gather, &e, &step);
 	if (r < 0 && step == SURVEY_HOST)
 		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));

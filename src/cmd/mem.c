@@ -112,6 +112,10 @@ static void mem_help(void)
 	       "cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited), oom_kills, pressure\n"
 	       "(PSI of the scope: memory, cpu, io), ksm_mergeable and ksm_unmergeable_reason.\n"
 	       "\n"
+	       "Each run leaves the VMs' command lines and vCPU threads in /run/vmhost/vms (root;\n"
+	       "others: $XDG_RUNTIME_DIR/vmhost/vms; VMHOST_RUNTIME_DIR=DIR elsewhere, empty: off),\n"
+	       "so that the next run need not read them again for a VM process it recognises.\n"
+	       "\n"
 	       "Formulas and error bounds: docs/accounting.md. n/a (null in JSON) means unknown.\n");
 }
 

@@ -134,7 +134,7 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 		have_ka = kvm_reader_sample(kr, &ka) == 0;
 	}
 
-	struct survey_opts so = {.interval_seconds = o->interval_seconds};
+	struct survey_opts so = {.interval_seconds = o->interval_seconds, .memo_dir = o->memo_dir};
 	int r = survey_take(root, &so, &e.host, &e.vms, ret_step);
 	if (r < 0) {
 		if (have_ka)
