@@ -446,7 +446,7 @@ static void ev_cgroup(struct doctor_finding *f, const struct vm *vm)
 	ev_bytes(f, "cgroup_memory_bytes", vm->cg.memory_bytes);
 	ev_bytes(f, "cgroup_memory_limit_bytes", vm->cg.limit_bytes);
 	ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
-	ev_str(f, "cgroup", vm->cgroup);
+	ev_str(f, "cgroup", vm->cgroup ? vm->cgroup : "");
 }
 
 static void check_oom(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)

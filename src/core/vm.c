@@ -54,30 +54,41 @@ static int read_cgroup(const struct io_root *root, pid_t pid, char *ret, size_t 
 	return parse_cgroup(buf, (size_t)n, ret, cap);
 }
 
+/* What a VM's record owns. */
+static void vm_free(struct vm *vm)
+{
+	vm_cpu_free(&vm->cpu);
+	free(vm->guest);
+	free(vm->cmdline);
+	free(vm->cgroup);
+	free(vm->cgroup_v1_memory);
+}
+
 /* The VM's cgroup: its per-VM scope in the unified tree, else in the v1 memory controller's
  * (libvirt on a hybrid host without systemd), else its unified path. */
 static int read_vm_cgroup(const struct io_root *root, struct vm *vm)
 {
-	char buf[2048], path[sizeof(vm->cgroup)], scope[sizeof(vm->cgroup)];
+	char buf[2048], cgroup[VM_CGROUP_MAX], path[VM_CGROUP_MAX], scope[VM_CGROUP_MAX], v1[VM_CGROUP_MAX] = "";
 	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/cgroup", vm->pid);
 	if (n < 0)
 		return (int)n;
-	int r = parse_cgroup(buf, (size_t)n, vm->cgroup, sizeof(vm->cgroup));
+	int r = parse_cgroup(buf, (size_t)n, cgroup, sizeof(cgroup));
 	if (r < 0)
 		return r;
 	/* A hybrid host charges memory in the v1 controller even when the unified tree has the scope. */
-	if (parse_cgroup_controller(buf, (size_t)n, "memory", path, sizeof(path)) == 0 &&
-	    cgroup_vm_scope(path, scope, sizeof(scope)))
-		memcpy(vm->cgroup_v1_memory, scope, sizeof(scope));
-	if ((vm->vm_scope = cgroup_vm_scope(vm->cgroup, scope, sizeof(scope)))) {
-		memcpy(vm->cgroup, scope, sizeof(scope));
+	if (parse_cgroup_controller(buf, (size_t)n, "memory", path, sizeof(path)) == 0)
+		cgroup_vm_scope(path, v1, sizeof(v1));
+	if ((vm->vm_scope = cgroup_vm_scope(cgroup, scope, sizeof(scope)))) {
+		memcpy(cgroup, scope, sizeof(scope));
 		vm->cgroup_version = 2;
-	} else if (vm->cgroup_v1_memory[0]) {
-		memcpy(vm->cgroup, vm->cgroup_v1_memory, sizeof(vm->cgroup));
+	} else if (v1[0]) {
+		memcpy(cgroup, v1, sizeof(v1));
 		vm->vm_scope = true;
 		vm->cgroup_version = 1;
 	}
-	return 0;
+	vm->cgroup = strdup(cgroup);
+	vm->cgroup_v1_memory = v1[0] ? strdup(v1) : NULL;
+	return vm->cgroup && (vm->cgroup_v1_memory || !v1[0]) ? 0 : -ENOMEM;
 }
 
 static bool is_extra(pid_t pid, const pid_t *extra, size_t nextra)
@@ -194,7 +205,7 @@ static void parallel(size_t n, void (*fn)(void *arg, size_t t, size_t n), void *
 /* Discovery in two rounds over the process list, each shared out between threads (reading
  * cmdline, stat and cgroup of hundreds of processes is most of a survey). First every process's
  * command line: VM or not (argv[0] says). Then, on the calling thread, the VMs in pid order into
- * the array they stay in (each record, 2.7 KiB, written once: a process starts with no memory,
+ * the array they stay in (each record, 1.7 KiB, written once: a process starts with no memory,
  * and each page it touches is a fault, about 12 us in a nested VM), and then each VM's command
  * line parsed, its stat and cgroup. With a memo, a VM it remembers is known by its stat alone. */
 enum proc_kind { PROC_GONE, PROC_OTHER, PROC_VM };
@@ -338,8 +349,7 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 	for (size_t i = 0; i < n; i++) {
 		if (results[i] < 0) {
 			ret->skipped++; /* gone before its stat was read */
-			vm_cpu_free(&all[i].cpu);
-			free(all[i].cmdline);
+			vm_free(&all[i]);
 			continue;
 		}
 		if (kept != i)
@@ -356,10 +366,8 @@ out:
 	for (size_t i = 0; c.kind && c.found && i < npids; i++)
 		if (c.kind[i] == PROC_VM)
 			free(c.found[i].cmdline); /* not taken into a record */
-	for (size_t i = 0; i < n; i++) {
-		vm_cpu_free(&all[i].cpu);
-		free(all[i].cmdline);
-	}
+	for (size_t i = 0; i < n; i++)
+		vm_free(&all[i]);
 	free(all);
 	free(results);
 	free(c.kind);
@@ -411,7 +419,7 @@ int vm_discover_known(const struct io_root *root, const pid_t *extra, size_t nex
 			continue;
 		for (size_t i = 0; i < ret->n; i++) {
 			struct vm *vm = &ret->vms[i];
-			if (vm->vm_scope && vm->cfg.vmm != VMM_PROCESS && !strcmp(vm->cgroup, scope) &&
+			if (vm->vm_scope && vm->cfg.vmm != VMM_PROCESS && vm->cgroup && !strcmp(vm->cgroup, scope) &&
 			    vm->nhelpers < VM_MAX_HELPERS) {
 				vm->helpers[vm->nhelpers++] = others[o];
 				break;
@@ -429,11 +437,8 @@ out:
 
 void vm_list_free(struct vm_list *l)
 {
-	for (size_t i = 0; i < l->n; i++) {
-		vm_cpu_free(&l->vms[i].cpu);
-		free(l->vms[i].guest);
-		free(l->vms[i].cmdline);
-	}
+	for (size_t i = 0; i < l->n; i++)
+		vm_free(&l->vms[i]);
 	free(l->vms);
 	l->vms = NULL;
 	l->n = 0;
@@ -681,7 +686,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	}
 	vm_cpu_free(&was);
 	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
-		       vm->cgroup_v1_memory[0] ? vm->cgroup_v1_memory : NULL, &vm->cg);
+		       vm->cgroup_v1_memory, &vm->cg);
 	return 0;
 }
 
@@ -797,9 +802,7 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 	for (size_t i = 0; i < l->n; i++) {
 		int r = results[i];
 		if (r < 0) {
-			vm_cpu_free(&l->vms[i].cpu);
-			free(l->vms[i].guest);
-			free(l->vms[i].cmdline);
+			vm_free(&l->vms[i]);
 			l->skipped++;
 			continue;
 		}

@@ -12,6 +12,7 @@
 #include "parse/vmcmd.h"
 
 #define VM_MAX_HELPERS 16
+#define VM_CGROUP_MAX 512 /* a longer cgroup path is unknown */
 
 enum measure_method { METHOD_NONE, METHOD_ESTIMATE, METHOD_SAMPLED, METHOD_EXACT };
 const char *measure_method_name(enum measure_method m);
@@ -20,10 +21,12 @@ struct vm {
 	pid_t pid;
 	uint64_t start_ticks; /* with pid, identifies the VM across samples */
 	struct vm_config cfg; /* vmm, name, uuid, guest RAM */
-	char cgroup[512];     /* the VM's scope (libvirt or Proxmox), else its cgroup path; "" unknown */
+	/* Owned, and on the heap: a path may take VM_CGROUP_MAX bytes, and the records of hundreds of
+	 * VMs are written whole in a survey (each page a fault: vm_discover). */
+	char *cgroup;         /* the VM's scope (libvirt or Proxmox), else its cgroup path; NULL unknown */
 	bool vm_scope;        /* cgroup is a per-VM scope that helpers may share */
 	int cgroup_version;   /* of the scope: 2, or 1 when it is the v1 memory controller's */
-	char cgroup_v1_memory[512]; /* the VM's scope in the v1 memory controller, "" when none */
+	char *cgroup_v1_memory; /* the VM's scope in the v1 memory controller; NULL when none */
 	uint64_t cpu_ticks;   /* utime + stime of the VMM, all its threads, when discovered */
 	bool stat_known;      /* its stat file parsed: cpu_ticks and start_ticks are real */
 	char comm[64];        /* the main thread's name, from stat; "" unknown */
@@ -54,7 +57,7 @@ struct vm_list {
  * and the helpers sharing a VM's scope. */
 int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret);
 /* The same with a memo of the VMs seen before (vm_memo.h; NULL: none): a process with a
- * remembered VM's pid and start time is taken for that VM without its command line read, and
+ * remembered VM's pid, start time and name is taken for that VM without its command line read, and
  * takes the memo's vCPU threads as its reading before (vm_measure); every VM found keeps its
  * command line (vm->cmdline) to be remembered in turn. */
 struct vm_memo;
