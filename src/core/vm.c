@@ -131,13 +131,15 @@ static int identify(const struct io_root *root, struct vm *vm)
 	return 0;
 }
 
-/* Threads for n items: one per per_thread of them, at most one per CPU and max, at least one. */
+/* Threads for n items: one per per_thread of them, at most two per CPU and max, at least one.
+ * Two per CPU: measured at 400 VMs in a nested VM of 2 CPUs, 4 threads took 0.93 of the time 2
+ * took, 6 threads 0.95 (a thread whose read waits in the kernel leaves its CPU to another). */
 static size_t share_threads(size_t n, size_t per_thread, size_t max)
 {
 	static long cpus; /* sysconf reads /sys every call: once is enough to share work */
 	if (!cpus)
 		cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t t = n / per_thread, limit = cpus > 0 ? (size_t)cpus : 1;
+	size_t t = n / per_thread, limit = cpus > 0 ? 2 * (size_t)cpus : 1;
 	t = t < limit ? t : limit;
 	t = t < max ? t : max;
 	return t ? t : 1;
