@@ -70,6 +70,35 @@ static void json_document(void **state)
 	free(s);
 }
 
+/* Integers at their extremes, every escape, and pretty indentation at depth. */
+static void write_edges(FILE *f, void *arg)
+{
+	(void)arg;
+	struct json j;
+	json_init(&j, f, true);
+	json_object_begin(&j, NULL);
+	json_array_begin(&j, "ints");
+	const int64_t ints[] = {0, 7, -1, 10, -10, 1234567890123, INT64_MAX, INT64_MIN};
+	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++)
+		json_int(&j, NULL, ints[i]);
+	json_array_end(&j);
+	json_object_begin(&j, "deep");
+	json_string(&j, "s", "tab\tcr\rdel\x7f\x1f\"q\"\xc3\xa9");
+	json_object_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static void json_edges(void **state)
+{
+	(void)state;
+	char *s = capture(write_edges, NULL);
+	assert_string_equal(s, "{\n  \"ints\": [\n    0,\n    7,\n    -1,\n    10,\n    -10,\n    1234567890123,\n"
+			       "    9223372036854775807,\n    -9223372036854775808\n  ],\n  \"deep\": {\n"
+			       "    \"s\": \"tab\\tcr\\rdel\\u007f\\u001f\\\"q\\\"\xc3\xa9\"\n  }\n}\n");
+	free(s);
+}
+
 static const struct col cols[] = {
 	{"name", "NAME", COL_STR, 0, 0, NULL},
 	{"size_bytes", "SIZE", COL_BYTES, 0, 0, NULL},
@@ -353,7 +382,7 @@ static void text_on_a_terminal(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(json_document), cmocka_unit_test(table_three_ways), cmocka_unit_test(units),
+		cmocka_unit_test(json_document), cmocka_unit_test(json_edges), cmocka_unit_test(table_three_ways), cmocka_unit_test(units),
 		cmocka_unit_test(table_bool_and_time_columns),
 		cmocka_unit_test(table_out_of_memory), cmocka_unit_test(doc_three_forms),
 		cmocka_unit_test(text_on_a_terminal), cmocka_unit_test(table_value_cells), cmocka_unit_test(table_sort_many),
