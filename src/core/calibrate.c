@@ -29,19 +29,28 @@ void calib_free(struct calib_cache *c)
 	free(c);
 }
 
+/* Room for more entries, made before any entry is pointed to (a realloc moves them all). */
+static int reserve(struct calib_cache *c, size_t more)
+{
+	if (c->n + more <= c->cap)
+		return 0;
+	size_t cap = c->cap ? c->cap : 32;
+	while (cap < c->n + more)
+		cap *= 2;
+	struct entry *e = realloc(c->e, cap * sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	c->e = e;
+	c->cap = cap;
+	return 0;
+}
+
+/* The VM's entry, a new one when it has none (reserve() made the room). */
 static struct entry *lookup(struct calib_cache *c, const struct vm *vm)
 {
 	for (size_t i = 0; i < c->n; i++)
 		if (c->e[i].pid == vm->pid && c->e[i].start_ticks == vm->start_ticks)
 			return &c->e[i];
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 32;
-		struct entry *e = realloc(c->e, cap * sizeof(*e));
-		if (!e)
-			return NULL;
-		c->e = e;
-		c->cap = cap;
-	}
 	c->e[c->n] = (struct entry){.pid = vm->pid, .start_ticks = vm->start_ticks};
 	return &c->e[c->n++];
 }
@@ -92,16 +101,17 @@ int calib_apply(struct calib_cache *c, const struct io_root *root, const struct 
 {
 	struct entry **ent = calloc(vms->n ? vms->n : 1, sizeof(*ent));
 	bool *tried = calloc(vms->n ? vms->n : 1, sizeof(*tried));
-	if (!ent || !tried) {
+	if (!ent || !tried || reserve(c, vms->n) < 0) {
 		free(ent);
 		free(tried);
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < c->n; i++)
 		c->e[i].seen = false;
-	for (size_t i = 0; i < vms->n; i++)
-		if ((ent[i] = lookup(c, &vms->vms[i])))
-			ent[i]->seen = true;
+	for (size_t i = 0; i < vms->n; i++) {
+		ent[i] = lookup(c, &vms->vms[i]);
+		ent[i]->seen = true;
+	}
 	/* Exact reads, oldest calibration first, within the time budget. */
 	double start = clock_monotonic_seconds();
 	int done = 0;

@@ -132,6 +132,37 @@ static void calibration_cache(void **state)
 	vm_list_free(&l);
 }
 
+/* More VMs than the cache first makes room for (32), new in one sample: each is calibrated with
+ * its own entry (the entries once moved under pointers taken before: serve crashed with 33 VMs).
+ * 100 records of VM 1005 under start times of their own, each a VM to the cache. */
+static void calibration_cache_many(void **state)
+{
+	(void)state;
+	struct host host;
+	assert_int_equal(host_read(&root, &host), 0);
+	struct vm_list l;
+	assert_int_equal(vm_discover(&root, NULL, 0, &l), 0);
+	vm_measure_all(&root, &host, &l, NULL, 0);
+	const struct vm *old = find(&l, 1005);
+	enum { N = 100 };
+	struct vm_list many = {.vms = calloc(N, sizeof(struct vm)), .n = N};
+	assert_non_null(many.vms);
+	for (size_t i = 0; i < N; i++)
+		many.vms[i] = (struct vm){.pid = old->pid, .start_ticks = 1 + i, .cfg = old->cfg, .mem = old->mem,
+					  .pss_bytes = old->pss_bytes, .pss_method = METHOD_ESTIMATE};
+	struct calib_cache *c = calib_new();
+	assert_non_null(c);
+	assert_int_equal(calib_apply(c, &root, &host, &many, 60), N);
+	int64_t exact_kb = (1048576 + 50000 - 4000) + 1000 + 25000 / 2;
+	for (size_t i = 0; i < N; i++)
+		assert_true(llabs(many.vms[i].pss_bytes.v - exact_kb * 1024) <= 4096);
+	/* the next sample: every VM known, none new, one read (budget 0) */
+	assert_int_equal(calib_apply(c, &root, &host, &many, 0), 1);
+	calib_free(c);
+	free(many.vms);
+	vm_list_free(&l);
+}
+
 /* A file we may not read is a figure we do not know, not a failed measurement: vm_measure
  * returns 0 and counts it (run as nobody on a copy with one VM's ksm_stat unreadable). */
 struct measured {
@@ -207,7 +238,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(discovers_vms_and_helpers), cmocka_unit_test(extra_pids),
-		cmocka_unit_test(measures), cmocka_unit_test(calibration_cache), cmocka_unit_test(denied_files_are_counted),
+		cmocka_unit_test(measures), cmocka_unit_test(calibration_cache), cmocka_unit_test(calibration_cache_many), cmocka_unit_test(denied_files_are_counted),
 		cmocka_unit_test(missing_root),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
