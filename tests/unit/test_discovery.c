@@ -102,17 +102,26 @@ static void measures(void **state)
 	vm_list_free(&l);
 }
 
+/* The fixture's VMs measured; VM 1005, the one with a readable smaps_rollup and no helpers. */
+static const struct vm *measured_fixture(struct host *host, struct vm_list *l)
+{
+	assert_int_equal(host_read(&root, host), 0);
+	assert_int_equal(vm_discover(&root, NULL, 0, l), 0);
+	vm_measure_all(&root, host, l, NULL, 0);
+	return find(l, 1005);
+}
+
+/* VM 1005's exact PSS (its smaps_rollup), in KiB. */
+static const int64_t exact_1005_kb = (1048576 + 50000 - 4000) + 1000 + 25000 / 2;
+
 /* Amortized exact PSS: the one VM with a readable smaps_rollup (no helpers) is calibrated, and
  * its estimate then reproduces the exact PSS from counters alone. */
 static void calibration_cache(void **state)
 {
 	(void)state;
 	struct host host;
-	assert_int_equal(host_read(&root, &host), 0);
 	struct vm_list l;
-	assert_int_equal(vm_discover(&root, NULL, 0, &l), 0);
-	vm_measure_all(&root, &host, &l, NULL, 0);
-	const struct vm *old = find(&l, 1005);
+	const struct vm *old = measured_fixture(&host, &l);
 	int64_t before = old->pss_bytes.v;
 	struct calib_cache *c = calib_new();
 	assert_non_null(c);
@@ -121,29 +130,25 @@ static void calibration_cache(void **state)
 	for (int i = 0; i < 3; i++)
 		reads += calib_apply(c, &root, &host, &l, 0);
 	assert_int_equal(reads, 3); /* 1003 (no smaps_rollup) and 1005; 1001 has a helper */
-	int64_t exact_kb = (1048576 + 50000 - 4000) + 1000 + 25000 / 2;
-	assert_true(llabs(old->pss_bytes.v - exact_kb * 1024) <= 4096);
+	assert_true(llabs(old->pss_bytes.v - exact_1005_kb * 1024) <= 4096);
 	assert_true(old->pss_bytes.v != before);
 	/* the next sample's fresh estimate goes through the cache again */
 	vm_measure_all(&root, &host, &l, NULL, 0);
 	calib_apply(c, &root, &host, &l, 0);
-	assert_true(llabs(find(&l, 1005)->pss_bytes.v - exact_kb * 1024) <= 4096);
+	assert_true(llabs(find(&l, 1005)->pss_bytes.v - exact_1005_kb * 1024) <= 4096);
 	calib_free(c);
 	vm_list_free(&l);
 }
 
 /* More VMs than the cache first makes room for (32), new in one sample: each is calibrated with
- * its own entry (the entries once moved under pointers taken before: serve crashed with 33 VMs).
+ * its own entry (the entries once moved under pointers taken before: serve crashed with more than 32 VMs).
  * 100 records of VM 1005 under start times of their own, each a VM to the cache. */
 static void calibration_cache_many(void **state)
 {
 	(void)state;
 	struct host host;
-	assert_int_equal(host_read(&root, &host), 0);
 	struct vm_list l;
-	assert_int_equal(vm_discover(&root, NULL, 0, &l), 0);
-	vm_measure_all(&root, &host, &l, NULL, 0);
-	const struct vm *old = find(&l, 1005);
+	const struct vm *old = measured_fixture(&host, &l);
 	enum { N = 100 };
 	struct vm_list many = {.vms = calloc(N, sizeof(struct vm)), .n = N};
 	assert_non_null(many.vms);
@@ -153,9 +158,8 @@ static void calibration_cache_many(void **state)
 	struct calib_cache *c = calib_new();
 	assert_non_null(c);
 	assert_int_equal(calib_apply(c, &root, &host, &many, 60), N);
-	int64_t exact_kb = (1048576 + 50000 - 4000) + 1000 + 25000 / 2;
 	for (size_t i = 0; i < N; i++)
-		assert_true(llabs(many.vms[i].pss_bytes.v - exact_kb * 1024) <= 4096);
+		assert_true(llabs(many.vms[i].pss_bytes.v - exact_1005_kb * 1024) <= 4096);
 	/* the next sample: every VM known, none new, one read (budget 0) */
 	assert_int_equal(calib_apply(c, &root, &host, &many, 0), 1);
 	calib_free(c);
