@@ -11,10 +11,11 @@ A=$SPAWNED
 fake_guest memobeta -m 32M -fake-nomerge -fake-vcpus 2 -smp 2
 B=$SPAWNED
 
-# What a user sees of the two guests: identity, RAM, cgroup and vCPU threads.
+# What a user sees of the two guests: identity, RAM, cgroup and vCPU threads (in pid order: the
+# table's order is by PSS, which moves).
 seen() {
 	jq -S --argjson a "$A" --argjson b "$B" '[.vms[] | select(.pid == $a or .pid == $b) |
-		{pid, name, vmm, uuid, guest_ram_bytes, cgroup, vcpus: [.vcpus[] | {index, tid}]}]' "$1"
+		{pid, name, vmm, uuid, guest_ram_bytes, cgroup, vcpus: [.vcpus[] | {index, tid}]}] | sort_by(.pid)' "$1"
 }
 # opened FILE PID: how many times the last traced run opened /proc/PID/FILE (FILE a pattern).
 opened() { grep -cE "\"/proc/$2/$1\"" "$TEST_TMP/trace" || true; }
