@@ -96,8 +96,7 @@ static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cp
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < before->nvcpus; i++) {
-		v[i] = (struct vcpu){.index = before->vcpus[i].index, .tid = before->vcpus[i].tid, .cpu_seconds = NAN,
-				     .wait_seconds = NAN, .cpu_percent = NAN, .wait_percent = NAN};
+		v[i] = vcpu_unread(before->vcpus[i].index, before->vcpus[i].tid);
 		if (!vcpu_times(root, pid, &v[i])) {
 			free(v);
 			free(named);
@@ -153,8 +152,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 				continue;
 			}
 		}
-		struct vcpu c = {.index = index, .tid = tids[i], .cpu_seconds = NAN, .wait_seconds = NAN,
-				 .cpu_percent = NAN, .wait_percent = NAN};
+		struct vcpu c = vcpu_unread(index, tids[i]);
 		if (!vcpu_times(root, pid, &c))
 			continue;
 		if (!(nv & (nv - 1)) || nv == 0) { /* grow at 0, 1, 2, 4, 8, ... */

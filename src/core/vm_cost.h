@@ -4,6 +4,7 @@
 #ifndef VMHOST_CORE_VM_COST_H
 #define VMHOST_CORE_VM_COST_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
@@ -19,6 +20,13 @@ struct vcpu {
 	double wait_seconds; /* runnable but waiting for a host CPU; NaN unknown */
 	double cpu_percent, wait_percent; /* over an interval (100 = all of it); NaN without one */
 };
+
+/* A vCPU found but not yet read: every figure unknown. */
+static inline struct vcpu vcpu_unread(int index, pid_t tid)
+{
+	return (struct vcpu){.index = index, .tid = tid, .cpu_seconds = NAN, .wait_seconds = NAN,
+			     .cpu_percent = NAN, .wait_percent = NAN};
+}
 
 struct vm_cpu {
 	double cpu_seconds;       /* every thread of the VMM and its helpers, exited ones included */

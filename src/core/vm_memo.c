@@ -88,8 +88,7 @@ static bool take_vm(const char *file, size_t len, size_t *pos, struct vm_memo_vm
 		memcpy(pair, vcpus + i * sizeof(pair), sizeof(pair));
 		if (pair[0] <= 0 || pair[1] < 0 || (i && pair[1] < vm->cpu.vcpus[i - 1].index))
 			return false; /* by index, as vcpus_read leaves them */
-		vm->cpu.vcpus[i] = (struct vcpu){.index = pair[1], .tid = pair[0], .cpu_seconds = NAN,
-						 .wait_seconds = NAN, .cpu_percent = NAN, .wait_percent = NAN};
+		vm->cpu.vcpus[i] = vcpu_unread(pair[1], pair[0]);
 	}
 	for (size_t i = 0; i < rec.nnamed; i++) {
 		int32_t tid;
