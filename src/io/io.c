@@ -122,6 +122,11 @@ static int alloc_fd(int fd, bool kept, char **ret, size_t *ret_len)
 	return 0;
 }
 
+int io_read_fd(int fd, char **ret, size_t *ret_len)
+{
+	return alloc_fd(fd, false, ret, ret_len);
+}
+
 /* One whole-file read of path, into buf (alloc NULL) or a fresh buffer, by a file the cache keeps
  * open (cache_read, below) or by open, read, close. */
 struct whole_read {

@@ -35,6 +35,9 @@ int io_open(const struct io_root *root, enum io_base base, int flags, const char
 
 /* Re-reads an open file from offset 0 with one pread (procfs/sysfs files fit one call). */
 ssize_t io_reread(int fd, char *buf, size_t cap);
+/* The rest of an open file, to its end, into a fresh NUL-terminated buffer (at most 64 MiB:
+ * -EFBIG); 0 or a negative errno. */
+int io_read_fd(int fd, char **ret, size_t *ret_len);
 
 /* One pread at an offset (pagemap and other binary files); retries on EINTR. */
 ssize_t io_pread(int fd, void *buf, size_t len, off_t offset);

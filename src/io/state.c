@@ -8,6 +8,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/io.h"
+
 /* dir is a directory of ours that only we may write to. */
 static int check_dir(const char *dir)
 {
@@ -31,34 +33,16 @@ int io_state_read(const char *dir, const char *name, size_t max, char **ret, siz
 	if (fd < 0)
 		return -errno;
 	struct stat st;
-	char *buf = NULL;
 	if (fstat(fd, &st) < 0)
 		r = -errno;
 	else if (!S_ISREG(st.st_mode) || st.st_uid != geteuid())
 		r = -EPERM;
 	else if ((size_t)st.st_size > max)
 		r = -EFBIG;
-	else if (!(buf = malloc((size_t)st.st_size + 1)))
-		r = -ENOMEM;
-	size_t len = 0;
-	while (r == 0 && len < (size_t)st.st_size) {
-		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			r = n < 0 ? -errno : -EIO; /* shorter than its size: replaced under us */
-		else
-			len += (size_t)n;
-	}
+	else
+		r = io_read_fd(fd, ret, ret_len);
 	close(fd);
-	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	buf[len] = '\0';
-	*ret = buf;
-	*ret_len = len;
-	return 0;
+	return r;
 }
 
 int io_state_write(const char *dir, const char *name, const void *data, size_t len)
