@@ -663,10 +663,8 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	long hz = host->clock_ticks_per_second;
 	uint64_t ticks = vm->cpu_ticks;
 	for (size_t i = 0; i < vm->nhelpers; i++) {
-		char buf[1024];
 		struct proc_stat st;
-		ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", vm->helpers[i]);
-		if (n > 0 && parse_stat(buf, (size_t)n, &st) == 0)
+		if (read_stat(root, vm->helpers[i], &st) == 0)
 			ticks += st.utime_ticks + st.stime_ticks;
 	}
 	/* This VM's reading before (measured again), or what a memo remembers of it: */
