@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/kvm.h"
+#include "core/kvm/kvm.h"
 
 /* Counter names a 6.x x86 kernel writes (no histograms); the first N are used. */
 static const char *const names[] = {

@@ -32,7 +32,7 @@ enum kind { CMDLINE, STAT, CGROUP, STATUS, KSM_STAT, TASK_LIST, THREAD_NAME, VCP
 static const struct {
 	const char *label;
 	bool per_vm;   /* one of the files mem reads for every VM */
-	bool memo;     /* still read when mem's memo knows the VM (core/vm_memo.h) */
+	bool memo;     /* still read when mem's memo knows the VM (core/model/vm_memo.h) */
 } kinds[KINDS] = {
 	[CMDLINE] = {"cmdline", true, false},
 	[STAT] = {"stat", true, true},

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/qmp_stats.h"
+#include "core/kvm/qmp_stats.h"
 #include "io/qmp.h"
 
 #ifndef VMHOST_FIXTURES_DIR

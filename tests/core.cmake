@@ -31,3 +31,4 @@ vmhost_script_test(live_bench_accounting live/bench_accounting_signals.sh "live"
 # Run: bench/mem_scale.sh (it runs this on its fake guests), or build/bench_proc_files PID...
 add_executable(bench_proc_files ${PROJECT_SOURCE_DIR}/bench/proc_files.c)
 set_target_properties(bench_proc_files PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
+vmhost_script_test(layers cli/layers.sh "cli")

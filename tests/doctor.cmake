@@ -1,4 +1,4 @@
-# vmhost doctor (src/core/doctor.c rules, src/core/doctor_evidence.c, src/out/doctor_view.c, src/cmd/doctor.c).
+# vmhost doctor (src/core/doctor/doctor.c rules, src/core/doctor/doctor_evidence.c, src/out/doctor_view.c, src/cmd/doctor.c).
 vmhost_unit_test(test_doctor)
 vmhost_script_test(doctor_fixtures cli/doctor_fixtures.sh "cli;sanitize")
 vmhost_script_test(doctor_live live/doctor_live.sh "live" ksm)

@@ -1,14 +1,14 @@
 /* vmhost bench accounting: what each way of getting a VM's memory costs, and how far it is from
- * the exact PSS, on VM-like processes merged by real KSM. The experiment is core/bench_accounting.c;
+ * the exact PSS, on VM-like processes merged by real KSM. The experiment is core/bench/bench_accounting.c;
  * this file parses the options and prints its scenarios. */
 #include <errno.h>
 #include <getopt.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/bench_accounting.h"
-#include "core/host.h"
-#include "core/ksm_guard.h"
+#include "core/bench/bench_accounting.h"
+#include "core/model/host.h"
+#include "core/tune/ksm_guard.h"
 #include "out/json.h"
 #include "out/table.h"
 

@@ -1,6 +1,6 @@
 /* vmhost bench alloc: how fast this host populates VM memory, against memory size, against the
  * memory-write bandwidth measured in the same run, and (--qemu) in a real QEMU start. The
- * experiment is core/bench_alloc.c; this file parses the options and prints its cells. */
+ * experiment is core/bench/bench_alloc.c; this file parses the options and prints its cells. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/alloc_qemu.h"
-#include "core/bench_alloc.h"
-#include "core/stats.h"
+#include "core/bench/alloc_qemu.h"
+#include "core/bench/bench_alloc.h"
+#include "core/base/stats.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"

@@ -1,5 +1,5 @@
 /* vmhost bench ksm: options, progress and the results of the KSM policy experiment
- * (core/bench_ksm.c) as a table, CSV, JSON and an SVG of saved bytes over time. */
+ * (core/bench/bench_ksm.c) as a table, CSV, JSON and an SVG of saved bytes over time. */
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -7,10 +7,10 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/bench_ksm.h"
-#include "core/clock.h"
-#include "core/ksm_guard.h"
-#include "core/ksm_rates.h"
+#include "core/bench/bench_ksm.h"
+#include "core/base/clock.h"
+#include "core/tune/ksm_guard.h"
+#include "core/tune/ksm_rates.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"

@@ -35,7 +35,7 @@ int exit_code_for(int err);
 void warn(const struct ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* vmhost's runtime directory, where one run leaves what spares the next some reads (the VMs'
- * memo, core/vm_memo.h): $VMHOST_RUNTIME_DIR (empty: none), else /run/vmhost for root, else
+ * memo, core/model/vm_memo.h): $VMHOST_RUNTIME_DIR (empty: none), else /run/vmhost for root, else
  * $XDG_RUNTIME_DIR/vmhost. NULL when there is none, or when the proc root is not this host's. */
 const char *ctx_runtime_dir(const struct ctx *ctx, char *buf, size_t cap);
 
@@ -59,7 +59,7 @@ void args_reset(void);
 int args_end(const struct ctx *ctx, int c, int argc, char **argv);
 
 /* Takes the machine-wide KSM lock (saying so while it waits for another vmhost) and starts
- * guarding KSM settings (core/ksm_guard.h). EXIT_OK, or the exit code after a printed error. */
+ * guarding KSM settings (core/tune/ksm_guard.h). EXIT_OK, or the exit code after a printed error. */
 int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig));
 /* Before an experiment that changes KSM settings: the sampler set up and its first sample, KSM
  * present, root. EXIT_OK, or the exit code after a printed error. */

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/ksm_guard.h"
-#include "core/ksm_rates.h"
+#include "core/base/clock.h"
+#include "core/tune/ksm_guard.h"
+#include "core/tune/ksm_rates.h"
 #include "out/json.h"
 #include "out/svg.h"
 

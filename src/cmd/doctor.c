@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/doctor.h"
+#include "core/doctor/doctor.h"
 #include "out/doctor_view.h"
 #include "store/store_growth.h"
 

@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/clock.h"
-#include "core/kvm_delta.h"
+#include "core/base/clock.h"
+#include "core/kvm/kvm_delta.h"
 #include "io/run.h"
 #include "io/term.h"
 #include "out/json.h"

@@ -7,11 +7,11 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/clock.h"
-#include "core/ksm_rates.h"
+#include "core/base/clock.h"
+#include "core/tune/ksm_rates.h"
 #include "out/json.h"
 #include "out/table.h"
-#include "core/host.h"
+#include "core/model/host.h"
 
 static void ksm_status_help(void)
 {

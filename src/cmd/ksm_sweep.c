@@ -10,14 +10,14 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/clock.h"
-#include "core/ksm_guard.h"
-#include "core/ksm_rates.h"
+#include "core/base/clock.h"
+#include "core/tune/ksm_guard.h"
+#include "core/tune/ksm_rates.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"
-#include "core/stats.h"
-#include "core/host.h"
+#include "core/base/stats.h"
+#include "core/model/host.h"
 
 #define MAX_SETTINGS 32
 

@@ -1,4 +1,4 @@
-/* vmhost ksm tune: the KSM tuning daemon. The control law lives in core/tuner.c; this file
+/* vmhost ksm tune: the KSM tuning daemon. The control law lives in core/tune/tuner.c; this file
  * samples, logs each decision with its reason, and writes through the KSM guard. */
 #include <errno.h>
 #include <getopt.h>
@@ -10,15 +10,15 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/clock.h"
-#include "core/ksm_guard.h"
-#include "core/ksm_rates.h"
-#include "core/tuner.h"
-#include "core/tuner_daemon.h"
+#include "core/base/clock.h"
+#include "core/tune/ksm_guard.h"
+#include "core/tune/ksm_rates.h"
+#include "core/tune/tuner.h"
+#include "core/tune/tuner_daemon.h"
 #include "out/json.h"
 #include "out/table.h"
 #include "parse/ini.h"
-#include "core/host.h"
+#include "core/model/host.h"
 
 static void ksm_tune_help(void)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/survey.h"
+#include "core/model/survey.h"
 #include "out/vm_table.h"
 
 struct mem_opts {

@@ -1,4 +1,4 @@
-/* vmhost record: loops over the sampler (core/sampler.h), recording the host, KSM and every VM
+/* vmhost record: loops over the sampler (core/sample/sampler.h), recording the host, KSM and every VM
  * into SQLite until stopped. */
 #include <errno.h>
 #include <getopt.h>
@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
-#include "core/clock.h"
-#include "core/sampler.h"
+#include "core/base/clock.h"
+#include "core/sample/sampler.h"
 #include "out/json.h"
 #include "store/store.h"
 

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/host.h"
+#include "core/model/host.h"
 #include "out/json.h"
 #include "out/report_html.h"
 #include "store/store_growth.h"

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/kvm_host.h"
-#include "core/sampler_feed.h"
+#include "core/kvm/kvm_host.h"
+#include "core/sample/sampler_feed.h"
 #include "net/serve_cache.h"
 #include "net/serve_http.h"
 #include "store/store.h"

@@ -1,5 +1,5 @@
 /* vmhost top: the live view of every VM's cost (htop and kvm_stat's TUI in spirit); --batch
- * prints plain frames for scripts. The model is core/top.c, the drawing out/top_view.c. */
+ * prints plain frames for scripts. The model is core/sample/top.c, the drawing out/top_view.c. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
-#include "core/clock.h"
-#include "core/top.h"
+#include "core/base/clock.h"
+#include "core/sample/top.h"
 #include "io/term.h"
 #include "out/top_view.h"
 

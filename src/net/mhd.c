@@ -1,6 +1,6 @@
 #include "net/mhd.h"
 
-#include "core/dynlib.h"
+#include "core/base/dynlib.h"
 
 #ifndef VMHOST_MHD_SONAME
 #error "VMHOST_MHD_SONAME: the build names libmicrohttpd's soname (cmake/serve.cmake)"

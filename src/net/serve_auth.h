@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/web_files.h"
+#include "net/web_files.h"
 
 struct serve_auth;
 

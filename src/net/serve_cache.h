@@ -1,4 +1,4 @@
-/* What /metrics serves: the feed's latest sample (core/sampler_feed.h), rendered once per format
+/* What /metrics serves: the feed's latest sample (core/sample/sampler_feed.h), rendered once per format
  * and shared by every scrape of that sample as an immutable, refcounted body. The cache never
  * gathers and never records: it renders what the sampler produced. */
 #ifndef VMHOST_NET_SERVE_CACHE_H
@@ -8,7 +8,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "core/sampler_feed.h"
+#include "core/sample/sampler_feed.h"
 #include "out/prom.h"
 
 /* A rendered document; never changes once published. */

@@ -1,6 +1,6 @@
 /* The HTTP side of `vmhost serve`, on libmicrohttpd: GET/HEAD only, bounded connections,
  * request sizes and idle time; /metrics from the serve cache, / a small index page; HTTPS and
- * basic auth when a web config asks for them (core/web_files.h). */
+ * basic auth when a web config asks for them (net/web_files.h). */
 #ifndef VMHOST_NET_SERVE_HTTP_H
 #define VMHOST_NET_SERVE_HTTP_H
 
@@ -11,7 +11,7 @@
 #include "net/listen_addr.h"
 #include "net/serve_cache.h"
 #include "net/serve_guard.h"
-#include "core/web_files.h"
+#include "net/web_files.h"
 
 struct serve_http_config {
 	int listen_fd;            /* a listening stream socket; the server owns it from here on */

@@ -4,7 +4,7 @@
 #ifndef VMHOST_OUT_DOCTOR_VIEW_H
 #define VMHOST_OUT_DOCTOR_VIEW_H
 
-#include "core/doctor.h"
+#include "core/doctor/doctor.h"
 #include "out/doc.h"
 
 /* Writes the whole document into d (begun, not finished). */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/kvm_delta.h"
+#include "core/kvm/kvm_delta.h"
 #include "out/json.h"
 
 /* The fields of one reading inside the caller's open JSON object. */

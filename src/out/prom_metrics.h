@@ -5,12 +5,12 @@
 
 #include <stdint.h>
 
-#include "core/kvm.h"
-#include "core/kvm_host.h"
-#include "core/snapshot.h"
+#include "core/kvm/kvm.h"
+#include "core/kvm/kvm_host.h"
+#include "core/model/snapshot.h"
 #include "out/prom.h"
 
-/* KVM's counters beside a snapshot (core/kvm.h). */
+/* KVM's counters beside a snapshot (core/kvm/kvm.h). */
 struct prom_kvm {
 	bool available;                 /* false: only vmhost_kvm_available 0 is written */
 	const struct kvm_reader *reader; /* names and kinds of the counters */

@@ -4,7 +4,7 @@
 #include <math.h>
 #include <time.h>
 
-#include "core/clock.h"
+#include "core/base/clock.h"
 #include "out/html.h"
 #include "out/svg.h"
 #include "out/table.h"

@@ -1,14 +1,14 @@
 /* The sections of `vmhost report`'s page (out/html.h is the page itself): the header and cards,
  * the host and KVM charts, the growth table, one chart per VM, the footer. Series come in the
- * layouts of core/series.h. Nothing here reads the database. */
+ * layouts of core/sample/series.h. Nothing here reads the database. */
 #ifndef VMHOST_OUT_REPORT_HTML_H
 #define VMHOST_OUT_REPORT_HTML_H
 
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/series.h"
-#include "core/trend.h"
+#include "core/sample/series.h"
+#include "core/sample/trend.h"
 #include "parse/parse.h"
 
 #define REPORT_MAX_POINTS 600  /* per chart: about one per 1.5 px of plot width */

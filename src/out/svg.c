@@ -1,5 +1,5 @@
 #include "out/svg.h"
-#include "core/stats.h"
+#include "core/base/stats.h"
 
 #include <errno.h>
 #include <math.h>

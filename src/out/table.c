@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/prefault.h"
+#include "core/base/prefault.h"
 #include "out/text.h"
 
 enum cell_state { CELL_NULL, CELL_INT, CELL_FLOAT, CELL_STR, CELL_BOOL, CELL_VALUE };

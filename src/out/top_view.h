@@ -1,4 +1,4 @@
-/* How `vmhost top` shows its view (core/top.h): the full-screen frame (columns that fit the
+/* How `vmhost top` shows its view (core/sample/top.h): the full-screen frame (columns that fit the
  * terminal, more as it widens), and the --batch frames for scripts (tab-separated, or one JSON
  * document a line). */
 #ifndef VMHOST_OUT_TOP_VIEW_H
@@ -8,7 +8,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "core/top.h"
+#include "core/sample/top.h"
 
 /* The human title of a column ("CPU%", "PSS", ...). */
 const char *top_col_title(enum top_col c);

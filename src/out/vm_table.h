@@ -3,9 +3,9 @@
 #ifndef VMHOST_OUT_VM_TABLE_H
 #define VMHOST_OUT_VM_TABLE_H
 
-#include "core/host.h"
-#include "core/kvm_host.h"
-#include "core/vm.h"
+#include "core/model/host.h"
+#include "core/kvm/kvm_host.h"
+#include "core/model/vm.h"
 #include "out/doc.h"
 #include "out/table.h"
 

@@ -17,9 +17,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/kvm.h"
-#include "core/sampler.h"
-#include "core/snapshot.h"
+#include "core/kvm/kvm.h"
+#include "core/sample/sampler.h"
+#include "core/model/snapshot.h"
 #include "parse/parse.h"
 
 #define STORE_SCHEMA_VERSION 2
@@ -62,7 +62,7 @@ int store_write_sample(struct store *s, const struct snapshot *snap, const struc
  * read-only under the writer. A sample's time is its wall clock, moved on by a millisecond
  * while another sample has that time (the clock was set back): no sample is ever replaced. */
 
-/* The sampler's sink for this store (core/sampler.h): its writes are store_write_sample, its
+/* The sampler's sink for this store (core/sample/sampler.h): its writes are store_write_sample, its
  * warnings name path. The store must outlive the sampler's use of it. */
 struct sample_sink store_sink(struct store *s, const char *path);
 

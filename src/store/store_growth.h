@@ -1,9 +1,9 @@
-/* The growth verdict (core/trend.h) for every VM series in a database: what `vmhost growth`
+/* The growth verdict (core/sample/trend.h) for every VM series in a database: what `vmhost growth`
  * prints and `vmhost report` charts. */
 #ifndef VMHOST_STORE_GROWTH_H
 #define VMHOST_STORE_GROWTH_H
 
-#include "core/trend.h"
+#include "core/sample/trend.h"
 #include "store/store.h"
 
 struct growth_scan_opts {

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/host.h"
-#include "core/ksm.h"
+#include "core/model/host.h"
+#include "core/model/ksm.h"
 
 static double num(maybe_i64 v) { return v.known ? (double)v.v : NAN; }
 

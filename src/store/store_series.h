@@ -1,10 +1,10 @@
-/* The report's chart series from the database (rows: core/series.h), each thinned to at most
+/* The report's chart series from the database (rows: core/sample/series.h), each thinned to at most
  * max points of equal time spans. The *_from_points functions are the pure part. */
 #ifndef VMHOST_STORE_SERIES_H
 #define VMHOST_STORE_SERIES_H
 
-#include "core/series.h"
-#include "core/trend.h"
+#include "core/sample/series.h"
+#include "core/sample/trend.h"
 #include "store/store.h"
 
 /* Host memory, KSM savings and ksmd CPU (enum series_host_row). *ret_page_size is set to the

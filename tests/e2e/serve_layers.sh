@@ -1,6 +1,6 @@
 #!/bin/bash
 # Who may gather and who may write, read off the sources: serve's HTTP side (src/net) renders
-# the sampler's samples and nothing else; the sampler (src/core/sampler*.c) is the only code
+# the sampler's samples and nothing else; the sampler (src/core/sample/sampler*.c) is the only code
 # that takes and records samples, record's loop its only other driver; the floors hold (core
 # includes neither store nor net). With serve's threads this means no HTTP worker can touch
 # SQLite: net cannot reach the store, and only the sampler's thread calls it
@@ -21,7 +21,7 @@ check "src/core includes neither store nor net" sh -c "! grep -rnE '#include \"(
 check "only the store itself names its write calls (the sampler reaches them through store_sink)" \
 	nothing_but '\bstore_write_(sample|snapshot)\b' '^store/store\.[ch]$'
 check "only the sampler and record's loop take and record samples" \
-	nothing_but '\bsampler_(take|record)\b' '^(core/sampler(_feed)?\.[ch]|cmd/record\.c)$'
+	nothing_but '\bsampler_(take|record)\b' '^(core/sample/sampler(_feed)?\.[ch]|cmd/record\.c)$'
 check "serve's HTTP side and command gather nothing themselves" sh -c "
 	! grep -nE '\b(snapshot_take|calib_apply|kvm_reader_sample|kvm_change|sampler_take)\b' \
 		'$SRC'/net/*.[ch] '$SRC/cmd/serve.c'"

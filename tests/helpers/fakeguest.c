@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/workload.h"
+#include "core/bench/workload.h"
 #include "parse/parse.h"
 
 static void *idle_thread(void *arg)

@@ -16,9 +16,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/kvm_host.h"
-#include "core/kvm_trace.h"
-#include "core/qmp_stats.h"
+#include "core/kvm/kvm_host.h"
+#include "core/kvm/kvm_trace.h"
+#include "core/kvm/qmp_stats.h"
 #include "io/qmp.h"
 
 static int usage(void)

@@ -8,9 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/clock.h"
-#include "core/ksm_guard.h"
-#include "core/ksmtuned.h"
+#include "core/base/clock.h"
+#include "core/tune/ksm_guard.h"
+#include "core/tune/ksmtuned.h"
 
 int main(int argc, char **argv)
 {

@@ -1,4 +1,4 @@
-# vmhost mem remembers the VMs it saw in its runtime directory (core/vm_memo.h): the next run
+# vmhost mem remembers the VMs it saw in its runtime directory (core/model/vm_memo.h): the next run
 # takes a VM it knows (same pid and start time) without reading its command line, thread list or
 # thread names, and says the same. A memo of another boot, damaged, or in a directory others may
 # write is not used; a runtime directory that cannot be written costs nothing but the speed.

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/account.h"
+#include "core/model/account.h"
 
 #define P 4096ll
 #define MIB (1ll << 20)

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bench_accounting.h"
-#include "core/sampler.h"
+#include "core/bench/bench_accounting.h"
+#include "core/sample/sampler.h"
 
 #define MIB ((uint64_t)1 << 20)
 /* cmocka's assert_float_equal rounds to float: too coarse for microseconds. */

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/alloc.h"
-#include "core/bench_alloc.h"
-#include "core/stats.h"
+#include "core/bench/alloc.h"
+#include "core/bench/bench_alloc.h"
+#include "core/base/stats.h"
 #include "out/svg.h"
 #include "parse/parse.h"
 

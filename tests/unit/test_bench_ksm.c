@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/bench_ksm.h"
-#include "core/ksmtuned.h"
+#include "core/bench/bench_ksm.h"
+#include "core/tune/ksmtuned.h"
 
 #define GIB_KB (1024 * 1024) /* one GiB in kB, the script's unit */
 

@@ -14,7 +14,7 @@
 
 /* Before cmocka, which defines a fail() macro of its own. */
 #include "cmd/cmd.h"
-#include "core/bench_ksm.h"
+#include "core/bench/bench_ksm.h"
 #include "out/table.h"
 
 #include <cmocka.h>

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/account.h"
-#include "core/vm_cost.h"
+#include "core/model/account.h"
+#include "core/model/vm_cost.h"
 #include "parse/cpu_cgroup.h"
 
 #define S(x) x, strlen(x)

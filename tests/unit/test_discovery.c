@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/calibrate.h"
-#include "core/vm.h"
+#include "core/model/calibrate.h"
+#include "core/model/vm.h"
 
 static struct io_root root;
 static char proc[4096], sys[4096];

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/doctor.h"
+#include "core/doctor/doctor.h"
 
 #define MiB (1024LL * 1024)
 

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "core/kvm.h"
+#include "core/kvm/kvm.h"
 #include "parse/kvm_debugfs.h"
 
 static void test_counter_values(void **state)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "core/kvm.h"
+#include "core/kvm/kvm.h"
 
 static const char *fixtures(void)
 {

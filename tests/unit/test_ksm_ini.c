@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "core/tuner.h"
+#include "core/tune/tuner.h"
 #include "parse/ini.h"
 
 struct seen {

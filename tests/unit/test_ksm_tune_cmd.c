@@ -11,7 +11,7 @@
 
 /* Before cmocka, which defines a fail() macro of its own. */
 #include "cmd/cmd.h"
-#include "core/ksm_guard.h"
+#include "core/tune/ksm_guard.h"
 
 #include <cmocka.h>
 

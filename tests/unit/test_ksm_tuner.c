@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "core/tuner.h"
-#include "core/tuner_daemon.h"
+#include "core/tune/tuner.h"
+#include "core/tune/tuner_daemon.h"
 #include "parse/smaps.h"
 
 #define MAX_PROCS 8

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "core/kvm_delta.h"
+#include "core/kvm/kvm_delta.h"
 
 struct two_reads {
 	char proc[PATH_MAX], sys[PATH_MAX];

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 #include <sys/stat.h>
 
-#include "core/kvm_host.h"
+#include "core/kvm/kvm_host.h"
 #include "testutil.h"
 
 static void read_fixture(const char *scenario, struct kvm_host *h)

@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/ksm.h"
+#include "core/model/ksm.h"
 #include "parse/parse.h"
 #include "testutil.h"
 

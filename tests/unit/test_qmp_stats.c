@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "core/kvm_qmp.h"
-#include "core/qmp_stats.h"
+#include "core/kvm/kvm_qmp.h"
+#include "core/kvm/qmp_stats.h"
 #include "fakeqmp.h"
 #include "testutil.h"
 

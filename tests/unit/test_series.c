@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/series.h"
+#include "core/sample/series.h"
 #include "store/store_series.h"
 
 #define MiB (1024.0 * 1024.0)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/snapshot.h"
+#include "core/model/snapshot.h"
 #include "out/prom_metrics.h"
 
 static char fixture[1024];

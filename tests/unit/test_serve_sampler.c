@@ -17,7 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "core/sampler_feed.h"
+#include "core/sample/sampler_feed.h"
 #include "net/serve_http.h"
 #include "serve_testutil.h"
 #include "store/store.h"

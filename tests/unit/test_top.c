@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "core/top.h"
+#include "core/sample/top.h"
 #include "out/top_view.h"
 
 struct vm_spec {

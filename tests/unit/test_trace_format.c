@@ -8,7 +8,7 @@
 #include <cmocka.h>
 #include <unistd.h>
 
-#include "core/kvm_trace.h"
+#include "core/kvm/kvm_trace.h"
 #include "io/perf.h"
 #include "parse/trace_format.h"
 #include "testutil.h"

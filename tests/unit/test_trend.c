@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "core/trend.h"
+#include "core/sample/trend.h"
 
 #define MiB (1024.0 * 1024.0)
 

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "core/vm_cost.h"
+#include "core/model/vm_cost.h"
 #include "io/io.h"
 #include "testthread.h"
 

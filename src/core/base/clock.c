@@ -1,0 +1,61 @@
+#include "core/base/clock.h"
+
+#include <errno.h>
+#include <math.h>
+#include <time.h>
+
+static volatile sig_atomic_t stop_signal;
+
+static double clock_seconds(clockid_t id)
+{
+	struct timespec ts;
+	clock_gettime(id, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+double clock_monotonic_seconds(void) { return clock_seconds(CLOCK_MONOTONIC); }
+double clock_wall_seconds(void) { return clock_seconds(CLOCK_REALTIME); }
+
+int stop_requested(void) { return stop_signal; }
+volatile sig_atomic_t *stop_flag(void) { return &stop_signal; }
+void stop_handler(int sig) { stop_signal = sig; }
+void stop_clear(void) { stop_signal = 0; }
+
+int stop_catch(bool ignore)
+{
+	struct sigaction sa = {.sa_handler = ignore ? SIG_IGN : stop_handler};
+	sigemptyset(&sa.sa_mask);
+	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		if (sigaction(sigs[i], &sa, NULL) < 0)
+			return -errno;
+	return 0;
+}
+
+void stop_block(sigset_t *ret_prev)
+{
+	sigset_t block;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigprocmask(SIG_BLOCK, &block, ret_prev);
+}
+
+void stop_unblock(const sigset_t *prev) { sigprocmask(SIG_SETMASK, prev, NULL); }
+
+bool sleep_until(double deadline)
+{
+	if (!isfinite(deadline))
+		return !stop_signal;
+	struct timespec ts = {.tv_sec = (time_t)deadline, .tv_nsec = (long)((deadline - floor(deadline)) * 1e9)};
+	while (!stop_signal && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+	return !stop_signal;
+}
+
+bool sleep_for(double seconds)
+{
+	return sleep_until(clock_monotonic_seconds() + (seconds > 0 ? seconds : 0));
+}

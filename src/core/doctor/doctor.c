@@ -1,0 +1,685 @@
+#include "core/doctor/doctor.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+#define MiB (1024.0 * 1024.0)
+#define GiB (1024.0 * MiB)
+
+/* Thresholds, each explained in docs/doctor.md. */
+#define KSM_CPU_MIN_PERCENT 5.0                     /* ksmd below this is background noise */
+#define KSM_GAIN_BYTES_PER_CPU_PERCENT (32.0 * MiB) /* profit worth each percent of a CPU */
+#define KSM_STILL_MERGING_BYTES_PER_SECOND (1.0 * MiB) /* savings still rising: no verdict yet */
+#define KSM_STOPPED_MIN_GUESTS 2                    /* merging needs at least two guests */
+#define EXITS_MIN_PER_SECOND 1000.0                 /* fewer exits cost nothing worth a finding */
+#define EXITS_MIN_LIFETIME 1000000                  /* the same without an interval */
+#define EXITS_DOMINANT_SHARE 0.6                    /* one kind of exit is most of them */
+#define VCPU_WAIT_SHARE 0.10                        /* of the time vCPUs wanted a CPU */
+#define VCPU_WAIT_MIN_BUSY_PERCENT 5.0              /* run + wait over the interval, of one CPU */
+#define VCPU_WAIT_MIN_BUSY_SECONDS 1.0              /* the same without an interval */
+#define CGROUP_NEAR_LIMIT_SHARE 0.90
+#define SWAP_MIN_BYTES (64.0 * MiB)
+#define HUGEPAGES_UNUSED_MIN_BYTES (1.0 * GiB)
+#define SMAPS_SLOW_SECONDS 0.010                    /* per VM and read */
+#define BALLOON_INFLATED_SHARE 0.5                  /* the balloon leaves the guest under half its RAM */
+
+const char *doctor_severity_name(enum doctor_severity s)
+{
+	return s == DOCTOR_CRITICAL ? "critical" : s == DOCTOR_WARNING ? "warning" : "info";
+}
+
+int doctor_severity_parse(const char *s, enum doctor_severity *ret)
+{
+	for (int i = DOCTOR_INFO; i <= DOCTOR_CRITICAL; i++)
+		if (!strcmp(s, doctor_severity_name(i))) {
+			*ret = i;
+			return 0;
+		}
+	return -EINVAL;
+}
+
+/* The counter of each exit kind (DOCTOR_EXIT_*), its name in evidence and what it usually means. */
+static const struct {
+	const char *counter, *kind, *why;
+} exit_kinds[DOCTOR_EXIT_NKINDS] = {
+	[DOCTOR_EXIT_IO] = {"io_exits", "I/O",
+			    "port I/O exits: an emulated device (IDE, legacy serial, PIT) is polled; use virtio devices "
+			    "(virtio-blk, virtio-net, virtio-serial) and virtio drivers in the guest"},
+	[DOCTOR_EXIT_MMIO] = {"mmio_exits", "MMIO",
+			      "MMIO exits: an emulated device or a virtio device without ioeventfd; use virtio-*-pci "
+			      "with ioeventfd=on and check the guest loaded virtio drivers"},
+	[DOCTOR_EXIT_HALT] = {"halt_exits", "halt",
+			      "halt exits: the guest idles with HLT and each wake-up costs an exit; harmless when idle, "
+			      "for latency-sensitive guests raise halt_poll_ns or use the guest's cpuidle-haltpoll"},
+	[DOCTOR_EXIT_EMULATION] = {"insn_emulation", "emulation",
+				   "KVM emulates the guest's instructions in software: a guest left in real mode "
+				   "(firmware, boot loader) where unrestricted_guest is off or the hypervisor below "
+				   "(nested, PVM) lacks it; check kvm-unrestricted-guest-off and that the guest boots "
+				   "past its firmware"},
+};
+
+const char *doctor_exit_counter(int kind) { return exit_kinds[kind].counter; }
+
+/* ---- building findings ---- */
+
+static struct doctor_finding *add(struct doctor_findings *out, const struct doctor_rule *r, pid_t pid,
+				  const char *vm, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static struct doctor_finding *add(struct doctor_findings *out, const struct doctor_rule *r, pid_t pid,
+				  const char *vm, const char *fmt, ...)
+{
+	if (out->n == out->cap) {
+		size_t cap = out->cap ? 2 * out->cap : 16;
+		struct doctor_finding *v = realloc(out->v, cap * sizeof(*v));
+		if (!v) {
+			out->err = -ENOMEM;
+			return NULL;
+		}
+		out->v = v;
+		out->cap = cap;
+	}
+	struct doctor_finding *f = &out->v[out->n++];
+	memset(f, 0, sizeof(*f));
+	f->id = r->id;
+	f->severity = r->severity;
+	f->pid = pid;
+	snprintf(f->vm, sizeof(f->vm), "%s", vm ? vm : "");
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->summary, sizeof(f->summary), fmt, ap);
+	va_end(ap);
+	return f;
+}
+
+static struct doctor_item *item(struct doctor_finding *f, const char *key, enum doctor_value kind)
+{
+	if (!f || f->nev == DOCTOR_MAX_EVIDENCE)
+		return NULL;
+	struct doctor_item *it = &f->ev[f->nev++];
+	*it = (struct doctor_item){.key = key, .kind = kind, .f = NAN};
+	return it;
+}
+
+static void ev_int(struct doctor_finding *f, const char *key, maybe_i64 v)
+{
+	struct doctor_item *it = item(f, key, DV_INT);
+	if (it)
+		it->i = v;
+}
+
+static void ev_bytes(struct doctor_finding *f, const char *key, maybe_i64 v)
+{
+	struct doctor_item *it = item(f, key, DV_BYTES);
+	if (it)
+		it->i = v;
+}
+
+static void ev_num(struct doctor_finding *f, const char *key, enum doctor_value kind, double v)
+{
+	struct doctor_item *it = item(f, key, kind);
+	if (it)
+		it->f = v;
+}
+
+static void ev_str(struct doctor_finding *f, const char *key, const char *s)
+{
+	struct doctor_item *it = item(f, key, DV_STR);
+	if (it)
+		snprintf(it->s, sizeof(it->s), "%s", s);
+}
+
+static void advise(struct doctor_finding *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void advise(struct doctor_finding *f, const char *fmt, ...)
+{
+	if (!f)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(f->advice, sizeof(f->advice), fmt, ap);
+	va_end(ap);
+}
+
+static maybe_i64 bytes_of(double v) { return isfinite(v) ? MAYBE((int64_t)llround(v)) : UNKNOWN; }
+
+static bool is_vm(const struct vm *vm) { return vm->cfg.vmm != VMM_PROCESS; }
+
+static bool ksm_running(const struct ksm_sysfs *k) { return k->present && k->run.known && k->run.v == 1; }
+
+/* ---- KSM ---- */
+
+static void check_ksm_cpu(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const struct ksm_rates *k = &e->ksm_rates;
+	if (!e->ksm_rates_known || !(k->ksmd_cpu_percent >= KSM_CPU_MIN_PERCENT))
+		return;
+	maybe_i64 gain = k->general_profit.known ? k->general_profit : k->saved_bytes;
+	maybe_i64 before = ksm_saved_bytes(&e->ksm_before.k, e->host.page_size_bytes);
+	if (!gain.known || !before.known || !k->saved_bytes.known || !(k->interval_seconds > 0))
+		return;
+	double rising = (double)(k->saved_bytes.v - before.v) / k->interval_seconds;
+	if ((double)gain.v >= KSM_GAIN_BYTES_PER_CPU_PERCENT * k->ksmd_cpu_percent ||
+	    rising >= KSM_STILL_MERGING_BYTES_PER_SECOND)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "ksmd spends %.1f%% of a CPU for little or no gain",
+				       k->ksmd_cpu_percent);
+	ev_num(f, "ksmd_cpu_percent", DV_PERCENT, k->ksmd_cpu_percent);
+	ev_bytes(f, "general_profit_bytes", k->general_profit);
+	ev_bytes(f, "saved_bytes", k->saved_bytes);
+	ev_num(f, "saved_bytes_per_second", DV_FLOAT, rising);
+	ev_num(f, "pages_scanned_per_second", DV_FLOAT, k->pages_scanned_per_second);
+	ev_int(f, "pages_to_scan", e->ksm_after.k.pages_to_scan);
+	ev_int(f, "sleep_millisecs", e->ksm_after.k.sleep_millisecs);
+	ev_num(f, "interval_seconds", DV_SECONDS, k->interval_seconds);
+	advise(f, "scan less: echo 100 > /sys/kernel/mm/ksm/pages_to_scan; echo 200 > "
+		  "/sys/kernel/mm/ksm/sleep_millisecs (or 'vmhost ksm tune --cpu-budget 2'); stop KSM "
+		  "(echo 2 > /sys/kernel/mm/ksm/run) when the guests share nothing");
+}
+
+static void check_ksm_stopped(const struct doctor_rule *r, const struct doctor_evidence *e,
+			      struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!k->present || !k->run.known || k->run.v == 1)
+		return;
+	int64_t guests = 0, ram = 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const char *why = is_vm(vm) ? ksm_unmergeable_reason(&vm->cfg, &vm->mem, k) : NULL;
+		if (why && !strcmp(why, "ksm-stopped")) {
+			guests++;
+			ram += vm->cfg.guest_ram_bytes.known ? vm->cfg.guest_ram_bytes.v : 0;
+		}
+	}
+	if (guests < KSM_STOPPED_MIN_GUESTS)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "KSM is stopped while %lld guests offer their RAM to it",
+				       (long long)guests);
+	ev_int(f, "run", k->run);
+	ev_int(f, "mergeable_guests", MAYBE(guests));
+	ev_bytes(f, "guest_ram_bytes", MAYBE(ram));
+	ev_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
+	ev_bytes(f, "mem_total_bytes", e->host.mem.mem_total);
+	ev_str(f, "same_image", "not estimated: vmhost does not read guest disks; 'vmhost bench ksm' measures the gain");
+	advise(f, "if the guests run the same OS image, start KSM: echo 1 > /sys/kernel/mm/ksm/run (or "
+		  "'vmhost ksm tune', which keeps ksmd within a CPU budget)");
+}
+
+static void check_ksm_tuners(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	bool advisor = !strcmp(k->advisor_mode, "scan-time");
+	if (!e->ksmtuned_pid || (!advisor && !e->vmhost_tune_pid))
+		return;
+	struct doctor_finding *f = add(out, r, e->ksmtuned_pid, NULL, "ksmtuned and %s both tune pages_to_scan",
+				       e->vmhost_tune_pid ? "'vmhost ksm tune'" : "the kernel's KSM advisor");
+	ev_int(f, "ksmtuned_pid", MAYBE(e->ksmtuned_pid));
+	ev_int(f, "vmhost_tune_pid", e->vmhost_tune_pid ? MAYBE(e->vmhost_tune_pid) : UNKNOWN);
+	ev_str(f, "advisor_mode", k->advisor_mode[0] ? k->advisor_mode : "(none in this kernel)");
+	ev_int(f, "pages_to_scan", k->pages_to_scan);
+	ev_int(f, "sleep_millisecs", k->sleep_millisecs);
+	advise(f, "keep one tuner: stop ksmtuned (systemctl disable --now ksmtuned)%s",
+	       e->vmhost_tune_pid ? "" : ", or echo none > /sys/kernel/mm/ksm/advisor_mode");
+}
+
+static void check_unmergeable(const struct doctor_rule *r, const struct doctor_evidence *e,
+			      struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!ksm_running(k))
+		return;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const char *why = is_vm(vm) ? ksm_unmergeable_reason(&vm->cfg, &vm->mem, k) : NULL;
+		if (!why)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "KSM runs but cannot merge this VM's RAM (%s)",
+					       why);
+		ev_str(f, "ksm_unmergeable_reason", why);
+		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		ev_int(f, "ksm_mergeable", ksm_process_mergeable(&vm->mem));
+		if (!strcmp(why, "mem-merge-off"))
+			advise(f, "drop mem-merge=off from -machine (libvirt: remove <nosharepages/>) if its memory may be "
+				  "shared with other guests");
+		else if (!strcmp(why, "hugetlbfs"))
+			advise(f, "hugetlbfs pages never merge: keep huge pages for this VM, or back its RAM with anonymous "
+				  "memory (THP) if merging saves more");
+		else if (!strcmp(why, "shared-memory"))
+			advise(f, "shared (share=on, memfd) RAM never merges: use share=off where no vhost-user or "
+				  "virtiofs device needs it");
+		else
+			advise(f, "the VMM does not mark its RAM mergeable: QEMU -machine mem-merge=on; other VMMs: "
+				  "prctl(PR_SET_MEMORY_MERGE) from a wrapper, or leave KSM to the guests that can merge");
+	}
+}
+
+static void check_merge_across_nodes(const struct doctor_rule *r, const struct doctor_evidence *e,
+				     struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!ksm_running(k) || !k->merge_across_nodes.known || k->merge_across_nodes.v != 1 || e->numa_nodes < 2)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "KSM merges pages across %d NUMA nodes", e->numa_nodes);
+	ev_int(f, "merge_across_nodes", k->merge_across_nodes);
+	ev_int(f, "numa_nodes", MAYBE(e->numa_nodes));
+	ev_int(f, "pages_sharing", k->pages_sharing);
+	advise(f, "guests then read merged pages from a remote node; for NUMA-pinned guests: echo 2 > "
+		  "/sys/kernel/mm/ksm/run; echo 0 > /sys/kernel/mm/ksm/merge_across_nodes; echo 1 > "
+		  "/sys/kernel/mm/ksm/run");
+}
+
+static void check_zero_pages(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!ksm_running(k) || !k->use_zero_pages.known || k->use_zero_pages.v != 0 || !k->stable_node_dups.known ||
+	    k->stable_node_dups.v <= 0)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL,
+				       "KSM chains pages shared beyond max_page_sharing (empty pages, most likely)");
+	ev_int(f, "use_zero_pages", k->use_zero_pages);
+	ev_int(f, "stable_node_chains", k->stable_node_chains);
+	ev_int(f, "stable_node_dups", k->stable_node_dups);
+	ev_int(f, "max_page_sharing", k->max_page_sharing);
+	advise(f, "map empty pages to the kernel's zero page instead of KSM chains: echo 1 > "
+		  "/sys/kernel/mm/ksm/use_zero_pages");
+}
+
+/* ---- growth ---- */
+
+static void check_growth(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; e->growth_known && i < e->ngrowth; i++) {
+		const struct doctor_growth *g = &e->growth[i];
+		struct doctor_finding *f = add(out, r, g->pid, g->name, "memory beyond guest RAM grows %.1f MiB per hour",
+					       g->bytes_per_hour / MiB);
+		ev_bytes(f, "overhead_growth_bytes_per_hour", bytes_of(g->bytes_per_hour));
+		ev_bytes(f, "growth_bytes", bytes_of(g->growth_bytes));
+		ev_bytes(f, "overhead_bytes", g->overhead_bytes);
+		ev_num(f, "since_seconds", DV_TIME, g->first_seconds);
+		ev_int(f, "samples", MAYBE((int64_t)g->samples));
+		advise(f, "the VMM leaks or caches: 'vmhost report --db FILE --out r.html' charts it; check its block "
+			  "cache (cache=none or a bounded l2-cache-size) and plan a restart or live migration");
+	}
+}
+
+/* ---- KVM ---- */
+
+static bool param_off(const char *v) { return v && (!strcmp(v, "N") || !strcmp(v, "0")); }
+
+static void check_kvm_param(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const char *v = e->kvm.loaded ? kvm_host_param(&e->kvm, r->arg) : NULL;
+	if (!param_off(v))
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "%s: %s is off", e->kvm.module, r->arg);
+	ev_str(f, "module", e->kvm.module);
+	ev_str(f, "parameter", r->arg);
+	ev_str(f, "value", v);
+	ev_int(f, "vms", MAYBE((int64_t)e->vms.n));
+	advise(f, "every guest runs slower without it (shadow paging, TLB flushes or emulated interrupts): "
+		  "echo 'options %s %s=1' > /etc/modprobe.d/vmhost-kvm.conf, then reload %s with no VM running; "
+		  "if it stays off, the CPU or the hypervisor below lacks it", e->kvm.module, r->arg, e->kvm.module);
+}
+
+static void check_nested(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const char *v = e->kvm.loaded && e->kvm.vendor == KVM_VENDOR_INTEL ? kvm_host_param(&e->kvm, "nested") : NULL;
+	if (!v || (strcmp(v, "Y") && strcmp(v, "1")))
+		return;
+	int64_t vms = 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!is_vm(vm))
+			continue;
+		if (vm->cfg.cpu_nested != VM_NESTED_NO)
+			return; /* this guest may run guests of its own */
+		vms++;
+	}
+	if (!vms)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "nested virtualization is on but none of %lld VM%s offers VMX",
+				       (long long)vms, vms == 1 ? "" : "s");
+	ev_str(f, "module", e->kvm.module);
+	ev_str(f, "nested", v);
+	ev_int(f, "vms", MAYBE(vms));
+	ev_int(f, "vms_offering_vmx", MAYBE(0));
+	advise(f, "nested VMX is attack surface no guest here uses: echo 'options %s nested=0' > "
+		  "/etc/modprobe.d/vmhost-kvm.conf and reload %s with no VM running (a guest given -cpu host "
+		  "or +vmx later needs it back)", e->kvm.module, e->kvm.module);
+}
+
+static void check_exits(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->nexits; i++) {
+		const struct doctor_exits *x = &e->exits[i];
+		double total = (double)x->exits.v;
+		bool busy = x->over_interval ? total / x->seconds >= EXITS_MIN_PER_SECOND : total >= EXITS_MIN_LIFETIME;
+		if (!busy || total <= 0)
+			continue;
+		/* An exit kind first; emulation (counted per instruction, not per exit) when none dominates. */
+		int top = -1;
+		for (int k = 0; k < DOCTOR_EXIT_NKINDS && (top < 0 || k != DOCTOR_EXIT_EMULATION); k++)
+			if (x->kinds[k].known && (double)x->kinds[k].v >= EXITS_DOMINANT_SHARE * total &&
+			    (top < 0 || x->kinds[k].v > x->kinds[top].v))
+				top = k;
+		if (top < 0)
+			continue;
+		double share = (double)x->kinds[top].v / total;
+		struct doctor_finding *f =
+			top == DOCTOR_EXIT_EMULATION
+				? add(out, r, x->pid, x->name, "KVM emulates %.1f guest instructions per exit", share)
+				: add(out, r, x->pid, x->name, "%.0f%% of its KVM exits are %s exits", 100.0 * share,
+				      exit_kinds[top].kind);
+		ev_str(f, "kind", exit_kinds[top].kind);
+		ev_int(f, "exits", x->exits);
+		for (int k = 0; k < DOCTOR_EXIT_NKINDS; k++)
+			ev_int(f, exit_kinds[k].counter, x->kinds[k]);
+		if (x->over_interval)
+			ev_num(f, "exits_per_second", DV_FLOAT, total / x->seconds);
+		ev_str(f, "over", x->over_interval ? "interval" : "lifetime");
+		advise(f, "%s", exit_kinds[top].why);
+	}
+}
+
+static void check_vcpu_wait(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	bool interval = e->interval_seconds > 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		double run = 0, wait = 0;
+		for (size_t k = 0; k < vm->cpu.nvcpus; k++) {
+			const struct vcpu *c = &vm->cpu.vcpus[k];
+			run += interval ? c->cpu_percent : c->cpu_seconds;
+			wait += interval ? c->wait_percent : c->wait_seconds;
+		}
+		double busy = run + wait;
+		if (!vm->cpu.nvcpus || !isfinite(busy) ||
+		    busy < (interval ? VCPU_WAIT_MIN_BUSY_PERCENT : VCPU_WAIT_MIN_BUSY_SECONDS) ||
+		    wait < VCPU_WAIT_SHARE * busy)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+					       "its vCPUs waited for a host CPU %.0f%% of the time they wanted one",
+					       100.0 * wait / busy);
+		ev_num(f, "vcpu_wait_share_percent", DV_PERCENT, 100.0 * wait / busy);
+		ev_int(f, "vcpus", MAYBE((int64_t)vm->cpu.nvcpus));
+		if (interval) {
+			ev_num(f, "vcpu_cpu_percent", DV_PERCENT, run);
+			ev_num(f, "vcpu_wait_percent", DV_PERCENT, wait);
+		} else {
+			ev_num(f, "vcpu_cpu_seconds", DV_SECONDS, run);
+			ev_num(f, "vcpu_wait_seconds", DV_SECONDS, wait);
+		}
+		ev_str(f, "over", interval ? "interval" : "lifetime");
+		advise(f, "the guest sees this as steal time: give the host's CPUs fewer runnable threads (fewer vCPUs, "
+			  "see vcpus-overcommit), pin its vCPUs apart from busy ones (virsh vcpupin, cpuset), or move it");
+	}
+}
+
+static void check_overcommit(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	if (e->host_cpus <= 0)
+		return;
+	int64_t vcpus = 0, vms = 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		vcpus += (int64_t)e->vms.vms[i].cpu.nvcpus;
+		vms += e->vms.vms[i].cpu.nvcpus > 0;
+	}
+	if (vcpus <= e->host_cpus)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "%lld vCPUs on %d host CPUs", (long long)vcpus, e->host_cpus);
+	ev_int(f, "vcpus", MAYBE(vcpus));
+	ev_int(f, "host_cpus", MAYBE(e->host_cpus));
+	ev_num(f, "ratio", DV_FLOAT, (double)vcpus / e->host_cpus);
+	ev_int(f, "vms", MAYBE(vms));
+	advise(f, "fine while the guests idle; when they are busy their vCPUs wait (see vcpu-wait-high): give "
+		  "guests fewer vCPUs or move some to another host");
+}
+
+/* ---- memory ---- */
+
+/* The scope's figures, for the findings about it. */
+static void ev_cgroup(struct doctor_finding *f, const struct vm *vm)
+{
+	ev_bytes(f, "cgroup_memory_bytes", vm->cg.memory_bytes);
+	ev_bytes(f, "cgroup_memory_limit_bytes", vm->cg.limit_bytes);
+	ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+	ev_str(f, "cgroup", vm->cgroup ? vm->cgroup : "");
+}
+
+static void check_oom(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!vm->cg.oom_kills.known || vm->cg.oom_kills.v <= 0)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "the kernel OOM-killed in this VM's cgroup %lld time%s",
+					       (long long)vm->cg.oom_kills.v, vm->cg.oom_kills.v == 1 ? "" : "s");
+		ev_int(f, "oom_kills", vm->cg.oom_kills);
+		ev_cgroup(f, vm);
+		advise(f, "raise the scope's memory limit above guest RAM plus the VMM's overhead (libvirt "
+			  "<memtune><hard_limit>, systemd MemoryMax=), or lower the guest's RAM");
+	}
+}
+
+static void check_near_limit(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const struct vm_cgroup *cg = &vm->cg;
+		if (!cg->memory_bytes.known || !cg->limit_bytes.known || cg->limit_bytes.v <= 0 ||
+		    (double)cg->memory_bytes.v < CGROUP_NEAR_LIMIT_SHARE * (double)cg->limit_bytes.v)
+			continue;
+		double pct = 100.0 * (double)cg->memory_bytes.v / (double)cg->limit_bytes.v;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "its cgroup is at %.0f%% of its memory limit", pct);
+		ev_num(f, "used_percent", DV_PERCENT, pct);
+		ev_cgroup(f, vm);
+		advise(f, "the kernel reclaims (and then OOM-kills) inside the scope: raise its memory limit above guest "
+			  "RAM plus overhead, or find what grows ('vmhost growth')");
+	}
+}
+
+static void check_swap(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!is_vm(vm) || !vm->mem.swap.known || (double)vm->mem.swap.v < SWAP_MIN_BYTES)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "%.0f MiB of it is swapped out",
+					       (double)vm->mem.swap.v / MiB);
+		ev_bytes(f, "swap_bytes", vm->mem.swap);
+		ev_bytes(f, "rss_bytes", vm->mem.rss);
+		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		ev_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
+		advise(f, "guest memory on host swap stalls the guest on every touch: free host memory (KSM, balloon, "
+			  "fewer guests), or give the VM a memory limit it fits in");
+	}
+}
+
+static void check_thp_never(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	if (strcmp(e->thp_mode, "never"))
+		return;
+	int64_t vms = 0, ram = 0;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (is_vm(vm) && !vm->cfg.ram_hugetlb) {
+			vms++;
+			ram += vm->cfg.guest_ram_bytes.known ? vm->cfg.guest_ram_bytes.v : 0;
+		}
+	}
+	if (!vms)
+		return;
+	struct doctor_finding *f = add(out, r, 0, NULL, "guest RAM of %lld VM%s is on 4 KiB pages (THP is never)",
+				       (long long)vms, vms == 1 ? "" : "s");
+	ev_str(f, "transparent_hugepage", e->thp_mode);
+	ev_int(f, "vms", MAYBE(vms));
+	ev_bytes(f, "guest_ram_bytes", MAYBE(ram));
+	advise(f, "every guest TLB miss walks two 4 KiB page tables: echo madvise > "
+		  "/sys/kernel/mm/transparent_hugepage/enabled (QEMU asks for huge pages with madvise)");
+}
+
+static void check_hugepages(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const struct meminfo *m = &e->host.mem;
+	if (!m->hugepages_total.known || !m->hugepages_free.known || !m->hugepage_size.known ||
+	    m->hugepages_total.v <= 0)
+		return;
+	double unused = (double)m->hugepages_free.v * (double)m->hugepage_size.v;
+	if (unused < HUGEPAGES_UNUSED_MIN_BYTES)
+		return;
+	int64_t users = 0;
+	for (size_t i = 0; i < e->vms.n; i++)
+		users += e->vms.vms[i].cfg.ram_hugetlb;
+	struct doctor_finding *f = add(out, r, 0, NULL, "%.1f GiB of reserved huge pages are unused", unused / GiB);
+	ev_int(f, "hugepages_total", m->hugepages_total);
+	ev_int(f, "hugepages_free", m->hugepages_free);
+	ev_bytes(f, "hugepage_size_bytes", m->hugepage_size);
+	ev_bytes(f, "unused_bytes", bytes_of(unused));
+	ev_int(f, "vms_on_hugetlbfs", MAYBE(users));
+	advise(f, "reserved huge pages are lost to everything else: lower vm.nr_hugepages (sysctl -w "
+		  "vm.nr_hugepages=N) to what the VMs use, or back guests with them (-object "
+		  "memory-backend-file,mem-path=/dev/hugepages)");
+}
+
+static void check_balloon_inflated(const struct doctor_rule *r, const struct doctor_evidence *e,
+				   struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!vm->guest)
+			continue;
+		maybe_i64 b = vm->guest->balloon_bytes, ram = vm->cfg.guest_ram_bytes;
+		if (!b.known || !ram.known || ram.v <= 0 ||
+		    (double)b.v >= BALLOON_INFLATED_SHARE * (double)ram.v)
+			continue;
+		double pct = 100.0 * (double)b.v / (double)ram.v;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "its balloon leaves the guest %.0f%% of its RAM",
+					       pct);
+		ev_bytes(f, "balloon_bytes", b);
+		ev_bytes(f, "guest_ram_bytes", ram);
+		ev_num(f, "balloon_percent", DV_PERCENT, pct);
+		ev_bytes(f, "guest_available_bytes", vm->guest->available_bytes);
+		advise(f, "the guest runs on a fraction of its RAM: if that is what it needs, give it less (-m, virsh "
+			  "setmaxmem) and save the page tables and migration time; if not, deflate: virsh setmem DOMAIN "
+			  "SIZE, or QMP balloon with the guest's RAM");
+	}
+}
+
+static void check_balloon_stats(const struct doctor_rule *r, const struct doctor_evidence *e,
+				struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!vm->guest || !vm->guest->balloon_bytes.known || vm->guest->available_bytes.known)
+			continue;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+					       "it has a balloon device but the guest reports no memory stats");
+		ev_bytes(f, "balloon_bytes", vm->guest->balloon_bytes);
+		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		ev_str(f, "balloon_id", vm->cfg.balloon_id[0] ? vm->cfg.balloon_id : "(anonymous)");
+		ev_str(f, "why", vm->guest->why);
+		advise(f, "without stats nobody can size the balloon from the guest's needs: set the polling interval "
+			  "(virsh dommemstat DOMAIN --period 10, QMP qom-set guest-stats-polling-interval 10, or vmhost mem "
+			  "--guest-poll 10) and load virtio_balloon in the guest");
+	}
+}
+
+/* ---- accounting cost ---- */
+
+static void check_smaps(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	if (!e->nsmaps)
+		return;
+	double sum = 0;
+	const struct doctor_smaps *slowest = &e->smaps[0];
+	for (size_t i = 0; i < e->nsmaps; i++) {
+		sum += e->smaps[i].seconds;
+		slowest = e->smaps[i].seconds > slowest->seconds ? &e->smaps[i] : slowest;
+	}
+	double mean = sum / (double)e->nsmaps;
+	/* The slowest read, not the mean: one VM's slow walk stalls that VM, however fast the small
+	 * ones beside it are (a CI host with one big guest and a small one averaged under 10 ms). */
+	if (slowest->seconds < SMAPS_SLOW_SECONDS)
+		return;
+	size_t vms = 0;
+	for (size_t i = 0; i < e->vms.n; i++)
+		vms += is_vm(&e->vms.vms[i]);
+	struct doctor_finding *f = add(out, r, 0, NULL, "reading smaps_rollup takes up to %.1f ms per VM (%.1f on average)",
+					     slowest->seconds * 1000, mean * 1000);
+	ev_int(f, "sampled_vms", MAYBE((int64_t)e->nsmaps));
+	ev_num(f, "mean_seconds", DV_SECONDS, mean);
+	ev_num(f, "max_seconds", DV_SECONDS, slowest->seconds);
+	ev_int(f, "slowest_pid", MAYBE(slowest->pid));
+	ev_bytes(f, "slowest_rss_bytes", slowest->rss_bytes);
+	ev_int(f, "vms", MAYBE((int64_t)vms));
+	ev_num(f, "all_vms_seconds", DV_SECONDS, mean * (double)vms);
+	advise(f, "a poller that reads every VM's smaps_rollup (PSS) holds each VM's mm lock that long: use the "
+		  "counters (vmhost mem, status and ksm_stat) or sampled PSS (vmhost mem --pss-budget) and read "
+		  "smaps_rollup rarely");
+}
+
+const struct doctor_rule doctor_rules[] = {
+	{"vm-oom-kills", DOCTOR_CRITICAL, NULL, check_oom, "OOM kills in a VM's cgroup"},
+	{"kvm-ept-off", DOCTOR_WARNING, "ept", check_kvm_param, "kvm_intel ept off"},
+	{"kvm-npt-off", DOCTOR_WARNING, "npt", check_kvm_param, "kvm_amd npt off"},
+	{"kvm-vpid-off", DOCTOR_WARNING, "vpid", check_kvm_param, "kvm_intel vpid off"},
+	{"kvm-apicv-off", DOCTOR_WARNING, "enable_apicv", check_kvm_param, "kvm_intel enable_apicv off"},
+	{"kvm-unrestricted-guest-off", DOCTOR_WARNING, "unrestricted_guest", check_kvm_param,
+	 "kvm_intel unrestricted_guest off"},
+	{"vm-near-cgroup-limit", DOCTOR_WARNING, NULL, check_near_limit, "a VM's cgroup near its memory limit"},
+	{"vm-swapping", DOCTOR_WARNING, NULL, check_swap, "guest memory on host swap"},
+	{"vcpu-wait-high", DOCTOR_WARNING, NULL, check_vcpu_wait, "vCPUs waiting for host CPUs"},
+	{"vm-overhead-growing", DOCTOR_WARNING, NULL, check_growth, "a VM flagged by 'vmhost growth' (--db)"},
+	{"ksm-cpu-without-gain", DOCTOR_WARNING, NULL, check_ksm_cpu, "ksmd CPU for little or no gain"},
+	{"ksm-tuners-fighting", DOCTOR_WARNING, NULL, check_ksm_tuners, "ksmtuned and the KSM advisor or vmhost ksm tune both tuning"},
+	{"hugepages-unused", DOCTOR_WARNING, NULL, check_hugepages, "reserved huge pages left unused"},
+	{"accounting-smaps-slow", DOCTOR_WARNING, NULL, check_smaps, "smaps_rollup slow per VM"},
+	{"vm-balloon-inflated", DOCTOR_INFO, NULL, check_balloon_inflated, "a balloon leaving the guest under half its RAM"},
+	{"vm-balloon-no-stats", DOCTOR_INFO, NULL, check_balloon_stats, "a balloon device without the guest's stats"},
+	{"ksm-stopped-with-guests", DOCTOR_INFO, NULL, check_ksm_stopped, "KSM stopped while guests could merge"},
+	{"vm-ksm-unmergeable", DOCTOR_INFO, NULL, check_unmergeable, "a VM whose RAM KSM cannot merge, and why"},
+	{"ksm-merge-across-nodes", DOCTOR_INFO, NULL, check_merge_across_nodes, "KSM merging across NUMA nodes"},
+	{"ksm-zero-pages-chained", DOCTOR_INFO, NULL, check_zero_pages, "use_zero_pages off while KSM chains pages"},
+	{"kvm-nested-unused", DOCTOR_INFO, NULL, check_nested, "nested on while no guest offers VMX"},
+	{"vm-exits-dominated", DOCTOR_INFO, NULL, check_exits, "a VM's exits dominated by I/O, MMIO or halt"},
+	{"vcpus-overcommit", DOCTOR_INFO, NULL, check_overcommit, "more vCPUs than host CPUs"},
+	{"thp-never", DOCTOR_INFO, NULL, check_thp_never, "guest RAM on 4 KiB pages: THP never"},
+};
+const size_t doctor_nrules = sizeof(doctor_rules) / sizeof(doctor_rules[0]);
+
+int doctor_check(const struct doctor_evidence *e, struct doctor_findings *ret)
+{
+	struct doctor_findings f = {0};
+	for (size_t i = 0; i < doctor_nrules; i++)
+		doctor_rules[i].check(&doctor_rules[i], e, &f);
+	if (f.err) {
+		doctor_findings_free(&f);
+		return f.err;
+	}
+	/* Severity first; within one, the order rules and VMs were checked in (a stable bucket pass). */
+	struct doctor_finding *sorted = f.n ? malloc(f.n * sizeof(*sorted)) : NULL;
+	if (f.n && !sorted) {
+		doctor_findings_free(&f);
+		return -ENOMEM;
+	}
+	size_t w = 0;
+	for (int s = DOCTOR_CRITICAL; s >= DOCTOR_INFO; s--)
+		for (size_t i = 0; i < f.n; i++)
+			if ((int)f.v[i].severity == s)
+				sorted[w++] = f.v[i];
+	free(f.v);
+	f.v = sorted;
+	f.cap = f.n;
+	*ret = f;
+	return 0;
+}
+
+void doctor_findings_free(struct doctor_findings *f)
+{
+	free(f->v);
+	f->v = NULL;
+	f->n = f->cap = 0;
+}

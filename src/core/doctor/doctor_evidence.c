@@ -1,0 +1,199 @@
+#include "core/doctor/doctor.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/clock.h"
+#include "core/kvm/kvm.h"
+#include "core/kvm/kvm_delta.h"
+#include "core/tune/tuner_daemon.h"
+
+static int count_online_cpus(const struct io_root *root)
+{
+	char buf[4096];
+	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "devices/system/cpu/online");
+	int c = n > 0 ? parse_cpu_list_count(buf, (size_t)n) : -1;
+	return c > 0 ? c : -1;
+}
+
+static int count_numa_nodes(const struct io_root *root)
+{
+	char buf[4096];
+	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "devices/system/node/online");
+	int c = n > 0 ? parse_cpu_list_count(buf, (size_t)n) : -1;
+	return c > 0 ? c : -1;
+}
+
+static const struct vm *vm_by_pid(const struct vm_list *l, pid_t pid)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->vms[i].pid == pid)
+			return &l->vms[i];
+	return NULL;
+}
+
+/* Exits of each VM (debugfs, or QMP): over the interval between a and b, or b's totals (a NULL). */
+static int exits_from(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_sample *b,
+		      const struct vm_list *vms, struct doctor_evidence *e)
+{
+	int total_idx = kvm_counter_index(kr, "exits"), idx[DOCTOR_EXIT_NKINDS];
+	for (int k = 0; k < DOCTOR_EXIT_NKINDS; k++)
+		idx[k] = kvm_counter_index(kr, doctor_exit_counter(k));
+	if (total_idx < 0)
+		return 0;
+	e->exits = calloc(b->nvms ? b->nvms : 1, sizeof(*e->exits));
+	if (!e->exits)
+		return -ENOMEM;
+	double seconds = a ? b->monotonic_seconds - a->monotonic_seconds : NAN;
+	for (size_t i = 0; i < b->nvms; i++) {
+		const struct kvm_vm_sample *now = &b->vms[i];
+		const struct kvm_vm_sample *was = a ? kvm_sample_find(a, now->dir) : NULL;
+		if (now->source == KVM_SOURCE_NONE || (a && !was))
+			continue;
+		struct doctor_exits *x = &e->exits[e->nexits];
+		*x = (struct doctor_exits){.pid = now->pid, .over_interval = a != NULL, .seconds = seconds};
+		const struct vm *vm = vm_by_pid(vms, now->pid);
+		snprintf(x->name, sizeof(x->name), "%s", vm ? vm->cfg.name : now->name);
+		for (int k = -1; k < DOCTOR_EXIT_NKINDS; k++) {
+			int c = k < 0 ? total_idx : idx[k];
+			maybe_i64 v = UNKNOWN;
+			if (c >= 0 && !a)
+				v = now->values[c];
+			else if (c >= 0)
+				v = kvm_change(kvm_counter_kind(kr, (size_t)c), was->values[c], now->values[c], seconds,
+					       kvm_vm_appeared(was, now)).delta;
+			*(k < 0 ? &x->exits : &x->kinds[k]) = v;
+		}
+		if (x->exits.known)
+			e->nexits++;
+	}
+	return 0;
+}
+
+static int cmp_rss_desc(const void *a, const void *b)
+{
+	const struct vm *x = *(const struct vm *const *)a, *y = *(const struct vm *const *)b;
+	int64_t rx = x->mem.rss.known ? x->mem.rss.v : 0, ry = y->mem.rss.known ? y->mem.rss.v : 0;
+	return rx < ry ? 1 : rx > ry ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* Times smaps_rollup reads, largest VMs first, until the budget is spent (at least one read). */
+static int time_smaps(const struct io_root *root, const struct vm_list *vms, double budget, struct doctor_evidence *e)
+{
+	if (!(budget > 0) || !vms->n)
+		return 0;
+	const struct vm **order = calloc(vms->n, sizeof(*order));
+	e->smaps = calloc(vms->n, sizeof(*e->smaps));
+	if (!order || !e->smaps) {
+		free(order);
+		return -ENOMEM;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < vms->n; i++)
+		if (vms->vms[i].cfg.vmm != VMM_PROCESS)
+			order[n++] = &vms->vms[i];
+	qsort(order, n, sizeof(*order), cmp_rss_desc);
+	double spent = 0;
+	for (size_t i = 0; i < n && spent < budget; i++) {
+		struct smaps_rollup sr;
+		double t0 = clock_monotonic_seconds();
+		int r = proc_read_smaps_rollup(root, order[i]->pid, &sr);
+		double dt = clock_monotonic_seconds() - t0;
+		spent += dt;
+		if (r < 0)
+			continue;
+		struct doctor_smaps *s = &e->smaps[e->nsmaps++];
+		*s = (struct doctor_smaps){.pid = order[i]->pid, .rss_bytes = order[i]->mem.rss, .seconds = dt};
+		snprintf(s->name, sizeof(s->name), "%s", order[i]->cfg.name);
+	}
+	free(order);
+	return 0;
+}
+
+int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struct doctor_evidence *ret,
+		  enum survey_step *ret_step)
+{
+	struct doctor_evidence e = {.interval_seconds = o->interval_seconds, .host_cpus = -1, .numa_nodes = -1};
+	bool interval = o->interval_seconds > 0;
+	struct ksm_sampler ks;
+	ksm_sampler_init(&ks, root);
+	bool ksm = ksm_sample_take(&ks, &e.ksm_before) == 0;
+
+	/* debugfs, else QEMU's query-stats (one short QMP visit per VM with a socket and read). */
+	struct kvm_reader *kr = NULL;
+	enum kvm_avail why;
+	struct kvm_sample ka = {0}, kb = {0};
+	bool have_ka = false;
+	if (kvm_reader_open_with(root, KVM_READ_QMP, &kr, &why) < 0) {
+		kr = NULL;
+		snprintf(e.kvm_counters_why, sizeof(e.kvm_counters_why), "%s", kvm_avail_hint(why));
+	} else if (interval) {
+		have_ka = kvm_reader_sample(kr, &ka) == 0;
+	}
+
+	struct survey_opts so = {.interval_seconds = o->interval_seconds, .memo_dir = o->memo_dir};
+	int r = survey_take(root, &so, &e.host, &e.vms, ret_step);
+	if (r < 0) {
+		if (have_ka)
+			kvm_sample_free(&ka);
+		kvm_reader_close(kr);
+		return r;
+	}
+	if (ksm && interval && ksm_sample_take(&ks, &e.ksm_after) == 0) {
+		ksm_rates_compute(&e.ksm_before, &e.ksm_after, e.host.page_size_bytes, NULL, &e.ksm_rates);
+		e.ksm_rates_known = true;
+	} else if (ksm) {
+		e.ksm_after = e.ksm_before;
+	}
+	if (kr && kvm_reader_sample_vms(kr, &e.vms, &kb) == 0) {
+		if ((!interval || have_ka) && exits_from(kr, have_ka ? &ka : NULL, &kb, &e.vms, &e) < 0)
+			r = -ENOMEM;
+		kvm_sample_free(&kb);
+	}
+	if (have_ka)
+		kvm_sample_free(&ka);
+	kvm_reader_close(kr);
+
+	if (kvm_host_read(root, &e.kvm) < 0)
+		r = -ENOMEM;
+	char buf[256];
+	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "kernel/mm/transparent_hugepage/enabled");
+	if (n <= 0 || parse_sysfs_choice(buf, e.thp_mode, sizeof(e.thp_mode)) < 0)
+		e.thp_mode[0] = '\0';
+	e.host_cpus = count_online_cpus(root);
+	e.numa_nodes = count_numa_nodes(root);
+	if (ksm_tuners_find(root, &e.ksmtuned_pid, &e.vmhost_tune_pid) < 0)
+		e.ksmtuned_pid = e.vmhost_tune_pid = 0;
+	/* The balloon findings need QEMU's word: one short QMP visit per VM with a balloon device. */
+	for (size_t i = 0; i < e.vms.n; i++) {
+		struct vm *vm = &e.vms.vms[i];
+		if (vm->cfg.vmm == VMM_QEMU && vm->cfg.has_balloon && vm->cfg.qmp.kind == VM_QMP_UNIX)
+			vm_read_guest(vm, &e.host, SURVEY_GUEST_TIMEOUT_MS, 0, clock_wall_seconds());
+	}
+	if (r == 0)
+		r = time_smaps(root, &e.vms, o->smaps_budget_seconds, &e);
+	if (r < 0) {
+		doctor_evidence_free(&e);
+		*ret_step = SURVEY_PROCESSES;
+		return r;
+	}
+	*ret = e;
+	return 0;
+}
+
+void doctor_evidence_free(struct doctor_evidence *e)
+{
+	vm_list_free(&e->vms);
+	kvm_host_free(&e->kvm);
+	free(e->exits);
+	free(e->smaps);
+	free(e->growth);
+	e->exits = NULL;
+	e->smaps = NULL;
+	e->growth = NULL;
+	e->nexits = e->nsmaps = e->ngrowth = 0;
+}
+

@@ -1,0 +1,142 @@
+/* KVM's counters from debugfs (<sys>/kernel/debug/kvm): the global files and one directory per
+ * VM, kept open and re-read with one pread each, each VM named by the VM discovery.
+ *
+ *   struct kvm_reader *r;
+ *   enum kvm_avail why;
+ *   if (kvm_reader_open(root, &r, &why) < 0) ... say kvm_avail_hint(why)
+ *   struct kvm_sample a, b;
+ *   kvm_reader_sample(r, &a); sleep; kvm_reader_sample(r, &b);
+ *   kvm_change(kind, before, after, seconds, appeared) for each counter
+ *   kvm_sample_free(&a); kvm_sample_free(&b); kvm_reader_close(r);
+ *
+ * Counters are indexed 0..kvm_reader_ncounters()-1; the set is fixed when first found (the
+ * global files, or the first VM directory when the global ones are missing). */
+#ifndef VMHOST_CORE_KVM_H
+#define VMHOST_CORE_KVM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "io/io.h"
+#include "parse/kvm_debugfs.h"
+#include "parse/parse.h"
+
+/* Why the counters are (not) there. */
+enum kvm_avail {
+	KVM_AVAILABLE,  /* <debugfs>/kvm is readable (maybe with no VM running) */
+	KVM_NO_DEBUGFS, /* <sys>/kernel/debug is missing or empty: debugfs is not mounted */
+	KVM_NO_KVM,     /* debugfs is mounted but has no kvm directory: KVM is not loaded */
+	KVM_DENIED,     /* permission denied: not root, or the kernel is locked down */
+};
+
+/* One line telling the user what to do about it ("" for KVM_AVAILABLE). */
+const char *kvm_avail_hint(enum kvm_avail why);
+
+/* Where a VM's counters came from. */
+enum kvm_source {
+	KVM_SOURCE_NONE,    /* nowhere: unavailable says why */
+	KVM_SOURCE_DEBUGFS, /* its <pid>-<fd> directory */
+	KVM_SOURCE_QMP,     /* QEMU's query-stats on its QMP socket (core/kvm/kvm_qmp.h) */
+};
+const char *kvm_source_name(enum kvm_source s); /* "debugfs", "qmp"; NULL for none */
+
+/* One vCPU's counters (KVM_READ_VCPUS): the per-vCPU ones; VM-level counters are unknown. */
+struct kvm_vcpu_sample {
+	int index;
+	maybe_i64 *values; /* [ncounters] */
+};
+
+struct kvm_vm_sample {
+	char dir[32];      /* "<pid>-<fd>"; "<pid>-qmp" for a VM that has no debugfs directory */
+	pid_t pid;
+	int kvm_fd;        /* the VMM's file descriptor for this VM; -1 when not from debugfs */
+	char name[256];    /* the VM's name from discovery; "" when unknown or not a VM process */
+	uint64_t start_ticks; /* the process's start time (0 unknown): pid + start identify it */
+	int vcpus;         /* vcpuN subdirectories when the VM appeared; -1 when the kernel has none */
+	maybe_i64 *values; /* [ncounters] */
+	enum kvm_source source;
+	unsigned denied;   /* its debugfs files we had no permission to read */
+	char unavailable[320]; /* why counters are missing, in one line; "" when all were read */
+	struct kvm_vcpu_sample *vcpu; /* [nvcpu] by index, with KVM_READ_VCPUS */
+	size_t nvcpu;
+};
+
+struct kvm_sample {
+	double monotonic_seconds; /* CLOCK_MONOTONIC when read */
+	size_t ncounters;
+	maybe_i64 *total; /* [ncounters]: the global files (the kernel's sum over live VMs) */
+	struct kvm_vm_sample *vms; /* sorted by dir */
+	size_t nvms;
+	unsigned vanished; /* VMs whose directory went away while being read (not in vms) */
+	unsigned denied;   /* files we had no permission to read */
+};
+
+struct kvm_reader;
+
+/* Opens <sys>/kernel/debug/kvm. On failure returns a negative errno and says why in *ret_why. */
+int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kvm_avail *ret_why);
+
+/* KVM_READ_QMP: also read, through QMP query-stats, every QEMU VM whose debugfs counters are
+ * missing or denied (one discovery pass and one short QMP visit per such VM and read), and list
+ * the VMs that cannot be read at all with their reason. Then debugfs may be absent: the reader
+ * opens anyway, *ret_why says what debugfs lacks, kvm_reader_has_debugfs() is false. */
+#define KVM_READ_QMP (1u << 0)
+/* KVM_READ_REASONS: also count each VM's exit reasons by tracepoints (core/kvm/kvm_trace.h), one perf
+ * event per thread and reason: counters of kind KVM_STAT_REASON named "<event>/<reason>"
+ * ("kvm_exit/HLT", "kvm_userspace_exit/IO", "kvm_pio/0x80 out"), added to the set once the first
+ * VM's events are open; kvm_reader_reasons_why() says why there are none. */
+#define KVM_READ_REASONS (1u << 1)
+/* KVM_READ_VCPUS: also each vCPU's counters (debugfs vcpuN/ files, or QMP's per-vCPU stats). */
+#define KVM_READ_VCPUS (1u << 2)
+int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_reader **ret,
+			 enum kvm_avail *ret_why);
+bool kvm_reader_has_debugfs(const struct kvm_reader *r);
+/* Why exit reasons are not counted, in one line ("" when they are, or were not asked for). */
+const char *kvm_reader_reasons_why(const struct kvm_reader *r);
+bool kvm_reader_reasons_counted(const struct kvm_reader *r); /* reason counters are in the set */
+/* The QMP socket of the VM process pid, where its command line has none (or another): used by
+ * KVM_READ_QMP from the next read on. 0 or -ENOMEM. */
+int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path);
+/* One read to see whether any VM can be read (without debugfs, through QMP): 0, or -ENOENT with
+ * why the first VM could not be in why (": VM NAME: reason"; "" when there is no QEMU VM). */
+int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap);
+void kvm_reader_close(struct kvm_reader *r);
+
+size_t kvm_reader_ncounters(const struct kvm_reader *r);
+const char *kvm_counter_name(const struct kvm_reader *r, size_t i);
+enum kvm_stat_kind kvm_counter_kind(const struct kvm_reader *r, size_t i);
+/* Index of a counter by name, or -1. */
+int kvm_counter_index(const struct kvm_reader *r, const char *name);
+
+/* One read of everything: lists the kvm directory (VMs that appeared are opened and named
+ * with one discovery pass; VMs that went away are closed), then re-reads every open file.
+ * Returns 0 or a negative errno when the kvm directory itself is gone or unreadable. */
+int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret);
+/* The same, with the VMs a caller discovered just before (a sample's snapshot) standing in for
+ * KVM_READ_QMP's own discovery pass; NULL: discover. */
+struct vm_list;
+int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struct kvm_sample *ret);
+void kvm_sample_free(struct kvm_sample *s);
+
+/* The VM with that directory in a sample, or NULL. */
+const struct kvm_vm_sample *kvm_sample_find(const struct kvm_sample *s, const char *dir);
+
+/* A counter's change between two reads. */
+struct kvm_change {
+	maybe_i64 total;   /* the value at the second read */
+	maybe_i64 delta;   /* after - before; unknown after a reset or when a read is missing */
+	double per_second; /* delta / seconds (ns per second for times); NaN when unknown or a gauge */
+	bool reset;        /* a cumulative counter went down: cleared, or KVM reloaded */
+};
+
+/* appeared: the VM was created between the reads, so its counters started at zero then. */
+struct kvm_change kvm_change(enum kvm_stat_kind kind, maybe_i64 before, maybe_i64 after, double seconds,
+			     bool appeared);
+
+/* Adds one VM's change into a sum (delta unknown as soon as one part is; reset is sticky). */
+void kvm_change_add(struct kvm_change *sum, const struct kvm_change *part, double seconds);
+/* The neutral element for kvm_change_add. */
+struct kvm_change kvm_change_zero(void);
+
+#endif

@@ -1,0 +1,155 @@
+#include "core/model/account.h"
+
+#include <math.h>
+
+static void add_maybe(maybe_i64 *a, maybe_i64 b)
+{
+	if (a->known && b.known)
+		a->v += b.v;
+	else
+		*a = UNKNOWN;
+}
+
+void mem_counters_add(struct mem_counters *a, const struct mem_counters *b)
+{
+	add_maybe(&a->rss, b->rss);
+	add_maybe(&a->rss_anon, b->rss_anon);
+	add_maybe(&a->rss_file, b->rss_file);
+	add_maybe(&a->rss_shmem, b->rss_shmem);
+	add_maybe(&a->swap, b->swap);
+	add_maybe(&a->ksm_rmap_items, b->ksm_rmap_items);
+	add_maybe(&a->ksm_merging_pages, b->ksm_merging_pages);
+	add_maybe(&a->ksm_zero_pages, b->ksm_zero_pages);
+	add_maybe(&a->ksm_profit, b->ksm_profit);
+}
+
+double ksm_mean_weight(const struct ksm_sysfs *k)
+{
+	if (!k->pages_shared.known || !k->pages_sharing.known)
+		return NAN;
+	int64_t mappings = k->pages_shared.v + k->pages_sharing.v;
+	return mappings > 0 ? (double)k->pages_shared.v / (double)mappings : NAN;
+}
+
+/* KSM-mapped bytes of the process; 0 when KSM is certainly not merging anything. */
+static maybe_i64 ksm_mapped_bytes(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size)
+{
+	if (m->ksm_merging_pages.known)
+		return MAYBE(m->ksm_merging_pages.v * page_size);
+	bool nothing_merged = !k->present || (k->pages_shared.known && k->pages_shared.v == 0);
+	return nothing_merged ? MAYBE(0) : UNKNOWN;
+}
+
+maybe_i64 pss_estimate(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
+		       const struct pss_calibration *cal)
+{
+	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
+	if (!m->rss.known || !ksm.known)
+		return UNKNOWN;
+	double w = cal && cal->valid && !isnan(cal->ksm_weight) ? cal->ksm_weight : ksm_mean_weight(k);
+	double pss = (double)m->rss.v;
+	if (ksm.v > 0 && !isnan(w))
+		pss -= (double)ksm.v * (1.0 - w);
+	if (cal && cal->valid && m->rss_file.known && m->rss_shmem.known)
+		pss -= (double)(m->rss_file.v + m->rss_shmem.v) * (1.0 - cal->share_weight);
+	return MAYBE(pss < 0 ? 0 : llround(pss));
+}
+
+maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
+		       const struct pss_calibration *cal)
+{
+	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
+	if (!ksm.known)
+		return UNKNOWN;
+	double w = cal && cal->valid && !isnan(cal->ksm_weight) ? cal->ksm_weight : ksm_mean_weight(k);
+	double saved = ksm.v > 0 && !isnan(w) ? (double)ksm.v * (1.0 - w) : 0;
+	if (m->ksm_zero_pages.known)
+		saved += (double)(m->ksm_zero_pages.v * page_size);
+	return MAYBE(llround(saved));
+}
+
+maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size)
+{
+	return pss_estimate_bound_with(m, k, page_size, ksm_mean_weight(k));
+}
+
+maybe_i64 pss_estimate_bound_with(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size, double w)
+{
+	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
+	if (!ksm.known || !m->rss_file.known || !m->rss_shmem.known)
+		return UNKNOWN;
+	double wmin = k->max_page_sharing.known && k->max_page_sharing.v > 1 ? 1.0 / (double)k->max_page_sharing.v : 0;
+	double ksm_err = 0;
+	if (ksm.v > 0 && !isnan(w))
+		ksm_err = (double)ksm.v * fmax(w - wmin, 0.5 - w);
+	return MAYBE(llround(ksm_err) + m->rss_file.v + m->rss_shmem.v);
+}
+
+struct pss_calibration pss_calibrate(const struct mem_counters *m, const struct smaps_rollup *exact,
+				     int64_t page_size)
+{
+	struct pss_calibration cal = {0};
+	if (!exact->pss.known || !m->rss_anon.known || !m->rss_file.known || !m->rss_shmem.known ||
+	    !m->ksm_merging_pages.known)
+		return cal;
+	double ksm = (double)(m->ksm_merging_pages.v * page_size);
+	double shared = (double)(m->rss_file.v + m->rss_shmem.v);
+	/* Pss_Anon covers private anon (weight 1) plus KSM mappings; Pss_File + Pss_Shmem the rest. */
+	double pss_anon = exact->pss_anon.known ? (double)exact->pss_anon.v : NAN;
+	double pss_shared = exact->pss_file.known && exact->pss_shmem.known
+				    ? (double)(exact->pss_file.v + exact->pss_shmem.v) : NAN;
+	if (isnan(pss_anon) || isnan(pss_shared))
+		return cal;
+	double private_anon = (double)m->rss_anon.v - ksm;
+	/* A weight learnt from a handful of pages is noise: below 1 MiB of KSM mappings, keep none. */
+	cal.ksm_weight = ksm >= 1048576 ? fmin(1, fmax(0, (pss_anon - private_anon) / ksm)) : NAN;
+	cal.share_weight = shared > 0 ? fmin(1, fmax(0, pss_shared / shared)) : 1;
+	cal.valid = true;
+	return cal;
+}
+
+maybe_i64 overhead_estimate(const struct mem_counters *m, const struct vm_config *cfg, int64_t page_size)
+{
+	if (!cfg->guest_ram_bytes.known || !m->rss_anon.known || !m->rss_file.known || !m->rss_shmem.known)
+		return UNKNOWN;
+	int64_t ram = cfg->guest_ram_bytes.v;
+	int64_t anon = m->rss_anon.v, file = m->rss_file.v, shmem = m->rss_shmem.v;
+	if (cfg->ram_hugetlb) /* hugetlbfs pages are not in RSS at all */
+		return MAYBE(anon + file + shmem);
+	if (cfg->ram_shared) {
+		int64_t beyond = shmem - ram;
+		return MAYBE(anon + file + (beyond > 0 ? beyond : 0));
+	}
+	/* Guest pages that left RSS while still populated: swapped, or merged into the zero page. */
+	int64_t gone = (m->swap.known ? m->swap.v : 0) +
+		       (m->ksm_zero_pages.known ? m->ksm_zero_pages.v * page_size : 0);
+	int64_t beyond = anon + gone - ram;
+	if (beyond > anon)
+		beyond = anon;
+	return MAYBE(file + shmem + (beyond > 0 ? beyond : 0));
+}
+
+maybe_i64 ksm_process_mergeable(const struct mem_counters *m)
+{
+	if ((m->ksm_mergeable.known && m->ksm_mergeable.v) || (m->ksm_merge_any.known && m->ksm_merge_any.v))
+		return MAYBE(1);
+	return m->ksm_mergeable.known ? MAYBE(0) : UNKNOWN;
+}
+
+const char *ksm_unmergeable_reason(const struct vm_config *cfg, const struct mem_counters *m,
+				   const struct ksm_sysfs *k)
+{
+	/* What the VM asked for first: it explains a "no" from the kernel. */
+	if (cfg->mem_merge_off)
+		return "mem-merge-off";
+	if (cfg->ram_hugetlb)
+		return "hugetlbfs";
+	if (cfg->ram_shared)
+		return "shared-memory";
+	maybe_i64 mergeable = ksm_process_mergeable(m);
+	if (mergeable.known && !mergeable.v)
+		return "not-marked";
+	if (k->present && k->run.known && k->run.v != 1)
+		return "ksm-stopped";
+	return NULL;
+}

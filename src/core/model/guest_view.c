@@ -1,0 +1,100 @@
+#include "core/model/guest_view.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io/qmp.h"
+#include "parse/json.h"
+
+static void unknown(struct guest_view *g)
+{
+	*g = (struct guest_view){.balloon_bytes = UNKNOWN, .available_bytes = UNKNOWN, .free_bytes = UNKNOWN,
+				 .caches_bytes = UNKNOWN, .major_faults = UNKNOWN, .stats_age_seconds = NAN};
+}
+
+/* A guest stat: QEMU reports a stat the driver does not give as -1 (all ones). */
+static maybe_i64 stat_of(const struct json_doc *doc, const struct json_value *stats, const char *key)
+{
+	int64_t v;
+	const struct json_value *e = stats ? json_get(doc, stats, key) : NULL;
+	return e && json_as_i64(doc, e, &v) == 0 && v >= 0 ? MAYBE(v) : UNKNOWN;
+}
+
+void guest_view_from_replies(const struct json_doc *balloon_doc, const struct json_value *balloon,
+			     const struct json_doc *stats_doc, const struct json_value *stats, double now_wall,
+			     struct guest_view *ret)
+{
+	struct guest_view g;
+	unknown(&g);
+	int64_t v;
+	const struct json_value *actual = balloon ? json_get(balloon_doc, balloon, "actual") : NULL;
+	if (actual && json_as_i64(balloon_doc, actual, &v) == 0 && v >= 0)
+		g.balloon_bytes = MAYBE(v);
+	const struct json_value *s = stats ? json_get(stats_doc, stats, "stats") : NULL;
+	const struct json_value *last = stats ? json_get(stats_doc, stats, "last-update") : NULL;
+	/* last-update 0: the guest never reported (guest-stats-polling-interval is 0, or no driver). */
+	if (s && last && json_as_i64(stats_doc, last, &v) == 0 && v > 0) {
+		g.available_bytes = stat_of(stats_doc, s, "stat-available-memory");
+		g.free_bytes = stat_of(stats_doc, s, "stat-free-memory");
+		g.caches_bytes = stat_of(stats_doc, s, "stat-disk-caches");
+		g.major_faults = stat_of(stats_doc, s, "stat-major-faults");
+		g.stats_age_seconds = now_wall - (double)v;
+	}
+	*ret = g;
+}
+
+void guest_view_read(const struct vm_config *cfg, int timeout_ms, int poll_seconds, double now_wall,
+		     struct guest_view *ret)
+{
+	unknown(ret);
+	if (cfg->qmp.kind != VM_QMP_UNIX) {
+		snprintf(ret->why, sizeof(ret->why), "%s", vm_qmp_hint(cfg->qmp.kind));
+		return;
+	}
+	if (!cfg->has_balloon) {
+		snprintf(ret->why, sizeof(ret->why), "no virtio-balloon device on the command line");
+		return;
+	}
+	struct qmp *q;
+	int r = qmp_open(cfg->qmp.path, timeout_ms, &q);
+	if (r < 0) {
+		snprintf(ret->why, sizeof(ret->why), "%s: %s", cfg->qmp.path, qmp_strerror(r));
+		return;
+	}
+	/* A reply points into the session's buffer, which the next call reuses: each is read at once. */
+	struct json_doc doc = {0};
+	const struct json_value *v;
+	if ((r = qmp_call(q, "query-balloon", NULL, &doc, &v)) < 0) {
+		snprintf(ret->why, sizeof(ret->why), "query-balloon: %s", r == -EREMOTEIO ? qmp_error_desc(q) : qmp_strerror(r));
+		qmp_close(q);
+		return;
+	}
+	guest_view_from_replies(&doc, v, NULL, NULL, now_wall, ret);
+	json_free(&doc);
+	/* The device by its id, else the first anonymous one QEMU numbered. */
+	char path[128], args[256];
+	if (cfg->balloon_id[0])
+		snprintf(path, sizeof(path), "/machine/peripheral/%s", cfg->balloon_id);
+	else
+		snprintf(path, sizeof(path), "/machine/peripheral-anon/device[0]");
+	if (poll_seconds > 0) {
+		snprintf(args, sizeof(args), "{\"path\":\"%s\",\"property\":\"guest-stats-polling-interval\",\"value\":%d}",
+			 path, poll_seconds);
+		r = qmp_call(q, "qom-set", args, &doc, &v);
+		json_free(&doc);
+	}
+	/* After a failed call the session is done: the balloon's size alone, then. */
+	snprintf(args, sizeof(args), "{\"path\":\"%s\",\"property\":\"guest-stats\"}", path);
+	if (r >= 0 && qmp_call(q, "qom-get", args, &doc, &v) == 0) {
+		maybe_i64 balloon = ret->balloon_bytes;
+		guest_view_from_replies(NULL, NULL, &doc, v, now_wall, ret);
+		ret->balloon_bytes = balloon;
+		json_free(&doc);
+	}
+	qmp_close(q);
+	if (!ret->available_bytes.known)
+		snprintf(ret->why, sizeof(ret->why),
+			 "the guest reports no memory stats (its balloon driver, or guest-stats-polling-interval is 0)");
+}

@@ -1,0 +1,421 @@
+#include "core/model/pss_sample.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/clock.h"
+#include "core/model/vm.h"
+
+/* A kind is sampled enough once three standard errors of its mean weight, times the bytes it
+ * weighs, fall below the target, after at least MIN_CLUSTERS reads that found pages of it; MAX_READS
+ * caps a sample. */
+/* The goal: every VM's PSS within 2% of its RSS. */
+#define GOAL 0.02
+
+enum { MIN_CLUSTERS = 32, CHUNK = 16, STRATUM_READS = 2048, MAX_READS = 20000, CACHE = 256 };
+
+/* Mapping counts of frames seen already: a guest's zero-filled pages all map the same few KSM
+ * pages (chains of max_page_sharing), so a small cache saves most of their kpagecount reads. */
+struct count_cache {
+	uint64_t pfn[CACHE], count[CACHE];
+};
+
+static size_t cache_slot(uint64_t pfn) { return (size_t)((pfn * UINT64_C(0x9e3779b97f4a7c15)) >> 56) % CACHE; }
+
+static bool cached(const struct count_cache *c, uint64_t pfn, uint64_t *ret)
+{
+	size_t slot = cache_slot(pfn);
+	if (c->pfn[slot] != pfn + 1)
+		return false;
+	*ret = c->count[slot];
+	return true;
+}
+
+static void cache_put(struct count_cache *c, uint64_t pfn, uint64_t count)
+{
+	size_t slot = cache_slot(pfn);
+	c->pfn[slot] = pfn + 1;
+	c->count[slot] = count;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Puts the mapping counts of frames pfn[0..n) (at most CHUNK) in the cache, each run of adjacent
+ * frames with one read: a file's pages in a large folio, a huge page's, or pages allocated
+ * together are mostly adjacent frames, so a cluster costs one or two reads, not one a page. */
+static int fetch_counts(int kc, struct count_cache *c, uint64_t *pfn, size_t n, size_t *reads)
+{
+	qsort(pfn, n, sizeof(pfn[0]), cmp_u64);
+	for (size_t i = 0, j; i < n; i = j) {
+		for (j = i + 1; j < n && pfn[j] <= pfn[j - 1] + 1; j++)
+			;
+		uint64_t counts[CHUNK];
+		size_t frames = (size_t)(pfn[j - 1] - pfn[i] + 1);
+		ssize_t got = io_pread(kc, counts, frames * sizeof(counts[0]), (off_t)(pfn[i] * sizeof(counts[0])));
+		(*reads)++;
+		if (got < 0)
+			return (int)got;
+		for (size_t k = 0; k < (size_t)got / sizeof(counts[0]); k++)
+			cache_put(c, pfn[i] + k, counts[k]);
+	}
+	return 0;
+}
+
+static int mapcount(int kc, struct count_cache *c, uint64_t pfn, uint64_t *ret, size_t *reads)
+{
+	if (cached(c, pfn, ret))
+		return 0;
+	int r = fetch_counts(kc, c, &pfn, 1, reads);
+	if (r < 0)
+		return r;
+	return cached(c, pfn, ret) ? 0 : -EIO;
+}
+
+#define PM_PRESENT (UINT64_C(1) << 63)
+#define PM_FILE (UINT64_C(1) << 61) /* file page or shared anonymous */
+#define PM_EXCLUSIVE (UINT64_C(1) << 56)
+#define PM_PFN ((UINT64_C(1) << 55) - 1)
+
+/* Whether a pagemap entry's frame is weighed by its mapping count in a cluster of this kind:
+ * present, of the kind, and not exclusive (those weigh 1). */
+static bool counted(uint64_t e, bool want_ksm)
+{
+	return (e & PM_PRESENT) && (bool)(e & PM_FILE) == !want_ksm && !(e & PM_EXCLUSIVE);
+}
+
+static uint64_t next_random(uint64_t *s)
+{
+	/* xorshift64*: deterministic per process, so a rerun on a still host gives the same figure */
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * UINT64_C(2685821657736338717);
+}
+
+struct range {
+	uint64_t start_page, pages, before; /* before: pages in the ranges before this one */
+};
+
+/* Mappings of one kind, sampled apart: anonymous ones hold the KSM pages, file and shared
+ * memory ones the file and shmem pages (a stratified sample: each kind gets its own pages). */
+struct stratum {
+	struct range *r;
+	size_t n, cap;
+	uint64_t pages;
+};
+
+static int stratum_add(struct stratum *s, uint64_t start_page, uint64_t pages)
+{
+	if (s->n == s->cap) {
+		struct range *bigger = realloc(s->r, (s->cap = s->cap ? 2 * s->cap : 64) * sizeof(*s->r));
+		if (!bigger)
+			return -ENOMEM;
+		s->r = bigger;
+	}
+	s->r[s->n++] = (struct range){.start_page = start_page, .pages = pages, .before = s->pages};
+	s->pages += pages;
+	return 0;
+}
+
+/* The mappings that may hold resident pages (not guard areas), by kind. */
+static int read_strata(const struct io_root *root, pid_t pid, int64_t page, struct stratum *anon, struct stratum *file)
+{
+	char *text;
+	size_t len;
+	int r = io_read_alloc(root, IO_PROC, &text, &len, "%d/maps", pid);
+	if (r < 0)
+		return r == -ENOENT ? -ESRCH : r;
+	size_t pos = 0;
+	struct map_entry e;
+	while ((r = parse_maps_next(text, len, &pos, &e)) > 0) {
+		if (!strncmp(e.perms, "---", 3) || (e.path_len == 10 && !memcmp(e.path, "[vsyscall]", 10)))
+			continue;
+		bool is_anon = e.path_len == 0 || e.path[0] == '['; /* [heap], [stack] */
+		uint64_t pages = (e.end - e.start) / (uint64_t)page;
+		if ((r = stratum_add(is_anon ? anon : file, e.start / (uint64_t)page, pages)) < 0)
+			break;
+	}
+	free(text);
+	if (r == 0 && !anon->pages && !file->pages)
+		r = -ESRCH;
+	return r;
+}
+
+/* A random page of a stratum: its virtual page and how many pages its mapping has from there. */
+static uint64_t pick(const struct stratum *s, uint64_t *seed, uint64_t *ret_left)
+{
+	uint64_t at = next_random(seed) % s->pages;
+	size_t lo = 0, hi = s->n;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (s->r[mid].before <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const struct range *g = &s->r[lo];
+	*ret_left = g->pages - (at - g->before);
+	return g->start_page + (at - g->before);
+}
+
+/* Running sums of one kind's weights. Pages found by one pagemap read are neighbours and alike
+ * (a file's pages, a zero-filled region), so each read is one cluster of the sample, and the
+ * mean's error is the ratio estimator's over clusters, not over pages. */
+struct kind {
+	size_t n, k;            /* pages, clusters */
+	double sum, s2, sn, n2; /* sums of: weights; cluster sums squared; cluster sum x size; sizes squared */
+};
+
+static void add_cluster(struct kind *k, double sum, size_t n)
+{
+	if (!n)
+		return;
+	k->n += n;
+	k->k++;
+	k->sum += sum;
+	k->s2 += sum * sum;
+	k->sn += sum * (double)n;
+	k->n2 += (double)n * (double)n;
+}
+
+/* The mean weight and its standard error (NaN below two clusters). */
+static void finish(const struct kind *k, double *mean, double *se)
+{
+	*mean = k->n ? k->sum / (double)k->n : NAN;
+	*se = NAN;
+	if (k->k < 2)
+		return;
+	double w = *mean, nbar = (double)k->n / (double)k->k;
+	double ss = fmax(0, k->s2 - 2 * w * k->sn + w * w * k->n2);
+	*se = sqrt(ss / ((double)k->k * (double)(k->k - 1))) / nbar;
+}
+
+/* The error of a kind's mean weight, as a fraction of a page: three standard errors, plus what
+ * pages not seen yet could hide (up to 3/n of them, "rule of three", off by up to half a page). */
+static double weight_error(size_t n, double se)
+{
+	return 3 * (isnan(se) ? 0.5 : se) + 0.5 * 3 / (double)n;
+}
+
+/* Whether a kind that weighs `bytes` is known well enough, after `reads` reads spent on it. A
+ * kind whose pages are too rare to find quickly is left once it cannot matter much. */
+static bool enough(const struct kind *k, double bytes, double target_bytes, size_t reads)
+{
+	if (bytes <= 0)
+		return true;
+	double mean, se;
+	finish(k, &mean, &se);
+	if (k->k >= MIN_CLUSTERS && weight_error(k->n, se) * bytes <= target_bytes)
+		return true;
+	return reads >= STRATUM_READS && (k->k >= MIN_CLUSTERS || bytes / 2 <= target_bytes);
+}
+
+int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
+		    double budget_seconds, struct pss_sample *ret)
+{
+	double start = clock_monotonic_seconds();
+	int64_t page = host_page_size();
+	struct stratum anon = {0}, file = {0};
+	int r = read_strata(root, pid, page, &anon, &file);
+	if (r < 0) {
+		free(anon.r);
+		free(file.r);
+		return r;
+	}
+	struct count_cache *cache = NULL;
+	int pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid);
+	int kc = pm >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpagecount") : -1;
+	if (pm < 0 || kc < 0) {
+		r = pm < 0 ? (pm == -ENOENT ? -ESRCH : pm) : kc;
+		goto out;
+	}
+	struct kind ksm = {0}, share = {0};
+	cache = calloc(1, sizeof(*cache));
+	if (!cache) {
+		r = -ENOMEM;
+		goto out;
+	}
+	uint64_t seed = UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)pid;
+	size_t reads = 0;
+	double ksm_bytes = m->ksm_merging_pages.known ? (double)(m->ksm_merging_pages.v * page) : 0;
+	double share_bytes = (m->rss_file.known ? (double)m->rss_file.v : 0) + (m->rss_shmem.known ? (double)m->rss_shmem.v : 0);
+	size_t ksm_reads = 0, share_reads = 0;
+	for (;;) {
+		bool want_ksm = anon.pages && !enough(&ksm, ksm_bytes, target_bytes, ksm_reads);
+		bool want_share = file.pages && !enough(&share, share_bytes, target_bytes, share_reads);
+		if ((!want_ksm && !want_share) || reads >= MAX_READS)
+			break;
+		/* Every cluster: one costs up to 17 reads, and the clock (vDSO) a fraction of one. */
+		if (reads && clock_monotonic_seconds() - start > budget_seconds)
+			break;
+		uint64_t left, vpage = pick(want_ksm ? &anon : &file, &seed, &left);
+		uint64_t entries[CHUNK];
+		size_t want = left < CHUNK ? (size_t)left : CHUNK;
+		ssize_t n = io_pread(pm, entries, want * sizeof(entries[0]), (off_t)(vpage * sizeof(entries[0])));
+		reads++;
+		size_t reads_before = reads, found = 0;
+		double found_sum = 0;
+		if (n < 0) {
+			r = n == -ESRCH || n == -ENOENT ? -ESRCH : (int)n;
+			goto out;
+		}
+		size_t nentries = (size_t)n / sizeof(entries[0]), nmissing = 0;
+		uint64_t missing[CHUNK], count;
+		for (size_t i = 0; i < nentries; i++) /* the frames whose counts are not known yet */
+			if (counted(entries[i], want_ksm) && (entries[i] & PM_PFN) && !cached(cache, entries[i] & PM_PFN, &count))
+				missing[nmissing++] = entries[i] & PM_PFN;
+		if (nmissing)
+			fetch_counts(kc, cache, missing, nmissing, &reads); /* what it misses is asked below, alone */
+		for (size_t i = 0; i < nentries; i++) {
+			uint64_t e = entries[i];
+			if (!(e & PM_PRESENT))
+				continue;
+			bool is_file = e & PM_FILE;
+			if (is_file != !want_ksm)
+				continue; /* a private copy in a file mapping, shared memory in an anonymous one */
+			if (e & PM_EXCLUSIVE) {
+				if (is_file) {
+					found++;
+					found_sum += 1;
+				}
+				continue; /* private anonymous: weight 1, counted exactly already */
+			}
+			uint64_t pfn = e & PM_PFN;
+			count = 0;
+			if (!pfn) {
+				r = -EPERM; /* frame numbers are hidden from us */
+				goto out;
+			}
+			if (mapcount(kc, cache, pfn, &count, &reads) < 0 || count == 0)
+				continue; /* the zero page and other special frames are not in RSS */
+			found++;
+			found_sum += 1.0 / (double)count;
+		}
+		add_cluster(want_ksm ? &ksm : &share, found_sum, found);
+		*(want_ksm ? &ksm_reads : &share_reads) += 1 + reads - reads_before;
+	}
+	*ret = (struct pss_sample){.ksm_pages = ksm.n, .share_pages = share.n, .ksm_clusters = ksm.k,
+				   .share_clusters = share.k, .reads = reads, .seconds = clock_monotonic_seconds() - start};
+	finish(&ksm, &ret->ksm_weight, &ret->ksm_se);
+	finish(&share, &ret->share_weight, &ret->share_se);
+	r = 0;
+out:
+	free(cache);
+	io_close(kc);
+	io_close(pm);
+	free(anon.r);
+	free(file.r);
+	return r;
+}
+
+struct pss_calibration pss_sample_calibration(const struct pss_sample *s)
+{
+	return (struct pss_calibration){.valid = true, .ksm_weight = s->ksm_weight,
+					.share_weight = isnan(s->share_weight) ? 1 : s->share_weight};
+}
+
+maybe_i64 pss_sample_bound(const struct mem_counters *m, const struct pss_sample *s, const struct ksm_sysfs *k,
+			   int64_t page_size)
+{
+	if (!m->ksm_merging_pages.known || !m->rss_file.known || !m->rss_shmem.known)
+		return UNKNOWN;
+	double ksm = (double)(m->ksm_merging_pages.v * page_size), share = (double)(m->rss_file.v + m->rss_shmem.v);
+	double err = 0;
+	/* A kind sampled too thinly for a standard error keeps its worst case. */
+	if (ksm > 0 && s->ksm_clusters >= MIN_CLUSTERS) {
+		err += ksm * weight_error(s->ksm_pages, s->ksm_se);
+	} else if (ksm > 0) {
+		struct mem_counters only_ksm = *m;
+		only_ksm.rss_file = only_ksm.rss_shmem = MAYBE(0);
+		maybe_i64 worst = pss_estimate_bound(&only_ksm, k, page_size);
+		err += worst.known ? (double)worst.v : ksm / 2;
+	}
+	if (share > 0)
+		err += s->share_clusters >= MIN_CLUSTERS ? share * weight_error(s->share_pages, s->share_se) : share;
+	return MAYBE(llround(err));
+}
+
+/* Every KSM page weighs one page in all, across its mappings: what the sampled VMs did not take
+ * is the rest's, so their mean weight is (pages_shared - sampled PSS) / (mappings - sampled). */
+static void share_the_rest(const struct host *host, struct vm_list *vms, double sampled_pss, double sampled_mappings)
+{
+	const struct ksm_sysfs *k = &host->ksm;
+	if (!k->pages_shared.known || !k->pages_sharing.known)
+		return;
+	double mappings = (double)(k->pages_shared.v + k->pages_sharing.v) - sampled_mappings;
+	double w = ((double)k->pages_shared.v - sampled_pss) / mappings;
+	if (!(mappings > 0) || !(w > 0) || w > 1)
+		return; /* the sample and the counters disagree (merging moved on): keep the estimates */
+	struct pss_calibration cal = {.valid = true, .ksm_weight = w, .share_weight = 1};
+	int64_t ps = host->page_size_bytes;
+	for (size_t i = 0; i < vms->n; i++) {
+		struct vm *vm = &vms->vms[i];
+		if (vm->pss_method != METHOD_ESTIMATE || !vm->pss_bytes.known)
+			continue;
+		vm->pss_bytes = pss_estimate(&vm->mem, k, ps, &cal);
+		vm->pss_bound_bytes = pss_estimate_bound_with(&vm->mem, k, ps, w);
+		vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, k, ps, &cal);
+	}
+}
+
+static int cmp_bound_desc(const void *a, const void *b)
+{
+	const struct vm *x = *(struct vm *const *)a, *y = *(struct vm *const *)b;
+	int64_t bx = x->pss_bound_bytes.known ? x->pss_bound_bytes.v : -1;
+	int64_t by = y->pss_bound_bytes.known ? y->pss_bound_bytes.v : -1;
+	return (bx < by) - (bx > by);
+}
+
+int pss_refine(const struct io_root *root, const struct host *host, struct vm_list *vms, double budget_seconds)
+{
+	if (!(budget_seconds > 0) || !vms->n)
+		return 0;
+	struct vm **order = malloc(vms->n * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (size_t i = 0; i < vms->n; i++)
+		order[i] = &vms->vms[i];
+	qsort(order, vms->n, sizeof(*order), cmp_bound_desc);
+	double until = clock_monotonic_seconds() + budget_seconds;
+	int refined = 0;
+	int64_t ps = host->page_size_bytes;
+	double sampled_ksm_pss = 0, sampled_mappings = 0; /* pages */
+	for (size_t i = 0; i < vms->n; i++) {
+		struct vm *vm = order[i];
+		double left = until - clock_monotonic_seconds();
+		/* Only an estimate that may be off by more than the goal gains from a sample. */
+		if (left <= 0 || vm->pss_method != METHOD_ESTIMATE || !vm->pss_bound_bytes.known || !vm->mem.rss.known ||
+		    (double)vm->pss_bound_bytes.v <= GOAL * (double)vm->mem.rss.v)
+			continue;
+		struct pss_sample s;
+		/* Each kind to half the goal, so the VM's PSS stays inside it. */
+		double target = GOAL / 2 * (double)vm->mem.rss.v;
+		int r = pss_sample_take(root, vm->pid, &vm->mem, target, left, &s);
+		if (r == -EPERM || r == -EACCES)
+			break; /* no privilege: no other VM will do better */
+		if (r < 0)
+			continue;
+		struct pss_calibration cal = pss_sample_calibration(&s);
+		vm->pss_bytes = pss_estimate(&vm->mem, &host->ksm, ps, &cal);
+		vm->pss_bound_bytes = pss_sample_bound(&vm->mem, &s, &host->ksm, ps);
+		vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, ps, &cal);
+		vm->pss_method = METHOD_SAMPLED;
+		if (vm->mem.ksm_merging_pages.known && !isnan(s.ksm_weight)) {
+			sampled_ksm_pss += s.ksm_weight * (double)vm->mem.ksm_merging_pages.v;
+			sampled_mappings += (double)vm->mem.ksm_merging_pages.v;
+		}
+		refined++;
+	}
+	free(order);
+	if (refined)
+		share_the_rest(host, vms, sampled_ksm_pss, sampled_mappings);
+	return refined;
+}

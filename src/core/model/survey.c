@@ -1,0 +1,75 @@
+#include "core/model/survey.h"
+
+#include "core/base/clock.h"
+#include "core/model/pss_sample.h"
+#include "core/model/vm_memo.h"
+
+/* The cheap reading: host, discovery, counters. memo: the VMs remembered, or NULL. */
+static int reading(const struct io_root *root, const struct survey_opts *o, bool exact,
+		   const struct vm_list *before, struct vm_memo *memo, struct host *host, struct vm_list *vms,
+		   enum survey_step *step)
+{
+	int r = host_read(root, host);
+	if (r < 0) {
+		*step = SURVEY_HOST;
+		return r;
+	}
+	if ((r = vm_discover_known(root, o->pids, o->npids, memo, vms)) < 0) {
+		*step = SURVEY_PROCESSES;
+		return r;
+	}
+	vm_measure_all(root, host, vms, before, exact ? VM_MEASURE_EXACT : 0);
+	return 0;
+}
+
+/* CPU and wait rates of the VMs present at both readings (pid + start time identify them). */
+static void rates(const struct vm_list *before, struct vm_list *after, double seconds)
+{
+	for (size_t i = 0; i < after->n; i++) {
+		const struct vm *was = vm_list_find(before, &after->vms[i]);
+		if (was)
+			vm_cpu_rates(&was->cpu, &after->vms[i].cpu, seconds);
+	}
+}
+
+int survey_take(const struct io_root *root, const struct survey_opts *o, struct host *ret_host,
+		struct vm_list *ret_vms, enum survey_step *ret_step)
+{
+	struct host host;
+	struct vm_list vms, before = {0};
+	struct vm_memo memo = {0};
+	bool use_memo = o->memo_dir && !o->before;
+	if (use_memo)
+		vm_memo_load(root, o->memo_dir, &memo);
+	struct vm_memo *known = use_memo ? &memo : NULL;
+	double t0 = 0;
+	int r;
+	if (o->interval_seconds > 0) {
+		if ((r = reading(root, o, false, o->before, known, &host, &before, ret_step)) < 0)
+			goto out;
+		t0 = clock_monotonic_seconds();
+		sleep_for(o->interval_seconds);
+	}
+	if ((r = reading(root, o, o->exact, o->interval_seconds > 0 ? &before : o->before, known, &host, &vms,
+			 ret_step)) < 0) {
+		vm_list_free(&before);
+		goto out;
+	}
+	if (o->interval_seconds > 0) {
+		rates(&before, &vms, clock_monotonic_seconds() - t0);
+		vm_list_free(&before);
+	}
+	if (!o->exact)
+		pss_refine(root, &host, &vms, o->pss_budget_seconds);
+	for (size_t i = 0; o->guest && i < vms.n; i++)
+		if (vms.vms[i].cfg.vmm == VMM_QEMU)
+			vm_read_guest(&vms.vms[i], &host, SURVEY_GUEST_TIMEOUT_MS, o->guest_poll_seconds, clock_wall_seconds());
+	if (use_memo)
+		vm_memo_save(o->memo_dir, &memo, &vms); /* a memo not written costs the next run some reads */
+	*ret_host = host;
+	*ret_vms = vms;
+	r = 0;
+out:
+	vm_memo_free(&memo);
+	return r;
+}

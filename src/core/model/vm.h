@@ -1,0 +1,106 @@
+/* Virtual machines on this host: discovery from /proc and their memory figures. */
+#ifndef VMHOST_CORE_VM_H
+#define VMHOST_CORE_VM_H
+
+#include <sys/types.h>
+
+#include "core/model/account.h"
+#include "core/model/guest_view.h"
+#include "core/model/host.h"
+#include "core/model/vm_cost.h"
+#include "io/io.h"
+#include "parse/vmcmd.h"
+
+#define VM_MAX_HELPERS 16
+#define VM_CGROUP_MAX 512 /* a longer cgroup path is unknown */
+
+enum measure_method { METHOD_NONE, METHOD_ESTIMATE, METHOD_SAMPLED, METHOD_EXACT };
+const char *measure_method_name(enum measure_method m);
+
+struct vm {
+	pid_t pid;
+	uint64_t start_ticks; /* with pid, identifies the VM across samples */
+	struct vm_config cfg; /* vmm, name, uuid, guest RAM */
+	/* Owned, and on the heap: a path may take VM_CGROUP_MAX bytes, and the records of hundreds of
+	 * VMs are written whole in a survey (each page a fault: vm_discover). */
+	char *cgroup;         /* the VM's scope (libvirt or Proxmox), else its cgroup path; NULL unknown */
+	bool vm_scope;        /* cgroup is a per-VM scope that helpers may share */
+	int cgroup_version;   /* of the scope: 2, or 1 when it is the v1 memory controller's */
+	char *cgroup_v1_memory; /* the VM's scope in the v1 memory controller; NULL when none */
+	uint64_t cpu_ticks;   /* utime + stime of the VMM, all its threads, when discovered */
+	bool stat_known;      /* its stat file parsed: cpu_ticks and start_ticks are real */
+	char comm[64];        /* the main thread's name, from stat; "" unknown */
+	pid_t helpers[VM_MAX_HELPERS];
+	size_t nhelpers;
+	char *cmdline;        /* as read (NUL-separated), owned; kept only for a memo (vm_memo.h) */
+	size_t cmdline_len;
+
+	/* Filled by vm_measure(). */
+	struct mem_counters mem; /* the VMM process plus its helpers */
+	maybe_i64 pss_bytes, overhead_bytes, ksm_saved_bytes;
+	maybe_i64 pss_bound_bytes; /* worst-case error of pss_bytes (0 when exact) */
+	enum measure_method pss_method, overhead_method;
+	unsigned denied_files;     /* files of the VM we had no permission to read (figures n/a) */
+	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
+	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
+	struct guest_view *guest;  /* vm_read_guest's, owned; NULL: not read (the record stays small) */
+};
+
+struct vm_list {
+	struct vm *vms;
+	size_t n;
+	unsigned skipped; /* processes that vanished or could not be read */
+	unsigned denied;  /* processes with files we had no permission to read */
+};
+
+/* Finds every VMM process, plus the given pids (as plain processes when they are not VMs),
+ * and the helpers sharing a VM's scope. */
+int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_list *ret);
+/* The same with a memo of the VMs seen before (vm_memo.h; NULL: none): a process with a
+ * remembered VM's pid, start time and name is taken for that VM without its command line read, and
+ * takes the memo's vCPU threads as its reading before (vm_measure); every VM found keeps its
+ * command line (vm->cmdline) to be remembered in turn. */
+struct vm_memo;
+int vm_discover_known(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_memo *memo,
+		      struct vm_list *ret);
+void vm_list_free(struct vm_list *l);
+
+/* The VM of l (NULL: none) that is vm in another reading: the same pid and start time. By pid
+ * order, as discovery lists them, and one by one when the list is in another order. */
+const struct vm *vm_list_find(const struct vm_list *l, const struct vm *vm);
+
+enum { VM_MEASURE_EXACT = 1 << 0 };
+
+/* Reads one VM's counters and derives PSS and overhead; before (NULL: none) is the same VM's
+ * reading before, which spares reading again what cannot have changed (vcpus_read). Returns 0
+ * (files it may not read are counted in vm->denied_files, their figures unknown), -ESRCH when
+ * the VMM process vanished, or another negative errno. */
+int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
+	       unsigned flags);
+
+/* Measures every VM, dropping (and counting as skipped) those that vanished; before (NULL: none)
+ * is the reading before, where the same VMs (pid and start time) are found. */
+int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
+		   const struct vm_list *before, unsigned flags);
+
+/* Reads the guest's own view through QMP (core/model/guest_view.h) and, when the balloon holds back
+ * some of guest RAM, takes it out of what the overhead estimate assumes is populated. */
+void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall);
+
+/* Reads one process's cheap counters (status, ksm_stat). */
+int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied);
+
+/* Reads /proc/PID/smaps_rollup (the exact, expensive source). -ESRCH when the process is gone. */
+int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_rollup *ret);
+
+/* Exact overhead: resident pages of the process outside the mappings that hold guest RAM,
+ * from /proc/PID/maps and /proc/PID/pagemap. -ENOENT when guest RAM was not found. */
+int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
+		   int64_t *ret_bytes);
+
+/* Classifies a cgroup path: copies the per-VM scope part into scope and returns true for
+ * libvirt (machine.slice/machine-*.scope, or machine/NAME.libvirt-qemu without systemd) and
+ * Proxmox (qemu.slice/N.scope) VMs. */
+bool cgroup_vm_scope(const char *path, char *scope, size_t cap);
+
+#endif

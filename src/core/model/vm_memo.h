@@ -1,0 +1,44 @@
+/* What the one-shot commands (vmhost mem, top, doctor) remember of the VMs from one run to the
+ * next, so that a run need not find out again what cannot have changed: each VM's command line
+ * and its vCPU threads, under its pid, start time and name (comm), which name one process for the
+ * life of a boot and one program in it (exec keeps the pid and start time, not the name). A VMM
+ * does not exec and names its threads once, so what the memo says of a process that is still the
+ * same one is still true; the thread list and every counter are read each run.
+ * It is a file in vmhost's runtime directory, marked with the boot's id: a memo of another boot,
+ * of another format, damaged, or not ours is no memo, and the run reads everything. */
+#ifndef VMHOST_CORE_VM_MEMO_H
+#define VMHOST_CORE_VM_MEMO_H
+
+#include "core/model/vm.h"
+
+/* One VM remembered (small: a memo of hundreds is read and searched in a few pages). */
+struct vm_memo_vm {
+	pid_t pid;
+	uint64_t start_ticks;
+	char comm[16];       /* the main thread's name then (TASK_COMM_LEN), NUL-padded */
+	const char *cmdline; /* in the memo's file */
+	size_t cmdline_len;
+	struct vm_cpu cpu;   /* vcpus (tid, index) and named; owned until discovery takes it */
+};
+
+struct vm_memo {
+	struct vm_memo_vm *vms; /* pid order */
+	size_t n;
+	char boot_id[40];   /* "" when unknown: nothing is loaded or saved */
+	char *file;         /* the file as read, so that an unchanged memo is not written again */
+	size_t len;
+};
+
+/* Loads dir's memo; any problem leaves an empty one (a memo only spares reads). */
+void vm_memo_load(const struct io_root *root, const char *dir, struct vm_memo *ret);
+
+/* The VM remembered under pid, or NULL. */
+struct vm_memo_vm *vm_memo_find(const struct vm_memo *m, pid_t pid);
+
+/* Remembers the VMs of now (those discovered with vm_discover_known), replacing the file when
+ * it changes. 0 or a negative errno (nothing is lost: the next run reads everything). */
+int vm_memo_save(const char *dir, const struct vm_memo *m, const struct vm_list *now);
+
+void vm_memo_free(struct vm_memo *m);
+
+#endif

@@ -1,0 +1,236 @@
+#include "core/sample/sampler_feed.h"
+
+#include <errno.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+struct sample_feed {
+	struct sample_feed_config cfg;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t wake; /* for the thread: a reader wants a sample, or stop (CLOCK_MONOTONIC) */
+	pthread_cond_t done; /* for readers: a take finished */
+	/* Under lock. Takes are numbered from 1; wanted is the number a reader waits for. */
+	struct sample *latest;
+	uint64_t started, finished, wanted;
+	double inflight_start; /* when the take in flight (started > finished) began */
+	int last_error;        /* of the last take that finished */
+	bool stopping;
+	/* The thread's own: the last sample recorded (or attempted); after a failed take that was
+	 * due for recording, no retry before hold_until. */
+	bool recording;
+	double last_record;
+	uint64_t recorded_seq;
+	double hold_until;
+};
+
+/* Whether a sample taken at t serves a reader that asked at asked. */
+static bool fresh_enough(const struct sample_feed *f, double t, double asked)
+{
+	return t > asked - f->cfg.min_interval_seconds;
+}
+
+/* Records x when it is due: at most one per interval. A sample up to min-interval older than the
+ * due time is the one a reader asking at the due time would get, so it counts as due. */
+static void record_if_due(struct sample_feed *f, const struct sample *x)
+{
+	double interval = sampler_interval(f->cfg.sampler), t = x->snap.monotonic_seconds;
+	if (!f->recording || x->seq <= f->recorded_seq ||
+	    t - f->last_record < interval - f->cfg.min_interval_seconds - 0.01)
+		return;
+	f->last_record = t;
+	f->recorded_seq = x->seq;
+	int r = sampler_record(f->cfg.sampler, x);
+	if (r < 0 && sampler_totals(f->cfg.sampler).stopped) {
+		f->recording = false;
+		if (f->cfg.on_record_stopped)
+			f->cfg.on_record_stopped(f->cfg.cls, r);
+	}
+}
+
+/* One take, published for the readers; entered and left with the lock held. */
+static void take(struct sample_feed *f)
+{
+	f->started++;
+	f->inflight_start = clock_monotonic_seconds();
+	pthread_mutex_unlock(&f->lock);
+	struct sample *x = NULL, *old = NULL;
+	int r = sampler_take(f->cfg.sampler, &x);
+	pthread_mutex_lock(&f->lock);
+	if (r == 0) {
+		old = f->latest;
+		f->latest = x;
+	}
+	f->last_error = r;
+	f->finished++;
+	pthread_cond_broadcast(&f->done);
+	pthread_mutex_unlock(&f->lock);
+	sample_unref(old);
+	if (r == 0)
+		record_if_due(f, x); /* x stays alive: only this thread replaces latest */
+	else if (f->recording && clock_monotonic_seconds() >= f->last_record + sampler_interval(f->cfg.sampler))
+		f->hold_until = clock_monotonic_seconds() + sampler_interval(f->cfg.sampler);
+	pthread_mutex_lock(&f->lock);
+}
+
+/* Recording is due: the latest sample when a reader could still get it, else a new one. */
+static void record_due(struct sample_feed *f, double now)
+{
+	struct sample *x = f->latest;
+	if (!x || !fresh_enough(f, x->snap.monotonic_seconds, now) || x->seq <= f->recorded_seq) {
+		take(f);
+		return;
+	}
+	pthread_mutex_unlock(&f->lock);
+	record_if_due(f, x);
+	pthread_mutex_lock(&f->lock);
+}
+
+static double record_due_at(const struct sample_feed *f)
+{
+	if (!f->recording)
+		return INFINITY;
+	double due = f->last_record + sampler_interval(f->cfg.sampler);
+	return due > f->hold_until ? due : f->hold_until;
+}
+
+/* Waits for a reader or stop, at most until deadline (monotonic seconds, as the condition's clock). */
+static void wait_until(struct sample_feed *f, double deadline)
+{
+	if (isinf(deadline)) {
+		pthread_cond_wait(&f->wake, &f->lock);
+		return;
+	}
+	struct timespec ts = {(time_t)deadline, (long)((deadline - floor(deadline)) * 1e9)};
+	pthread_cond_timedwait(&f->wake, &f->lock, &ts);
+}
+
+static void *feed_thread(void *arg)
+{
+	struct sample_feed *f = arg;
+	pthread_mutex_lock(&f->lock);
+	while (!f->stopping) {
+		double due = record_due_at(f), now = clock_monotonic_seconds();
+		if (f->wanted > f->started)
+			take(f);
+		else if (now >= due)
+			record_due(f, now);
+		else
+			wait_until(f, due);
+	}
+	pthread_mutex_unlock(&f->lock);
+	return NULL;
+}
+
+static void feed_free(struct sample_feed *f)
+{
+	sample_unref(f->latest);
+	pthread_cond_destroy(&f->done);
+	pthread_cond_destroy(&f->wake);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+static int feed_init(struct sample_feed *f, const struct sample_feed_config *cfg)
+{
+	f->cfg = *cfg;
+	f->recording = cfg->record;
+	f->last_record = f->hold_until = -INFINITY;
+	pthread_condattr_t attr;
+	if (pthread_condattr_init(&attr) != 0)
+		return -ENOMEM;
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	int e = pthread_cond_init(&f->wake, &attr);
+	pthread_condattr_destroy(&attr);
+	if (e == 0 && (e = pthread_cond_init(&f->done, NULL)) != 0)
+		pthread_cond_destroy(&f->wake);
+	if (e == 0 && (e = pthread_mutex_init(&f->lock, NULL)) != 0) {
+		pthread_cond_destroy(&f->done);
+		pthread_cond_destroy(&f->wake);
+	}
+	return -e;
+}
+
+int sample_feed_start(const struct sample_feed_config *cfg, struct sample_feed **ret)
+{
+	struct sample_feed *f = calloc(1, sizeof(*f));
+	if (!f)
+		return -ENOMEM;
+	int r = feed_init(f, cfg);
+	if (r < 0) {
+		free(f);
+		return r;
+	}
+	f->wanted = 1;
+	r = -pthread_create(&f->thread, NULL, feed_thread, f);
+	if (r < 0) {
+		feed_free(f);
+		return r;
+	}
+	pthread_mutex_lock(&f->lock);
+	while (f->finished < 1)
+		pthread_cond_wait(&f->done, &f->lock);
+	r = f->last_error;
+	pthread_mutex_unlock(&f->lock);
+	if (r < 0) {
+		sample_feed_stop(f);
+		return r;
+	}
+	*ret = f;
+	return 0;
+}
+
+void sample_feed_stop(struct sample_feed *f)
+{
+	if (!f)
+		return;
+	pthread_mutex_lock(&f->lock);
+	f->stopping = true;
+	pthread_cond_signal(&f->wake);
+	pthread_cond_broadcast(&f->done);
+	pthread_mutex_unlock(&f->lock);
+	pthread_join(f->thread, NULL);
+	feed_free(f);
+}
+
+int sample_feed_get(struct sample_feed *f, struct sample **ret)
+{
+	double asked = clock_monotonic_seconds();
+	int r = 0;
+	bool waited = false;
+	pthread_mutex_lock(&f->lock);
+	for (;;) {
+		if (f->latest && fresh_enough(f, f->latest->snap.monotonic_seconds, asked)) {
+			*ret = sample_ref(f->latest);
+			break;
+		}
+		if (f->stopping || (waited && f->last_error < 0)) {
+			r = f->stopping ? -ESHUTDOWN : f->last_error;
+			break;
+		}
+		/* The take in flight serves when it began recently enough; else the next one. */
+		bool inflight = f->started > f->finished && fresh_enough(f, f->inflight_start, asked);
+		uint64_t need = inflight ? f->started : f->started + 1;
+		if (need > f->wanted) {
+			f->wanted = need;
+			pthread_cond_signal(&f->wake);
+		}
+		while (f->finished < need && !f->stopping)
+			pthread_cond_wait(&f->done, &f->lock);
+		waited = true;
+	}
+	pthread_mutex_unlock(&f->lock);
+	return r;
+}
+
+uint64_t sample_feed_samples(struct sample_feed *f)
+{
+	pthread_mutex_lock(&f->lock);
+	uint64_t n = f->latest ? f->latest->seq : 0;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
+bool sample_feed_on_thread(const struct sample_feed *f) { return pthread_equal(pthread_self(), f->thread); }

@@ -1,0 +1,477 @@
+#include "core/tune/tuner.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void tuner_config_default(struct tuner_config *c)
+{
+	*c = (struct tuner_config){
+		.cpu_budget_percent = 20,
+		.interval_seconds = 2,
+		.fast_pages_to_scan = 1000,
+		.fast_sleep_millisecs = 20,
+		.min_pages_to_scan = 100,
+		.max_pages_to_scan = 20000,
+		.idle_pages_to_scan = 100,
+		.idle_sleep_millisecs = 1000,
+		.flat_scans = 2,
+		.gain_pages = 256,
+		.wake_pages = 4096,
+		.pressure_available_percent = 10,
+		.smart_scan = true,
+	};
+}
+
+static int set_i64(const char *value, int64_t lo, int64_t hi, int64_t *ret, const char *key, char *err, size_t cap)
+{
+	char *end;
+	errno = 0;
+	long long v = strtoll(value, &end, 10);
+	if (errno || end == value || *end || v < lo || v > hi) {
+		snprintf(err, cap, "%s must be an integer from %lld to %lld, not '%s'", key, (long long)lo,
+			 (long long)hi, value);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+static int set_double(const char *value, double lo, double hi, double *ret, const char *key, char *err, size_t cap)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(value, &end);
+	if (errno || end == value || *end || !isfinite(v) || v < lo || v > hi) {
+		snprintf(err, cap, "%s must be a number from %g to %g, not '%s'", key, lo, hi, value);
+		return -EINVAL;
+	}
+	*ret = v;
+	return 0;
+}
+
+int tuner_config_set(struct tuner_config *c, const char *key, const char *value, char *err, size_t cap)
+{
+	int64_t i;
+	int r;
+	if (!strcmp(key, "cpu_budget"))
+		return set_double(value, 0.1, 100, &c->cpu_budget_percent, key, err, cap);
+	if (!strcmp(key, "interval"))
+		return set_double(value, 0.1, 3600, &c->interval_seconds, key, err, cap);
+	if (!strcmp(key, "pressure_available_percent"))
+		return set_double(value, 0, 100, &c->pressure_available_percent, key, err, cap);
+	struct { const char *key; int64_t *field; int64_t lo, hi; } ints[] = {
+		{"fast_pages_to_scan", &c->fast_pages_to_scan, 1, 1000000},
+		{"fast_sleep_millisecs", &c->fast_sleep_millisecs, 1, 60000},
+		{"min_pages_to_scan", &c->min_pages_to_scan, 1, 1000000},
+		{"max_pages_to_scan", &c->max_pages_to_scan, 1, 1000000},
+		{"idle_pages_to_scan", &c->idle_pages_to_scan, 1, 1000000},
+		{"idle_sleep_millisecs", &c->idle_sleep_millisecs, 1, 600000},
+		{"gain_pages", &c->gain_pages, 1, 1000000000},
+		{"wake_pages", &c->wake_pages, 1, 1000000000},
+	};
+	for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
+		if (!strcmp(key, ints[k].key))
+			return set_i64(value, ints[k].lo, ints[k].hi, ints[k].field, key, err, cap);
+	if (!strcmp(key, "flat_scans")) {
+		if ((r = set_i64(value, 1, 100, &i, key, err, cap)) < 0)
+			return r;
+		c->flat_scans = (int)i;
+		return 0;
+	}
+	if (!strcmp(key, "smart_scan")) {
+		if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "on") || !strcmp(value, "1"))
+			c->smart_scan = true;
+		else if (!strcmp(value, "no") || !strcmp(value, "false") || !strcmp(value, "off") || !strcmp(value, "0"))
+			c->smart_scan = false;
+		else {
+			snprintf(err, cap, "smart_scan must be yes or no, not '%s'", value);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	snprintf(err, cap, "unknown option '%s'", key);
+	return -EINVAL;
+}
+
+int tuner_config_check(const struct tuner_config *c, char *err, size_t cap)
+{
+	if (c->min_pages_to_scan > c->max_pages_to_scan) {
+		snprintf(err, cap, "min_pages_to_scan (%lld) is above max_pages_to_scan (%lld)",
+			 (long long)c->min_pages_to_scan, (long long)c->max_pages_to_scan);
+		return -EINVAL;
+	}
+	if (c->fast_pages_to_scan < c->min_pages_to_scan || c->fast_pages_to_scan > c->max_pages_to_scan) {
+		snprintf(err, cap, "fast_pages_to_scan (%lld) is outside min_pages_to_scan..max_pages_to_scan",
+			 (long long)c->fast_pages_to_scan);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+const char *tuner_mode_name(enum tuner_mode m) { return m == TUNER_FAST ? "fast" : "idle"; }
+
+void tuner_init(struct tuner_state *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->pressure_armed = true;
+}
+
+static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
+
+/* Rescales pages_to_scan so ksmd's CPU meets the budget: proportional, at most x2 or /2 a step,
+ * and only when the error is above 10% (no churn on noise). Returns the new value. */
+static int64_t fit_budget(const struct tuner_config *c, int64_t pages, double cpu, double budget, char *why,
+			  size_t cap)
+{
+	if (!(cpu >= 0)) {
+		snprintf(why, cap, "; ksmd CPU unknown, rate kept");
+		return pages;
+	}
+	double want = cpu > 0.05 ? (double)pages * budget / cpu : (double)pages * 2;
+	if (want > (double)pages * 2)
+		want = (double)pages * 2;
+	if (want < (double)pages / 2)
+		want = (double)pages / 2;
+	int64_t next = clamp64((int64_t)want, c->min_pages_to_scan, c->max_pages_to_scan);
+	if (llabs(next - pages) * 10 < pages) {
+		snprintf(why, cap, "; ksmd at %.1f%% CPU, within budget %.0f%%", cpu, budget);
+		return pages;
+	}
+	snprintf(why, cap, "; ksmd at %.1f%% CPU for budget %.0f%%: pages_to_scan %lld -> %lld", cpu, budget,
+		 (long long)pages, (long long)next);
+	return next;
+}
+
+/* Pages ksmd must meet (or merge) in one interval to count as news: gain_pages, or half of what
+ * ksmd scanned when that is less, so the signal can fire at the idle rate too (100 pages/s scans
+ * 200 pages in 2 s: 256 new pages could never be met). */
+static int64_t interval_threshold(const struct tuner_config *c, const struct tuner_input *in)
+{
+	double scanned = (double)in->pages_scanned;
+	if (in->pages_scanned < 0)
+		scanned = in->run == 1 && in->pages_to_scan > 0 && in->sleep_millisecs > 0
+				  ? (double)in->pages_to_scan * in->interval_seconds * 1000.0 / (double)in->sleep_millisecs
+				  : 0;
+	double half = scanned / 2 < 16 ? 16 : scanned / 2;
+	return half < (double)c->gain_pages ? (int64_t)half : c->gain_pages;
+}
+
+/* The budget fit, held back where raising the rate stopped buying CPU time: ksmd starved by
+ * busy cores (it runs at nice 5) or out of work. A rate raised by half or more that left ksmd's
+ * CPU within 15% of before, under 75% of the budget, is taken back and becomes a ceiling, until
+ * ksmd's CPU at or under it rises by a quarter (the cores freed up, or more memory to scan). Else
+ * the rate would climb to max_pages_to_scan and, once the CPUs free up, overshoot the budget
+ * several times over for the intervals the fit needs to come back down. */
+static int64_t ceiling_fit(const struct tuner_config *c, struct tuner_state *s, int64_t ran, double cpu,
+			   double budget, char *why, size_t cap)
+{
+	if (!(cpu >= 0))
+		return fit_budget(c, ran, cpu, budget, why, cap);
+	if (s->ceiling_pages && cpu >= 1.25 * s->ceiling_cpu)
+		s->ceiling_pages = 0;
+	int64_t next;
+	if (s->last_fit_pages > 0 && ran * 2 >= s->last_fit_pages * 3 && cpu < 1.15 * s->last_fit_cpu &&
+	    cpu < 0.75 * budget) {
+		s->ceiling_pages = s->last_fit_pages;
+		s->ceiling_cpu = s->last_fit_cpu;
+		next = s->last_fit_pages;
+		snprintf(why, cap, "; ksmd at %.1f%% CPU at %lld pages as at %lld (busy cores or little to scan): "
+			 "back to it", cpu, (long long)ran, (long long)next);
+	} else {
+		next = fit_budget(c, ran, cpu, budget, why, cap);
+		if (s->ceiling_pages && next > s->ceiling_pages && ran <= s->ceiling_pages) {
+			next = ran;
+			snprintf(why, cap, "; ksmd at %.1f%% CPU for budget %.0f%%: held at %lld, more did not raise it",
+				 cpu, budget, (long long)ran);
+		}
+	}
+	s->last_fit_pages = ran;
+	s->last_fit_cpu = cpu;
+	return next;
+}
+
+static int64_t news_total(const struct tuner_input *in)
+{
+	if (in->unscanned_arrived_pages < 0 || in->unscanned_new_pages < 0 || in->unscanned_grown_pages < 0)
+		return 0;
+	return in->unscanned_arrived_pages + in->unscanned_new_pages + in->unscanned_grown_pages;
+}
+
+static void news_reason(const struct tuner_input *in, char *buf, size_t cap)
+{
+	int64_t total = news_total(in);
+	char rest[64] = "";
+	if (total > in->news_pages)
+		snprintf(rest, sizeof(rest), "; %lld such pages in all", (long long)total);
+	switch (in->news_kind) {
+	case TUNER_NEWS_ARRIVED:
+		snprintf(buf, cap, "fast: process %d (%s) appeared with %lld resident mergeable pages ksmd has not "
+			 "scanned (started preallocated or migrated in)%s", (int)in->news_pid, in->news_name,
+			 (long long)in->news_pages, rest);
+		break;
+	case TUNER_NEWS_NEW:
+		snprintf(buf, cap, "fast: new mergeable process %d (%s) holds %lld pages ksmd has not scanned "
+			 "(a guest started)%s", (int)in->news_pid, in->news_name, (long long)in->news_pages, rest);
+		break;
+	default:
+		snprintf(buf, cap, "fast: mergeable process %d (%s) grew by %lld pages ksmd has not scanned%s",
+			 (int)in->news_pid, in->news_name, (long long)in->news_pages, rest);
+		break;
+	}
+}
+
+static void go_fast(const struct tuner_config *c, struct tuner_state *s)
+{
+	s->mode = TUNER_FAST;
+	s->ceiling_pages = 0;
+	s->last_fit_pages = 0;
+	s->settled = false;
+	s->flat = 0;
+	s->pages_to_scan = s->fast_pages_to_scan;
+	s->sleep_millisecs = c->fast_sleep_millisecs;
+}
+
+static void go_idle(const struct tuner_config *c, struct tuner_state *s)
+{
+	s->mode = TUNER_IDLE;
+	s->pages_to_scan = c->idle_pages_to_scan;
+	s->sleep_millisecs = c->idle_sleep_millisecs;
+}
+
+void tuner_step(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
+		struct tuner_decision *ret)
+{
+	int64_t zero = in->ksm_zero_pages > 0 ? in->ksm_zero_pages : 0;
+	int64_t saved = in->pages_sharing + zero;
+	int64_t rmap = in->pages_shared + in->pages_sharing + in->pages_unshared + in->pages_volatile;
+	int64_t prev_pages = s->pages_to_scan, prev_sleep = s->sleep_millisecs;
+	enum tuner_mode prev_mode = s->mode;
+	bool pressure = in->mem_total_bytes > 0 && in->mem_available_bytes >= 0 &&
+			(double)in->mem_available_bytes * 100.0 < c->pressure_available_percent * (double)in->mem_total_bytes;
+	/* Re-armed once MemAvailable is back a quarter above the threshold: no flapping at the edge. */
+	if (in->mem_total_bytes > 0 && in->mem_available_bytes >= 0 &&
+	    (double)in->mem_available_bytes * 100.0 >= 1.25 * c->pressure_available_percent * (double)in->mem_total_bytes)
+		s->pressure_armed = true;
+	/* Under memory pressure a merged page is worth more: twice the CPU, twice the patience. */
+	double budget = c->cpu_budget_percent * (pressure ? 2 : 1);
+	int flat_needed = c->flat_scans * (pressure ? 2 : 1);
+	/* Nothing to merge anywhere: no process has mergeable memory and ksmd holds none. */
+	bool no_mergeable = in->mergeable_processes == 0 && rmap == 0 && in->pages_shared == 0;
+	int64_t news = news_total(in);
+	char why[160] = "";
+	memset(ret, 0, sizeof(*ret));
+
+	if (!s->started) {
+		s->started = true;
+		s->fast_pages_to_scan = c->fast_pages_to_scan;
+		s->last_full_scans = in->full_scans;
+		s->last_rmap_items = rmap;
+		s->last_saved_pages = saved;
+		s->saved_pages_at_scan_end = saved;
+		if (pressure)
+			s->pressure_armed = false;
+		if (no_mergeable) {
+			go_idle(c, s);
+			snprintf(ret->reason, sizeof(ret->reason),
+				 "idle: no mergeable memory on this host (no process has memory marked with "
+				 "MADV_MERGEABLE or PR_SET_MEMORY_MERGE); scanning fast once some appears");
+			goto out;
+		}
+		go_fast(c, s);
+		snprintf(ret->reason, sizeof(ret->reason),
+			 "start: scan fast until %d full scans in a row find under %lld pages to merge",
+			 flat_needed, (long long)c->gain_pages);
+		goto out;
+	}
+
+	int64_t new_pages = rmap - s->last_rmap_items, gained = saved - s->last_saved_pages;
+	int64_t scans = in->full_scans - s->last_full_scans;
+	int64_t scan_gain = 0, threshold = interval_threshold(c, in);
+	if (scans > 0) {
+		scan_gain = saved - s->saved_pages_at_scan_end;
+		s->saved_pages_at_scan_end = saved;
+		if (scan_gain >= c->gain_pages)
+			s->flat = 0;
+		else
+			s->flat += (int)(scans > 100 ? 100 : scans);
+	}
+	s->last_full_scans = in->full_scans;
+	s->last_rmap_items = rmap;
+	s->last_saved_pages = saved;
+	int64_t met = new_pages > 0 ? new_pages : 0, merged = gained > 0 ? gained : 0;
+
+	if (no_mergeable) {
+		if (s->mode != TUNER_IDLE)
+			go_idle(c, s);
+		snprintf(ret->reason, sizeof(ret->reason),
+			 "idle: no mergeable memory on this host (no process has memory marked with "
+			 "MADV_MERGEABLE or PR_SET_MEMORY_MERGE)");
+		goto out;
+	}
+
+	if (s->mode == TUNER_IDLE) {
+		if (news >= c->wake_pages) {
+			/* The /proc signal: does not wait for ksmd's slow cursor to reach the new memory. */
+			go_fast(c, s);
+			news_reason(in, ret->reason, sizeof(ret->reason));
+		} else if (pressure && s->pressure_armed) {
+			s->pressure_armed = false;
+			go_fast(c, s);
+			snprintf(ret->reason, sizeof(ret->reason),
+				 "fast: memory pressure (MemAvailable %.1f%% of MemTotal, under %g%%): scan again with "
+				 "twice the CPU budget and twice the patience",
+				 100.0 * (double)in->mem_available_bytes / (double)in->mem_total_bytes,
+				 c->pressure_available_percent);
+		} else if (met >= threshold) {
+			go_fast(c, s);
+			snprintf(ret->reason, sizeof(ret->reason),
+				 "fast: ksmd met %lld new pages in %.1fs (threshold %lld): new memory to scan",
+				 (long long)met, in->interval_seconds, (long long)threshold);
+		} else if (merged >= threshold) {
+			go_fast(c, s);
+			snprintf(ret->reason, sizeof(ret->reason),
+				 "fast: %lld pages merged in %.1fs at the idle rate (threshold %lld): merging under way",
+				 (long long)merged, in->interval_seconds, (long long)threshold);
+		} else if (in->exited_processes > 0) {
+			/* Savings fall when guests exit; there is nothing new to scan in that. */
+			snprintf(ret->reason, sizeof(ret->reason),
+				 "idle: %lld mergeable process%s exited (savings %+lld pages): nothing new to scan",
+				 (long long)in->exited_processes, in->exited_processes == 1 ? "" : "es", (long long)gained);
+		} else {
+			snprintf(ret->reason, sizeof(ret->reason),
+				 "idle: nothing new to merge (%lld new pages, +%lld merged, %lld unscanned pages new since "
+				 "idling)%s", (long long)met, (long long)merged, (long long)news,
+				 pressure ? ", memory pressure" : "");
+		}
+		goto out;
+	}
+
+	if (pressure)
+		s->pressure_armed = false;
+	/* New memory met or merging under way, or a process came or grew since the last interval
+	 * (ksmd may not have reached it yet): worth more full scans. */
+	if (met >= threshold || merged >= threshold || news >= c->wake_pages) {
+		s->flat = 0;
+	} else if (s->flat >= flat_needed) {
+		go_idle(c, s);
+		snprintf(ret->reason, sizeof(ret->reason),
+			 "idle: %d full scans in a row merged under %lld pages (last +%lld), %lld volatile pages",
+			 s->flat, (long long)c->gain_pages, (long long)scan_gain, (long long)in->pages_volatile);
+		goto out;
+	}
+	bool ran_ours = in->run == 1 && in->pages_to_scan == s->pages_to_scan && in->sleep_millisecs == s->sleep_millisecs;
+	if (s->settled && ran_ours) {
+		int64_t ran = s->pages_to_scan;
+		double cpu = in->ksmd_cpu_percent;
+		s->pages_to_scan = ceiling_fit(c, s, ran, cpu, budget, why, sizeof(why));
+		/* Remembered for the next wake only when measured under load: a rate raised because
+		 * ksmd ran out of work here (little memory, most of it skipped) could take a whole
+		 * CPU on the next, bigger guest. Lower rates are always safe to remember. */
+		if (in->ksmd_cpu_percent >= 0.75 * budget || s->pages_to_scan < s->fast_pages_to_scan)
+			s->fast_pages_to_scan = s->pages_to_scan;
+	} else if (s->settled)
+		snprintf(why, sizeof(why), "; the kernel ran other settings, CPU budget not fitted");
+	s->settled = true;
+	char news_why[48] = "";
+	if (news > 0)
+		snprintf(news_why, sizeof(news_why), ", %lld unscanned pages new", (long long)news);
+	snprintf(ret->reason, sizeof(ret->reason), "fast: %lld new pages, +%lld merged in %.1fs, %d flat scan%s%s%s%s",
+		 (long long)met, (long long)merged, in->interval_seconds, s->flat, s->flat == 1 ? "" : "s", news_why,
+		 pressure ? ", memory pressure" : "", why);
+out:
+	ret->run = 1;
+	ret->pages_to_scan = s->pages_to_scan;
+	ret->sleep_millisecs = s->sleep_millisecs;
+	ret->mode = s->mode;
+	ret->pressure = pressure;
+	ret->changed = s->pages_to_scan != prev_pages || s->sleep_millisecs != prev_sleep || s->mode != prev_mode;
+}
+
+/* ---- what is new in mergeable memory, from readings of /proc ---- */
+
+void tuner_news_init(struct tuner_news *t) { memset(t, 0, sizeof(*t)); }
+
+void tuner_news_free(struct tuner_news *t)
+{
+	free(t->e);
+	tuner_news_init(t);
+}
+
+static const struct tuner_news_entry *news_find(const struct tuner_news *t, const struct tuner_proc *p)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->e[i].p.pid == p->pid && !strcmp(t->e[i].p.name, p->name))
+			return &t->e[i];
+	return NULL;
+}
+
+/* Pages of the process ksmd has not met: signed, since ksmd's rmap items may outnumber resident
+ * pages a little (pages it met that were freed since); only its growth counts. */
+static int64_t unscanned(const struct tuner_proc *p) { return p->mergeable_pages - p->rmap_items; }
+
+int tuner_news_update(struct tuner_news *t, const struct tuner_proc *procs, size_t n, bool denied,
+		      struct tuner_input *in)
+{
+	struct tuner_news_entry *e = calloc(n ? n : 1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	int64_t arrived = 0, fresh_new = 0, grown = 0, top = 0, exited = 0;
+	enum tuner_news_kind kind = TUNER_NEWS_NONE;
+	const struct tuner_news_entry *top_e = NULL;
+	for (size_t i = 0; i < n; i++) {
+		const struct tuner_news_entry *old = news_find(t, &procs[i]);
+		e[i].p = procs[i];
+		e[i].fresh = t->have_reading && !old;
+		e[i].in_base = old && old->in_base;
+		e[i].base_unscanned = e[i].in_base ? old->base_unscanned : 0;
+		int64_t u = unscanned(&procs[i]), add;
+		enum tuner_news_kind k;
+		if (e[i].in_base) {
+			add = u - e[i].base_unscanned;
+			k = TUNER_NEWS_GROWN;
+			if (add > 0)
+				grown += add;
+		} else {
+			add = u;
+			k = e[i].fresh ? TUNER_NEWS_ARRIVED : TUNER_NEWS_NEW;
+			if (add > 0)
+				*(e[i].fresh ? &arrived : &fresh_new) += add;
+		}
+		if (add > top) {
+			top = add;
+			kind = k;
+			top_e = &e[i];
+		}
+	}
+	for (size_t i = 0; i < t->n; i++) {
+		bool still = false;
+		for (size_t j = 0; j < n && !still; j++)
+			still = t->e[i].p.pid == procs[j].pid && !strcmp(t->e[i].p.name, procs[j].name);
+		exited += !still;
+	}
+	in->mergeable_processes = denied ? -1 : (int64_t)n;
+	in->exited_processes = exited;
+	in->unscanned_arrived_pages = arrived;
+	in->unscanned_new_pages = fresh_new;
+	in->unscanned_grown_pages = grown;
+	in->news_kind = kind;
+	in->news_pid = top_e ? top_e->p.pid : 0;
+	in->news_pages = top;
+	snprintf(in->news_name, sizeof(in->news_name), "%s", top_e ? top_e->p.name : "");
+	free(t->e);
+	t->e = e;
+	t->n = n;
+	t->have_reading = true;
+	return 0;
+}
+
+void tuner_news_rebase(struct tuner_news *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		t->e[i].in_base = true;
+		t->e[i].base_unscanned = unscanned(&t->e[i].p);
+	}
+}

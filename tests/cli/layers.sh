@@ -1,0 +1,60 @@
+#!/bin/bash
+# The floors of src/, read off the includes: a file may include its own folder and the folders
+# below it, never one above it nor a neighbour on its own floor (docs/architecture.md). With
+# LAYERS_SRC=DIR it checks another tree: the test plants an upward include in a copy and expects
+# the check to fail there.
+. "$VMHOST_TESTS/lib.sh"
+
+# floor FOLDER: the floor of a folder under src/ (core's rooms by name), empty when unknown.
+floor() {
+	case $1 in
+	parse) echo 0 ;; io) echo 1 ;;
+	core/base) echo 2 ;; core/model) echo 3 ;; core/kvm | core/tune) echo 4 ;;
+	core/sample) echo 5 ;; core/doctor) echo 6 ;; core/bench) echo 7 ;;
+	out | store) echo 8 ;; net) echo 9 ;; cmd) echo 10 ;; .) echo 11 ;;
+	esac
+}
+
+# violations SRC: one line per include that climbs or crosses, or per file in an unknown folder.
+violations() {
+	local src=$1 file dir inc target mine theirs
+	while IFS= read -r file; do
+		dir=$(dirname "$file")
+		mine=$(floor "$dir")
+		[ -n "$mine" ] || { echo "$file: folder $dir has no floor (add it to tests/cli/layers.sh)"; continue; }
+		while IFS= read -r inc; do
+			target=$(dirname "$inc")
+			theirs=$(floor "$target")
+			[ -n "$theirs" ] || { echo "$file: includes $inc, of no known folder"; continue; }
+			[ "$target" = "$dir" ] && continue
+			[ "$theirs" -lt "$mine" ] || echo "$file: includes $inc ($target is floor $theirs, $dir floor $mine)"
+		done < <(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]+"([^"]+)".*/\1/p' "$src/$file")
+	done < <(cd "$src" && find . -name '*.[ch]' | sed 's|^\./||' | sort)
+}
+
+# no_violations SRC: the tree keeps its floors.
+no_violations() {
+	local out
+	out=$(violations "$1")
+	[ -z "$out" ] || { say "$out"; return 1; }
+}
+
+# planted_fails: a copy of the tree with one upward include (model reaching into bench) fails.
+planted_fails() {
+	local copy out
+	copy=$(mktemp -d) || return 1
+	cp -r "$SRC/." "$copy/"
+	printf '#include "core/bench/workload.h"\n' >> "$copy/core/model/host.c"
+	out=$(violations "$copy")
+	rm -rf "$copy"
+	grep -q '^core/model/host.c: includes core/bench/workload.h' <<<"$out" || { say "planted include not found: $out"; return 1; }
+}
+
+SRC=${LAYERS_SRC:-$VMHOST_TESTS/../src}
+[ -d "$SRC/core" ] || die "no sources at $SRC"
+check "every include of src/ goes down a floor or stays in its folder" no_violations "$SRC"
+check "an include planted upward (core/model -> core/bench) is found" planted_fails
+check "core/ holds only rooms, no loose files" sh -c "! ls '$SRC'/core/*.[ch] 2>/dev/null"
+check "no folder but cmd/ holds more than 15 .c files" sh -c "
+	cd '$SRC' && ! find . -name '*.c' -not -path './cmd/*' -printf '%h\n' | sort | uniq -c | awk '\$1 > 15' | grep ."
+finish
