@@ -18,7 +18,6 @@ vmhost_script_test(live_mem_memo live/mem_memo.sh "live")
 vmhost_script_test(live_churn live/churn.sh "live")
 # A VM moved between cgroups while read (issue 13: bad input).
 vmhost_script_test(live_cgroup_move live/cgroup_move.sh "live")
-set_tests_properties(live_cgroup_move PROPERTIES SKIP_RETURN_CODE 77)
 vmhost_script_test(live_mem_ksm live/mem_ksm.sh "live" ksm)
 vmhost_script_test(live_mem_pss_sampled live/mem_pss_sampled.sh "live" ksm)
 vmhost_script_test(e2e_qemu_guests e2e/qemu_guests.sh "e2e" ksm)

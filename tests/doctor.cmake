@@ -6,6 +6,5 @@ vmhost_script_test(doctor_growth_live live/doctor_growth.sh "live")
 vmhost_script_test(doctor_vcpu_live live/doctor_vcpu.sh "live")
 vmhost_script_test(doctor_kvm_live live/doctor_kvm.sh "live")
 # Skipped (not passed, not failed) only where /dev/kvm is absent.
-set_tests_properties(doctor_kvm_live PROPERTIES SKIP_RETURN_CODE 77)
 vmhost_script_test(doctor_smaps_live live/doctor_smaps.sh "live")
 vmhost_script_test(doctor_balloon_live live/doctor_balloon.sh "live")

@@ -19,7 +19,6 @@ vmhost_script_test(live_qmp_client live/qmp_client.sh "live")
 vmhost_script_test(live_kvm_trace_setup live/kvm_trace_setup.sh "live")
 vmhost_script_test(live_kvm_guest live/kvm_guest.sh "live")
 # Skipped (not passed, not failed) only where /dev/kvm is absent.
-set_tests_properties(live_kvm_guest PROPERTIES SKIP_RETURN_CODE 77)
 
 # Benchmark: CPU cost of one query-stats refresh for 10 VMs x 4 vCPUs.
 # Run: build/bench_qmp_stats [--vms 10] [--vcpus 4] [--refreshes 50]

@@ -32,6 +32,6 @@ done
 # What a user reads off it, whatever the golden files say.
 check "intel: the four VMs, named by pid" grep -q '^KVM counters over MEASURED, 4 VMs: web1, db1, build, pid 4242$' "$TEST_TMP/exits-intel.txt"
 check "intel: host total is the kernel's global file" jq -e '.total.exits.total == 82123450' "$TEST_TMP/exits-intel.json"
-check "intel: nothing changed, so no delta is other than 0" jq -e '[.. | objects | select(has("delta")) | .delta] | all(. == 0)' "$TEST_TMP/exits-intel.json"
+check "intel: nothing changed, so no delta is other than 0" jq -e '[.. | objects | select(has("delta")) | .delta] | length > 0 and all(. == 0)' "$TEST_TMP/exits-intel.json"
 check "no VM: says so" grep -q '^KVM is loaded but no VM is running' "$TEST_TMP/exits-novm.txt"
 finish

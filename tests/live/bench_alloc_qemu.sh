@@ -15,7 +15,7 @@ json=$TEST_TMP/q.json
 	|| die "bench alloc --qemu failed: $(cat "$TEST_TMP/err")"
 check "qemu-prealloc rows for each thread count" test "$(jq '[.rows[] | select(.strategy == "qemu-prealloc")] | length' "$json")" = 2
 check "QEMU create and destroy were timed" \
-	jqc 'all(.rows[] | select(.strategy == "qemu-prealloc"); .create_seconds > 0 and .destroy_seconds > 0 and .runs == 2 and .efficiency > 0)' "$json"
+	jqc '[.rows[] | select(.strategy == "qemu-prealloc")] | length == 2 and all(.[]; .create_seconds > 0 and .destroy_seconds > 0 and .runs == 2 and .efficiency > 0)' "$json"
 check "the accelerator is reported" jqc '.qemu.accel == "kvm" or .qemu.accel == "tcg"' "$json"
 check "no QEMU left after the run" test -z "$(our_qemus)"
 

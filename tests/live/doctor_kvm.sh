@@ -6,7 +6,7 @@
 # on bare metal io_exits). The same guest paused (-S) makes no exits: nothing said.
 # Needs /dev/kvm: without it the test is skipped (exit 77) and says so. QEMU stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
-[ -c /dev/kvm ] || { say "SKIP: /dev/kvm is absent on this machine (no KVM to run a guest on)"; exit 77; }
+[ -c /dev/kvm ] || skip "/dev/kvm is absent on this machine (no KVM to run a guest on)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
 sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
 start_qemu() { # NAME SOCKET ARGS...

@@ -58,6 +58,6 @@ if [ -f $KSM/advisor_mode ]; then
 	check "real ksmtuned alone: no ksm-tuners-fighting" [ "$(findings ksm-tuners-fighting "$TEST_TMP/tuned-alone.json")" = "[]" ]
 	stop_pid "$TUNED"
 else
-	say "this kernel has no KSM advisor: the ksmtuned/advisor case is not run"
+	skip_part "this kernel has no KSM advisor: the ksmtuned/advisor case is not run"
 fi
 finish

@@ -4,7 +4,7 @@
 # after the policies have scanned the first are merged, and the times count from their arrival;
 # and a bench killed while the real ksmtuned runs leaves neither a setting changed nor a daemon.
 . "$VMHOST_TESTS/lib.sh"
-[ -d $KSM ] || { say "this kernel has no KSM"; exit 77; }
+[ -d $KSM ] || skip "this kernel has no KSM"
 ksm_save || die "cannot read KSM settings"
 settings() { local f; for f in $KSM_KNOBS; do [ -f $KSM/$f ] && echo "$f=$(cat $KSM/$f)"; done; }
 before=$(settings)
@@ -18,7 +18,7 @@ names=$(jq -r '[.policies[].name] | join(",")' <<<"$out")
 check "the six policies in order ($names)" test "$names" = "kernel-default,conservative,ksmtuned,ksmtuned-model,kernel-advisor,vmhost"
 check "scenario start by default, times from 0" test "$(jq -r '[.scenario, .arrival_seconds] | map(tostring) | join(" ")' <<<"$out")" = "start 0"
 check "the real ksmtuned ran (not marked unavailable)" test "$(jq -r '.policies[] | select(.name == "ksmtuned") | .note' <<<"$out")" != "ksmtuned is not installed (package ksmtuned)"
-check "every policy has the contract's fields" test "$(jq '[.policies[] | has("seconds_to_95pct") and has("ksmd_cpu_seconds_to_95pct") and has("steady_ksmd_cpu_percent") and has("saved_bytes")] | all' <<<"$out")" = true
+check "every policy has the contract's fields" test "$(jq '[.policies[] | has("seconds_to_95pct") and has("ksmd_cpu_seconds_to_95pct") and has("steady_ksmd_cpu_percent") and has("saved_bytes")] | length > 0 and all' <<<"$out")" = true
 check "vmhost merged the workload" test "$(jq '.policies[] | select(.name == "vmhost") | .saved_bytes > 0' <<<"$out")" = true
 check "vmhost reached 95% of the achievable savings" test "$(jq '.policies[] | select(.name == "vmhost") | .seconds_to_95pct != null' <<<"$out")" = true
 check "SVG written" grep -q "<svg" "$TEST_TMP/bench.svg"

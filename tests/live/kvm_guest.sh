@@ -3,7 +3,7 @@
 # Needs /dev/kvm: without it this test is skipped (exit 77) and says so.
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
-[ -c /dev/kvm ] || { say "SKIP: /dev/kvm is absent on this machine (no KVM to run a guest on)"; exit 77; }
+[ -c /dev/kvm ] || skip "/dev/kvm is absent on this machine (no KVM to run a guest on)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
 P=$VMHOST_BUILD/kvmprobe
 G=$VMHOST_BUILD/kvmguest

@@ -4,7 +4,7 @@
 # a private mount namespace when the host has none (nothing changes outside the test).
 . "$VMHOST_TESTS/lib.sh"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
-[ "$(id -u)" = 0 ] || { say "SKIP: needs root for perf tracepoints and tracefs"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root for perf tracepoints and tracefs"
 P=$VMHOST_BUILD/kvmprobe
 sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
 spawn qemu-system-x86_64 -machine pc,accel=tcg -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults -smp 2

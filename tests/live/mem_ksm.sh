@@ -58,8 +58,8 @@ host=$(( $(cat $KSM/pages_shared) + $(cat $KSM/pages_sharing) ))
 check "all processes' ksm_merging_pages add up to pages_shared + pages_sharing ($all vs $host)" [ "$all" = "$host" ]
 [ "$all" != "$sum" ] && say "note: other processes on this machine share KSM pages ($((all - sum)) mappings); the host-wide mean weight includes them"
 check "ksm section matches sysfs" jq -e --argjson s "$(cat $KSM/pages_sharing)" '.ksm.pages_sharing == $s and .ksm.run == 0' "$TEST_TMP/all.json"
-check "KSM saves each guest something" jq -e '[.vms[] | select(.name | test("^sym")) | .ksm_saved_bytes > 10000000] | all' "$TEST_TMP/all.json"
-check "PSS is below RSS once merged" jq -e '[.vms[] | select(.name | test("^sym")) | .pss_bytes < .rss_bytes] | all' "$TEST_TMP/all.json"
+check "KSM saves each guest something" jq -e '[.vms[] | select(.name | test("^sym")) | .ksm_saved_bytes > 10000000] | length > 0 and all' "$TEST_TMP/all.json"
+check "PSS is below RSS once merged" jq -e '[.vms[] | select(.name | test("^sym")) | .pss_bytes < .rss_bytes] | length > 0 and all' "$TEST_TMP/all.json"
 
 # --exact agrees with smaps_rollup.
 "$VMHOST" mem --exact --json --pid "$SYM1" >"$TEST_TMP/exact.json"

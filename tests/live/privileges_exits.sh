@@ -4,7 +4,7 @@
 # debugfs and tracefs are mounted in a private mount namespace only (the host is left as found).
 # Skipped (exit 77, not passed) where /dev/kvm is absent.
 . "$VMHOST_TESTS/lib.sh"
-[ -c /dev/kvm ] || { say "SKIP: /dev/kvm is absent on this machine (no KVM guest to read)"; exit 77; }
+[ -c /dev/kvm ] || skip "/dev/kvm is absent on this machine (no KVM guest to read)"
 chmod 755 "$TEST_TMP"
 NB="setpriv --reuid nobody --regid nogroup --clear-groups"
 CAPS="$NB --inh-caps +sys_ptrace,+dac_read_search,+perfmon --ambient-caps +sys_ptrace,+dac_read_search,+perfmon"

@@ -6,7 +6,7 @@
 . "$VMHOST_TESTS/lib.sh"
 command -v tmux >/dev/null || die "tmux is not installed (scripts/deps/exits.txt lists it)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
-[ "$(id -u)" = 0 ] || { say "SKIP: needs root (cgroup scopes for the helpers)"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (cgroup scopes for the helpers)"
 FAKE=$VMHOST_BUILD/fakeguest
 SOCK=vmhost-top-$$
 
@@ -220,7 +220,7 @@ if [ -c /dev/kvm ]; then
 	wait_done kvm
 	stop_pid "$KVMQ"
 else
-	say "no /dev/kvm: the KVM guest's exits are not checked"
+	skip_part "no /dev/kvm: the KVM guest's exits are not checked"
 fi
 stop_pid "$TCG"
 finish

@@ -134,8 +134,10 @@ static int bench(enum out_format format, char *out, char *err, size_t cap)
 static void table_failure_frees_the_result(void **state)
 {
 	(void)state;
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
+		print_message("skipped: bench ksm needs root\n");
 		skip();
+	}
 	static char out[16384], err[16384];
 	table_failures = 1;
 	int rc = bench(OUT_JSON, out, err, sizeof(out));
@@ -149,8 +151,10 @@ static void table_failure_frees_the_result(void **state)
 static void results_printed_and_freed(void **state)
 {
 	(void)state;
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
+		print_message("skipped: bench ksm needs root\n");
 		skip();
+	}
 	static char out[16384], err[16384];
 	table_failures = 0;
 	int rc = bench(OUT_CSV, out, err, sizeof(out));

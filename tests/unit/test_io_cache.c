@@ -102,7 +102,8 @@ static void test_a_reused_pid_reads_as_the_new_process(void **state)
 {
 	(void)state;
 	if (geteuid() != 0) {
-		skip(); /* ns_last_pid needs CAP_SYS_ADMIN */
+		print_message("skipped: needs root (ns_last_pid needs CAP_SYS_ADMIN)\n");
+		skip();
 		return;
 	}
 	struct io_cache *c;

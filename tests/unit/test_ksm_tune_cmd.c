@@ -37,8 +37,10 @@ static int run_tune(struct ctx *ctx, char *buf, size_t cap, int argc, char **arg
 static void test_guard_failure_names_its_error(void **state)
 {
 	(void)state;
-	if (geteuid() != 0)
-		skip(); /* without root the command stops earlier, at the privilege check */
+	if (geteuid() != 0) { /* without root the command stops earlier, at the privilege check */
+		print_message("skipped: needs root to reach the tuner's guard\n");
+		skip();
+	}
 	const char *fixtures = getenv("VMHOST_FIXTURES");
 	/* A copy of the fixture tree: should the tuner get as far as writing, the tree stays clean. */
 	char dir[] = "/tmp/vmhost-test-tune.XXXXXX", cmd[8192], proc[4200], sys[4200], lock[4200];

@@ -1,5 +1,6 @@
 /* vmhost's metric families on a frozen fixture host, diffed against golden files
- * (VMHOST_UPDATE_GOLDEN=1 rewrites them). */
+ * (VMHOST_UPDATE_GOLDEN=1 rewrites them; the test then ends skipped, not passed: a file compared
+ * with itself proves nothing). */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -46,6 +47,8 @@ static void compare_golden(const char *out, const char *name)
 		assert_non_null(f);
 		fputs(out, f);
 		fclose(f);
+		print_message("skipped: golden file updated from this run, not compared\n");
+		skip();
 	}
 	FILE *f = fopen(path, "r");
 	assert_non_null(f);
