@@ -7,24 +7,33 @@ JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 PREFIX     ?= /usr/local
 DESTDIR    ?=
 
-.PHONY: all deps run check check-asan bench clean install uninstall deb
+.PHONY: all deps deps-check run check check-asan bench clean install uninstall deb
 
+# vmhost alone, without its tests (no cmocka needed): make, make run, make install.
 all: deps
-	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DVMHOST_TESTS=OFF -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
 	@cmake --build $(BUILD) -j $(JOBS)
 
+# What building and running vmhost needs (scripts/deps/build/): never a service or a test tool.
 deps:
-	@scripts/install-deps.sh
+	@scripts/install-deps.sh build
+
+# Also what the tests use (scripts/deps/test/, package/), their services kept from starting.
+deps-check:
+	@scripts/install-deps.sh build test package
 
 run: all
 	./$(BUILD)/vmhost
 
-# Every test on the normal build, then the unit and fixture tests again under ASan+UBSan.
-check: all
+# Every test on the normal build (the same build/ with the tests on), then the unit and fixture
+# tests again under ASan+UBSan.
+check: deps-check
+	@cmake -S . -B $(BUILD) $(CMAKE_FLAGS) -DVMHOST_TESTS=ON -DCMAKE_INSTALL_PREFIX=$(PREFIX) >/dev/null
+	@cmake --build $(BUILD) -j $(JOBS)
 	cd $(BUILD) && ctest --output-on-failure --timeout 900
 	$(MAKE) --no-print-directory check-asan
 
-check-asan: deps
+check-asan: deps-check
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DVMHOST_SANITIZE=ON >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ctest --output-on-failure --timeout 900 -L sanitize
@@ -39,6 +48,7 @@ uninstall: all
 
 # build/deb/vmhost_VERSION_ARCH.deb, by dpkg-buildpackage in a staging copy (packaging/deb.sh).
 deb: deps
+	@scripts/install-deps.sh package
 	@packaging/deb.sh $(BUILD)/deb
 
 bench: all

@@ -17,7 +17,7 @@ build=${1:-$here/../build}
 vmhost=$build/vmhost
 n_vms=100 duration=${SERVE_BENCH_SECONDS:-10}
 for tool in wrk curl openssl /usr/bin/python3; do
-	command -v $tool >/dev/null || { echo "serve bench: $tool is missing (scripts/deps/serve.txt)" >&2; exit 1; }
+	command -v $tool >/dev/null || { echo "serve bench: $tool is missing (scripts/deps/test/serve.txt)" >&2; exit 1; }
 done
 tmp=$(mktemp -d /tmp/vmhost-bench-serve.XXXXXX)
 pids=""

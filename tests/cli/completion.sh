@@ -2,7 +2,7 @@
 # Bash completion (contrib/bash-completion/vmhost) driven as bash drives it: COMP_WORDS and
 # COMP_CWORD set, the function that `complete -p vmhost` names called, COMPREPLY read back.
 . "$VMHOST_TESTS/lib.sh"
-[ -r /usr/share/bash-completion/bash_completion ] || die "bash-completion missing (scripts/deps/package.txt)"
+[ -r /usr/share/bash-completion/bash_completion ] || die "bash-completion missing (scripts/deps/package/package.txt)"
 . /usr/share/bash-completion/bash_completion
 . "$VMHOST_TESTS/../contrib/bash-completion/vmhost"
 PATH=$(dirname "$VMHOST"):$PATH

@@ -1,7 +1,7 @@
 # The live view on a real terminal: vmhost exits runs in a tmux pane (a pseudo-terminal), the
 # counters change between refreshes, and the screen is read back with capture-pane.
 . "$VMHOST_TESTS/lib.sh"
-command -v tmux >/dev/null || die "tmux is not installed (scripts/deps/exits.txt lists it)"
+command -v tmux >/dev/null || die "tmux is not installed (scripts/deps/test/terminal.txt lists it)"
 
 cp -a "$VMHOST_FIXTURES/exits-intel" "$TEST_TMP/fx"
 R=$TEST_TMP/fx

@@ -7,7 +7,7 @@
 . "$VMHOST_TESTS/lib.sh"
 [ "$(id -u)" = 0 ] || die "needs root (libvirtd, qemu:///system)"
 for tool in libvirtd virtlogd virsh qemu-system-x86_64 curl jq; do
-	command -v $tool >/dev/null || die "$tool missing (scripts/deps/libvirt.txt)"
+	command -v $tool >/dev/null || die "$tool missing (scripts/deps/test/libvirt.txt)"
 done
 # One libvirt test at a time on this machine: the other's daemons must not stop under us.
 exec 9>/run/lock/vmhost-libvirt-test.lock

@@ -2,7 +2,7 @@
 # names and RAM sizes: discovery, names, guest RAM, exact overhead from QEMU's real mappings,
 # KSM merging between them, and both stopped afterwards (by pid).
 . "$VMHOST_TESTS/lib.sh"
-QEMU=$(command -v qemu-system-x86_64) || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
+QEMU=$(command -v qemu-system-x86_64) || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 img=$("$VMHOST_TESTS/../scripts/guest-image.sh" "$VMHOST_BUILD/guest" | tail -1) || die "cannot build the guest image"
 set -- $img
 KERNEL=$1 INITRD=$2

@@ -5,7 +5,7 @@
 . "$VMHOST_TESTS/lib.sh"
 FAKE=$VMHOST_BUILD/fakeguest
 DB=$TEST_TMP/vmhost.db
-command -v chromium >/dev/null || die "chromium is not installed (scripts/deps/store.txt)"
+command -v chromium >/dev/null || die "chromium is not installed (scripts/deps/test/store.txt)"
 
 for g in "leaky -m 64M -fake-grow 3000000" "steady1 -m 64M" "steady2 -m 96M"; do
 	set -- $g

@@ -10,7 +10,7 @@
 FIX=$VMHOST_FIXTURES/serve
 V="$VMHOST --proc-root $FIX/proc --sys-root $FIX/sys"
 for tool in openssl curl /usr/bin/python3; do
-	command -v $tool >/dev/null || die "$tool is missing (scripts/deps/serve.txt)"
+	command -v $tool >/dev/null || die "$tool is missing (scripts/deps/test/serve.txt)"
 done
 PKI=$TEST_TMP/pki
 web_pki "$PKI" || die "openssl could not make the test certificates"

@@ -3,7 +3,7 @@
 # none is left behind, neither after a normal run nor when vmhost is killed in the middle.
 . "$VMHOST_TESTS/lib.sh"
 jqc() { jq -e "$@" >/dev/null; }
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing (scripts/deps/qemu.txt)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 is missing (scripts/deps/test/qemu.txt)"
 
 # vmhost puts each QEMU's QMP socket in a private dir under $TMPDIR: this test's QEMUs, and
 # only they, have the test's temp dir on their command line (other runs may go on meanwhile).

@@ -6,7 +6,7 @@
 # vm-balloon-inflated, not no-stats. A VM without a balloon device is not visited (no finding).
 # Processes stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 wait_socket() { local i; for i in $(seq 100); do [ -S "$1" ] && return 0; sleep 0.1; done; die "no socket $1"; }
 spawn qemu-system-x86_64 -S -m 64 -display none -nodefaults -name doctor-qemu-balloon \
 	-device virtio-balloon-pci,id=balloon0 -qmp "unix:$TEST_TMP/real.sock,server=on,wait=off"

@@ -7,7 +7,7 @@
 # Needs /dev/kvm: without it the test is skipped (exit 77) and says so. QEMU stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
 [ -c /dev/kvm ] || skip "/dev/kvm is absent on this machine (no KVM to run a guest on)"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
 start_qemu() { # NAME SOCKET ARGS...
 	local name=$1 sock=$2 i

@@ -4,7 +4,7 @@
 # gives each its ksm_mergeable and ksm_unmergeable_reason, the human output names them in one line.
 . "$VMHOST_TESTS/lib.sh"
 [ -d $KSM ] || skip "this kernel has no KSM"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 ksm_save || die "cannot read KSM settings"
 Q=(qemu-system-x86_64 -accel tcg -m 64 -S -display none -nodefaults -monitor none -serial none)
 spawn "${Q[@]}" -machine pc,mem-merge=off -name reason-nomerge

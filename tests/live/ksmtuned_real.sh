@@ -4,7 +4,7 @@
 # processes is left, whether it is stopped, sent SIGTERM, or its caller is killed with SIGKILL.
 . "$VMHOST_TESTS/lib.sh"
 [ -d $KSM ] || skip "this kernel has no KSM"
-[ -x /usr/sbin/ksmtuned ] || die "/usr/sbin/ksmtuned is missing: scripts/install-deps.sh installs the package ksmtuned"
+[ -x /usr/sbin/ksmtuned ] || die "/usr/sbin/ksmtuned is missing: make check installs it (scripts/deps/test/ksmtuned.txt)"
 ksm_save || die "cannot read KSM settings"
 RUN=$VMHOST_BUILD/run_ksmtuned
 

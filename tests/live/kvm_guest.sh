@@ -4,7 +4,7 @@
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
 [ -c /dev/kvm ] || skip "/dev/kvm is absent on this machine (no KVM to run a guest on)"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 P=$VMHOST_BUILD/kvmprobe
 G=$VMHOST_BUILD/kvmguest
 N=1000

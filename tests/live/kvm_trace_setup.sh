@@ -3,7 +3,7 @@
 # the one-line reasons when tracefs is not mounted or perf is not allowed. tracefs is mounted in
 # a private mount namespace when the host has none (nothing changes outside the test).
 . "$VMHOST_TESTS/lib.sh"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 [ "$(id -u)" = 0 ] || skip "needs root for perf tracepoints and tracefs"
 P=$VMHOST_BUILD/kvmprobe
 sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"

@@ -2,7 +2,7 @@
 # TCG: the client does not care): replies, error replies, "busy" while another client holds the
 # monitor, the socket usable again after, a stale socket, a missing one. QEMU stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 P=$VMHOST_BUILD/kvmprobe
 sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
 accel=tcg

@@ -30,7 +30,7 @@ if command -v qemu-system-x86_64 >/dev/null; then
 	spawn qemu-system-x86_64 -S -m 64M -display none -nodefaults -name qtest
 	QEMU_PID=$SPAWNED
 else
-	fail "qemu-system-x86_64 is not installed (scripts/deps/qemu.txt)"
+	fail "qemu-system-x86_64 is not installed (scripts/deps/test/qemu.txt)"
 fi
 sleep 0.5
 

@@ -4,8 +4,8 @@
 # Checked: sorting by each column (keys and --sort), the filter, helpers under their VM, resize,
 # a narrow terminal, NO_COLOR, q, SIGTERM and SIGINT leaving the terminal as it was, --batch.
 . "$VMHOST_TESTS/lib.sh"
-command -v tmux >/dev/null || die "tmux is not installed (scripts/deps/exits.txt lists it)"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/qemu.txt)"
+command -v tmux >/dev/null || die "tmux is not installed (scripts/deps/test/terminal.txt lists it)"
+command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 [ "$(id -u)" = 0 ] || skip "needs root (cgroup scopes for the helpers)"
 FAKE=$VMHOST_BUILD/fakeguest
 SOCK=vmhost-top-$$

@@ -8,7 +8,7 @@
 . "$VMHOST_TESTS/e2e/web_config_lib.sh"
 PY=/usr/bin/python3 # Debian's, not a version-manager shim that might fork
 for tool in prometheus promtool curl jq openssl $PY; do
-	command -v $tool >/dev/null || die "$tool is missing (make installs it: scripts/deps/serve.txt)"
+	command -v $tool >/dev/null || die "$tool is missing (make check installs it: scripts/deps/test/serve.txt)"
 done
 
 PKI=$TEST_TMP/pki

@@ -8,7 +8,7 @@
 SRC=$(cd "$VMHOST_TESTS/.." && pwd)
 [ "$(id -u)" = 0 ] || die "needs root (dpkg -i)"
 for tool in dpkg-buildpackage dh lintian systemd-analyze man; do
-	command -v $tool >/dev/null || die "$tool missing (scripts/deps/package.txt)"
+	command -v $tool >/dev/null || die "$tool missing (scripts/deps/package/package.txt)"
 done
 exec 9>/run/lock/vmhost-package-test.lock
 flock -w 900 9 || die "another package test holds /run/lock/vmhost-package-test.lock"
