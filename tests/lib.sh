@@ -17,8 +17,12 @@ fail() { say "FAIL: $*"; FAILURES=$((FAILURES + 1)); }
 die() { say "FAIL: $*"; exit 1; }
 pass() { say "ok: $*"; }
 
-# skip REASON: the whole test cannot run here: says why and exits 77.
-skip() { say "skipped: $*"; exit 77; }
+# skip REASON: the rest of the test cannot run here: says why and exits 77 (1 if a check failed).
+skip() {
+	say "skipped: $*"
+	[ "$FAILURES" -gt 0 ] && die "$FAILURES check(s) failed before"
+	exit 77
+}
 # skip_part REASON: a part cannot run here: says why; the test then ends skipped unless one failed.
 skip_part() { say "skipped: $*"; SKIPS=$((SKIPS + 1)); }
 

@@ -184,7 +184,7 @@ if command -v setpriv >/dev/null && [ "$(id -u)" = 0 ]; then
 	check "permission denied: exit 77" test $? = 77
 	check "permission denied: says root is needed" has "need root" "$TEST_TMP/e4"
 else
-	fail "permission test needs root and setpriv"
+	skip_part "not root, or no setpriv: exit 77 on a root-only debugfs is not checked"
 fi
 chmod 755 "$R/sys/kernel/debug"
 

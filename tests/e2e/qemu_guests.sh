@@ -50,7 +50,7 @@ say "small guest: rss $rss, exact overhead $oh (TCG's translation cache and QEMU
 check "exact overhead is part of RSS" sh -c "[ $oh -gt 0 ] && [ $oh -lt $rss ]"
 
 # KSM: QEMU marks guest RAM mergeable; two guests booted from one image share pages.
-[ -w $KSM/run ] || die "needs root and KSM"
+[ -w $KSM/run ] || skip "needs root and KSM"
 ksm_save
 [ -f $KSM/advisor_mode ] && echo none >$KSM/advisor_mode
 echo 2 >$KSM/run

@@ -6,7 +6,7 @@
 # conffile and `dpkg -P` that too. Serialized machine-wide (one vmhost package at a time).
 . "$VMHOST_TESTS/lib.sh"
 SRC=$(cd "$VMHOST_TESTS/.." && pwd)
-[ "$(id -u)" = 0 ] || die "needs root (dpkg -i)"
+[ "$(id -u)" = 0 ] || skip "needs root (dpkg -i)"
 for tool in dpkg-buildpackage dh lintian systemd-analyze man; do
 	command -v $tool >/dev/null || die "$tool missing (scripts/deps/package/package.txt)"
 done
