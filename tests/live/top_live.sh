@@ -65,15 +65,16 @@ check "batch: db1 burns CPU through its helper: first by --sort cpu" \
 	test "$("$VMHOST" top --batch --iterations 1 --interval 0.5 --sort cpu | awk -F'\t' '$1 == "vm" { print $4; exit }')" = db1
 check "batch: db1's cgroup memory and pressure are read" \
 	test "$(awk -F'\t' -v db="$DB" '$1 == "vm" && $2 == db { print ($12 != "n/a") ($13 != "n/a") }' "$TEST_TMP/batch" | tail -1)" = 11
-# sorted(KEY, FIELD): the VM rows of a frame in order of FIELD (largest first, n/a last; names A-Z).
+# sorted(KEY, FIELD): the VM rows of a frame in order of FIELD (largest first, n/a last; names A-Z),
+# and the four guests at least among them (an empty frame is not sorted).
 sorted() {
 	"$VMHOST" top --batch --iterations 1 --interval 0.3 --sort "$1" >"$TEST_TMP/s.$1" &&
-		awk -F'\t' -v f="$2" -v name="${3:-}" '$1 == "vm" { v = $f
+		awk -F'\t' -v f="$2" -v name="${3:-}" '$1 == "vm" { rows++; v = $f
 			if (v == "n/a") { na = 1; next }
 			if (na) bad = 1
 			if (n++ && (name ? tolower(v) < tolower(p) : v + 0 > p + 0)) bad = 1
 			p = v }
-			END { exit bad }' "$TEST_TMP/s.$1"
+			END { exit bad || rows < 4 }' "$TEST_TMP/s.$1"
 }
 col=5
 for key in cpu wait rss pss ksm overhead exits cgroup mempsi cpupsi iopsi; do
