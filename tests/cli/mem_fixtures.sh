@@ -67,6 +67,14 @@ mkdir -p "$TEST_TMP/noksm/sys"
 check "no KSM: ksm.run is null" jq -e '.ksm.run == null and .ksm.pages_sharing == null' "$TEST_TMP/noksm.json"
 "$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" >"$TEST_TMP/noksm.txt"
 check "no KSM: the overview says so" grep -q "not available in this kernel" "$TEST_TMP/noksm.txt"
+# ... and a VM whose ksm_stat counts merged pages has a PSS and KSM savings of unknown weight:
+# null / n/a in every form, never RSS and 0; a VM with nothing merged keeps its figures.
+check "no KSM: PSS and KSM savings of VMs with merged pages are null" jq -e \
+	'[.vms[] | [.pid, .pss_bytes, .ksm_saved_bytes]] == [[1003,3114008576,0],[1001,null,null],[1005,null,null]]' "$TEST_TMP/noksm.json"
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" --csv mem >"$TEST_TMP/noksm.csv"
+check "no KSM: empty in CSV" test "$(awk -F, '$1 == 1001 { print "[" $16 "][" $17 "][" $18 "]" }' "$TEST_TMP/noksm.csv")" = "[][][]"
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" mem >"$TEST_TMP/noksm-mem.txt"
+check "no KSM: n/a in the table" grep -qE '^1001 +web1 +qemu .* 200000 +n/a +n/a ' "$TEST_TMP/noksm-mem.txt"
 
 # No MemAvailable (kernels before 3.14): "n/a", never a made-up 0, in every form.
 cp -r "$FX/proc" "$TEST_TMP/noavail"
