@@ -37,6 +37,8 @@ files stat stat 'stat-*'
 files schedstat schedstat
 files cgroup cgroup 'cgroup-*'
 files maps maps smaps
+files smaps smaps
+files cpu_list online possible present
 files sysfs_choice advisor_mode enabled
 find "$fx" -type f -path '*/mm/ksm/*' ! -name advisor_mode -print0 | while IFS= read -r -d '' f; do
 	seed i64 <"$f"

@@ -1,9 +1,9 @@
 #include "parse/smaps.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
-#include "parse/parse.h"
 
 /* True when the VmFlags line (after "VmFlags:") holds the two-letter flag. */
 static bool has_flag(const char *p, const char *end, const char *flag)
@@ -20,33 +20,49 @@ static bool has_flag(const char *p, const char *end, const char *flag)
 	return false;
 }
 
+/* True when the line [p, end) starts with key: never a read past the line (the text may end
+ * there, without a NUL). */
+static bool starts(const char *p, const char *end, const char *key)
+{
+	size_t n = strlen(key);
+	return (size_t)(end - p) >= n && !memcmp(p, key, n);
+}
+
+/* A size line's kB as bytes: 0, -EINVAL without digits, -ERANGE beyond int64_t bytes. */
+static int kb_bytes(const char *p, const char *end, int64_t *ret)
+{
+	while (p < end && *p == ' ')
+		p++;
+	if (p == end || *p < '0' || *p > '9')
+		return -EINVAL;
+	int64_t kb = 0;
+	for (; p < end && *p >= '0' && *p <= '9'; p++)
+		if (__builtin_mul_overflow(kb, 10, &kb) || __builtin_add_overflow(kb, *p - '0', &kb))
+			return -ERANGE;
+	return __builtin_mul_overflow(kb, 1024, ret) ? -ERANGE : 0;
+}
+
 int parse_smaps_mergeable(const char *buf, size_t len, struct smaps_mergeable *ret)
 {
 	struct smaps_mergeable r = {0};
-	int64_t anon_kb = 0; /* of the current mapping */
+	int64_t anon = 0; /* bytes, of the current mapping */
 	int mappings = 0;
 	const char *end = buf + len;
 	for (const char *line = buf; line < end;) {
 		const char *nl = memchr(line, '\n', (size_t)(end - line));
 		if (!nl)
 			break; /* a cut last line carries no complete figure */
-		if (!strncmp(line, "Anonymous:", 10)) {
-			char num[32];
-			const char *p = line + 10;
-			while (p < nl && *p == ' ')
-				p++;
-			size_t k = 0;
-			while (p < nl && *p >= '0' && *p <= '9' && k + 1 < sizeof(num))
-				num[k++] = *p++;
-			num[k] = '\0';
-			if (!k || parse_i64(num, &anon_kb) < 0)
-				return -EINVAL;
-		} else if (!strncmp(line, "VmFlags:", 8)) {
+		if (starts(line, nl, "Anonymous:")) {
+			int e = kb_bytes(line + 10, nl, &anon);
+			if (e < 0)
+				return e;
+		} else if (starts(line, nl, "VmFlags:")) {
 			/* VmFlags ends a mapping's block. */
-			r.anon_bytes += anon_kb * 1024;
-			if (has_flag(line + 8, nl, "mg"))
-				r.mergeable_anon_bytes += anon_kb * 1024;
-			anon_kb = 0;
+			if (__builtin_add_overflow(r.anon_bytes, anon, &r.anon_bytes) ||
+			    (has_flag(line + 8, nl, "mg") &&
+			     __builtin_add_overflow(r.mergeable_anon_bytes, anon, &r.mergeable_anon_bytes)))
+				return -ERANGE;
+			anon = 0;
 			mappings++;
 		}
 		line = nl + 1;

@@ -478,19 +478,20 @@ static int vm_series_id(struct store *s, const struct snapshot *snap, const stru
 }
 
 /* Whether guest RAM is (nearly) fully populated, so the cheap overhead estimate is no longer a
- * lower bound. A guest that touched all its RAM still shows a little less than guest RAM in RSS
+ * lower bound: 1 or 0, unknown (NULL, read back as not populated) when guest RAM or its resident
+ * part is. A guest that touched all its RAM still shows a little less than guest RAM in RSS
  * (untouched holes, pages the kernel reclaimed): 1/32 of slack. */
-static bool guest_ram_populated(const struct vm *vm, int64_t page_size)
+static maybe_i64 guest_ram_populated(const struct vm *vm, int64_t page_size)
 {
 	if (vm->overhead_method == METHOD_EXACT || vm->cfg.ram_hugetlb)
-		return true;
-	if (!vm->cfg.guest_ram_bytes.known)
-		return false;
+		return MAYBE(1);
 	const struct mem_counters *m = &vm->mem;
-	int64_t resident = vm->cfg.ram_shared ? m->rss_shmem.v : m->rss_anon.v;
+	maybe_i64 resident = vm->cfg.ram_shared ? m->rss_shmem : m->rss_anon;
+	if (!vm->cfg.guest_ram_bytes.known || !resident.known)
+		return UNKNOWN;
 	int64_t gone = (m->swap.known ? m->swap.v : 0) +
 		       (m->ksm_zero_pages.known ? m->ksm_zero_pages.v * page_size : 0);
-	return resident + gone + vm->cfg.guest_ram_bytes.v / 32 >= vm->cfg.guest_ram_bytes.v;
+	return MAYBE(resident.v + gone + vm->cfg.guest_ram_bytes.v / 32 >= vm->cfg.guest_ram_bytes.v);
 }
 
 /* Seconds as whole milliseconds; unknown for NaN. */
@@ -509,7 +510,7 @@ static int insert_vm(struct store *s, const struct snapshot *snap, const struct 
 	const struct mem_counters *m = &vm->mem;
 	sq.bind_int64(st, 1, id);
 	sq.bind_int64(st, 2, s->t_ms);
-	sq.bind_int(st, 3, guest_ram_populated(vm, snap->host.page_size_bytes));
+	bind_maybe(st, 3, guest_ram_populated(vm, snap->host.page_size_bytes));
 	sq.bind_int(st, 4, vm->overhead_method == METHOD_EXACT);
 	bind_maybe(st, 5, m->rss);
 	bind_maybe(st, 6, m->rss_anon);

@@ -67,6 +67,19 @@ mkdir -p "$TEST_TMP/noksm/sys"
 check "no KSM: ksm.run is null" jq -e '.ksm.run == null and .ksm.pages_sharing == null' "$TEST_TMP/noksm.json"
 "$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" >"$TEST_TMP/noksm.txt"
 check "no KSM: the overview says so" grep -q "not available in this kernel" "$TEST_TMP/noksm.txt"
+# ... and a VM whose ksm_stat counts merged pages has a PSS and KSM savings of unknown weight:
+# null / n/a in every form, never RSS and 0; a VM with nothing merged keeps its figures.
+check "no KSM: PSS and KSM savings of VMs with merged pages are null" jq -e \
+	'[.vms[] | [.pid, .pss_bytes, .ksm_saved_bytes]] == [[1003,3114008576,0],[1001,null,null],[1005,null,null]]' "$TEST_TMP/noksm.json"
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" --csv mem >"$TEST_TMP/noksm.csv"
+check "no KSM: empty in CSV" test "$(awk -F, '$1 == 1001 { print "[" $16 "][" $17 "][" $18 "]" }' "$TEST_TMP/noksm.csv")" = "[][][]"
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" mem >"$TEST_TMP/noksm-mem.txt"
+check "no KSM: n/a in the table" grep -qE '^1001 +web1 +qemu .* 200000 +n/a +n/a ' "$TEST_TMP/noksm-mem.txt"
+"$VMHOST" --proc-root "$FX/proc" --sys-root "$TEST_TMP/noksm/sys" record --db "$TEST_TMP/noksm.db" --interval 0.1 \
+	--duration 0.2 --kvm-interval 0 --quiet || fail "record on the tree without KSM failed"
+check "no KSM: NULL in record's database" test "$(sqlite3 "$TEST_TMP/noksm.db" "SELECT DISTINCT v.pid, \
+	quote(s.pss), quote(s.ksm_saved) FROM vm_samples s JOIN vms v ON v.id = s.vm_id WHERE v.pid IN (1001, 1003) \
+	ORDER BY v.pid")" = "$(printf '1001|NULL|NULL\n1003|3114008576|0')"
 
 # No MemAvailable (kernels before 3.14): "n/a", never a made-up 0, in every form.
 cp -r "$FX/proc" "$TEST_TMP/noavail"

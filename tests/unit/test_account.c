@@ -141,6 +141,36 @@ static void overhead_shared_and_hugetlb_ram(void **state)
 	assert_int_equal(overhead_estimate(&h, &huge, P).v, 80 * MIB);
 }
 
+/* The process maps KSM pages but the host's mean weight of a mapping is unknown (KSM's sysfs
+ * files unreadable, or missing while the process's ksm_stat counts merged pages): its PSS, the
+ * bound and what KSM saves it are unknown, never RSS and 0. */
+static void pss_unknown_weight_is_unknown(void **state)
+{
+	(void)state;
+	struct mem_counters m = counters(100 * MIB, 0, 0, 1000);
+	struct ksm_sysfs unreadable = ksm(0, 0);
+	unreadable.pages_shared = unreadable.pages_sharing = UNKNOWN;
+	struct ksm_sysfs missing = {.present = false, .max_page_sharing = UNKNOWN};
+	const struct ksm_sysfs *hosts[] = {&unreadable, &missing};
+	for (size_t i = 0; i < 2; i++) {
+		assert_false(pss_estimate(&m, hosts[i], P, NULL).known);
+		assert_false(pss_estimate_bound(&m, hosts[i], P).known);
+		assert_false(ksm_vm_saved(&m, hosts[i], P, NULL).known);
+		/* a calibration that learnt no KSM weight of its own does not make one up either */
+		struct pss_calibration cal = {.valid = true, .ksm_weight = NAN, .share_weight = 1};
+		assert_false(pss_estimate(&m, hosts[i], P, &cal).known);
+		assert_false(ksm_vm_saved(&m, hosts[i], P, &cal).known);
+		/* the VM's own weight is known: so are its PSS and what KSM saves it */
+		cal.ksm_weight = 0.25;
+		assert_int_equal(pss_estimate(&m, hosts[i], P, &cal).v, 100 * MIB - 1000 * P * 3 / 4);
+		assert_int_equal(ksm_vm_saved(&m, hosts[i], P, &cal).v, 1000 * P * 3 / 4);
+	}
+	/* nothing of the process merged: the weight does not matter */
+	m.ksm_merging_pages = MAYBE(0);
+	assert_int_equal(pss_estimate(&m, &unreadable, P, NULL).v, 100 * MIB);
+	assert_int_equal(ksm_vm_saved(&m, &unreadable, P, NULL).v, 0);
+}
+
 static void counters_add_unknown(void **state)
 {
 	(void)state;
@@ -159,6 +189,7 @@ int main(void)
 		cmocka_unit_test(pss_bound_covers_asymmetry), cmocka_unit_test(calibration_makes_asymmetry_exact),
 		cmocka_unit_test(ksm_saved_per_vm), cmocka_unit_test(overhead_private_ram),
 		cmocka_unit_test(overhead_shared_and_hugetlb_ram), cmocka_unit_test(counters_add_unknown),
+		cmocka_unit_test(pss_unknown_weight_is_unknown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -18,6 +18,23 @@
 static struct io_root root;
 static char proc[4096], sys[4096];
 
+/* malloc fails on demand (linked with --wrap=malloc): the countdown-th call from now fails. While
+ * a countdown runs, a fresh block holds 0x02 bytes, as garbage may: 2 is what discovery's first
+ * round marks a VM with, the worst garbage for a cleanup that reads what it never wrote. */
+void *__real_malloc(size_t n);
+static long malloc_countdown = -1; /* -1: none; one thread discovers these few processes */
+void *__wrap_malloc(size_t n)
+{
+	if (malloc_countdown < 0)
+		return __real_malloc(n);
+	if (malloc_countdown-- == 0)
+		return NULL;
+	void *p = __real_malloc(n);
+	if (p)
+		memset(p, 0x02, n);
+	return p;
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -238,12 +255,35 @@ static void missing_root(void **state)
 	assert_false(h.ksm.present);
 }
 
+/* Each allocation of a discovery failing in turn: -ENOMEM or a list without what could not be
+ * kept, never a crash (the cleanup once freed the garbage of a list it had not filled yet). */
+static void out_of_memory(void **state)
+{
+	(void)state;
+	int enomem = 0;
+	for (long k = 0;; k++) {
+		struct vm_list l;
+		malloc_countdown = k;
+		int r = vm_discover(&root, NULL, 0, &l);
+		bool failed = malloc_countdown < 0;
+		malloc_countdown = -1;
+		assert_true(r == 0 || r == -ENOMEM);
+		enomem += r == -ENOMEM;
+		if (r == 0)
+			vm_list_free(&l);
+		if (!failed)
+			break; /* every allocation was made: the same list as always */
+		assert_true(k < 1000);
+	}
+	assert_true(enomem >= 3); /* the pid list, the classifier's arrays, the records */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(discovers_vms_and_helpers), cmocka_unit_test(extra_pids),
 		cmocka_unit_test(measures), cmocka_unit_test(calibration_cache), cmocka_unit_test(calibration_cache_many), cmocka_unit_test(denied_files_are_counted),
-		cmocka_unit_test(missing_root),
+		cmocka_unit_test(missing_root), cmocka_unit_test(out_of_memory),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -129,23 +129,30 @@ static void smaps_thresholds(void **state)
 	assert_int_equal(smaps_findings(0, 0), 0);     /* nothing timed */
 }
 
-/* Critical first, then warnings, then info; within one severity the rules' and VMs' order. */
-static void sorted_by_severity(void **state)
+/* A healthy host but for THP set to never, with two QEMU guests of 1 GiB (pids 10 and 11). */
+static struct doctor_evidence two_guests_thp_never(struct vm vms[2])
 {
-	(void)state;
 	struct doctor_evidence e = healthy();
 	snprintf(e.thp_mode, sizeof(e.thp_mode), "never");
-	struct vm vms[2];
-	memset(vms, 0, sizeof(vms));
+	memset(vms, 0, 2 * sizeof(*vms));
 	for (int i = 0; i < 2; i++) {
 		vms[i].pid = 10 + i;
 		vms[i].cfg.vmm = VMM_QEMU;
 		vms[i].cfg.guest_ram_bytes = MAYBE(1024 * MiB);
-		vms[i].mem.swap = MAYBE(100 * MiB);
 	}
+	e.vms = (struct vm_list){.vms = vms, .n = 2};
+	return e;
+}
+
+/* Critical first, then warnings, then info; within one severity the rules' and VMs' order. */
+static void sorted_by_severity(void **state)
+{
+	(void)state;
+	struct vm vms[2];
+	struct doctor_evidence e = two_guests_thp_never(vms);
+	vms[0].mem.swap = vms[1].mem.swap = MAYBE(100 * MiB);
 	snprintf(vms[1].cfg.name, sizeof(vms[1].cfg.name), "b");
 	vms[1].cg.oom_kills = MAYBE(1);
-	e.vms = (struct vm_list){.vms = vms, .n = 2};
 	struct doctor_findings f;
 	assert_int_equal(doctor_check(&e, &f), 0);
 	assert_int_equal(f.n, 4);
@@ -161,11 +168,43 @@ static void sorted_by_severity(void **state)
 	doctor_findings_free(&f);
 }
 
+/* The evidence key of finding id, which must be there. */
+static maybe_i64 evidence(const struct doctor_findings *f, const char *id, const char *key)
+{
+	for (size_t i = 0; i < f->n; i++)
+		for (size_t k = 0; !strcmp(f->v[i].id, id) && k < f->v[i].nev; k++)
+			if (!strcmp(f->v[i].ev[k].key, key))
+				return f->v[i].ev[k].i;
+	fail_msg("no %s in a %s finding", key, id);
+	return UNKNOWN;
+}
+
+/* Guest RAM summed over VMs (thp-never, ksm-stopped-with-guests): unknown when one VM's is, not
+ * the sum of the others. */
+static void guest_ram_sum_with_an_unknown_part(void **state)
+{
+	(void)state;
+	struct vm vms[2];
+	struct doctor_evidence e = two_guests_thp_never(vms);
+	e.host.ksm.run = MAYBE(0);
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	assert_int_equal(evidence(&f, "thp-never", "guest_ram_bytes").v, 2048 * MiB);
+	assert_int_equal(evidence(&f, "ksm-stopped-with-guests", "guest_ram_bytes").v, 2048 * MiB);
+	doctor_findings_free(&f);
+	vms[1].cfg.guest_ram_bytes = UNKNOWN;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	assert_false(evidence(&f, "thp-never", "guest_ram_bytes").known);
+	assert_false(evidence(&f, "ksm-stopped-with-guests", "guest_ram_bytes").known);
+	doctor_findings_free(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cpu_lists), cmocka_unit_test(severities), cmocka_unit_test(ksm_cpu_thresholds),
 		cmocka_unit_test(smaps_thresholds), cmocka_unit_test(sorted_by_severity),
+		cmocka_unit_test(guest_ram_sum_with_an_unknown_part),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -560,6 +560,33 @@ static void test_smaps_mergeable(void **state)
 	assert_int_equal(parse_smaps_mergeable(cut, strlen(cut), &sm), -EINVAL);
 }
 
+/* smaps sizes too big for bytes in an int64_t: an error, never a wrapped (negative) figure. */
+static void test_smaps_mergeable_huge(void **state)
+{
+	(void)state;
+	struct smaps_mergeable sm = {.anon_bytes = -1, .mergeable_anon_bytes = -1};
+	/* INT64_MAX / 1024 kB is the most that fits; one more kB does not. */
+	const char *most = "Anonymous: 9007199254740991 kB\nVmFlags: mg\n";
+	assert_int_equal(parse_smaps_mergeable(most, strlen(most), &sm), 0);
+	assert_int_equal(sm.anon_bytes, 9007199254740991LL * 1024);
+	const char *const bad[] = {
+		"Anonymous: 9007199254740992 kB\nVmFlags: mg\n",  /* kB x 1024 overflows */
+		"Anonymous: 9223372036854775807 kB\nVmFlags: mg\n", /* INT64_MAX kB */
+		"Anonymous: 99999999999999999999 kB\nVmFlags: mg\n",  /* beyond int64_t */
+		/* two mappings whose sum overflows */
+		"Anonymous: 9007199254740991 kB\nVmFlags: mg\nAnonymous: 1 kB\nVmFlags: mg\n",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		sm = (struct smaps_mergeable){.anon_bytes = -1, .mergeable_anon_bytes = -1};
+		assert_int_equal(parse_smaps_mergeable(bad[i], strlen(bad[i]), &sm), -ERANGE);
+		assert_int_equal(sm.anon_bytes, -1); /* untouched */
+	}
+	/* 40 digits, a 1 after 39 zeros: read whole, not cut to the first 31 and read as 0 */
+	const char *zeros = "Anonymous: 0000000000000000000000000000000000000001 kB\nVmFlags:\n";
+	assert_int_equal(parse_smaps_mergeable(zeros, strlen(zeros), &sm), 0);
+	assert_int_equal(sm.anon_bytes, 1024);
+}
+
 static void write_file(const char *dir, const char *rel, const char *text)
 {
 	char path[4300];
@@ -687,6 +714,7 @@ int main(void)
 		cmocka_unit_test(test_pressure_wakes_once),
 		cmocka_unit_test(test_news_while_fast_postpones_idle),
 		cmocka_unit_test(test_smaps_mergeable),
+		cmocka_unit_test(test_smaps_mergeable_huge),
 		cmocka_unit_test(test_watch_on_fixture),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,17 +9,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/model/snapshot.h"
 #include "out/prom_metrics.h"
 
 static char fixture[1024];
 
-static char *render(enum prom_format format)
+/* The fixture's host, with its own /sys or another (sys). */
+static char *render_on(enum prom_format format, const char *sys)
 {
-	char proc[1100], sys[1100];
+	char proc[1100];
 	snprintf(proc, sizeof(proc), "%s/proc", fixture);
-	snprintf(sys, sizeof(sys), "%s/sys", fixture);
 	struct io_root root = {.proc = proc, .sys = sys};
 	pid_t extra[] = {20000, 31337}; /* a plain process, and one that does not exist */
 	struct snapshot s;
@@ -36,6 +37,13 @@ static char *render(enum prom_format format)
 	size_t len;
 	assert_int_equal(prom_finish(&p, &out, &len), 0);
 	return out;
+}
+
+static char *render(enum prom_format format)
+{
+	char sys[1100];
+	snprintf(sys, sizeof(sys), "%s/sys", fixture);
+	return render_on(format, sys);
 }
 
 static void compare_golden(const char *out, const char *name)
@@ -119,6 +127,21 @@ static void test_contract_series(void **state)
 	free(out);
 }
 
+/* A host without KSM's sysfs files whose VMs' ksm_stat counts merged pages: the weight of a KSM
+ * mapping is unknown, and so is those VMs' PSS: no sample, never their RSS. */
+static void test_unknown_pss_left_out(void **state)
+{
+	(void)state;
+	char sys[] = "/tmp/vmhost-test-nosys-XXXXXX";
+	assert_non_null(mkdtemp(sys));
+	char *out = render_on(PROM_TEXT, sys);
+	rmdir(sys);
+	/* every process of the fixture maps KSM pages */
+	assert_non_null(strstr(out, "vmhost_vm_rss_bytes{vm=\"vm1\""));
+	assert_null(strstr(out, "vmhost_vm_pss_bytes{"));
+	free(out);
+}
+
 int main(void)
 {
 	const char *f = getenv("VMHOST_FIXTURES");
@@ -127,6 +150,7 @@ int main(void)
 		cmocka_unit_test(test_text_golden),
 		cmocka_unit_test(test_openmetrics_golden),
 		cmocka_unit_test(test_contract_series),
+		cmocka_unit_test(test_unknown_pss_left_out),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

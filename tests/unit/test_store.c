@@ -259,6 +259,41 @@ static void downsampling_keeps_means(void **state)
 	store_close(s);
 }
 
+/* A VM whose resident guest memory is unknown (status without RssAnon / RssShmem): whether its
+ * guest RAM is populated is unknown, NULL in the database, and read back as warm-up (not
+ * populated), for the anonymous and the shared-memory guest alike. */
+static void unknown_resident_is_not_populated(void **state)
+{
+	(void)state;
+	struct store *s;
+	assert_int_equal(store_open(db, &s), 0);
+	struct snapshot snap;
+	make_snapshot(&snap, 1.8e9, 2, 0);
+	snap.vms.vms[0].mem.rss_anon = UNKNOWN;
+	snap.vms.vms[1].mem.rss_shmem = UNKNOWN;
+	snap.vms.vms[1].cfg.ram_shared = true;
+	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	snapshot_free(&snap);
+	store_close(s);
+	sqlite3 *raw;
+	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	sqlite3_stmt *st;
+	assert_int_equal(sq.prepare_v2(raw, "SELECT COUNT(*) FROM vm_samples WHERE populated IS NULL", -1, &st, NULL),
+			 SQLITE_OK);
+	assert_int_equal(sq.step(st), SQLITE_ROW);
+	assert_int_equal(sq.column_int(st, 0), 2);
+	sq.finalize(st);
+	sq.close_v2(raw);
+	assert_int_equal(store_open(db, &s), 0);
+	struct store_vm_point *p;
+	size_t np;
+	assert_int_equal(store_vm_points(s, 1, 0, 2e9, &p, &np), 0);
+	assert_int_equal(np, 1);
+	assert_false(p[0].populated);
+	free(p);
+	store_close(s);
+}
+
 /* A database written by vmhost with schema 1 (before the CPU and cgroup columns) is migrated
  * in place by the next writer; its old rows read back with the new figures unknown. */
 static void schema_1_is_migrated(void **state)
@@ -297,6 +332,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(restarted_vm_is_a_new_series, setup, teardown),
 		cmocka_unit_test_setup_teardown(downsampling_keeps_means, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_1_is_migrated, setup, teardown),
+		cmocka_unit_test_setup_teardown(unknown_resident_is_not_populated, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -96,12 +96,26 @@ static void test_a_vcpu_named_after_the_reading_before(void **state)
 	io_cache_free(cache);
 }
 
+/* Two vCPU threads, then a worker, as QEMU starts them. */
+static void start_vcpus_and_worker(struct test_thread *cpu0, struct test_thread *cpu1, struct test_thread *worker)
+{
+	test_thread_start(cpu0, "CPU 0/KVM");
+	test_thread_start(cpu1, "CPU 1/KVM");
+	test_thread_start(worker, "worker");
+}
+
+static void finish_vcpus_and_worker(struct test_thread *cpu0, struct test_thread *cpu1, struct test_thread *worker)
+{
+	test_thread_finish(cpu0);
+	test_thread_finish(cpu1);
+	test_thread_finish(worker);
+	settle(1);
+}
+
 static void run(struct io_root *root)
 {
 	struct test_thread cpu0, cpu1, worker, cpu2;
-	test_thread_start(&cpu0, "CPU 0/KVM");
-	test_thread_start(&cpu1, "CPU 1/KVM");
-	test_thread_start(&worker, "worker");
+	start_vcpus_and_worker(&cpu0, &cpu1, &worker);
 	struct vm_cpu a = {0}, b = {0}, c = {0};
 	assert_int_equal(vcpus_read(root, getpid(), NULL, &a), 0);
 	indexes(&a, "0,1");
@@ -162,9 +176,7 @@ static void test_threads_after_the_last_vcpu(void **state)
 	(void)state;
 	struct io_root root = {.proc = "/proc", .sys = "/sys"};
 	struct test_thread cpu0, cpu1, worker;
-	test_thread_start(&cpu0, "CPU 0/KVM");
-	test_thread_start(&cpu1, "CPU 1/KVM");
-	test_thread_start(&worker, "worker");
+	start_vcpus_and_worker(&cpu0, &cpu1, &worker);
 	struct vm_cpu a = {0}, b = {0};
 	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.max_vcpus = 2}, &a), 0);
 	indexes(&a, "0,1");
@@ -172,10 +184,7 @@ static void test_threads_after_the_last_vcpu(void **state)
 	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.max_vcpus = 4}, &b), 0);
 	indexes(&b, "0,1");
 	assert_int_equal(b.nnamed, 1); /* two vCPUs of four possible: the worker is read */
-	test_thread_finish(&cpu0);
-	test_thread_finish(&cpu1);
-	test_thread_finish(&worker);
-	settle(1);
+	finish_vcpus_and_worker(&cpu0, &cpu1, &worker);
 	vm_cpu_free(&a);
 	vm_cpu_free(&b);
 }
@@ -218,6 +227,29 @@ static void test_every_vcpu_known_before(void **state)
 	vm_cpu_free(&c);
 }
 
+/* A remembered vCPU thread id that is now another thread's (the vCPU exited and its id was
+ * reused, as a memo from an earlier run can remember): not a vCPU, whether the remembered list
+ * holds every vCPU the VMM can have (only their figures read) or not (the thread list read). */
+static void test_a_remembered_vcpu_id_now_another_thread(void **state)
+{
+	(void)state;
+	struct io_root root = {.proc = "/proc", .sys = "/sys"};
+	struct test_thread cpu0, cpu1, worker;
+	start_vcpus_and_worker(&cpu0, &cpu1, &worker);
+	struct vcpu was[] = {vcpu_unread(0, cpu0.tid), vcpu_unread(1, worker.tid)};
+	struct vm_cpu before = {.vcpus = was, .nvcpus = 2, .vcpus_known = true};
+	for (size_t max_vcpus = 2; max_vcpus <= 3; max_vcpus++) {
+		struct vm_cpu now = {0};
+		struct vcpus_known k = {.before = &before, .max_vcpus = max_vcpus};
+		assert_int_equal(vcpus_read(&root, getpid(), &k, &now), 0);
+		indexes(&now, "0,1");
+		assert_int_equal(now.vcpus[0].tid, cpu0.tid);
+		assert_int_equal(now.vcpus[1].tid, cpu1.tid);
+		vm_cpu_free(&now);
+	}
+	finish_vcpus_and_worker(&cpu0, &cpu1, &worker);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -226,6 +258,7 @@ int main(void)
 		cmocka_unit_test(test_a_vcpu_named_after_the_reading_before),
 		cmocka_unit_test(test_threads_after_the_last_vcpu),
 		cmocka_unit_test(test_every_vcpu_known_before),
+		cmocka_unit_test(test_a_remembered_vcpu_id_now_another_thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -185,13 +185,14 @@ static void check_ksm_stopped(const struct doctor_rule *r, const struct doctor_e
 	const struct ksm_sysfs *k = &e->host.ksm;
 	if (!k->present || !k->run.known || k->run.v == 1)
 		return;
-	int64_t guests = 0, ram = 0;
+	int64_t guests = 0;
+	maybe_i64 ram = MAYBE(0);
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
 		const char *why = is_vm(vm) ? ksm_unmergeable_reason(&vm->cfg, &vm->mem, k) : NULL;
 		if (why && !strcmp(why, "ksm-stopped")) {
 			guests++;
-			ram += vm->cfg.guest_ram_bytes.known ? vm->cfg.guest_ram_bytes.v : 0;
+			ram = maybe_add(ram, vm->cfg.guest_ram_bytes);
 		}
 	}
 	if (guests < KSM_STOPPED_MIN_GUESTS)
@@ -200,7 +201,7 @@ static void check_ksm_stopped(const struct doctor_rule *r, const struct doctor_e
 				       (long long)guests);
 	ev_int(f, "run", k->run);
 	ev_int(f, "mergeable_guests", MAYBE(guests));
-	ev_bytes(f, "guest_ram_bytes", MAYBE(ram));
+	ev_bytes(f, "guest_ram_bytes", ram);
 	ev_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
 	ev_bytes(f, "mem_total_bytes", e->host.mem.mem_total);
 	ev_str(f, "same_image", "not estimated: vmhost does not read guest disks; 'vmhost bench ksm' measures the gain");
@@ -502,12 +503,13 @@ static void check_thp_never(const struct doctor_rule *r, const struct doctor_evi
 {
 	if (strcmp(e->thp_mode, "never"))
 		return;
-	int64_t vms = 0, ram = 0;
+	int64_t vms = 0;
+	maybe_i64 ram = MAYBE(0);
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
 		if (is_vm(vm) && !vm->cfg.ram_hugetlb) {
 			vms++;
-			ram += vm->cfg.guest_ram_bytes.known ? vm->cfg.guest_ram_bytes.v : 0;
+			ram = maybe_add(ram, vm->cfg.guest_ram_bytes);
 		}
 	}
 	if (!vms)
@@ -516,7 +518,7 @@ static void check_thp_never(const struct doctor_rule *r, const struct doctor_evi
 				       (long long)vms, vms == 1 ? "" : "s");
 	ev_str(f, "transparent_hugepage", e->thp_mode);
 	ev_int(f, "vms", MAYBE(vms));
-	ev_bytes(f, "guest_ram_bytes", MAYBE(ram));
+	ev_bytes(f, "guest_ram_bytes", ram);
 	advise(f, "every guest TLB miss walks two 4 KiB page tables: echo madvise > "
 		  "/sys/kernel/mm/transparent_hugepage/enabled (QEMU asks for huge pages with madvise)");
 }

@@ -4,10 +4,7 @@
 
 static void add_maybe(maybe_i64 *a, maybe_i64 b)
 {
-	if (a->known && b.known)
-		a->v += b.v;
-	else
-		*a = UNKNOWN;
+	*a = maybe_add(*a, b);
 }
 
 void mem_counters_add(struct mem_counters *a, const struct mem_counters *b)
@@ -40,15 +37,23 @@ static maybe_i64 ksm_mapped_bytes(const struct mem_counters *m, const struct ksm
 	return nothing_merged ? MAYBE(0) : UNKNOWN;
 }
 
+/* The PSS weight of one of the VM's KSM mappings: its own (calibrated), else the host's mean;
+ * NaN when neither is known. */
+static double ksm_weight(const struct ksm_sysfs *k, const struct pss_calibration *cal)
+{
+	return cal && cal->valid && !isnan(cal->ksm_weight) ? cal->ksm_weight : ksm_mean_weight(k);
+}
+
 maybe_i64 pss_estimate(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
 		       const struct pss_calibration *cal)
 {
 	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
-	if (!m->rss.known || !ksm.known)
+	double w = ksm_weight(k, cal);
+	/* KSM mappings of an unknown weight: the PSS is unknown, not RSS. */
+	if (!m->rss.known || !ksm.known || (ksm.v > 0 && isnan(w)))
 		return UNKNOWN;
-	double w = cal && cal->valid && !isnan(cal->ksm_weight) ? cal->ksm_weight : ksm_mean_weight(k);
 	double pss = (double)m->rss.v;
-	if (ksm.v > 0 && !isnan(w))
+	if (ksm.v > 0)
 		pss -= (double)ksm.v * (1.0 - w);
 	if (cal && cal->valid && m->rss_file.known && m->rss_shmem.known)
 		pss -= (double)(m->rss_file.v + m->rss_shmem.v) * (1.0 - cal->share_weight);
@@ -59,10 +64,10 @@ maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, 
 		       const struct pss_calibration *cal)
 {
 	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
-	if (!ksm.known)
+	double w = ksm_weight(k, cal);
+	if (!ksm.known || (ksm.v > 0 && isnan(w)))
 		return UNKNOWN;
-	double w = cal && cal->valid && !isnan(cal->ksm_weight) ? cal->ksm_weight : ksm_mean_weight(k);
-	double saved = ksm.v > 0 && !isnan(w) ? (double)ksm.v * (1.0 - w) : 0;
+	double saved = ksm.v > 0 ? (double)ksm.v * (1.0 - w) : 0;
 	if (m->ksm_zero_pages.known)
 		saved += (double)(m->ksm_zero_pages.v * page_size);
 	return MAYBE(llround(saved));
@@ -76,12 +81,10 @@ maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysf
 maybe_i64 pss_estimate_bound_with(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size, double w)
 {
 	maybe_i64 ksm = ksm_mapped_bytes(m, k, page_size);
-	if (!ksm.known || !m->rss_file.known || !m->rss_shmem.known)
+	if (!ksm.known || !m->rss_file.known || !m->rss_shmem.known || (ksm.v > 0 && isnan(w)))
 		return UNKNOWN;
 	double wmin = k->max_page_sharing.known && k->max_page_sharing.v > 1 ? 1.0 / (double)k->max_page_sharing.v : 0;
-	double ksm_err = 0;
-	if (ksm.v > 0 && !isnan(w))
-		ksm_err = (double)ksm.v * fmax(w - wmin, 0.5 - w);
+	double ksm_err = ksm.v > 0 ? (double)ksm.v * fmax(w - wmin, 0.5 - w) : 0;
 	return MAYBE(llround(ksm_err) + m->rss_file.v + m->rss_shmem.v);
 }
 

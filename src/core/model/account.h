@@ -31,12 +31,14 @@ struct pss_calibration {
 double ksm_mean_weight(const struct ksm_sysfs *k);
 
 /* Cheap PSS: RSS with each KSM-mapped page weighted by the host-wide mean weight (or a VM's
- * calibrated weights when cal is valid). Unknown when the inputs are. */
+ * calibrated weights when cal is valid). Unknown when the inputs are, and when the VM maps KSM
+ * pages of no known weight (KSM's sysfs files unreadable or missing): never RSS then. */
 maybe_i64 pss_estimate(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
 		       const struct pss_calibration *cal);
 
 /* What KSM saves this VM: each KSM mapping costs its weight instead of a whole page, and each
- * KSM zero page costs nothing: ksm_mapped x (1 - weight) + ksm_zero_pages x page size. */
+ * KSM zero page costs nothing: ksm_mapped x (1 - weight) + ksm_zero_pages x page size. Unknown,
+ * not 0, when the VM maps KSM pages of no known weight. */
 maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
 		       const struct pss_calibration *cal);
 

@@ -218,6 +218,59 @@ static bool enough(const struct kind *k, double bytes, double target_bytes, size
 	return reads >= STRATUM_READS && (k->k >= MIN_CLUSTERS || bytes / 2 <= target_bytes);
 }
 
+/* Where a sample reads: the process's pagemap, kpagecount, the counts known so far, and the
+ * reads made. */
+struct sampler {
+	int pm, kc;
+	struct count_cache *cache;
+	size_t reads;
+};
+
+/* One cluster: the pagemap entries of want pages from vpage, each page of the kind sampled (KSM
+ * or file/shmem) weighed by its frame's mapping count, added to k. 0, -ESRCH when the process is
+ * gone, -EPERM when frame numbers are hidden from us, or the read's negative errno. */
+static int weigh_cluster(struct sampler *s, uint64_t vpage, size_t want, bool want_ksm, struct kind *k)
+{
+	uint64_t entries[CHUNK];
+	ssize_t n = io_pread(s->pm, entries, want * sizeof(entries[0]), (off_t)(vpage * sizeof(entries[0])));
+	s->reads++;
+	if (n < 0)
+		return n == -ESRCH || n == -ENOENT ? -ESRCH : (int)n;
+	size_t nentries = (size_t)n / sizeof(entries[0]), nmissing = 0, found = 0;
+	double found_sum = 0;
+	uint64_t missing[CHUNK], count;
+	for (size_t i = 0; i < nentries; i++) /* the frames whose counts are not known yet */
+		if (counted(entries[i], want_ksm) && (entries[i] & PM_PFN) && !cached(s->cache, entries[i] & PM_PFN, &count))
+			missing[nmissing++] = entries[i] & PM_PFN;
+	if (nmissing)
+		fetch_counts(s->kc, s->cache, missing, nmissing, &s->reads); /* what it misses is asked below, alone */
+	for (size_t i = 0; i < nentries; i++) {
+		uint64_t e = entries[i];
+		if (!(e & PM_PRESENT))
+			continue;
+		bool is_file = e & PM_FILE;
+		if (is_file != !want_ksm)
+			continue; /* a private copy in a file mapping, shared memory in an anonymous one */
+		if (e & PM_EXCLUSIVE) {
+			if (is_file) {
+				found++;
+				found_sum += 1;
+			}
+			continue; /* private anonymous: weight 1, counted exactly already */
+		}
+		uint64_t pfn = e & PM_PFN;
+		count = 0;
+		if (!pfn)
+			return -EPERM;
+		if (mapcount(s->kc, s->cache, pfn, &count, &s->reads) < 0 || count == 0)
+			continue; /* the zero page and other special frames are not in RSS */
+		found++;
+		found_sum += 1.0 / (double)count;
+	}
+	add_cluster(k, found_sum, found);
+	return 0;
+}
+
 int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
 		    double budget_seconds, struct pss_sample *ret)
 {
@@ -230,87 +283,45 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 		free(file.r);
 		return r;
 	}
-	struct count_cache *cache = NULL;
-	int pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid);
-	int kc = pm >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpagecount") : -1;
-	if (pm < 0 || kc < 0) {
-		r = pm < 0 ? (pm == -ENOENT ? -ESRCH : pm) : kc;
+	struct sampler s = {.pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid), .kc = -1};
+	s.kc = s.pm >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpagecount") : -1;
+	if (s.pm < 0 || s.kc < 0) {
+		r = s.pm < 0 ? (s.pm == -ENOENT ? -ESRCH : s.pm) : s.kc;
 		goto out;
 	}
 	struct kind ksm = {0}, share = {0};
-	cache = calloc(1, sizeof(*cache));
-	if (!cache) {
+	if (!(s.cache = calloc(1, sizeof(*s.cache)))) {
 		r = -ENOMEM;
 		goto out;
 	}
 	uint64_t seed = UINT64_C(0x9e3779b97f4a7c15) ^ (uint64_t)pid;
-	size_t reads = 0;
 	double ksm_bytes = m->ksm_merging_pages.known ? (double)(m->ksm_merging_pages.v * page) : 0;
 	double share_bytes = (m->rss_file.known ? (double)m->rss_file.v : 0) + (m->rss_shmem.known ? (double)m->rss_shmem.v : 0);
 	size_t ksm_reads = 0, share_reads = 0;
 	for (;;) {
 		bool want_ksm = anon.pages && !enough(&ksm, ksm_bytes, target_bytes, ksm_reads);
 		bool want_share = file.pages && !enough(&share, share_bytes, target_bytes, share_reads);
-		if ((!want_ksm && !want_share) || reads >= MAX_READS)
+		if ((!want_ksm && !want_share) || s.reads >= MAX_READS)
 			break;
 		/* Every cluster: one costs up to 17 reads, and the clock (vDSO) a fraction of one. */
-		if (reads && clock_monotonic_seconds() - start > budget_seconds)
+		if (s.reads && clock_monotonic_seconds() - start > budget_seconds)
 			break;
 		uint64_t left, vpage = pick(want_ksm ? &anon : &file, &seed, &left);
-		uint64_t entries[CHUNK];
-		size_t want = left < CHUNK ? (size_t)left : CHUNK;
-		ssize_t n = io_pread(pm, entries, want * sizeof(entries[0]), (off_t)(vpage * sizeof(entries[0])));
-		reads++;
-		size_t reads_before = reads, found = 0;
-		double found_sum = 0;
-		if (n < 0) {
-			r = n == -ESRCH || n == -ENOENT ? -ESRCH : (int)n;
+		size_t reads_before = s.reads;
+		r = weigh_cluster(&s, vpage, left < CHUNK ? (size_t)left : CHUNK, want_ksm, want_ksm ? &ksm : &share);
+		if (r < 0)
 			goto out;
-		}
-		size_t nentries = (size_t)n / sizeof(entries[0]), nmissing = 0;
-		uint64_t missing[CHUNK], count;
-		for (size_t i = 0; i < nentries; i++) /* the frames whose counts are not known yet */
-			if (counted(entries[i], want_ksm) && (entries[i] & PM_PFN) && !cached(cache, entries[i] & PM_PFN, &count))
-				missing[nmissing++] = entries[i] & PM_PFN;
-		if (nmissing)
-			fetch_counts(kc, cache, missing, nmissing, &reads); /* what it misses is asked below, alone */
-		for (size_t i = 0; i < nentries; i++) {
-			uint64_t e = entries[i];
-			if (!(e & PM_PRESENT))
-				continue;
-			bool is_file = e & PM_FILE;
-			if (is_file != !want_ksm)
-				continue; /* a private copy in a file mapping, shared memory in an anonymous one */
-			if (e & PM_EXCLUSIVE) {
-				if (is_file) {
-					found++;
-					found_sum += 1;
-				}
-				continue; /* private anonymous: weight 1, counted exactly already */
-			}
-			uint64_t pfn = e & PM_PFN;
-			count = 0;
-			if (!pfn) {
-				r = -EPERM; /* frame numbers are hidden from us */
-				goto out;
-			}
-			if (mapcount(kc, cache, pfn, &count, &reads) < 0 || count == 0)
-				continue; /* the zero page and other special frames are not in RSS */
-			found++;
-			found_sum += 1.0 / (double)count;
-		}
-		add_cluster(want_ksm ? &ksm : &share, found_sum, found);
-		*(want_ksm ? &ksm_reads : &share_reads) += 1 + reads - reads_before;
+		*(want_ksm ? &ksm_reads : &share_reads) += s.reads - reads_before;
 	}
 	*ret = (struct pss_sample){.ksm_pages = ksm.n, .share_pages = share.n, .ksm_clusters = ksm.k,
-				   .share_clusters = share.k, .reads = reads, .seconds = clock_monotonic_seconds() - start};
+				   .share_clusters = share.k, .reads = s.reads, .seconds = clock_monotonic_seconds() - start};
 	finish(&ksm, &ret->ksm_weight, &ret->ksm_se);
 	finish(&share, &ret->share_weight, &ret->share_se);
 	r = 0;
 out:
-	free(cache);
-	io_close(kc);
-	io_close(pm);
+	free(s.cache);
+	io_close(s.kc);
+	io_close(s.pm);
 	free(anon.r);
 	free(file.r);
 	return r;

@@ -319,9 +319,11 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 	int *results = malloc(slots * sizeof(*results));
 	int r = -ENOMEM;
 	size_t n = 0;
+	bool classified = false; /* kind and found hold nothing before */
 	if (!c.kind || !c.found || !results)
 		goto out;
 	parallel(share_threads(npids, PIDS_PER_THREAD_MIN, PARALLEL_MAX), classify_some, &c);
+	classified = true;
 	size_t nothers = 0, nvms = 0;
 	for (size_t i = 0; i < npids; i++)
 		nvms += c.kind[i] == PROC_VM;
@@ -365,7 +367,7 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 	*ret_nothers = nothers;
 	r = 0;
 out:
-	for (size_t i = 0; c.kind && c.found && i < npids; i++)
+	for (size_t i = 0; classified && i < npids; i++)
 		if (c.kind[i] == PROC_VM)
 			free(c.found[i].cmdline); /* not taken into a record */
 	for (size_t i = 0; i < n; i++)

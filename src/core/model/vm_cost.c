@@ -28,15 +28,6 @@ static int cmp_vcpu(const void *a, const void *b)
 	return (x->index > y->index) - (x->index < y->index);
 }
 
-/* The vCPU index of thread tid in before, or -1. */
-static int vcpu_before(const struct vm_cpu *before, pid_t tid)
-{
-	for (size_t i = 0; before && i < before->nvcpus; i++)
-		if (before->vcpus[i].tid == tid)
-			return before->vcpus[i].index;
-	return -1;
-}
-
 static bool named_before(const struct vm_cpu *before, pid_t tid)
 {
 	for (size_t i = 0; before && i < before->nnamed; i++)
@@ -52,6 +43,15 @@ static bool thread_name(const struct io_root *root, pid_t pid, pid_t tid, char *
 		return false;
 	comm[strcspn(comm, "\n")] = '\0';
 	return true;
+}
+
+/* Whether thread tid still names itself vCPU index: a vCPU remembered by its id may have exited
+ * and its id gone to another thread of the process (another process's is not under its task/). */
+static bool still_vcpu(const struct io_root *root, pid_t pid, pid_t tid, int index)
+{
+	char comm[64];
+	int now;
+	return thread_name(root, pid, tid, comm, sizeof(comm)) && parse_vcpu_thread_name(comm, &now) && now == index;
 }
 
 /* A vCPU thread's CPU and wait; false when the thread is gone. */
@@ -97,7 +97,7 @@ static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cp
 	}
 	for (size_t i = 0; i < before->nvcpus; i++) {
 		v[i] = vcpu_unread(before->vcpus[i].index, before->vcpus[i].tid);
-		if (!vcpu_times(root, pid, &v[i])) {
+		if (!still_vcpu(root, pid, v[i].tid, v[i].index) || !vcpu_times(root, pid, &v[i])) {
 			free(v);
 			free(named);
 			return -EAGAIN;
@@ -136,21 +136,20 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 	}
 	for (size_t i = 0; i < n && (!max_vcpus || nv < max_vcpus); i++) {
 		char comm[64];
-		int index = vcpu_before(before, tids[i]);
-		if (index < 0 && named && named_before(before, tids[i])) {
+		int index;
+		if (named && named_before(before, tids[i])) {
 			named[nnamed++] = tids[i];
 			continue;
 		}
-		if (index < 0) {
-			bool main_thread = tids[i] == pid;
-			const char *name = main_thread ? main_name : comm;
-			if (main_thread ? !have_main : !thread_name(root, pid, tids[i], comm, sizeof(comm)))
-				continue; /* a thread that exits is no longer a vCPU */
-			if (!parse_vcpu_thread_name(name, &index)) {
-				if (named && !main_thread && have_main && strcmp(name, main_name))
-					named[nnamed++] = tids[i];
-				continue;
-			}
+		/* Every other thread by its name now, vCPUs remembered by id included (see still_vcpu). */
+		bool main_thread = tids[i] == pid;
+		const char *name = main_thread ? main_name : comm;
+		if (main_thread ? !have_main : !thread_name(root, pid, tids[i], comm, sizeof(comm)))
+			continue; /* a thread that exits is no longer a vCPU */
+		if (!parse_vcpu_thread_name(name, &index)) {
+			if (named && !main_thread && have_main && strcmp(name, main_name))
+				named[nnamed++] = tids[i];
+			continue;
 		}
 		struct vcpu c = vcpu_unread(index, tids[i]);
 		if (!vcpu_times(root, pid, &c))
