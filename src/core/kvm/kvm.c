@@ -14,8 +14,9 @@
 #include "core/model/vm.h"
 
 #define KVM_DIR "kernel/debug/kvm"
-/* The counter set lives in arrays of this capacity, never moved: serve's HTTP threads read the
- * names of older samples while the sampler's thread adds the exit reasons. */
+/* The counter set lives in arrays of this capacity, never moved, only appended to: a sample
+ * carries the set's first ncounters entries (kvm_sample.counters) to serve's HTTP threads while
+ * the sampler's thread adds the exit reasons after them. */
 #define KVM_COUNTERS_MAX 512
 
 
@@ -919,6 +920,7 @@ int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struc
 		kvm_sample_free(ret);
 		return e;
 	}
+	ret->counters = r->counters; /* the passes may have just made or grown the set */
 	return 0;
 }
 
@@ -953,6 +955,17 @@ void kvm_sample_free(struct kvm_sample *s)
 	s->vms = NULL;
 	s->total = NULL;
 	s->nvms = 0;
+}
+
+const char *kvm_sample_counter_name(const struct kvm_sample *s, size_t i) { return s->counters[i].name; }
+enum kvm_stat_kind kvm_sample_counter_kind(const struct kvm_sample *s, size_t i) { return s->counters[i].kind; }
+
+bool kvm_sample_reasons_counted(const struct kvm_sample *s)
+{
+	for (size_t i = 0; i < s->ncounters; i++)
+		if (s->counters[i].kind == KVM_STAT_REASON)
+			return true;
+	return false;
 }
 
 const struct kvm_vm_sample *kvm_sample_find(const struct kvm_sample *s, const char *dir)
