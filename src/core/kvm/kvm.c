@@ -876,6 +876,7 @@ int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struc
 	for (size_t v = 0; v < r->nvms; v++) {
 		struct kvm_vm_files *vm = &r->vms[v];
 		struct kvm_vm_sample *s = &ret->vms[ret->nvms];
+		*s = (struct kvm_vm_sample){0}; /* a VM that vanished may have left its reason here */
 		s->values = malloc(nc * sizeof(*s->values));
 		if (!s->values) {
 			kvm_sample_free(ret);
