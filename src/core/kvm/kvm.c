@@ -89,7 +89,6 @@ const char *kvm_source_name(enum kvm_source s)
 
 bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
 const char *kvm_reader_reasons_why(const struct kvm_reader *r) { return r->reasons_why; }
-bool kvm_reader_reasons_counted(const struct kvm_reader *r) { return r->nreasons > 0; }
 
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path)
 {

@@ -100,7 +100,6 @@ int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_
 bool kvm_reader_has_debugfs(const struct kvm_reader *r);
 /* Why exit reasons are not counted, in one line ("" when they are, or were not asked for). */
 const char *kvm_reader_reasons_why(const struct kvm_reader *r);
-bool kvm_reader_reasons_counted(const struct kvm_reader *r); /* reason counters are in the set */
 /* The QMP socket of the VM process pid, where its command line has none (or another): used by
  * KVM_READ_QMP from the next read on. 0 or -ENOMEM. */
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path);
