@@ -9,6 +9,8 @@ vmhost_unit_test(test_out)
 target_link_options(test_out PRIVATE -Wl,--wrap=realloc)
 vmhost_unit_test(test_discovery)
 target_link_options(test_discovery PRIVATE -Wl,--wrap=malloc)
+vmhost_unit_test(test_discovery_parallel)
+vmhost_tsan(test_discovery_parallel)
 vmhost_unit_test(test_cost)
 vmhost_unit_test(test_bench_accounting)
 

@@ -330,8 +330,7 @@ static int start_http(struct server *sv)
 {
 	struct ctx *ctx = sv->ctx;
 	const struct serve_opts *o = sv->o;
-	struct serve_cache_config cc = {.feed = sv->feed, .kvm = sampler_kvm_reader(sv->sampler),
-					.kvm_families = !o->no_kvm,
+	struct serve_cache_config cc = {.feed = sv->feed, .kvm_families = !o->no_kvm,
 					.kvm_events = o->have_kvm_events ? &o->kvm_events : NULL,
 					.max_body_bytes = 64u << 20, .version = VMHOST_VERSION,
 					.kvm_host = &sv->kvm_host};

@@ -53,18 +53,17 @@ void serve_cache_free(struct serve_cache *c)
 	free(c);
 }
 
-/* The --kvm-events choice per counter (the reader's set is fixed once found). */
-static const bool *kvm_selection(struct serve_cache *c)
+/* The --kvm-events choice per counter of the sample ks. The counters a sample names never change
+ * (later ones are only added after them), so a choice made for n of them stays right. */
+static const bool *kvm_selection(struct serve_cache *c, const struct kvm_sample *ks)
 {
-	if (!c->cfg.kvm_events)
-		return NULL;
-	size_t n = kvm_reader_ncounters(c->cfg.kvm);
-	if (n != c->nselected) {
+	size_t n = ks->ncounters;
+	if (!c->selected || n > c->nselected) {
 		bool *sel = realloc(c->selected, (n ? n : 1) * sizeof(*sel));
 		if (!sel)
 			return NULL;
-		for (size_t i = 0; i < n; i++)
-			sel[i] = regexec(c->cfg.kvm_events, kvm_counter_name(c->cfg.kvm, i), 0, NULL, 0) == 0;
+		for (size_t i = c->nselected; i < n; i++)
+			sel[i] = regexec(c->cfg.kvm_events, kvm_sample_counter_name(ks, i), 0, NULL, 0) == 0;
 		c->selected = sel;
 		c->nselected = n;
 	}
@@ -78,9 +77,8 @@ static int render(struct serve_cache *c, enum prom_format format, struct serve_b
 	prom_init(&p, format);
 	p.max_bytes = c->cfg.max_body_bytes;
 	struct prom_meta meta = {.snapshots_total = x->seq, .version = c->cfg.version, .kvm_host = c->cfg.kvm_host};
-	struct prom_kvm kvm = {.available = x->kvm_ok && c->cfg.kvm, .reader = c->cfg.kvm, .sample = &x->kvm,
-			       .host = x->kvm_host, .nhost = x->nkvm_host};
-	if (kvm.available && c->cfg.kvm_events && !(kvm.selected = kvm_selection(c)))
+	struct prom_kvm kvm = {.available = x->kvm_ok, .sample = &x->kvm, .host = x->kvm_host, .nhost = x->nkvm_host};
+	if (kvm.available && c->cfg.kvm_events && !(kvm.selected = kvm_selection(c, &x->kvm)))
 		p.error = -ENOMEM;
 	if (c->cfg.kvm_families)
 		meta.kvm = &kvm;

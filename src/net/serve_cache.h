@@ -23,7 +23,6 @@ struct serve_cache;
 
 struct serve_cache_config {
 	struct sample_feed *feed;
-	const struct kvm_reader *kvm; /* names and kinds of the samples' KVM counters; NULL: none */
 	bool kvm_families;            /* KVM was asked for: write its families (vmhost_kvm_available) */
 	const regex_t *kvm_events;    /* export only the KVM counters whose name matches; NULL: all */
 	size_t max_body_bytes;        /* a document larger than this is an error, not an allocation */

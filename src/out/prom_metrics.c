@@ -347,7 +347,7 @@ static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct
 		labels[1] = (struct prom_label){"pid", pid};
 		labels[2] = (struct prom_label){"uuid", vm ? vm->cfg.uuid : ""};
 		for (size_t i = 0; i < ks->ncounters; i++) {
-			if (kvm_counter_kind(k->reader, i) != f->kind || !kvm_selected(k, i))
+			if (kvm_sample_counter_kind(ks, i) != f->kind || !kvm_selected(k, i))
 				continue;
 			maybe_i64 sum = MAYBE(0);
 			for (size_t v = g; v < end && sum.known; v++) {
@@ -356,7 +356,7 @@ static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct
 			}
 			if (!sum.known)
 				continue;
-			const char *name = kvm_counter_name(k->reader, i), *slash = strchr(name, '/');
+			const char *name = kvm_sample_counter_name(ks, i), *slash = strchr(name, '/');
 			size_t nl = VM_LABELS + 1;
 			if (f->kind == KVM_STAT_REASON && slash) { /* "kvm_pio/0x80 out": event and reason */
 				snprintf(ev, sizeof(ev), "%.*s", (int)(slash - name), name);
@@ -390,17 +390,17 @@ static void kvm_families(struct prom *p, const struct snapshot *s, const struct 
 	char ev[64];
 	for (size_t f = 0; f < sizeof(kvm_families_list) / sizeof(kvm_families_list[0]); f++) {
 		const struct kvm_family *fam = &kvm_families_list[f];
-		if (fam->kind == KVM_STAT_REASON && !kvm_reader_reasons_counted(k->reader))
+		if (fam->kind == KVM_STAT_REASON && !kvm_sample_reasons_counted(ks))
 			continue;
 		kvm_vm_family(p, k, s, order, fam);
 		if (!fam->host_name)
 			continue;
 		prom_family(p, fam->host_name, PROM_COUNTER, fam->host_help);
-		for (size_t i = 0; i < k->nhost; i++) {
-			if (kvm_counter_kind(k->reader, i) != fam->kind || !k->host[i].known || !kvm_selected(k, i))
+		for (size_t i = 0; i < k->nhost && i < ks->ncounters; i++) {
+			if (kvm_sample_counter_kind(ks, i) != fam->kind || !k->host[i].known || !kvm_selected(k, i))
 				continue;
 			struct prom_label l = {"event",
-					       kvm_event_label(kvm_counter_name(k->reader, i), fam->kind, ev, sizeof(ev))};
+					       kvm_event_label(kvm_sample_counter_name(ks, i), fam->kind, ev, sizeof(ev))};
 			kvm_value(p, &l, 1, fam->kind, k->host[i].v);
 		}
 	}

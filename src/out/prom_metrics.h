@@ -13,8 +13,7 @@
 /* KVM's counters beside a snapshot (core/kvm/kvm.h). */
 struct prom_kvm {
 	bool available;                 /* false: only vmhost_kvm_available 0 is written */
-	const struct kvm_reader *reader; /* names and kinds of the counters */
-	const struct kvm_sample *sample; /* read with the snapshot */
+	const struct kvm_sample *sample; /* read with the snapshot; it names its own counters */
 	/* [nhost]: per counter, what vmhost has seen happen host-wide since it started (events; ns
 	 * for times), summed from the per-VM changes so that a VM exiting is not a counter reset. */
 	const maybe_i64 *host;

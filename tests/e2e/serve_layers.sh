@@ -4,7 +4,8 @@
 # that takes and records samples, record's loop its only other driver; the floors hold (core
 # includes neither store nor net). With serve's threads this means no HTTP worker can touch
 # SQLite: net cannot reach the store, and only the sampler's thread calls it
-# (test_serve_sampler checks the thread at run time).
+# (test_serve_sampler checks the thread at run time). The KVM reader, which the sampler's thread
+# grows, is not reachable from the HTTP side either: a sample names its own counters.
 . "$VMHOST_TESTS/lib.sh"
 SRC=$VMHOST_TESTS/../src
 [ -d "$SRC/net" ] && [ -d "$SRC/core" ] || die "no sources at $SRC"
@@ -25,5 +26,8 @@ check "only the sampler and record's loop take and record samples" \
 check "serve's HTTP side and command gather nothing themselves" sh -c "
 	! grep -nE '\b(snapshot_take|calib_apply|kvm_reader_sample|kvm_change|sampler_take)\b' \
 		'$SRC'/net/*.[ch] '$SRC/cmd/serve.c'"
+check "serve's HTTP side names KVM counters from the sample, never from the sampler's reader" sh -c "
+	! grep -nE '\b(kvm_reader_[a-z_]+|kvm_counter_(name|kind|index)|sampler_kvm_reader)\b' \
+		'$SRC'/net/*.[ch] '$SRC/out/prom_metrics.c' '$SRC/cmd/serve.c'"
 check "the host-wide KVM totals are summed in core only" nothing_but '\bkvm_host_accumulate\b' '^core/'
 finish

@@ -9,11 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "core/kvm/kvm.h"
+#include "testutil.h"
 
 static const char *fixtures(void)
 {
@@ -318,6 +320,55 @@ static void test_counters_from_first_vm(void **state)
 	tree_free(&t);
 }
 
+/* The reader as nobody (root reads every file whatever its mode), in a child: the unavailable
+ * text of the VM dir, or "(absent)", into buf. */
+static void read_as_nobody(const struct tree *t, const char *dir, char *buf, size_t cap)
+{
+	int fd;
+	pid_t pid = fork_piped(&fd);
+	if (pid == 0) {
+		if (geteuid() == 0 && (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0))
+			_exit(3);
+		struct io_root root = {.proc = t->proc, .sys = t->sys};
+		struct kvm_reader *r;
+		enum kvm_avail why;
+		struct kvm_sample s;
+		if (kvm_reader_open(&root, &r, &why) < 0 || kvm_reader_sample(r, &s) < 0)
+			_exit(4);
+		const struct kvm_vm_sample *v = kvm_sample_find(&s, dir);
+		dprintf(fd, "%u %s", s.vanished, v ? v->unavailable : "(absent)");
+		_exit(0);
+	}
+	ssize_t n = read(fd, buf, cap - 1);
+	close(fd);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	buf[n > 0 ? n : 0] = '\0';
+}
+
+/* A VM whose files were partly denied vanishes while read (its exits file reads as a vanished
+ * VM's does: an error that is no denial, here EISDIR); the next VM takes its slot in the sample
+ * and must not inherit its reason. */
+static void test_vanished_slot_reused(void **state)
+{
+	(void)state;
+	struct tree t;
+	tree_new(&t, true);
+	assert_int_equal(chmod(t.dir, 0755), 0);
+	mkdirf("%s/100-1", t.kvm);
+	mkdirf("%s/100-1/exits", t.kvm);
+	putf("%s/100-1/halt_wait_ns", "5\n", t.kvm);
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/100-1/halt_wait_ns", t.kvm);
+	assert_int_equal(chmod(path, 0), 0);
+	add_vm(&t, "200-2", "7\n");
+	char got[512];
+	read_as_nobody(&t, "200-2", got, sizeof(got));
+	assert_string_equal(got, "1 "); /* 100-1 vanished; 200-2 read whole, with no reason */
+	tree_free(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -327,6 +378,7 @@ int main(void)
 		cmocka_unit_test(test_changes_between_reads),
 		cmocka_unit_test(test_names_from_discovery),
 		cmocka_unit_test(test_counters_from_first_vm),
+		cmocka_unit_test(test_vanished_slot_reused),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -224,8 +224,10 @@ static void test_feed_records_on_its_thread(void **state)
 	struct sample_feed *f;
 	double start = clock_monotonic_seconds();
 	assert_int_equal(sample_feed_start(&fc, &f), 0);
+	pthread_mutex_lock(&obs.lock); /* the feed's thread reads it in observed_write */
 	obs.feed = f;
-	struct serve_cache_config cc = {.feed = f, .kvm = sampler_kvm_reader(s), .kvm_families = true,
+	pthread_mutex_unlock(&obs.lock);
+	struct serve_cache_config cc = {.feed = f, .kvm_families = true,
 					.max_body_bytes = 1 << 22, .version = "test"};
 	struct serve_cache *cache;
 	assert_int_equal(serve_cache_new(&cc, &cache), 0);

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Reads $VMHOST_FIXTURES/<rel> whole; aborts the test program when missing. */
 static inline char *fixture(const char *rel, size_t *len)
@@ -35,6 +36,21 @@ static inline char *fixture(const char *rel, size_t *len)
 	buf[n] = '\0';
 	*len = n;
 	return buf;
+}
+
+/* fork() with a pipe from the child to the parent: 0 in the child, *fd its write end; the child's
+ * pid in the parent, *fd the read end. Aborts the test program when either call fails. */
+static inline pid_t fork_piped(int *fd)
+{
+	int p[2];
+	if (pipe(p) < 0)
+		abort();
+	pid_t pid = fork();
+	if (pid < 0)
+		abort();
+	close(p[pid == 0 ? 0 : 1]);
+	*fd = p[pid == 0 ? 1 : 0];
+	return pid;
 }
 
 #endif

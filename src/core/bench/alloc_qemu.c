@@ -1,5 +1,6 @@
 #include "core/bench/alloc_qemu.h"
 #include "core/base/clock.h"
+#include "core/base/fatal_signal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -33,9 +34,7 @@ static void on_fatal_signal(int sig)
 		unlink(signal_log);
 		rmdir(signal_dir);
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-	_exit(128 + sig);
+	fatal_signal_reraise(sig);
 }
 
 void qemu_guard_signals(void)

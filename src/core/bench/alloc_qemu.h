@@ -31,7 +31,8 @@ const char *qemu_default_binary(void);
 /* True when /dev/kvm can be opened for reading and writing. */
 bool qemu_kvm_usable(void);
 
-/* Installs the signal handlers that kill a running QEMU (once per process). */
+/* Installs the handlers of SIGINT, SIGTERM, SIGHUP, SIGQUIT that kill a running QEMU, remove its
+ * files, and end the process by the signal (once per process). */
 void qemu_guard_signals(void);
 
 /* Starts QEMU paused with -m ram_bytes and a memory backend with prealloc=on; returns once QMP

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "core/base/clock.h"
+#include "core/base/fatal_signal.h"
 #include "core/model/host.h"
 #include "core/model/ksm.h"
 #include "core/tune/ksm_guard.h"
@@ -224,9 +225,7 @@ void bench_accounting_on_signal(int sig)
 			nanosleep(&pause, NULL);
 		}
 	}
-	signal(sig, SIG_DFL);
-	raise(sig);
-	_exit(128 + sig);
+	fatal_signal_reraise(sig);
 }
 
 /* Each guest in a memory cgroup of its own, as a VM in its scope: under the v1 memory controller

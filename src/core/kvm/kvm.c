@@ -14,8 +14,9 @@
 #include "core/model/vm.h"
 
 #define KVM_DIR "kernel/debug/kvm"
-/* The counter set lives in arrays of this capacity, never moved: serve's HTTP threads read the
- * names of older samples while the sampler's thread adds the exit reasons. */
+/* The counter set lives in arrays of this capacity, never moved, only appended to: a sample
+ * carries the set's first ncounters entries (kvm_sample.counters) to serve's HTTP threads while
+ * the sampler's thread adds the exit reasons after them. */
 #define KVM_COUNTERS_MAX 512
 
 
@@ -88,7 +89,6 @@ const char *kvm_source_name(enum kvm_source s)
 
 bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
 const char *kvm_reader_reasons_why(const struct kvm_reader *r) { return r->reasons_why; }
-bool kvm_reader_reasons_counted(const struct kvm_reader *r) { return r->nreasons > 0; }
 
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path)
 {
@@ -586,6 +586,88 @@ static int cmp_sample_dir(const void *a, const void *b)
 	return strcmp(((const struct kvm_vm_sample *)a)->dir, ((const struct kvm_vm_sample *)b)->dir);
 }
 
+/* The QMP socket of a VM: the one given for its pid (exits --qmp-socket), else its command line's. */
+static struct vm_qmp qmp_socket_of(const struct kvm_reader *r, const struct vm *d)
+{
+	struct vm_qmp qmp = d->cfg.qmp;
+	for (size_t k = 0; k < r->nsockets; k++)
+		if (r->sockets[k].pid == d->pid) {
+			qmp.kind = VM_QMP_UNIX;
+			memcpy(qmp.path, r->sockets[k].path, sizeof(qmp.path));
+		}
+	return qmp;
+}
+
+/* One VM's read through QMP: 0 or why not (rc), its values [ncounters], with KVM_READ_VCPUS its
+ * vCPUs' (per, index); whatever a sample does not take is freed after. */
+struct qmp_got {
+	int rc;
+	maybe_i64 *values, *per;
+	int vcpus, *index;
+	char why[320];
+};
+
+/* A VM in debugfs whose files are partly denied: QMP's figures replace its own, or it says why not. */
+static int qmp_fill_denied(struct kvm_reader *r, struct kvm_sample *ret, struct kvm_vm_sample *s, struct qmp_got *g)
+{
+	if (g->rc < 0) {
+		snprintf(s->unavailable, sizeof(s->unavailable), "debugfs: %u files denied; %.280s", s->denied, g->why);
+		return 0;
+	}
+	free(s->values);
+	s->values = g->values;
+	g->values = NULL;
+	s->source = KVM_SOURCE_QMP;
+	s->vcpus = g->vcpus;
+	s->unavailable[0] = '\0';
+	ret->denied -= s->denied;
+	s->denied = 0;
+	return g->per && set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0 ? -ENOMEM : 0;
+}
+
+/* A QEMU VM without a debugfs directory: a sample of its own, read through QMP or saying why not. */
+static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, struct qmp_got *g)
+{
+	struct kvm_vm_sample *v = realloc(ret->vms, (ret->nvms + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ret->vms = v;
+	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
+	*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = g->vcpus,
+				    .values = g->values, .source = g->rc == 0 ? KVM_SOURCE_QMP : KVM_SOURCE_NONE};
+	g->values = NULL;
+	snprintf(s->dir, sizeof(s->dir), "%d-qmp", (int)d->pid);
+	snprintf(s->name, sizeof(s->name), "%s", d->cfg.name);
+	if (g->rc < 0) {
+		for (size_t c = 0; c < r->ncounters; c++)
+			s->values[c] = UNKNOWN;
+		snprintf(s->unavailable, sizeof(s->unavailable), "%s%.300s", r->debugfs ? "" : "no debugfs; ", g->why);
+		return 0;
+	}
+	return g->per && set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0 ? -ENOMEM : 0;
+}
+
+/* One discovered VM: through QMP when it is QEMU and debugfs lacks or denies its counters.
+ * *via_qmp is set when QMP read it. 0 or -ENOMEM. */
+static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, bool *via_qmp)
+{
+	struct kvm_vm_sample *s = sample_of_pid(ret, d->pid);
+	if (d->cfg.vmm != VMM_QEMU || (s && !s->denied))
+		return 0;
+	struct qmp_got g = {.vcpus = -1};
+	g.values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(*g.values));
+	if (!g.values)
+		return -ENOMEM;
+	struct vm_qmp qmp = qmp_socket_of(r, d);
+	g.rc = qmp_read(r, d, &qmp, &g.values, &g.vcpus, &g.per, &g.index, g.why, sizeof(g.why));
+	int err = g.rc == -ENOMEM ? -ENOMEM : s ? qmp_fill_denied(r, ret, s, &g) : qmp_append(r, ret, d, &g);
+	*via_qmp |= g.rc == 0;
+	free(g.values);
+	free(g.per);
+	free(g.index);
+	return err;
+}
+
 /* Every QEMU VM whose debugfs counters are missing or denied: through QMP, or listed with the
  * reason it cannot be read. */
 static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kvm_sample *ret)
@@ -599,80 +681,8 @@ static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kv
 	}
 	int err = 0;
 	bool via_qmp = false;
-	for (size_t i = 0; i < list->n && !err; i++) {
-		const struct vm *d = &list->vms[i];
-		struct vm_qmp qmp = d->cfg.qmp;
-		for (size_t k = 0; k < r->nsockets; k++)
-			if (r->sockets[k].pid == d->pid) {
-				qmp.kind = VM_QMP_UNIX;
-				memcpy(qmp.path, r->sockets[k].path, sizeof(qmp.path));
-			}
-		struct kvm_vm_sample *s = sample_of_pid(ret, d->pid);
-		if (d->cfg.vmm != VMM_QEMU || (s && !s->denied))
-			continue;
-		maybe_i64 *values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(*values));
-		if (!values) {
-			err = -ENOMEM;
-			break;
-		}
-		int vcpus = -1, *index = NULL;
-		maybe_i64 *per = NULL;
-		char why[320] = "";
-		int rc = qmp_read(r, d, &qmp, &values, &vcpus, &per, &index, why, sizeof(why));
-		if (rc == -ENOMEM) {
-			free(values);
-			free(per);
-			free(index);
-			err = rc;
-			break;
-		}
-		if (s) { /* in debugfs, but some of its files are closed */
-			if (rc == 0) {
-				free(s->values);
-				s->values = values;
-				s->source = KVM_SOURCE_QMP;
-				s->vcpus = vcpus;
-				s->unavailable[0] = '\0';
-				ret->denied -= s->denied;
-				s->denied = 0;
-				via_qmp = true;
-				if (per && set_vcpus(s, (size_t)vcpus, index, per, r->ncounters) < 0)
-					err = -ENOMEM;
-			} else {
-				free(values);
-				snprintf(s->unavailable, sizeof(s->unavailable), "debugfs: %u files denied; %.280s", s->denied, why);
-			}
-			free(per);
-			free(index);
-			continue;
-		}
-		struct kvm_vm_sample *v = realloc(ret->vms, (ret->nvms + 1) * sizeof(*v));
-		if (!v) {
-			free(values);
-			free(per);
-			free(index);
-			err = -ENOMEM;
-			break;
-		}
-		ret->vms = v;
-		s = &ret->vms[ret->nvms++];
-		*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = vcpus,
-					    .values = values, .source = rc == 0 ? KVM_SOURCE_QMP : KVM_SOURCE_NONE};
-		snprintf(s->dir, sizeof(s->dir), "%d-qmp", (int)d->pid);
-		via_qmp |= rc == 0;
-		if (rc == 0 && per && set_vcpus(s, (size_t)vcpus, index, per, r->ncounters) < 0)
-			err = -ENOMEM;
-		free(per);
-		free(index);
-		per = NULL;
-		index = NULL;
-		snprintf(s->name, sizeof(s->name), "%s", d->cfg.name);
-		if (rc < 0) {
-			for (size_t c = 0; c < r->ncounters; c++)
-				values[c] = UNKNOWN;
-			snprintf(s->unavailable, sizeof(s->unavailable), "%s%.300s", r->debugfs ? "" : "no debugfs; ", why);
-		}
-	}
+	for (size_t i = 0; i < list->n && !err; i++)
+		err = qmp_vm(r, ret, &list->vms[i], &via_qmp);
 	vm_list_free(&found);
 	qmp_forget_unseen(r);
 	/* Closed global files do not matter once the VMs' own counters are summed instead. */
@@ -875,6 +885,7 @@ int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struc
 	for (size_t v = 0; v < r->nvms; v++) {
 		struct kvm_vm_files *vm = &r->vms[v];
 		struct kvm_vm_sample *s = &ret->vms[ret->nvms];
+		*s = (struct kvm_vm_sample){0}; /* a VM that vanished may have left its reason here */
 		s->values = malloc(nc * sizeof(*s->values));
 		if (!s->values) {
 			kvm_sample_free(ret);
@@ -919,6 +930,7 @@ int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struc
 		kvm_sample_free(ret);
 		return e;
 	}
+	ret->counters = r->counters; /* the passes may have just made or grown the set */
 	return 0;
 }
 
@@ -953,6 +965,17 @@ void kvm_sample_free(struct kvm_sample *s)
 	s->vms = NULL;
 	s->total = NULL;
 	s->nvms = 0;
+}
+
+const char *kvm_sample_counter_name(const struct kvm_sample *s, size_t i) { return s->counters[i].name; }
+enum kvm_stat_kind kvm_sample_counter_kind(const struct kvm_sample *s, size_t i) { return s->counters[i].kind; }
+
+bool kvm_sample_reasons_counted(const struct kvm_sample *s)
+{
+	for (size_t i = 0; i < s->ncounters; i++)
+		if (s->counters[i].kind == KVM_STAT_REASON)
+			return true;
+	return false;
 }
 
 const struct kvm_vm_sample *kvm_sample_find(const struct kvm_sample *s, const char *dir)

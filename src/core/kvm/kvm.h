@@ -62,9 +62,15 @@ struct kvm_vm_sample {
 	size_t nvcpu;
 };
 
+struct kvm_counter;
+
 struct kvm_sample {
 	double monotonic_seconds; /* CLOCK_MONOTONIC when read */
 	size_t ncounters;
+	/* [ncounters] the counters' names and kinds when read (kvm_sample_counter_name/kind). The
+	 * reader only appends to its set, in place, so a sample handed to another thread (serve's HTTP
+	 * side) names its counters without the reader, which may be growing; valid while it is open. */
+	const struct kvm_counter *counters;
 	maybe_i64 *total; /* [ncounters]: the global files (the kernel's sum over live VMs) */
 	struct kvm_vm_sample *vms; /* sorted by dir */
 	size_t nvms;
@@ -94,7 +100,6 @@ int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_
 bool kvm_reader_has_debugfs(const struct kvm_reader *r);
 /* Why exit reasons are not counted, in one line ("" when they are, or were not asked for). */
 const char *kvm_reader_reasons_why(const struct kvm_reader *r);
-bool kvm_reader_reasons_counted(const struct kvm_reader *r); /* reason counters are in the set */
 /* The QMP socket of the VM process pid, where its command line has none (or another): used by
  * KVM_READ_QMP from the next read on. 0 or -ENOMEM. */
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path);
@@ -118,6 +123,11 @@ int kvm_reader_sample(struct kvm_reader *r, struct kvm_sample *ret);
 struct vm_list;
 int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struct kvm_sample *ret);
 void kvm_sample_free(struct kvm_sample *s);
+
+/* The name and kind of a sample's counter i (< s->ncounters), as kvm_counter_name/kind. */
+const char *kvm_sample_counter_name(const struct kvm_sample *s, size_t i);
+enum kvm_stat_kind kvm_sample_counter_kind(const struct kvm_sample *s, size_t i);
+bool kvm_sample_reasons_counted(const struct kvm_sample *s); /* reason counters are among its own */
 
 /* The VM with that directory in a sample, or NULL. */
 const struct kvm_vm_sample *kvm_sample_find(const struct kvm_sample *s, const char *dir);

@@ -115,7 +115,6 @@ bool sampler_kvm(const struct sampler *s, enum kvm_avail *ret_why)
 	return s->kvm != NULL;
 }
 
-const struct kvm_reader *sampler_kvm_reader(const struct sampler *s) { return s->kvm; }
 
 double sampler_interval(const struct sampler *s) { return s->cfg.interval_seconds; }
 

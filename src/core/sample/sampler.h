@@ -83,8 +83,6 @@ void sampler_free(struct sampler *s); /* after the last sample using its KVM rea
 /* Whether KVM's counters are read (cfg.kvm): from debugfs (*ret_why KVM_AVAILABLE), or, with
  * debugfs missing or closed (*ret_why says how), QEMU VMs through QMP (core/kvm/kvm.h). */
 bool sampler_kvm(const struct sampler *s, enum kvm_avail *ret_why);
-/* Names and kinds of the KVM counters in samples; NULL without KVM. */
-const struct kvm_reader *sampler_kvm_reader(const struct sampler *s);
 double sampler_interval(const struct sampler *s);
 
 /* Takes a sample (one reference for the caller). Returns 0 or a negative errno (the host could

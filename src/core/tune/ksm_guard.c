@@ -9,6 +9,7 @@
 #include <sys/file.h>
 #include <unistd.h>
 
+#include "core/base/fatal_signal.h"
 #include "parse/parse.h"
 
 /* The guard is process-wide by nature (signal handlers restore from it), so its state is the one
@@ -108,10 +109,7 @@ static void on_fatal_signal(int sig)
 		errno = saved_errno;
 		return;
 	}
-	/* Re-raise with the default action so the exit status tells the signal. */
-	signal(sig, SIG_DFL);
-	raise(sig);
-	_exit(128 + sig);
+	fatal_signal_reraise(sig); /* so the exit status tells the signal */
 }
 
 int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig))

@@ -17,9 +17,10 @@ int ksm_lock(bool wait);
 void ksm_unlock(void);
 
 /* Starts guarding: later ksm_guard_set() calls save the old value first. Installs handlers for
- * SIGINT, SIGTERM, SIGHUP (and SIGQUIT) that restore and then exit with 128+signal, or, when
- * on_signal is given, restore and call it (it must only set a flag). -EBUSY while a guard is
- * already active (ksm_guard_end first). */
+ * SIGINT, SIGTERM, SIGHUP (and SIGQUIT) that restore and then end the process by that signal
+ * (core/base/fatal_signal.h), or, when on_signal is given, restore and call it (it sets a flag,
+ * or cleans up with async-signal-safe calls and ends by fatal_signal_reraise). -EBUSY while a
+ * guard is already active (ksm_guard_end first). */
 int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig));
 
 /* Writes a KSM setting (file name under kernel/mm/ksm, e.g. "pages_to_scan") after saving its

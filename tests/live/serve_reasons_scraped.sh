@@ -1,0 +1,98 @@
+# serve's HTTP threads render samples while the sampler's thread adds the KVM exit-reason
+# counters: a real /dev/kvm guest appears while clients scrape serve --kvm-reasons --kvm-events
+# at --min-interval 0 (a new sample per scrape). Every scrape must answer, the reasons must
+# appear, and in the ThreadSanitizer build (label tsan, `make check-tsan`) TSan must find no race:
+# the server stops at the first report (halt_on_error) and its log says where. The reasons appear
+# once per server, and TSan saw the old code's race in about a third of such runs here: under
+# TSan the test makes 8 of them (about 25 s), elsewhere one.
+# Needs /dev/kvm, debugfs and tracefs (mounted in a private mount namespace): skipped otherwise.
+. "$VMHOST_TESTS/lib.sh"
+. "$VMHOST_TESTS/e2e/serve_lib.sh"
+[ -c /dev/kvm ] || { say "SKIP: /dev/kvm is absent on this machine (no KVM to run a guest on)"; exit 77; }
+unshare -m true 2>/dev/null || { say "SKIP: no mount namespace for debugfs and tracefs (not root?)"; exit 77; }
+export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 exitcode=66}"
+G=$VMHOST_BUILD/kvmguest
+CLIENTS=4
+ROUNDS=1
+ldd "$VMHOST" 2>/dev/null | grep -q libtsan && ROUNDS=8
+OM='Accept: application/openmetrics-text; version=1.0.0'
+
+# serve sees a /proc of its own: the host's files and processes but its VMs (this host may be
+# shared: another's VM would bring the reasons before any scrape), and the guest once it runs.
+PROC=$TEST_TMP/proc
+mkdir "$PROC"
+for e in /proc/*; do
+	case ${e##*/} in
+	*[!0-9]*) ln -s "$e" "$PROC/" ;;
+	*) tr '\0' ' ' <"$e/cmdline" 2>/dev/null | grep -Eq 'qemu|kvm|crosvm|firecracker|cloud-hyp|fakeguest' ||
+		ln -s "$e" "$PROC/" ;;
+	esac
+done
+
+# scraper N [HEADER]: batches of 20 scrapes on one kept-alive connection, back to back (no
+# process start between two, so a render of one sample runs while the next is taken), until
+# $TEST_TMP/stop or 15 s; one status code a line into $TEST_TMP/scraper.N.
+scraper() {
+	local args=() i end=$((SECONDS + 15))
+	for i in $(seq 20); do args+=(-o /dev/null "http://127.0.0.1:$PORT/metrics"); done
+	: >"$TEST_TMP/scraper.$1"
+	while [ ! -f "$TEST_TMP/stop" ] && [ $SECONDS -lt $end ]; do
+		timeout 10 curl -s -w '%{http_code}\n' ${2:+-H "$2"} "${args[@]}" >>"$TEST_TMP/scraper.$1"
+	done
+}
+
+# round N: a fresh server and a fresh guest, its checks named "round N: ...".
+round() {
+	local r=$1 scrapers="" c i rc ok bad
+	rm -f "$TEST_TMP/stop" "$TEST_TMP"/scraper.*
+	spawn unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+		mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+		exec "$0" --proc-root "$1" serve --listen 127.0.0.1:0 --min-interval 0 --threads 4 --kvm-reasons --kvm-events "exits|/"' \
+		"$VMHOST" "$PROC" 2>"$TEST_TMP/serve.log"
+	SERVER=$SPAWNED
+	serve_port "$TEST_TMP/serve.log" "$SERVER" || die "round $r: serve did not start"
+	curl -s "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/first.txt"
+	check "round $r: no exit reasons before the guest" sh -c "! grep -q '^vmhost_kvm_exit_reasons_total' '$TEST_TMP/first.txt'"
+	for c in $(seq $CLIENTS); do
+		scraper "$c" "$([ $((c % 2)) = 0 ] && echo "$OM")" & # both formats rendered
+		scrapers="$scrapers $!"
+	done
+	TEST_PIDS="$TEST_PIDS $scrapers"
+	sleep 0.5
+	# The guest's VM appears while they scrape: its events open, and the reason counters with
+	# them. It runs a second later, and then sleeps until stopped.
+	spawn "$G" --io 1000 --sleep-before 1 --sleep-after 60 >"$TEST_TMP/guest"
+	GUEST=$SPAWNED
+	ln -s "/proc/$GUEST" "$PROC/$GUEST"
+	for i in $(seq 100); do grep -q '^io_exits=' "$TEST_TMP/guest" && break; sleep 0.1; done
+	sleep 0.5
+	touch "$TEST_TMP/stop"
+	wait $scrapers
+	curl -s "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/last.txt"
+	ok=$(cat "$TEST_TMP"/scraper.* | grep -c '^200$')
+	bad=$(cat "$TEST_TMP"/scraper.* | grep -vc '^200$')
+	say "round $r: $ok scrapes answered, $bad failed, by $CLIENTS clients"
+	check "round $r: the clients scraped (at least 100 answers)" ge "$ok" 100
+	check "round $r: every scrape answered" [ "$bad" = 0 ]
+	check "round $r: the guest's exit reasons appeared while scraped" \
+		grep -q "^vmhost_kvm_exit_reasons_total{.*pid=\"$GUEST\".*event=\"kvm_pio\",reason=\"0x80 out\"} 1000$" "$TEST_TMP/last.txt"
+	check "round $r: --kvm-events kept the matching counters only (no time counters)" \
+		sh -c "! grep -q '^vmhost_kvm_time_seconds_total{' '$TEST_TMP/last.txt'"
+	check "round $r: the server ran throughout" kill -0 "$SERVER"
+	kill -TERM "$SERVER"
+	wait "$SERVER"
+	rc=$?
+	check "round $r: serve stopped on SIGTERM with status 0 (was $rc)" [ "$rc" = 0 ]
+	if grep -q 'ThreadSanitizer' "$TEST_TMP/serve.log"; then
+		fail "round $r: ThreadSanitizer reported:"
+		sed -n '/ThreadSanitizer/,$p' "$TEST_TMP/serve.log" | head -60
+	fi
+	stop_pid "$GUEST"
+	rm -f "$PROC/$GUEST"
+}
+
+for r in $(seq $ROUNDS); do
+	round "$r"
+	[ "$FAILURES" = 0 ] || break
+done
+finish
