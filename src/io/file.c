@@ -1,0 +1,131 @@
+#include "io/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/clock.h"
+
+/* A hard-to-guess suffix for a temporary name: O_EXCL makes a guessed one fail, not follow. */
+static uint64_t temp_suffix(void)
+{
+	uint64_t x;
+	if (getrandom(&x, sizeof(x), GRND_NONBLOCK) == (ssize_t)sizeof(x))
+		return x;
+	return (uint64_t)(clock_monotonic_seconds() * 1e9) ^ ((uint64_t)getpid() << 32);
+}
+
+int io_replace_at(int dir_fd, const char *name, mode_t mode, struct io_replace *ret)
+{
+	struct io_replace rp = {.dir_fd = dir_fd, .fd = -1};
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	if (snprintf(rp.name, sizeof(rp.name), "%s", name) >= (int)sizeof(rp.name))
+		return -ENAMETOOLONG;
+	for (int attempt = 0; attempt < 16; attempt++) {
+		/* ".NAME.XXXXXXXXXXXXXXXX", the name cut to fit NAME_MAX */
+		snprintf(rp.temp, sizeof(rp.temp), ".%.200s.%016llx", name, (unsigned long long)temp_suffix());
+		rp.fd = openat(dir_fd, rp.temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (rp.fd >= 0) {
+			*ret = rp;
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int io_replace_path(const char *path, mode_t mode, struct io_replace *ret)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	size_t dir_len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+	if (dir_len >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, slash ? path : ".", slash ? dir_len : 1);
+	dir[slash ? dir_len : 1] = '\0';
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		return -errno;
+	int r = io_replace_at(dir_fd, name, mode, ret);
+	if (r < 0)
+		close(dir_fd);
+	else
+		ret->own_dir = 1;
+	return r;
+}
+
+int io_replace_write(struct io_replace *rp, const void *data, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(rp->fd, (const char *)data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+FILE *io_replace_stream(struct io_replace *rp)
+{
+	if (!rp->stream)
+		rp->stream = fdopen(rp->fd, "w");
+	return rp->stream;
+}
+
+/* Closes the new file (the stream with it): 0, or the first error its writes or close met. */
+static int close_temp(struct io_replace *rp, int r)
+{
+	if (rp->stream) {
+		if ((fflush(rp->stream) != 0 || ferror(rp->stream)) && r == 0)
+			r = errno ? -errno : -EIO;
+		if (r == 0 && fsync(rp->fd) < 0)
+			r = -errno;
+		if (fclose(rp->stream) != 0 && r == 0)
+			r = -errno;
+	} else if (rp->fd >= 0) {
+		if (r == 0 && fsync(rp->fd) < 0)
+			r = -errno;
+		if (close(rp->fd) < 0 && r == 0)
+			r = -errno; /* a full disk may only say so here */
+	}
+	rp->stream = NULL;
+	rp->fd = -1;
+	return r;
+}
+
+static void finish(struct io_replace *rp, int r)
+{
+	if (r < 0)
+		unlinkat(rp->dir_fd, rp->temp, 0);
+	if (rp->own_dir)
+		close(rp->dir_fd);
+	rp->dir_fd = -1;
+	rp->own_dir = 0;
+}
+
+int io_replace_commit(struct io_replace *rp)
+{
+	errno = 0;
+	int r = close_temp(rp, 0);
+	if (r == 0 && renameat(rp->dir_fd, rp->temp, rp->dir_fd, rp->name) < 0)
+		r = -errno;
+	if (r == 0)
+		fsync(rp->dir_fd); /* the rename itself on disk; a directory that cannot is still renamed */
+	finish(rp, r);
+	return r;
+}
+
+void io_replace_abort(struct io_replace *rp)
+{
+	close_temp(rp, -ECANCELED);
+	finish(rp, -ECANCELED);
+}
