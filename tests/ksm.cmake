@@ -3,6 +3,9 @@ vmhost_unit_test(test_ksm_rates)
 vmhost_unit_test(test_ksm_tuner)
 vmhost_unit_test(test_ksm_tune_cmd)
 vmhost_unit_test(test_ksm_ini)
+# The machine-wide lock in a private mount namespace (root; exit 77 elsewhere).
+vmhost_unit_test(test_ksm_lock)
+set_tests_properties(test_ksm_lock PROPERTIES SKIP_RETURN_CODE 77)
 vmhost_unit_test(test_bench_ksm)
 # The command in-process on a fixture tree, its experiment and table_new replaced (no KSM touched).
 vmhost_unit_test(test_bench_ksm_cmd)

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -128,4 +129,44 @@ void io_replace_abort(struct io_replace *rp)
 {
 	close_temp(rp, -ECANCELED);
 	finish(rp, -ECANCELED);
+}
+
+/* Makes path's directory, mode 1777 (not cut by the umask), when it is missing. */
+static int make_shared_dir(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return 0;
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	if (mkdir(dir, 01777) == 0)
+		return chmod(dir, 01777) < 0 ? -errno : 0;
+	return errno == EEXIST ? 0 : -errno;
+}
+
+int io_lock(const char *path, unsigned flags)
+{
+	bool shared = flags & IO_LOCK_SHARED_DIR;
+	int oflags = O_RDWR | O_CREAT | O_CLOEXEC | (shared ? O_NOFOLLOW : 0);
+	int fd = open(path, oflags, 0644);
+	if (fd < 0 && errno == ENOENT && shared) {
+		int r = make_shared_dir(path);
+		if (r < 0)
+			return r;
+		fd = open(path, oflags, 0644);
+	}
+	if (fd < 0)
+		return -errno;
+	int r;
+	while ((r = flock(fd, LOCK_EX | (flags & IO_LOCK_WAIT ? 0 : LOCK_NB))) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
 }

@@ -14,6 +14,7 @@
 #ifndef VMHOST_IO_FILE_H
 #define VMHOST_IO_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <sys/types.h>
@@ -44,5 +45,16 @@ FILE *io_replace_stream(struct io_replace *rp);
 int io_replace_commit(struct io_replace *rp);
 /* Removes the new file; the target stays as it was. */
 void io_replace_abort(struct io_replace *rp);
+
+/* Lock files (flock, held until the fd is closed). */
+enum {
+	IO_LOCK_WAIT = 1,       /* wait for the holder rather than answer -EBUSY */
+	IO_LOCK_SHARED_DIR = 2, /* a lock in a world-writable directory (/run/lock): the directory is
+				 * made, mode 1777, when missing, and the lock is never opened through a
+				 * link planted at its name */
+};
+/* Opens path (created 0644 when missing) and locks it exclusively. An fd or a negative errno:
+ * -EBUSY while another holds it (without IO_LOCK_WAIT). */
+int io_lock(const char *path, unsigned flags);
 
 #endif

@@ -6,9 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
+#include "io/file.h"
 #include "parse/parse.h"
 
 /* The guard is process-wide by nature (signal handlers restore from it), so its state is the one
@@ -40,19 +40,10 @@ int ksm_lock(bool wait)
 	/* A test harness that already holds the lock for its whole run says so. */
 	if (getenv("VMHOST_KSM_LOCKED"))
 		return 0;
-	int fd = open(KSM_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* One place only: a second lock elsewhere (the old fallback to /tmp) would let two writers in. */
+	int fd = io_lock(KSM_LOCK_PATH, IO_LOCK_SHARED_DIR | (wait ? IO_LOCK_WAIT : 0));
 	if (fd < 0)
-		fd = open("/tmp/vmhost-ksm.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	int r;
-	while ((r = flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) < 0 && errno == EINTR)
-		;
-	if (r < 0) {
-		int e = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		close(fd);
-		return e;
-	}
+		return fd;
 	guard.lock_fd = fd;
 	return 0;
 }

@@ -2,32 +2,20 @@
 #include "core/base/clock.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/model/host.h"
 #include "core/tune/ksm_guard.h"
+#include "io/file.h"
 #include "parse/parse.h"
 #include "parse/smaps.h"
 
-int tuner_instance_lock(const char *path)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int e = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		close(fd);
-		return e;
-	}
-	return fd;
-}
+int tuner_instance_lock(const char *path) { return io_lock(path, IO_LOCK_SHARED_DIR); }
 
 /* The shell's ksmtuned: its comm, or a script run by its interpreter ("/bin/bash
  * /usr/sbin/ksmtuned": the interpreter's first argument only). */
