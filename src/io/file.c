@@ -170,3 +170,5 @@ int io_lock(const char *path, unsigned flags)
 	}
 	return fd;
 }
+
+int io_remove(const char *path) { return unlink(path) < 0 ? -errno : 0; }

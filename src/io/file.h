@@ -46,6 +46,9 @@ int io_replace_commit(struct io_replace *rp);
 /* Removes the new file; the target stays as it was. */
 void io_replace_abort(struct io_replace *rp);
 
+/* Removes a file (not a directory). 0 or a negative errno. */
+int io_remove(const char *path);
+
 /* Lock files (flock, held until the fd is closed). */
 enum {
 	IO_LOCK_WAIT = 1,       /* wait for the holder rather than answer -EBUSY */
