@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "io/clock.h"
+#include "io/io.h"
 
 /* A hard-to-guess suffix for a temporary name: O_EXCL makes a guessed one fail, not follow. */
 static uint64_t temp_suffix(void)
@@ -169,6 +170,46 @@ int io_lock(const char *path, unsigned flags)
 		return r;
 	}
 	return fd;
+}
+
+int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = fstat(fd, &st) < 0 ? -errno : (size_t)st.st_size > max ? -EFBIG : io_read_fd(fd, ret, ret_len);
+	close(fd);
+	return r;
+}
+
+bool io_can_open(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+int io_redirect_std(const char *in_path, const char *out_path, int out_flags)
+{
+	int in = open(in_path, O_RDONLY);
+	if (in < 0)
+		return -errno;
+	int out = open(out_path, O_WRONLY | out_flags, 0600);
+	if (out < 0) {
+		int e = -errno;
+		close(in);
+		return e;
+	}
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		return -errno;
+	if (in > 2)
+		close(in);
+	if (out > 2)
+		close(out);
+	return 0;
 }
 
 int io_remove(const char *path) { return unlink(path) < 0 ? -errno : 0; }

@@ -46,6 +46,16 @@ int io_replace_commit(struct io_replace *rp);
 /* Removes the new file; the target stays as it was. */
 void io_replace_abort(struct io_replace *rp);
 
+/* Reads a whole file (a log, a script) into a fresh NUL-terminated buffer; -EFBIG past max bytes.
+ * 0 or a negative errno. */
+int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len);
+/* True when path can be opened with flags (O_RDWR on /dev/kvm: KVM is usable). */
+bool io_can_open(const char *path, int flags);
+/* For a child between fork and exec (async-signal-safe): stdin from in_path, stdout and stderr
+ * to out_path, opened with out_flags (O_TRUNC or O_APPEND, with O_CREAT, mode 0600). 0 or a
+ * negative errno. */
+int io_redirect_std(const char *in_path, const char *out_path, int out_flags);
+
 /* Removes a file (not a directory). 0 or a negative errno. */
 int io_remove(const char *path);
 
