@@ -183,6 +183,22 @@ int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len)
 	return r;
 }
 
+ssize_t io_read_small(const char *path, char *buf, size_t cap)
+{
+	if (!cap)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n;
+	while ((n = read(fd, buf, cap - 1)) < 0 && errno == EINTR)
+		;
+	int e = n < 0 ? -errno : 0;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return e < 0 ? e : n;
+}
+
 bool io_can_open(const char *path, int flags)
 {
 	int fd = open(path, flags | O_CLOEXEC);

@@ -49,6 +49,9 @@ void io_replace_abort(struct io_replace *rp);
 /* Reads a whole file (a log, a script) into a fresh NUL-terminated buffer; -EFBIG past max bytes.
  * 0 or a negative errno. */
 int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len);
+/* One read of a small file into buf (NUL-terminated; at most cap - 1 bytes), async-signal-safe
+ * (open, read, close): for signal handlers. The length read or a negative errno. */
+ssize_t io_read_small(const char *path, char *buf, size_t cap);
 /* True when path can be opened with flags (O_RDWR on /dev/kvm: KVM is usable). */
 bool io_can_open(const char *path, int flags);
 /* For a child between fork and exec (async-signal-safe): stdin from in_path, stdout and stderr

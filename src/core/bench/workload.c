@@ -161,8 +161,7 @@ int workload_spawn(const struct workload_spec *s, pid_t *ret_pid)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() == 1)
 			_exit(1);
-		static const struct io_root host = {.proc = "/proc", .sys = "/sys"};
-		if (s->cgroup && io_write(&host, IO_SYS, "0", "%s/cgroup.procs", s->cgroup) < 0)
+		if (s->cgroup && io_write(s->root, IO_SYS, "0", "%s/cgroup.procs", s->cgroup) < 0) /* NULL: /sys */
 			_exit(1); /* its RAM would be charged elsewhere: no such guest */
 		_exit(workload_run(s, fds[1]));
 	}
