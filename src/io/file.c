@@ -183,6 +183,20 @@ int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len)
 	return r;
 }
 
+int io_write_whole(const char *path, const void *data, size_t len, mode_t mode)
+{
+	struct io_replace rp;
+	int r = io_replace_path(path, mode, &rp);
+	if (r < 0)
+		return r;
+	r = io_replace_write(&rp, data, len);
+	if (r < 0) {
+		io_replace_abort(&rp);
+		return r;
+	}
+	return io_replace_commit(&rp);
+}
+
 ssize_t io_read_small(const char *path, char *buf, size_t cap)
 {
 	if (!cap)
@@ -197,6 +211,21 @@ ssize_t io_read_small(const char *path, char *buf, size_t cap)
 	close(fd);
 	buf[n > 0 ? n : 0] = '\0';
 	return e < 0 ? e : n;
+}
+
+int io_write_path(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = strlen(value);
+	ssize_t n;
+	while ((n = write(fd, value, len)) < 0 && errno == EINTR)
+		;
+	int e = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	if (close(fd) < 0 && e == 0)
+		e = -errno;
+	return e;
 }
 
 bool io_can_open(const char *path, int flags)

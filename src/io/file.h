@@ -52,6 +52,9 @@ int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len);
 /* One read of a small file into buf (NUL-terminated; at most cap - 1 bytes), async-signal-safe
  * (open, read, close): for signal handlers. The length read or a negative errno. */
 ssize_t io_read_small(const char *path, char *buf, size_t cap);
+/* Writes value to an existing file (a sysfs knob) by its full path, async-signal-safe (open,
+ * write, close): for signal handlers that restore settings. 0 or a negative errno. */
+int io_write_path(const char *path, const char *value);
 /* True when path can be opened with flags (O_RDWR on /dev/kvm: KVM is usable). */
 bool io_can_open(const char *path, int flags);
 /* For a child between fork and exec (async-signal-safe): stdin from in_path, stdout and stderr
@@ -61,6 +64,10 @@ int io_redirect_std(const char *in_path, const char *out_path, int out_flags);
 
 /* Removes a file (not a directory). 0 or a negative errno. */
 int io_remove(const char *path);
+
+/* The whole of a file replaced by data at once (io_replace_path, write, commit). 0 or a negative
+ * errno; on failure the old file stays. */
+int io_write_whole(const char *path, const void *data, size_t len, mode_t mode);
 
 /* Lock files (flock, held until the fd is closed). */
 enum {

@@ -1,7 +1,6 @@
 #include "core/tune/ksm_guard.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,37 +54,22 @@ void ksm_unlock(void)
 	guard.lock_fd = -1;
 }
 
-static int write_path(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t len = strlen(value);
-	ssize_t n;
-	do
-		n = write(fd, value, len);
-	while (n < 0 && errno == EINTR);
-	int e = n < 0 ? -errno : 0;
-	close(fd);
-	return e;
-}
-
 int ksm_guard_restore(void)
 {
 	int first = 0, n = guard.n, r;
 	/* The advisor owns pages_to_scan while active: switch it off before restoring numbers. */
 	for (int i = 0; i < n; i++)
-		if (guard.saved[i].is_advisor && (r = write_path(guard.saved[i].path, "none")) < 0 && !first)
+		if (guard.saved[i].is_advisor && (r = io_write_path(guard.saved[i].path, "none")) < 0 && !first)
 			first = r;
 	for (int i = n - 1; i >= 0; i--)
 		if (!guard.saved[i].is_advisor && !guard.saved[i].is_run &&
-		    (r = write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
+		    (r = io_write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
 			first = r;
 	for (int i = 0; i < n; i++)
-		if (guard.saved[i].is_advisor && (r = write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
+		if (guard.saved[i].is_advisor && (r = io_write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
 			first = r;
 	for (int i = 0; i < n; i++)
-		if (guard.saved[i].is_run && (r = write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
+		if (guard.saved[i].is_run && (r = io_write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
 			first = r;
 	return first;
 }
@@ -172,7 +156,7 @@ int ksm_guard_set(const char *file, const char *value)
 	int r = remember(file, path, sizeof(path));
 	if (r < 0)
 		return r;
-	return write_path(path, value);
+	return io_write_path(path, value);
 }
 
 int ksm_guard_set_int(const char *file, int64_t value)
