@@ -183,18 +183,21 @@ int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len)
 	return r;
 }
 
+int io_replace_with(struct io_replace *rp, const void *data, size_t len)
+{
+	int r = io_replace_write(rp, data, len);
+	if (r < 0) {
+		io_replace_abort(rp);
+		return r;
+	}
+	return io_replace_commit(rp);
+}
+
 int io_write_whole(const char *path, const void *data, size_t len, mode_t mode)
 {
 	struct io_replace rp;
 	int r = io_replace_path(path, mode, &rp);
-	if (r < 0)
-		return r;
-	r = io_replace_write(&rp, data, len);
-	if (r < 0) {
-		io_replace_abort(&rp);
-		return r;
-	}
-	return io_replace_commit(&rp);
+	return r < 0 ? r : io_replace_with(&rp, data, len);
 }
 
 ssize_t io_read_small(const char *path, char *buf, size_t cap)

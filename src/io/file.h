@@ -46,6 +46,13 @@ int io_replace_commit(struct io_replace *rp);
 /* Removes the new file; the target stays as it was. */
 void io_replace_abort(struct io_replace *rp);
 
+/* Writes data as the whole new file and commits (or, on a failed write, aborts). 0 or a
+ * negative errno. */
+int io_replace_with(struct io_replace *rp, const void *data, size_t len);
+/* The whole of a file replaced by data at once (io_replace_path, io_replace_with). 0 or a
+ * negative errno; on failure the old file stays. */
+int io_write_whole(const char *path, const void *data, size_t len, mode_t mode);
+
 /* Reads a whole file (a log, a script) into a fresh NUL-terminated buffer; -EFBIG past max bytes.
  * 0 or a negative errno. */
 int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len);
@@ -64,10 +71,6 @@ int io_redirect_std(const char *in_path, const char *out_path, int out_flags);
 
 /* Removes a file (not a directory). 0 or a negative errno. */
 int io_remove(const char *path);
-
-/* The whole of a file replaced by data at once (io_replace_path, write, commit). 0 or a negative
- * errno; on failure the old file stays. */
-int io_write_whole(const char *path, const void *data, size_t len, mode_t mode);
 
 /* Lock files (flock, held until the fd is closed). */
 enum {

@@ -72,13 +72,8 @@ int io_state_write(const char *dir, const char *name, const void *data, size_t l
 		return dir_fd;
 	struct io_replace rp;
 	r = io_replace_at(dir_fd, name, 0600, &rp);
-	if (r == 0) {
-		r = io_replace_write(&rp, data, len);
-		if (r == 0)
-			r = io_replace_commit(&rp);
-		else
-			io_replace_abort(&rp);
-	}
+	if (r == 0)
+		r = io_replace_with(&rp, data, len);
 	close(dir_fd);
 	return r;
 }
