@@ -1,11 +1,12 @@
 /* One QEMU option argument, QemuOpts "a=1,b=2" (",," a literal comma) or flat JSON
  * (qemu_opt_get, src/parse/vmcmd.c). The input as an argument: every value found fits its
  * buffer and is as long as returned. The input as a value: written into a QemuOpts argument
- * (commas doubled) and into a JSON one (quotes and backslashes escaped) between other keys,
- * it is read back exactly. */
+ * (commas doubled) and, when it is valid UTF-8, into a JSON one (quotes, backslashes and control
+ * characters escaped) between other keys, it is read back exactly. */
 #include <errno.h>
 
 #include "fuzz.h"
+#include "parse/json.h"
 #include "parse/vmcmd.h"
 
 static void lookups(const char *arg)
@@ -50,12 +51,25 @@ static void round_trip(const char *value)
 
 	text.len = 0;
 	fuzz_puts(&text, "{\"id\": \"ram0\", \"size\": \"");
+	size_t start = text.len;
 	for (const char *p = value; *p; p++) {
+		if ((unsigned char)*p < 0x20) {
+			char esc[8];
+			snprintf(esc, sizeof(esc), "\\u%04x", (unsigned char)*p);
+			fuzz_puts(&text, esc);
+			continue;
+		}
 		if (*p == '"' || *p == '\\')
 			fuzz_puts(&text, "\\");
 		fuzz_put(&text, p, 1);
 	}
-	fuzz_puts(&text, "\", \"share\": true}");
+	/* Only a value that is a JSON string (valid UTF-8, as QEMU's parser wants too) goes in. */
+	fuzz_puts(&text, "\"");
+	struct json_doc doc;
+	if (json_parse(text.buf + start - 1, text.len - start + 1, &doc) < 0)
+		return;
+	json_free(&doc);
+	fuzz_puts(&text, ", \"share\": true}");
 	fuzz_put(&text, "", 1);
 	FUZZ_CHECK(qemu_opt_get(text.buf, NULL, "size", got, sizeof(got)) == (int)vl && !strcmp(got, value));
 	FUZZ_CHECK(qemu_opt_get(text.buf, NULL, "share", got, sizeof(got)) == 4 && !strcmp(got, "true"));

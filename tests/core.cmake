@@ -1,6 +1,7 @@
 # Foundation: parsers, VM command lines, accounting formulas, writers, and the mem command.
 vmhost_unit_test(test_parse)
 vmhost_unit_test(test_io_cache)
+vmhost_unit_test(test_io_file)
 vmhost_unit_test(test_dynlib)
 vmhost_unit_test(test_vcpus_live)
 vmhost_unit_test(test_vmcmd)

@@ -2,6 +2,7 @@
 # huge /proc and /sys input, a broken pipe, clock steps, and each command without root.
 vmhost_script_test(db_faults live/db_faults.sh "live")
 vmhost_unit_test(test_store_faults)
+target_link_options(test_store_faults PRIVATE -Wl,--wrap=unlink,--wrap=unlinkat)
 vmhost_script_test(clock_jump cli/clock_jump.sh "cli;sanitize")
 vmhost_script_test(proc_faults cli/proc_faults.sh "cli;sanitize")
 vmhost_script_test(proc_huge live/proc_huge.sh "live")

@@ -5,6 +5,8 @@ vmhost_unit_test(test_ksm_tune_cmd)
 vmhost_unit_test(test_ksm_ini)
 # The cleanup handlers (KSM guard, bench accounting, bench alloc's QEMU) die by the signal.
 vmhost_unit_test(test_fatal_signals)
+# The machine-wide lock in a private mount namespace (root; exit 77 elsewhere).
+vmhost_unit_test(test_ksm_lock)
 vmhost_unit_test(test_bench_ksm)
 # The command in-process on a fixture tree, its experiment and table_new replaced (no KSM touched).
 vmhost_unit_test(test_bench_ksm_cmd)

@@ -220,13 +220,13 @@ static int write_svg(const struct ctx *ctx, const struct bench_alloc *b, const c
 	char title[160];
 	snprintf(title, sizeof(title), "VM memory creation time against size (%u thread%s, median of %u runs)",
 		 o->threads[ti], o->threads[ti] == 1 ? "" : "s", o->repeats);
-	struct svg *s;
-	int r = svg_file_open(path, 1000, 560, &s);
+	struct svg_file file;
+	int r = svg_file_open(path, 1000, 560, &file);
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "--svg", "%s: %s", path, strerror(-r));
 	struct svg_plot p;
 	double xmin = xs[0] / 1.5, xmax = xs[o->nsizes - 1] * 1.5;
-	svg_plot_begin(s, &p, &(struct svg_plot_spec){
+	svg_plot_begin(file.svg, &p, &(struct svg_plot_spec){
 		.x = {.min = xmin, .max = xmax, .log = true, .label = "guest memory size", .fmt = fmt_bytes_tick,
 		      .ticks = xs, .nticks = o->nsizes},
 		.y = {.min = ymin, .max = ymax, .log = true, .label = "create time (populate all pages)",
@@ -246,7 +246,7 @@ static int write_svg(const struct ctx *ctx, const struct bench_alloc *b, const c
 					SVG_LINES | SVG_POINTS);
 	}
 	svg_plot_end(&p);
-	if ((r = svg_file_close(s)) < 0)
+	if ((r = svg_file_close(&file)) < 0)
 		return fail(ctx, EXIT_FAIL, "--svg", "%s: %s", path, strerror(-r));
 	return EXIT_OK;
 }

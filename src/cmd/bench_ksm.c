@@ -171,12 +171,12 @@ static int write_svg(const char *path, const struct bench_ksm_result *res)
 			ymax = fmax(ymax, run->s.saved[i]);
 		}
 	}
-	struct svg *s;
-	int r = svg_file_open(path, 900, 480, &s);
+	struct svg_file file;
+	int r = svg_file_open(path, 900, 480, &file);
 	if (r < 0)
 		return r;
 	struct svg_plot plot;
-	svg_plot_begin(s, &plot, &(struct svg_plot_spec){
+	svg_plot_begin(file.svg, &plot, &(struct svg_plot_spec){
 		.x = {.min = 0, .max = tmax > 0 ? tmax : 1, .label = "seconds since start"},
 		.y = {.min = 0, .max = ymax > 0 ? ymax * 1.05 : 1, .unit = SVG_BYTES, .label = "saved"},
 		.title = "KSM savings over time per policy (first run)",
@@ -201,7 +201,7 @@ static int write_svg(const char *path, const struct bench_ksm_result *res)
 					run->s.n, SVG_LINES);
 	}
 	svg_plot_end(&plot);
-	return svg_file_close(s);
+	return svg_file_close(&file);
 }
 
 struct progress {

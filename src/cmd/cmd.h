@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "io/file.h"
 #include "io/io.h"
 #include "io/term.h"
 #include "out/doc.h"
@@ -74,11 +75,15 @@ int ksm_need_root(struct ctx *ctx);
 struct json;
 void bench_json_begin(struct json *j, unsigned guests, uint64_t guest_bytes);
 
-/* A standalone SVG document in a new file: svg_file_open, draw, svg_file_close. Each returns 0
- * or a negative errno; close also frees s, and reports a write error of the document or file. */
-struct svg;
-int svg_file_open(const char *path, double width, double height, struct svg **ret);
-int svg_file_close(struct svg *s);
+/* A standalone SVG document in a file replaced whole (io/file.h): svg_file_open, draw on
+ * ret->svg, svg_file_close. Each returns 0 or a negative errno; close also frees the svg, and
+ * reports a write error of the document or file (the file is then as it was). */
+struct svg_file {
+	struct svg *svg;
+	struct io_replace file;
+};
+int svg_file_open(const char *path, double width, double height, struct svg_file *ret);
+int svg_file_close(struct svg_file *f);
 
 typedef int (*cmd_fn)(struct ctx *ctx, int argc, char **argv);
 

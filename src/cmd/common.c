@@ -229,7 +229,7 @@ int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig))
 		r = ksm_lock(true);
 	}
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "KSM lock", "%s", strerror(-r));
+		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", strerror(-r));
 	if ((r = ksm_guard_begin(&ctx->root, on_signal)) < 0) {
 		ksm_unlock();
 		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(-r));
@@ -261,29 +261,30 @@ void bench_json_begin(struct json *j, unsigned guests, uint64_t guest_bytes)
 	json_int(j, "guest_bytes", (int64_t)guest_bytes);
 }
 
-int svg_file_open(const char *path, double width, double height, struct svg **ret)
+int svg_file_open(const char *path, double width, double height, struct svg_file *ret)
 {
-	FILE *f = fopen(path, "w");
-	if (!f)
-		return -errno;
-	struct svg *s = svg_begin(f, width, height);
-	if (!s) {
-		fclose(f);
+	struct svg_file f;
+	int r = io_replace_path(path, 0666, &f.file); /* less the umask, as fopen */
+	if (r < 0)
+		return r;
+	FILE *stream = io_replace_stream(&f.file);
+	f.svg = stream ? svg_begin(stream, width, height) : NULL;
+	if (!f.svg) {
+		io_replace_abort(&f.file);
 		return -ENOMEM;
 	}
-	*ret = s;
+	*ret = f;
 	return 0;
 }
 
-int svg_file_close(struct svg *s)
+int svg_file_close(struct svg_file *f)
 {
-	if (!s)
-		return 0;
-	FILE *f = s->f;
-	int r = svg_end(s);
-	if (fclose(f) != 0 && !r)
-		r = -errno;
-	return r;
+	int r = svg_end(f->svg);
+	if (r < 0) {
+		io_replace_abort(&f->file);
+		return r;
+	}
+	return io_replace_commit(&f->file);
 }
 
 int wait_key_until(const struct term *t, double deadline)

@@ -143,13 +143,13 @@ static int write_svg(const struct sweep_result *res, int n, const char *path)
 			ymax = fmax(ymax, scan[i]);
 		}
 	}
-	struct svg *s;
-	int r = svg_file_open(path, 760, 480, &s);
+	struct svg_file file;
+	int r = svg_file_open(path, 760, 480, &file);
 	if (r < 0)
 		return r;
 	struct svg_plot p;
 	/* The plot area leaves room right of the last point for its label. */
-	svg_plot_begin(s, &p, &(struct svg_plot_spec){
+	svg_plot_begin(file.svg, &p, &(struct svg_plot_spec){
 		.left = 90, .top = 50, .width = 500, .height = 370,
 		.x = {.min = 0, .max = xmax > 0 ? xmax * 1.1 : 1, .label = "ksmd CPU (% of one CPU)"},
 		.y = {.min = 0, .max = ymax > 0 ? ymax * 1.1 : 1, .label = "full scan (s)"},
@@ -159,7 +159,7 @@ static int write_svg(const struct sweep_result *res, int n, const char *path)
 	svg_plot_add(&p, &(struct svg_series){.name = "pages_to_scan/sleep_millisecs", .x = cpu, .y = scan,
 					      .n = (size_t)n, .style = SVG_POINTS, .labels = label_of});
 	svg_plot_end(&p);
-	return svg_file_close(s);
+	return svg_file_close(&file);
 }
 
 int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)

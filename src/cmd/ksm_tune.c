@@ -208,7 +208,7 @@ int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 		}
 		if (r < 0) {
 			close(instance_fd);
-			return fail(ctx, EXIT_FAIL, "KSM lock", "%s", strerror(-r));
+			return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", strerror(-r));
 		}
 	}
 	pid_t tuned = ksmtuned_find(&ctx->root);

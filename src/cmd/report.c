@@ -8,6 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "core/model/host.h"
+#include "io/file.h"
 #include "out/json.h"
 #include "out/report_html.h"
 #include "store/store_growth.h"
@@ -217,31 +218,26 @@ out:
 	return r;
 }
 
-/* Writes the page to OUT.tmp and renames it over OUT, so a reader never sees half a report. */
+/* Writes the page beside OUT under a fresh name and renames it over OUT (io/file.h), so a reader
+ * never sees half a report and no link planted beside OUT is followed. */
 static int write_report_file(struct ctx *ctx, struct store *s, const struct report_opts *o)
 {
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s.tmp", o->out) >= (int)sizeof(tmp))
-		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", o->out, strerror(ENAMETOOLONG));
-	FILE *f = fopen(tmp, "w");
-	if (!f)
-		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", tmp, strerror(errno));
-	const char *what;
-	int r = write_report(f, s, o, &what);
-	int werr = ferror(f) ? EIO : 0;
-	if (fclose(f) != 0 && !werr)
-		werr = errno;
-	if (r < 0 || werr) {
-		unlink(tmp);
-		if (r < 0)
+	struct io_replace rp;
+	int r = io_replace_path(o->out, 0666, &rp); /* less the umask, as fopen */
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", o->out, strerror(-r));
+	FILE *f = io_replace_stream(&rp);
+	const char *what = "writing the report";
+	r = f ? write_report(f, s, o, &what) : -errno;
+	if (r < 0) {
+		io_replace_abort(&rp);
+		if (f)
 			return fail(ctx, EXIT_FAIL, what, "%s: %s", o->db, store_strerror(r));
-		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", tmp, strerror(werr));
+		return fail(ctx, EXIT_FAIL, what, "%s: %s", o->out, strerror(-r));
 	}
-	if (rename(tmp, o->out) < 0) {
-		r = errno;
-		unlink(tmp);
-		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", o->out, strerror(r));
-	}
+	r = io_replace_commit(&rp);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "writing the report", "%s: %s", o->out, strerror(-r));
 	return EXIT_OK;
 }
 

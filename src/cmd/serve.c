@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "core/kvm/kvm_host.h"
 #include "core/sample/sampler_feed.h"
+#include "io/socket.h"
 #include "net/serve_cache.h"
 #include "net/serve_http.h"
 #include "store/store.h"
@@ -221,7 +222,7 @@ static int open_listener(struct ctx *ctx, const struct serve_opts *o, const stru
 {
 	struct sockaddr_storage addr;
 	socklen_t len = sizeof(addr);
-	int fd = -1, r = serve_socket_activation(&fd);
+	int fd = -1, r = io_socket_activation(&fd);
 	if (r == 0) {
 		if (o->listen_given)
 			warn(ctx, "socket-activated: --listen %s is ignored", o->listen);
@@ -243,7 +244,7 @@ static int open_listener(struct ctx *ctx, const struct serve_opts *o, const stru
 	int rc = listen_allowed(ctx, o, web, &addr, o->listen);
 	if (rc != EXIT_OK)
 		return rc;
-	fd = serve_bind(&addr, len);
+	fd = io_listen(&addr, len);
 	if (fd < 0)
 		return fail(ctx, fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "listening", "%s: %s", o->listen,
 			    strerror(-fd));

@@ -1,4 +1,5 @@
 #include "io/io.h"
+#include "io/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -496,21 +497,12 @@ int io_rmdir(const struct io_root *root, enum io_base base, const char *fmt, ...
 
 int io_write(const struct io_root *root, enum io_base base, const char *value, const char *fmt, ...)
 {
+	char path[PATH_MAX];
 	va_list ap;
 	va_start(ap, fmt);
-	int fd = vopen(root, base, O_WRONLY, fmt, ap);
+	int r = vpath(root, base, path, sizeof(path), fmt, ap);
 	va_end(ap);
-	if (fd < 0)
-		return fd;
-	size_t len = strlen(value);
-	ssize_t n;
-	do
-		n = write(fd, value, len);
-	while (n < 0 && errno == EINTR);
-	int e = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
-	if (close(fd) < 0 && e == 0)
-		e = -errno;
-	return e;
+	return r < 0 ? r : io_write_path(path, value);
 }
 
 static int cmp_pid(const void *a, const void *b)

@@ -1,5 +1,7 @@
 #include "io/qmp.h"
 
+#include "io/clock.h"
+
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -24,12 +26,7 @@ struct qmp {
 	char error_desc[512];
 };
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
+static int64_t now_ms(void) { return (int64_t)(clock_monotonic_seconds() * 1000); }
 
 /* Waits for fd to be ready until the deadline: 0, -ETIMEDOUT, or a negative errno. */
 static int wait_fd(struct qmp *q, short events)

@@ -2,34 +2,49 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "io/file.h"
 #include "io/io.h"
 
-/* dir is a directory of ours that only we may write to. */
-static int check_dir(const char *dir)
+/* Opens dir once, as the directory every later step works in (openat, renameat): it must be a
+ * directory of ours, not a link, that no one else may write to, or another user could swap in
+ * what it holds. An fd or a negative errno (-EPERM for someone else's). */
+static int open_dir(const char *dir)
 {
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
 	struct stat st;
-	if (lstat(dir, &st) < 0)
-		return -errno;
-	if (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022))
-		return -EPERM;
-	return 0;
+	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	if (r == 0 && (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)))
+		r = -EPERM;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static int check_name(const char *name)
+{
+	if (!*name || strchr(name, '/'))
+		return -EINVAL;
+	return strlen(name) > 200 ? -ENAMETOOLONG : 0;
 }
 
 int io_state_read(const char *dir, const char *name, size_t max, char **ret, size_t *ret_len)
 {
-	char path[PATH_MAX];
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
-		return -ENAMETOOLONG;
-	int r = check_dir(dir);
-	if (r < 0)
-		return r;
-	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	int r = check_name(name);
+	int dir_fd = r < 0 ? r : open_dir(dir);
+	if (dir_fd < 0)
+		return dir_fd;
+	int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	close(dir_fd);
 	if (fd < 0)
 		return -errno;
 	struct stat st;
@@ -47,32 +62,18 @@ int io_state_read(const char *dir, const char *name, size_t max, char **ret, siz
 
 int io_state_write(const char *dir, const char *name, const void *data, size_t len)
 {
-	char path[PATH_MAX], tmp[PATH_MAX];
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) ||
-	    snprintf(tmp, sizeof(tmp), "%s/.%s.XXXXXX", dir, name) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	int r = check_dir(dir);
+	int r = check_name(name);
 	if (r < 0)
 		return r;
-	int fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
 		return -errno;
-	for (size_t done = 0; r == 0 && done < len;) {
-		ssize_t n = write(fd, (const char *)data + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			r = n < 0 ? -errno : -EIO;
-		else
-			done += (size_t)n;
-	}
-	if (close(fd) < 0 && r == 0)
-		r = -errno; /* a full disk may only say so here */
-	if (r == 0 && rename(tmp, path) < 0)
-		r = -errno;
-	if (r < 0)
-		unlink(tmp);
+	int dir_fd = open_dir(dir);
+	if (dir_fd < 0)
+		return dir_fd;
+	struct io_replace rp;
+	r = io_replace_at(dir_fd, name, 0600, &rp);
+	if (r == 0)
+		r = io_replace_with(&rp, data, len);
+	close(dir_fd);
 	return r;
 }

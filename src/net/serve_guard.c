@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
+#include "core/base/clock.h"
 #include "net/mhd.h"
 
 enum conn_state {
@@ -51,13 +52,6 @@ struct serve_guard {
 	struct client clients[CLIENTS];
 	double decayed; /* when blame was last halved */
 };
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static bool same_client(const struct sockaddr_storage *a, const struct sockaddr *b)
 {
@@ -169,7 +163,7 @@ void serve_guard_connection(void *cls, struct MHD_Connection *c, void **socket_c
 	for (size_t i = 0; i < g->nslots && !slot; i++)
 		slot = g->conns[i].state == SLOT_FREE ? &g->conns[i] : NULL;
 	if (slot && fd) {
-		*slot = (struct conn){.state = CONN_NEW, .fd = fd->connect_fd, .since = now()};
+		*slot = (struct conn){.state = CONN_NEW, .fd = fd->connect_fd, .since = clock_monotonic_seconds()};
 		if (addr && addr->client_addr) {
 			memcpy(&slot->addr, addr->client_addr,
 			       addr->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
@@ -196,7 +190,7 @@ void serve_guard_answering(struct serve_guard *g, struct MHD_Connection *c)
 	struct conn *slot = slot_of(c);
 	if (slot && slot->state != SLOT_FREE && slot->state != CONN_SHED) {
 		slot->state = CONN_ANSWERING;
-		slot->since = now();
+		slot->since = clock_monotonic_seconds();
 	}
 	pthread_mutex_unlock(&g->lock);
 }
@@ -210,7 +204,7 @@ void serve_guard_completed(void *cls, struct MHD_Connection *c, void **con_cls, 
 	struct conn *slot = slot_of(c);
 	if (slot && slot->state == CONN_ANSWERING) {
 		slot->state = CONN_KEPT;
-		slot->since = now();
+		slot->since = clock_monotonic_seconds();
 	}
 	pthread_mutex_unlock(&g->lock);
 }
@@ -221,7 +215,7 @@ static void *watchdog(void *arg)
 	struct serve_guard *g = arg;
 	pthread_mutex_lock(&g->lock);
 	while (!g->stopping) {
-		double t = now();
+		double t = clock_monotonic_seconds();
 		g->pending = 0; /* an accepted connection starts at once; one that never did is not waited for */
 		for (size_t i = 0; i < g->nslots; i++) {
 			struct conn *c = &g->conns[i];
@@ -239,13 +233,7 @@ static void *watchdog(void *arg)
 					e->addr.ss_family = AF_UNSPEC;
 			}
 		}
-		struct timespec until;
-		clock_gettime(CLOCK_MONOTONIC, &until);
-		until.tv_nsec += 250000000;
-		if (until.tv_nsec >= 1000000000) {
-			until.tv_sec++;
-			until.tv_nsec -= 1000000000;
-		}
+		struct timespec until = clock_timespec(clock_monotonic_seconds() + 0.25);
 		pthread_cond_timedwait(&g->wake, &g->lock, &until);
 	}
 	pthread_mutex_unlock(&g->lock);
@@ -264,7 +252,7 @@ int serve_guard_new(const struct serve_guard_config *cfg, struct serve_guard **r
 		g->cfg.per_client = g->cfg.max_connections;
 	if (!(g->cfg.request_deadline > 0))
 		g->cfg.request_deadline = SERVE_GUARD_DEADLINE_SECONDS;
-	g->decayed = now();
+	g->decayed = clock_monotonic_seconds();
 	g->nslots = 2 * (size_t)g->cfg.max_connections + 16; /* shed ones take a moment to close */
 	g->conns = calloc(g->nslots, sizeof(*g->conns));
 	pthread_condattr_t ca;

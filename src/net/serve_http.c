@@ -2,7 +2,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <netinet/in.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -269,24 +268,6 @@ void serve_http_stop(struct serve_http *h)
 
 struct serve_guard_stats serve_http_guard_stats(struct serve_http *h) { return serve_guard_stats(h->guard); }
 
-int serve_bind(const struct sockaddr_storage *a, socklen_t len)
-{
-	int fd = socket(a->ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	int one = 1, zero = 0;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	if (a->ss_family == AF_INET6 &&
-	    IN6_IS_ADDR_UNSPECIFIED(&((const struct sockaddr_in6 *)a)->sin6_addr))
-		setsockopt(fd, IPPROTO_IPV6, IPV6_V6ONLY, &zero, sizeof(zero));
-	if (bind(fd, (const struct sockaddr *)a, len) < 0 || listen(fd, 128) < 0) {
-		int err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 int serve_socket_name(int fd, char *buf, size_t cap)
 {
 	struct sockaddr_storage a;
@@ -294,33 +275,5 @@ int serve_socket_name(int fd, char *buf, size_t cap)
 	if (getsockname(fd, (struct sockaddr *)&a, &len) < 0)
 		return -errno;
 	serve_format_addr(&a, buf, cap);
-	return 0;
-}
-
-int serve_socket_activation(int *ret_fd)
-{
-	const char *pid = getenv("LISTEN_PID"), *fds = getenv("LISTEN_FDS");
-	if (!pid || !fds)
-		return -ENOENT;
-	char *end;
-	long p = strtol(pid, &end, 10);
-	if (*end || p != (long)getpid())
-		return -ENOENT;
-	long n = strtol(fds, &end, 10);
-	unsetenv("LISTEN_PID");
-	unsetenv("LISTEN_FDS");
-	unsetenv("LISTEN_FDNAMES");
-	if (*end || n < 1)
-		return -ENOENT;
-	int fd = 3; /* SD_LISTEN_FDS_START */
-	int accepting = 0, type = 0;
-	socklen_t l = sizeof(accepting);
-	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &accepting, &l) < 0 || !accepting)
-		return -EINVAL;
-	l = sizeof(type);
-	if (getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l) < 0 || type != SOCK_STREAM)
-		return -EINVAL;
-	fcntl(fd, F_SETFD, FD_CLOEXEC);
-	*ret_fd = fd;
 	return 0;
 }

@@ -37,14 +37,7 @@ void serve_http_stop(struct serve_http *h);
 /* What the connection guard did so far. */
 struct serve_guard_stats serve_http_guard_stats(struct serve_http *h);
 
-/* A bound, listening, close-on-exec socket for the address. Returns the fd or a negative errno. */
-int serve_bind(const struct sockaddr_storage *a, socklen_t len);
 /* "127.0.0.1:9464" / "[::1]:9464" for the socket's actual address (port 0 resolved). */
 int serve_socket_name(int fd, char *buf, size_t cap);
-
-/* systemd socket activation: the first passed socket when LISTEN_PID is this process and
- * LISTEN_FDS >= 1 (the variables are then removed); -ENOENT when not activated, -EINVAL when
- * what was passed is not a listening stream socket. */
-int serve_socket_activation(int *ret_fd);
 
 #endif

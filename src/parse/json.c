@@ -471,6 +471,18 @@ ssize_t json_as_string(const struct json_doc *doc, const struct json_value *v, c
 	return n < cap ? (ssize_t)n : -ENOSPC;
 }
 
+ssize_t json_as_text(const struct json_doc *doc, const struct json_value *v, char *buf, size_t cap)
+{
+	if (!v || v->type == JSON_ARRAY || v->type == JSON_OBJECT || !cap)
+		return -EINVAL;
+	if (v->type == JSON_STRING)
+		return json_as_string(doc, v, buf, cap);
+	size_t n = v->length < cap ? v->length : cap - 1;
+	memcpy(buf, doc->text + v->offset, n);
+	buf[n] = '\0';
+	return v->length < cap ? (ssize_t)v->length : -ENOSPC;
+}
+
 bool json_string_is(const struct json_doc *doc, const struct json_value *v, const char *s)
 {
 	if (!v || v->type != JSON_STRING)

@@ -63,6 +63,9 @@ int json_as_bool(const struct json_value *v, bool *ret);
 /* A string decoded to UTF-8 and NUL-terminated in buf. Returns its length, -EINVAL when v is not a
  * string, -ENOSPC when it does not fit (buf then holds a truncated copy). */
 ssize_t json_as_string(const struct json_doc *doc, const struct json_value *v, char *buf, size_t cap);
+/* A scalar as text in buf: a string decoded (as json_as_string), a number, true, false or null
+ * as written. Returns its length, -EINVAL for an array or object, -ENOSPC when it does not fit. */
+ssize_t json_as_text(const struct json_doc *doc, const struct json_value *v, char *buf, size_t cap);
 /* True when v is a string equal to s once decoded; no copy for strings without escapes. */
 bool json_string_is(const struct json_doc *doc, const struct json_value *v, const char *s);
 

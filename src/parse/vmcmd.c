@@ -2,9 +2,12 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "parse/json.h"
 
 #define MIB (1ull << 20)
 
@@ -71,109 +74,20 @@ enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len)
 
 /* ---- option values: QemuOpts and flat JSON ---- */
 
-/* Copies a JSON string body starting after its opening quote; returns the end or NULL. */
-static const char *json_string(const char *p, char *out, size_t cap, size_t *out_len)
+/* A key of a JSON option argument ({"qom-type":"memory-backend-ram","id":"pc.ram",...}), read by
+ * parse/json.c: a scalar's text, -ENAMETOOLONG for an object or array or what does not fit. */
+static int json_option(const char *arg, const char *key, char *ret, size_t cap)
 {
-	size_t n = 0;
-	for (; *p && *p != '"'; p++) {
-		char c = *p;
-		if (c == '\\') {
-			p++;
-			switch (*p) {
-			case 'n': c = '\n'; break;
-			case 't': c = '\t'; break;
-			case 'u':
-				/* \uXXXX stands for one character; checked before stepping over it, so
-				 * p never points past the string's NUL. */
-				if (strnlen(p + 1, 4) < 4)
-					return NULL;
-				c = '?';
-				p += 4;
-				break;
-			case '\0': return NULL;
-			default: c = *p; break;
-			}
-		}
-		if (out && n + 1 < cap)
-			out[n] = c;
-		n++;
-	}
-	if (*p != '"')
-		return NULL;
-	if (out && cap)
-		out[n < cap ? n : cap - 1] = '\0';
-	*out_len = n;
-	return p + 1;
-}
-
-/* Skips one JSON value (scalar, string, array or object); returns the end or NULL. */
-static const char *json_skip(const char *p)
-{
-	int depth = 0;
-	do {
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if (*p == '"') {
-			size_t l;
-			if (!(p = json_string(p + 1, NULL, 0, &l)))
-				return NULL;
-		} else if (*p == '{' || *p == '[') {
-			depth++;
-			p++;
-		} else if (*p == '}' || *p == ']') {
-			if (--depth < 0)
-				return NULL;
-			p++;
-		} else if (*p == ',' || *p == ':') {
-			p++;
-		} else if (*p) {
-			while (*p && !strchr(",:{}[]\" \t\n", *p))
-				p++;
-		} else {
-			return NULL;
-		}
-	} while (depth > 0);
-	return p;
-}
-
-static int json_get(const char *arg, const char *key, char *ret, size_t cap)
-{
-	const char *p = arg + 1;
-	for (;;) {
-		while (*p == ' ' || *p == ',' || *p == '\n' || *p == '\t')
-			p++;
-		if (*p != '"')
-			return -ENOENT;
-		char name[64];
-		size_t nl;
-		if (!(p = json_string(p + 1, name, sizeof(name), &nl)))
-			return -EINVAL;
-		while (*p == ' ')
-			p++;
-		if (*p++ != ':')
-			return -EINVAL;
-		while (*p == ' ')
-			p++;
-		bool match = nl < sizeof(name) && !strcmp(name, key);
-		if (match && *p == '"') {
-			size_t vl;
-			if (!json_string(p + 1, ret, cap, &vl))
-				return -EINVAL;
-			return vl < cap ? (int)vl : -ENAMETOOLONG;
-		}
-		const char *end = json_skip(p);
-		if (!end)
-			return -EINVAL;
-		if (match) {
-			size_t vl = (size_t)(end - p);
-			if (*p == '{' || *p == '[' || vl >= cap)
-				return -ENAMETOOLONG;
-			memcpy(ret, p, vl);
-			ret[vl] = '\0';
-			return (int)vl;
-		}
-		p = end;
-	}
+	struct json_doc doc;
+	int r = json_parse(arg, strlen(arg), &doc);
+	if (r < 0)
+		return r == -ENOMEM ? r : -EINVAL;
+	const struct json_value *v = json_get(&doc, json_root(&doc), key);
+	ssize_t n = v ? json_as_text(&doc, v, ret, cap) : -ENOENT;
+	json_free(&doc);
+	if (n == -EINVAL || n == -ENOSPC)
+		return -ENAMETOOLONG;
+	return n < 0 ? (int)n : (n > INT_MAX ? -ENAMETOOLONG : (int)n);
 }
 
 int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char *ret, size_t cap)
@@ -181,7 +95,7 @@ int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char
 	if (!cap)
 		return -EINVAL;
 	if (arg[0] == '{')
-		return json_get(arg, key, ret, cap);
+		return json_option(arg, key, ret, cap);
 	bool first = true;
 	const char *p = arg;
 	while (*p) {
@@ -410,7 +324,7 @@ static const struct backend *find_backend(const struct qemu_scan *s, const char 
 }
 
 /* Adds the named backends' sizes to the config; false when one is unknown or unsized. */
-static bool add_backends(const struct qemu_scan *s, char (*ids)[128], size_t n, struct vm_config *c, uint64_t *sum)
+static bool add_backends(const struct qemu_scan *s, const char (*ids)[128], size_t n, struct vm_config *c, uint64_t *sum)
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct backend *b = find_backend(s, ids[i]);
@@ -492,62 +406,62 @@ static unsigned smp_max_vcpus(const char *arg)
 	return needed == 3 ? (unsigned)product : 0;
 }
 
-static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c)
+/* One option and its argument; false when the option is none parse_qemu reads. */
+static bool scan_option(struct qemu_scan *s, struct vm_config *c, const char *opt, const char *arg)
 {
-	struct qemu_scan *s = calloc(1, sizeof(*s));
-	if (!s)
-		return;
 	char buf[256];
-	c->cpu_nested = VM_NESTED_NO; /* QEMU's default model, qemu64, has no VMX */
-	for (size_t i = 1; i + 1 < argc; i++) {
-		const char *opt = argv[i], *arg = argv[i + 1];
-		if (option_is(opt, "name")) {
-			if (qemu_opt_get(arg, "guest", "guest", buf, sizeof(buf)) >= 0)
-				snprintf(c->name, sizeof(c->name), "%s", buf);
-		} else if (option_is(opt, "id")) {
-			snprintf(c->vmid, sizeof(c->vmid), "%s", arg);
-		} else if (option_is(opt, "uuid")) {
-			snprintf(c->uuid, sizeof(c->uuid), "%s", arg);
-		} else if (option_is(opt, "smbios")) {
-			if (!c->uuid[0] && qemu_opt_get(arg, NULL, "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "1") &&
-			    qemu_opt_get(arg, NULL, "uuid", buf, sizeof(buf)) >= 0)
-				snprintf(c->uuid, sizeof(c->uuid), "%.63s", buf);
-		} else if (option_is(opt, "m")) {
-			s->has_m = true;
-			s->m_bad = qemu_opt_get(arg, "size", "size", buf, sizeof(buf)) < 0 ||
-				   parse_qemu_size(buf, strlen(buf), MIB, &s->m_bytes) < 0;
-		} else if (option_is(opt, "object")) {
-			scan_object(s, arg);
-		} else if (option_is(opt, "cpu")) {
-			c->cpu_nested = cpu_nested(arg);
-		} else if (option_is(opt, "smp")) {
-			c->max_vcpus = smp_max_vcpus(arg);
-		} else if (option_is(opt, "machine") || option_is(opt, "M")) {
-			if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
-				add_ref(s->base_memdevs, &s->nbase, buf);
-			if (qemu_opt_get(arg, "type", "mem-merge", buf, sizeof(buf)) >= 0)
-				c->mem_merge_off = !strcmp(buf, "off") || !strcmp(buf, "false") || !strcmp(buf, "no");
-		} else if (option_is(opt, "numa")) {
-			if (qemu_opt_get(arg, "type", "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "node") &&
-			    qemu_opt_get(arg, NULL, "memdev", buf, sizeof(buf)) >= 0)
-				add_ref(s->base_memdevs, &s->nbase, buf);
-		} else if (option_is(opt, "device")) {
-			scan_device(s, arg);
-		} else if (option_is(opt, "chardev")) {
-			scan_chardev(s, arg);
-		} else if (option_is(opt, "mon")) {
-			scan_mon(s, arg);
-		} else if (option_is(opt, "qmp") || option_is(opt, "qmp-pretty")) {
-			if (s->qmp_option.kind != VM_QMP_UNIX) {
-				struct vm_qmp q = legacy_chardev(arg);
-				if (s->qmp_option.kind == VM_QMP_NONE || q.kind == VM_QMP_UNIX)
-					s->qmp_option = q;
-			}
-		} else {
-			continue;
+	if (option_is(opt, "name")) {
+		if (qemu_opt_get(arg, "guest", "guest", buf, sizeof(buf)) >= 0)
+			snprintf(c->name, sizeof(c->name), "%s", buf);
+	} else if (option_is(opt, "id")) {
+		snprintf(c->vmid, sizeof(c->vmid), "%s", arg);
+	} else if (option_is(opt, "uuid")) {
+		snprintf(c->uuid, sizeof(c->uuid), "%s", arg);
+	} else if (option_is(opt, "smbios")) {
+		if (!c->uuid[0] && qemu_opt_get(arg, NULL, "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "1") &&
+		    qemu_opt_get(arg, NULL, "uuid", buf, sizeof(buf)) >= 0)
+			snprintf(c->uuid, sizeof(c->uuid), "%.63s", buf);
+	} else if (option_is(opt, "m")) {
+		s->has_m = true;
+		s->m_bad = qemu_opt_get(arg, "size", "size", buf, sizeof(buf)) < 0 ||
+			   parse_qemu_size(buf, strlen(buf), MIB, &s->m_bytes) < 0;
+	} else if (option_is(opt, "object")) {
+		scan_object(s, arg);
+	} else if (option_is(opt, "cpu")) {
+		c->cpu_nested = cpu_nested(arg);
+	} else if (option_is(opt, "smp")) {
+		c->max_vcpus = smp_max_vcpus(arg);
+	} else if (option_is(opt, "machine") || option_is(opt, "M")) {
+		if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
+			add_ref(s->base_memdevs, &s->nbase, buf);
+		if (qemu_opt_get(arg, "type", "mem-merge", buf, sizeof(buf)) >= 0)
+			c->mem_merge_off = !strcmp(buf, "off") || !strcmp(buf, "false") || !strcmp(buf, "no");
+	} else if (option_is(opt, "numa")) {
+		if (qemu_opt_get(arg, "type", "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "node") &&
+		    qemu_opt_get(arg, NULL, "memdev", buf, sizeof(buf)) >= 0)
+			add_ref(s->base_memdevs, &s->nbase, buf);
+	} else if (option_is(opt, "device")) {
+		scan_device(s, arg);
+	} else if (option_is(opt, "chardev")) {
+		scan_chardev(s, arg);
+	} else if (option_is(opt, "mon")) {
+		scan_mon(s, arg);
+	} else if (option_is(opt, "qmp") || option_is(opt, "qmp-pretty")) {
+		if (s->qmp_option.kind != VM_QMP_UNIX) {
+			struct vm_qmp q = legacy_chardev(arg);
+			if (s->qmp_option.kind == VM_QMP_NONE || q.kind == VM_QMP_UNIX)
+				s->qmp_option = q;
 		}
-		i++; /* consumed the argument */
+	} else {
+		return false;
 	}
+	return true;
+}
+
+/* Guest RAM from what the options said: the NUMA or machine backends, else -m, else QEMU's
+ * default; then DIMMs and virtio-mem. */
+static void qemu_ram(const struct qemu_scan *s, struct vm_config *c)
+{
 	uint64_t total = 0;
 	bool ok = true;
 	if (s->nbase) {
@@ -573,12 +487,25 @@ static void parse_qemu(const char *const *argv, size_t argc, struct vm_config *c
 	ok = ok && add_backends(s, s->dimm_memdevs, s->ndimms, c, &total);
 	total = add_bytes(total, s->virtio_mem_bytes);
 	c->guest_ram_bytes = ram_size(ok, total);
+}
+
+static int parse_qemu(const char *const *argv, size_t argc, struct vm_config *c)
+{
+	struct qemu_scan *s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	c->cpu_nested = VM_NESTED_NO; /* QEMU's default model, qemu64, has no VMX */
+	for (size_t i = 1; i + 1 < argc; i++)
+		if (scan_option(s, c, argv[i], argv[i + 1]))
+			i++; /* consumed the argument */
+	qemu_ram(s, c);
 	if (!c->name[0] && c->vmid[0])
 		snprintf(c->name, sizeof(c->name), "%s", c->vmid);
 	c->qmp = resolve_qmp(s);
 	c->has_balloon = s->balloon;
 	snprintf(c->balloon_id, sizeof(c->balloon_id), "%s", s->balloon_id);
 	free(s);
+	return 0;
 }
 
 /* ---- other VMMs ---- */
@@ -673,8 +600,9 @@ int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret)
 	for (char *p = copy; p < copy + len && n < argc; p += strlen(p) + 1)
 		argv[n++] = p;
 	ret->vmm = kind;
+	int r = 0;
 	switch (kind) {
-	case VMM_QEMU: parse_qemu(argv, n, ret); break;
+	case VMM_QEMU: r = parse_qemu(argv, n, ret); break;
 	case VMM_CLOUD_HYPERVISOR: parse_cloud_hypervisor(argv, n, ret); break;
 	case VMM_FIRECRACKER: parse_firecracker(argv, n, ret); break;
 	case VMM_CROSVM: parse_crosvm(argv, n, ret); break;
@@ -682,5 +610,5 @@ int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret)
 	}
 	free(argv);
 	free(copy);
-	return 0;
+	return r;
 }

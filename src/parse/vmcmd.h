@@ -61,7 +61,7 @@ const char *vm_qmp_hint(enum vm_qmp_kind kind);
 enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len);
 
 /* Parses a NUL-separated command line. Returns 0 (the config may still lack a RAM size),
- * -ENOENT when argv[0] is not a VMM, -EINVAL on an empty buffer. */
+ * -ENOENT when argv[0] is not a VMM, -EINVAL on an empty buffer, -ENOMEM. */
 int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret);
 
 /* Looks up key in one option argument, QemuOpts ("a=1,b=2", ",," escapes a comma; the first

@@ -6,11 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "io/file.h"
 #include "store/sqlite.h"
 #include "store/store_schema.h"
 
@@ -250,7 +250,24 @@ static int open_db(struct store *s, const char *path, int flags, int64_t *ret_ve
 	return check_identity(s, ret_version);
 }
 
-int store_open(const char *path, struct store **ret)
+/* The -wal and -shm files at path, left by a database deleted under its writer: removed only
+ * while we hold the lock of the file now at the path and it is still empty (ours, just made), so
+ * a writer that made a new database there meanwhile keeps its WAL (it holds the lock: -EBUSY
+ * came first). Else SQLite would replay the old WAL into the new file. */
+static void remove_stale_sides(const struct store *s)
+{
+	struct stat st;
+	if (fstat(s->lock_fd, &st) < 0 || st.st_size != 0)
+		return;
+	char side[4200];
+	snprintf(side, sizeof(side), "%s-wal", s->path);
+	io_remove(side);
+	snprintf(side, sizeof(side), "%s-shm", s->path);
+	io_remove(side);
+}
+
+/* store_open's work; after_delete: the database at path was deleted under us (follow_path). */
+static int open_writer(const char *path, bool after_delete, struct store **ret)
 {
 	/* SQLite first: without it, no file is made. */
 	int r = sqlite_load(NULL, 0);
@@ -266,15 +283,13 @@ int store_open(const char *path, struct store **ret)
 		r = -ENOMEM;
 		goto fail;
 	}
-	s->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	s->lock_fd = io_lock(path, 0); /* the writers' lock: the database file itself */
 	if (s->lock_fd < 0) {
-		r = -errno;
+		r = s->lock_fd;
 		goto fail;
 	}
-	if (flock(s->lock_fd, LOCK_EX | LOCK_NB) < 0) {
-		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		goto fail;
-	}
+	if (after_delete)
+		remove_stale_sides(s);
 	int64_t version;
 	r = open_db(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &version);
 	if (r < 0)
@@ -298,6 +313,8 @@ fail:
 	store_close(s);
 	return r;
 }
+
+int store_open(const char *path, struct store **ret) { return open_writer(path, false, ret); }
 
 /* A file: URI for path (percent-escaping what URIs reserve), with query. */
 static int file_uri(const char *path, const char *query, char *buf, size_t cap)
@@ -717,17 +734,9 @@ static int follow_path(struct store *s)
 	}
 	sq.close_v2(s->db);
 	s->db = NULL;
-	/* The WAL and shared-memory files left at the path belong to the deleted database. */
-	char side[4200];
-	if (access(s->path, F_OK) < 0 && errno == ENOENT) {
-		snprintf(side, sizeof(side), "%s-wal", s->path);
-		unlink(side);
-		snprintf(side, sizeof(side), "%s-shm", s->path);
-		unlink(side);
-	}
 	close(s->lock_fd);
 	s->lock_fd = -1;
-	int r = store_open(s->path, &fresh);
+	int r = open_writer(s->path, true, &fresh);
 	if (r < 0)
 		return r;
 	/* fresh's handles into s, which the caller keeps using; its caches start empty too */

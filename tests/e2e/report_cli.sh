@@ -129,7 +129,17 @@ check "growth --threshold lots: usage error" [ $? -eq 2 ]
 check "growth --consistency 2: usage error" [ $? -eq 2 ]
 "$VMHOST" report --db "$DB" --out "$TEST_TMP/no/such/dir/r.html" 2>"$TEST_TMP/e3"
 check "report into a missing directory: exit 1" [ $? -eq 1 ]
-check "... with the path" grep -q "no/such/dir/r.html.tmp: No such file" "$TEST_TMP/e3"
+check "... with the path" grep -q "no/such/dir/r.html: No such file" "$TEST_TMP/e3"
+# The page is written beside OUT under a fresh name (O_EXCL|O_NOFOLLOW), never through a link
+# planted at a name known in advance (the old fixed OUT.tmp): the link's target stays as it was,
+# and OUT is a whole page.
+echo "not yours" >"$TEST_TMP/victim"
+ln -s "$TEST_TMP/victim" "$TEST_TMP/p.html.tmp"
+"$VMHOST" report --db "$DB" --out "$TEST_TMP/p.html" >/dev/null 2>"$TEST_TMP/e4"
+check "report beside a planted link: exit 0" [ $? -eq 0 ]
+check "... the link's target untouched" [ "$(cat "$TEST_TMP/victim")" = "not yours" ]
+check "... the page whole" grep -q '</html>' "$TEST_TMP/p.html"
+check "... no temporary file left" [ -z "$(find "$TEST_TMP" -maxdepth 1 -name '.p.html.*')" ]
 for c in record growth report; do
 	"$VMHOST" $c --help | grep -q "usage: vmhost $c"
 	check "$c --help" [ $? -eq 0 ]

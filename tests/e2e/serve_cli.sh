@@ -54,6 +54,25 @@ check "socket-activated: serves on the passed socket" sh -c "curl -sf http://127
 check "socket-activated: says --listen is ignored" grep -q 'socket-activated' "$TEST_TMP/act.log"
 stop_pid "$ACT"
 
+# LISTEN_FDS=2 (a unit with two ListenStream=): serve uses the first, and no passed socket leaks
+# into what it starts (each is close-on-exec: O_CLOEXEC, 02000000, in /proc/PID/fdinfo's flags).
+spawn python3 -c '
+import os, socket, sys
+a = socket.socket(); a.bind(("127.0.0.1", 0)); a.listen(16)
+b = socket.socket(); b.bind(("127.0.0.1", 0)); b.listen(16)
+print(a.getsockname()[1], flush=True)
+os.dup2(a.fileno(), 3); os.dup2(b.fileno(), 4); os.set_inheritable(3, True); os.set_inheritable(4, True)
+os.environ["LISTEN_PID"] = str(os.getpid()); os.environ["LISTEN_FDS"] = "2"
+os.execv(sys.argv[1], sys.argv[1:])' $V serve >"$TEST_TMP/port2" 2>"$TEST_TMP/act2.log"
+ACT=$SPAWNED
+for i in $(seq 100); do grep -q listening "$TEST_TMP/act2.log" && break; sleep 0.1; done
+APORT=$(head -n1 "$TEST_TMP/port2")
+cloexec() { local f; f=$(sed -n 's/^flags:[[:space:]]*//p' "/proc/$ACT/fdinfo/$1") && (((8#$f & 8#2000000) != 0)); }
+check "two sockets passed: serves on the first" sh -c "curl -sf http://127.0.0.1:$APORT/metrics | grep -q '^vmhost_vms 2$'"
+check "two sockets passed: the first is close-on-exec" cloexec 3
+check "two sockets passed: the second is close-on-exec" cloexec 4
+stop_pid "$ACT"
+
 # Only serve loads libmicrohttpd (src/net/mhd.h): on a host without it, serve says which library
 # is missing in one line and the other commands work (without_library: tests/lib.sh).
 if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then

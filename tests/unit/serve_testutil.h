@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "io/socket.h"
 #include "net/serve_http.h"
 
 /* A fresh /tmp/vmhost-test-NAME.XXXXXX in dir (64 bytes at least) and dir/t.db in db (128). */
@@ -36,7 +37,7 @@ static inline int loopback_listener(int *ret_port)
 	socklen_t len;
 	if (serve_parse_listen("127.0.0.1:0", &a, &len) < 0)
 		return -1;
-	int fd = serve_bind(&a, len);
+	int fd = io_listen(&a, len);
 	struct sockaddr_in bound;
 	socklen_t bl = sizeof(bound);
 	if (fd < 0 || getsockname(fd, (struct sockaddr *)&bound, &bl) < 0) {

@@ -12,7 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "core/bench/bench_accounting.h"
+#include "core/bench/workload.h"
 #include "core/sample/sampler.h"
 
 #define MIB ((uint64_t)1 << 20)
@@ -224,9 +228,41 @@ static void timed_reads_have_medians(void **state)
 	assert_true(isnan(bench_accounting_time(&root, &s, BENCH_ACCOUNTING_STATUS, 0)));
 }
 
+/* A guest joins its cgroup under the sys root it was given (--sys-root), not under /sys: on a
+ * fixture root, the child writes itself ("0") into that tree's cgroup.procs. */
+static void workload_joins_cgroup_under_root(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/vmhost-wlroot.XXXXXX", path[128];
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/fs", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/fs/cgroup", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/fs/cgroup/cgroup.procs", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	struct io_root root = {.proc = "/proc", .sys = dir};
+	struct workload_spec spec = {.guest_bytes = 2 * MIB, .cgroup = "fs/cgroup", .root = &root};
+	pid_t pid = 0;
+	assert_int_equal(workload_spawn(&spec, &pid), 0);
+	workload_stop(pid);
+	char buf[8] = "";
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	assert_string_equal(buf, "0");
+	unlink(path);
+	snprintf(path, sizeof(path), "rm -r %s", dir);
+	assert_int_equal(system(path), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(workload_joins_cgroup_under_root),
 		cmocka_unit_test(symmetric_guests_are_one_image),
 		cmocka_unit_test(asymmetric_guests_share_differently),
 		cmocka_unit_test(method_names),

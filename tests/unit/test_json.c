@@ -232,6 +232,31 @@ static void test_duplicates_and_lookup(void **state)
 	json_free(&d);
 }
 
+/* Scalars as text (QEMU's JSON option arguments): strings decoded, the rest as written. */
+static void test_as_text(void **state)
+{
+	(void)state;
+	const char *t = "{\"id\":\"p\\\"q\\u00e9\",\"size\":4294967296,\"on\":true,\"x\":null,\"a\":[1]}";
+	struct json_doc d;
+	assert_int_equal(parse(t, &d), 0);
+	const struct json_value *root = json_root(&d);
+	char buf[16];
+	assert_int_equal(json_as_text(&d, json_get(&d, root, "id"), buf, sizeof(buf)), 5);
+	assert_string_equal(buf, "p\"q\xc3\xa9");
+	assert_int_equal(json_as_text(&d, json_get(&d, root, "size"), buf, sizeof(buf)), 10);
+	assert_string_equal(buf, "4294967296");
+	assert_int_equal(json_as_text(&d, json_get(&d, root, "on"), buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "true");
+	assert_int_equal(json_as_text(&d, json_get(&d, root, "x"), buf, sizeof(buf)), 4);
+	assert_string_equal(buf, "null");
+	assert_int_equal(json_as_text(&d, json_get(&d, root, "a"), buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(json_as_text(&d, root, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(json_as_text(&d, NULL, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(json_as_text(&d, json_get(&d, root, "size"), buf, 5), -ENOSPC);
+	assert_string_equal(buf, "4294");
+	json_free(&d);
+}
+
 static void test_framer(void **state)
 {
 	(void)state;
@@ -255,7 +280,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_qmp_reply), cmocka_unit_test(test_numbers),      cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_structure), cmocka_unit_test(test_every_prefix), cmocka_unit_test(test_duplicates_and_lookup),
-		cmocka_unit_test(test_framer),
+		cmocka_unit_test(test_framer), cmocka_unit_test(test_as_text),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

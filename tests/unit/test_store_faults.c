@@ -1,12 +1,15 @@
 /* store under faults, with real SQLite: the wall clock set back (no recorded sample replaced),
- * the file deleted under the writer (a new database at the path), SQLite's lock held by another
- * program (-EAGAIN, then writing again). */
+ * the file deleted under the writer (a new database at the path, and another writer making one
+ * there at the moment the old WAL is removed), SQLite's lock held by another program (-EAGAIN,
+ * then writing again). unlink and unlinkat are wrapped (-Wl,--wrap) to place that writer. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,6 +110,68 @@ static void deleted_file_is_recreated(void **state)
 	store_close(s);
 }
 
+/* Armed: at the first removal of a -wal file, another writer opens the database's path and
+ * writes a sample (as a second recorder might just then), and stays open. */
+static struct {
+	bool armed;
+	int opened; /* the other writer's store_open */
+	struct store *other;
+} race;
+
+int __real_unlink(const char *path);
+int __real_unlinkat(int dir_fd, const char *path, int flags);
+
+static void race_in(const char *path)
+{
+	size_t n = strlen(path);
+	if (!race.armed || n < 4 || strcmp(path + n - 4, "-wal"))
+		return;
+	race.armed = false;
+	race.opened = store_open(db, &race.other);
+	if (race.opened == 0)
+		assert_int_equal(write_at(race.other, 1.8e9 + 10, 110, 10), 0);
+}
+
+int __wrap_unlink(const char *path)
+{
+	race_in(path);
+	return __real_unlink(path);
+}
+
+int __wrap_unlinkat(int dir_fd, const char *path, int flags)
+{
+	race_in(path);
+	return __real_unlinkat(dir_fd, path, flags);
+}
+
+/* The old database's WAL is removed only while its writer holds the lock of the file now at the
+ * path: a writer that made a new database there meanwhile keeps its WAL (or could not start). */
+static void deleted_file_race_keeps_new_wal(void **state)
+{
+	(void)state;
+	struct store *s;
+	assert_int_equal(store_open(db, &s), 0);
+	assert_int_equal(write_at(s, 1.8e9, 100, 1), 0);
+	assert_int_equal(unlink(db), 0);
+	race = (typeof(race)){.armed = true, .opened = 1};
+	int r = write_at(s, 1.8e9 + 2, 102, 3);
+	assert_false(race.armed); /* the old WAL was removed */
+	char wal[200];
+	snprintf(wal, sizeof(wal), "%s-wal", db);
+	if (race.opened == 0) {
+		assert_int_equal(access(wal, F_OK), 0); /* the other writer's WAL is still there */
+		assert_int_equal(r, -EBUSY);             /* and the path is its own */
+		int64_t t[4];
+		assert_int_equal(read_totals(t, 4), 1);
+		assert_int_equal(t[0], 10);
+		store_close(race.other);
+	} else {
+		assert_int_equal(race.opened, -EBUSY); /* the path was already ours again */
+		assert_int_equal(r, 1);
+	}
+	store_close(s);
+}
+
 static void foreign_lock_drops_and_recovers(void **state)
 {
 	(void)state;
@@ -134,6 +199,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(clock_set_back_replaces_nothing, setup, teardown),
 		cmocka_unit_test_setup_teardown(deleted_file_is_recreated, setup, teardown),
+		cmocka_unit_test_setup_teardown(deleted_file_race_keeps_new_wal, setup, teardown),
 		cmocka_unit_test_setup_teardown(foreign_lock_drops_and_recovers, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

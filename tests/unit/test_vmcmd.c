@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "parse/qemu_log.h"
 #include "parse/vmcmd.h"
 #include "testutil.h"
 
@@ -121,6 +122,30 @@ static void opt_get(void **state)
 	assert_int_equal(qemu_opt_get("{\"id\":", NULL, "id", v, sizeof(v)), -EINVAL);
 	assert_int_equal(qemu_opt_get("{\"id\":\"x\"}", NULL, "size", v, sizeof(v)), -ENOENT);
 	assert_int_equal(qemu_opt_get("a=1", NULL, "b", v, sizeof(v)), -ENOENT);
+	/* JSON as parse/json.c reads it: escapes decoded (keys too), nothing malformed accepted. */
+	assert_int_equal(qemu_opt_get("{\"guest\":\"caf\\u00e9\"}", NULL, "guest", v, sizeof(v)), 5);
+	assert_string_equal(v, "caf\xc3\xa9");
+	assert_int_equal(qemu_opt_get("{\"i\\u0064\":\"x\"}", NULL, "id", v, sizeof(v)), 1);
+	assert_int_equal(qemu_opt_get("{\"id\":\"x\" \"size\":1}", NULL, "size", v, sizeof(v)), -EINVAL);
+	assert_int_equal(qemu_opt_get("{\"id\":{\"a\":1}}", NULL, "id", v, sizeof(v)), -ENAMETOOLONG);
+	assert_int_equal(qemu_opt_get("{\"id\":\"long\"}", NULL, "id", v, 3), -ENAMETOOLONG);
+}
+
+/* QEMU's log when it failed to start: its first line that is no warning. */
+static void qemu_log_error(void **state)
+{
+	(void)state;
+	char buf[32];
+	const char log[] = "\nqemu-system-x86_64: warning: host doesn't support requested feature\r\n"
+			   "qemu-system-x86_64: -m 1T: cannot set up guest memory 'pc.ram'\nsecond\n";
+	assert_int_equal(parse_qemu_log_error(log, sizeof(log) - 1, buf, sizeof(buf)), 62);
+	assert_string_equal(buf, "qemu-system-x86_64: -m 1T: cann"); /* cut to fit */
+	const char only_warnings[] = "a warning: x\n\n\r\n";
+	assert_int_equal(parse_qemu_log_error(only_warnings, sizeof(only_warnings) - 1, buf, sizeof(buf)), -ENOENT);
+	assert_string_equal(buf, "");
+	assert_int_equal(parse_qemu_log_error("cut", 3, buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "cut");
+	assert_int_equal(parse_qemu_log_error("", 0, buf, sizeof(buf)), -ENOENT);
 }
 
 /* Inputs fuzz/fuzz_cmdline.c broke an invariant on (fuzz/corpus/cmdline/bug-*). */
@@ -204,7 +229,7 @@ int main(void)
 		cmocka_unit_test(corpus), cmocka_unit_test(not_a_vm),
 		cmocka_unit_test(truncated_cmdline), cmocka_unit_test(opt_get),
 		cmocka_unit_test(ram_fuzz_regressions), cmocka_unit_test(cpu_nested_models),
-		cmocka_unit_test(smp_max_vcpus),
+		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(qemu_log_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,16 +6,6 @@
 
 static volatile sig_atomic_t stop_signal;
 
-static double clock_seconds(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-double clock_monotonic_seconds(void) { return clock_seconds(CLOCK_MONOTONIC); }
-double clock_wall_seconds(void) { return clock_seconds(CLOCK_REALTIME); }
-
 int stop_requested(void) { return stop_signal; }
 volatile sig_atomic_t *stop_flag(void) { return &stop_signal; }
 void stop_handler(int sig) { stop_signal = sig; }
@@ -49,7 +39,7 @@ bool sleep_until(double deadline)
 {
 	if (!isfinite(deadline))
 		return !stop_signal;
-	struct timespec ts = {.tv_sec = (time_t)deadline, .tv_nsec = (long)((deadline - floor(deadline)) * 1e9)};
+	struct timespec ts = clock_timespec(deadline > 0 ? deadline : 0);
 	while (!stop_signal && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 		;
 	return !stop_signal;

@@ -1,4 +1,4 @@
-/* Time, sleeping and stopping: one monotonic clock, one wall clock, and the one stop flag that
+/* Time, sleeping and stopping: the clocks of io/clock.h, and the one stop flag that
  * every long-running command raises from SIGINT, SIGTERM and SIGHUP.
  *
  *   stop_catch(false);
@@ -14,8 +14,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
-double clock_monotonic_seconds(void); /* CLOCK_MONOTONIC: for intervals and rates */
-double clock_wall_seconds(void);      /* CLOCK_REALTIME, Unix seconds: for timestamps only */
+#include "io/clock.h" /* the clocks themselves: io/ measures deadlines on the same one */
 
 /* The signal that asked the program to stop, 0 while none did. */
 int stop_requested(void);

@@ -4,20 +4,20 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "core/bench/alloc.h"
+#include "io/file.h"
+#include "io/qmp.h"
+#include "parse/qemu_log.h"
 
 /* What the signal handler needs to kill and clean up: the one process-wide state of this module,
  * as only a handler can reach it. */
@@ -58,14 +58,7 @@ const char *qemu_default_binary(void)
 	return "qemu-system-x86_64";
 }
 
-bool qemu_kvm_usable(void)
-{
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
-}
+bool qemu_kvm_usable(void) { return io_can_open("/dev/kvm", O_RDWR); }
 
 static void path_in(const struct qemu_vm *vm, const char *name, char *buf, size_t cap)
 {
@@ -75,20 +68,14 @@ static void path_in(const struct qemu_vm *vm, const char *name, char *buf, size_
 /* QEMU's first "qemu-system-...: ..." line from its log, for error messages. */
 static void log_first_error(const struct qemu_vm *vm, char *buf, size_t cap)
 {
-	char path[160], line[512];
+	char path[160], *text;
+	size_t len;
 	buf[0] = '\0';
 	path_in(vm, "qemu.log", path, sizeof(path));
-	FILE *f = fopen(path, "re");
-	if (!f)
+	if (io_read_path(path, 1 << 20, &text, &len) < 0)
 		return;
-	while (fgets(line, sizeof(line), f)) {
-		line[strcspn(line, "\r\n")] = '\0';
-		if (!line[0] || strstr(line, "warning:"))
-			continue;
-		snprintf(buf, cap, "%.250s", line);
-		break;
-	}
-	fclose(f);
+	parse_qemu_log_error(text, len, buf, cap);
+	free(text);
 }
 
 static void remove_dir(struct qemu_vm *vm)
@@ -97,9 +84,9 @@ static void remove_dir(struct qemu_vm *vm)
 		return;
 	char path[160];
 	path_in(vm, "qmp.sock", path, sizeof(path));
-	unlink(path);
+	io_remove(path);
 	path_in(vm, "qemu.log", path, sizeof(path));
-	unlink(path);
+	io_remove(path);
 	rmdir(vm->dir);
 	vm->dir[0] = '\0';
 }
@@ -113,10 +100,8 @@ void qemu_kill(struct qemu_vm *vm)
 		vm->pid = 0;
 		signal_pid = 0;
 	}
-	if (vm->qmp_fd >= 0) {
-		close(vm->qmp_fd);
-		vm->qmp_fd = -1;
-	}
+	qmp_close(vm->qmp);
+	vm->qmp = NULL;
 	remove_dir(vm);
 }
 
@@ -132,64 +117,6 @@ static bool reaped(struct qemu_vm *vm)
 		return true;
 	}
 	return false;
-}
-
-/* Reads QMP lines until one contains want; an "error" reply fails. Returns 0, -ETIMEDOUT,
- * -EPIPE (QEMU closed the socket) or -EPROTO (error reply, copied to err). */
-static int qmp_wait_for(struct qemu_vm *vm, const char *want, double deadline, char *err, size_t cap)
-{
-	for (;;) {
-		char *nl;
-		while ((nl = memchr(vm->rbuf, '\n', vm->rlen))) {
-			*nl = '\0';
-			bool hit = strstr(vm->rbuf, want) != NULL;
-			bool error = strstr(vm->rbuf, "\"error\"") != NULL;
-			if (error)
-				snprintf(err, cap, "QMP: %.300s", vm->rbuf);
-			size_t used = (size_t)(nl + 1 - vm->rbuf);
-			memmove(vm->rbuf, nl + 1, vm->rlen - used);
-			vm->rlen -= used;
-			if (error)
-				return -EPROTO;
-			if (hit)
-				return 0;
-		}
-		if (vm->rlen == sizeof(vm->rbuf) - 1)
-			vm->rlen = 0; /* a line longer than any reply vmhost waits for: drop it */
-		double left = deadline - clock_monotonic_seconds();
-		if (left <= 0)
-			return -ETIMEDOUT;
-		struct pollfd p = {.fd = vm->qmp_fd, .events = POLLIN};
-		int n = poll(&p, 1, (int)(left * 1000) + 1);
-		if (n < 0 && errno != EINTR)
-			return -errno;
-		if (n <= 0)
-			continue;
-		ssize_t got = read(vm->qmp_fd, vm->rbuf + vm->rlen, sizeof(vm->rbuf) - 1 - vm->rlen);
-		if (got == 0)
-			return -EPIPE;
-		if (got < 0) {
-			if (errno == EINTR || errno == EAGAIN)
-				continue;
-			return -errno;
-		}
-		vm->rlen += (size_t)got;
-	}
-}
-
-static int qmp_send(struct qemu_vm *vm, const char *cmd)
-{
-	size_t len = strlen(cmd), off = 0;
-	while (off < len) {
-		ssize_t w = write(vm->qmp_fd, cmd + off, len - off);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		off += (size_t)w;
-	}
-	return 0;
 }
 
 static pid_t spawn(const struct qemu_opts *o, const char *sock, const char *log)
@@ -219,35 +146,87 @@ static pid_t spawn(const struct qemu_opts *o, const char *sock, const char *log)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 	signal(SIGPIPE, SIG_DFL);
-	int in = open("/dev/null", O_RDONLY);
-	int out = open(log, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	if (in < 0 || out < 0)
+	if (io_redirect_std("/dev/null", log, O_CREAT | O_TRUNC) < 0)
 		_exit(127);
-	dup2(in, 0);
-	dup2(out, 1);
-	dup2(out, 2);
 	execvp(bin, argv);
 	dprintf(2, "%s: cannot run: %s\n", bin, strerror(errno));
 	_exit(127);
 }
 
-int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create_seconds, char *err, size_t cap)
+/* A private directory for QEMU's socket and log: in $TMPDIR when it is short enough for a socket
+ * path (tests find their own QEMUs by it), else /tmp. */
+static int make_dir(struct qemu_vm *vm, char *err, size_t cap)
 {
-	*vm = (struct qemu_vm){.qmp_fd = -1};
-	/* $TMPDIR when it is short enough for a socket path (tests find their own QEMUs by it). */
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || tmp[0] != '/' || strlen(tmp) > 60)
 		tmp = "/tmp";
 	snprintf(vm->dir, sizeof(vm->dir), "%s/vmhost-qemu.XXXXXX", tmp);
-	if (!mkdtemp(vm->dir)) {
-		int e = -errno;
-		snprintf(err, cap, "temp dir: %s", strerror(errno));
-		vm->dir[0] = '\0';
-		return e;
+	if (mkdtemp(vm->dir))
+		return 0;
+	int e = -errno;
+	snprintf(err, cap, "temp dir: %s", strerror(-e));
+	vm->dir[0] = '\0';
+	return e;
+}
+
+/* Connects to QEMU's monitor once it listens and negotiates (io/qmp.c): the greeting comes once
+ * QEMU's main loop runs, after guest RAM is preallocated; then asks query-status. 0, -ECHILD
+ * (QEMU exited), -ETIMEDOUT or io/qmp.c's error (err says which for a QMP error reply). */
+static int qmp_ready(struct qemu_vm *vm, const char *sock, double deadline, char *err, size_t cap)
+{
+	int r = -ETIMEDOUT;
+	for (double left; (left = deadline - clock_monotonic_seconds()) > 0; sleep_for(0.001)) {
+		if (reaped(vm))
+			return -ECHILD;
+		r = qmp_open(sock, (int)(left * 1000) + 1, &vm->qmp);
+		if (r != -ENOENT && r != -ECONNREFUSED)
+			break; /* not yet listening: try again */
 	}
+	if (r == -EBUSY)
+		r = -ETIMEDOUT; /* no greeting before the deadline */
+	if (r < 0)
+		return r;
+	struct json_doc reply;
+	const struct json_value *ret;
+	r = qmp_call(vm->qmp, "query-status", NULL, &reply, &ret);
+	if (r == 0)
+		json_free(&reply);
+	else if (r == -EREMOTEIO)
+		snprintf(err, cap, "QMP: %s: %.300s", qmp_error_class(vm->qmp), qmp_error_desc(vm->qmp));
+	return r;
+}
+
+/* Why QEMU did not start, into err: its own first error line when it wrote one. */
+static void start_failed(struct qemu_vm *vm, const struct qemu_opts *o, int r, char *err, size_t cap)
+{
+	char qemu_says[300];
+	/* Let a dying QEMU finish writing its error before reading the log. */
+	for (int i = 0; i < 200 && !reaped(vm); i++)
+		sleep_for(0.005);
+	log_first_error(vm, qemu_says, sizeof(qemu_says));
+	if (qemu_says[0])
+		snprintf(err, cap, "%s", qemu_says);
+	else if (r == -ETIMEDOUT)
+		snprintf(err, cap, "QMP did not answer within %.0f s", o->timeout_seconds);
+	else if (r != -EREMOTEIO)
+		snprintf(err, cap, "QEMU exited before its monitor answered (%s)",
+			 r == -ECHILD ? strerror(ECHILD) : qmp_strerror(r));
+}
+
+int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create_seconds, char *err, size_t cap)
+{
+	*vm = (struct qemu_vm){0};
+	int r = make_dir(vm, err, cap);
+	if (r < 0)
+		return r;
 	char sock[160], log[160];
 	path_in(vm, "qmp.sock", sock, sizeof(sock));
 	path_in(vm, "qemu.log", log, sizeof(log));
+	if (strlen(sock) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		snprintf(err, cap, "socket path too long: %s", sock);
+		remove_dir(vm);
+		return -ENAMETOOLONG;
+	}
 	snprintf(signal_sock, sizeof(signal_sock), "%s", sock);
 	snprintf(signal_log, sizeof(signal_log), "%s", log);
 	snprintf(signal_dir, sizeof(signal_dir), "%s", vm->dir);
@@ -268,71 +247,28 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
 		remove_dir(vm);
 		return e;
 	}
-
-	double deadline = t0 + o->timeout_seconds;
-	struct sockaddr_un addr = {.sun_family = AF_UNIX};
-	if (strlen(sock) >= sizeof(addr.sun_path)) {
-		snprintf(err, cap, "socket path too long: %s", sock);
-		qemu_kill(vm);
-		return -ENAMETOOLONG;
-	}
-	memcpy(addr.sun_path, sock, strlen(sock) + 1);
-	int r = -ETIMEDOUT;
-	while (clock_monotonic_seconds() < deadline) {
-		if (reaped(vm)) {
-			r = -ECHILD;
-			break;
-		}
-		int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (fd < 0) {
-			r = -errno;
-			break;
-		}
-		if (connect(fd, (struct sockaddr *)&addr, sizeof(addr)) == 0) {
-			vm->qmp_fd = fd;
-			r = 0;
-			break;
-		}
-		close(fd);
-		sleep_for(0.001);
-	}
-	/* The greeting comes once QEMU's main loop runs, after guest RAM is preallocated. */
-	if (r == 0)
-		r = qmp_wait_for(vm, "\"QMP\"", deadline, err, cap);
-	if (r == 0)
-		r = qmp_send(vm, "{\"execute\": \"qmp_capabilities\"}\n");
-	if (r == 0)
-		r = qmp_wait_for(vm, "\"return\"", deadline, err, cap);
-	if (r == 0)
-		r = qmp_send(vm, "{\"execute\": \"query-status\"}\n");
-	if (r == 0)
-		r = qmp_wait_for(vm, "\"status\"", deadline, err, cap);
-	double t1 = clock_monotonic_seconds();
+	r = qmp_ready(vm, sock, t0 + o->timeout_seconds, err, cap);
 	if (r == 0) {
-		*ret_create_seconds = t1 - t0;
+		*ret_create_seconds = clock_monotonic_seconds() - t0;
 		return 0;
 	}
-	char qemu_says[300];
-	/* Let a dying QEMU finish writing its error before reading the log. */
-	for (int i = 0; i < 200 && !reaped(vm); i++)
-		sleep_for(0.005);
-	log_first_error(vm, qemu_says, sizeof(qemu_says));
-	if (qemu_says[0])
-		snprintf(err, cap, "%s", qemu_says);
-	else if (r == -ETIMEDOUT)
-		snprintf(err, cap, "QMP did not answer within %.0f s", o->timeout_seconds);
-	else if (r != -EPROTO)
-		snprintf(err, cap, "QEMU exited before its monitor answered (%s)", strerror(-r));
+	start_failed(vm, o, r, err, cap);
 	qemu_kill(vm);
 	return r;
 }
 
 int qemu_stop(struct qemu_vm *vm, double timeout_seconds, double *ret_destroy_seconds, char *err, size_t cap)
 {
-	int r = qmp_send(vm, "{\"execute\": \"quit\"}\n");
+	struct json_doc reply;
+	const struct json_value *ret;
 	double t0 = clock_monotonic_seconds();
+	int r = vm->qmp ? qmp_call(vm->qmp, "quit", NULL, &reply, &ret) : -ENOTCONN;
+	if (r == 0)
+		json_free(&reply);
+	else if (r == -ECONNRESET)
+		r = 0; /* closed before its reply reached us: quitting all the same */
 	if (r < 0)
-		snprintf(err, cap, "QMP quit: %s", strerror(-r));
+		snprintf(err, cap, "QMP quit: %s", r == -ENOTCONN ? strerror(ENOTCONN) : qmp_strerror(r));
 	while (r == 0 && !reaped(vm)) {
 		if (clock_monotonic_seconds() - t0 > timeout_seconds) {
 			snprintf(err, cap, "QEMU still running %.0f s after quit; killed", timeout_seconds);

@@ -10,12 +10,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct qmp;
+
 struct qemu_vm {
-	pid_t pid;      /* 0 when not running */
-	int qmp_fd;     /* -1 when not connected */
-	char dir[128];  /* private temp dir ($TMPDIR or /tmp) holding qmp.sock and qemu.log */
-	char rbuf[8192];
-	size_t rlen;
+	pid_t pid;        /* 0 when not running */
+	struct qmp *qmp;  /* QEMU's monitor (io/qmp.h), NULL when not connected */
+	char dir[128];    /* private temp dir ($TMPDIR or /tmp) holding qmp.sock and qemu.log */
 };
 
 struct qemu_opts {

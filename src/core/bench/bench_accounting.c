@@ -3,7 +3,6 @@
 #include "core/bench/bench_accounting.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -17,6 +16,7 @@
 
 #include "core/base/clock.h"
 #include "core/base/fatal_signal.h"
+#include "io/file.h"
 #include "core/model/host.h"
 #include "core/model/ksm.h"
 #include "core/tune/ksm_guard.h"
@@ -186,7 +186,7 @@ static struct {
 } live;
 
 /* Kills every task in a cgroup (a guest caught between fork and its pid being noted). Only
- * async-signal-safe calls: open, read, kill, waitpid. */
+ * async-signal-safe calls: io_read_small, kill, waitpid. */
 static void kill_cgroup_tasks(const char *dir)
 {
 	char path[PATH_MAX + 16], buf[512];
@@ -195,11 +195,7 @@ static void kill_cgroup_tasks(const char *dir)
 		return;
 	memcpy(path, dir, n);
 	memcpy(path + n, "/cgroup.procs", sizeof("/cgroup.procs"));
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
+	ssize_t len = io_read_small(path, buf, sizeof(buf));
 	long pid = 0;
 	for (ssize_t i = 0; i < len; i++) {
 		if (buf[i] >= '0' && buf[i] <= '9') {
@@ -260,6 +256,7 @@ static void cgroups_make(const struct io_root *root, struct bench_accounting_sce
 			return; /* the ones made so far are removed with the guests */
 		}
 		g->spec.cgroup = g->cgroup;
+		g->spec.root = root;
 	}
 }
 

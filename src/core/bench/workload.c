@@ -76,8 +76,7 @@ void *workload_map(const struct workload_spec *s)
 	bool paced = s->fill_seconds > 0;
 	if (s->mergeable && paced)
 		madvise(mem, len, MADV_MERGEABLE);
-	struct timespec start;
-	clock_gettime(CLOCK_MONOTONIC, &start);
+	double start = clock_monotonic_seconds();
 	uint64_t pages = len / PAGE, chunk = (2u << 20) / PAGE;
 	for (uint64_t i = 0; i < pages; i++) {
 		enum page_class c = workload_page_class(s, i);
@@ -89,11 +88,9 @@ void *workload_map(const struct workload_spec *s)
 		if (paced && (i + 1) % chunk == 0) {
 			/* Sleep until this share of fill_seconds has passed. */
 			double due = s->fill_seconds * (double)(i + 1) / (double)pages;
-			struct timespec now;
-			clock_gettime(CLOCK_MONOTONIC, &now);
-			double left = due - ((double)(now.tv_sec - start.tv_sec) + (double)(now.tv_nsec - start.tv_nsec) / 1e9);
+			double left = start + due - clock_monotonic_seconds();
 			if (left > 0) {
-				struct timespec nap = {.tv_sec = (time_t)left, .tv_nsec = (long)((left - (double)(time_t)left) * 1e9)};
+				struct timespec nap = clock_timespec(left);
 				nanosleep(&nap, NULL);
 			}
 		}
@@ -164,8 +161,7 @@ int workload_spawn(const struct workload_spec *s, pid_t *ret_pid)
 		prctl(PR_SET_PDEATHSIG, SIGTERM);
 		if (getppid() == 1)
 			_exit(1);
-		static const struct io_root host = {.proc = "/proc", .sys = "/sys"};
-		if (s->cgroup && io_write(&host, IO_SYS, "0", "%s/cgroup.procs", s->cgroup) < 0)
+		if (s->cgroup && io_write(s->root, IO_SYS, "0", "%s/cgroup.procs", s->cgroup) < 0) /* NULL: /sys */
 			_exit(1); /* its RAM would be charged elsewhere: no such guest */
 		_exit(workload_run(s, fds[1]));
 	}

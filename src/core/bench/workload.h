@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "io/io.h"
+
 struct workload_spec {
 	uint64_t guest_bytes;
 	double shared_fraction;   /* same content in every guest with the same image_seed */
@@ -22,8 +24,9 @@ struct workload_spec {
 	uint64_t grow_bytes_per_second; /* extra anonymous memory allocated steadily ("overhead") */
 	double fill_seconds; /* > 0: RAM marked mergeable first, then filled over this long, as a
 				booting guest touches its RAM under QEMU; 0: filled at once, then marked */
-	const char *cgroup;  /* a cgroup directory under /sys (fs/cgroup/memory/NAME) the child joins
-				before it maps its RAM, so the RAM is charged there; NULL: none */
+	const char *cgroup;  /* a cgroup directory under the sys root (fs/cgroup/memory/NAME) the child
+				joins before it maps its RAM, so the RAM is charged there; NULL: none */
+	const struct io_root *root; /* where cgroup is (--sys-root); NULL: /proc and /sys */
 };
 
 /* The unit of content: a workload page (the host's base page on x86). */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/base/clock.h"
 #include "io/qmp.h"
 
 struct qmp_stats_source {
@@ -59,13 +60,6 @@ void qmp_stats_sample_free(struct qmp_stats_sample *sample, const struct qmp_sta
 	qmp_values_free(sample->vm, s->schema.n[QMP_STATS_VM]);
 	qmp_vcpus_free(sample->vcpus, sample->nvcpus, s->schema.n[QMP_STATS_VCPU]);
 	*sample = (struct qmp_stats_sample){0};
-}
-
-static double monotonic_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 /* One command; a CommandNotFound for query-stats means QEMU predates it. */
@@ -123,7 +117,7 @@ int qmp_stats_read(struct qmp_stats_source *s, struct qmp_stats_sample *ret)
 	}
 	if ((r = call(s, q, "query-stats", "{\"target\":\"vm\",\"providers\":[{\"provider\":\"kvm\"}]}", &d, &v)) < 0)
 		goto out;
-	sample.monotonic_seconds = monotonic_now();
+	sample.monotonic_seconds = clock_monotonic_seconds();
 	sample.vm = calloc(s->schema.n[QMP_STATS_VM] ? s->schema.n[QMP_STATS_VM] : 1, sizeof(*sample.vm));
 	r = sample.vm ? bad_reply(s, "query-stats vm", qmp_parse_vm_stats(&d, v, &s->schema, sample.vm)) : -ENOMEM;
 	json_free(&d);

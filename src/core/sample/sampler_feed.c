@@ -1,4 +1,5 @@
 #include "core/sample/sampler_feed.h"
+#include "core/base/clock.h"
 
 #include <errno.h>
 #include <math.h>
@@ -103,7 +104,7 @@ static void wait_until(struct sample_feed *f, double deadline)
 		pthread_cond_wait(&f->wake, &f->lock);
 		return;
 	}
-	struct timespec ts = {(time_t)deadline, (long)((deadline - floor(deadline)) * 1e9)};
+	struct timespec ts = clock_timespec(deadline > 0 ? deadline : 0);
 	pthread_cond_timedwait(&f->wake, &f->lock, &ts);
 }
 

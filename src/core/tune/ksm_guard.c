@@ -1,15 +1,14 @@
 #include "core/tune/ksm_guard.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <unistd.h>
 
 #include "core/base/fatal_signal.h"
+#include "io/file.h"
 #include "parse/parse.h"
 
 /* The guard is process-wide by nature (signal handlers restore from it), so its state is the one
@@ -41,19 +40,10 @@ int ksm_lock(bool wait)
 	/* A test harness that already holds the lock for its whole run says so. */
 	if (getenv("VMHOST_KSM_LOCKED"))
 		return 0;
-	int fd = open(KSM_LOCK_PATH, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	/* One place only: a second lock elsewhere (the old fallback to /tmp) would let two writers in. */
+	int fd = io_lock(KSM_LOCK_PATH, IO_LOCK_SHARED_DIR | (wait ? IO_LOCK_WAIT : 0));
 	if (fd < 0)
-		fd = open("/tmp/vmhost-ksm.lock", O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	int r;
-	while ((r = flock(fd, LOCK_EX | (wait ? 0 : LOCK_NB))) < 0 && errno == EINTR)
-		;
-	if (r < 0) {
-		int e = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		close(fd);
-		return e;
-	}
+		return fd;
 	guard.lock_fd = fd;
 	return 0;
 }
@@ -65,37 +55,22 @@ void ksm_unlock(void)
 	guard.lock_fd = -1;
 }
 
-static int write_path(const char *path, const char *value)
-{
-	int fd = open(path, O_WRONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	size_t len = strlen(value);
-	ssize_t n;
-	do
-		n = write(fd, value, len);
-	while (n < 0 && errno == EINTR);
-	int e = n < 0 ? -errno : 0;
-	close(fd);
-	return e;
-}
-
 int ksm_guard_restore(void)
 {
 	int first = 0, n = guard.n, r;
 	/* The advisor owns pages_to_scan while active: switch it off before restoring numbers. */
 	for (int i = 0; i < n; i++)
-		if (guard.saved[i].is_advisor && (r = write_path(guard.saved[i].path, "none")) < 0 && !first)
+		if (guard.saved[i].is_advisor && (r = io_write_path(guard.saved[i].path, "none")) < 0 && !first)
 			first = r;
 	for (int i = n - 1; i >= 0; i--)
 		if (!guard.saved[i].is_advisor && !guard.saved[i].is_run &&
-		    (r = write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
+		    (r = io_write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
 			first = r;
 	for (int i = 0; i < n; i++)
-		if (guard.saved[i].is_advisor && (r = write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
+		if (guard.saved[i].is_advisor && (r = io_write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
 			first = r;
 	for (int i = 0; i < n; i++)
-		if (guard.saved[i].is_run && (r = write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
+		if (guard.saved[i].is_run && (r = io_write_path(guard.saved[i].path, guard.saved[i].value)) < 0 && !first)
 			first = r;
 	return first;
 }
@@ -179,7 +154,7 @@ int ksm_guard_set(const char *file, const char *value)
 	int r = remember(file, path, sizeof(path));
 	if (r < 0)
 		return r;
-	return write_path(path, value);
+	return io_write_path(path, value);
 }
 
 int ksm_guard_set_int(const char *file, int64_t value)

@@ -8,7 +8,8 @@
 
 #include "io/io.h"
 
-/* Where the machine-wide lock lives; tests and benchmarks that touch KSM take it too. */
+/* Where the machine-wide lock lives, and only there (/run/lock is made when missing; when the
+ * lock cannot be had there, taking it fails); tests and benchmarks that touch KSM take it too. */
 #define KSM_LOCK_PATH "/run/lock/vmhost-ksm.lock"
 
 /* Takes the machine-wide KSM lock. wait=false: -EBUSY when another vmhost holds it.

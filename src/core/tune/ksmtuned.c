@@ -14,6 +14,7 @@
 
 #include "core/base/clock.h"
 #include "core/tune/ksm_guard.h"
+#include "io/file.h"
 #include "parse/parse.h"
 
 /* The settings the script writes (its KSMCTL function). */
@@ -70,26 +71,6 @@ static void file_in(const struct ksmtuned *t, const char *name, char *buf, size_
 	snprintf(buf, cap, "%s/%s", t->dir, name);
 }
 
-static int write_file(const char *path, const char *text, size_t len, mode_t mode)
-{
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-	if (fd < 0)
-		return -errno;
-	size_t done = 0;
-	while (done < len) {
-		ssize_t n = write(fd, text + done, len - done);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			int e = -errno;
-			close(fd);
-			return e;
-		}
-		done += (size_t)n;
-	}
-	return close(fd) < 0 ? -errno : 0;
-}
-
 /* Whatever the script left in its directory, then the directory. */
 static void remove_dir(const struct ksmtuned *t)
 {
@@ -97,7 +78,7 @@ static void remove_dir(const struct ksmtuned *t)
 	char path[256];
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		file_in(t, files[i], path, sizeof(path));
-		unlink(path);
+		io_remove(path);
 	}
 	rmdir(t->dir);
 }
@@ -105,10 +86,9 @@ static void remove_dir(const struct ksmtuned *t)
 /* The script with every mention of its config path replaced by ours. -ENOEXEC without one. */
 static int copy_script(const struct ksmtuned *t, const char *script, char *err, size_t cap)
 {
-	struct io_root here = {.proc = ""};
 	char *text;
 	size_t len;
-	int r = io_read_alloc(&here, IO_PROC, &text, &len, "%s", script[0] == '/' ? script + 1 : script);
+	int r = io_read_path(script, 1 << 20, &text, &len);
 	if (r < 0) {
 		snprintf(err, cap, "%s: %s%s", script, strerror(-r), r == -ENOENT ? " (install the package ksmtuned)" : "");
 		return r;
@@ -143,7 +123,7 @@ static int copy_script(const struct ksmtuned *t, const char *script, char *err, 
 		snprintf(err, cap, "%s does not read %s: cannot give it a config of its own", script, KSMTUNED_CONF);
 		return -ENOEXEC;
 	}
-	r = write_file(copy, out, o, 0700);
+	r = io_write_whole(copy, out, o, 0700);
 	free(out);
 	if (r < 0)
 		snprintf(err, cap, "%s: %s", copy, strerror(-r));
@@ -165,7 +145,7 @@ static int write_conf(const struct ksmtuned *t, const struct ksmtuned_config *c,
 		snprintf(err, cap, "config too long");
 		return -ENAMETOOLONG;
 	}
-	int r = write_file(conf, text, (size_t)n, 0600);
+	int r = io_write_whole(conf, text, (size_t)n, 0600);
 	if (r < 0)
 		snprintf(err, cap, "%s: %s", conf, strerror(-r));
 	return r;
@@ -204,12 +184,8 @@ static void supervise(struct ksmtuned *t, pid_t parent, int report_fd)
 		sigset_t none;
 		sigemptyset(&none);
 		sigprocmask(SIG_SETMASK, &none, NULL);
-		int in = open("/dev/null", O_RDONLY), out = open(t->log, O_WRONLY | O_CREAT | O_APPEND, 0600);
-		if (in < 0 || out < 0)
+		if (io_redirect_std("/dev/null", t->log, O_CREAT | O_APPEND) < 0)
 			_exit(127);
-		dup2(in, 0);
-		dup2(out, 1);
-		dup2(out, 2);
 		execl("/bin/bash", "/bin/bash", copy, (char *)NULL);
 		_exit(127);
 	}

@@ -2,32 +2,20 @@
 #include "core/base/clock.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <stdio.h>
-#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "core/model/host.h"
 #include "core/tune/ksm_guard.h"
+#include "io/file.h"
 #include "parse/parse.h"
 #include "parse/smaps.h"
 
-int tuner_instance_lock(const char *path)
-{
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return -errno;
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int e = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		close(fd);
-		return e;
-	}
-	return fd;
-}
+int tuner_instance_lock(const char *path) { return io_lock(path, IO_LOCK_SHARED_DIR); }
 
 /* The shell's ksmtuned: its comm, or a script run by its interpreter ("/bin/bash
  * /usr/sbin/ksmtuned": the interpreter's first argument only). */
@@ -185,13 +173,6 @@ void tuner_watch_free(struct tuner_watch *w)
 
 void tuner_watch_cost(const struct tuner_watch *w, struct tuner_watch_cost *ret) { *ret = w->cost; }
 
-static double thread_cpu_seconds(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
-
 /* Resident pages in the process's mergeable areas: RssAnon with PR_SET_MEMORY_MERGE (all of its
  * anonymous memory is mergeable), else its smaps figure plus what RssAnon moved since that read
  * (an upper bound within wake_pages / 2), re-read when RssAnon moved more. */
@@ -315,7 +296,7 @@ static int walk(struct tuner_watch *w, const struct tuner_config *c, double now_
 int tuner_watch_sample(struct tuner_watch *w, const struct tuner_config *c, const struct ksm_sample *now,
 		       struct tuner_input *in)
 {
-	double cpu0 = thread_cpu_seconds();
+	double cpu0 = clock_thread_cpu_seconds();
 	w->cost.samples++;
 	int64_t anon = now->mem_anon.known ? now->mem_anon.v / w->page_size : -1;
 	bool rose = anon < 0 || (anon - w->anon_low_pages) * 2 >= c->wake_pages;
@@ -336,7 +317,7 @@ int tuner_watch_sample(struct tuner_watch *w, const struct tuner_config *c, cons
 		w->anon_low_pages = anon;
 	if (r == 0 && w->have_walk && !w->unsupported)
 		r = tuner_news_update(&w->news, w->procs, w->nprocs, w->denied, in);
-	w->cost.cpu_seconds += thread_cpu_seconds() - cpu0;
+	w->cost.cpu_seconds += clock_thread_cpu_seconds() - cpu0;
 	return r == -ENOMEM ? r : 0;
 }
 

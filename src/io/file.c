@@ -1,0 +1,263 @@
+#include "io/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/clock.h"
+#include "io/io.h"
+
+/* A hard-to-guess suffix for a temporary name: O_EXCL makes a guessed one fail, not follow. */
+static uint64_t temp_suffix(void)
+{
+	uint64_t x;
+	if (getrandom(&x, sizeof(x), GRND_NONBLOCK) == (ssize_t)sizeof(x))
+		return x;
+	return (uint64_t)(clock_monotonic_seconds() * 1e9) ^ ((uint64_t)getpid() << 32);
+}
+
+int io_replace_at(int dir_fd, const char *name, mode_t mode, struct io_replace *ret)
+{
+	struct io_replace rp = {.dir_fd = dir_fd, .fd = -1};
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") || !strcmp(name, ".."))
+		return -EINVAL;
+	if (snprintf(rp.name, sizeof(rp.name), "%s", name) >= (int)sizeof(rp.name))
+		return -ENAMETOOLONG;
+	for (int attempt = 0; attempt < 16; attempt++) {
+		/* ".NAME.XXXXXXXXXXXXXXXX", the name cut to fit NAME_MAX */
+		snprintf(rp.temp, sizeof(rp.temp), ".%.200s.%016llx", name, (unsigned long long)temp_suffix());
+		rp.fd = openat(dir_fd, rp.temp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (rp.fd >= 0) {
+			*ret = rp;
+			return 0;
+		}
+		if (errno != EEXIST)
+			return -errno;
+	}
+	return -EEXIST;
+}
+
+int io_replace_path(const char *path, mode_t mode, struct io_replace *ret)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
+	size_t dir_len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
+	if (dir_len >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, slash ? path : ".", slash ? dir_len : 1);
+	dir[slash ? dir_len : 1] = '\0';
+	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dir_fd < 0)
+		return -errno;
+	int r = io_replace_at(dir_fd, name, mode, ret);
+	if (r < 0)
+		close(dir_fd);
+	else
+		ret->own_dir = 1;
+	return r;
+}
+
+int io_replace_write(struct io_replace *rp, const void *data, size_t len)
+{
+	for (size_t done = 0; done < len;) {
+		ssize_t n = write(rp->fd, (const char *)data + done, len - done);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		done += (size_t)n;
+	}
+	return 0;
+}
+
+FILE *io_replace_stream(struct io_replace *rp)
+{
+	if (!rp->stream)
+		rp->stream = fdopen(rp->fd, "w");
+	return rp->stream;
+}
+
+/* Closes the new file (the stream with it): 0, or the first error its writes or close met. */
+static int close_temp(struct io_replace *rp, int r)
+{
+	if (rp->stream) {
+		if ((fflush(rp->stream) != 0 || ferror(rp->stream)) && r == 0)
+			r = errno ? -errno : -EIO;
+		if (r == 0 && fsync(rp->fd) < 0)
+			r = -errno;
+		if (fclose(rp->stream) != 0 && r == 0)
+			r = -errno;
+	} else if (rp->fd >= 0) {
+		if (r == 0 && fsync(rp->fd) < 0)
+			r = -errno;
+		if (close(rp->fd) < 0 && r == 0)
+			r = -errno; /* a full disk may only say so here */
+	}
+	rp->stream = NULL;
+	rp->fd = -1;
+	return r;
+}
+
+static void finish(struct io_replace *rp, int r)
+{
+	if (r < 0)
+		unlinkat(rp->dir_fd, rp->temp, 0);
+	if (rp->own_dir)
+		close(rp->dir_fd);
+	rp->dir_fd = -1;
+	rp->own_dir = 0;
+}
+
+int io_replace_commit(struct io_replace *rp)
+{
+	errno = 0;
+	int r = close_temp(rp, 0);
+	if (r == 0 && renameat(rp->dir_fd, rp->temp, rp->dir_fd, rp->name) < 0)
+		r = -errno;
+	if (r == 0)
+		fsync(rp->dir_fd); /* the rename itself on disk; a directory that cannot is still renamed */
+	finish(rp, r);
+	return r;
+}
+
+void io_replace_abort(struct io_replace *rp)
+{
+	close_temp(rp, -ECANCELED);
+	finish(rp, -ECANCELED);
+}
+
+/* Makes path's directory, mode 1777 (not cut by the umask), when it is missing. */
+static int make_shared_dir(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	if (!slash || slash == path)
+		return 0;
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return -ENAMETOOLONG;
+	memcpy(dir, path, (size_t)(slash - path));
+	dir[slash - path] = '\0';
+	if (mkdir(dir, 01777) == 0)
+		return chmod(dir, 01777) < 0 ? -errno : 0;
+	return errno == EEXIST ? 0 : -errno;
+}
+
+int io_lock(const char *path, unsigned flags)
+{
+	bool shared = flags & IO_LOCK_SHARED_DIR;
+	int oflags = O_RDWR | O_CREAT | O_CLOEXEC | (shared ? O_NOFOLLOW : 0);
+	int fd = open(path, oflags, 0644);
+	if (fd < 0 && errno == ENOENT && shared) {
+		int r = make_shared_dir(path);
+		if (r < 0)
+			return r;
+		fd = open(path, oflags, 0644);
+	}
+	if (fd < 0)
+		return -errno;
+	int r;
+	while ((r = flock(fd, LOCK_EX | (flags & IO_LOCK_WAIT ? 0 : LOCK_NB))) < 0 && errno == EINTR)
+		;
+	if (r < 0) {
+		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = fstat(fd, &st) < 0 ? -errno : (size_t)st.st_size > max ? -EFBIG : io_read_fd(fd, ret, ret_len);
+	close(fd);
+	return r;
+}
+
+int io_replace_with(struct io_replace *rp, const void *data, size_t len)
+{
+	int r = io_replace_write(rp, data, len);
+	if (r < 0) {
+		io_replace_abort(rp);
+		return r;
+	}
+	return io_replace_commit(rp);
+}
+
+int io_write_whole(const char *path, const void *data, size_t len, mode_t mode)
+{
+	struct io_replace rp;
+	int r = io_replace_path(path, mode, &rp);
+	return r < 0 ? r : io_replace_with(&rp, data, len);
+}
+
+ssize_t io_read_small(const char *path, char *buf, size_t cap)
+{
+	if (!cap)
+		return -EINVAL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ssize_t n;
+	while ((n = read(fd, buf, cap - 1)) < 0 && errno == EINTR)
+		;
+	int e = n < 0 ? -errno : 0;
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	return e < 0 ? e : n;
+}
+
+int io_write_path(const char *path, const char *value)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	size_t len = strlen(value);
+	ssize_t n;
+	while ((n = write(fd, value, len)) < 0 && errno == EINTR)
+		;
+	int e = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
+	if (close(fd) < 0 && e == 0)
+		e = -errno;
+	return e;
+}
+
+bool io_can_open(const char *path, int flags)
+{
+	int fd = open(path, flags | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+int io_redirect_std(const char *in_path, const char *out_path, int out_flags)
+{
+	int in = open(in_path, O_RDONLY);
+	if (in < 0)
+		return -errno;
+	int out = open(out_path, O_WRONLY | out_flags, 0600);
+	if (out < 0) {
+		int e = -errno;
+		close(in);
+		return e;
+	}
+	if (dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(out, 2) < 0)
+		return -errno;
+	if (in > 2)
+		close(in);
+	if (out > 2)
+		close(out);
+	return 0;
+}
+
+int io_remove(const char *path) { return unlink(path) < 0 ? -errno : 0; }

@@ -1,0 +1,86 @@
+/* Files vmhost writes for the user or for itself, replaced whole: a reader sees the old file or
+ * the new one, never half, and a crash leaves the old one or the new one, never a torn one.
+ *
+ *   struct io_replace rp;
+ *   int r = io_replace_path(out_path, 0644, &rp);   // or io_replace_at(dir_fd, name, ...)
+ *   if (r == 0)
+ *           r = io_replace_write(&rp, data, len);  // or write to io_replace_stream()
+ *   r = r == 0 ? io_replace_commit(&rp) : (io_replace_abort(&rp), r);
+ *
+ * The new contents go to a temporary file beside the target, under a fresh name made with
+ * O_CREAT|O_EXCL|O_NOFOLLOW relative to the directory's fd (a link planted at any name is never
+ * followed, and the directory cannot be swapped between the steps), are fsync'd, then renamed
+ * over the target with renameat and the directory fsync'd. */
+#ifndef VMHOST_IO_FILE_H
+#define VMHOST_IO_FILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+struct io_replace {
+	int dir_fd;    /* the target's directory */
+	int own_dir;   /* dir_fd was opened by io_replace_path and is closed with the rest */
+	int fd;        /* the temporary file, -1 once closed */
+	FILE *stream;  /* io_replace_stream's, over fd; NULL until asked for */
+	char name[256]; /* the target, in dir_fd */
+	char temp[256]; /* the temporary file, in dir_fd */
+};
+
+/* Starts replacing name (no '/') in the open directory dir_fd (kept open by the caller until the
+ * commit or abort); the new file gets mode (less the umask). 0 or a negative errno; on failure
+ * nothing was created and *ret is untouched. */
+int io_replace_at(int dir_fd, const char *name, mode_t mode, struct io_replace *ret);
+/* The same for a path: its directory ("." when it has no '/') is opened here. */
+int io_replace_path(const char *path, mode_t mode, struct io_replace *ret);
+
+/* Appends bytes to the new file. 0 or a negative errno. */
+int io_replace_write(struct io_replace *rp, const void *data, size_t len);
+/* A stdio stream over the new file (owned by rp, closed by the commit or abort), or NULL. */
+FILE *io_replace_stream(struct io_replace *rp);
+
+/* Flushes, fsyncs and renames the new file over the target. 0 or a negative errno; on failure
+ * the target is as it was and the temporary file is removed. rp is finished either way. */
+int io_replace_commit(struct io_replace *rp);
+/* Removes the new file; the target stays as it was. */
+void io_replace_abort(struct io_replace *rp);
+
+/* Writes data as the whole new file and commits (or, on a failed write, aborts). 0 or a
+ * negative errno. */
+int io_replace_with(struct io_replace *rp, const void *data, size_t len);
+/* The whole of a file replaced by data at once (io_replace_path, io_replace_with). 0 or a
+ * negative errno; on failure the old file stays. */
+int io_write_whole(const char *path, const void *data, size_t len, mode_t mode);
+
+/* Reads a whole file (a log, a script) into a fresh NUL-terminated buffer; -EFBIG past max bytes.
+ * 0 or a negative errno. */
+int io_read_path(const char *path, size_t max, char **ret, size_t *ret_len);
+/* One read of a small file into buf (NUL-terminated; at most cap - 1 bytes), async-signal-safe
+ * (open, read, close): for signal handlers. The length read or a negative errno. */
+ssize_t io_read_small(const char *path, char *buf, size_t cap);
+/* Writes value to an existing file (a sysfs knob) by its full path, async-signal-safe (open,
+ * write, close): for signal handlers that restore settings. 0 or a negative errno. */
+int io_write_path(const char *path, const char *value);
+/* True when path can be opened with flags (O_RDWR on /dev/kvm: KVM is usable). */
+bool io_can_open(const char *path, int flags);
+/* For a child between fork and exec (async-signal-safe): stdin from in_path, stdout and stderr
+ * to out_path, opened with out_flags (O_TRUNC or O_APPEND, with O_CREAT, mode 0600). 0 or a
+ * negative errno. */
+int io_redirect_std(const char *in_path, const char *out_path, int out_flags);
+
+/* Removes a file (not a directory). 0 or a negative errno. */
+int io_remove(const char *path);
+
+/* Lock files (flock, held until the fd is closed). */
+enum {
+	IO_LOCK_WAIT = 1,       /* wait for the holder rather than answer -EBUSY */
+	IO_LOCK_SHARED_DIR = 2, /* a lock in a world-writable directory (/run/lock): the directory is
+				 * made, mode 1777, when missing, and the lock is never opened through a
+				 * link planted at its name */
+};
+/* Opens path (created 0644 when missing) and locks it exclusively. An fd or a negative errno:
+ * -EBUSY while another holds it (without IO_LOCK_WAIT). */
+int io_lock(const char *path, unsigned flags);
+
+#endif
