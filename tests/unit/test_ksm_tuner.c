@@ -667,6 +667,36 @@ static void test_watch_on_fixture(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* The news, the one sum the law and the daemon's log both read: unknown when any part is, and an
+ * unknown news neither wakes the idle tuner nor shows as a negative count in its reason. */
+static void test_news_pages(void **state)
+{
+	(void)state;
+	struct tuner_input in = {.unscanned_arrived_pages = 10, .unscanned_new_pages = 200,
+				 .unscanned_grown_pages = 3000};
+	assert_int_equal(tuner_news_pages(&in), 3210);
+	in.unscanned_grown_pages = -1;
+	assert_int_equal(tuner_news_pages(&in), -1);
+	in = (struct tuner_input){.unscanned_arrived_pages = -1};
+	assert_int_equal(tuner_news_pages(&in), -1);
+
+	struct sim m;
+	sim_init(&m);
+	m.in.mergeable_processes = 1;
+	m.in.pages_unshared = 1000;
+	m.c.idle_pages_to_scan = 1; /* ksmd meets nothing new in an interval */
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	for (int i = 0; i < 4 && m.d.mode == TUNER_FAST; i++) {
+		m.in.full_scans++;
+		step(&m);
+	}
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	assert_non_null(strstr(m.d.reason, ", 0 unscanned pages new since idling"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -688,6 +718,7 @@ int main(void)
 		cmocka_unit_test(test_news_while_fast_postpones_idle),
 		cmocka_unit_test(test_smaps_mergeable),
 		cmocka_unit_test(test_watch_on_fixture),
+		cmocka_unit_test(test_news_pages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -193,11 +193,18 @@ static int64_t ceiling_fit(const struct tuner_config *c, struct tuner_state *s, 
 	return next;
 }
 
-static int64_t news_total(const struct tuner_input *in)
+int64_t tuner_news_pages(const struct tuner_input *in)
 {
 	if (in->unscanned_arrived_pages < 0 || in->unscanned_new_pages < 0 || in->unscanned_grown_pages < 0)
-		return 0;
+		return -1;
 	return in->unscanned_arrived_pages + in->unscanned_new_pages + in->unscanned_grown_pages;
+}
+
+/* The news as the law weighs it: none when unknown. */
+static int64_t news_total(const struct tuner_input *in)
+{
+	int64_t news = tuner_news_pages(in);
+	return news > 0 ? news : 0;
 }
 
 static void news_reason(const struct tuner_input *in, char *buf, size_t cap)
