@@ -10,6 +10,7 @@ target_link_options(test_out PRIVATE -Wl,--wrap=realloc)
 vmhost_unit_test(test_discovery)
 vmhost_unit_test(test_cost)
 vmhost_unit_test(test_bench_accounting)
+vmhost_unit_test(test_opts)
 
 vmhost_script_test(cli_mem_fixtures cli/mem_fixtures.sh "cli;sanitize")
 vmhost_script_test(cli_usage cli/usage.sh "cli;sanitize")

@@ -48,6 +48,7 @@ int arg_seconds0(const char *s, double *ret);      /* the same, or "0" */
 int arg_size(const char *s, uint64_t *ret);        /* "256M", "1G", bytes without suffix */
 int arg_pid(const char *s, int *ret);
 int arg_count(const char *s, long *ret);           /* a positive whole number */
+int arg_number(const char *s, double lo, double hi, double *ret); /* a finite number from lo to hi */
 int arg_pid_path(const char *s, int *ret_pid, const char **ret_path); /* "PID=PATH" */
 /* Splits a comma-separated list in place; returns the count or -EINVAL (empty item, too many). */
 int arg_list(char *s, char **items, int max);

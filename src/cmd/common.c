@@ -146,6 +146,17 @@ int arg_count(const char *s, long *ret)
 	return 0;
 }
 
+int arg_number(const char *s, double lo, double hi, double *ret)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 int arg_pid_path(const char *s, int *ret_pid, const char **ret_path)
 {
 	const char *eq = strchr(s, '=');

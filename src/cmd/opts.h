@@ -1,0 +1,61 @@
+/* One way to read a command's options. Each command declares a table: per option its long name,
+ * short letter, kind of argument, the field of the command's options struct the value goes to,
+ * and the usage error for a value it refuses. opts_parse builds getopt_long's string and long
+ * options from the table, converts each value with the arg_* helpers (cmd/cmd.h) and stores it. */
+#ifndef VMHOST_CMD_OPTS_H
+#define VMHOST_CMD_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cmd/cmd.h"
+
+enum opt_kind {
+	OPT_FLAG,     /* no argument: the bool field becomes true */
+	OPT_HELP,     /* --help: opts_parse's *ret_help becomes true */
+	OPT_STRING,   /* the argument as given (a const char * field) */
+	OPT_SECONDS,  /* arg_seconds, then at least lo and at most hi (hi 0: arg_seconds' own bound) */
+	OPT_SECONDS0, /* arg_seconds0: the same, or "0" */
+	OPT_COUNT,    /* arg_count, then at least lo and at most hi (hi 0: no bound) */
+	OPT_NUMBER,   /* arg_number: a finite number from lo to hi */
+	OPT_SIZE,     /* arg_size, at least lo bytes */
+	OPT_CALL,     /* an argument for call() alone */
+};
+
+/* How the field is written, from its type (OPT_AT); none: the option only calls. */
+enum opt_store { OPT_STORE_NONE, OPT_STORE_BOOL, OPT_STORE_STR, OPT_STORE_DOUBLE, OPT_STORE_INT };
+
+struct opt {
+	const char *name; /* the long name, without "--" */
+	int letter;       /* its short option, 0: none */
+	enum opt_kind kind;
+	size_t offset;    /* of the field in the command's options struct (OPT_AT) */
+	enum opt_store store;
+	size_t size;
+	double lo, hi;
+	const char *error; /* the usage error for a refused value: a format given the argument */
+	/* Code of the command's own, after the value is stored: EXIT_OK or a usage error's code. */
+	int (*call)(struct ctx *ctx, void *opts, const char *arg);
+};
+
+/* An option's name, letter and kind: {OPT("exact", 'x', OPT_FLAG), OPT_AT(struct mem_opts, exact)}. */
+#define OPT(long_name, short_letter, of_kind) .name = (long_name), .letter = (short_letter), .kind = (of_kind)
+#define OPT_STORE_OF(x)                                                                                         \
+	_Generic((x), bool: OPT_STORE_BOOL, const char *: OPT_STORE_STR, char *: OPT_STORE_STR,                \
+		 double: OPT_STORE_DOUBLE, default: OPT_STORE_INT)
+/* Where an option's value goes: OPT_AT(struct mem_opts, exact). */
+#define OPT_AT(type, field)                                                                                     \
+	.offset = offsetof(type, field), .store = OPT_STORE_OF(((type *)0)->field),                            \
+	.size = sizeof(((type *)0)->field)
+
+enum {
+	OPTS_HELP_STOPS = 1, /* --help ends the reading: what follows it is not looked at */
+	OPTS_REST = 2,       /* arguments after the options are the caller's (from optind) */
+};
+
+/* Reads argv (argv[0] the command's name) against the table of n options into opts. EXIT_OK, or
+ * EXIT_USAGE after the usage error: the option's own, "unknown option", "unexpected argument". */
+int opts_parse(struct ctx *ctx, const struct opt *table, size_t n, unsigned flags, int argc, char **argv,
+	       void *opts, bool *ret_help);
+
+#endif
