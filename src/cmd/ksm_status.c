@@ -1,12 +1,12 @@
 /* vmhost ksm: every KSM counter and setting, plus rates measured over an interval. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/tune/ksm_rates.h"
 #include "out/json.h"
@@ -94,28 +94,29 @@ static void absent_doc(struct doc *d, const char *sys)
 	doc_end(d);
 }
 
+struct status_opts {
+	double interval;
+};
+
+static const struct opt status_opt_table[] = {
+	{OPT("interval", 'i', OPT_SECONDS), OPT_AT(struct status_opts, interval),
+	 .error = "--interval takes seconds (e.g. 1, 0.5), not '%s'"},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
 int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"interval", required_argument, NULL, 'i'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	double interval = 1;
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (arg_seconds(optarg, &interval) < 0)
-				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
-			break;
-		case 'h': ksm_status_help(); return EXIT_OK;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
+	struct status_opts o = {.interval = 1};
+	bool help = false;
+	int rc = opts_parse(ctx, status_opt_table, sizeof(status_opt_table) / sizeof(status_opt_table[0]),
+			    OPTS_HELP_STOPS, argc, argv, &o, &help);
+	if (rc != EXIT_OK)
+		return rc;
+	if (help) {
+		ksm_status_help();
+		return EXIT_OK;
 	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	double interval = o.interval;
 
 	struct ksm_sampler sampler;
 	ksm_sampler_init(&sampler, &ctx->root);
