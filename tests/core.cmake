@@ -33,3 +33,4 @@ vmhost_script_test(live_bench_accounting live/bench_accounting_signals.sh "live"
 add_executable(bench_proc_files ${PROJECT_SOURCE_DIR}/bench/proc_files.c)
 set_target_properties(bench_proc_files PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 vmhost_script_test(layers cli/layers.sh "cli")
+vmhost_script_test(function_length cli/function_length.sh "cli")

@@ -107,15 +107,10 @@ static const struct opt status_opt_table[] = {
 int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 {
 	struct status_opts o = {.interval = 1};
-	bool help = false;
-	int rc = opts_parse(ctx, status_opt_table, sizeof(status_opt_table) / sizeof(status_opt_table[0]),
-			    OPTS_HELP_STOPS, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
+	static const struct opts_spec spec = OPTS_SPEC(status_opt_table, OPTS_HELP_STOPS, ksm_status_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		ksm_status_help();
-		return EXIT_OK;
-	}
 	double interval = o.interval;
 
 	struct ksm_sampler sampler;

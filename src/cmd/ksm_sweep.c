@@ -292,15 +292,10 @@ static int print_sweep(struct ctx *ctx, const struct sweep_result *res, int done
 int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 {
 	struct sweep_opts o = {.nscans = 2, .timeout = 1800};
-	bool help = false;
-	int rc = opts_parse(ctx, sweep_opt_table, sizeof(sweep_opt_table) / sizeof(sweep_opt_table[0]),
-			    OPTS_HELP_STOPS, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
+	static const struct opts_spec spec = OPTS_SPEC(sweep_opt_table, OPTS_HELP_STOPS, ksm_sweep_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		ksm_sweep_help();
-		return EXIT_OK;
-	}
 	struct sweep_result res[MAX_SETTINGS];
 	int n = 0, done = 0;
 	if ((rc = parse_settings(ctx, o.settings, res, &n)) != EXIT_OK)

@@ -91,11 +91,12 @@ static int load_config(struct ctx *ctx, const char *path, struct tuner_config *c
 	return EXIT_OK;
 }
 
-static int parse_args(struct ctx *ctx, int argc, char **argv, struct tune_args *a, bool *help)
+/* The options, then the config file under them: OPTS_GO, or the exit code (after the help or an error). */
+static int parse_args(struct ctx *ctx, int argc, char **argv, struct tune_args *a)
 {
-	int rc = opts_parse(ctx, tune_opt_table, sizeof(tune_opt_table) / sizeof(tune_opt_table[0]), OPTS_HELP_STOPS,
-			    argc, argv, a, help);
-	if (rc != EXIT_OK || *help)
+	static const struct opts_spec spec = OPTS_SPEC(tune_opt_table, OPTS_HELP_STOPS, ksm_tune_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, a);
+	if (rc != OPTS_GO)
 		return rc;
 	tuner_config_default(&a->cfg);
 	if (a->config && (rc = load_config(ctx, a->config, &a->cfg)) != EXIT_OK)
@@ -108,7 +109,7 @@ static int parse_args(struct ctx *ctx, int argc, char **argv, struct tune_args *
 		return usage_error(ctx, "--interval: %s", err);
 	if (tuner_config_check(&a->cfg, err, sizeof(err)) < 0)
 		return usage_error(ctx, "%s", err);
-	return EXIT_OK;
+	return OPTS_GO;
 }
 
 static void log_decision(const struct ctx *ctx, const struct tune_args *a, const struct tuner_decision *d,
@@ -250,14 +251,9 @@ static void print_watch_cost(const struct tuner_watch *watch, double run_s)
 int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
 {
 	struct tune_args a = {0};
-	bool help = false;
-	int rc = parse_args(ctx, argc, argv, &a, &help);
-	if (rc != EXIT_OK)
+	int rc = parse_args(ctx, argc, argv, &a);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		ksm_tune_help();
-		return EXIT_OK;
-	}
 	struct ksm_sampler sampler;
 	ksm_sampler_init(&sampler, &ctx->root);
 	struct ksm_sample first;

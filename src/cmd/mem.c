@@ -97,6 +97,12 @@ static void mem_help(void)
 	       "Formulas and error bounds: docs/accounting.md. n/a (null in JSON) means unknown.\n");
 }
 
+static void overview_help(void)
+{
+	printf("usage: vmhost [--pid PID]... [--exact]: host memory, KSM, then 'vmhost mem'\n\n");
+	mem_help();
+}
+
 static void print_notes(const struct mem_opts *o, const struct vm_list *vms, const struct host *host, size_t rows)
 {
 	if (!rows)
@@ -192,17 +198,11 @@ static void print_mem(struct ctx *ctx, const struct mem_opts *o, const struct vm
 static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 {
 	struct mem_opts o = {.pss_budget_seconds = 0.005};
-	bool help = false;
-	int rc = opts_parse(ctx, mem_opt_table, sizeof(mem_opt_table) / sizeof(mem_opt_table[0]), 0, argc, argv, &o,
-			    &help);
-	if (rc != EXIT_OK)
+	static const struct opts_spec mem_spec = OPTS_SPEC(mem_opt_table, 0, mem_help),
+				      overview_spec = OPTS_SPEC(mem_opt_table, 0, overview_help);
+	int rc = opts_parse(ctx, overview ? &overview_spec : &mem_spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		if (overview)
-			printf("usage: vmhost [--pid PID]... [--exact]: host memory, KSM, then 'vmhost mem'\n\n");
-		mem_help();
-		return EXIT_OK;
-	}
 	struct host host;
 	struct vm_list vms;
 	char runtime[512];
@@ -227,6 +227,7 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 		kvm_host_read(&ctx->root, &kvm);
 	struct col cols[VMC_NCOLS];
 	struct table *t = mem_table(&o, &vms, &host, cols);
+	rc = EXIT_OK;
 	if (t)
 		print_mem(ctx, &o, &vms, &host, &kvm, t, overview);
 	else

@@ -100,33 +100,46 @@ static const struct opt *find(const struct opt *table, size_t n, int c)
 	return NULL;
 }
 
-int opts_parse(struct ctx *ctx, const struct opt *table, size_t n, unsigned flags, int argc, char **argv,
-	       void *opts, bool *ret_help)
+/* The options, stored: EXIT_OK, or the exit code of a usage error. */
+static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc, char **argv, void *opts,
+			bool *ret_help)
 {
 	char shorts[2 * MAX_OPTS + 2];
 	struct option longs[MAX_OPTS + 1];
-	if (n > MAX_OPTS || build(table, n, shorts, sizeof(shorts), longs) < 0)
+	if (spec->n > MAX_OPTS || build(spec->opts, spec->n, shorts, sizeof(shorts), longs) < 0)
 		return fail(ctx, EXIT_FAIL, "options", "a table of more than %d options", MAX_OPTS);
 	args_reset();
 	int c;
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
-		const struct opt *o = find(table, n, c);
+		const struct opt *o = find(spec->opts, spec->n, c);
 		if (!o)
 			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
 		if (o->kind == OPT_HELP) {
 			*ret_help = true;
-			if (flags & OPTS_HELP_STOPS)
+			if (spec->flags & OPTS_HELP_STOPS)
 				return EXIT_OK;
 			continue;
 		}
-		void *field = (char *)opts + o->offset;
-		if (convert(o, optarg, field) < 0)
+		if (convert(o, optarg, (char *)opts + o->offset) < 0)
 			return usage_error(ctx, o->error, optarg);
 		int rc = o->call ? o->call(ctx, opts, optarg) : EXIT_OK;
 		if (rc != EXIT_OK)
 			return rc;
 	}
-	if (!(flags & OPTS_REST) && optind < argc)
+	if (!(spec->flags & OPTS_REST) && optind < argc)
 		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	return EXIT_OK;
+}
+
+int opts_parse(struct ctx *ctx, const struct opts_spec *spec, int argc, char **argv, void *opts)
+{
+	bool help = false;
+	int rc = read_options(ctx, spec, argc, argv, opts, &help);
+	if (rc != EXIT_OK)
+		return rc;
+	if (!help)
+		return OPTS_GO;
+	if (spec->help)
+		spec->help();
 	return EXIT_OK;
 }

@@ -12,7 +12,7 @@
 
 enum opt_kind {
 	OPT_FLAG,     /* no argument: the bool field becomes true */
-	OPT_HELP,     /* --help: opts_parse's *ret_help becomes true */
+	OPT_HELP,     /* --help: the spec's help is printed, and the command does not run */
 	OPT_STRING,   /* the argument as given (a const char * field) */
 	OPT_SECONDS,  /* arg_seconds, then at least lo and at most hi (hi 0: arg_seconds' own bound) */
 	OPT_SECONDS0, /* arg_seconds0: the same, or "0" */
@@ -53,9 +53,20 @@ enum {
 	OPTS_REST = 2,       /* arguments after the options are the caller's (from optind) */
 };
 
-/* Reads argv (argv[0] the command's name) against the table of n options into opts. EXIT_OK, or
- * EXIT_USAGE after the usage error: the option's own, "unknown option", "unexpected argument". */
-int opts_parse(struct ctx *ctx, const struct opt *table, size_t n, unsigned flags, int argc, char **argv,
-	       void *opts, bool *ret_help);
+/* A command's options: its table, the flags above, and what prints its usage for --help. */
+struct opts_spec {
+	const struct opt *opts;
+	size_t n;
+	unsigned flags;
+	void (*help)(void);
+};
+#define OPTS_SPEC(table, of_flags, help_fn) {(table), sizeof(table) / sizeof((table)[0]), (of_flags), (help_fn)}
+
+enum { OPTS_GO = -1 }; /* opts_parse: the command is to run */
+
+/* Reads argv (argv[0] the command's name) against the spec's table into opts. OPTS_GO when the
+ * command is to run; else its exit code: EXIT_OK after printing the help, EXIT_USAGE after the
+ * usage error (the option's own, "unknown option", "unexpected argument"). */
+int opts_parse(struct ctx *ctx, const struct opts_spec *spec, int argc, char **argv, void *opts);
 
 #endif

@@ -58,9 +58,11 @@ static const struct opt demo_table[] = {
 	{OPT("help", 'h', OPT_HELP)},
 };
 
+static int helps_printed;
+static void demo_help(void) { helps_printed++; }
+
 struct run {
 	int rc;
-	bool help;
 	struct demo d;
 	char err[1024];
 };
@@ -82,8 +84,9 @@ static void parse(struct run *r, unsigned flags, ...)
 	FILE *f = tmpfile();
 	assert_non_null(f);
 	dup2(fileno(f), STDERR_FILENO);
-	r->rc = opts_parse(&ctx, demo_table, sizeof(demo_table) / sizeof(demo_table[0]), flags, argc, argv, &r->d,
-			   &r->help);
+	const struct opts_spec spec = OPTS_SPEC(demo_table, flags, demo_help);
+	helps_printed = 0;
+	r->rc = opts_parse(&ctx, &spec, argc, argv, &r->d);
 	fflush(stderr);
 	dup2(saved, STDERR_FILENO);
 	close(saved);
@@ -100,7 +103,7 @@ static void test_values_stored(void **state)
 	parse(&r, 0, "-f", "--name", "x", "-s", "2.5", "--seconds0", "0", "--number", "-0.5", "-i", "7",
 	      "--unsigned", "4000000000", "--long", "9000000000000000000", "--size_t", "12", "-b", "2M",
 	      "--size-double", "1k", NULL);
-	assert_int_equal(r.rc, EXIT_OK);
+	assert_int_equal(r.rc, OPTS_GO);
 	assert_string_equal(r.err, "");
 	assert_true(r.d.flag);
 	assert_string_equal(r.d.name, "x");
@@ -111,10 +114,10 @@ static void test_values_stored(void **state)
 	assert_int_equal(r.d.count_size, 12);
 	assert_int_equal(r.d.bytes, 2 << 20);
 	assert_true(r.d.size_double == 1024);
-	assert_false(r.help);
+	assert_int_equal(helps_printed, 0);
 	/* Long names by unambiguous prefix, short letters clustered, "--name=VALUE". */
 	parse(&r, 0, "--nam=y", "-fi3", NULL);
-	assert_int_equal(r.rc, EXIT_OK);
+	assert_int_equal(r.rc, OPTS_GO);
 	assert_true(r.d.flag);
 	assert_string_equal(r.d.name, "y");
 	assert_int_equal(r.d.count_int, 3);
@@ -171,7 +174,7 @@ static void test_unknown_and_leftovers(void **state)
 	assert_string_equal(r.err, "vmhost: demo: usage: unexpected argument 'word' (see 'vmhost help demo')\n");
 	/* OPTS_REST: the words after the options are the caller's, from optind. */
 	parse(&r, OPTS_REST, "-f", "--", "cmd", "arg", NULL);
-	assert_int_equal(r.rc, EXIT_OK);
+	assert_int_equal(r.rc, OPTS_GO);
 	assert_int_equal(optind, 3);
 }
 
@@ -179,16 +182,18 @@ static void test_help(void **state)
 {
 	(void)state;
 	struct run r;
-	/* By default the whole line is read: an error after --help is still an error. */
+	/* By default the whole line is read: an error after --help is still an error, no help. */
 	parse(&r, 0, "--help", "--bogus", NULL);
 	assert_int_equal(r.rc, EXIT_USAGE);
+	assert_int_equal(helps_printed, 0);
 	parse(&r, 0, "-f", "-h", NULL);
-	assert_int_equal(r.rc, EXIT_OK);
-	assert_true(r.help && r.d.flag);
+	assert_int_equal(r.rc, EXIT_OK); /* the help printed, the command not to run */
+	assert_int_equal(helps_printed, 1);
+	assert_true(r.d.flag);
 	/* OPTS_HELP_STOPS: --help ends the reading. */
 	parse(&r, OPTS_HELP_STOPS, "--help", "--bogus", "word", NULL);
 	assert_int_equal(r.rc, EXIT_OK);
-	assert_true(r.help);
+	assert_int_equal(helps_printed, 1);
 	assert_string_equal(r.err, "");
 }
 
@@ -197,7 +202,7 @@ static void test_callbacks(void **state)
 	(void)state;
 	struct run r;
 	parse(&r, 0, "-c", "a", "--flag-call", "--call=b", NULL);
-	assert_int_equal(r.rc, EXIT_OK);
+	assert_int_equal(r.rc, OPTS_GO);
 	assert_int_equal(r.d.calls, 3);
 	assert_string_equal(r.d.called_with, "b");
 	parse(&r, 0, "--call", "refuse", "--flag", NULL);
