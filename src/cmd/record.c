@@ -1,12 +1,12 @@
 /* vmhost record: loops over the sampler (core/sample/sampler.h), recording the host, KSM and every VM
  * into SQLite until stopped. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/sample/sampler.h"
 #include "out/json.h"
@@ -19,6 +19,7 @@ struct record_opts {
 	struct store_retention retention;
 	bool quiet;
 	bool kvm_reasons;          /* also the exit reasons by tracepoints */
+	bool help;                 /* printed after the checks of the options, even with an error */
 };
 
 static void record_help(void)
@@ -46,50 +47,27 @@ static void record_help(void)
 	       SAMPLER_INTERVAL_SECONDS, SAMPLER_KVM_INTERVAL_SECONDS);
 }
 
-static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct record_opts *o, bool *help)
+static const struct opt record_opt_table[] = {
+	{OPT("db", 'd', OPT_STRING), OPT_AT(struct record_opts, db)},
+	{OPT("interval", 'i', OPT_SECONDS), OPT_AT(struct record_opts, interval), .lo = 0.01,
+	 .error = "--interval takes seconds (at least 0.01), not '%s'"},
+	{OPT("duration", 't', OPT_SECONDS), OPT_AT(struct record_opts, duration),
+	 .error = "--duration takes seconds, not '%s'"},
+	{OPT("keep-raw", 'k', OPT_SECONDS), OPT_AT(struct record_opts, retention.raw_seconds),
+	 .error = "--keep-raw takes seconds, not '%s'"},
+	{OPT("kvm-interval", 'K', OPT_SECONDS0), OPT_AT(struct record_opts, kvm_interval),
+	 .error = "--kvm-interval takes seconds (0: never), not '%s'"},
+	{OPT("quiet", 'q', OPT_FLAG), OPT_AT(struct record_opts, quiet)},
+	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct record_opts, kvm_reasons)},
+	{OPT("help", 'h', OPT_FLAG), OPT_AT(struct record_opts, help)},
+};
+
+static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct record_opts *o)
 {
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"interval", required_argument, NULL, 'i'},
-		{"duration", required_argument, NULL, 't'},
-		{"keep-raw", required_argument, NULL, 'k'},
-		{"kvm-interval", required_argument, NULL, 'K'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"kvm-reasons", no_argument, NULL, 'R'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+d:i:t:k:K:qRh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': o->db = optarg; break;
-		case 'i':
-			if (arg_seconds(optarg, &o->interval) < 0 || o->interval < 0.01)
-				return usage_error(ctx, "--interval takes seconds (at least 0.01), not '%s'", optarg);
-			break;
-		case 't':
-			if (arg_seconds(optarg, &o->duration) < 0)
-				return usage_error(ctx, "--duration takes seconds, not '%s'", optarg);
-			break;
-		case 'k':
-			if (arg_seconds(optarg, &o->retention.raw_seconds) < 0)
-				return usage_error(ctx, "--keep-raw takes seconds, not '%s'", optarg);
-			break;
-		case 'K':
-			if (!strcmp(optarg, "0"))
-				o->kvm_interval = 0;
-			else if (arg_seconds(optarg, &o->kvm_interval) < 0)
-				return usage_error(ctx, "--kvm-interval takes seconds (0: never), not '%s'", optarg);
-			break;
-		case 'q': o->quiet = true; break;
-		case 'R': o->kvm_reasons = true; break;
-		case 'h': *help = true; break;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	static const struct opts_spec spec = OPTS_SPEC(record_opt_table, 0, NULL);
+	int rc = opts_parse(ctx, &spec, argc, argv, o);
+	if (rc != OPTS_GO)
+		return rc;
 	if (o->retention.raw_seconds > o->retention.minute5_seconds)
 		return usage_error(ctx, "--keep-raw must not exceed the 5-minute retention (30 days)");
 	return EXIT_OK;
@@ -194,10 +172,9 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 {
 	struct record_opts o = {.db = "vmhost.db", .interval = SAMPLER_INTERVAL_SECONDS,
 				.kvm_interval = SAMPLER_KVM_INTERVAL_SECONDS, .retention = store_retention_default};
-	bool help = false;
-	int rc = parse_record_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK || help) {
-		if (help)
+	int rc = parse_record_opts(ctx, argc, argv, &o);
+	if (rc != EXIT_OK || o.help) {
+		if (o.help)
 			record_help();
 		return rc;
 	}

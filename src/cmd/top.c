@@ -1,13 +1,13 @@
 /* vmhost top: the live view of every VM's cost (htop and kvm_stat's TUI in spirit); --batch
  * prints plain frames for scripts. The model is core/sample/top.c, the drawing out/top_view.c. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/sample/top.h"
 #include "io/term.h"
@@ -22,6 +22,7 @@ struct top_opts {
 	char filter[FILTER_MAX];
 	bool batch;
 	long iterations; /* frames before stopping; 0 = until stopped */
+	bool help;       /* printed after the checks of the options, even with an error */
 };
 
 static void top_help(void)
@@ -63,48 +64,41 @@ static void top_help(void)
 	       "rates with one decimal, n/a unknown. See docs/top.md.\n");
 }
 
-static int parse_top_opts(struct ctx *ctx, int argc, char **argv, struct top_opts *o, bool *help)
+static int opt_sort(struct ctx *ctx, void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"interval", required_argument, NULL, 'i'},
-		{"sort", required_argument, NULL, 's'},
-		{"reverse", no_argument, NULL, 'r'},
-		{"filter", required_argument, NULL, 'f'},
-		{"batch", no_argument, NULL, 'b'},
-		{"iterations", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+i:s:rf:bn:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (arg_seconds(optarg, &o->interval_seconds) < 0)
-				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
-			break;
-		case 's':
-			if (top_col_parse(optarg, &o->sort) < 0)
-				return usage_error(ctx, "--sort takes a column (name, cpu, wait, rss, pss, ksm, overhead, exits,"
-							" cgroup, mempsi, cpupsi, iopsi, pid), not '%s'", optarg);
-			break;
-		case 'r': o->reverse = true; break;
-		case 'f':
-			if (strlen(optarg) >= sizeof(o->filter))
-				return usage_error(ctx, "--filter takes at most %d characters", FILTER_MAX - 1);
-			snprintf(o->filter, sizeof(o->filter), "%s", optarg);
-			break;
-		case 'b': o->batch = true; break;
-		case 'n':
-			if (arg_count(optarg, &o->iterations) < 0)
-				return usage_error(ctx, "--iterations takes a positive number, not '%s'", optarg);
-			break;
-		case 'h': *help = true; break;
-		default: return args_end(ctx, c, argc, argv);
-		}
-	}
-	if ((c = args_end(ctx, c, argc, argv)) != EXIT_OK)
-		return c;
+	if (top_col_parse(arg, &((struct top_opts *)opts)->sort) < 0)
+		return usage_error(ctx, "--sort takes a column (name, cpu, wait, rss, pss, ksm, overhead, exits,"
+					" cgroup, mempsi, cpupsi, iopsi, pid), not '%s'", arg);
+	return EXIT_OK;
+}
+
+static int opt_filter(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct top_opts *o = opts;
+	if (strlen(arg) >= sizeof(o->filter))
+		return usage_error(ctx, "--filter takes at most %d characters", FILTER_MAX - 1);
+	snprintf(o->filter, sizeof(o->filter), "%s", arg);
+	return EXIT_OK;
+}
+
+static const struct opt top_opt_table[] = {
+	{OPT("interval", 'i', OPT_SECONDS), OPT_AT(struct top_opts, interval_seconds),
+	 .error = "--interval takes seconds (e.g. 1, 0.5), not '%s'"},
+	{OPT("sort", 's', OPT_CALL), .call = opt_sort},
+	{OPT("reverse", 'r', OPT_FLAG), OPT_AT(struct top_opts, reverse)},
+	{OPT("filter", 'f', OPT_CALL), .call = opt_filter},
+	{OPT("batch", 'b', OPT_FLAG), OPT_AT(struct top_opts, batch)},
+	{OPT("iterations", 'n', OPT_COUNT), OPT_AT(struct top_opts, iterations),
+	 .error = "--iterations takes a positive number, not '%s'"},
+	{OPT("help", 'h', OPT_FLAG), OPT_AT(struct top_opts, help)},
+};
+
+static int parse_top_opts(struct ctx *ctx, int argc, char **argv, struct top_opts *o)
+{
+	static const struct opts_spec spec = OPTS_SPEC(top_opt_table, 0, NULL);
+	int rc = opts_parse(ctx, &spec, argc, argv, o);
+	if (rc != OPTS_GO)
+		return rc;
 	if (ctx->format == OUT_CSV)
 		return usage_error(ctx, "--csv is not a form of top: --batch prints tab-separated frames");
 	if (ctx->format == OUT_JSON && !o->batch)
@@ -321,10 +315,9 @@ out:
 int cmd_top(struct ctx *ctx, int argc, char **argv)
 {
 	struct top_opts o = {.interval_seconds = 1.0, .sort = TOP_CPU};
-	bool help = false;
-	int rc = parse_top_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK || help) {
-		if (help)
+	int rc = parse_top_opts(ctx, argc, argv, &o);
+	if (rc != EXIT_OK || o.help) {
+		if (o.help)
 			top_help();
 		return rc;
 	}
