@@ -37,7 +37,7 @@ struct exits_opts {
 	const char *qmp_paths[MAX_FILTERS];
 	size_t nqmp;
 	char **command;
-	bool once, log, help; /* as given; mode says which runs */
+	bool once, log; /* as given; mode says which runs */
 };
 
 /* ---- signals: stop the loops cleanly (terminal restored, nothing half printed) ---- */
@@ -122,7 +122,6 @@ static int opt_qmp_socket(struct ctx *ctx, void *opts, const char *arg)
 	return EXIT_OK;
 }
 
-/* --help is a plain flag here: the modes are checked before it is honoured. */
 static const struct opt exits_opt_table[] = {
 	{OPT("once", '1', OPT_FLAG), OPT_AT(struct exits_opts, once)},
 	{OPT("log", 'l', OPT_FLAG), OPT_AT(struct exits_opts, log)},
@@ -135,16 +134,13 @@ static const struct opt exits_opt_table[] = {
 	{OPT("reasons", 'r', OPT_FLAG), OPT_AT(struct exits_opts, reasons)},
 	{OPT("vcpu", 'V', OPT_FLAG), OPT_AT(struct exits_opts, vcpu)},
 	{OPT("qmp-socket", 'Q', OPT_CALL), .call = opt_qmp_socket},
-	{OPT("help", 'h', OPT_FLAG), OPT_AT(struct exits_opts, help)},
+	{OPT("help", 'h', OPT_HELP)},
 };
 
-static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits_opts *o)
+/* The command after --, and the mode. */
+static int exits_check(struct ctx *ctx, void *opts, int argc, char **argv)
 {
-	static const struct opts_spec spec = OPTS_SPEC(exits_opt_table, OPTS_REST, NULL);
-	o->interval_seconds = 1.0;
-	int rc = opts_parse(ctx, &spec, argc, argv, o);
-	if (rc != OPTS_GO)
-		return rc;
+	struct exits_opts *o = opts;
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return usage_error(ctx, "unexpected argument '%s' (a command to measure goes after --)", argv[optind]);
@@ -161,6 +157,9 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 		o->mode = MODE_ONCE; /* one JSON document: the --once reading */
 	return EXIT_OK;
 }
+
+static const struct opts_spec exits_spec =
+	OPTS_SPEC_CHECKED(exits_opt_table, OPTS_REST | OPTS_HELP_ANYWAY, exits_help, exits_check);
 
 /* ---- which VMs and counters ---- */
 
@@ -403,11 +402,9 @@ static int live_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_rea
 
 int cmd_exits(struct ctx *ctx, int argc, char **argv)
 {
-	struct exits_opts o = {0};
-	int rc = parse_exits_opts(ctx, argc, argv, &o);
-	if (rc != EXIT_OK || o.help) {
-		if (o.help)
-			exits_help();
+	struct exits_opts o = {.interval_seconds = 1.0};
+	int rc = opts_parse(ctx, &exits_spec, argc, argv, &o);
+	if (rc != OPTS_GO) {
 		if (o.have_fields)
 			regfree(&o.fields);
 		return rc;

@@ -135,11 +135,12 @@ int opts_parse(struct ctx *ctx, const struct opts_spec *spec, int argc, char **a
 {
 	bool help = false;
 	int rc = read_options(ctx, spec, argc, argv, opts, &help);
+	bool stopped = help && (spec->flags & OPTS_HELP_STOPS);
+	if (rc == EXIT_OK && spec->check && !stopped)
+		rc = spec->check(ctx, opts, argc, argv);
+	if (help && spec->help && (rc == EXIT_OK || (spec->flags & OPTS_HELP_ANYWAY)))
+		spec->help();
 	if (rc != EXIT_OK)
 		return rc;
-	if (!help)
-		return OPTS_GO;
-	if (spec->help)
-		spec->help();
-	return EXIT_OK;
+	return help ? EXIT_OK : OPTS_GO;
 }

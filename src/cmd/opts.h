@@ -49,18 +49,24 @@ struct opt {
 	.size = sizeof(((type *)0)->field)
 
 enum {
-	OPTS_HELP_STOPS = 1, /* --help ends the reading: what follows it is not looked at */
-	OPTS_REST = 2,       /* arguments after the options are the caller's (from optind) */
+	OPTS_HELP_STOPS = 1,  /* --help ends the reading: what follows it is not looked at */
+	OPTS_REST = 2,        /* arguments after the options are the caller's (from optind) */
+	OPTS_HELP_ANYWAY = 4, /* --help prints even beside a usage error (which still decides the exit) */
 };
 
-/* A command's options: its table, the flags above, and what prints its usage for --help. */
+/* A command's options: its table, the flags above, what prints its usage for --help, and the
+ * checks of the options together, after the reading and before the help. */
 struct opts_spec {
 	const struct opt *opts;
 	size_t n;
 	unsigned flags;
 	void (*help)(void);
+	/* EXIT_OK or a usage error's exit code; argv[optind] is the first word after the options. */
+	int (*check)(struct ctx *ctx, void *opts, int argc, char **argv);
 };
-#define OPTS_SPEC(table, of_flags, help_fn) {(table), sizeof(table) / sizeof((table)[0]), (of_flags), (help_fn)}
+#define OPTS_SPEC(table, of_flags, help_fn) {(table), sizeof(table) / sizeof((table)[0]), (of_flags), (help_fn), NULL}
+#define OPTS_SPEC_CHECKED(table, of_flags, help_fn, check_fn)                                                   \
+	{(table), sizeof(table) / sizeof((table)[0]), (of_flags), (help_fn), (check_fn)}
 
 enum { OPTS_GO = -1 }; /* opts_parse: the command is to run */
 

@@ -19,7 +19,6 @@ struct record_opts {
 	struct store_retention retention;
 	bool quiet;
 	bool kvm_reasons;          /* also the exit reasons by tracepoints */
-	bool help;                 /* printed after the checks of the options, even with an error */
 };
 
 static void record_help(void)
@@ -59,19 +58,21 @@ static const struct opt record_opt_table[] = {
 	 .error = "--kvm-interval takes seconds (0: never), not '%s'"},
 	{OPT("quiet", 'q', OPT_FLAG), OPT_AT(struct record_opts, quiet)},
 	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct record_opts, kvm_reasons)},
-	{OPT("help", 'h', OPT_FLAG), OPT_AT(struct record_opts, help)},
+	{OPT("help", 'h', OPT_HELP)},
 };
 
-static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct record_opts *o)
+/* The options together. */
+static int record_check(struct ctx *ctx, void *opts, int argc, char **argv)
 {
-	static const struct opts_spec spec = OPTS_SPEC(record_opt_table, 0, NULL);
-	int rc = opts_parse(ctx, &spec, argc, argv, o);
-	if (rc != OPTS_GO)
-		return rc;
+	(void)argc, (void)argv;
+	struct record_opts *o = opts;
 	if (o->retention.raw_seconds > o->retention.minute5_seconds)
 		return usage_error(ctx, "--keep-raw must not exceed the 5-minute retention (30 days)");
 	return EXIT_OK;
 }
+
+static const struct opts_spec record_spec =
+	OPTS_SPEC_CHECKED(record_opt_table, OPTS_HELP_ANYWAY, record_help, record_check);
 
 static void print_summary(const struct ctx *ctx, const struct record_opts *o, const struct sampler_totals *t,
 			  unsigned long vms_max)
@@ -172,12 +173,9 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 {
 	struct record_opts o = {.db = "vmhost.db", .interval = SAMPLER_INTERVAL_SECONDS,
 				.kvm_interval = SAMPLER_KVM_INTERVAL_SECONDS, .retention = store_retention_default};
-	int rc = parse_record_opts(ctx, argc, argv, &o);
-	if (rc != EXIT_OK || o.help) {
-		if (o.help)
-			record_help();
+	int rc = opts_parse(ctx, &record_spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	}
 	struct store *store;
 	int r = store_open(o.db, &store);
 	if (r < 0)

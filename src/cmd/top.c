@@ -22,7 +22,6 @@ struct top_opts {
 	char filter[FILTER_MAX];
 	bool batch;
 	long iterations; /* frames before stopping; 0 = until stopped */
-	bool help;       /* printed after the checks of the options, even with an error */
 };
 
 static void top_help(void)
@@ -90,21 +89,22 @@ static const struct opt top_opt_table[] = {
 	{OPT("batch", 'b', OPT_FLAG), OPT_AT(struct top_opts, batch)},
 	{OPT("iterations", 'n', OPT_COUNT), OPT_AT(struct top_opts, iterations),
 	 .error = "--iterations takes a positive number, not '%s'"},
-	{OPT("help", 'h', OPT_FLAG), OPT_AT(struct top_opts, help)},
+	{OPT("help", 'h', OPT_HELP)},
 };
 
-static int parse_top_opts(struct ctx *ctx, int argc, char **argv, struct top_opts *o)
+/* The options together. */
+static int top_check(struct ctx *ctx, void *opts, int argc, char **argv)
 {
-	static const struct opts_spec spec = OPTS_SPEC(top_opt_table, 0, NULL);
-	int rc = opts_parse(ctx, &spec, argc, argv, o);
-	if (rc != OPTS_GO)
-		return rc;
+	(void)argc, (void)argv;
+	struct top_opts *o = opts;
 	if (ctx->format == OUT_CSV)
 		return usage_error(ctx, "--csv is not a form of top: --batch prints tab-separated frames");
 	if (ctx->format == OUT_JSON && !o->batch)
 		return usage_error(ctx, "--json goes with --batch (one JSON document per frame)");
 	return EXIT_OK;
 }
+
+static const struct opts_spec top_spec = OPTS_SPEC_CHECKED(top_opt_table, OPTS_HELP_ANYWAY, top_help, top_check);
 
 static int reading_failed(const struct ctx *ctx, int r, enum survey_step step)
 {
@@ -315,12 +315,9 @@ out:
 int cmd_top(struct ctx *ctx, int argc, char **argv)
 {
 	struct top_opts o = {.interval_seconds = 1.0, .sort = TOP_CPU};
-	int rc = parse_top_opts(ctx, argc, argv, &o);
-	if (rc != EXIT_OK || o.help) {
-		if (o.help)
-			top_help();
+	int rc = opts_parse(ctx, &top_spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	}
 	struct top_source *src;
 	if (top_source_open(&ctx->root, &src) < 0)
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));

@@ -197,6 +197,60 @@ static void test_help(void **state)
 	assert_string_equal(r.err, "");
 }
 
+static int checks_run;
+/* Refuses a name with a flag: options that do not go together. */
+static int demo_check(struct ctx *ctx, void *opts, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	const struct demo *d = opts;
+	checks_run++;
+	if (d->flag && d->name)
+		return usage_error(ctx, "--flag and --name do not go together");
+	return EXIT_OK;
+}
+
+/* The check runs after the reading, before the help; with OPTS_HELP_ANYWAY the help prints even
+ * beside an error, which still decides the exit code. */
+static void test_check_and_help_anyway(void **state)
+{
+	(void)state;
+	char *argv[] = {"demo", "-f", "--help", "--name", "x", NULL};
+	struct ctx ctx = {.command = "demo"};
+	struct demo d = {0};
+	const struct opts_spec checked = OPTS_SPEC_CHECKED(demo_table, 0, demo_help, demo_check),
+			       anyway = OPTS_SPEC_CHECKED(demo_table, OPTS_HELP_ANYWAY, demo_help, demo_check),
+			       stops = OPTS_SPEC_CHECKED(demo_table, OPTS_HELP_STOPS, demo_help, demo_check);
+	helps_printed = checks_run = 0;
+	int saved = dup(STDERR_FILENO);
+	FILE *devnull = fopen("/dev/null", "w");
+	assert_non_null(devnull);
+	dup2(fileno(devnull), STDERR_FILENO);
+	int rc = opts_parse(&ctx, &checked, 5, argv, &d);
+	assert_int_equal(rc, EXIT_USAGE);
+	assert_int_equal(checks_run, 1);
+	assert_int_equal(helps_printed, 0);
+	memset(&d, 0, sizeof(d));
+	rc = opts_parse(&ctx, &anyway, 5, argv, &d);
+	assert_int_equal(rc, EXIT_USAGE);
+	assert_int_equal(helps_printed, 1);
+	/* An unknown option beside --help: no check, the help all the same. */
+	char *bogus[] = {"demo", "--help", "--bogus", NULL};
+	memset(&d, 0, sizeof(d));
+	rc = opts_parse(&ctx, &anyway, 3, bogus, &d);
+	assert_int_equal(rc, EXIT_USAGE);
+	assert_int_equal(checks_run, 2);
+	assert_int_equal(helps_printed, 2);
+	/* --help that stops the reading stops before the check too. */
+	memset(&d, 0, sizeof(d));
+	rc = opts_parse(&ctx, &stops, 5, argv, &d);
+	assert_int_equal(rc, EXIT_OK);
+	assert_int_equal(checks_run, 2);
+	assert_int_equal(helps_printed, 3);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	fclose(devnull);
+}
+
 static void test_callbacks(void **state)
 {
 	(void)state;
@@ -219,6 +273,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_and_leftovers),
 		cmocka_unit_test(test_help),
 		cmocka_unit_test(test_callbacks),
+		cmocka_unit_test(test_check_and_help_anyway),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
