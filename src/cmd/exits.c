@@ -92,13 +92,7 @@ static int opt_vm(struct ctx *ctx, void *opts, const char *arg)
 static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
 {
 	struct exits_opts *o = opts;
-	int pid;
-	if (arg_pid(arg, &pid) < 0)
-		return usage_error(ctx, "--pid takes a process id, not '%s'", arg);
-	if (o->npids == MAX_FILTERS)
-		return usage_error(ctx, "too many --pid options");
-	o->pids[o->npids++] = pid;
-	return EXIT_OK;
+	return opt_pid_add(ctx, arg, o->pids, &o->npids, MAX_FILTERS, "too many --pid options");
 }
 
 static int opt_fields(struct ctx *ctx, void *opts, const char *arg)

@@ -22,13 +22,7 @@ struct mem_opts {
 static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
 {
 	struct mem_opts *o = opts;
-	int pid;
-	if (arg_pid(arg, &pid) < 0)
-		return usage_error(ctx, "--pid takes a process id, not '%s'", arg);
-	if (o->npids == sizeof(o->pids) / sizeof(o->pids[0]))
-		return usage_error(ctx, "too many --pid options");
-	o->pids[o->npids++] = pid;
-	return EXIT_OK;
+	return opt_pid_add(ctx, arg, o->pids, &o->npids, sizeof(o->pids) / sizeof(o->pids[0]), "too many --pid options");
 }
 
 static int opt_guest_poll(struct ctx *ctx, void *opts, const char *arg)

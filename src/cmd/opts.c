@@ -100,6 +100,17 @@ static const struct opt *find(const struct opt *table, size_t n, int c)
 	return NULL;
 }
 
+int opt_pid_add(struct ctx *ctx, const char *arg, pid_t *pids, size_t *n, size_t cap, const char *too_many)
+{
+	int pid;
+	if (arg_pid(arg, &pid) < 0)
+		return usage_error(ctx, "--pid takes a process id, not '%s'", arg);
+	if (*n == cap)
+		return usage_error(ctx, "%s", too_many);
+	pids[(*n)++] = pid;
+	return EXIT_OK;
+}
+
 /* The options, stored: EXIT_OK, or the exit code of a usage error. */
 static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc, char **argv, void *opts,
 			bool *ret_help)

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cmd/cmd.h"
 
@@ -67,6 +68,10 @@ struct opts_spec {
 #define OPTS_SPEC(table, of_flags, help_fn) {(table), sizeof(table) / sizeof((table)[0]), (of_flags), (help_fn), NULL}
 #define OPTS_SPEC_CHECKED(table, of_flags, help_fn, check_fn)                                                   \
 	{(table), sizeof(table) / sizeof((table)[0]), (of_flags), (help_fn), (check_fn)}
+
+/* For a repeatable --pid's callback: the process id appended to pids[*n] (at most cap), or the
+ * usage error "--pid takes a process id" or too_many. EXIT_OK or EXIT_USAGE. */
+int opt_pid_add(struct ctx *ctx, const char *arg, pid_t *pids, size_t *n, size_t cap, const char *too_many);
 
 enum { OPTS_GO = -1 }; /* opts_parse: the command is to run */
 
