@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,47 +53,65 @@ static int set_double(const char *value, double lo, double hi, double *ret, cons
 	return 0;
 }
 
+static int set_bool(const char *value, bool *ret, const char *key, char *err, size_t cap)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"}, *const no[] = {"no", "false", "off", "0"};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcmp(value, yes[i]) || !strcmp(value, no[i])) {
+			*ret = !strcmp(value, yes[i]);
+			return 0;
+		}
+	}
+	snprintf(err, cap, "%s must be yes or no, not '%s'", key, value);
+	return -EINVAL;
+}
+
+/* The config file's keys: the field each sets, of which kind, within which bounds. */
+enum key_kind { KEY_DOUBLE, KEY_I64, KEY_INT, KEY_BOOL };
+static const struct config_key {
+	const char *key;
+	enum key_kind kind;
+	size_t offset;
+	double lo, hi;
+} config_keys[] = {
+	{"cpu_budget", KEY_DOUBLE, offsetof(struct tuner_config, cpu_budget_percent), 0.1, 100},
+	{"interval", KEY_DOUBLE, offsetof(struct tuner_config, interval_seconds), 0.1, 3600},
+	{"pressure_available_percent", KEY_DOUBLE, offsetof(struct tuner_config, pressure_available_percent), 0, 100},
+	{"fast_pages_to_scan", KEY_I64, offsetof(struct tuner_config, fast_pages_to_scan), 1, 1000000},
+	{"fast_sleep_millisecs", KEY_I64, offsetof(struct tuner_config, fast_sleep_millisecs), 1, 60000},
+	{"min_pages_to_scan", KEY_I64, offsetof(struct tuner_config, min_pages_to_scan), 1, 1000000},
+	{"max_pages_to_scan", KEY_I64, offsetof(struct tuner_config, max_pages_to_scan), 1, 1000000},
+	{"idle_pages_to_scan", KEY_I64, offsetof(struct tuner_config, idle_pages_to_scan), 1, 1000000},
+	{"idle_sleep_millisecs", KEY_I64, offsetof(struct tuner_config, idle_sleep_millisecs), 1, 600000},
+	{"gain_pages", KEY_I64, offsetof(struct tuner_config, gain_pages), 1, 1000000000},
+	{"wake_pages", KEY_I64, offsetof(struct tuner_config, wake_pages), 1, 1000000000},
+	{"flat_scans", KEY_INT, offsetof(struct tuner_config, flat_scans), 1, 100},
+	{"smart_scan", KEY_BOOL, offsetof(struct tuner_config, smart_scan), 0, 0},
+};
+
 int tuner_config_set(struct tuner_config *c, const char *key, const char *value, char *err, size_t cap)
 {
-	int64_t i;
+	const struct config_key *k = NULL;
+	for (size_t i = 0; !k && i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
+		if (!strcmp(key, config_keys[i].key))
+			k = &config_keys[i];
+	if (!k) {
+		snprintf(err, cap, "unknown option '%s'", key);
+		return -EINVAL;
+	}
+	void *field = (char *)c + k->offset;
+	int64_t v;
 	int r;
-	if (!strcmp(key, "cpu_budget"))
-		return set_double(value, 0.1, 100, &c->cpu_budget_percent, key, err, cap);
-	if (!strcmp(key, "interval"))
-		return set_double(value, 0.1, 3600, &c->interval_seconds, key, err, cap);
-	if (!strcmp(key, "pressure_available_percent"))
-		return set_double(value, 0, 100, &c->pressure_available_percent, key, err, cap);
-	struct { const char *key; int64_t *field; int64_t lo, hi; } ints[] = {
-		{"fast_pages_to_scan", &c->fast_pages_to_scan, 1, 1000000},
-		{"fast_sleep_millisecs", &c->fast_sleep_millisecs, 1, 60000},
-		{"min_pages_to_scan", &c->min_pages_to_scan, 1, 1000000},
-		{"max_pages_to_scan", &c->max_pages_to_scan, 1, 1000000},
-		{"idle_pages_to_scan", &c->idle_pages_to_scan, 1, 1000000},
-		{"idle_sleep_millisecs", &c->idle_sleep_millisecs, 1, 600000},
-		{"gain_pages", &c->gain_pages, 1, 1000000000},
-		{"wake_pages", &c->wake_pages, 1, 1000000000},
-	};
-	for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
-		if (!strcmp(key, ints[k].key))
-			return set_i64(value, ints[k].lo, ints[k].hi, ints[k].field, key, err, cap);
-	if (!strcmp(key, "flat_scans")) {
-		if ((r = set_i64(value, 1, 100, &i, key, err, cap)) < 0)
+	switch (k->kind) {
+	case KEY_DOUBLE: return set_double(value, k->lo, k->hi, field, key, err, cap);
+	case KEY_I64: return set_i64(value, (int64_t)k->lo, (int64_t)k->hi, field, key, err, cap);
+	case KEY_BOOL: return set_bool(value, field, key, err, cap);
+	case KEY_INT:
+		if ((r = set_i64(value, (int64_t)k->lo, (int64_t)k->hi, &v, key, err, cap)) < 0)
 			return r;
-		c->flat_scans = (int)i;
+		*(int *)field = (int)v;
 		return 0;
 	}
-	if (!strcmp(key, "smart_scan")) {
-		if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "on") || !strcmp(value, "1"))
-			c->smart_scan = true;
-		else if (!strcmp(value, "no") || !strcmp(value, "false") || !strcmp(value, "off") || !strcmp(value, "0"))
-			c->smart_scan = false;
-		else {
-			snprintf(err, cap, "smart_scan must be yes or no, not '%s'", value);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	snprintf(err, cap, "unknown option '%s'", key);
 	return -EINVAL;
 }
 
