@@ -1,7 +1,6 @@
 #include "cmd/cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -179,21 +178,6 @@ int arg_list(char *s, char **items, int max)
 		items[n++] = tok;
 	}
 	return n > 0 ? n : -EINVAL;
-}
-
-void args_reset(void)
-{
-	optind = 0; /* glibc: 0 also resets its internal state */
-	opterr = 0;
-}
-
-int args_end(const struct ctx *ctx, int c, int argc, char **argv)
-{
-	if (c != -1)
-		return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	return EXIT_OK;
 }
 
 int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table, size_t n, cmd_fn dflt,

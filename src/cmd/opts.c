@@ -119,7 +119,8 @@ static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc,
 	struct option longs[MAX_OPTS + 1];
 	if (spec->n > MAX_OPTS || build(spec->opts, spec->n, shorts, sizeof(shorts), longs) < 0)
 		return fail(ctx, EXIT_FAIL, "options", "a table of more than %d options", MAX_OPTS);
-	args_reset();
+	optind = 0; /* glibc: 0 also resets getopt's internal state; argv[0] is the command's name */
+	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, shorts, longs, NULL)) != -1) {
 		const struct opt *o = find(spec->opts, spec->n, c);
