@@ -10,6 +10,24 @@
 
 static bool takes_argument(const struct opt *o) { return o->kind != OPT_FLAG && o->kind != OPT_HELP; }
 
+/* The field fits the kind: a flag's is a bool, a string's a pointer, a number's a double or an
+ * integer of 4 or 8 bytes (sizes: 8). A table that does not is a bug, refused before any reading. */
+static bool field_fits(const struct opt *o)
+{
+	bool wide = o->store == OPT_STORE_INT && o->size == sizeof(int64_t);
+	bool integer = wide || (o->store == OPT_STORE_INT && o->size == sizeof(int32_t));
+	switch (o->kind) {
+	case OPT_FLAG: return o->store == OPT_STORE_BOOL || o->store == OPT_STORE_NONE;
+	case OPT_STRING: return o->store == OPT_STORE_STR || o->store == OPT_STORE_NONE;
+	case OPT_SECONDS:
+	case OPT_SECONDS0:
+	case OPT_NUMBER: return o->store == OPT_STORE_DOUBLE;
+	case OPT_COUNT: return integer || o->store == OPT_STORE_DOUBLE;
+	case OPT_SIZE: return wide || o->store == OPT_STORE_DOUBLE;
+	default: return o->store == OPT_STORE_NONE;
+	}
+}
+
 /* getopt_long's short string ("+" first: stop at the first argument) and long options. */
 static int build(const struct opt *table, size_t n, char *shorts, size_t cap, struct option *longs)
 {
@@ -17,6 +35,8 @@ static int build(const struct opt *table, size_t n, char *shorts, size_t cap, st
 	shorts[k++] = '+';
 	for (size_t i = 0; i < n; i++) {
 		const struct opt *o = &table[i];
+		if (!field_fits(o))
+			return -1;
 		longs[i] = (struct option){o->name, takes_argument(o) ? required_argument : no_argument, NULL,
 					   o->letter ? o->letter : LONG_ONLY + (int)i};
 		if (!o->letter)
@@ -118,7 +138,8 @@ static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc,
 	char shorts[2 * MAX_OPTS + 2];
 	struct option longs[MAX_OPTS + 1];
 	if (spec->n > MAX_OPTS || build(spec->opts, spec->n, shorts, sizeof(shorts), longs) < 0)
-		return fail(ctx, EXIT_FAIL, "options", "a table of more than %d options", MAX_OPTS);
+		return fail(ctx, EXIT_FAIL, "options", "a table of more than %d options, or a field unfit for its kind",
+			    MAX_OPTS);
 	optind = 0; /* glibc: 0 also resets getopt's internal state; argv[0] is the command's name */
 	opterr = 0;
 	int c;

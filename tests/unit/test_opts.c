@@ -293,6 +293,29 @@ static void test_bench_accounting_refuses_argument(void **state)
 				 "accounting')\n");
 }
 
+/* A table whose field does not fit its kind is refused before any reading (exit 1, a bug). */
+static void test_unfit_table(void **state)
+{
+	(void)state;
+	static const struct opt bad_seconds[] = {{OPT("s", 's', OPT_SECONDS), OPT_AT(struct demo, count_int)}},
+				bad_size[] = {{OPT("b", 'b', OPT_SIZE), OPT_AT(struct demo, count_int)}},
+				bad_flag[] = {{OPT("f", 'f', OPT_FLAG), OPT_AT(struct demo, name)}};
+	const struct opts_spec specs[] = {OPTS_SPEC(bad_seconds, 0, NULL), OPTS_SPEC(bad_size, 0, NULL),
+					  OPTS_SPEC(bad_flag, 0, NULL)};
+	char *argv[] = {"demo", NULL};
+	struct ctx ctx = {.command = "demo"};
+	struct demo d = {0};
+	char err[512];
+	for (size_t i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
+		int saved;
+		FILE *f = stderr_away(&saved);
+		int rc = opts_parse(&ctx, &specs[i], 1, argv, &d);
+		stderr_back(saved, f, err, sizeof(err));
+		assert_int_equal(rc, EXIT_FAIL);
+		assert_non_null(strstr(err, "a field unfit for its kind"));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -303,6 +326,7 @@ int main(void)
 		cmocka_unit_test(test_callbacks),
 		cmocka_unit_test(test_check_and_help_anyway),
 		cmocka_unit_test(test_bench_accounting_refuses_argument),
+		cmocka_unit_test(test_unfit_table),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
