@@ -66,9 +66,6 @@ static void help(void)
 	       "Needs root (it drives KSM, restoring every setting when it ends or is interrupted).\n");
 }
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 static int opt_quick(struct ctx *ctx, void *opts, const char *arg)
 {
 	(void)ctx, (void)arg;
@@ -79,7 +76,7 @@ static int opt_quick(struct ctx *ctx, void *opts, const char *arg)
 
 static const struct opt accounting_opt_table[] = {
 	{OPT("guests", 0, OPT_COUNT), OPT_AT(struct bench_accounting_config, guests), .lo = 2,
-	 .hi = BENCH_ACCOUNTING_MAX_GUESTS, .error = "--guests takes 2 to " STR(BENCH_ACCOUNTING_MAX_GUESTS)},
+	 .hi = BENCH_ACCOUNTING_MAX_GUESTS, .error = "--guests takes 2 to " OPT_TEXT(BENCH_ACCOUNTING_MAX_GUESTS)},
 	{OPT("guest-size", 0, OPT_SIZE), OPT_AT(struct bench_accounting_config, guest_bytes), .lo = 16u << 20,
 	 .error = "--guest-size takes a size of at least 16M, not '%s'"},
 	{OPT("repeat", 0, OPT_COUNT), OPT_AT(struct bench_accounting_config, repeat), .lo = 1, .hi = 10000,

@@ -70,9 +70,6 @@ static void alloc_help(void)
 	       "max(1 GiB, MemTotal/8) are refused before anything is allocated. Details: docs/bench-alloc.md\n");
 }
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 static int opt_sizes(struct ctx *ctx, void *opts, const char *arg)
 {
 	struct bench_alloc_config *run = &((struct alloc_opts *)opts)->run;
@@ -136,7 +133,7 @@ static const struct opt alloc_opt_table[] = {
 	{OPT("threads", 0, OPT_CALL), .call = opt_threads},
 	{OPT("strategies", 0, OPT_CALL), .call = opt_strategies},
 	{OPT("repeat", 0, OPT_COUNT), OPT_AT(struct alloc_opts, run.repeats), .lo = 1, .hi = BENCH_ALLOC_MAX_REPEATS,
-	 .error = "--repeat takes a count from 1 to " STR(BENCH_ALLOC_MAX_REPEATS)},
+	 .error = "--repeat takes a count from 1 to " OPT_TEXT(BENCH_ALLOC_MAX_REPEATS)},
 	{OPT("qemu", 0, OPT_FLAG), OPT_AT(struct alloc_opts, run.qemu)},
 	{OPT("qemu-binary", 0, OPT_STRING), OPT_AT(struct alloc_opts, run.qemu_binary), .call = opt_qemu_binary},
 	{OPT("svg", 0, OPT_STRING), OPT_AT(struct alloc_opts, svg_path)},

@@ -73,9 +73,6 @@ static const struct col bench_cols[B_NCOLS] = {
 	[B_NOTE] = {"note", "NOTE", COL_STR, COL_LEFT, 0},
 };
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 static int opt_scenario(struct ctx *ctx, void *opts, const char *arg)
 {
 	int sc = bench_ksm_scenario_parse(arg);
@@ -93,7 +90,7 @@ static const struct opt bench_opt_table[] = {
 	{OPT("duration", 'd', OPT_STRING), OPT_AT(struct bench_opts, duration)},
 	{OPT("steady", 's', OPT_STRING), OPT_AT(struct bench_opts, steady)},
 	{OPT("repeat", 'r', OPT_COUNT), OPT_AT(struct bench_opts, k.repeat), .lo = 1, .hi = BENCH_KSM_MAX_REPEAT,
-	 .error = "--repeat takes 1 to " STR(BENCH_KSM_MAX_REPEAT) ", not '%s'"},
+	 .error = "--repeat takes 1 to " OPT_TEXT(BENCH_KSM_MAX_REPEAT) ", not '%s'"},
 	{OPT("policies", 'p', OPT_STRING), OPT_AT(struct bench_opts, policies)},
 	{OPT("svg", 'o', OPT_STRING), OPT_AT(struct bench_opts, svg)},
 	{OPT("help", 'h', OPT_HELP)},

@@ -39,6 +39,10 @@ struct opt {
 	int (*call)(struct ctx *ctx, void *opts, const char *arg);
 };
 
+/* A number's macro as text, for an error message: "--repeat takes 1 to " OPT_TEXT(MAX_REPEAT). */
+#define OPT_TEXT_(x) #x
+#define OPT_TEXT(x) OPT_TEXT_(x)
+
 /* An option's name, letter and kind: {OPT("exact", 'x', OPT_FLAG), OPT_AT(struct mem_opts, exact)}. */
 #define OPT(long_name, short_letter, of_kind) .name = (long_name), .letter = (short_letter), .kind = (of_kind)
 #define OPT_STORE_OF(x)                                                                                         \

@@ -78,9 +78,6 @@ static void serve_help(void)
 	       SAMPLER_MIN_INTERVAL_SECONDS, SAMPLER_INTERVAL_SECONDS);
 }
 
-#define STR_(x) #x
-#define STR(x) STR_(x)
-
 static int opt_listen(struct ctx *ctx, void *opts, const char *arg)
 {
 	(void)ctx, (void)arg;
@@ -92,7 +89,7 @@ static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
 {
 	struct serve_opts *o = opts;
 	return opt_pid_add(ctx, arg, o->pids, &o->npids, SERVE_MAX_PIDS,
-			   "too many --pid options (at most " STR(SERVE_MAX_PIDS) ")");
+			   "too many --pid options (at most " OPT_TEXT(SERVE_MAX_PIDS) ")");
 }
 
 static int opt_kvm_events(struct ctx *ctx, void *opts, const char *arg)
