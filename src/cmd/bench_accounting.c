@@ -215,7 +215,7 @@ static void on_step(void *arg, enum bench_accounting_step step, const struct ben
 int cmd_bench_accounting(struct ctx *ctx, int argc, char **argv)
 {
 	struct bench_accounting_config o = {.guests = 4, .repeat = 20, .guest_bytes = 2ull << 30};
-	static const struct opts_spec spec = OPTS_SPEC(accounting_opt_table, OPTS_HELP_STOPS, help);
+	static const struct opts_spec spec = OPTS_SPEC(accounting_opt_table, 0, help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc != OPTS_GO)
 		return rc;

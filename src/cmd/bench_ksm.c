@@ -147,7 +147,7 @@ static int read_policies(struct ctx *ctx, struct bench_opts *o)
 /* OPTS_GO, or the exit code after the help or a usage error. */
 static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts *o)
 {
-	static const struct opts_spec spec = OPTS_SPEC(bench_opt_table, OPTS_HELP_STOPS, bench_ksm_help);
+	static const struct opts_spec spec = OPTS_SPEC(bench_opt_table, 0, bench_ksm_help);
 	o->k.repeat = 1;
 	int rc = opts_parse(ctx, &spec, argc, argv, o);
 	if (rc != OPTS_GO)

@@ -95,7 +95,7 @@ static void absent_doc(struct doc *d, const char *sys)
 }
 
 struct status_opts {
-	double interval;
+	double interval; /* seconds the rates are measured over */
 };
 
 static const struct opt status_opt_table[] = {
@@ -107,11 +107,10 @@ static const struct opt status_opt_table[] = {
 int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 {
 	struct status_opts o = {.interval = 1};
-	static const struct opts_spec spec = OPTS_SPEC(status_opt_table, OPTS_HELP_STOPS, ksm_status_help);
+	static const struct opts_spec spec = OPTS_SPEC(status_opt_table, 0, ksm_status_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc != OPTS_GO)
 		return rc;
-	double interval = o.interval;
 
 	struct ksm_sampler sampler;
 	ksm_sampler_init(&sampler, &ctx->root);
@@ -128,7 +127,7 @@ int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 	ksm_scan_clock_init(&clock);
 	ksm_scan_clock_feed(&clock, &first);
 	prev = first;
-	double step = interval / 20 < 0.05 ? 0.05 : interval / 20, end = first.t + interval;
+	double step = o.interval / 20 < 0.05 ? 0.05 : o.interval / 20, end = first.t + o.interval;
 	for (;;) {
 		double left = end - clock_monotonic_seconds();
 		if (left <= 0)

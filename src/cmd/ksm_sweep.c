@@ -292,7 +292,7 @@ static int print_sweep(struct ctx *ctx, const struct sweep_result *res, int done
 int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 {
 	struct sweep_opts o = {.nscans = 2, .timeout = 1800};
-	static const struct opts_spec spec = OPTS_SPEC(sweep_opt_table, OPTS_HELP_STOPS, ksm_sweep_help);
+	static const struct opts_spec spec = OPTS_SPEC(sweep_opt_table, 0, ksm_sweep_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc != OPTS_GO)
 		return rc;

@@ -94,7 +94,7 @@ static int load_config(struct ctx *ctx, const char *path, struct tuner_config *c
 /* The options, then the config file under them: OPTS_GO, or the exit code (after the help or an error). */
 static int parse_args(struct ctx *ctx, int argc, char **argv, struct tune_args *a)
 {
-	static const struct opts_spec spec = OPTS_SPEC(tune_opt_table, OPTS_HELP_STOPS, ksm_tune_help);
+	static const struct opts_spec spec = OPTS_SPEC(tune_opt_table, 0, ksm_tune_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, a);
 	if (rc != OPTS_GO)
 		return rc;

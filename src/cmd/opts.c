@@ -149,8 +149,6 @@ static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc,
 			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
 		if (o->kind == OPT_HELP) {
 			*ret_help = true;
-			if (spec->flags & OPTS_HELP_STOPS)
-				return EXIT_OK;
 			continue;
 		}
 		if (convert(o, optarg, (char *)opts + o->offset) < 0)
@@ -168,8 +166,7 @@ int opts_parse(struct ctx *ctx, const struct opts_spec *spec, int argc, char **a
 {
 	bool help = false;
 	int rc = read_options(ctx, spec, argc, argv, opts, &help);
-	bool stopped = help && (spec->flags & OPTS_HELP_STOPS);
-	if (rc == EXIT_OK && spec->check && !stopped)
+	if (rc == EXIT_OK && spec->check)
 		rc = spec->check(ctx, opts, argc, argv);
 	if (help && spec->help && (rc == EXIT_OK || (spec->flags & OPTS_HELP_ANYWAY)))
 		spec->help();

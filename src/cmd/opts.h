@@ -53,10 +53,11 @@ struct opt {
 	.offset = offsetof(type, field), .store = OPT_STORE_OF(((type *)0)->field),                            \
 	.size = sizeof(((type *)0)->field)
 
+/* main moves --help (and -h) after a command's own words, so a command reads every option before
+ * it: an error among them is reported, not the help. */
 enum {
-	OPTS_HELP_STOPS = 1,  /* --help ends the reading: what follows it is not looked at */
-	OPTS_REST = 2,        /* arguments after the options are the caller's (from optind) */
-	OPTS_HELP_ANYWAY = 4, /* --help prints even beside a usage error (which still decides the exit) */
+	OPTS_REST = 1,        /* arguments after the options are the caller's (from optind) */
+	OPTS_HELP_ANYWAY = 2, /* --help prints even beside a usage error (which still decides the exit) */
 };
 
 /* A command's options: its table, the flags above, what prints its usage for --help, and the

@@ -203,11 +203,11 @@ static void test_help(void **state)
 	assert_int_equal(r.rc, EXIT_OK); /* the help printed, the command not to run */
 	assert_int_equal(helps_printed, 1);
 	assert_true(r.d.flag);
-	/* OPTS_HELP_STOPS: --help ends the reading. */
-	parse(&r, OPTS_HELP_STOPS, "--help", "--bogus", "word", NULL);
-	assert_int_equal(r.rc, EXIT_OK);
-	assert_int_equal(helps_printed, 1);
-	assert_string_equal(r.err, "");
+	/* A word left before --help (main puts it last) is an error, and no help. */
+	parse(&r, 0, "word", "--help", NULL);
+	assert_int_equal(r.rc, EXIT_USAGE);
+	assert_int_equal(helps_printed, 0);
+	assert_string_equal(r.err, "vmhost: demo: usage: unexpected argument 'word' (see 'vmhost help demo')\n");
 }
 
 static int checks_run;
@@ -231,8 +231,7 @@ static void test_check_and_help_anyway(void **state)
 	struct ctx ctx = {.command = "demo"};
 	struct demo d = {0};
 	const struct opts_spec checked = OPTS_SPEC_CHECKED(demo_table, 0, demo_help, demo_check),
-			       anyway = OPTS_SPEC_CHECKED(demo_table, OPTS_HELP_ANYWAY, demo_help, demo_check),
-			       stops = OPTS_SPEC_CHECKED(demo_table, OPTS_HELP_STOPS, demo_help, demo_check);
+			       anyway = OPTS_SPEC_CHECKED(demo_table, OPTS_HELP_ANYWAY, demo_help, demo_check);
 	helps_printed = checks_run = 0;
 	char err[1024];
 	int saved;
@@ -252,12 +251,6 @@ static void test_check_and_help_anyway(void **state)
 	assert_int_equal(rc, EXIT_USAGE);
 	assert_int_equal(checks_run, 2);
 	assert_int_equal(helps_printed, 2);
-	/* --help that stops the reading stops before the check too. */
-	memset(&d, 0, sizeof(d));
-	rc = opts_parse(&ctx, &stops, 5, argv, &d);
-	assert_int_equal(rc, EXIT_OK);
-	assert_int_equal(checks_run, 2);
-	assert_int_equal(helps_printed, 3);
 	stderr_back(saved, f, err, sizeof(err));
 }
 
