@@ -27,7 +27,6 @@ struct exits_opts {
 	size_t nvm_names;
 	pid_t pids[MAX_FILTERS];
 	size_t npids;
-	const char *fields_arg;
 	regex_t fields;
 	bool have_fields;
 	long count; /* refreshes before stopping (live, log); 0 = until interrupted */
@@ -98,13 +97,7 @@ static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
 static int opt_fields(struct ctx *ctx, void *opts, const char *arg)
 {
 	struct exits_opts *o = opts;
-	if (o->have_fields)
-		return usage_error(ctx, "--fields given twice (combine them: 'a|b')");
-	if (regcomp(&o->fields, arg, REG_EXTENDED | REG_NOSUB) != 0)
-		return usage_error(ctx, "--fields: '%s' is not a valid extended regular expression", arg);
-	o->have_fields = true;
-	o->fields_arg = arg;
-	return EXIT_OK;
+	return opt_regex_once(ctx, "--fields", arg, &o->fields, &o->have_fields);
 }
 
 static int opt_qmp_socket(struct ctx *ctx, void *opts, const char *arg)

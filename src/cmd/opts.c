@@ -131,6 +131,16 @@ int opt_pid_add(struct ctx *ctx, const char *arg, pid_t *pids, size_t *n, size_t
 	return EXIT_OK;
 }
 
+int opt_regex_once(struct ctx *ctx, const char *name, const char *arg, regex_t *re, bool *have)
+{
+	if (*have)
+		return usage_error(ctx, "%s given twice (combine them: 'a|b')", name);
+	if (regcomp(re, arg, REG_EXTENDED | REG_NOSUB) != 0)
+		return usage_error(ctx, "%s: '%s' is not a valid extended regular expression", name, arg);
+	*have = true;
+	return EXIT_OK;
+}
+
 /* The options, stored: EXIT_OK, or the exit code of a usage error. */
 static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc, char **argv, void *opts,
 			bool *ret_help)

@@ -6,6 +6,7 @@
 #define VMHOST_CMD_OPTS_H
 
 #include <stdbool.h>
+#include <regex.h>
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -77,6 +78,10 @@ struct opts_spec {
 /* For a repeatable --pid's callback: the process id appended to pids[*n] (at most cap), or the
  * usage error "--pid takes a process id" or too_many. EXIT_OK or EXIT_USAGE. */
 int opt_pid_add(struct ctx *ctx, const char *arg, pid_t *pids, size_t *n, size_t cap, const char *too_many);
+
+/* For an option of one extended regular expression, given once (name: "--fields"): compiled into
+ * re with *have set, or the usage error. EXIT_OK or EXIT_USAGE; the caller frees re when *have. */
+int opt_regex_once(struct ctx *ctx, const char *name, const char *arg, regex_t *re, bool *have);
 
 enum { OPTS_GO = -1 }; /* opts_parse: the command is to run */
 

@@ -95,12 +95,7 @@ static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
 static int opt_kvm_events(struct ctx *ctx, void *opts, const char *arg)
 {
 	struct serve_opts *o = opts;
-	if (o->have_kvm_events)
-		return usage_error(ctx, "--kvm-events given twice (combine them: 'a|b')");
-	if (regcomp(&o->kvm_events, arg, REG_EXTENDED | REG_NOSUB) != 0)
-		return usage_error(ctx, "--kvm-events: '%s' is not a valid extended regular expression", arg);
-	o->have_kvm_events = true;
-	return EXIT_OK;
+	return opt_regex_once(ctx, "--kvm-events", arg, &o->kvm_events, &o->have_kvm_events);
 }
 
 static const struct opt serve_opt_table[] = {
