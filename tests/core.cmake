@@ -14,6 +14,7 @@ vmhost_unit_test(test_discovery_parallel)
 vmhost_tsan(test_discovery_parallel)
 vmhost_unit_test(test_cost)
 vmhost_unit_test(test_bench_accounting)
+vmhost_unit_test(test_opts)
 
 vmhost_script_test(cli_mem_fixtures cli/mem_fixtures.sh "cli;sanitize")
 vmhost_script_test(cli_usage cli/usage.sh "cli;sanitize")
@@ -35,3 +36,4 @@ vmhost_script_test(live_bench_accounting live/bench_accounting_signals.sh "live"
 add_executable(bench_proc_files ${PROJECT_SOURCE_DIR}/bench/proc_files.c)
 set_target_properties(bench_proc_files PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 vmhost_script_test(layers cli/layers.sh "cli")
+vmhost_script_test(function_length cli/function_length.sh "cli")

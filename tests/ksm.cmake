@@ -13,6 +13,8 @@ vmhost_unit_test(test_bench_ksm_cmd)
 target_link_options(test_bench_ksm_cmd PRIVATE -Wl,--wrap=bench_ksm_run,--wrap=bench_ksm_result_free,--wrap=table_new)
 vmhost_script_test(ksm_json e2e/ksm_json.sh "cli;sanitize")
 vmhost_script_test(ksm_signals live/ksm_signals.sh "live" ksm)
+# A sweep run to its end: its rows, its SVG, the settings restored.
+vmhost_script_test(ksm_sweep live/ksm_sweep.sh "live" ksm)
 vmhost_script_test(ksm_tune_live live/ksm_tune_live.sh "live" ksm)
 vmhost_script_test(ksm_tune_late live/ksm_tune_late.sh "live" ksm)
 vmhost_script_test(ksm_bench_small live/ksm_bench_small.sh "live" ksm)

@@ -2,10 +2,10 @@
  * the exact PSS, on VM-like processes merged by real KSM. The experiment is core/bench/bench_accounting.c;
  * this file parses the options and prints its scenarios. */
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/bench/bench_accounting.h"
 #include "core/model/host.h"
 #include "core/tune/ksm_guard.h"
@@ -66,42 +66,24 @@ static void help(void)
 	       "Needs root (it drives KSM, restoring every setting when it ends or is interrupted).\n");
 }
 
-/* EXIT_OK, or the exit code after a usage error; *help when --help was given. */
-static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_accounting_config *o, bool *help)
+static int opt_quick(struct ctx *ctx, void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"guests", required_argument, NULL, 'g'}, {"guest-size", required_argument, NULL, 's'},
-		{"repeat", required_argument, NULL, 'r'}, {"quick", no_argument, NULL, 'q'},
-		{"help", no_argument, NULL, 'h'}, {0},
-	};
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		int v;
-		switch (c) {
-		case 'g':
-			if (arg_pid(optarg, &v) < 0 || v < 2 || v > BENCH_ACCOUNTING_MAX_GUESTS)
-				return usage_error(ctx, "--guests takes 2 to %d", BENCH_ACCOUNTING_MAX_GUESTS);
-			o->guests = (unsigned)v;
-			break;
-		case 's':
-			if (arg_size(optarg, &o->guest_bytes) < 0 || o->guest_bytes < (16u << 20))
-				return usage_error(ctx, "--guest-size takes a size of at least 16M, not '%s'", optarg);
-			break;
-		case 'r':
-			if (arg_pid(optarg, &v) < 0 || v > 10000)
-				return usage_error(ctx, "--repeat takes 1 to 10000");
-			o->repeat = (unsigned)v;
-			break;
-		case 'q':
-			*o = (struct bench_accounting_config){.guests = 4, .repeat = 10, .guest_bytes = 256u << 20};
-			break;
-		case 'h': *help = true; return EXIT_OK;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	(void)ctx, (void)arg;
+	*(struct bench_accounting_config *)opts =
+		(struct bench_accounting_config){.guests = 4, .repeat = 10, .guest_bytes = 256u << 20};
 	return EXIT_OK;
 }
+
+static const struct opt accounting_opt_table[] = {
+	{OPT("guests", 0, OPT_COUNT), OPT_AT(struct bench_accounting_config, guests), .lo = 2,
+	 .hi = BENCH_ACCOUNTING_MAX_GUESTS, .error = "--guests takes 2 to " OPT_TEXT(BENCH_ACCOUNTING_MAX_GUESTS)},
+	{OPT("guest-size", 0, OPT_SIZE), OPT_AT(struct bench_accounting_config, guest_bytes), .lo = 16u << 20,
+	 .error = "--guest-size takes a size of at least 16M, not '%s'"},
+	{OPT("repeat", 0, OPT_COUNT), OPT_AT(struct bench_accounting_config, repeat), .lo = 1, .hi = 10000,
+	 .error = "--repeat takes 1 to 10000"},
+	{OPT("quick", 0, OPT_FLAG), .call = opt_quick},
+	{OPT("help", 'h', OPT_HELP)},
+};
 
 static void add_summary(struct table *t, const struct bench_accounting_scenario *s, enum bench_accounting_method m)
 {
@@ -233,14 +215,10 @@ static void on_step(void *arg, enum bench_accounting_step step, const struct ben
 int cmd_bench_accounting(struct ctx *ctx, int argc, char **argv)
 {
 	struct bench_accounting_config o = {.guests = 4, .repeat = 20, .guest_bytes = 2ull << 30};
-	bool want_help = false;
-	int rc = parse_opts(ctx, argc, argv, &o, &want_help);
-	if (rc != EXIT_OK)
+	static const struct opts_spec spec = OPTS_SPEC(accounting_opt_table, 0, help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (want_help) {
-		help();
-		return EXIT_OK;
-	}
 	struct host host;
 	if (host_read(&ctx->root, &host) < 0 || !host.ksm.present)
 		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);

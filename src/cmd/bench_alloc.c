@@ -2,13 +2,13 @@
  * memory-write bandwidth measured in the same run, and (--qemu) in a real QEMU start. The
  * experiment is core/bench/bench_alloc.c; this file parses the options and prints its cells. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/bench/alloc_qemu.h"
 #include "core/bench/bench_alloc.h"
 #include "core/base/stats.h"
@@ -70,74 +70,75 @@ static void alloc_help(void)
 	       "max(1 GiB, MemTotal/8) are refused before anything is allocated. Details: docs/bench-alloc.md\n");
 }
 
-static int parse_opts(struct ctx *ctx, int argc, char **argv, struct alloc_opts *o, bool *help)
+static int opt_sizes(struct ctx *ctx, void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"sizes", required_argument, NULL, 's'},
-		{"threads", required_argument, NULL, 't'},
-		{"strategies", required_argument, NULL, 'S'},
-		{"repeat", required_argument, NULL, 'r'},
-		{"qemu", no_argument, NULL, 'q'},
-		{"qemu-binary", required_argument, NULL, 'Q'},
-		{"svg", required_argument, NULL, 'g'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	char *items[64];
-	int n;
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's':
-			if ((n = arg_list(optarg, items, BENCH_ALLOC_MAX_SIZES)) < 0)
-				return usage_error(ctx, "--sizes takes up to %d sizes like 256M,1G", BENCH_ALLOC_MAX_SIZES);
-			o->run.nsizes = 0;
-			for (int i = 0; i < n; i++) {
-				uint64_t v;
-				if (arg_size(items[i], &v) < 0 || v < ((uint64_t)1 << 20))
-					return usage_error(ctx, "--sizes: '%s' is not a size of at least 1M", items[i]);
-				o->run.sizes[o->run.nsizes++] = v;
-			}
-			break;
-		case 't':
-			if ((n = arg_list(optarg, items, BENCH_ALLOC_MAX_THREADS)) < 0)
-				return usage_error(ctx, "--threads takes up to %d counts like 1,2,4", BENCH_ALLOC_MAX_THREADS);
-			o->run.nthreads = 0;
-			for (int i = 0; i < n; i++) {
-				int v;
-				if (arg_pid(items[i], &v) < 0 || v > 256)
-					return usage_error(ctx, "--threads: '%s' is not a count from 1 to 256", items[i]);
-				o->run.threads[o->run.nthreads++] = (unsigned)v;
-			}
-			break;
-		case 'S':
-			if ((n = arg_list(optarg, items, 64)) < 0)
-				return usage_error(ctx, "--strategies takes a list like touch-4k,madv-populate-write-thp");
-			memset(o->run.strategy, 0, sizeof(o->run.strategy));
-			for (int i = 0; i < n; i++) {
-				int s = alloc_strategy_from_name(items[i]);
-				if (s < 0)
-					return usage_error(ctx, "--strategies: unknown strategy '%s'", items[i]);
-				o->run.strategy[s] = true;
-			}
-			break;
-		case 'r': {
-			int v;
-			if (arg_pid(optarg, &v) < 0 || v > BENCH_ALLOC_MAX_REPEATS)
-				return usage_error(ctx, "--repeat takes a count from 1 to %d", BENCH_ALLOC_MAX_REPEATS);
-			o->run.repeats = (unsigned)v;
-			break;
-		}
-		case 'q': o->run.qemu = true; break;
-		case 'Q': o->run.qemu_binary = optarg; o->run.qemu = true; break;
-		case 'g': o->svg_path = optarg; break;
-		case 'h': *help = true; break;
-		default: return args_end(ctx, c, argc, argv);
-		}
+	struct bench_alloc_config *run = &((struct alloc_opts *)opts)->run;
+	char *items[BENCH_ALLOC_MAX_SIZES];
+	int n = arg_list((char *)arg, items, BENCH_ALLOC_MAX_SIZES); /* argv's word, split in place */
+	if (n < 0)
+		return usage_error(ctx, "--sizes takes up to %d sizes like 256M,1G", BENCH_ALLOC_MAX_SIZES);
+	run->nsizes = 0;
+	for (int i = 0; i < n; i++) {
+		uint64_t v;
+		if (arg_size(items[i], &v) < 0 || v < ((uint64_t)1 << 20))
+			return usage_error(ctx, "--sizes: '%s' is not a size of at least 1M", items[i]);
+		run->sizes[run->nsizes++] = v;
 	}
-	return args_end(ctx, c, argc, argv);
+	return EXIT_OK;
 }
+
+static int opt_threads(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct bench_alloc_config *run = &((struct alloc_opts *)opts)->run;
+	char *items[BENCH_ALLOC_MAX_THREADS];
+	int n = arg_list((char *)arg, items, BENCH_ALLOC_MAX_THREADS);
+	if (n < 0)
+		return usage_error(ctx, "--threads takes up to %d counts like 1,2,4", BENCH_ALLOC_MAX_THREADS);
+	run->nthreads = 0;
+	for (int i = 0; i < n; i++) {
+		int v;
+		if (arg_pid(items[i], &v) < 0 || v > 256)
+			return usage_error(ctx, "--threads: '%s' is not a count from 1 to 256", items[i]);
+		run->threads[run->nthreads++] = (unsigned)v;
+	}
+	return EXIT_OK;
+}
+
+static int opt_strategies(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct bench_alloc_config *run = &((struct alloc_opts *)opts)->run;
+	char *items[64];
+	int n = arg_list((char *)arg, items, 64);
+	if (n < 0)
+		return usage_error(ctx, "--strategies takes a list like touch-4k,madv-populate-write-thp");
+	memset(run->strategy, 0, sizeof(run->strategy));
+	for (int i = 0; i < n; i++) {
+		int s = alloc_strategy_from_name(items[i]);
+		if (s < 0)
+			return usage_error(ctx, "--strategies: unknown strategy '%s'", items[i]);
+		run->strategy[s] = true;
+	}
+	return EXIT_OK;
+}
+
+static int opt_qemu_binary(struct ctx *ctx, void *opts, const char *arg)
+{
+	(void)ctx, (void)arg;
+	((struct alloc_opts *)opts)->run.qemu = true;
+	return EXIT_OK;
+}
+
+static const struct opt alloc_opt_table[] = {
+	{OPT("sizes", 0, OPT_CALL), .call = opt_sizes},
+	{OPT("threads", 0, OPT_CALL), .call = opt_threads},
+	{OPT("strategies", 0, OPT_CALL), .call = opt_strategies},
+	{OPT("repeat", 0, OPT_COUNT), OPT_AT(struct alloc_opts, run.repeats), .lo = 1, .hi = BENCH_ALLOC_MAX_REPEATS,
+	 .error = "--repeat takes a count from 1 to " OPT_TEXT(BENCH_ALLOC_MAX_REPEATS)},
+	{OPT("qemu", 0, OPT_FLAG), OPT_AT(struct alloc_opts, run.qemu)},
+	{OPT("qemu-binary", 0, OPT_STRING), OPT_AT(struct alloc_opts, run.qemu_binary), .call = opt_qemu_binary},
+	{OPT("svg", 0, OPT_STRING), OPT_AT(struct alloc_opts, svg_path)},
+	{OPT("help", 'h', OPT_HELP)},
+};
 
 static void add_row(struct table *t, uint64_t size, int slot, unsigned threads, const struct bench_alloc_cell *c,
 		    double ref_gibs)
@@ -342,14 +343,10 @@ int cmd_bench_alloc(struct ctx *ctx, int argc, char **argv)
 	struct alloc_opts o = {.run.repeats = 3};
 	for (int s = 0; s < ALLOC_NSTRATEGIES; s++)
 		o.run.strategy[s] = true;
-	bool help = false;
-	int rc = parse_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
+	static const struct opts_spec spec = OPTS_SPEC(alloc_opt_table, 0, alloc_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		alloc_help();
-		return EXIT_OK;
-	}
 	bool progress = ctx->format == OUT_HUMAN && isatty(STDERR_FILENO);
 	if (progress)
 		o.run.progress = print_progress;
@@ -371,8 +368,7 @@ int cmd_bench_alloc(struct ctx *ctx, int argc, char **argv)
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	}
 	fill_rows(b, t);
-	if (o.svg_path)
-		rc = write_svg(ctx, b, o.svg_path);
+	rc = o.svg_path ? write_svg(ctx, b, o.svg_path) : EXIT_OK;
 	if (rc == EXIT_OK) {
 		if (ctx->format == OUT_JSON)
 			print_json(b, t);

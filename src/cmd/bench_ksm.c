@@ -1,12 +1,12 @@
 /* vmhost bench ksm: options, progress and the results of the KSM policy experiment
  * (core/bench/bench_ksm.c) as a table, CSV, JSON and an SVG of saved bytes over time. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/bench/bench_ksm.h"
 #include "core/base/clock.h"
 #include "core/tune/ksm_guard.h"
@@ -18,6 +18,9 @@
 struct bench_opts {
 	struct bench_ksm_config k;
 	const char *svg;
+	bool quick;
+	/* Read once --quick's defaults are in place, whatever the order on the command line. */
+	const char *guests, *guest_size, *duration, *steady, *policies;
 };
 
 static void bench_ksm_help(void)
@@ -70,84 +73,64 @@ static const struct col bench_cols[B_NCOLS] = {
 	[B_NOTE] = {"note", "NOTE", COL_STR, COL_LEFT, 0},
 };
 
-static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts *o, bool *help)
+static int opt_scenario(struct ctx *ctx, void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"quick", no_argument, NULL, 'q'},
-		{"scenario", required_argument, NULL, 'S'},
-		{"guests", required_argument, NULL, 'g'},
-		{"guest-size", required_argument, NULL, 'm'},
-		{"duration", required_argument, NULL, 'd'},
-		{"steady", required_argument, NULL, 's'},
-		{"repeat", required_argument, NULL, 'r'},
-		{"policies", required_argument, NULL, 'p'},
-		{"svg", required_argument, NULL, 'o'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	bool quick = false;
-	const char *guests = NULL, *size = NULL, *duration = NULL, *steady = NULL;
-	char *policies = NULL;
-	o->k.repeat = 1;
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+qS:g:m:d:s:r:p:o:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'q': quick = true; break;
-		case 'S': {
-			int sc = bench_ksm_scenario_parse(optarg);
-			if (sc < 0)
-				return usage_error(ctx, "unknown scenario '%s' (start, late, churn, volatile)", optarg);
-			o->k.scenario = (enum bench_ksm_scenario)sc;
-			break;
-		}
-		case 'g': guests = optarg; break;
-		case 'm': size = optarg; break;
-		case 'd': duration = optarg; break;
-		case 's': steady = optarg; break;
-		case 'r': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 1 || v > BENCH_KSM_MAX_REPEAT)
-				return usage_error(ctx, "--repeat takes 1 to %d, not '%s'", BENCH_KSM_MAX_REPEAT, optarg);
-			o->k.repeat = (int)v;
-			break;
-		}
-		case 'p': policies = optarg; break;
-		case 'o': o->svg = optarg; break;
-		case 'h': *help = true; return EXIT_OK;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	int sc = bench_ksm_scenario_parse(arg);
+	if (sc < 0)
+		return usage_error(ctx, "unknown scenario '%s' (start, late, churn, volatile)", arg);
+	((struct bench_opts *)opts)->k.scenario = (enum bench_ksm_scenario)sc;
+	return EXIT_OK;
+}
+
+static const struct opt bench_opt_table[] = {
+	{OPT("quick", 'q', OPT_FLAG), OPT_AT(struct bench_opts, quick)},
+	{OPT("scenario", 'S', OPT_CALL), .call = opt_scenario},
+	{OPT("guests", 'g', OPT_STRING), OPT_AT(struct bench_opts, guests)},
+	{OPT("guest-size", 'm', OPT_STRING), OPT_AT(struct bench_opts, guest_size)},
+	{OPT("duration", 'd', OPT_STRING), OPT_AT(struct bench_opts, duration)},
+	{OPT("steady", 's', OPT_STRING), OPT_AT(struct bench_opts, steady)},
+	{OPT("repeat", 'r', OPT_COUNT), OPT_AT(struct bench_opts, k.repeat), .lo = 1, .hi = BENCH_KSM_MAX_REPEAT,
+	 .error = "--repeat takes 1 to " OPT_TEXT(BENCH_KSM_MAX_REPEAT) ", not '%s'"},
+	{OPT("policies", 'p', OPT_STRING), OPT_AT(struct bench_opts, policies)},
+	{OPT("svg", 'o', OPT_STRING), OPT_AT(struct bench_opts, svg)},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
+/* The workload's size and the run's times: --quick's or the default, then the options over them. */
+static int read_workload(struct ctx *ctx, struct bench_opts *o)
+{
 	o->k.guests = 4;
-	o->k.guest_bytes = (quick ? 128ull : 256ull) << 20;
-	o->k.duration_seconds = quick ? 120 : 600;
-	o->k.steady_seconds = quick ? 40 : 120;
-	if (guests) {
-		char *end;
-		long v = strtol(guests, &end, 10);
-		if (*end || end == guests || v < 2 || v > BENCH_KSM_MAX_GUESTS)
-			return usage_error(ctx, "--guests takes 2 to %d, not '%s'", BENCH_KSM_MAX_GUESTS, guests);
-		o->k.guests = (unsigned)v;
+	o->k.guest_bytes = (o->quick ? 128ull : 256ull) << 20;
+	o->k.duration_seconds = o->quick ? 120 : 600;
+	o->k.steady_seconds = o->quick ? 40 : 120;
+	long guests;
+	if (o->guests) {
+		if (arg_count(o->guests, &guests) < 0 || guests < 2 || guests > BENCH_KSM_MAX_GUESTS)
+			return usage_error(ctx, "--guests takes 2 to %d, not '%s'", BENCH_KSM_MAX_GUESTS, o->guests);
+		o->k.guests = (unsigned)guests;
 	}
-	if (size && (arg_size(size, &o->k.guest_bytes) < 0 || o->k.guest_bytes < (4u << 20)))
-		return usage_error(ctx, "--guest-size takes a size of at least 4M (e.g. 256M), not '%s'", size);
-	if (duration && arg_seconds(duration, &o->k.duration_seconds) < 0)
-		return usage_error(ctx, "--duration takes seconds, not '%s'", duration);
-	if (steady && arg_seconds(steady, &o->k.steady_seconds) < 0)
-		return usage_error(ctx, "--steady takes seconds, not '%s'", steady);
+	if (o->guest_size && (arg_size(o->guest_size, &o->k.guest_bytes) < 0 || o->k.guest_bytes < (4u << 20)))
+		return usage_error(ctx, "--guest-size takes a size of at least 4M (e.g. 256M), not '%s'", o->guest_size);
+	if (o->duration && arg_seconds(o->duration, &o->k.duration_seconds) < 0)
+		return usage_error(ctx, "--duration takes seconds, not '%s'", o->duration);
+	if (o->steady && arg_seconds(o->steady, &o->k.steady_seconds) < 0)
+		return usage_error(ctx, "--steady takes seconds, not '%s'", o->steady);
 	if (o->k.steady_seconds >= o->k.duration_seconds)
 		return usage_error(ctx, "--steady (%.0f s) must be shorter than --duration (%.0f s)", o->k.steady_seconds,
 				   o->k.duration_seconds);
-	if (!policies) {
+	return EXIT_OK;
+}
+
+/* --policies, or every policy. */
+static int read_policies(struct ctx *ctx, struct bench_opts *o)
+{
+	if (!o->policies) {
 		for (int p = 0; p < BENCH_KSM_NPOLICIES; p++)
 			o->k.policy_on[p] = true;
 		return EXIT_OK;
 	}
 	char *items[BENCH_KSM_NPOLICIES * 2];
-	int n = arg_list(policies, items, BENCH_KSM_NPOLICIES * 2);
+	int n = arg_list((char *)o->policies, items, BENCH_KSM_NPOLICIES * 2); /* argv's word, split in place */
 	if (n < 0)
 		return usage_error(ctx, "--policies takes a comma-separated list of policy names");
 	for (int i = 0; i < n; i++) {
@@ -160,6 +143,20 @@ static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts 
 	}
 	return EXIT_OK;
 }
+
+/* OPTS_GO, or the exit code after the help or a usage error. */
+static int parse_opts(struct ctx *ctx, int argc, char **argv, struct bench_opts *o)
+{
+	static const struct opts_spec spec = OPTS_SPEC(bench_opt_table, 0, bench_ksm_help);
+	o->k.repeat = 1;
+	int rc = opts_parse(ctx, &spec, argc, argv, o);
+	if (rc != OPTS_GO)
+		return rc;
+	if ((rc = read_workload(ctx, o)) != EXIT_OK || (rc = read_policies(ctx, o)) != EXIT_OK)
+		return rc;
+	return OPTS_GO;
+}
+
 /* Saved bytes over time, one line per policy, from the first run. */
 static int write_svg(const char *path, const struct bench_ksm_result *res)
 {
@@ -352,14 +349,9 @@ static int print_results(struct ctx *ctx, const struct bench_opts *o, const stru
 int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 {
 	struct bench_opts o = {0};
-	bool help = false;
-	int rc = parse_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
+	int rc = parse_opts(ctx, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		bench_ksm_help();
-		return EXIT_OK;
-	}
 	struct ksm_sampler sm;
 	struct ksm_sample s0;
 	if ((rc = ksm_experiment_ready(ctx, &sm, &s0)) != EXIT_OK)

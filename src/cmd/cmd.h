@@ -49,15 +49,10 @@ int arg_seconds0(const char *s, double *ret);      /* the same, or "0" */
 int arg_size(const char *s, uint64_t *ret);        /* "256M", "1G", bytes without suffix */
 int arg_pid(const char *s, int *ret);
 int arg_count(const char *s, long *ret);           /* a positive whole number */
+int arg_number(const char *s, double lo, double hi, double *ret); /* a finite number from lo to hi */
 int arg_pid_path(const char *s, int *ret_pid, const char **ret_path); /* "PID=PATH" */
 /* Splits a comma-separated list in place; returns the count or -EINVAL (empty item, too many). */
 int arg_list(char *s, char **items, int max);
-
-/* getopt_long with "+" semantics from argv[0] = the command name; resets getopt state. */
-void args_reset(void);
-/* The end of an option loop, with c from getopt_long: a usage error for an option no case took
- * (c != -1) or for an argument left over; EXIT_OK otherwise. */
-int args_end(const struct ctx *ctx, int c, int argc, char **argv);
 
 /* Takes the machine-wide KSM lock (saying so while it waits for another vmhost) and starts
  * guarding KSM settings (core/tune/ksm_guard.h). EXIT_OK, or the exit code after a printed error. */

@@ -1,7 +1,6 @@
 #include "cmd/cmd.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -146,6 +145,17 @@ int arg_count(const char *s, long *ret)
 	return 0;
 }
 
+int arg_number(const char *s, double lo, double hi, double *ret)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 int arg_pid_path(const char *s, int *ret_pid, const char **ret_path)
 {
 	const char *eq = strchr(s, '=');
@@ -168,21 +178,6 @@ int arg_list(char *s, char **items, int max)
 		items[n++] = tok;
 	}
 	return n > 0 ? n : -EINVAL;
-}
-
-void args_reset(void)
-{
-	optind = 0; /* glibc: 0 also resets its internal state */
-	opterr = 0;
-}
-
-int args_end(const struct ctx *ctx, int c, int argc, char **argv)
-{
-	if (c != -1)
-		return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	return EXIT_OK;
 }
 
 int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table, size_t n, cmd_fn dflt,

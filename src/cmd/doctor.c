@@ -1,11 +1,11 @@
 /* vmhost doctor: what is wrong with this host's VMs, with the evidence and the fix. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/doctor/doctor.h"
 #include "out/doctor_view.h"
 #include "store/store_growth.h"
@@ -43,51 +43,27 @@ static void doctor_help(void)
 	       "Every finding, its threshold and why: docs/doctor.md.\n");
 }
 
-static int parse_doctor_opts(struct ctx *ctx, int argc, char **argv, struct doctor_cmd_opts *o, bool *help)
+static int opt_fail_on(struct ctx *ctx, void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"fail-on", required_argument, NULL, 'f'},
-		{"warmup", required_argument, NULL, 'w'},
-		{"interval", required_argument, NULL, 'i'},
-		{"smaps-budget", required_argument, NULL, 's'},
-		{"list", no_argument, NULL, 'l'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+d:f:w:i:s:lh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': o->db = optarg; break;
-		case 'f':
-			if (doctor_severity_parse(optarg, &o->fail_on) < 0)
-				return usage_error(ctx, "--fail-on takes info, warning or critical, not '%s'", optarg);
-			o->fail_on_set = true;
-			break;
-		case 'w':
-			if (arg_seconds0(optarg, &o->warmup_seconds) < 0)
-				return usage_error(ctx, "--warmup takes seconds, not '%s'", optarg);
-			break;
-		case 'i':
-			if (arg_seconds0(optarg, &o->gather.interval_seconds) < 0)
-				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5, or 0), not '%s'", optarg);
-			break;
-		case 's': {
-			char *end;
-			double v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v >= 0 && v <= 10))
-				return usage_error(ctx, "--smaps-budget takes seconds (0 to 10), not '%s'", optarg);
-			o->gather.smaps_budget_seconds = v;
-			break;
-		}
-		case 'l': o->list = true; break;
-		case 'h': *help = true; break;
-		default: return args_end(ctx, c, argc, argv);
-		}
-	}
-	return args_end(ctx, c, argc, argv);
+	struct doctor_cmd_opts *o = opts;
+	if (doctor_severity_parse(arg, &o->fail_on) < 0)
+		return usage_error(ctx, "--fail-on takes info, warning or critical, not '%s'", arg);
+	o->fail_on_set = true;
+	return EXIT_OK;
 }
+
+static const struct opt doctor_opt_table[] = {
+	{OPT("db", 'd', OPT_STRING), OPT_AT(struct doctor_cmd_opts, db)},
+	{OPT("fail-on", 'f', OPT_CALL), .call = opt_fail_on},
+	{OPT("warmup", 'w', OPT_SECONDS0), OPT_AT(struct doctor_cmd_opts, warmup_seconds),
+	 .error = "--warmup takes seconds, not '%s'"},
+	{OPT("interval", 'i', OPT_SECONDS0), OPT_AT(struct doctor_cmd_opts, gather.interval_seconds),
+	 .error = "--interval takes seconds (e.g. 1, 0.5, or 0), not '%s'"},
+	{OPT("smaps-budget", 's', OPT_NUMBER), OPT_AT(struct doctor_cmd_opts, gather.smaps_budget_seconds), .lo = 0,
+	 .hi = 10, .error = "--smaps-budget takes seconds (0 to 10), not '%s'"},
+	{OPT("list", 'l', OPT_FLAG), OPT_AT(struct doctor_cmd_opts, list)},
+	{OPT("help", 'h', OPT_HELP)},
+};
 
 /* The VMs `vmhost growth` flags in the database, with its default thresholds. */
 static int read_growth(const struct ctx *ctx, const char *db, double warmup, struct doctor_evidence *e)
@@ -125,14 +101,10 @@ static int read_growth(const struct ctx *ctx, const char *db, double warmup, str
 int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 {
 	struct doctor_cmd_opts o = {.warmup_seconds = NAN, .gather = {.interval_seconds = 1, .smaps_budget_seconds = 0.05}};
-	bool help = false;
-	int rc = parse_doctor_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
+	static const struct opts_spec spec = OPTS_SPEC(doctor_opt_table, 0, doctor_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		doctor_help();
-		return EXIT_OK;
-	}
 	if (ctx->format == OUT_CSV)
 		return usage_error(ctx, "doctor has no table to write as CSV (use --json)");
 	struct doc d;

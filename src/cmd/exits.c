@@ -1,11 +1,12 @@
 /* vmhost exits: KVM exit and event counters per VM (kvm_stat's debugfs mode, without the fuzz). */
 #include <errno.h>
-#include <getopt.h>
+#include <getopt.h> /* optind: the command after -- */
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/kvm/kvm_delta.h"
 #include "io/run.h"
@@ -26,7 +27,6 @@ struct exits_opts {
 	size_t nvm_names;
 	pid_t pids[MAX_FILTERS];
 	size_t npids;
-	const char *fields_arg;
 	regex_t fields;
 	bool have_fields;
 	long count; /* refreshes before stopping (live, log); 0 = until interrupted */
@@ -36,6 +36,7 @@ struct exits_opts {
 	const char *qmp_paths[MAX_FILTERS];
 	size_t nqmp;
 	char **command;
+	bool once, log; /* as given; mode says which runs */
 };
 
 /* ---- signals: stop the loops cleanly (terminal restored, nothing half printed) ---- */
@@ -78,72 +79,55 @@ static void exits_help(void)
 	       "a negative rate. Needs root; see docs/exits.md.\n");
 }
 
-static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits_opts *o, bool *help)
+static int opt_vm(struct ctx *ctx, void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"once", no_argument, NULL, '1'},
-		{"log", no_argument, NULL, 'l'},
-		{"interval", required_argument, NULL, 'i'},
-		{"count", required_argument, NULL, 'n'},
-		{"vm", required_argument, NULL, 'g'},
-		{"pid", required_argument, NULL, 'p'},
-		{"fields", required_argument, NULL, 'f'},
-		{"reasons", no_argument, NULL, 'r'},
-		{"vcpu", no_argument, NULL, 'V'},
-		{"qmp-socket", required_argument, NULL, 'Q'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	o->interval_seconds = 1.0;
-	args_reset();
-	int c;
-	bool once = false, log = false;
-	while ((c = getopt_long(argc, argv, "+1li:n:g:p:f:rVQ:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case '1': once = true; break;
-		case 'l': log = true; break;
-		case 'i':
-			if (arg_seconds(optarg, &o->interval_seconds) < 0)
-				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
-			break;
-		case 'n':
-			if (arg_count(optarg, &o->count) < 0)
-				return usage_error(ctx, "--count takes a positive number, not '%s'", optarg);
-			break;
-		case 'g':
-			if (o->nvm_names == MAX_FILTERS)
-				return usage_error(ctx, "too many --vm options");
-			o->vm_names[o->nvm_names++] = optarg;
-			break;
-		case 'p': {
-			int pid;
-			if (arg_pid(optarg, &pid) < 0)
-				return usage_error(ctx, "--pid takes a process id, not '%s'", optarg);
-			if (o->npids == MAX_FILTERS)
-				return usage_error(ctx, "too many --pid options");
-			o->pids[o->npids++] = pid;
-			break;
-		}
-		case 'f':
-			if (o->have_fields)
-				return usage_error(ctx, "--fields given twice (combine them: 'a|b')");
-			if (regcomp(&o->fields, optarg, REG_EXTENDED | REG_NOSUB) != 0)
-				return usage_error(ctx, "--fields: '%s' is not a valid extended regular expression", optarg);
-			o->have_fields = true;
-			o->fields_arg = optarg;
-			break;
-		case 'r': o->reasons = true; break;
-		case 'V': o->vcpu = true; break;
-		case 'Q':
-			if (o->nqmp == MAX_FILTERS || arg_pid_path(optarg, &o->qmp_pids[o->nqmp], &o->qmp_paths[o->nqmp]) < 0)
-				return usage_error(ctx, "--qmp-socket takes PID=PATH (at most %d), not '%s'", MAX_FILTERS, optarg);
-			o->nqmp++;
-			break;
-		case 'h': *help = true; break;
-		default:
-			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
+	struct exits_opts *o = opts;
+	if (o->nvm_names == MAX_FILTERS)
+		return usage_error(ctx, "too many --vm options");
+	o->vm_names[o->nvm_names++] = arg;
+	return EXIT_OK;
+}
+
+static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct exits_opts *o = opts;
+	return opt_pid_add(ctx, arg, o->pids, &o->npids, MAX_FILTERS, "too many --pid options");
+}
+
+static int opt_fields(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct exits_opts *o = opts;
+	return opt_regex_once(ctx, "--fields", arg, &o->fields, &o->have_fields);
+}
+
+static int opt_qmp_socket(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct exits_opts *o = opts;
+	if (o->nqmp == MAX_FILTERS || arg_pid_path(arg, &o->qmp_pids[o->nqmp], &o->qmp_paths[o->nqmp]) < 0)
+		return usage_error(ctx, "--qmp-socket takes PID=PATH (at most %d), not '%s'", MAX_FILTERS, arg);
+	o->nqmp++;
+	return EXIT_OK;
+}
+
+static const struct opt exits_opt_table[] = {
+	{OPT("once", '1', OPT_FLAG), OPT_AT(struct exits_opts, once)},
+	{OPT("log", 'l', OPT_FLAG), OPT_AT(struct exits_opts, log)},
+	{OPT("interval", 'i', OPT_SECONDS), OPT_AT(struct exits_opts, interval_seconds),
+	 .error = "--interval takes seconds (e.g. 1, 0.5), not '%s'"},
+	{OPT("count", 'n', OPT_COUNT), OPT_AT(struct exits_opts, count), .error = "--count takes a positive number, not '%s'"},
+	{OPT("vm", 'g', OPT_CALL), .call = opt_vm},
+	{OPT("pid", 'p', OPT_CALL), .call = opt_pid},
+	{OPT("fields", 'f', OPT_CALL), .call = opt_fields},
+	{OPT("reasons", 'r', OPT_FLAG), OPT_AT(struct exits_opts, reasons)},
+	{OPT("vcpu", 'V', OPT_FLAG), OPT_AT(struct exits_opts, vcpu)},
+	{OPT("qmp-socket", 'Q', OPT_CALL), .call = opt_qmp_socket},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
+/* The command after --, and the mode. */
+static int exits_check(struct ctx *ctx, void *opts, int argc, char **argv)
+{
+	struct exits_opts *o = opts;
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return usage_error(ctx, "unexpected argument '%s' (a command to measure goes after --)", argv[optind]);
@@ -151,15 +135,18 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
 		return usage_error(ctx, "-- must be followed by a command to run");
 	}
-	if (once + log + (o->command != NULL) > 1)
+	if (o->once + o->log + (o->command != NULL) > 1)
 		return usage_error(ctx, "--once, --log and -- CMD are different modes: pick one");
-	o->mode = o->command ? MODE_COMMAND : once ? MODE_ONCE : log ? MODE_LOG : MODE_LIVE;
+	o->mode = o->command ? MODE_COMMAND : o->once ? MODE_ONCE : o->log ? MODE_LOG : MODE_LIVE;
 	if (ctx->format == OUT_CSV && o->mode != MODE_LOG)
 		return usage_error(ctx, "--csv goes with --log (one row per interval)");
 	if (ctx->format == OUT_JSON && o->mode == MODE_LIVE)
 		o->mode = MODE_ONCE; /* one JSON document: the --once reading */
 	return EXIT_OK;
 }
+
+static const struct opts_spec exits_spec =
+	OPTS_SPEC_CHECKED(exits_opt_table, OPTS_REST | OPTS_HELP_ANYWAY, exits_help, exits_check);
 
 /* ---- which VMs and counters ---- */
 
@@ -402,12 +389,9 @@ static int live_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_rea
 
 int cmd_exits(struct ctx *ctx, int argc, char **argv)
 {
-	struct exits_opts o = {0};
-	bool help = false;
-	int rc = parse_exits_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK || help) {
-		if (help)
-			exits_help();
+	struct exits_opts o = {.interval_seconds = 1.0};
+	int rc = opts_parse(ctx, &exits_spec, argc, argv, &o);
+	if (rc != OPTS_GO) {
 		if (o.have_fields)
 			regfree(&o.fields);
 		return rc;

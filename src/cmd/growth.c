@@ -1,11 +1,11 @@
 /* vmhost growth: VMs whose memory beyond guest RAM keeps growing, from the recorded history. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "store/store_growth.h"
 #include "out/table.h"
 
@@ -52,67 +52,22 @@ static void growth_help(void)
 	       "Why these defaults: docs/record.md.\n");
 }
 
-static int parse_growth_opts(struct ctx *ctx, int argc, char **argv, struct growth_scan_opts *o, bool *help)
-{
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"window", required_argument, NULL, 'w'},
-		{"threshold", required_argument, NULL, 't'},
-		{"min-growth", required_argument, NULL, 'g'},
-		{"consistency", required_argument, NULL, 'c'},
-		{"warmup", required_argument, NULL, 'u'},
-		{"min-samples", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	args_reset();
-	int c;
-	uint64_t size;
-	while ((c = getopt_long(argc, argv, "+d:w:t:g:c:u:n:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': o->db = optarg; break;
-		case 'w':
-			if (arg_seconds(optarg, &o->window_seconds) < 0)
-				return usage_error(ctx, "--window takes seconds, not '%s'", optarg);
-			break;
-		case 't':
-			if (arg_size(optarg, &size) < 0)
-				return usage_error(ctx, "--threshold takes a size per hour (e.g. 10M), not '%s'", optarg);
-			o->params.threshold_bytes_per_hour = (double)size;
-			break;
-		case 'g':
-			if (arg_size(optarg, &size) < 0)
-				return usage_error(ctx, "--min-growth takes a size (e.g. 32M), not '%s'", optarg);
-			o->params.min_growth_bytes = (double)size;
-			break;
-		case 'c': {
-			char *end;
-			double v = strtod(optarg, &end);
-			if (end == optarg || *end || !(v >= -1 && v <= 1))
-				return usage_error(ctx, "--consistency takes a number from -1 to 1, not '%s'", optarg);
-			o->params.min_consistency = v;
-			break;
-		}
-		case 'u':
-			if (arg_seconds0(optarg, &o->params.warmup_seconds) < 0)
-				return usage_error(ctx, "--warmup takes seconds, not '%s'", optarg);
-			break;
-		case 'n': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v < 2 || v > 1000000)
-				return usage_error(ctx, "--min-samples takes a count of at least 2, not '%s'", optarg);
-			o->params.min_samples = (size_t)v;
-			break;
-		}
-		case 'h': *help = true; break;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	return EXIT_OK;
-}
+static const struct opt growth_opt_table[] = {
+	{OPT("db", 'd', OPT_STRING), OPT_AT(struct growth_scan_opts, db)},
+	{OPT("window", 'w', OPT_SECONDS), OPT_AT(struct growth_scan_opts, window_seconds),
+	 .error = "--window takes seconds, not '%s'"},
+	{OPT("threshold", 't', OPT_SIZE), OPT_AT(struct growth_scan_opts, params.threshold_bytes_per_hour),
+	 .error = "--threshold takes a size per hour (e.g. 10M), not '%s'"},
+	{OPT("min-growth", 'g', OPT_SIZE), OPT_AT(struct growth_scan_opts, params.min_growth_bytes),
+	 .error = "--min-growth takes a size (e.g. 32M), not '%s'"},
+	{OPT("consistency", 'c', OPT_NUMBER), OPT_AT(struct growth_scan_opts, params.min_consistency), .lo = -1, .hi = 1,
+	 .error = "--consistency takes a number from -1 to 1, not '%s'"},
+	{OPT("warmup", 'u', OPT_SECONDS0), OPT_AT(struct growth_scan_opts, params.warmup_seconds),
+	 .error = "--warmup takes seconds, not '%s'"},
+	{OPT("min-samples", 'n', OPT_COUNT), OPT_AT(struct growth_scan_opts, params.min_samples), .lo = 2, .hi = 1000000,
+	 .error = "--min-samples takes a count of at least 2, not '%s'"},
+	{OPT("help", 'h', OPT_HELP)},
+};
 
 static maybe_i64 maybe_round(double v) { return isfinite(v) ? MAYBE((int64_t)llround(v)) : UNKNOWN; }
 
@@ -173,14 +128,10 @@ static int print_growth(const struct ctx *ctx, const struct table *t, const stru
 int cmd_growth(struct ctx *ctx, int argc, char **argv)
 {
 	struct growth_scan_opts o = growth_scan_defaults();
-	bool help = false;
-	int rc = parse_growth_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
+	static const struct opts_spec spec = OPTS_SPEC(growth_opt_table, 0, growth_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		growth_help();
-		return EXIT_OK;
-	}
 	struct growth_scan g;
 	const char *what;
 	int r = growth_scan_run(&o, &g, &what);

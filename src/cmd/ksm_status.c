@@ -1,12 +1,12 @@
 /* vmhost ksm: every KSM counter and setting, plus rates measured over an interval. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/tune/ksm_rates.h"
 #include "out/json.h"
@@ -94,28 +94,23 @@ static void absent_doc(struct doc *d, const char *sys)
 	doc_end(d);
 }
 
+struct status_opts {
+	double interval; /* seconds the rates are measured over */
+};
+
+static const struct opt status_opt_table[] = {
+	{OPT("interval", 'i', OPT_SECONDS), OPT_AT(struct status_opts, interval),
+	 .error = "--interval takes seconds (e.g. 1, 0.5), not '%s'"},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
 int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"interval", required_argument, NULL, 'i'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	double interval = 1;
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+i:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (arg_seconds(optarg, &interval) < 0)
-				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
-			break;
-		case 'h': ksm_status_help(); return EXIT_OK;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	struct status_opts o = {.interval = 1};
+	static const struct opts_spec spec = OPTS_SPEC(status_opt_table, 0, ksm_status_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
+		return rc;
 
 	struct ksm_sampler sampler;
 	ksm_sampler_init(&sampler, &ctx->root);
@@ -132,7 +127,7 @@ int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 	ksm_scan_clock_init(&clock);
 	ksm_scan_clock_feed(&clock, &first);
 	prev = first;
-	double step = interval / 20 < 0.05 ? 0.05 : interval / 20, end = first.t + interval;
+	double step = o.interval / 20 < 0.05 ? 0.05 : o.interval / 20, end = first.t + o.interval;
 	for (;;) {
 		double left = end - clock_monotonic_seconds();
 		if (left <= 0)

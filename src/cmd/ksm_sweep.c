@@ -1,7 +1,6 @@
 /* vmhost ksm sweep: for each pages_to_scan/sleep_millisecs setting, unmerge, start, time full
  * scans, measure ksmd CPU and savings; every setting is restored at the end or on a signal. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
@@ -162,52 +162,32 @@ static int write_svg(const struct sweep_result *res, int n, const char *path)
 	return svg_file_close(&file);
 }
 
-int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
+struct sweep_opts {
+	const char *settings; /* P/S[,P/S...] */
+	const char *svg;
+	int nscans;
+	double timeout;
+};
+
+static const struct opt sweep_opt_table[] = {
+	{OPT("settings", 's', OPT_STRING), OPT_AT(struct sweep_opts, settings)},
+	{OPT("scans", 'n', OPT_COUNT), OPT_AT(struct sweep_opts, nscans), .lo = 1, .hi = 256,
+	 .error = "--scans takes 1 to 256, not '%s'"},
+	{OPT("svg", 'g', OPT_STRING), OPT_AT(struct sweep_opts, svg)},
+	{OPT("timeout", 't', OPT_SECONDS), OPT_AT(struct sweep_opts, timeout), .error = "--timeout takes seconds, not '%s'"},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
+/* --settings into res and its count: EXIT_OK, or the exit code of a usage error. */
+static int parse_settings(struct ctx *ctx, const char *settings, struct sweep_result *res, int *ret_n)
 {
-	static const struct option longopts[] = {
-		{"settings", required_argument, NULL, 's'},
-		{"scans", required_argument, NULL, 'n'},
-		{"svg", required_argument, NULL, 'g'},
-		{"timeout", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	char *settings = NULL;
-	const char *svg = NULL;
-	int nscans = 2;
-	double timeout = 1800;
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+s:n:g:t:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's': settings = optarg; break;
-		case 'n': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (*end || end == optarg || v < 1 || v > 256)
-				return usage_error(ctx, "--scans takes 1 to 256, not '%s'", optarg);
-			nscans = (int)v;
-			break;
-		}
-		case 'g': svg = optarg; break;
-		case 't':
-			if (arg_seconds(optarg, &timeout) < 0)
-				return usage_error(ctx, "--timeout takes seconds, not '%s'", optarg);
-			break;
-		case 'h': ksm_sweep_help(); return EXIT_OK;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
 	if (!settings)
 		return usage_error(ctx, "--settings P/S[,P/S...] is required (e.g. 100/20,100/120)");
 	char *items[MAX_SETTINGS];
-	int n = arg_list(settings, items, MAX_SETTINGS);
+	int n = arg_list((char *)settings, items, MAX_SETTINGS); /* argv's own words, split in place */
 	if (n < 0)
 		return usage_error(ctx, "--settings takes at most %d comma-separated P/S items", MAX_SETTINGS);
-	struct sweep_result res[MAX_SETTINGS];
-	memset(res, 0, sizeof(res));
+	memset(res, 0, sizeof(*res) * MAX_SETTINGS);
 	for (int i = 0; i < n; i++) {
 		char *end;
 		long p = strtol(items[i], &end, 10), s = -1;
@@ -223,7 +203,14 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 		res[i].pages_to_scan = p;
 		res[i].sleep_millisecs = s;
 	}
+	*ret_n = n;
+	return EXIT_OK;
+}
 
+/* Under the KSM lock and guard: each setting after an unmerge, then every setting restored.
+ * EXIT_OK with the count of settings measured, or the exit code after a printed error. */
+static int sweep(struct ctx *ctx, const struct sweep_opts *o, struct sweep_result *res, int n, int *ret_done)
+{
 	struct ksm_sampler sm;
 	struct ksm_sample s0;
 	int r = ksm_experiment_ready(ctx, &sm, &s0);
@@ -239,11 +226,11 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 	for (int i = 0; i < n && !stop_requested() && r >= 0; i++) {
 		if (ctx->format == OUT_HUMAN)
 			fprintf(stderr, "vmhost: ksm sweep: %lld/%lld: unmerging, then %d full scan%s\n",
-				(long long)res[i].pages_to_scan, (long long)res[i].sleep_millisecs, nscans,
-				nscans == 1 ? "" : "s");
+				(long long)res[i].pages_to_scan, (long long)res[i].sleep_millisecs, o->nscans,
+				o->nscans == 1 ? "" : "s");
 		if ((r = unmerge(&sm)) < 0)
 			break;
-		if ((r = measure(&sm, nscans, timeout, &res[i])) < 0)
+		if ((r = measure(&sm, o->nscans, o->timeout, &res[i])) < 0)
 			break;
 		done++;
 	}
@@ -256,7 +243,12 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 			    strerror(-r));
 	if (rr < 0)
 		return fail(ctx, EXIT_FAIL, "restoring KSM settings", "%s", strerror(-rr));
+	*ret_done = done;
+	return EXIT_OK;
+}
 
+static int print_sweep(struct ctx *ctx, const struct sweep_result *res, int done, int nscans)
+{
 	struct table *t = table_new(sweep_cols, S_NCOLS);
 	if (!t)
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
@@ -294,7 +286,26 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 	else
 		table_print_human(t, stdout, ctx->raw_bytes);
 	table_free(t);
-	if (svg && (r = write_svg(res, done, svg)) < 0)
-		return fail(ctx, EXIT_FAIL, "writing SVG", "%s: %s", svg, strerror(-r));
+	return EXIT_OK;
+}
+
+int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
+{
+	struct sweep_opts o = {.nscans = 2, .timeout = 1800};
+	static const struct opts_spec spec = OPTS_SPEC(sweep_opt_table, 0, ksm_sweep_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
+		return rc;
+	struct sweep_result res[MAX_SETTINGS];
+	int n = 0, done = 0;
+	if ((rc = parse_settings(ctx, o.settings, res, &n)) != EXIT_OK)
+		return rc;
+	if ((rc = sweep(ctx, &o, res, n, &done)) != EXIT_OK)
+		return rc;
+	if ((rc = print_sweep(ctx, res, done, o.nscans)) != EXIT_OK)
+		return rc;
+	int r;
+	if (o.svg && (r = write_svg(res, done, o.svg)) < 0)
+		return fail(ctx, EXIT_FAIL, "writing SVG", "%s: %s", o.svg, strerror(-r));
 	return EXIT_OK;
 }

@@ -1,7 +1,6 @@
 /* vmhost ksm tune: the KSM tuning daemon. The control law lives in core/tune/tuner.c; this file
  * samples, logs each decision with its reason, and writes through the KSM guard. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
@@ -50,6 +50,18 @@ struct tune_args {
 	bool dry_run, verbose;
 	double duration;
 	const char *config;
+	const char *cpu_budget, *interval; /* as given: applied over the config file's */
+};
+
+static const struct opt tune_opt_table[] = {
+	{OPT("cpu-budget", 'b', OPT_STRING), OPT_AT(struct tune_args, cpu_budget)},
+	{OPT("interval", 'i', OPT_STRING), OPT_AT(struct tune_args, interval)},
+	{OPT("dry-run", 'n', OPT_FLAG), OPT_AT(struct tune_args, dry_run)},
+	{OPT("config", 'c', OPT_STRING), OPT_AT(struct tune_args, config)},
+	{OPT("duration", 'd', OPT_SECONDS), OPT_AT(struct tune_args, duration),
+	 .error = "--duration takes seconds, not '%s'"},
+	{OPT("verbose", 'v', OPT_FLAG), OPT_AT(struct tune_args, verbose)},
+	{OPT("help", 'h', OPT_HELP)},
 };
 
 static int ini_key(void *user, const char *section, const char *key, const char *value, char *err, size_t cap)
@@ -79,51 +91,25 @@ static int load_config(struct ctx *ctx, const char *path, struct tuner_config *c
 	return EXIT_OK;
 }
 
-static int parse_args(struct ctx *ctx, int argc, char **argv, struct tune_args *a, bool *help)
+/* The options, then the config file under them: OPTS_GO, or the exit code (after the help or an error). */
+static int parse_args(struct ctx *ctx, int argc, char **argv, struct tune_args *a)
 {
-	static const struct option longopts[] = {
-		{"cpu-budget", required_argument, NULL, 'b'},
-		{"interval", required_argument, NULL, 'i'},
-		{"dry-run", no_argument, NULL, 'n'},
-		{"config", required_argument, NULL, 'c'},
-		{"duration", required_argument, NULL, 'd'},
-		{"verbose", no_argument, NULL, 'v'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	const char *budget = NULL, *interval = NULL;
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+b:i:nc:d:vh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'b': budget = optarg; break;
-		case 'i': interval = optarg; break;
-		case 'n': a->dry_run = true; break;
-		case 'c': a->config = optarg; break;
-		case 'd':
-			if (arg_seconds(optarg, &a->duration) < 0)
-				return usage_error(ctx, "--duration takes seconds, not '%s'", optarg);
-			break;
-		case 'v': a->verbose = true; break;
-		case 'h': *help = true; return EXIT_OK;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	static const struct opts_spec spec = OPTS_SPEC(tune_opt_table, 0, ksm_tune_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, a);
+	if (rc != OPTS_GO)
+		return rc;
 	tuner_config_default(&a->cfg);
-	int rc;
 	if (a->config && (rc = load_config(ctx, a->config, &a->cfg)) != EXIT_OK)
 		return rc;
 	char err[256];
 	/* The command line wins over the file. */
-	if (budget && tuner_config_set(&a->cfg, "cpu_budget", budget, err, sizeof(err)) < 0)
+	if (a->cpu_budget && tuner_config_set(&a->cfg, "cpu_budget", a->cpu_budget, err, sizeof(err)) < 0)
 		return usage_error(ctx, "--cpu-budget: %s", err);
-	if (interval && tuner_config_set(&a->cfg, "interval", interval, err, sizeof(err)) < 0)
+	if (a->interval && tuner_config_set(&a->cfg, "interval", a->interval, err, sizeof(err)) < 0)
 		return usage_error(ctx, "--interval: %s", err);
 	if (tuner_config_check(&a->cfg, err, sizeof(err)) < 0)
 		return usage_error(ctx, "%s", err);
-	return EXIT_OK;
+	return OPTS_GO;
 }
 
 static void log_decision(const struct ctx *ctx, const struct tune_args *a, const struct tuner_decision *d,
@@ -149,12 +135,10 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
 		json_maybe(&j, "saved_bytes", r->saved_bytes);
 		json_double(&j, "ksmd_cpu_percent", r->ksmd_cpu_percent);
 		json_double(&j, "pages_scanned_per_second", r->pages_scanned_per_second);
-		int64_t news = in->unscanned_arrived_pages + in->unscanned_new_pages + in->unscanned_grown_pages;
-		bool news_known = in->unscanned_arrived_pages >= 0 && in->unscanned_new_pages >= 0 &&
-				  in->unscanned_grown_pages >= 0;
+		int64_t news = tuner_news_pages(in);
 		json_maybe(&j, "mergeable_processes",
 			   in->mergeable_processes >= 0 ? MAYBE(in->mergeable_processes) : UNKNOWN);
-		json_maybe(&j, "unscanned_new_pages", news_known ? MAYBE(news) : UNKNOWN);
+		json_maybe(&j, "unscanned_new_pages", news >= 0 ? MAYBE(news) : UNKNOWN);
 		json_string(&j, "reason", d->reason);
 		json_object_end(&j);
 		json_finish(&j);
@@ -171,116 +155,130 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
 	fflush(stdout);
 }
 
-int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
+/* Not a dry run: this tuner alone (the instance lock), and no other vmhost changing KSM (the
+ * machine-wide lock). EXIT_OK with the instance lock's fd, or the exit code after an error. */
+static int take_locks(struct ctx *ctx, int *ret_fd)
 {
-	struct tune_args a = {0};
-	bool help = false;
-	int rc = parse_args(ctx, argc, argv, &a, &help);
-	if (rc != EXIT_OK)
-		return rc;
-	if (help) {
-		ksm_tune_help();
-		return EXIT_OK;
+	const char *lock_path = getenv("VMHOST_TUNE_LOCK");
+	int instance_fd = tuner_instance_lock(lock_path ? lock_path : TUNER_INSTANCE_LOCK);
+	if (instance_fd == -EBUSY)
+		return fail(ctx, EXIT_FAIL, "already running", "another 'vmhost ksm tune' holds %s",
+			    lock_path ? lock_path : TUNER_INSTANCE_LOCK);
+	if (instance_fd < 0)
+		return fail(ctx, instance_fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "lock file", "%s",
+			    strerror(-instance_fd));
+	int r = ksm_lock(false);
+	if (r == -EBUSY) {
+		close(instance_fd);
+		return fail(ctx, EXIT_FAIL, "KSM busy", "another vmhost (ksm sweep, bench ksm or a test) holds " KSM_LOCK_PATH);
 	}
-	struct ksm_sampler sampler;
-	ksm_sampler_init(&sampler, &ctx->root);
-	struct ksm_sample prev, now;
-	if (ksm_sample_take(&sampler, &prev) == -ENOENT)
-		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
-	if (!a.dry_run && geteuid() != 0)
-		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root (try --dry-run)");
-
-	int instance_fd = -1;
-	if (!a.dry_run) {
-		const char *lock_path = getenv("VMHOST_TUNE_LOCK");
-		instance_fd = tuner_instance_lock(lock_path ? lock_path : TUNER_INSTANCE_LOCK);
-		if (instance_fd == -EBUSY)
-			return fail(ctx, EXIT_FAIL, "already running", "another 'vmhost ksm tune' holds %s",
-				    lock_path ? lock_path : TUNER_INSTANCE_LOCK);
-		if (instance_fd < 0)
-			return fail(ctx, instance_fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "lock file", "%s",
-				    strerror(-instance_fd));
-		int r = ksm_lock(false);
-		if (r == -EBUSY) {
-			close(instance_fd);
-			return fail(ctx, EXIT_FAIL, "KSM busy",
-				    "another vmhost (ksm sweep, bench ksm or a test) holds " KSM_LOCK_PATH);
-		}
-		if (r < 0) {
-			close(instance_fd);
-			return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", strerror(-r));
-		}
+	if (r < 0) {
+		close(instance_fd);
+		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", strerror(-r));
 	}
-	pid_t tuned = ksmtuned_find(&ctx->root);
-	if (tuned)
-		warn(ctx, "ksmtuned is running (pid %d): it rewrites pages_to_scan every 60 s and will fight this "
-			  "tuner; stop it (systemctl stop ksmtuned)", (int)tuned);
+	*ret_fd = instance_fd;
+	return EXIT_OK;
+}
 
+/* Stops on a signal: a dry run only notes it; otherwise the guard restores KSM's settings first. */
+static int catch_signals(struct ctx *ctx, const struct tune_args *a)
+{
 	struct sigaction sa = {.sa_handler = stop_handler};
 	sigemptyset(&sa.sa_mask);
-	if (a.dry_run) {
+	if (a->dry_run) {
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
-	} else if ((rc = ksm_guard_begin(&ctx->root, stop_handler)) < 0) {
-		ksm_unlock();
-		close(instance_fd);
-		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", strerror(-rc));
+		return EXIT_OK;
 	}
+	int r = ksm_guard_begin(&ctx->root, stop_handler);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", strerror(-r));
+	return EXIT_OK;
+}
 
+/* Decides, writes and logs every interval until a stop, --duration or an error: an exit code. */
+static int tune_loop(struct ctx *ctx, const struct tune_args *a, struct ksm_sampler *sampler, struct ksm_sample *first,
+		     struct tuner_watch *watch)
+{
 	struct tuner_state state;
 	tuner_init(&state);
 	struct ksm_rates rates;
 	struct tuner_decision d;
 	struct tuner_input in;
+	struct ksm_sample prev = *first, now = *first; /* the first decision: the law only needs counters */
 	double start = prev.t, last_log = -1e9;
 	int64_t page = host_page_size();
-	struct tuner_watch *watch = NULL;
-	if (tuner_watch_new(&ctx->root, page, &watch) < 0)
-		warn(ctx, "out of memory: new guests are noticed only once ksmd reaches them");
-	rc = EXIT_OK;
-	/* The first decision comes from one sample: the law only needs counters to start. */
-	now = prev;
 	while (!stop_requested()) {
 		ksm_rates_compute(&prev, &now, page, NULL, &rates);
-		if (tuner_decide(&a.cfg, &state, watch, &prev, &now, &rates, &d, &in) < 0)
+		if (tuner_decide(&a->cfg, &state, watch, &prev, &now, &rates, &d, &in) < 0)
 			warn(ctx, "out of memory reading /proc: this decision is made from KSM's counters only");
-		int r = 0;
-		if (!a.dry_run)
-			r = tuner_apply(&a.cfg, &d, &now.k, stop_flag());
+		int r = a->dry_run ? 0 : tuner_apply(&a->cfg, &d, &now.k, stop_flag());
 		if (r < 0) {
 			ksm_guard_end();
-			rc = fail(ctx, exit_code_for(r), "writing KSM settings",
-				  "%s (settings restored)", strerror(-r));
-			break;
+			return fail(ctx, exit_code_for(r), "writing KSM settings", "%s (settings restored)", strerror(-r));
 		}
-		if (a.dry_run || a.verbose || d.changed || now.t - last_log >= 60) {
-			log_decision(ctx, &a, &d, &in, &rates, !a.dry_run);
+		if (a->dry_run || a->verbose || d.changed || now.t - last_log >= 60) {
+			log_decision(ctx, a, &d, &in, &rates, !a->dry_run);
 			last_log = now.t;
 		}
-		if (a.duration > 0 && now.t - start >= a.duration)
+		if (a->duration > 0 && now.t - start >= a->duration)
 			break;
-		double wake = now.t + a.cfg.interval_seconds;
+		double wake = now.t + a->cfg.interval_seconds;
 		while (!stop_requested() && clock_monotonic_seconds() < wake)
 			sleep_for(fmin(0.2, wake - clock_monotonic_seconds()));
 		if (stop_requested())
 			break;
 		prev = now;
-		if (ksm_sample_take(&sampler, &now) < 0) {
-			rc = fail(ctx, EXIT_FAIL, "reading KSM", "%s/kernel/mm/ksm vanished", ctx->root.sys);
-			break;
-		}
+		if (ksm_sample_take(sampler, &now) < 0)
+			return fail(ctx, EXIT_FAIL, "reading KSM", "%s/kernel/mm/ksm vanished", ctx->root.sys);
 	}
-	if (watch && a.verbose && ctx->format != OUT_JSON) {
-		struct tuner_watch_cost cost;
-		tuner_watch_cost(watch, &cost);
-		double run_s = clock_monotonic_seconds() - start;
-		fprintf(stderr, "vmhost: ksm tune: /proc watch: %llu walks in %llu intervals, %llu ksm_stat, %llu status, "
-			"%llu smaps reads, %.3f s CPU (%.4f%% of one CPU)\n", (unsigned long long)cost.walks,
-			(unsigned long long)cost.samples, (unsigned long long)cost.ksm_stat_reads,
-			(unsigned long long)cost.status_reads, (unsigned long long)cost.smaps_reads, cost.cpu_seconds,
-			run_s > 0 ? 100.0 * cost.cpu_seconds / run_s : 0.0);
+	return EXIT_OK;
+}
+
+/* --verbose: what watching /proc cost over the run. */
+static void print_watch_cost(const struct tuner_watch *watch, double run_s)
+{
+	struct tuner_watch_cost cost;
+	tuner_watch_cost(watch, &cost);
+	fprintf(stderr, "vmhost: ksm tune: /proc watch: %llu walks in %llu intervals, %llu ksm_stat, %llu status, "
+		"%llu smaps reads, %.3f s CPU (%.4f%% of one CPU)\n", (unsigned long long)cost.walks,
+		(unsigned long long)cost.samples, (unsigned long long)cost.ksm_stat_reads,
+		(unsigned long long)cost.status_reads, (unsigned long long)cost.smaps_reads, cost.cpu_seconds,
+		run_s > 0 ? 100.0 * cost.cpu_seconds / run_s : 0.0);
+}
+
+int cmd_ksm_tune(struct ctx *ctx, int argc, char **argv)
+{
+	struct tune_args a = {0};
+	int rc = parse_args(ctx, argc, argv, &a);
+	if (rc != OPTS_GO)
+		return rc;
+	struct ksm_sampler sampler;
+	ksm_sampler_init(&sampler, &ctx->root);
+	struct ksm_sample first;
+	if (ksm_sample_take(&sampler, &first) == -ENOENT)
+		return fail(ctx, EXIT_FAIL, "KSM", "this kernel has no KSM (%s/kernel/mm/ksm)", ctx->root.sys);
+	if (!a.dry_run && geteuid() != 0)
+		return fail(ctx, EXIT_NOPERM, "permission", "changing KSM settings needs root (try --dry-run)");
+	int instance_fd = -1;
+	if (!a.dry_run && (rc = take_locks(ctx, &instance_fd)) != EXIT_OK)
+		return rc;
+	pid_t tuned = ksmtuned_find(&ctx->root);
+	if (tuned)
+		warn(ctx, "ksmtuned is running (pid %d): it rewrites pages_to_scan every 60 s and will fight this "
+			  "tuner; stop it (systemctl stop ksmtuned)", (int)tuned);
+	if ((rc = catch_signals(ctx, &a)) != EXIT_OK) {
+		ksm_unlock();
+		close(instance_fd);
+		return rc;
 	}
+	struct tuner_watch *watch = NULL;
+	if (tuner_watch_new(&ctx->root, host_page_size(), &watch) < 0)
+		warn(ctx, "out of memory: new guests are noticed only once ksmd reaches them");
+	rc = tune_loop(ctx, &a, &sampler, &first, watch);
+	if (watch && a.verbose && ctx->format != OUT_JSON)
+		print_watch_cost(watch, clock_monotonic_seconds() - first.t);
 	tuner_watch_free(watch);
 	if (!a.dry_run) {
 		int r = ksm_guard_end();

@@ -1,11 +1,11 @@
 /* vmhost mem, and the host overview (vmhost with no command). */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/model/survey.h"
 #include "out/vm_table.h"
 
@@ -19,59 +19,31 @@ struct mem_opts {
 	int guest_poll_seconds;    /* --guest-poll: set the balloon's stats polling interval first */
 };
 
-static int parse_mem_opts(struct ctx *ctx, int argc, char **argv, struct mem_opts *o, bool *help)
+static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"pid", required_argument, NULL, 'p'},
-		{"exact", no_argument, NULL, 'x'},
-		{"interval", required_argument, NULL, 'i'},
-		{"pss-budget", required_argument, NULL, 'b'},
-		{"guest", no_argument, NULL, 'g'},
-		{"guest-poll", required_argument, NULL, 'G'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+p:xi:b:gG:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'p': {
-			int pid;
-			if (arg_pid(optarg, &pid) < 0)
-				return usage_error(ctx, "--pid takes a process id, not '%s'", optarg);
-			if (o->npids == sizeof(o->pids) / sizeof(o->pids[0]))
-				return usage_error(ctx, "too many --pid options");
-			o->pids[o->npids++] = pid;
-			break;
-		}
-		case 'x': o->exact = true; break;
-		case 'b': {
-			char *end;
-			o->pss_budget_seconds = strtod(optarg, &end);
-			if (end == optarg || *end || !(o->pss_budget_seconds >= 0) || o->pss_budget_seconds > 60)
-				return usage_error(ctx, "--pss-budget takes seconds (0 to 60, e.g. 0.005), not '%s'", optarg);
-			break;
-		}
-		case 'g': o->guest = true; break;
-		case 'G': {
-			char *end;
-			long v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || v < 1 || v > 3600)
-				return usage_error(ctx, "--guest-poll takes whole seconds (1 to 3600), not '%s'", optarg);
-			o->guest = true;
-			o->guest_poll_seconds = (int)v;
-			break;
-		}
-		case 'i':
-			if (arg_seconds(optarg, &o->interval_seconds) < 0)
-				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
-			break;
-		case 'h': *help = true; break;
-		default: return args_end(ctx, c, argc, argv);
-		}
-	}
-	return args_end(ctx, c, argc, argv);
+	struct mem_opts *o = opts;
+	return opt_pid_add(ctx, arg, o->pids, &o->npids, sizeof(o->pids) / sizeof(o->pids[0]), "too many --pid options");
 }
+
+static int opt_guest_poll(struct ctx *ctx, void *opts, const char *arg)
+{
+	(void)ctx, (void)arg;
+	((struct mem_opts *)opts)->guest = true;
+	return EXIT_OK;
+}
+
+static const struct opt mem_opt_table[] = {
+	{OPT("pid", 'p', OPT_CALL), .call = opt_pid},
+	{OPT("exact", 'x', OPT_FLAG), OPT_AT(struct mem_opts, exact)},
+	{OPT("interval", 'i', OPT_SECONDS), OPT_AT(struct mem_opts, interval_seconds),
+	 .error = "--interval takes seconds (e.g. 1, 0.5), not '%s'"},
+	{OPT("pss-budget", 'b', OPT_NUMBER), OPT_AT(struct mem_opts, pss_budget_seconds), .lo = 0, .hi = 60,
+	 .error = "--pss-budget takes seconds (0 to 60, e.g. 0.005), not '%s'"},
+	{OPT("guest", 'g', OPT_FLAG), OPT_AT(struct mem_opts, guest)},
+	{OPT("guest-poll", 'G', OPT_COUNT), OPT_AT(struct mem_opts, guest_poll_seconds), .lo = 1, .hi = 3600,
+	 .error = "--guest-poll takes whole seconds (1 to 3600), not '%s'", .call = opt_guest_poll},
+	{OPT("help", 'h', OPT_HELP)},
+};
 
 static void mem_help(void)
 {
@@ -119,6 +91,12 @@ static void mem_help(void)
 	       "Formulas and error bounds: docs/accounting.md. n/a (null in JSON) means unknown.\n");
 }
 
+static void overview_help(void)
+{
+	printf("usage: vmhost [--pid PID]... [--exact]: host memory, KSM, then 'vmhost mem'\n\n");
+	mem_help();
+}
+
 static void print_notes(const struct mem_opts *o, const struct vm_list *vms, const struct host *host, size_t rows)
 {
 	if (!rows)
@@ -155,19 +133,70 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 		printf("PSS and OVERHEAD are cheap estimates (docs/accounting.md); --exact reads the exact sources\n");
 }
 
+/* The VMs' table: the rates only when measured, the cgroup only when a VM has one, the guest's
+ * view only when asked for. cols: the table's columns, kept as long as it is. NULL when out of memory. */
+static struct table *mem_table(const struct mem_opts *o, const struct vm_list *vms, const struct host *host,
+			       struct col cols[VMC_NCOLS])
+{
+	memcpy(cols, vm_cols, sizeof(vm_cols));
+	bool cgroup = false;
+	for (size_t i = 0; i < vms->n; i++)
+		cgroup |= vms->vms[i].cg.memory_bytes.known;
+	if (!(o->interval_seconds > 0))
+		cols[VMC_CPU_PCT].flags = cols[VMC_WAIT_PCT].flags = COL_JSON_ONLY;
+	if (!cgroup)
+		cols[VMC_CG_MEM].flags = COL_JSON_ONLY;
+	if (!o->guest)
+		cols[VMC_BALLOON].flags = cols[VMC_GUEST_AVAIL].flags = COL_JSON_ONLY;
+	struct table *t = table_new(cols, VMC_NCOLS);
+	if (t)
+		table_reserve(t, vms->n);
+	for (size_t i = 0; t && i < vms->n; i++)
+		vm_table_row(t, &vms->vms[i], host);
+	if (t && table_error(t) < 0) {
+		table_free(t);
+		return NULL;
+	}
+	if (t)
+		table_sort_desc(t, VMC_PSS);
+	return t;
+}
+
+static void print_mem(struct ctx *ctx, const struct mem_opts *o, const struct vm_list *vms, const struct host *host,
+		      const struct kvm_host *kvm, struct table *t, bool overview)
+{
+	struct doc d;
+	if (ctx->format == OUT_JSON) {
+		ctx_doc(ctx, &d);
+		doc_begin(&d, NULL);
+		vm_host_block(&d, host, kvm);
+		table_print_json(t, doc_json(&d), "vms");
+		doc_int(&d, "skipped", NULL, MAYBE(vms->skipped));
+		doc_float(&d, "interval_seconds", NULL, o->interval_seconds > 0 ? o->interval_seconds : NAN, 0);
+		doc_end(&d);
+		doc_finish(&d);
+	} else if (ctx->format == OUT_CSV) {
+		table_print_csv(t, stdout);
+	} else {
+		if (overview) {
+			ctx_doc(ctx, &d);
+			vm_host_block(&d, host, kvm);
+			doc_finish(&d);
+		}
+		if (table_rows(t))
+			table_print_human(t, stdout, ctx->raw_bytes);
+		print_notes(o, vms, host, table_rows(t));
+	}
+}
+
 static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 {
 	struct mem_opts o = {.pss_budget_seconds = 0.005};
-	bool help = false;
-	int rc = parse_mem_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
+	static const struct opts_spec mem_spec = OPTS_SPEC(mem_opt_table, 0, mem_help),
+				      overview_spec = OPTS_SPEC(mem_opt_table, 0, overview_help);
+	int rc = opts_parse(ctx, overview ? &overview_spec : &mem_spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		if (overview)
-			printf("usage: vmhost [--pid PID]... [--exact]: host memory, KSM, then 'vmhost mem'\n\n");
-		mem_help();
-		return EXIT_OK;
-	}
 	struct host host;
 	struct vm_list vms;
 	char runtime[512];
@@ -186,61 +215,21 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 		warn(ctx, "no permission to read some /proc files of %u process%s (KSM or exact figures are n/a); run as root, or see docs/privileges.md",
 		     vms.denied, vms.denied == 1 ? "" : "es");
 
-	/* The human table shows the rates only when measured, the cgroup only when a VM has one. */
 	/* The host's KVM settings appear in the JSON and the overview only: read them for those. */
 	struct kvm_host kvm = {0};
 	if (ctx->format == OUT_JSON || (ctx->format != OUT_CSV && overview))
 		kvm_host_read(&ctx->root, &kvm);
 	struct col cols[VMC_NCOLS];
-	memcpy(cols, vm_cols, sizeof(cols));
-	bool cgroup = false;
-	for (size_t i = 0; i < vms.n; i++)
-		cgroup |= vms.vms[i].cg.memory_bytes.known;
-	if (!(o.interval_seconds > 0))
-		cols[VMC_CPU_PCT].flags = cols[VMC_WAIT_PCT].flags = COL_JSON_ONLY;
-	if (!cgroup)
-		cols[VMC_CG_MEM].flags = COL_JSON_ONLY;
-	if (!o.guest)
-		cols[VMC_BALLOON].flags = cols[VMC_GUEST_AVAIL].flags = COL_JSON_ONLY;
-	struct table *t = table_new(cols, VMC_NCOLS);
+	struct table *t = mem_table(&o, &vms, &host, cols);
+	rc = EXIT_OK;
 	if (t)
-		table_reserve(t, vms.n);
-	for (size_t i = 0; t && i < vms.n; i++)
-		vm_table_row(t, &vms.vms[i], &host);
-	if (!t || table_error(t) < 0) {
-		table_free(t);
-		kvm_host_free(&kvm);
-		vm_list_free(&vms);
-		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
-	}
-	table_sort_desc(t, VMC_PSS);
-
-	struct doc d;
-	if (ctx->format == OUT_JSON) {
-		ctx_doc(ctx, &d);
-		doc_begin(&d, NULL);
-		vm_host_block(&d, &host, &kvm);
-		table_print_json(t, doc_json(&d), "vms");
-		doc_int(&d, "skipped", NULL, MAYBE(vms.skipped));
-		doc_float(&d, "interval_seconds", NULL, o.interval_seconds > 0 ? o.interval_seconds : NAN, 0);
-		doc_end(&d);
-		doc_finish(&d);
-	} else if (ctx->format == OUT_CSV) {
-		table_print_csv(t, stdout);
-	} else {
-		if (overview) {
-			ctx_doc(ctx, &d);
-			vm_host_block(&d, &host, &kvm);
-			doc_finish(&d);
-		}
-		if (table_rows(t))
-			table_print_human(t, stdout, ctx->raw_bytes);
-		print_notes(&o, &vms, &host, table_rows(t));
-	}
+		print_mem(ctx, &o, &vms, &host, &kvm, t, overview);
+	else
+		rc = fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 	table_free(t);
 	vm_list_free(&vms);
 	kvm_host_free(&kvm);
-	return EXIT_OK;
+	return rc;
 }
 
 int cmd_mem(struct ctx *ctx, int argc, char **argv) { return run(ctx, argc, argv, false); }

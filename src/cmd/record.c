@@ -1,12 +1,12 @@
 /* vmhost record: loops over the sampler (core/sample/sampler.h), recording the host, KSM and every VM
  * into SQLite until stopped. */
 #include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/sample/sampler.h"
 #include "out/json.h"
@@ -46,54 +46,33 @@ static void record_help(void)
 	       SAMPLER_INTERVAL_SECONDS, SAMPLER_KVM_INTERVAL_SECONDS);
 }
 
-static int parse_record_opts(struct ctx *ctx, int argc, char **argv, struct record_opts *o, bool *help)
+static const struct opt record_opt_table[] = {
+	{OPT("db", 'd', OPT_STRING), OPT_AT(struct record_opts, db)},
+	{OPT("interval", 'i', OPT_SECONDS), OPT_AT(struct record_opts, interval), .lo = 0.01,
+	 .error = "--interval takes seconds (at least 0.01), not '%s'"},
+	{OPT("duration", 't', OPT_SECONDS), OPT_AT(struct record_opts, duration),
+	 .error = "--duration takes seconds, not '%s'"},
+	{OPT("keep-raw", 'k', OPT_SECONDS), OPT_AT(struct record_opts, retention.raw_seconds),
+	 .error = "--keep-raw takes seconds, not '%s'"},
+	{OPT("kvm-interval", 'K', OPT_SECONDS0), OPT_AT(struct record_opts, kvm_interval),
+	 .error = "--kvm-interval takes seconds (0: never), not '%s'"},
+	{OPT("quiet", 'q', OPT_FLAG), OPT_AT(struct record_opts, quiet)},
+	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct record_opts, kvm_reasons)},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
+/* The options together. */
+static int record_check(struct ctx *ctx, void *opts, int argc, char **argv)
 {
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"interval", required_argument, NULL, 'i'},
-		{"duration", required_argument, NULL, 't'},
-		{"keep-raw", required_argument, NULL, 'k'},
-		{"kvm-interval", required_argument, NULL, 'K'},
-		{"quiet", no_argument, NULL, 'q'},
-		{"kvm-reasons", no_argument, NULL, 'R'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+d:i:t:k:K:qRh", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': o->db = optarg; break;
-		case 'i':
-			if (arg_seconds(optarg, &o->interval) < 0 || o->interval < 0.01)
-				return usage_error(ctx, "--interval takes seconds (at least 0.01), not '%s'", optarg);
-			break;
-		case 't':
-			if (arg_seconds(optarg, &o->duration) < 0)
-				return usage_error(ctx, "--duration takes seconds, not '%s'", optarg);
-			break;
-		case 'k':
-			if (arg_seconds(optarg, &o->retention.raw_seconds) < 0)
-				return usage_error(ctx, "--keep-raw takes seconds, not '%s'", optarg);
-			break;
-		case 'K':
-			if (!strcmp(optarg, "0"))
-				o->kvm_interval = 0;
-			else if (arg_seconds(optarg, &o->kvm_interval) < 0)
-				return usage_error(ctx, "--kvm-interval takes seconds (0: never), not '%s'", optarg);
-			break;
-		case 'q': o->quiet = true; break;
-		case 'R': o->kvm_reasons = true; break;
-		case 'h': *help = true; break;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
+	(void)argc, (void)argv;
+	struct record_opts *o = opts;
 	if (o->retention.raw_seconds > o->retention.minute5_seconds)
 		return usage_error(ctx, "--keep-raw must not exceed the 5-minute retention (30 days)");
 	return EXIT_OK;
 }
+
+static const struct opts_spec record_spec =
+	OPTS_SPEC_CHECKED(record_opt_table, OPTS_HELP_ANYWAY, record_help, record_check);
 
 static void print_summary(const struct ctx *ctx, const struct record_opts *o, const struct sampler_totals *t,
 			  unsigned long vms_max)
@@ -194,13 +173,9 @@ int cmd_record(struct ctx *ctx, int argc, char **argv)
 {
 	struct record_opts o = {.db = "vmhost.db", .interval = SAMPLER_INTERVAL_SECONDS,
 				.kvm_interval = SAMPLER_KVM_INTERVAL_SECONDS, .retention = store_retention_default};
-	bool help = false;
-	int rc = parse_record_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK || help) {
-		if (help)
-			record_help();
+	int rc = opts_parse(ctx, &record_spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	}
 	struct store *store;
 	int r = store_open(o.db, &store);
 	if (r < 0)

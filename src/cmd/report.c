@@ -1,12 +1,12 @@
 /* vmhost report: one self-contained HTML file (inline SVG and CSS) from the recorded history.
  * The series come from store/store_series.h, the page's sections from out/report_html.h. */
 #include <errno.h>
-#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/model/host.h"
 #include "io/file.h"
 #include "out/json.h"
@@ -37,49 +37,18 @@ static void report_help(void)
 	       "  --title TEXT         page title [vmhost report: HOSTNAME]\n");
 }
 
-static int parse_report_opts(struct ctx *ctx, int argc, char **argv, struct report_opts *o, bool *help)
-{
-	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"out", required_argument, NULL, 'o'},
-		{"window", required_argument, NULL, 'w'},
-		{"growth-window", required_argument, NULL, 'g'},
-		{"title", required_argument, NULL, 't'},
-		{"warmup", required_argument, NULL, 'u'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+d:o:w:g:t:u:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd': o->db = optarg; break;
-		case 'o': o->out = optarg; break;
-		case 't': o->title = optarg; break;
-		case 'w':
-			if (arg_seconds(optarg, &o->window_seconds) < 0)
-				return usage_error(ctx, "--window takes seconds, not '%s'", optarg);
-			break;
-		case 'g':
-			if (arg_seconds(optarg, &o->growth.window_seconds) < 0)
-				return usage_error(ctx, "--growth-window takes seconds, not '%s'", optarg);
-			break;
-		case 'u':
-			if (strcmp(optarg, "0") && arg_seconds(optarg, &o->growth.params.warmup_seconds) < 0)
-				return usage_error(ctx, "--warmup takes seconds, not '%s'", optarg);
-			if (!strcmp(optarg, "0"))
-				o->growth.params.warmup_seconds = 0;
-			break;
-		case 'h': *help = true; break;
-		default: return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
-		}
-	}
-	if (optind < argc)
-		return usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	if (!*help && !o->out)
-		return usage_error(ctx, "--out FILE.html is required");
-	return EXIT_OK;
-}
+static const struct opt report_opt_table[] = {
+	{OPT("db", 'd', OPT_STRING), OPT_AT(struct report_opts, db)},
+	{OPT("out", 'o', OPT_STRING), OPT_AT(struct report_opts, out)},
+	{OPT("window", 'w', OPT_SECONDS), OPT_AT(struct report_opts, window_seconds),
+	 .error = "--window takes seconds, not '%s'"},
+	{OPT("growth-window", 'g', OPT_SECONDS), OPT_AT(struct report_opts, growth.window_seconds),
+	 .error = "--growth-window takes seconds, not '%s'"},
+	{OPT("title", 't', OPT_STRING), OPT_AT(struct report_opts, title)},
+	{OPT("warmup", 'u', OPT_SECONDS0), OPT_AT(struct report_opts, growth.params.warmup_seconds),
+	 .error = "--warmup takes seconds, not '%s'"},
+	{OPT("help", 'h', OPT_HELP)},
+};
 
 /* What the page is made of, read from the database once (VM charts are read one at a time). */
 struct report_data {
@@ -244,14 +213,12 @@ static int write_report_file(struct ctx *ctx, struct store *s, const struct repo
 int cmd_report(struct ctx *ctx, int argc, char **argv)
 {
 	struct report_opts o = {.db = "vmhost.db", .growth = growth_scan_defaults()};
-	bool help = false;
-	int rc = parse_report_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK)
+	static const struct opts_spec spec = OPTS_SPEC(report_opt_table, 0, report_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	if (help) {
-		report_help();
-		return EXIT_OK;
-	}
+	if (!o.out)
+		return usage_error(ctx, "--out FILE.html is required");
 	o.growth.db = o.db;
 	struct store *s;
 	int r = store_open_read(o.db, &s);

@@ -1,6 +1,5 @@
 /* vmhost serve: Prometheus metrics on /metrics (docs/serve.md). */
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <math.h>
 #include <regex.h>
@@ -10,6 +9,7 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/kvm/kvm_host.h"
 #include "core/sample/sampler_feed.h"
 #include "io/socket.h"
@@ -79,122 +79,62 @@ static void serve_help(void)
 	       SAMPLER_MIN_INTERVAL_SECONDS, SAMPLER_INTERVAL_SECONDS);
 }
 
-static int parse_count(const char *s, unsigned lo, unsigned hi, unsigned *ret)
+static int opt_listen(struct ctx *ctx, void *opts, const char *arg)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < (long)lo || v > (long)hi)
-		return -EINVAL;
-	*ret = (unsigned)v;
-	return 0;
-}
-
-static int opt_min_interval(struct ctx *ctx, const char *arg, struct serve_opts *o)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(arg, &end);
-	if (errno || end == arg || *end || !isfinite(v) || v < 0 || v > 86400)
-		return usage_error(ctx, "--min-interval takes seconds from 0 to 86400, not '%s'", arg);
-	o->min_interval = v;
+	(void)ctx, (void)arg;
+	((struct serve_opts *)opts)->listen_given = true;
 	return EXIT_OK;
 }
 
-static int opt_pid(struct ctx *ctx, const char *arg, struct serve_opts *o)
+static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
 {
-	int pid;
-	if (arg_pid(arg, &pid) < 0)
-		return usage_error(ctx, "--pid takes a process id, not '%s'", arg);
-	if (o->npids == SERVE_MAX_PIDS)
-		return usage_error(ctx, "too many --pid options (at most %d)", SERVE_MAX_PIDS);
-	o->pids[o->npids++] = pid;
+	struct serve_opts *o = opts;
+	return opt_pid_add(ctx, arg, o->pids, &o->npids, SERVE_MAX_PIDS,
+			   "too many --pid options (at most " OPT_TEXT(SERVE_MAX_PIDS) ")");
+}
+
+static int opt_kvm_events(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct serve_opts *o = opts;
+	return opt_regex_once(ctx, "--kvm-events", arg, &o->kvm_events, &o->have_kvm_events);
+}
+
+static const struct opt serve_opt_table[] = {
+	{OPT("listen", 'l', OPT_STRING), OPT_AT(struct serve_opts, listen), .call = opt_listen},
+	{OPT("min-interval", 'i', OPT_NUMBER), OPT_AT(struct serve_opts, min_interval), .lo = 0, .hi = 86400,
+	 .error = "--min-interval takes seconds from 0 to 86400, not '%s'"},
+	{OPT("pid", 'p', OPT_CALL), .call = opt_pid},
+	{OPT("db", 'd', OPT_STRING), OPT_AT(struct serve_opts, db)},
+	{OPT("db-interval", 'D', OPT_SECONDS), OPT_AT(struct serve_opts, db_interval), .lo = 1, .hi = 86400,
+	 .error = "--db-interval takes seconds from 1 to 86400, not '%s'"},
+	{OPT("max-connections", 'c', OPT_COUNT), OPT_AT(struct serve_opts, max_connections), .lo = 1, .hi = 10000,
+	 .error = "--max-connections takes a number from 1 to 10000, not '%s'"},
+	{OPT("timeout", 't', OPT_COUNT), OPT_AT(struct serve_opts, timeout_seconds), .lo = 1, .hi = 3600,
+	 .error = "--timeout takes whole seconds from 1 to 3600, not '%s'"},
+	{OPT("threads", 'T', OPT_COUNT), OPT_AT(struct serve_opts, threads), .lo = 1, .hi = 64,
+	 .error = "--threads takes a number from 1 to 64, not '%s'"},
+	{OPT("per-client", 'P', OPT_COUNT), OPT_AT(struct serve_opts, per_client), .lo = 1, .hi = 10000,
+	 .error = "--per-client takes a number from 1 to 10000, not '%s'"},
+	{OPT("request-deadline", 'r', OPT_SECONDS), OPT_AT(struct serve_opts, request_deadline), .hi = 3600,
+	 .error = "--request-deadline takes seconds up to 3600, not '%s'"},
+	{OPT("kvm-events", 'k', OPT_CALL), .call = opt_kvm_events},
+	{OPT("no-kvm", 'K', OPT_FLAG), OPT_AT(struct serve_opts, no_kvm)},
+	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct serve_opts, kvm_reasons)},
+	{OPT("web-config", 'w', OPT_STRING), OPT_AT(struct serve_opts, web_config)},
+	{OPT("insecure-listen", 'I', OPT_FLAG), OPT_AT(struct serve_opts, insecure_listen)},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
+/* The options together: --no-kvm against what reads KVM. */
+static int serve_check(struct ctx *ctx, void *opts, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	const struct serve_opts *o = opts;
+	if (o->no_kvm && o->kvm_reasons)
+		return usage_error(ctx, "--kvm-reasons and --no-kvm contradict each other");
+	if (o->no_kvm && o->have_kvm_events)
+		return usage_error(ctx, "--kvm-events and --no-kvm contradict each other");
 	return EXIT_OK;
-}
-
-static int opt_kvm_events(struct ctx *ctx, const char *arg, struct serve_opts *o)
-{
-	if (o->have_kvm_events)
-		return usage_error(ctx, "--kvm-events given twice (combine them: 'a|b')");
-	if (regcomp(&o->kvm_events, arg, REG_EXTENDED | REG_NOSUB) != 0)
-		return usage_error(ctx, "--kvm-events: '%s' is not a valid extended regular expression", arg);
-	o->have_kvm_events = true;
-	return EXIT_OK;
-}
-
-/* One option: getopt's c with optarg; seen is the word it came from. EXIT_OK or a usage error. */
-static int serve_option(struct ctx *ctx, int c, const char *seen, struct serve_opts *o, bool *help)
-{
-	switch (c) {
-	case 'l':
-		o->listen = optarg;
-		o->listen_given = true;
-		return EXIT_OK;
-	case 'i': return opt_min_interval(ctx, optarg, o);
-	case 'p': return opt_pid(ctx, optarg, o);
-	case 'd': o->db = optarg; return EXIT_OK;
-	case 'D':
-		if (arg_seconds(optarg, &o->db_interval) < 0 || o->db_interval < 1 || o->db_interval > 86400)
-			return usage_error(ctx, "--db-interval takes seconds from 1 to 86400, not '%s'", optarg);
-		return EXIT_OK;
-	case 'c':
-		if (parse_count(optarg, 1, 10000, &o->max_connections) < 0)
-			return usage_error(ctx, "--max-connections takes a number from 1 to 10000, not '%s'", optarg);
-		return EXIT_OK;
-	case 't':
-		if (parse_count(optarg, 1, 3600, &o->timeout_seconds) < 0)
-			return usage_error(ctx, "--timeout takes whole seconds from 1 to 3600, not '%s'", optarg);
-		return EXIT_OK;
-	case 'P':
-		if (parse_count(optarg, 1, 10000, &o->per_client) < 0)
-			return usage_error(ctx, "--per-client takes a number from 1 to 10000, not '%s'", optarg);
-		return EXIT_OK;
-	case 'r':
-		if (arg_seconds(optarg, &o->request_deadline) < 0 || o->request_deadline > 3600)
-			return usage_error(ctx, "--request-deadline takes seconds up to 3600, not '%s'", optarg);
-		return EXIT_OK;
-	case 'T':
-		if (parse_count(optarg, 1, 64, &o->threads) < 0)
-			return usage_error(ctx, "--threads takes a number from 1 to 64, not '%s'", optarg);
-		return EXIT_OK;
-	case 'k': return opt_kvm_events(ctx, optarg, o);
-	case 'K': o->no_kvm = true; return EXIT_OK;
-	case 'R': o->kvm_reasons = true; return EXIT_OK;
-	case 'w': o->web_config = optarg; return EXIT_OK;
-	case 'I': o->insecure_listen = true; return EXIT_OK;
-	case 'h': *help = true; return EXIT_OK;
-	default: return usage_error(ctx, "unknown option '%s'", seen);
-	}
-}
-
-static int parse_serve_opts(struct ctx *ctx, int argc, char **argv, struct serve_opts *o, bool *help)
-{
-	static const struct option longopts[] = {
-		{"listen", required_argument, NULL, 'l'},
-		{"min-interval", required_argument, NULL, 'i'},
-		{"pid", required_argument, NULL, 'p'},
-		{"db", required_argument, NULL, 'd'},
-		{"db-interval", required_argument, NULL, 'D'},
-		{"max-connections", required_argument, NULL, 'c'},
-		{"timeout", required_argument, NULL, 't'},
-		{"threads", required_argument, NULL, 'T'},
-		{"per-client", required_argument, NULL, 'P'},
-		{"request-deadline", required_argument, NULL, 'r'},
-		{"kvm-events", required_argument, NULL, 'k'},
-		{"no-kvm", no_argument, NULL, 'K'},
-		{"kvm-reasons", no_argument, NULL, 'R'},
-		{"web-config", required_argument, NULL, 'w'},
-		{"insecure-listen", no_argument, NULL, 'I'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	args_reset();
-	int c, rc = EXIT_OK;
-	while (rc == EXIT_OK && (c = getopt_long(argc, argv, "+l:i:p:d:D:c:t:T:P:r:k:KRw:Ih", longopts, NULL)) != -1)
-		rc = serve_option(ctx, c, argv[optind - 1], o, help);
-	if (rc == EXIT_OK && optind < argc)
-		rc = usage_error(ctx, "unexpected argument '%s'", argv[optind]);
-	return rc;
 }
 
 /* Beyond loopback only with TLS or basic auth from --web-config, or with --insecure-listen. */
@@ -260,15 +200,9 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10,
 			       .threads = 2,
 			       .db_interval = SAMPLER_INTERVAL_SECONDS};
-	bool help = false;
-	int rc = parse_serve_opts(ctx, argc, argv, &o, &help);
-	if (rc == EXIT_OK && o.no_kvm && o.kvm_reasons)
-		rc = usage_error(ctx, "--kvm-reasons and --no-kvm contradict each other");
-	if (rc == EXIT_OK && o.no_kvm && o.have_kvm_events)
-		rc = usage_error(ctx, "--kvm-events and --no-kvm contradict each other");
-	if (rc == EXIT_OK && help)
-		serve_help();
-	else if (rc == EXIT_OK)
+	static const struct opts_spec spec = OPTS_SPEC_CHECKED(serve_opt_table, 0, serve_help, serve_check);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc == OPTS_GO)
 		rc = serve_run(ctx, &o);
 	if (o.have_kvm_events)
 		regfree(&o.kvm_events);

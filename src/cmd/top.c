@@ -1,13 +1,13 @@
 /* vmhost top: the live view of every VM's cost (htop and kvm_stat's TUI in spirit); --batch
  * prints plain frames for scripts. The model is core/sample/top.c, the drawing out/top_view.c. */
 #include <errno.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/sample/top.h"
 #include "io/term.h"
@@ -63,54 +63,48 @@ static void top_help(void)
 	       "rates with one decimal, n/a unknown. See docs/top.md.\n");
 }
 
-static int parse_top_opts(struct ctx *ctx, int argc, char **argv, struct top_opts *o, bool *help)
+static int opt_sort(struct ctx *ctx, void *opts, const char *arg)
 {
-	static const struct option longopts[] = {
-		{"interval", required_argument, NULL, 'i'},
-		{"sort", required_argument, NULL, 's'},
-		{"reverse", no_argument, NULL, 'r'},
-		{"filter", required_argument, NULL, 'f'},
-		{"batch", no_argument, NULL, 'b'},
-		{"iterations", required_argument, NULL, 'n'},
-		{"help", no_argument, NULL, 'h'},
-		{0},
-	};
-	args_reset();
-	int c;
-	while ((c = getopt_long(argc, argv, "+i:s:rf:bn:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'i':
-			if (arg_seconds(optarg, &o->interval_seconds) < 0)
-				return usage_error(ctx, "--interval takes seconds (e.g. 1, 0.5), not '%s'", optarg);
-			break;
-		case 's':
-			if (top_col_parse(optarg, &o->sort) < 0)
-				return usage_error(ctx, "--sort takes a column (name, cpu, wait, rss, pss, ksm, overhead, exits,"
-							" cgroup, mempsi, cpupsi, iopsi, pid), not '%s'", optarg);
-			break;
-		case 'r': o->reverse = true; break;
-		case 'f':
-			if (strlen(optarg) >= sizeof(o->filter))
-				return usage_error(ctx, "--filter takes at most %d characters", FILTER_MAX - 1);
-			snprintf(o->filter, sizeof(o->filter), "%s", optarg);
-			break;
-		case 'b': o->batch = true; break;
-		case 'n':
-			if (arg_count(optarg, &o->iterations) < 0)
-				return usage_error(ctx, "--iterations takes a positive number, not '%s'", optarg);
-			break;
-		case 'h': *help = true; break;
-		default: return args_end(ctx, c, argc, argv);
-		}
-	}
-	if ((c = args_end(ctx, c, argc, argv)) != EXIT_OK)
-		return c;
+	if (top_col_parse(arg, &((struct top_opts *)opts)->sort) < 0)
+		return usage_error(ctx, "--sort takes a column (name, cpu, wait, rss, pss, ksm, overhead, exits,"
+					" cgroup, mempsi, cpupsi, iopsi, pid), not '%s'", arg);
+	return EXIT_OK;
+}
+
+static int opt_filter(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct top_opts *o = opts;
+	if (strlen(arg) >= sizeof(o->filter))
+		return usage_error(ctx, "--filter takes at most %d characters", FILTER_MAX - 1);
+	snprintf(o->filter, sizeof(o->filter), "%s", arg);
+	return EXIT_OK;
+}
+
+static const struct opt top_opt_table[] = {
+	{OPT("interval", 'i', OPT_SECONDS), OPT_AT(struct top_opts, interval_seconds),
+	 .error = "--interval takes seconds (e.g. 1, 0.5), not '%s'"},
+	{OPT("sort", 's', OPT_CALL), .call = opt_sort},
+	{OPT("reverse", 'r', OPT_FLAG), OPT_AT(struct top_opts, reverse)},
+	{OPT("filter", 'f', OPT_CALL), .call = opt_filter},
+	{OPT("batch", 'b', OPT_FLAG), OPT_AT(struct top_opts, batch)},
+	{OPT("iterations", 'n', OPT_COUNT), OPT_AT(struct top_opts, iterations),
+	 .error = "--iterations takes a positive number, not '%s'"},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
+/* The options together. */
+static int top_check(struct ctx *ctx, void *opts, int argc, char **argv)
+{
+	(void)argc, (void)argv;
+	struct top_opts *o = opts;
 	if (ctx->format == OUT_CSV)
 		return usage_error(ctx, "--csv is not a form of top: --batch prints tab-separated frames");
 	if (ctx->format == OUT_JSON && !o->batch)
 		return usage_error(ctx, "--json goes with --batch (one JSON document per frame)");
 	return EXIT_OK;
 }
+
+static const struct opts_spec top_spec = OPTS_SPEC_CHECKED(top_opt_table, OPTS_HELP_ANYWAY, top_help, top_check);
 
 static int reading_failed(const struct ctx *ctx, int r, enum survey_step step)
 {
@@ -321,13 +315,9 @@ out:
 int cmd_top(struct ctx *ctx, int argc, char **argv)
 {
 	struct top_opts o = {.interval_seconds = 1.0, .sort = TOP_CPU};
-	bool help = false;
-	int rc = parse_top_opts(ctx, argc, argv, &o, &help);
-	if (rc != EXIT_OK || help) {
-		if (help)
-			top_help();
+	int rc = opts_parse(ctx, &top_spec, argc, argv, &o);
+	if (rc != OPTS_GO)
 		return rc;
-	}
 	struct top_source *src;
 	if (top_source_open(&ctx->root, &src) < 0)
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));

@@ -694,6 +694,83 @@ static void test_watch_on_fixture(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* Idle after three flat full scans over 8000 pages ksmd has met, 200 pages scanned an interval. */
+static void idle_sim(struct sim *m)
+{
+	sim_init(m);
+	step(m);
+	m->in.pages_unshared = 8000, m->in.full_scans = 1;
+	step(m);
+	m->in.full_scans = 2;
+	step(m);
+	m->in.full_scans = 3;
+	step(m);
+	assert_int_equal(m->d.mode, TUNER_IDLE);
+	m->in.pages_scanned = 200; /* threshold 100 */
+}
+
+/* What wakes the idle tuner, in order: memory pressure before what ksmd met, what it met before
+ * what it merged; merging alone (pages moving from unshared to sharing, none new) wakes it too. */
+static void test_idle_wake_order(void **state)
+{
+	(void)state;
+	struct sim m;
+	idle_sim(&m);
+	m.in.pages_unshared -= 150, m.in.pages_sharing += 150;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_non_null(strstr(m.d.reason, "fast: 150 pages merged in 2.0s at the idle rate (threshold 100)"));
+
+	idle_sim(&m);
+	m.in.pages_unshared += 150, m.in.pages_sharing += 150;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_non_null(strstr(m.d.reason, "fast: ksmd met 300 new pages"));
+
+	idle_sim(&m);
+	m.in.pages_unshared += 150;
+	m.in.mem_available_bytes = m.in.mem_total_bytes / 20;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	assert_non_null(strstr(m.d.reason, "fast: memory pressure (MemAvailable 5.0% of MemTotal, under 10%)"));
+
+	idle_sim(&m);
+	m.in.pages_unshared += 99;
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	assert_non_null(strstr(m.d.reason, "idle: nothing new to merge (99 new pages, +0 merged"));
+}
+
+/* The news, the one sum the law and the daemon's log both read: unknown when any part is, and an
+ * unknown news neither wakes the idle tuner nor shows as a negative count in its reason. */
+static void test_news_pages(void **state)
+{
+	(void)state;
+	struct tuner_input in = {.unscanned_arrived_pages = 10, .unscanned_new_pages = 200,
+				 .unscanned_grown_pages = 3000};
+	assert_int_equal(tuner_news_pages(&in), 3210);
+	in.unscanned_grown_pages = -1;
+	assert_int_equal(tuner_news_pages(&in), -1);
+	in = (struct tuner_input){.unscanned_arrived_pages = -1};
+	assert_int_equal(tuner_news_pages(&in), -1);
+
+	struct sim m;
+	sim_init(&m);
+	m.in.mergeable_processes = 1;
+	m.in.pages_unshared = 1000;
+	m.c.idle_pages_to_scan = 1; /* ksmd meets nothing new in an interval */
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_FAST);
+	for (int i = 0; i < 4 && m.d.mode == TUNER_FAST; i++) {
+		m.in.full_scans++;
+		step(&m);
+	}
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	step(&m);
+	assert_int_equal(m.d.mode, TUNER_IDLE);
+	assert_non_null(strstr(m.d.reason, ", 0 unscanned pages new since idling"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -716,6 +793,8 @@ int main(void)
 		cmocka_unit_test(test_smaps_mergeable),
 		cmocka_unit_test(test_smaps_mergeable_huge),
 		cmocka_unit_test(test_watch_on_fixture),
+		cmocka_unit_test(test_news_pages),
+		cmocka_unit_test(test_idle_wake_order),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

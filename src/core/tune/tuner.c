@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,47 +53,65 @@ static int set_double(const char *value, double lo, double hi, double *ret, cons
 	return 0;
 }
 
+static int set_bool(const char *value, bool *ret, const char *key, char *err, size_t cap)
+{
+	static const char *const yes[] = {"yes", "true", "on", "1"}, *const no[] = {"no", "false", "off", "0"};
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (!strcmp(value, yes[i]) || !strcmp(value, no[i])) {
+			*ret = !strcmp(value, yes[i]);
+			return 0;
+		}
+	}
+	snprintf(err, cap, "%s must be yes or no, not '%s'", key, value);
+	return -EINVAL;
+}
+
+/* The config file's keys: the field each sets, of which kind, within which bounds. */
+enum key_kind { KEY_DOUBLE, KEY_I64, KEY_INT, KEY_BOOL };
+static const struct config_key {
+	const char *key;
+	enum key_kind kind;
+	size_t offset;
+	double lo, hi;
+} config_keys[] = {
+	{"cpu_budget", KEY_DOUBLE, offsetof(struct tuner_config, cpu_budget_percent), 0.1, 100},
+	{"interval", KEY_DOUBLE, offsetof(struct tuner_config, interval_seconds), 0.1, 3600},
+	{"pressure_available_percent", KEY_DOUBLE, offsetof(struct tuner_config, pressure_available_percent), 0, 100},
+	{"fast_pages_to_scan", KEY_I64, offsetof(struct tuner_config, fast_pages_to_scan), 1, 1000000},
+	{"fast_sleep_millisecs", KEY_I64, offsetof(struct tuner_config, fast_sleep_millisecs), 1, 60000},
+	{"min_pages_to_scan", KEY_I64, offsetof(struct tuner_config, min_pages_to_scan), 1, 1000000},
+	{"max_pages_to_scan", KEY_I64, offsetof(struct tuner_config, max_pages_to_scan), 1, 1000000},
+	{"idle_pages_to_scan", KEY_I64, offsetof(struct tuner_config, idle_pages_to_scan), 1, 1000000},
+	{"idle_sleep_millisecs", KEY_I64, offsetof(struct tuner_config, idle_sleep_millisecs), 1, 600000},
+	{"gain_pages", KEY_I64, offsetof(struct tuner_config, gain_pages), 1, 1000000000},
+	{"wake_pages", KEY_I64, offsetof(struct tuner_config, wake_pages), 1, 1000000000},
+	{"flat_scans", KEY_INT, offsetof(struct tuner_config, flat_scans), 1, 100},
+	{"smart_scan", KEY_BOOL, offsetof(struct tuner_config, smart_scan), 0, 0},
+};
+
 int tuner_config_set(struct tuner_config *c, const char *key, const char *value, char *err, size_t cap)
 {
-	int64_t i;
+	const struct config_key *k = NULL;
+	for (size_t i = 0; !k && i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
+		if (!strcmp(key, config_keys[i].key))
+			k = &config_keys[i];
+	if (!k) {
+		snprintf(err, cap, "unknown option '%s'", key);
+		return -EINVAL;
+	}
+	void *field = (char *)c + k->offset;
+	int64_t v;
 	int r;
-	if (!strcmp(key, "cpu_budget"))
-		return set_double(value, 0.1, 100, &c->cpu_budget_percent, key, err, cap);
-	if (!strcmp(key, "interval"))
-		return set_double(value, 0.1, 3600, &c->interval_seconds, key, err, cap);
-	if (!strcmp(key, "pressure_available_percent"))
-		return set_double(value, 0, 100, &c->pressure_available_percent, key, err, cap);
-	struct { const char *key; int64_t *field; int64_t lo, hi; } ints[] = {
-		{"fast_pages_to_scan", &c->fast_pages_to_scan, 1, 1000000},
-		{"fast_sleep_millisecs", &c->fast_sleep_millisecs, 1, 60000},
-		{"min_pages_to_scan", &c->min_pages_to_scan, 1, 1000000},
-		{"max_pages_to_scan", &c->max_pages_to_scan, 1, 1000000},
-		{"idle_pages_to_scan", &c->idle_pages_to_scan, 1, 1000000},
-		{"idle_sleep_millisecs", &c->idle_sleep_millisecs, 1, 600000},
-		{"gain_pages", &c->gain_pages, 1, 1000000000},
-		{"wake_pages", &c->wake_pages, 1, 1000000000},
-	};
-	for (size_t k = 0; k < sizeof(ints) / sizeof(ints[0]); k++)
-		if (!strcmp(key, ints[k].key))
-			return set_i64(value, ints[k].lo, ints[k].hi, ints[k].field, key, err, cap);
-	if (!strcmp(key, "flat_scans")) {
-		if ((r = set_i64(value, 1, 100, &i, key, err, cap)) < 0)
+	switch (k->kind) {
+	case KEY_DOUBLE: return set_double(value, k->lo, k->hi, field, key, err, cap);
+	case KEY_I64: return set_i64(value, (int64_t)k->lo, (int64_t)k->hi, field, key, err, cap);
+	case KEY_BOOL: return set_bool(value, field, key, err, cap);
+	case KEY_INT:
+		if ((r = set_i64(value, (int64_t)k->lo, (int64_t)k->hi, &v, key, err, cap)) < 0)
 			return r;
-		c->flat_scans = (int)i;
+		*(int *)field = (int)v;
 		return 0;
 	}
-	if (!strcmp(key, "smart_scan")) {
-		if (!strcmp(value, "yes") || !strcmp(value, "true") || !strcmp(value, "on") || !strcmp(value, "1"))
-			c->smart_scan = true;
-		else if (!strcmp(value, "no") || !strcmp(value, "false") || !strcmp(value, "off") || !strcmp(value, "0"))
-			c->smart_scan = false;
-		else {
-			snprintf(err, cap, "smart_scan must be yes or no, not '%s'", value);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	snprintf(err, cap, "unknown option '%s'", key);
 	return -EINVAL;
 }
 
@@ -121,6 +140,20 @@ void tuner_init(struct tuner_state *s)
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+/* The law's factors, by name. */
+#define FIT_MAX_FACTOR 2.0         /* the budget fit moves pages_to_scan at most x2 or /2 a step */
+#define FIT_DEADBAND 10            /* ... and only when it would move it by a tenth or more */
+#define FIT_MIN_CPU_PERCENT 0.05   /* below this ksmd's CPU says nothing: double the rate */
+#define CEILING_RAISE 1.5          /* a raise by half or more ... */
+#define CEILING_SAME_CPU 1.15      /* ... that left ksmd's CPU within 15% of before ... */
+#define CEILING_UNDER_BUDGET 0.75  /* ... under 75% of the budget, bought nothing */
+#define CEILING_LIFT_CPU 1.25      /* the ceiling goes when ksmd's CPU rises by a quarter */
+#define REMEMBER_UNDER_LOAD 0.75   /* a fitted rate is kept for the next wake at this share of the budget */
+#define PRESSURE_FACTOR 2          /* under memory pressure: twice the CPU, twice the patience */
+#define PRESSURE_REARM 1.25        /* pressure wakes again once MemAvailable is a quarter above the line */
+#define THRESHOLD_MIN_PAGES 16.0   /* the interval threshold's floor */
+#define MAX_FLAT_PER_STEP 100      /* full scans one interval may count as flat */
+
 /* Rescales pages_to_scan so ksmd's CPU meets the budget: proportional, at most x2 or /2 a step,
  * and only when the error is above 10% (no churn on noise). Returns the new value. */
 static int64_t fit_budget(const struct tuner_config *c, int64_t pages, double cpu, double budget, char *why,
@@ -130,13 +163,13 @@ static int64_t fit_budget(const struct tuner_config *c, int64_t pages, double cp
 		snprintf(why, cap, "; ksmd CPU unknown, rate kept");
 		return pages;
 	}
-	double want = cpu > 0.05 ? (double)pages * budget / cpu : (double)pages * 2;
-	if (want > (double)pages * 2)
-		want = (double)pages * 2;
-	if (want < (double)pages / 2)
-		want = (double)pages / 2;
+	double want = cpu > FIT_MIN_CPU_PERCENT ? (double)pages * budget / cpu : (double)pages * FIT_MAX_FACTOR;
+	if (want > (double)pages * FIT_MAX_FACTOR)
+		want = (double)pages * FIT_MAX_FACTOR;
+	if (want < (double)pages / FIT_MAX_FACTOR)
+		want = (double)pages / FIT_MAX_FACTOR;
 	int64_t next = clamp64((int64_t)want, c->min_pages_to_scan, c->max_pages_to_scan);
-	if (llabs(next - pages) * 10 < pages) {
+	if (llabs(next - pages) * FIT_DEADBAND < pages) {
 		snprintf(why, cap, "; ksmd at %.1f%% CPU, within budget %.0f%%", cpu, budget);
 		return pages;
 	}
@@ -155,8 +188,16 @@ static int64_t interval_threshold(const struct tuner_config *c, const struct tun
 		scanned = in->run == 1 && in->pages_to_scan > 0 && in->sleep_millisecs > 0
 				  ? (double)in->pages_to_scan * in->interval_seconds * 1000.0 / (double)in->sleep_millisecs
 				  : 0;
-	double half = scanned / 2 < 16 ? 16 : scanned / 2;
+	double half = scanned / 2 < THRESHOLD_MIN_PAGES ? THRESHOLD_MIN_PAGES : scanned / 2;
 	return half < (double)c->gain_pages ? (int64_t)half : c->gain_pages;
+}
+
+/* The last raise bought no CPU: ran is at least CEILING_RAISE times the last fitted rate, ksmd's
+ * CPU barely moved and stays well under the budget. */
+static bool raise_bought_nothing(const struct tuner_state *s, int64_t ran, double cpu, double budget)
+{
+	return s->last_fit_pages > 0 && (double)ran >= CEILING_RAISE * (double)s->last_fit_pages &&
+	       cpu < CEILING_SAME_CPU * s->last_fit_cpu && cpu < CEILING_UNDER_BUDGET * budget;
 }
 
 /* The budget fit, held back where raising the rate stopped buying CPU time: ksmd starved by
@@ -170,11 +211,10 @@ static int64_t ceiling_fit(const struct tuner_config *c, struct tuner_state *s, 
 {
 	if (!(cpu >= 0))
 		return fit_budget(c, ran, cpu, budget, why, cap);
-	if (s->ceiling_pages && cpu >= 1.25 * s->ceiling_cpu)
+	if (s->ceiling_pages && cpu >= CEILING_LIFT_CPU * s->ceiling_cpu)
 		s->ceiling_pages = 0;
 	int64_t next;
-	if (s->last_fit_pages > 0 && ran * 2 >= s->last_fit_pages * 3 && cpu < 1.15 * s->last_fit_cpu &&
-	    cpu < 0.75 * budget) {
+	if (raise_bought_nothing(s, ran, cpu, budget)) {
 		s->ceiling_pages = s->last_fit_pages;
 		s->ceiling_cpu = s->last_fit_cpu;
 		next = s->last_fit_pages;
@@ -193,11 +233,18 @@ static int64_t ceiling_fit(const struct tuner_config *c, struct tuner_state *s, 
 	return next;
 }
 
-static int64_t news_total(const struct tuner_input *in)
+int64_t tuner_news_pages(const struct tuner_input *in)
 {
 	if (in->unscanned_arrived_pages < 0 || in->unscanned_new_pages < 0 || in->unscanned_grown_pages < 0)
-		return 0;
+		return -1;
 	return in->unscanned_arrived_pages + in->unscanned_new_pages + in->unscanned_grown_pages;
+}
+
+/* The news as the law weighs it: none when unknown. */
+static int64_t news_total(const struct tuner_input *in)
+{
+	int64_t news = tuner_news_pages(in);
+	return news > 0 ? news : 0;
 }
 
 static void news_reason(const struct tuner_input *in, char *buf, size_t cap)
@@ -241,152 +288,202 @@ static void go_idle(const struct tuner_config *c, struct tuner_state *s)
 	s->sleep_millisecs = c->idle_sleep_millisecs;
 }
 
-void tuner_step(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
-		struct tuner_decision *ret)
+/* What one sample says before any decision. */
+struct view {
+	int64_t saved;       /* pages KSM saves: sharing + zero pages */
+	int64_t rmap;        /* pages ksmd holds an rmap item for */
+	int64_t news;        /* unscanned pages new since the last fast interval (0 unknown) */
+	bool pressure;       /* MemAvailable under the line */
+	bool no_mergeable;   /* no process has mergeable memory and ksmd holds none */
+	double budget;       /* ksmd's CPU budget now */
+	int flat_needed;     /* flat full scans before idling now */
+};
+
+/* How far ksmd got in the interval. */
+struct progress {
+	int64_t met;       /* new pages ksmd met (rmap items added) */
+	int64_t merged;    /* pages merged */
+	int64_t gained;    /* change in savings, signed */
+	int64_t scan_gain; /* savings added by the last full scan that ended (0: none ended) */
+	int64_t threshold; /* pages that make met or merged news (interval_threshold) */
+};
+
+static bool under_memory_line(const struct tuner_input *in, double percent)
 {
-	int64_t zero = in->ksm_zero_pages > 0 ? in->ksm_zero_pages : 0;
-	int64_t saved = in->pages_sharing + zero;
-	int64_t rmap = in->pages_shared + in->pages_sharing + in->pages_unshared + in->pages_volatile;
-	int64_t prev_pages = s->pages_to_scan, prev_sleep = s->sleep_millisecs;
-	enum tuner_mode prev_mode = s->mode;
-	bool pressure = in->mem_total_bytes > 0 && in->mem_available_bytes >= 0 &&
-			(double)in->mem_available_bytes * 100.0 < c->pressure_available_percent * (double)in->mem_total_bytes;
-	/* Re-armed once MemAvailable is back a quarter above the threshold: no flapping at the edge. */
-	if (in->mem_total_bytes > 0 && in->mem_available_bytes >= 0 &&
-	    (double)in->mem_available_bytes * 100.0 >= 1.25 * c->pressure_available_percent * (double)in->mem_total_bytes)
-		s->pressure_armed = true;
-	/* Under memory pressure a merged page is worth more: twice the CPU, twice the patience. */
-	double budget = c->cpu_budget_percent * (pressure ? 2 : 1);
-	int flat_needed = c->flat_scans * (pressure ? 2 : 1);
-	/* Nothing to merge anywhere: no process has mergeable memory and ksmd holds none. */
-	bool no_mergeable = in->mergeable_processes == 0 && rmap == 0 && in->pages_shared == 0;
-	int64_t news = news_total(in);
-	char why[160] = "";
-	memset(ret, 0, sizeof(*ret));
+	return in->mem_total_bytes > 0 && in->mem_available_bytes >= 0 &&
+	       (double)in->mem_available_bytes * 100.0 < percent * (double)in->mem_total_bytes;
+}
 
-	if (!s->started) {
-		s->started = true;
-		s->fast_pages_to_scan = c->fast_pages_to_scan;
-		s->last_full_scans = in->full_scans;
-		s->last_rmap_items = rmap;
-		s->last_saved_pages = saved;
-		s->saved_pages_at_scan_end = saved;
-		if (pressure)
-			s->pressure_armed = false;
-		if (no_mergeable) {
-			go_idle(c, s);
-			snprintf(ret->reason, sizeof(ret->reason),
-				 "idle: no mergeable memory on this host (no process has memory marked with "
-				 "MADV_MERGEABLE or PR_SET_MEMORY_MERGE); scanning fast once some appears");
-			goto out;
-		}
-		go_fast(c, s);
-		snprintf(ret->reason, sizeof(ret->reason),
-			 "start: scan fast until %d full scans in a row find under %lld pages to merge",
-			 flat_needed, (long long)c->gain_pages);
-		goto out;
+static void view_of(const struct tuner_config *c, const struct tuner_input *in, struct view *v)
+{
+	v->saved = in->pages_sharing + (in->ksm_zero_pages > 0 ? in->ksm_zero_pages : 0);
+	v->rmap = in->pages_shared + in->pages_sharing + in->pages_unshared + in->pages_volatile;
+	v->news = news_total(in);
+	v->pressure = under_memory_line(in, c->pressure_available_percent);
+	v->no_mergeable = in->mergeable_processes == 0 && v->rmap == 0 && in->pages_shared == 0;
+	v->budget = c->cpu_budget_percent * (v->pressure ? PRESSURE_FACTOR : 1);
+	v->flat_needed = c->flat_scans * (v->pressure ? PRESSURE_FACTOR : 1);
+}
+
+/* The first sample: fast, unless there is nothing mergeable at all. */
+static void decide_first(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
+			 const struct view *v, char *reason, size_t cap)
+{
+	s->started = true;
+	s->fast_pages_to_scan = c->fast_pages_to_scan;
+	s->last_full_scans = in->full_scans;
+	s->last_rmap_items = v->rmap;
+	s->last_saved_pages = v->saved;
+	s->saved_pages_at_scan_end = v->saved;
+	if (v->pressure)
+		s->pressure_armed = false;
+	if (v->no_mergeable) {
+		go_idle(c, s);
+		snprintf(reason, cap, "idle: no mergeable memory on this host (no process has memory marked with "
+			 "MADV_MERGEABLE or PR_SET_MEMORY_MERGE); scanning fast once some appears");
+		return;
 	}
+	go_fast(c, s);
+	snprintf(reason, cap, "start: scan fast until %d full scans in a row find under %lld pages to merge",
+		 v->flat_needed, (long long)c->gain_pages);
+}
 
-	int64_t new_pages = rmap - s->last_rmap_items, gained = saved - s->last_saved_pages;
-	int64_t scans = in->full_scans - s->last_full_scans;
-	int64_t scan_gain = 0, threshold = interval_threshold(c, in);
+/* Counts the interval's progress and the flat full scans, and remembers the counters. */
+static void track_progress(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
+			   const struct view *v, struct progress *p)
+{
+	int64_t new_pages = v->rmap - s->last_rmap_items, scans = in->full_scans - s->last_full_scans;
+	p->gained = v->saved - s->last_saved_pages;
+	p->scan_gain = 0;
+	p->threshold = interval_threshold(c, in);
 	if (scans > 0) {
-		scan_gain = saved - s->saved_pages_at_scan_end;
-		s->saved_pages_at_scan_end = saved;
-		if (scan_gain >= c->gain_pages)
+		p->scan_gain = v->saved - s->saved_pages_at_scan_end;
+		s->saved_pages_at_scan_end = v->saved;
+		if (p->scan_gain >= c->gain_pages)
 			s->flat = 0;
 		else
-			s->flat += (int)(scans > 100 ? 100 : scans);
+			s->flat += (int)(scans > MAX_FLAT_PER_STEP ? MAX_FLAT_PER_STEP : scans);
 	}
 	s->last_full_scans = in->full_scans;
-	s->last_rmap_items = rmap;
-	s->last_saved_pages = saved;
-	int64_t met = new_pages > 0 ? new_pages : 0, merged = gained > 0 ? gained : 0;
+	s->last_rmap_items = v->rmap;
+	s->last_saved_pages = v->saved;
+	p->met = new_pages > 0 ? new_pages : 0;
+	p->merged = p->gained > 0 ? p->gained : 0;
+}
 
-	if (no_mergeable) {
-		if (s->mode != TUNER_IDLE)
-			go_idle(c, s);
-		snprintf(ret->reason, sizeof(ret->reason),
-			 "idle: no mergeable memory on this host (no process has memory marked with "
-			 "MADV_MERGEABLE or PR_SET_MEMORY_MERGE)");
-		goto out;
-	}
-
-	if (s->mode == TUNER_IDLE) {
-		if (news >= c->wake_pages) {
-			/* The /proc signal: does not wait for ksmd's slow cursor to reach the new memory. */
-			go_fast(c, s);
-			news_reason(in, ret->reason, sizeof(ret->reason));
-		} else if (pressure && s->pressure_armed) {
-			s->pressure_armed = false;
-			go_fast(c, s);
-			snprintf(ret->reason, sizeof(ret->reason),
-				 "fast: memory pressure (MemAvailable %.1f%% of MemTotal, under %g%%): scan again with "
-				 "twice the CPU budget and twice the patience",
-				 100.0 * (double)in->mem_available_bytes / (double)in->mem_total_bytes,
-				 c->pressure_available_percent);
-		} else if (met >= threshold) {
-			go_fast(c, s);
-			snprintf(ret->reason, sizeof(ret->reason),
-				 "fast: ksmd met %lld new pages in %.1fs (threshold %lld): new memory to scan",
-				 (long long)met, in->interval_seconds, (long long)threshold);
-		} else if (merged >= threshold) {
-			go_fast(c, s);
-			snprintf(ret->reason, sizeof(ret->reason),
-				 "fast: %lld pages merged in %.1fs at the idle rate (threshold %lld): merging under way",
-				 (long long)merged, in->interval_seconds, (long long)threshold);
-		} else if (in->exited_processes > 0) {
-			/* Savings fall when guests exit; there is nothing new to scan in that. */
-			snprintf(ret->reason, sizeof(ret->reason),
-				 "idle: %lld mergeable process%s exited (savings %+lld pages): nothing new to scan",
-				 (long long)in->exited_processes, in->exited_processes == 1 ? "" : "es", (long long)gained);
-		} else {
-			snprintf(ret->reason, sizeof(ret->reason),
-				 "idle: nothing new to merge (%lld new pages, +%lld merged, %lld unscanned pages new since "
-				 "idling)%s", (long long)met, (long long)merged, (long long)news,
-				 pressure ? ", memory pressure" : "");
-		}
-		goto out;
-	}
-
-	if (pressure)
+/* Idle: what wakes the tuner, the /proc signal first (it does not wait for ksmd's slow cursor to
+ * reach the new memory), then memory pressure, then what ksmd itself met or merged. */
+static void decide_idle(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
+			const struct view *v, const struct progress *p, char *reason, size_t cap)
+{
+	if (v->news >= c->wake_pages) {
+		go_fast(c, s);
+		news_reason(in, reason, cap);
+	} else if (v->pressure && s->pressure_armed) {
 		s->pressure_armed = false;
-	/* New memory met or merging under way, or a process came or grew since the last interval
-	 * (ksmd may not have reached it yet): worth more full scans. */
-	if (met >= threshold || merged >= threshold || news >= c->wake_pages) {
-		s->flat = 0;
-	} else if (s->flat >= flat_needed) {
-		go_idle(c, s);
-		snprintf(ret->reason, sizeof(ret->reason),
-			 "idle: %d full scans in a row merged under %lld pages (last +%lld), %lld volatile pages",
-			 s->flat, (long long)c->gain_pages, (long long)scan_gain, (long long)in->pages_volatile);
-		goto out;
+		go_fast(c, s);
+		snprintf(reason, cap, "fast: memory pressure (MemAvailable %.1f%% of MemTotal, under %g%%): scan again "
+			 "with twice the CPU budget and twice the patience",
+			 100.0 * (double)in->mem_available_bytes / (double)in->mem_total_bytes,
+			 c->pressure_available_percent);
+	} else if (p->met >= p->threshold) {
+		go_fast(c, s);
+		snprintf(reason, cap, "fast: ksmd met %lld new pages in %.1fs (threshold %lld): new memory to scan",
+			 (long long)p->met, in->interval_seconds, (long long)p->threshold);
+	} else if (p->merged >= p->threshold) {
+		go_fast(c, s);
+		snprintf(reason, cap, "fast: %lld pages merged in %.1fs at the idle rate (threshold %lld): merging "
+			 "under way", (long long)p->merged, in->interval_seconds, (long long)p->threshold);
+	} else if (in->exited_processes > 0) {
+		/* Savings fall when guests exit; there is nothing new to scan in that. */
+		snprintf(reason, cap, "idle: %lld mergeable process%s exited (savings %+lld pages): nothing new to scan",
+			 (long long)in->exited_processes, in->exited_processes == 1 ? "" : "es", (long long)p->gained);
+	} else {
+		snprintf(reason, cap, "idle: nothing new to merge (%lld new pages, +%lld merged, %lld unscanned pages "
+			 "new since idling)%s", (long long)p->met, (long long)p->merged, (long long)v->news,
+			 v->pressure ? ", memory pressure" : "");
 	}
-	bool ran_ours = in->run == 1 && in->pages_to_scan == s->pages_to_scan && in->sleep_millisecs == s->sleep_millisecs;
+}
+
+/* Fast: the budget fit, once the kernel ran the tuner's own fast setting for a whole interval. */
+static void fit_fast_rate(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
+			  double budget, char *why, size_t cap)
+{
+	bool ran_ours = in->run == 1 && in->pages_to_scan == s->pages_to_scan &&
+			in->sleep_millisecs == s->sleep_millisecs;
 	if (s->settled && ran_ours) {
-		int64_t ran = s->pages_to_scan;
-		double cpu = in->ksmd_cpu_percent;
-		s->pages_to_scan = ceiling_fit(c, s, ran, cpu, budget, why, sizeof(why));
+		s->pages_to_scan = ceiling_fit(c, s, s->pages_to_scan, in->ksmd_cpu_percent, budget, why, cap);
 		/* Remembered for the next wake only when measured under load: a rate raised because
 		 * ksmd ran out of work here (little memory, most of it skipped) could take a whole
 		 * CPU on the next, bigger guest. Lower rates are always safe to remember. */
-		if (in->ksmd_cpu_percent >= 0.75 * budget || s->pages_to_scan < s->fast_pages_to_scan)
+		if (in->ksmd_cpu_percent >= REMEMBER_UNDER_LOAD * budget || s->pages_to_scan < s->fast_pages_to_scan)
 			s->fast_pages_to_scan = s->pages_to_scan;
-	} else if (s->settled)
-		snprintf(why, sizeof(why), "; the kernel ran other settings, CPU budget not fitted");
+	} else if (s->settled) {
+		snprintf(why, cap, "; the kernel ran other settings, CPU budget not fitted");
+	}
 	s->settled = true;
-	char news_why[48] = "";
-	if (news > 0)
-		snprintf(news_why, sizeof(news_why), ", %lld unscanned pages new", (long long)news);
-	snprintf(ret->reason, sizeof(ret->reason), "fast: %lld new pages, +%lld merged in %.1fs, %d flat scan%s%s%s%s",
-		 (long long)met, (long long)merged, in->interval_seconds, s->flat, s->flat == 1 ? "" : "s", news_why,
-		 pressure ? ", memory pressure" : "", why);
-out:
+}
+
+/* Fast: stay while new memory is met, merging goes on or a process came or grew (ksmd may not
+ * have reached it yet: worth more full scans); idle after enough flat full scans. */
+static void decide_fast(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
+			const struct view *v, const struct progress *p, char *reason, size_t cap)
+{
+	if (v->pressure)
+		s->pressure_armed = false;
+	if (p->met >= p->threshold || p->merged >= p->threshold || v->news >= c->wake_pages) {
+		s->flat = 0;
+	} else if (s->flat >= v->flat_needed) {
+		go_idle(c, s);
+		snprintf(reason, cap, "idle: %d full scans in a row merged under %lld pages (last +%lld), %lld volatile "
+			 "pages", s->flat, (long long)c->gain_pages, (long long)p->scan_gain,
+			 (long long)in->pages_volatile);
+		return;
+	}
+	char why[160] = "", news_why[48] = "";
+	fit_fast_rate(c, s, in, v->budget, why, sizeof(why));
+	if (v->news > 0)
+		snprintf(news_why, sizeof(news_why), ", %lld unscanned pages new", (long long)v->news);
+	snprintf(reason, cap, "fast: %lld new pages, +%lld merged in %.1fs, %d flat scan%s%s%s%s", (long long)p->met,
+		 (long long)p->merged, in->interval_seconds, s->flat, s->flat == 1 ? "" : "s", news_why,
+		 v->pressure ? ", memory pressure" : "", why);
+}
+
+void tuner_step(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
+		struct tuner_decision *ret)
+{
+	int64_t prev_pages = s->pages_to_scan, prev_sleep = s->sleep_millisecs;
+	enum tuner_mode prev_mode = s->mode;
+	struct view v;
+	view_of(c, in, &v);
+	/* Re-armed once MemAvailable is back a quarter above the line: no flapping at the edge. */
+	if (in->mem_total_bytes > 0 && in->mem_available_bytes >= 0 &&
+	    !under_memory_line(in, PRESSURE_REARM * c->pressure_available_percent))
+		s->pressure_armed = true;
+	memset(ret, 0, sizeof(*ret));
+	char *reason = ret->reason;
+	size_t cap = sizeof(ret->reason);
+	if (!s->started) {
+		decide_first(c, s, in, &v, reason, cap);
+	} else {
+		struct progress p;
+		track_progress(c, s, in, &v, &p);
+		if (v.no_mergeable) {
+			if (s->mode != TUNER_IDLE)
+				go_idle(c, s);
+			snprintf(reason, cap, "idle: no mergeable memory on this host (no process has memory marked "
+				 "with MADV_MERGEABLE or PR_SET_MEMORY_MERGE)");
+		} else if (s->mode == TUNER_IDLE) {
+			decide_idle(c, s, in, &v, &p, reason, cap);
+		} else {
+			decide_fast(c, s, in, &v, &p, reason, cap);
+		}
+	}
 	ret->run = 1;
 	ret->pages_to_scan = s->pages_to_scan;
 	ret->sleep_millisecs = s->sleep_millisecs;
 	ret->mode = s->mode;
-	ret->pressure = pressure;
+	ret->pressure = v.pressure;
 	ret->changed = s->pages_to_scan != prev_pages || s->sleep_millisecs != prev_sleep || s->mode != prev_mode;
 }
 

@@ -100,6 +100,9 @@ void tuner_news_free(struct tuner_news *t);
  * so the process count is not known. 0 or -ENOMEM (table and input untouched). */
 int tuner_news_update(struct tuner_news *t, const struct tuner_proc *procs, size_t n, bool denied,
 		      struct tuner_input *in);
+/* Resident mergeable pages ksmd has not met, new since the tuner last scanned fast: arrived +
+ * new + grown; -1 when any of them is unknown. */
+int64_t tuner_news_pages(const struct tuner_input *in);
 /* The latest reading becomes the base: called after every interval decided fast, since ksmd,
  * scanning fast, meets everything that is there now. */
 void tuner_news_rebase(struct tuner_news *t);
