@@ -50,7 +50,16 @@ static void status_vm(void **state)
 	assert_true(st.vm_rss.known && st.rss_anon.known && st.rss_file.known && st.rss_shmem.known);
 	assert_int_equal(st.vm_rss.v, st.rss_anon.v + st.rss_file.v + st.rss_shmem.v);
 	assert_true(st.rss_anon.v >= 64ll << 20);
+	assert_true(st.hugetlb_pages.known && st.hugetlb_pages.v == 0); /* "HugetlbPages: 0 kB": known 0 */
 	free(buf);
+	/* A VM whose guest RAM is on hugetlbfs: its huge pages are outside VmRSS. */
+	const char *huge = "Name:\tqemu\nVmRSS:\t   37700 kB\nHugetlbPages:\t   65536 kB\n";
+	assert_true(parse_status(huge, strlen(huge), &st) >= 2);
+	assert_int_equal(st.hugetlb_pages.v, 64ll << 20);
+	/* A kernel before 4.4 has no HugetlbPages line: unknown, never 0. */
+	const char *old = "Name:\tqemu\nVmRSS:\t   37700 kB\n";
+	assert_true(parse_status(old, strlen(old), &st) >= 1);
+	assert_false(st.hugetlb_pages.known);
 }
 
 static void status_kthread_and_truncated(void **state)
@@ -102,7 +111,12 @@ static void smaps_rollup_real(void **state)
 	assert_true(parse_smaps_rollup(buf, len, &r) > 8);
 	assert_true(r.pss.v <= r.rss.v);
 	assert_int_equal(r.pss.v, r.pss_anon.v + r.pss_file.v + r.pss_shmem.v);
+	assert_true(r.private_hugetlb.known && r.private_hugetlb.v == 0 && r.shared_hugetlb.known);
 	free(buf);
+	const char *huge = "Rss: 100 kB\nPss: 90 kB\nShared_Hugetlb: 2048 kB\nPrivate_Hugetlb: 1048576 kB\n";
+	assert_true(parse_smaps_rollup(huge, strlen(huge), &r) == 4);
+	assert_int_equal(r.private_hugetlb.v, 1ll << 30);
+	assert_int_equal(r.shared_hugetlb.v, 2ll << 20);
 	buf = fixture("parse/garbage", &len);
 	assert_int_equal(parse_smaps_rollup(buf, len, &r), -EINVAL);
 	free(buf);

@@ -240,7 +240,7 @@ static void check_unmergeable(const struct doctor_rule *r, const struct doctor_e
 					       why);
 		ev_str(f, "ksm_unmergeable_reason", why);
 		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
-		ev_int(f, "ksm_mergeable", ksm_process_mergeable(&vm->mem));
+		ev_int(f, "ksm_mergeable", ksm_vm_mergeable(&vm->cfg, &vm->mem, k));
 		if (!strcmp(why, "mem-merge-off"))
 			advise(f, "drop mem-merge=off from -machine (libvirt: remove <nosharepages/>) if its memory may be "
 				  "shared with other guests");
@@ -505,7 +505,7 @@ static void check_thp_never(const struct doctor_rule *r, const struct doctor_evi
 	int64_t vms = 0, ram = 0;
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
-		if (is_vm(vm) && !vm->cfg.ram_hugetlb) {
+		if (is_vm(vm) && !ram_on_hugetlb(&vm->cfg, &vm->mem)) {
 			vms++;
 			ram += vm->cfg.guest_ram_bytes.known ? vm->cfg.guest_ram_bytes.v : 0;
 		}
@@ -532,7 +532,7 @@ static void check_hugepages(const struct doctor_rule *r, const struct doctor_evi
 		return;
 	int64_t users = 0;
 	for (size_t i = 0; i < e->vms.n; i++)
-		users += e->vms.vms[i].cfg.ram_hugetlb;
+		users += is_vm(&e->vms.vms[i]) && ram_on_hugetlb(&e->vms.vms[i].cfg, &e->vms.vms[i].mem);
 	struct doctor_finding *f = add(out, r, 0, NULL, "%.1f GiB of reserved huge pages are unused", unused / GiB);
 	ev_int(f, "hugepages_total", m->hugepages_total);
 	ev_int(f, "hugepages_free", m->hugepages_free);

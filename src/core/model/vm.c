@@ -480,7 +480,7 @@ int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counter
 		return -EINVAL;
 	*ret = (struct mem_counters){
 		.rss = st.vm_rss, .rss_anon = st.rss_anon, .rss_file = st.rss_file,
-		.rss_shmem = st.rss_shmem, .swap = st.vm_swap, .threads = st.threads,
+		.rss_shmem = st.rss_shmem, .swap = st.vm_swap, .threads = st.threads, .hugetlb = st.hugetlb_pages,
 		.ksm_rmap_items = UNKNOWN, .ksm_merging_pages = UNKNOWN,
 		.ksm_zero_pages = UNKNOWN, .ksm_profit = UNKNOWN,
 	};
@@ -642,6 +642,24 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 
 /* ---- measuring ---- */
 
+maybe_i64 vm_memory_cost(const struct vm *vm)
+{
+	return memory_cost(vm->pss_bytes, hugetlb_cost(vm->mem.hugetlb, vm->hugetlb_private_bytes,
+							vm->hugetlb_shared_bytes, vm->hugetlb_shared_mappers));
+}
+
+/* Adds one process's huge pages (smaps_rollup) into the VM's exact split; unknown stays unknown. */
+static void add_exact_hugetlb(struct vm *vm, const struct smaps_rollup *sr)
+{
+	if (!sr->private_hugetlb.known || !sr->shared_hugetlb.known || !vm->hugetlb_private_bytes.known) {
+		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
+		return;
+	}
+	vm->hugetlb_private_bytes.v += sr->private_hugetlb.v;
+	vm->hugetlb_shared_bytes.v += sr->shared_hugetlb.v;
+	vm->hugetlb_shared_mappers += sr->shared_hugetlb.v > 0;
+}
+
 void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall)
 {
 	if (!vm->guest && !(vm->guest = malloc(sizeof(*vm->guest))))
@@ -690,6 +708,60 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	return 0;
 }
 
+/* --exact: PSS from smaps_rollup (the VMM's and its helpers'), with their huge pages, and the
+ * overhead from maps and pagemap. -ESRCH when the VMM vanished. */
+static int measure_exact(const struct io_root *root, const struct host *host, struct vm *vm, unsigned *denied)
+{
+	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = MAYBE(0);
+	int64_t pss = 0;
+	bool ok = true;
+	struct smaps_rollup vmm_exact = {0}; /* the VMM's own, without its helpers */
+	/* PSS of the VMM and each helper, summed. */
+	for (size_t i = 0; i <= vm->nhelpers && ok; i++) {
+		pid_t pid = i == 0 ? vm->pid : vm->helpers[i - 1];
+		struct smaps_rollup sr;
+		int r = proc_read_smaps_rollup(root, pid, &sr);
+		if (r < 0) {
+			if (i == 0 && r == -ESRCH)
+				return -ESRCH;
+			ok = i > 0; /* a helper that exits is no longer counted */
+			*denied += r == -EACCES || r == -EPERM;
+			continue;
+		}
+		if (i == 0)
+			vmm_exact = sr;
+		pss += sr.pss.v;
+		add_exact_hugetlb(vm, &sr);
+	}
+	if (!ok)
+		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
+	if (ok) {
+		vm->pss_bytes = MAYBE(pss);
+		vm->pss_bound_bytes = MAYBE(0);
+		vm->pss_method = METHOD_EXACT;
+		/* The exact read also tells what this VM's KSM mappings really weigh. */
+		if (vm->nhelpers == 0) {
+			struct pss_calibration cal = pss_calibrate(&vm->mem, &vmm_exact, host->page_size_bytes);
+			if (cal.valid)
+				vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, &cal);
+		}
+	}
+	int64_t overhead;
+	if (vm->cfg.vmm != VMM_PROCESS &&
+	    overhead_exact(root, vm->pid, &vm->cfg, host->page_size_bytes, &overhead) == 0) {
+		for (size_t i = 0; i < vm->nhelpers; i++) {
+			struct mem_counters h;
+			/* Helpers hold no guest RAM of their own; shared guest memory is the VM's. */
+			if (proc_read_counters(root, vm->helpers[i], &h, denied) == 0 && h.rss_anon.known &&
+			    h.rss_file.known)
+				overhead += h.rss_anon.v + h.rss_file.v;
+		}
+		vm->overhead_bytes = MAYBE(overhead);
+		vm->overhead_method = METHOD_EXACT;
+	}
+	return 0;
+}
+
 int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
 	       unsigned flags)
 {
@@ -723,51 +795,10 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	vm->overhead_method = METHOD_ESTIMATE;
 	vm->overhead_bytes = vm->cfg.vmm == VMM_PROCESS ? UNKNOWN
 				: overhead_estimate(&vm->mem, &vm->cfg, host->page_size_bytes);
-	if (flags & VM_MEASURE_EXACT) {
-		int64_t pss = 0;
-		bool ok = true;
-		struct smaps_rollup vmm_exact = {0}; /* the VMM's own, without its helpers */
-		/* PSS of the VMM and each helper, summed. */
-		for (size_t i = 0; i <= vm->nhelpers && ok; i++) {
-			pid_t pid = i == 0 ? vm->pid : vm->helpers[i - 1];
-			struct smaps_rollup sr;
-			r = proc_read_smaps_rollup(root, pid, &sr);
-			if (r < 0) {
-				if (i == 0 && r == -ESRCH)
-					return -ESRCH;
-				ok = i > 0; /* a helper that exits is no longer counted */
-				denied += r == -EACCES || r == -EPERM;
-				continue;
-			}
-			if (i == 0)
-				vmm_exact = sr;
-			pss += sr.pss.v;
-		}
-		if (ok) {
-			vm->pss_bytes = MAYBE(pss);
-			vm->pss_bound_bytes = MAYBE(0);
-			vm->pss_method = METHOD_EXACT;
-			/* The exact read also tells what this VM's KSM mappings really weigh. */
-			if (vm->nhelpers == 0) {
-				struct pss_calibration cal = pss_calibrate(&vm->mem, &vmm_exact, host->page_size_bytes);
-				if (cal.valid)
-					vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, &cal);
-			}
-		}
-		int64_t overhead;
-		if (vm->cfg.vmm != VMM_PROCESS &&
-		    overhead_exact(root, vm->pid, &vm->cfg, host->page_size_bytes, &overhead) == 0) {
-			for (size_t i = 0; i < vm->nhelpers; i++) {
-				struct mem_counters h;
-				/* Helpers hold no guest RAM of their own; shared guest memory is the VM's. */
-				if (proc_read_counters(root, vm->helpers[i], &h, &denied) == 0 && h.rss_anon.known &&
-				    h.rss_file.known)
-					overhead += h.rss_anon.v + h.rss_file.v;
-			}
-			vm->overhead_bytes = MAYBE(overhead);
-			vm->overhead_method = METHOD_EXACT;
-		}
-	}
+	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
+	vm->hugetlb_shared_mappers = 0;
+	if ((flags & VM_MEASURE_EXACT) && (r = measure_exact(root, host, vm, &denied)) < 0)
+		return r;
 	vm->denied_files = denied;
 	return 0;
 }
