@@ -88,11 +88,22 @@ struct map_entry {
 	uint64_t start, end, offset;
 	char perms[5];
 	uint64_t inode;
+	unsigned dev_major, dev_minor; /* of the mapped file's filesystem (hugetlbfs_mount's) */
 	const char *path; /* points into the buffer; "" for anonymous */
 	size_t path_len;
 };
 /* Parses the line at *pos; advances *pos. Returns 1 with an entry, 0 at the end, -EINVAL on garbage. */
 int parse_maps_next(const char *buf, size_t len, size_t *pos, struct map_entry *ret);
+
+/* A hugetlbfs mount of a process (/proc/PID/mountinfo): its device, as maps shows a mapping of a
+ * file in it, and its page size (the pagesize= option; 0 when the mount does not say: the default). */
+struct hugetlbfs_mount {
+	unsigned dev_major, dev_minor;
+	int64_t page_bytes;
+};
+/* The hugetlbfs mounts of mountinfo, the first cap of them. Returns how many were found (lines
+ * that do not read as a mount are skipped), or -EINVAL when no line reads as one. */
+int parse_mountinfo_hugetlbfs(const char *buf, size_t len, struct hugetlbfs_mount *ret, size_t cap);
 
 /* The selected word of a sysfs choice file: "[none] scan-time" -> "none", "always [madvise] never"
  * -> "madvise". Returns 0 or -EINVAL (no bracketed word, or longer than cap - 1). */

@@ -187,6 +187,34 @@ static void maps_lines(void **state)
 	pos = 0;
 	assert_int_equal(parse_maps_next(broken, strlen(broken), &pos, &m), -EINVAL);
 	free(buf);
+	/* QEMU's -mem-path RAM on a hugetlbfs mount (maps shows the device in hex). */
+	const char *huge = "7fd527e00000-7fd52be00000 rw-p 00000000 00:28 688068 /tmp/pool/qemu_back_mem.pc.ram.eJ8PLz (deleted)\n";
+	pos = 0;
+	assert_int_equal(parse_maps_next(huge, strlen(huge), &pos, &m), 1);
+	assert_int_equal(m.dev_major, 0);
+	assert_int_equal(m.dev_minor, 0x28);
+}
+
+/* The hugetlbfs mounts a process sees, matched to its mappings by device: guest RAM on huge
+ * pages whatever its path (this host: 0:40 is maps' 00:28). */
+static void mountinfo_hugetlbfs(void **state)
+{
+	(void)state;
+	const char *mi = "25 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+			 "45 27 0:40 / /tmp/vmhost-pool.CLkJiL rw,relatime - hugetlbfs none rw,pagesize=2M\n"
+			 "46 27 0:41 / /dev/hugepages1G rw,relatime shared:30 master:2 - hugetlbfs hugetlbfs rw,pagesize=1024M\n"
+			 "47 27 0:42 / /dev/hugepages rw,relatime shared:31 - hugetlbfs hugetlbfs rw\n"
+			 "48 27 0:43 / /mnt/cut rw - hugetlbfs none rw,pagesize=2M";
+	struct hugetlbfs_mount m[4];
+	assert_int_equal(parse_mountinfo_hugetlbfs(mi, strlen(mi), m, 4), 3);
+	assert_true(m[0].dev_major == 0 && m[0].dev_minor == 40 && m[0].page_bytes == 2 << 20);
+	assert_true(m[1].dev_minor == 41 && m[1].page_bytes == 1 << 30); /* optional fields skipped */
+	assert_true(m[2].dev_minor == 42 && m[2].page_bytes == 0);        /* no pagesize=: the default */
+	assert_int_equal(parse_mountinfo_hugetlbfs(mi, strlen(mi), m, 1), 1); /* at most cap */
+	const char *none = "25 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
+	assert_int_equal(parse_mountinfo_hugetlbfs(none, strlen(none), m, 4), 0);
+	const char *garbage = "not a mount\n";
+	assert_int_equal(parse_mountinfo_hugetlbfs(garbage, strlen(garbage), m, 4), -EINVAL);
 }
 
 static void qemu_sizes(void **state)
@@ -259,7 +287,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(meminfo_real), cmocka_unit_test(meminfo_bad),
-		cmocka_unit_test(status_vm), cmocka_unit_test(status_kthread_and_truncated),
+		cmocka_unit_test(status_vm), cmocka_unit_test(mountinfo_hugetlbfs), cmocka_unit_test(status_kthread_and_truncated),
 		cmocka_unit_test(ksm_stat_forms), cmocka_unit_test(smaps_rollup_real),
 		cmocka_unit_test(stat_fields), cmocka_unit_test(cgroup_forms),
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),

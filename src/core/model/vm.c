@@ -528,11 +528,35 @@ struct mapping {
 	bool guest;
 };
 
-static bool guest_candidate(const struct map_entry *m)
+#define HUGETLBFS_MOUNTS_MAX 16
+
+/* The hugetlbfs mounts the process sees (its own mount namespace: libvirt gives QEMU its own
+ * /dev). Returns how many; 0 when there are none or mountinfo is unreadable. */
+static size_t hugetlbfs_mounts(const struct io_root *root, pid_t pid, struct hugetlbfs_mount *ret)
+{
+	char *text;
+	size_t len;
+	if (io_read_alloc(root, IO_PROC, &text, &len, "%d/mountinfo", pid) < 0)
+		return 0;
+	int n = parse_mountinfo_hugetlbfs(text, len, ret, HUGETLBFS_MOUNTS_MAX);
+	free(text);
+	return n > 0 ? (size_t)n : 0;
+}
+
+/* A mapping of a file on hugetlbfs, whatever its path: guest RAM on huge pages. */
+static bool on_hugetlbfs(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t n)
+{
+	for (size_t i = 0; m->inode && i < n; i++)
+		if (mounts[i].dev_major == m->dev_major && mounts[i].dev_minor == m->dev_minor)
+			return true;
+	return false;
+}
+
+static bool guest_candidate(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t nmounts)
 {
 	if (m->perms[0] != 'r' || m->perms[1] != 'w')
 		return false;
-	if (m->path_len == 0)
+	if (m->path_len == 0 || on_hugetlbfs(m, mounts, nmounts))
 		return true;
 	static const char *const prefixes[] = {"/memfd:", "/dev/hugepages", "/dev/shm/", "/run/", "/hugepages"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
@@ -592,6 +616,8 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 {
 	if (!cfg->guest_ram_bytes.known || cfg->nblocks == 0)
 		return -ENOENT;
+	struct hugetlbfs_mount mounts[HUGETLBFS_MOUNTS_MAX];
+	size_t nmounts = hugetlbfs_mounts(root, pid, mounts);
 	char *text;
 	size_t len;
 	int r = io_read_alloc(root, IO_PROC, &text, &len, "%d/maps", pid);
@@ -611,7 +637,7 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 			maps = m;
 			cap *= 2;
 		}
-		maps[n++] = (struct mapping){.start = e.start, .end = e.end, .candidate = guest_candidate(&e)};
+		maps[n++] = (struct mapping){.start = e.start, .end = e.end, .candidate = guest_candidate(&e, mounts, nmounts)};
 		/* Inaccessible reservations and guard pages hold nothing resident. */
 		if (!strncmp(e.perms, "---", 3))
 			maps[n - 1].end = maps[n - 1].start;
