@@ -91,4 +91,7 @@ check "host: at least the pages reserved here, used by at least these two" \
 check "the table has a HUGETLB column" grep -q ' HUGETLB ' "$TEST_TMP/mem.txt"
 check "the table says which VMs hold the huge pages" grep -q '^huge pages held by: .*hp-backend 64.0 MiB.*hp-mempath 64.0 MiB\|^huge pages held by: .*hp-mempath 64.0 MiB.*hp-backend 64.0 MiB' "$TEST_TMP/mem.txt"
 check "both forms named as unmergeable (hugetlbfs)" grep -q 'hp-backend (hugetlbfs).*hp-mempath (hugetlbfs)\|hp-mempath (hugetlbfs).*hp-backend (hugetlbfs)' "$TEST_TMP/mem.txt"
+"$VMHOST" top --batch --json --iterations 1 --interval 0.2 >"$TEST_TMP/top.json" || die "top --batch --json failed"
+check "top: memory_cost_bytes of both holds their 64 MiB of huge pages" \
+	jq -e --argjson a $BACKEND --argjson b $MEMPATH '[.vms[] | select(.pid == $a or .pid == $b) | .memory_cost_bytes >= 67108864 + .pss_bytes] == [true, true]' "$TEST_TMP/top.json"
 finish

@@ -14,11 +14,11 @@
 
 static char fixture[1024];
 
-static char *render(enum prom_format format)
+static char *render_tree(const char *tree, enum prom_format format)
 {
 	char proc[1100], sys[1100];
-	snprintf(proc, sizeof(proc), "%s/proc", fixture);
-	snprintf(sys, sizeof(sys), "%s/sys", fixture);
+	snprintf(proc, sizeof(proc), "%s/proc", tree);
+	snprintf(sys, sizeof(sys), "%s/sys", tree);
 	struct io_root root = {.proc = proc, .sys = sys};
 	pid_t extra[] = {20000, 31337}; /* a plain process, and one that does not exist */
 	struct snapshot s;
@@ -36,6 +36,8 @@ static char *render(enum prom_format format)
 	assert_int_equal(prom_finish(&p, &out, &len), 0);
 	return out;
 }
+
+static char *render(enum prom_format format) { return render_tree(fixture, format); }
 
 static void compare_golden(const char *out, const char *name)
 {
@@ -56,6 +58,17 @@ static void compare_golden(const char *out, const char *name)
 	if (strcmp(out, golden) != 0) {
 		fprintf(stderr, "output differs from %s; got:\n%s", path, out);
 		fail();
+	}
+}
+
+/* Every one of want is in out. */
+static void expect_lines(const char *out, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strstr(out, want[i])) {
+			fprintf(stderr, "missing: %s", want[i]);
+			fail();
+		}
 	}
 }
 
@@ -102,17 +115,34 @@ static void test_contract_series(void **state)
 		"vmhost_skipped_processes 1\n",
 		"vmhost_scrape_duration_seconds 0.0015\n",
 	};
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		if (!strstr(out, want[i])) {
-			fprintf(stderr, "missing: %s", want[i]);
-			fail();
-		}
-	}
+	expect_lines(out, want, sizeof(want) / sizeof(want[0]));
 	/* Never a made-up number: a plain process has no guest RAM or overhead series, and vm2
 	 * (an older kernel without ksm_stat) has no KSM profit series. */
 	assert_null(strstr(out, "vmhost_vm_guest_ram_bytes{vm=\"\",pid=\"20000\""));
 	assert_null(strstr(out, "vmhost_vm_overhead_bytes{vm=\"\",pid=\"20000\""));
 	assert_null(strstr(out, "vmhost_vm_ksm_profit_bytes{vm=\"we"));
+	free(out);
+}
+
+/* Guest RAM on huge pages (tests/fixtures/host-hugetlb): the VM's huge pages and what it costs;
+ * a kernel without HugetlbPages has neither series, never a 0. */
+static void test_hugetlb_series(void **state)
+{
+	(void)state;
+	char tree[1100];
+	snprintf(tree, sizeof(tree), "%s/../host-hugetlb", fixture);
+	char *out = render_tree(tree, PROM_TEXT);
+	static const char *const want[] = {
+		"# TYPE vmhost_vm_hugetlb_bytes gauge\n",
+		"vmhost_vm_hugetlb_bytes{vm=\"big\",pid=\"3001\",uuid=\"\"} 4294967296\n",
+		/* PSS (the estimate: RSS, nothing merged) + 4 GiB of 1 GiB pages */
+		"vmhost_vm_memory_cost_bytes{vm=\"big\",pid=\"3001\",uuid=\"\"} 4356407296\n",
+		/* the vhost-user helper maps the same 2 GiB: counted once */
+		"vmhost_vm_hugetlb_bytes{vm=\"vhost\",pid=\"3003\",uuid=\"\"} 2147483648\n",
+	};
+	expect_lines(out, want, sizeof(want) / sizeof(want[0]));
+	assert_null(strstr(out, "vmhost_vm_hugetlb_bytes{vm=\"oldkernel\""));
+	assert_null(strstr(out, "vmhost_vm_memory_cost_bytes{vm=\"oldkernel\""));
 	free(out);
 }
 
@@ -124,6 +154,7 @@ int main(void)
 		cmocka_unit_test(test_text_golden),
 		cmocka_unit_test(test_openmetrics_golden),
 		cmocka_unit_test(test_contract_series),
+		cmocka_unit_test(test_hugetlb_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
