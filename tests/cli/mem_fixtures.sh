@@ -130,6 +130,9 @@ check "overview: the host's huge pages line" grep -qx 'huge  reserved 10.0 GiB (
 check "mem: HUGETLB and COST columns when a VM has huge pages" grep -q ' PSS   HUGETLB      COST  OVERHEAD$' "$TEST_TMP/huge.txt"
 check "mem: which VMs hold the huge pages" grep -qx 'huge pages held by: big 4.00 GiB, mempath 2.00 GiB, vhost 2.00 GiB; 2.00 GiB free' "$TEST_TMP/huge.txt"
 check "no huge pages anywhere: no HUGETLB column, no huge line" sh -c "! grep -q 'HUGETLB\|^huge' '$TEST_TMP/v1.txt'"
+"$VMHOST" $hroots doctor --interval 0 --json >"$TEST_TMP/huge-doctor.json"
+check "doctor: no contradiction (reason hugetlbfs, ksm_mergeable 0), with the huge pages and the cost" jq -e '[.findings[] | select(.id == "vm-ksm-unmergeable" and .pid == 3001) | .evidence | [.ksm_unmergeable_reason, .ksm_mergeable, .hugetlb_bytes, .memory_cost_bytes > .hugetlb_bytes]] == [["hugetlbfs",0,4294967296,true]]' "$TEST_TMP/huge-doctor.json"
+check "doctor: hugepages-unused keeps its meaning (2 GiB of the default size free) and counts the VMs on huge pages" jq -e '[.findings[] | select(.id == "hugepages-unused") | .evidence | [.unused_bytes, .vms_on_hugetlbfs]] == [[2147483648,3]]' "$TEST_TMP/huge-doctor.json"
 "$VMHOST" $hroots --csv mem >"$TEST_TMP/huge.csv"
 check "CSV: hugetlb_bytes and memory_cost_bytes" sh -c "head -1 '$TEST_TMP/huge.csv' | grep -q ',hugetlb_bytes,.*,memory_cost_bytes,'"
 
