@@ -58,6 +58,7 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_CG_MEM] = {"cgroup_memory_bytes", "CGROUP MEM", COL_BYTES, 0, 0},
 	[VMC_CG_LIMIT] = {"cgroup_memory_limit_bytes", "LIMIT", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_OOM] = {"oom_kills", "OOM KILLS", COL_INT, COL_JSON_ONLY, 0},
+	[VMC_CG_HUGETLB] = {"cgroup_hugetlb_bytes", "CGROUP HUGETLB", COL_BYTES, COL_JSON_ONLY, 0},
 #define PRESSURE_COLS(k, name)                                                                            \
 	[VMC_PRESSURE + 4 * (k) + 0] = {"pressure." name ".some_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
 	[VMC_PRESSURE + 4 * (k) + 1] = {"pressure." name ".full_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
@@ -128,6 +129,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_CG_MEM, cg->memory_bytes);
 	table_set_maybe(t, VMC_CG_LIMIT, cg->limit_bytes);
 	table_set_maybe(t, VMC_OOM, cg->oom_kills);
+	table_set_maybe(t, VMC_CG_HUGETLB, cg->hugetlb_bytes);
 	for (int k = 0; k < PRESSURE_NKINDS; k++) {
 		if (!cg->have_pressure[k])
 			continue;

@@ -121,6 +121,7 @@ check "every VM on huge pages: reason hugetlbfs and ksm_mergeable false together
 check "vhost-user helper maps the same huge pages: counted once" jq -e '.vms[] | select(.name=="vhost") | .helpers == 1 and .hugetlb_bytes == 2147483648 and .memory_cost_bytes == .pss_bytes + 2147483648' "$TEST_TMP/huge.json"
 check "no HugetlbPages line (old kernel): hugetlb and cost null, never 0" jq -e '.vms[] | select(.name=="oldkernel") | .hugetlb_bytes == null and .memory_cost_bytes == null and .pss_bytes != null' "$TEST_TMP/huge.json"
 check "host: every pool reserved, used, free" jq -e '.host | .hugetlb_total_bytes == 10737418240 and .hugetlb_used_bytes == 8589934592 and .hugetlb_free_bytes == 2147483648' "$TEST_TMP/huge.json"
+check "the hugetlb controller's charge of a v2 scope (1GB and 2MB files); null where the scope has none" jq -e '[.vms[] | [.name, .cgroup_hugetlb_bytes]] | sort == [["big",4294967296],["mempath",null],["oldkernel",null],["vhost",null]]' "$TEST_TMP/huge.json"
 "$VMHOST" $hroots mem --exact --json >"$TEST_TMP/huge-exact.json" || die "mem --exact on the hugetlb tree failed"
 check "--exact: private and shared huge pages from smaps_rollup" jq -e '[.vms[] | [.name, .hugetlb_private_bytes, .hugetlb_shared_bytes]] | sort == [["big",4294967296,0],["mempath",2147483648,0],["oldkernel",null,null],["vhost",0,4294967296]]' "$TEST_TMP/huge-exact.json"
 check "--exact: shared huge pages divided among the VM's two mappers" jq -e '.vms[] | select(.name=="vhost") | .memory_cost_bytes == .pss_bytes + 2147483648' "$TEST_TMP/huge-exact.json"
