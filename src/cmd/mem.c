@@ -188,6 +188,23 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 		printf("PSS and OVERHEAD are cheap estimates (docs/accounting.md); --exact reads the exact sources\n");
 }
 
+/* The human table shows the rates only when measured, the cgroup only when a VM has one, the
+ * huge pages only when a VM has some, the guest's view only when asked. */
+static void mem_columns(struct col *cols, const struct mem_opts *o, const struct vm_list *vms)
+{
+	memcpy(cols, vm_cols, sizeof(vm_cols));
+	bool cgroup = false;
+	for (size_t i = 0; i < vms->n; i++)
+		cgroup |= vms->vms[i].cg.memory_bytes.known;
+	if (!(o->interval_seconds > 0))
+		cols[VMC_CPU_PCT].flags = cols[VMC_WAIT_PCT].flags = COL_JSON_ONLY;
+	if (!cgroup)
+		cols[VMC_CG_MEM].flags = COL_JSON_ONLY;
+	vm_cols_hugetlb(cols, vms);
+	if (!o->guest)
+		cols[VMC_BALLOON].flags = cols[VMC_GUEST_AVAIL].flags = COL_JSON_ONLY;
+}
+
 static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 {
 	struct mem_opts o = {.pss_budget_seconds = 0.005};
@@ -219,23 +236,12 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 		warn(ctx, "no permission to read some /proc files of %u process%s (KSM or exact figures are n/a); run as root, or see docs/privileges.md",
 		     vms.denied, vms.denied == 1 ? "" : "es");
 
-	/* The human table shows the rates only when measured, the cgroup only when a VM has one. */
 	/* The host's KVM settings appear in the JSON and the overview only: read them for those. */
 	struct kvm_host kvm = {0};
 	if (ctx->format == OUT_JSON || (ctx->format != OUT_CSV && overview))
 		kvm_host_read(&ctx->root, &kvm);
 	struct col cols[VMC_NCOLS];
-	memcpy(cols, vm_cols, sizeof(cols));
-	bool cgroup = false;
-	for (size_t i = 0; i < vms.n; i++)
-		cgroup |= vms.vms[i].cg.memory_bytes.known;
-	if (!(o.interval_seconds > 0))
-		cols[VMC_CPU_PCT].flags = cols[VMC_WAIT_PCT].flags = COL_JSON_ONLY;
-	if (!cgroup)
-		cols[VMC_CG_MEM].flags = COL_JSON_ONLY;
-	vm_cols_hugetlb(cols, &vms);
-	if (!o.guest)
-		cols[VMC_BALLOON].flags = cols[VMC_GUEST_AVAIL].flags = COL_JSON_ONLY;
+	mem_columns(cols, &o, &vms);
 	struct table *t = table_new(cols, VMC_NCOLS);
 	if (t)
 		table_reserve(t, vms.n);

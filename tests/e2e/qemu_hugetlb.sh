@@ -59,6 +59,16 @@ for i in $(seq 300); do
 	kill -0 $BACKEND 2>/dev/null && kill -0 $MEMPATH 2>/dev/null || die "a QEMU exited while starting"
 	sleep 0.1
 done
+# QEMU goes on starting after its RAM is allocated (RSS falls by ~5 MiB as its start-up threads
+# end): the estimate and --exact are two runs, so both read a QEMU that has settled.
+rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$1/status" 2>/dev/null; }
+was=""
+for i in $(seq 40); do
+	now="$(rss_kb $BACKEND) $(rss_kb $MEMPATH)"
+	[ "$now" = "$was" ] && break
+	was=$now
+	sleep 0.25
+done
 say "HugetlbPages: backend $(hugetlb_kb $BACKEND) kB, mem-path $(hugetlb_kb $MEMPATH) kB; pool free $(cat $FREE)"
 
 "$VMHOST" mem --pid $BACKEND --pid $MEMPATH --json >"$TEST_TMP/mem.json" || die "mem --json failed"
