@@ -86,8 +86,13 @@ for form in backend mempath; do
 	oh=$(get $pid mem .overhead_bytes)
 	ex=$(get $pid exact .overhead_bytes)
 	check "$form: --exact finds guest RAM in the mappings" [ "$(get $pid exact .overhead_method)" = exact ]
-	say "$form: rss $(get $pid mem .rss_bytes), pss $(get $pid mem .pss_bytes), overhead $oh (exact $ex), cost $(get $pid mem .memory_cost_bytes) (exact $(get $pid exact .memory_cost_bytes))"
+	say "$form: rss $(get $pid mem .rss_bytes), pss $(get $pid mem .pss_bytes) ($(get $pid mem .pss_method); exact $(get $pid exact .pss_bytes)), overhead $oh (exact $ex), cost $(get $pid mem .memory_cost_bytes) (exact $(get $pid exact .memory_cost_bytes))"
 	check "$form: overhead estimate within 10% of --exact's" near "$oh" "$ex" 10
+	# Sampled PSS (the default's budget, root) leaves the hugetlbfs mapping out of its file pages.
+	if [ "$(get $pid mem .pss_method)" = sampled ]; then
+		d=$(( $(get $pid mem .pss_bytes) - $(get $pid exact .pss_bytes) ))
+		check "$form: sampled PSS within its error bound of the exact one" le "${d#-}" "$(get $pid mem .pss_error_bound_bytes)"
+	fi
 	# The overhead counts QEMU's shared library pages whole (it is resident memory), PSS divides
 	# them among their users (here PSS is 0.7 of RSS): the cost holds the guest's 64 MiB and the
 	# overhead at PSS weight, i.e. at least 64 MiB + overhead - (RSS - PSS).

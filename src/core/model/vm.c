@@ -528,11 +528,7 @@ struct mapping {
 	bool guest;
 };
 
-#define HUGETLBFS_MOUNTS_MAX 16
-
-/* The hugetlbfs mounts the process sees (its own mount namespace: libvirt gives QEMU its own
- * /dev). Returns how many; 0 when there are none or mountinfo is unreadable. */
-static size_t hugetlbfs_mounts(const struct io_root *root, pid_t pid, struct hugetlbfs_mount *ret)
+size_t proc_hugetlbfs_mounts(const struct io_root *root, pid_t pid, struct hugetlbfs_mount *ret)
 {
 	char *text;
 	size_t len;
@@ -543,9 +539,11 @@ static size_t hugetlbfs_mounts(const struct io_root *root, pid_t pid, struct hug
 	return n > 0 ? (size_t)n : 0;
 }
 
-/* A mapping of a file on hugetlbfs, whatever its path: guest RAM on huge pages. */
-static bool on_hugetlbfs(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t n)
+bool map_on_hugetlbfs(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t n)
 {
+	/* MAP_HUGETLB without a file: the kernel's own hugetlbfs mount, in no mountinfo. */
+	if (m->path_len >= 14 && !memcmp(m->path, "/anon_hugepage", 14))
+		return true;
 	for (size_t i = 0; m->inode && i < n; i++)
 		if (mounts[i].dev_major == m->dev_major && mounts[i].dev_minor == m->dev_minor)
 			return true;
@@ -556,7 +554,7 @@ static bool guest_candidate(const struct map_entry *m, const struct hugetlbfs_mo
 {
 	if (m->perms[0] != 'r' || m->perms[1] != 'w')
 		return false;
-	if (m->path_len == 0 || on_hugetlbfs(m, mounts, nmounts))
+	if (m->path_len == 0 || map_on_hugetlbfs(m, mounts, nmounts))
 		return true;
 	static const char *const prefixes[] = {"/memfd:", "/dev/hugepages", "/dev/shm/", "/run/", "/hugepages"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
@@ -617,7 +615,7 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 	if (!cfg->guest_ram_bytes.known || cfg->nblocks == 0)
 		return -ENOENT;
 	struct hugetlbfs_mount mounts[HUGETLBFS_MOUNTS_MAX];
-	size_t nmounts = hugetlbfs_mounts(root, pid, mounts);
+	size_t nmounts = proc_hugetlbfs_mounts(root, pid, mounts);
 	char *text;
 	size_t len;
 	int r = io_read_alloc(root, IO_PROC, &text, &len, "%d/maps", pid);

@@ -101,6 +101,14 @@ int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counter
 /* Reads /proc/PID/smaps_rollup (the exact, expensive source). -ESRCH when the process is gone. */
 int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_rollup *ret);
 
+/* The hugetlbfs mounts a process sees (its own mount namespace: libvirt gives QEMU its own /dev),
+ * at most HUGETLBFS_MOUNTS_MAX into ret; 0 when there are none or mountinfo is unreadable. */
+#define HUGETLBFS_MOUNTS_MAX 16
+size_t proc_hugetlbfs_mounts(const struct io_root *root, pid_t pid, struct hugetlbfs_mount *ret);
+/* A mapping of a file on one of those mounts, whatever its path, or an anonymous MAP_HUGETLB one
+ * (huge pages: not in RSS). */
+bool map_on_hugetlbfs(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t n);
+
 /* Exact overhead: resident pages of the process outside the mappings that hold guest RAM,
  * from /proc/PID/maps and /proc/PID/pagemap. -ENOENT when guest RAM was not found. */
 int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
