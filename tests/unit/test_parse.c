@@ -195,6 +195,26 @@ static void maps_lines(void **state)
 	assert_int_equal(m.dev_minor, 0x28);
 }
 
+/* The huge page pools' directories under /sys/kernel/mm/hugepages. */
+static void hugepages_dirs(void **state)
+{
+	(void)state;
+	int64_t b = 7;
+	assert_int_equal(parse_hugepages_dir("hugepages-2048kB", &b), 0);
+	assert_int_equal(b, 2 << 20);
+	assert_int_equal(parse_hugepages_dir("hugepages-1048576kB", &b), 0);
+	assert_int_equal(b, 1 << 30);
+	static const char *const bad[] = {"hugepages-kB", "hugepages-0kB", "hugepages-2048", "hugepages-20x8kB",
+					  "nr_hugepages", "hugepages-99999999999999999999kB", ""};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(parse_hugepages_dir(bad[i], &b), -EINVAL);
+	assert_int_equal(b, 1 << 30); /* untouched on failure */
+	struct meminfo m;
+	const char *mi = "MemTotal: 100 kB\nHugetlb:        10485760 kB\n";
+	assert_int_equal(parse_meminfo(mi, strlen(mi), &m), 2);
+	assert_int_equal(m.hugetlb.v, 10ll << 30);
+}
+
 /* The hugetlbfs mounts a process sees, matched to its mappings by device: guest RAM on huge
  * pages whatever its path (this host: 0:40 is maps' 00:28). */
 static void mountinfo_hugetlbfs(void **state)
@@ -287,7 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(meminfo_real), cmocka_unit_test(meminfo_bad),
-		cmocka_unit_test(status_vm), cmocka_unit_test(mountinfo_hugetlbfs), cmocka_unit_test(status_kthread_and_truncated),
+		cmocka_unit_test(status_vm), cmocka_unit_test(mountinfo_hugetlbfs), cmocka_unit_test(hugepages_dirs), cmocka_unit_test(status_kthread_and_truncated),
 		cmocka_unit_test(ksm_stat_forms), cmocka_unit_test(smaps_rollup_real),
 		cmocka_unit_test(stat_fields), cmocka_unit_test(cgroup_forms),
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),

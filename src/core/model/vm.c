@@ -760,9 +760,9 @@ static int measure_exact(const struct io_root *root, const struct host *host, st
 		pss += sr.pss.v;
 		add_exact_hugetlb(vm, &sr);
 	}
-	if (!ok)
+	if (!ok) {
 		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
-	if (ok) {
+	} else {
 		vm->pss_bytes = MAYBE(pss);
 		vm->pss_bound_bytes = MAYBE(0);
 		vm->pss_method = METHOD_EXACT;
