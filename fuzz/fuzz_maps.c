@@ -7,6 +7,7 @@
 static bool same(const struct map_entry *a, const struct map_entry *b)
 {
 	return a->start == b->start && a->end == b->end && a->offset == b->offset && a->inode == b->inode &&
+	       a->dev_major == b->dev_major && a->dev_minor == b->dev_minor &&
 	       !memcmp(a->perms, b->perms, sizeof(a->perms)) && a->path_len == b->path_len &&
 	       !memcmp(a->path, b->path, a->path_len);
 }
@@ -33,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		text.len = 0;
 		fuzz_printf(&text, "%llx-%llx ", (unsigned long long)m.start, (unsigned long long)m.end);
 		fuzz_put(&text, m.perms, 4);
-		fuzz_printf(&text, " %08llx fd:01 %llu ", (unsigned long long)m.offset, (unsigned long long)m.inode);
+		fuzz_printf(&text, " %08llx %02x:%02x %llu ", (unsigned long long)m.offset, m.dev_major, m.dev_minor,
+			    (unsigned long long)m.inode);
 		fuzz_put(&text, m.path, m.path_len);
 		fuzz_puts(&text, "\n");
 		size_t again_pos = 0;

@@ -58,6 +58,10 @@ static void mem_help(void)
 	       "  KSM SAVES  what KSM saves this VM: merged pages beyond its share, plus KSM zero pages\n"
 	       "  PSS        proportional set size: RSS with shared pages divided among their users.\n"
 	       "             Default: an estimate from counters (cheap); --exact reads smaps_rollup\n"
+	       "  HUGETLB    hugetlbfs memory the VM maps (status HugetlbPages): not in RSS or PSS;\n"
+	       "             shown when a VM has huge pages\n"
+	       "  COST       what the VM's memory costs the host: PSS plus its huge pages (with --exact,\n"
+	       "             shared huge pages divided among the VM's processes that map them)\n"
 	       "  OVERHEAD   resident memory outside guest RAM (block caches, TCG, allocator growth).\n"
 	       "             Default: RSS beyond guest RAM (a lower bound while the guest is still\n"
 	       "             touching its RAM); --exact counts resident pages outside guest RAM mappings\n"
@@ -82,7 +86,10 @@ static void mem_help(void)
 	       "\n"
 	       "JSON adds per VM: cpu_seconds, vcpus (index, tid, cpu/wait seconds and percent),\n"
 	       "cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited), oom_kills, pressure\n"
-	       "(PSI of the scope: memory, cpu, io), ksm_mergeable and ksm_unmergeable_reason.\n"
+	       "(PSI of the scope: memory, cpu, io), ksm_mergeable and ksm_unmergeable_reason,\n"
+	       "hugetlb_bytes and memory_cost_bytes (and with --exact hugetlb_private_bytes and\n"
+	       "hugetlb_shared_bytes from smaps_rollup), cgroup_hugetlb_bytes (the scope's hugetlb\n"
+	       "controller, v2).\n"
 	       "\n"
 	       "Each run leaves the VMs' command lines and vCPU threads in /run/vmhost/vms (root;\n"
 	       "others: $XDG_RUNTIME_DIR/vmhost/vms; VMHOST_RUNTIME_DIR=DIR elsewhere, empty: off),\n"
@@ -95,6 +102,31 @@ static void overview_help(void)
 {
 	printf("usage: vmhost [--pid PID]... [--exact]: host memory, KSM, then 'vmhost mem'\n\n");
 	mem_help();
+}
+
+/* Which VMs hold the host's huge pages, and what is left of them: one line when any VM has some. */
+static void hugepage_users(const struct vm_list *vms, const struct host *host)
+{
+	size_t shown = 0;
+	char size[32];
+	for (size_t i = 0; i < vms->n; i++) {
+		const struct vm *vm = &vms->vms[i];
+		if (!vm->mem.hugetlb.known || vm->mem.hugetlb.v <= 0)
+			continue;
+		fmt_bytes(size, sizeof(size), vm->mem.hugetlb.v);
+		printf("%s", shown++ ? ", " : "huge pages held by: ");
+		if (vm->cfg.name[0])
+			printf("%s %s", vm->cfg.name, size);
+		else
+			printf("pid %d %s", (int)vm->pid, size);
+	}
+	maybe_i64 free = host_hugetlb_free_bytes(host);
+	if (shown && free.known) {
+		fmt_bytes(size, sizeof(size), free.v);
+		printf("; %s free\n", size);
+	} else if (shown) {
+		printf("\n");
+	}
 }
 
 static void print_notes(const struct mem_opts *o, const struct vm_list *vms, const struct host *host, size_t rows)
@@ -123,6 +155,7 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 		printf("\n");
 	if (stopped)
 		printf("KSM is stopped (run=0): no guest memory is being merged ('vmhost ksm' says more)\n");
+	hugepage_users(vms, host);
 	size_t sampled = 0;
 	for (size_t i = 0; i < vms->n; i++)
 		sampled += vms->vms[i].pss_method == METHOD_SAMPLED;
@@ -133,10 +166,9 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 		printf("PSS and OVERHEAD are cheap estimates (docs/accounting.md); --exact reads the exact sources\n");
 }
 
-/* The VMs' table: the rates only when measured, the cgroup only when a VM has one, the guest's
- * view only when asked for. cols: the table's columns, kept as long as it is. NULL when out of memory. */
-static struct table *mem_table(const struct mem_opts *o, const struct vm_list *vms, const struct host *host,
-			       struct col cols[VMC_NCOLS])
+/* The human table shows the rates only when measured, the cgroup only when a VM has one, the
+ * huge pages only when a VM has some, the guest's view only when asked. */
+static void mem_columns(struct col *cols, const struct mem_opts *o, const struct vm_list *vms)
 {
 	memcpy(cols, vm_cols, sizeof(vm_cols));
 	bool cgroup = false;
@@ -146,8 +178,17 @@ static struct table *mem_table(const struct mem_opts *o, const struct vm_list *v
 		cols[VMC_CPU_PCT].flags = cols[VMC_WAIT_PCT].flags = COL_JSON_ONLY;
 	if (!cgroup)
 		cols[VMC_CG_MEM].flags = COL_JSON_ONLY;
+	vm_cols_hugetlb(cols, vms);
 	if (!o->guest)
 		cols[VMC_BALLOON].flags = cols[VMC_GUEST_AVAIL].flags = COL_JSON_ONLY;
+}
+
+/* The VMs' table in the columns mem_columns chose (kept as long as the table is), by PSS. NULL
+ * when out of memory. */
+static struct table *mem_table(const struct mem_opts *o, const struct vm_list *vms, const struct host *host,
+			       struct col cols[VMC_NCOLS])
+{
+	mem_columns(cols, o, vms);
 	struct table *t = table_new(cols, VMC_NCOLS);
 	if (t)
 		table_reserve(t, vms->n);

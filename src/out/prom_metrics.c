@@ -116,6 +116,8 @@ static maybe_i64 vm_guest_ram(const struct vm *vm, int64_t ps) { (void)ps; retur
 static maybe_i64 vm_swap(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.swap; }
 static maybe_i64 vm_pss(const struct vm *vm, int64_t ps) { (void)ps; return vm->pss_bytes; }
 static maybe_i64 vm_overhead(const struct vm *vm, int64_t ps) { (void)ps; return vm->overhead_bytes; }
+static maybe_i64 vm_hugetlb(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.hugetlb; }
+static maybe_i64 vm_cost(const struct vm *vm, int64_t ps) { (void)ps; return vm_memory_cost(vm); }
 static maybe_i64 vm_ksm_profit(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.ksm_profit; }
 static maybe_i64 pages(maybe_i64 n, int64_t ps) { return n.known ? MAYBE(n.v * ps) : UNKNOWN; }
 static maybe_i64 vm_ksm_merged(const struct vm *vm, int64_t ps) { return pages(vm->mem.ksm_merging_pages, ps); }
@@ -131,6 +133,11 @@ static const struct vm_metric {
 	{"vmhost_vm_pss_bytes", vm_pss,
 	 "Proportional set size of the VMM and its helpers: RSS with shared pages divided among their users "
 	 "(cheap estimate, docs/accounting.md)."},
+	{"vmhost_vm_hugetlb_bytes", vm_hugetlb,
+	 "hugetlbfs memory the VM maps (status HugetlbPages): not in RSS or PSS."},
+	{"vmhost_vm_memory_cost_bytes", vm_cost,
+	 "What the VM's memory costs the host: PSS plus its huge pages (shared ones divided among their mappers "
+	 "where known)."},
 	{"vmhost_vm_swap_bytes", vm_swap, "Swapped-out memory of the VMM and its helpers."},
 	{"vmhost_vm_ksm_merged_bytes", vm_ksm_merged, "Memory of the VM that maps KSM pages (ksm_merging_pages x page size)."},
 	{"vmhost_vm_ksm_zero_bytes", vm_ksm_zero, "Memory of the VM that KSM mapped to the zero page."},

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <string.h>
 #include <time.h>
 
 #include "core/base/clock.h"
@@ -11,7 +12,8 @@
 
 static const char *const C_GUEST = "#4c78a8", *const C_MERGED = "#72b7b2", *const C_OVERHEAD = "#e45756",
 		      *const C_TOTAL = "#54585f", *const C_SWAP = "#b279a2", *const C_KSM = "#59a14f",
-		      *const C_PROFIT = "#2f6b2a", *const C_CPU = "#f28e2b", *const C_FIT = "#8b1a12";
+		      *const C_PROFIT = "#2f6b2a", *const C_CPU = "#f28e2b", *const C_FIT = "#8b1a12",
+		      *const C_HUGE = "#9d755d";
 
 /* Series styles of the report's charts: stacked bands, lines, and dashed reference lines. */
 #define AREA (SVG_AREA | SVG_LINES)
@@ -265,7 +267,7 @@ void report_html_growth(FILE *f, const struct growth_params *p, double window_se
 void report_html_vms_begin(FILE *f)
 {
 	fprintf(f, "<h2>Virtual machines</h2>\n<p class=\"sub\">Stack height is the VM's resident memory (RSS): overhead "
-		   "at the bottom, then guest RAM. Overhead is the cheap estimate (RSS beyond guest RAM), a lower bound "
+		   "at the bottom, then guest RAM (and on top, guest RAM on huge pages, which RSS does not count). Overhead is the cheap estimate (RSS beyond guest RAM), a lower bound "
 		   "until the guest has touched all its RAM.</p>\n");
 }
 
@@ -300,19 +302,34 @@ void report_html_vm_chart(FILE *f, const struct report_vm *vm, const struct seri
 	if (isfinite(v))
 		fmt_bytes(saved, sizeof(saved), (int64_t)v);
 	snprintf(note, sizeof(note), "%s; now: overhead %s, KSM saves %s", verdict, over, saved);
+	/* Huge pages are in neither RSS nor PSS: on top of the stack, where the VM has any. */
+	double huge = series_last(series_row(s, SERIES_VM_HUGETLB), s->n);
+	bool on_huge = series_mean(series_row(s, SERIES_VM_HUGETLB), s->n) > 0;
+	if (on_huge && isfinite(huge)) {
+		char b[32];
+		fmt_bytes(b, sizeof(b), (int64_t)huge);
+		size_t l = strlen(note);
+		snprintf(note + l, sizeof(note) - l, ", huge pages %s", b);
+	}
 	/* Overhead at the bottom of the stack, so its trend line sits on the band it fits. */
-	const struct svg_series series[] = {
-		{.name = "overhead (beyond guest RAM)", .color = C_OVERHEAD, .y = series_row(s, SERIES_VM_OVERHEAD),
-		 .style = AREA},
-		{.name = "guest RAM merged by KSM", .color = C_MERGED, .y = series_row(s, SERIES_VM_MERGED), .style = AREA},
-		{.name = "guest RAM, resident, not merged", .color = C_GUEST, .y = series_row(s, SERIES_VM_PRIVATE),
-		 .style = AREA},
-		{.name = "saved by KSM (not resident)", .color = C_KSM, .y = series_row(s, SERIES_VM_SAVED), .style = LINE},
-		{.name = "overhead trend (Theil-Sen)", .color = C_FIT, .y = series_row(s, SERIES_VM_FIT), .style = DASHED},
-	};
-	bool fit = g->flagged && isfinite(g->bytes_per_hour);
+	struct svg_series series[6];
+	size_t n = 0;
+	series[n++] = (struct svg_series){.name = "overhead (beyond guest RAM)", .color = C_OVERHEAD,
+					  .y = series_row(s, SERIES_VM_OVERHEAD), .style = AREA};
+	series[n++] = (struct svg_series){.name = "guest RAM merged by KSM", .color = C_MERGED,
+					  .y = series_row(s, SERIES_VM_MERGED), .style = AREA};
+	series[n++] = (struct svg_series){.name = "guest RAM, resident, not merged", .color = C_GUEST,
+					  .y = series_row(s, SERIES_VM_PRIVATE), .style = AREA};
+	if (on_huge)
+		series[n++] = (struct svg_series){.name = "guest RAM on huge pages (hugetlbfs, not in RSS)",
+						  .color = C_HUGE, .y = series_row(s, SERIES_VM_HUGETLB), .style = AREA};
+	series[n++] = (struct svg_series){.name = "saved by KSM (not resident)", .color = C_KSM,
+					  .y = series_row(s, SERIES_VM_SAVED), .style = LINE};
+	if (g->flagged && isfinite(g->bytes_per_hour))
+		series[n++] = (struct svg_series){.name = "overhead trend (Theil-Sen)", .color = C_FIT,
+						  .y = series_row(s, SERIES_VM_FIT), .style = DASHED};
 	fprintf(f, "<div class=\"%s\">", g->flagged ? "vm flagged" : "vm");
-	chart(f, &(struct chart){title, note, SVG_BYTES, s, since, until, 210}, series, fit ? 5 : 4);
+	chart(f, &(struct chart){title, note, SVG_BYTES, s, since, until, 210}, series, n);
 	/* CPU, where the recording has it (schema 2 and later). */
 	if (isfinite(series_mean(series_row(s, SERIES_VM_CPU), s->n))) {
 		const struct svg_series cpu[] = {

@@ -44,6 +44,10 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_PSS] = {"pss_bytes", "PSS", COL_BYTES, 0, 0},
 	[VMC_PSS_METHOD] = {"pss_method", "PSS BY", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_PSS_BOUND] = {"pss_error_bound_bytes", "PSS +-", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_HUGETLB] = {"hugetlb_bytes", "HUGETLB", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_HUGETLB_PRIVATE] = {"hugetlb_private_bytes", "HUGETLB PRIVATE", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_HUGETLB_SHARED] = {"hugetlb_shared_bytes", "HUGETLB SHARED", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_MEMORY_COST] = {"memory_cost_bytes", "COST", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_OVERHEAD] = {"overhead_bytes", "OVERHEAD", COL_BYTES, 0, 0},
 	[VMC_OVERHEAD_METHOD] = {"overhead_method", "OVERHEAD BY", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_CPU_PCT] = {"cpu_percent", "CPU%", COL_FLOAT, 0, 1},
@@ -54,6 +58,7 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_CG_MEM] = {"cgroup_memory_bytes", "CGROUP MEM", COL_BYTES, 0, 0},
 	[VMC_CG_LIMIT] = {"cgroup_memory_limit_bytes", "LIMIT", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_OOM] = {"oom_kills", "OOM KILLS", COL_INT, COL_JSON_ONLY, 0},
+	[VMC_CG_HUGETLB] = {"cgroup_hugetlb_bytes", "CGROUP HUGETLB", COL_BYTES, COL_JSON_ONLY, 0},
 #define PRESSURE_COLS(k, name)                                                                            \
 	[VMC_PRESSURE + 4 * (k) + 0] = {"pressure." name ".some_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
 	[VMC_PRESSURE + 4 * (k) + 1] = {"pressure." name ".full_avg10", "", COL_FLOAT, COL_JSON_ONLY, 2},       \
@@ -73,6 +78,17 @@ const struct col vm_cols[VMC_NCOLS] = {
 };
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
+
+void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
+{
+	for (size_t i = 0; i < vms->n; i++) {
+		if (vms->vms[i].mem.hugetlb.known && vms->vms[i].mem.hugetlb.v > 0) {
+			cols[VMC_HUGETLB].flags &= ~(unsigned)COL_JSON_ONLY;
+			cols[VMC_MEMORY_COST].flags &= ~(unsigned)COL_JSON_ONLY;
+			return;
+		}
+	}
+}
 
 void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 {
@@ -96,6 +112,10 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_PSS, vm->pss_bytes);
 	table_set_str(t, VMC_PSS_METHOD, vm->pss_bytes.known ? measure_method_name(vm->pss_method) : NULL);
 	table_set_maybe(t, VMC_PSS_BOUND, vm->pss_bound_bytes);
+	table_set_maybe(t, VMC_HUGETLB, vm->mem.hugetlb);
+	table_set_maybe(t, VMC_HUGETLB_PRIVATE, vm->hugetlb_private_bytes);
+	table_set_maybe(t, VMC_HUGETLB_SHARED, vm->hugetlb_shared_bytes);
+	table_set_maybe(t, VMC_MEMORY_COST, vm_memory_cost(vm));
 	table_set_maybe(t, VMC_OVERHEAD, vm->overhead_bytes);
 	table_set_str(t, VMC_OVERHEAD_METHOD,
 		      vm->overhead_bytes.known ? measure_method_name(vm->overhead_method) : NULL);
@@ -109,6 +129,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_CG_MEM, cg->memory_bytes);
 	table_set_maybe(t, VMC_CG_LIMIT, cg->limit_bytes);
 	table_set_maybe(t, VMC_OOM, cg->oom_kills);
+	table_set_maybe(t, VMC_CG_HUGETLB, cg->hugetlb_bytes);
 	for (int k = 0; k < PRESSURE_NKINDS; k++) {
 		if (!cg->have_pressure[k])
 			continue;
@@ -118,7 +139,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 		table_set_float(t, VMC_PRESSURE + 4 * k + 2, pr->some_seconds);
 		table_set_float(t, VMC_PRESSURE + 4 * k + 3, pr->full_seconds);
 	}
-	maybe_i64 mergeable = ksm_process_mergeable(&vm->mem);
+	maybe_i64 mergeable = ksm_vm_mergeable(&vm->cfg, &vm->mem, &host->ksm);
 	if (mergeable.known)
 		table_set_bool(t, VMC_KSM_MERGEABLE, mergeable.v);
 	table_set_str(t, VMC_KSM_REASON, ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm));
@@ -174,6 +195,29 @@ static void kvm_block(struct doc *d, const struct kvm_host *k)
 	doc_end(d);
 }
 
+/* Huge pages reserved, used and free over every pool; a line for people only when some are. */
+static void hugepages_line(struct doc *d, const struct host *h)
+{
+	maybe_i64 total = host_hugetlb_total_bytes(h), free = host_hugetlb_free_bytes(h);
+	maybe_i64 used = total.known && free.known ? MAYBE(total.v - free.v) : UNKNOWN;
+	bool line = total.known && total.v > 0;
+	doc_bytes(d, "hugetlb_total_bytes", line ? "huge  reserved %s" : NULL, total);
+	size_t shown = 0;
+	for (size_t i = 0; line && i < h->nhugepages; i++) {
+		const struct hugepage_pool *p = &h->hugepages[i];
+		char size[32];
+		fmt_bytes(size, sizeof(size), p->page_bytes);
+		if (p->total.known && p->total.v > 0)
+			doc_text(d, "%s%lld x %s", shown++ ? ", " : " (", (long long)p->total.v, size);
+	}
+	if (shown)
+		doc_text(d, ")");
+	doc_bytes(d, "hugetlb_used_bytes", line ? ", used %s" : NULL, used);
+	doc_bytes(d, "hugetlb_free_bytes", line ? ", free %s" : NULL, free);
+	if (line)
+		doc_text(d, "\n");
+}
+
 void vm_host_block(struct doc *d, const struct host *h, const struct kvm_host *kvm)
 {
 	const struct meminfo *m = &h->mem;
@@ -187,6 +231,7 @@ void vm_host_block(struct doc *d, const struct host *h, const struct kvm_host *k
 		doc_bytes(d, NULL, ", swap used %s", MAYBE(m->swap_total.v - m->swap_free.v));
 	doc_int(d, "page_size_bytes", NULL, MAYBE(h->page_size_bytes));
 	doc_text(d, "\n");
+	hugepages_line(d, h);
 	if (kvm)
 		kvm_block(d, kvm);
 	doc_end(d);

@@ -12,13 +12,18 @@
 enum {
 	VMC_PID, VMC_NAME, VMC_VMM, VMC_UUID, VMC_CGROUP, VMC_HELPERS, VMC_GUEST_RAM, VMC_RSS, VMC_RSS_ANON, VMC_RSS_FILE,
 	VMC_RSS_SHMEM, VMC_SWAP, VMC_KSM_MERGING, VMC_KSM_ZERO, VMC_KSM_PROFIT, VMC_KSM_SAVED, VMC_PSS, VMC_PSS_METHOD, VMC_PSS_BOUND,
+	VMC_HUGETLB, VMC_HUGETLB_PRIVATE, VMC_HUGETLB_SHARED, VMC_MEMORY_COST,
 	VMC_OVERHEAD, VMC_OVERHEAD_METHOD, VMC_CPU_PCT, VMC_WAIT_PCT, VMC_CPU, VMC_VCPU_WAIT, VMC_VCPUS, VMC_CG_MEM, VMC_CG_LIMIT,
-	VMC_OOM, VMC_PRESSURE, /* memory, cpu, io: 4 columns each */
+	VMC_OOM, VMC_CG_HUGETLB, VMC_PRESSURE, /* memory, cpu, io: 4 columns each */
 	VMC_KSM_MERGEABLE = VMC_PRESSURE + 4 * PRESSURE_NKINDS, VMC_KSM_REASON, VMC_BALLOON, VMC_GUEST_AVAIL, VMC_GUEST_FREE,
 	VMC_GUEST_CACHES, VMC_GUEST_WHY, VMC_NCOLS
 };
 
 extern const struct col vm_cols[VMC_NCOLS];
+
+/* Shows the huge pages (HUGETLB) and the cost with them (COST) in the human table when a VM of
+ * vms has huge pages: without them the cost is PSS, and the table stays as it was. */
+void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms);
 
 /* Adds the VM's row (check table_error after filling). */
 void vm_table_row(struct table *t, const struct vm *vm, const struct host *host);

@@ -102,7 +102,7 @@ static const struct kv_field meminfo_fields[] = {
 	F(struct meminfo, "AnonPages", anon_pages),      F(struct meminfo, "AnonHugePages", anon_huge_pages),
 	F(struct meminfo, "HugePages_Total", hugepages_total),
 	F(struct meminfo, "HugePages_Free", hugepages_free),
-	F(struct meminfo, "Hugepagesize", hugepage_size),
+	F(struct meminfo, "Hugepagesize", hugepage_size), F(struct meminfo, "Hugetlb", hugetlb),
 };
 const struct kv_table meminfo_keys = TABLE(meminfo_fields);
 
@@ -110,7 +110,7 @@ static const struct kv_field status_fields[] = {
 	F(struct proc_status, "VmRSS", vm_rss),       F(struct proc_status, "RssAnon", rss_anon),
 	F(struct proc_status, "RssFile", rss_file),   F(struct proc_status, "RssShmem", rss_shmem),
 	F(struct proc_status, "VmSwap", vm_swap),     F(struct proc_status, "VmPTE", vm_pte),
-	F(struct proc_status, "Threads", threads),
+	F(struct proc_status, "Threads", threads),   F(struct proc_status, "HugetlbPages", hugetlb_pages),
 };
 const struct kv_table status_keys = TABLE(status_fields);
 
@@ -138,6 +138,8 @@ static const struct kv_field smaps_rollup_fields[] = {
 	F(struct smaps_rollup, "KSM", ksm),
 	F(struct smaps_rollup, "Swap", swap),
 	F(struct smaps_rollup, "SwapPss", swap_pss),
+	F(struct smaps_rollup, "Private_Hugetlb", private_hugetlb),
+	F(struct smaps_rollup, "Shared_Hugetlb", shared_hugetlb),
 };
 const struct kv_table smaps_rollup_keys = TABLE(smaps_rollup_fields);
 
@@ -243,4 +245,22 @@ int parse_cpu_list_count(const char *buf, size_t len)
 			return -EINVAL;
 	}
 	return n ? (int)n : -EINVAL;
+}
+
+int parse_hugepages_dir(const char *name, int64_t *ret_bytes)
+{
+	static const char prefix[] = "hugepages-";
+	size_t plen = sizeof(prefix) - 1, len = strlen(name);
+	if (len <= plen + 2 || memcmp(name, prefix, plen) || strcmp(name + len - 2, "kB"))
+		return -EINVAL;
+	int64_t kb = 0;
+	for (const char *p = name + plen; p < name + len - 2; p++) {
+		if (!isdigit((unsigned char)*p) || kb > INT64_MAX / 10 / 1024)
+			return -EINVAL;
+		kb = kb * 10 + (*p - '0');
+	}
+	if (kb <= 0)
+		return -EINVAL;
+	*ret_bytes = kb * 1024;
+	return 0;
 }

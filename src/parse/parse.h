@@ -47,6 +47,7 @@ extern const struct kv_table meminfo_keys, status_keys, ksm_stat_keys, smaps_rol
 struct meminfo {
 	maybe_i64 mem_total, mem_free, mem_available, buffers, cached, shmem, swap_total, swap_free,
 		anon_pages, anon_huge_pages, hugepages_total, hugepages_free, hugepage_size;
+	maybe_i64 hugetlb; /* Hugetlb: every huge page size's pool, in bytes (kernels 4.16+) */
 };
 int parse_meminfo(const char *buf, size_t len, struct meminfo *ret);
 
@@ -54,6 +55,7 @@ int parse_meminfo(const char *buf, size_t len, struct meminfo *ret);
 struct proc_status {
 	char name[64];
 	maybe_i64 vm_rss, rss_anon, rss_file, rss_shmem, vm_swap, vm_pte, threads;
+	maybe_i64 hugetlb_pages; /* HugetlbPages: hugetlbfs memory mapped (not in VmRSS); kernels 4.4+ */
 };
 int parse_status(const char *buf, size_t len, struct proc_status *ret);
 
@@ -67,6 +69,7 @@ int parse_ksm_stat(const char *buf, size_t len, struct ksm_stat *ret);
 struct smaps_rollup {
 	maybe_i64 rss, pss, pss_dirty, pss_anon, pss_file, pss_shmem, shared_clean, shared_dirty,
 		private_clean, private_dirty, anonymous, ksm, swap, swap_pss;
+	maybe_i64 private_hugetlb, shared_hugetlb; /* hugetlbfs pages, not in Rss or Pss */
 };
 int parse_smaps_rollup(const char *buf, size_t len, struct smaps_rollup *ret);
 
@@ -91,11 +94,22 @@ struct map_entry {
 	uint64_t start, end, offset;
 	char perms[5];
 	uint64_t inode;
+	unsigned dev_major, dev_minor; /* of the mapped file's filesystem (hugetlbfs_mount's) */
 	const char *path; /* points into the buffer; "" for anonymous */
 	size_t path_len;
 };
 /* Parses the line at *pos; advances *pos. Returns 1 with an entry, 0 at the end, -EINVAL on garbage. */
 int parse_maps_next(const char *buf, size_t len, size_t *pos, struct map_entry *ret);
+
+/* A hugetlbfs mount of a process (/proc/PID/mountinfo): its device, as maps shows a mapping of a
+ * file in it, and its page size (the pagesize= option; 0 when the mount does not say: the default). */
+struct hugetlbfs_mount {
+	unsigned dev_major, dev_minor;
+	int64_t page_bytes;
+};
+/* The hugetlbfs mounts of mountinfo, the first cap of them. Returns how many were found (lines
+ * that do not read as a mount are skipped), or -EINVAL when no line reads as one. */
+int parse_mountinfo_hugetlbfs(const char *buf, size_t len, struct hugetlbfs_mount *ret, size_t cap);
 
 /* The selected word of a sysfs choice file: "[none] scan-time" -> "none", "always [madvise] never"
  * -> "madvise". Returns 0 or -EINVAL (no bracketed word, or longer than cap - 1). */
@@ -104,6 +118,10 @@ int parse_sysfs_choice(const char *buf, char *ret, size_t cap);
 /* How many CPUs a kernel CPU list names ("0-3,6,8-9\n" -> 7, /sys/devices/system/cpu/online).
  * Returns the count or -EINVAL/-ERANGE. */
 int parse_cpu_list_count(const char *buf, size_t len);
+
+/* A huge page pool's directory under /sys/kernel/mm/hugepages: "hugepages-2048kB" -> 2097152
+ * (bytes). 0 or -EINVAL. */
+int parse_hugepages_dir(const char *name, int64_t *ret_bytes);
 
 /* A QEMU size: "4096" (MiB unless unit_default says otherwise), "4G", "1.5g", "4194304k",
  * "4294967296b". Suffixes are powers of 1024. unit_default is the multiplier without suffix. */

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -171,6 +172,10 @@ int parse_maps_next(const char *buf, size_t len, size_t *pos, struct map_entry *
 		memcpy(num, s, l);
 		num[l] = '\0';
 		m.inode = strtoull(num, NULL, 10);
+		if (dev_major > UINT_MAX || dev_minor > UINT_MAX)
+			return -EINVAL;
+		m.dev_major = (unsigned)dev_major;
+		m.dev_minor = (unsigned)dev_minor;
 		while (p < nl && *p == ' ')
 			p++;
 		m.path = p;
@@ -236,4 +241,89 @@ int parse_qemu_size(const char *s, size_t len, uint64_t unit_default, uint64_t *
 		return -ERANGE;
 	*ret = whole * mult;
 	return 0;
+}
+
+/* The n-th space-separated field of [p, end) (0 first); false when the line has fewer. */
+static bool nth_field(const char *p, const char *end, int n, const char **ret, size_t *ret_len)
+{
+	for (int i = 0;; i++) {
+		while (p < end && *p == ' ')
+			p++;
+		const char *s = p;
+		while (p < end && *p != ' ')
+			p++;
+		if (p == s)
+			return false;
+		if (i == n) {
+			*ret = s;
+			*ret_len = (size_t)(p - s);
+			return true;
+		}
+	}
+}
+
+/* "pagesize=2M" among a mount's comma-separated options: bytes, 0 when absent or unreadable. */
+static int64_t pagesize_option(const char *opts, size_t len)
+{
+	static const char key[] = "pagesize=";
+	const char *p = opts, *end = opts + len;
+	while (p < end) {
+		const char *comma = memchr(p, ',', (size_t)(end - p));
+		const char *e = comma ? comma : end;
+		uint64_t bytes;
+		if ((size_t)(e - p) > sizeof(key) - 1 && !memcmp(p, key, sizeof(key) - 1) &&
+		    parse_qemu_size(p + sizeof(key) - 1, (size_t)(e - p) - (sizeof(key) - 1), 1, &bytes) == 0 &&
+		    bytes <= INT64_MAX)
+			return (int64_t)bytes;
+		p = e + 1;
+	}
+	return 0;
+}
+
+/* One mountinfo line: "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPTIONAL...] - FSTYPE SOURCE SUPEROPTS".
+ * 1 with a hugetlbfs mount, 0 another mount, -EINVAL not a mount line. */
+static int mountinfo_line(const char *p, const char *nl, struct hugetlbfs_mount *ret)
+{
+	const char *dev, *type, *opts;
+	size_t dev_len, type_len, opts_len;
+	const char *sep = NULL;
+	for (const char *q = p; q + 3 <= nl && !sep; q++)
+		if (q[0] == ' ' && q[1] == '-' && q[2] == ' ')
+			sep = q + 3;
+	if (!sep || !nth_field(p, sep, 2, &dev, &dev_len) || !nth_field(sep, nl, 0, &type, &type_len))
+		return -EINVAL;
+	char num[24];
+	if (dev_len >= sizeof(num))
+		return -EINVAL;
+	memcpy(num, dev, dev_len);
+	num[dev_len] = '\0';
+	unsigned major, minor;
+	char extra;
+	if (sscanf(num, "%u:%u%c", &major, &minor, &extra) != 2)
+		return -EINVAL;
+	if (type_len != 9 || memcmp(type, "hugetlbfs", 9))
+		return 0;
+	*ret = (struct hugetlbfs_mount){.dev_major = major, .dev_minor = minor};
+	if (nth_field(sep, nl, 2, &opts, &opts_len))
+		ret->page_bytes = pagesize_option(opts, opts_len);
+	return 1;
+}
+
+int parse_mountinfo_hugetlbfs(const char *buf, size_t len, struct hugetlbfs_mount *ret, size_t cap)
+{
+	const char *p = buf, *end = buf + len;
+	int found = 0;
+	bool any = false;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break; /* a truncated last line */
+		struct hugetlbfs_mount m;
+		int r = mountinfo_line(p, nl, &m);
+		any |= r >= 0;
+		if (r == 1 && (size_t)found < cap)
+			ret[found++] = m;
+		p = nl + 1;
+	}
+	return any ? found : -EINVAL;
 }

@@ -22,7 +22,7 @@
 #include "core/model/snapshot.h"
 #include "parse/parse.h"
 
-#define STORE_SCHEMA_VERSION 2
+#define STORE_SCHEMA_VERSION 3
 
 struct store;
 
@@ -97,6 +97,7 @@ struct store_vm_point {
 		ksm_saved, pss, overhead;
 	maybe_i64 cpu_ms, vcpu_wait_ms; /* cumulative: VMM + helpers, and summed over vCPUs */
 	maybe_i64 cgroup_memory, cgroup_limit, oom_kills;
+	maybe_i64 hugetlb, memory_cost; /* huge pages (not in rss or pss), and pss plus them */
 };
 
 struct store_host_point {

@@ -44,6 +44,9 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE vm_samples ADD COLUMN cgroup_memory INTEGER;"
 	"ALTER TABLE vm_samples ADD COLUMN cgroup_limit INTEGER;"
 	"ALTER TABLE vm_samples ADD COLUMN oom_kills INTEGER;",
+	/* 2 -> 3: the VM's huge pages (status HugetlbPages) and what its memory costs (PSS plus them) */
+	"ALTER TABLE vm_samples ADD COLUMN hugetlb INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN memory_cost INTEGER;",
 };
 
 /* Downsampling: the value columns and how a bucket's mean is formed (gauges: rounded mean;
@@ -63,12 +66,14 @@ static const char store_sample_means[] =
 	" MAX(ksmd_cpu_ns), MAX(vm_count), SUM(skipped)";
 static const char store_vm_sample_columns[] =
 	"populated, exact, rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages,"
-	" ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms, cgroup_memory, cgroup_limit, oom_kills";
+	 " ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms, cgroup_memory, cgroup_limit, oom_kills,"
+	" hugetlb, memory_cost";
 static const char store_vm_sample_means[] =
 	"MIN(populated), MIN(exact)," MEAN("rss") "," MEAN("rss_anon") "," MEAN("rss_file") ","
 	MEAN("rss_shmem") "," MEAN("swap") "," MEAN("ksm_merging_pages") "," MEAN("ksm_zero_pages") ","
 	MEAN("ksm_profit") "," MEAN("ksm_saved") "," MEAN("pss") "," MEAN("overhead") ","
-	" MAX(cpu_ms), MAX(vcpu_wait_ms)," MEAN("cgroup_memory") ", MAX(cgroup_limit), MAX(oom_kills)";
+	" MAX(cpu_ms), MAX(vcpu_wait_ms)," MEAN("cgroup_memory") ", MAX(cgroup_limit), MAX(oom_kills),"
+	MEAN("hugetlb") "," MEAN("memory_cost");
 #undef MEAN
 
 #endif

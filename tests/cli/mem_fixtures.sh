@@ -40,7 +40,7 @@ V1=$VMHOST_FIXTURES/host-v1
 check "v1: libvirt domain group found as the VM's scope" jq -e '.vms[] | select(.name=="lv1") | .cgroup == "/machine/qemu-2001-lv1.libvirt-qemu"' "$TEST_TMP/v1.json"
 check "v1: usage_in_bytes, unlimited limit is null, oom_kill from oom_control, no PSI" jq -e '.vms[] | select(.name=="lv1") | .cgroup_memory_bytes == 1099511627 and .cgroup_memory_limit_bytes == null and .oom_kills == 2 and .pressure == null' "$TEST_TMP/v1.json"
 check "v1: a set limit is reported" jq -e '.vms[] | select(.name=="nomerge") | .cgroup_memory_limit_bytes == 2147483648' "$TEST_TMP/v1.json"
-check "reasons: mem-merge-off, hugetlbfs, shared-memory, not-marked, none" jq -e '[.vms[] | [.pid, .ksm_unmergeable_reason, .ksm_mergeable]] == [[2001,null,true],[2002,"mem-merge-off",false],[2003,"hugetlbfs",true],[2004,"shared-memory",true],[2005,"not-marked",false]]' "$TEST_TMP/v1.json"
+check "reasons: mem-merge-off, hugetlbfs, shared-memory, not-marked, none; ksm_mergeable false for each of the VM's own" jq -e '[.vms[] | [.pid, .ksm_unmergeable_reason, .ksm_mergeable]] == [[2001,null,true],[2002,"mem-merge-off",false],[2003,"hugetlbfs",false],[2004,"shared-memory",false],[2005,"not-marked",false]]' "$TEST_TMP/v1.json"
 check "cloud-hypervisor vcpuN threads; a vCPU whose schedstat vanished is dropped" jq -e '.vms[] | select(.pid==2005) | [.vcpus[] | .index] == [0] and .vcpus[0].cpu_seconds == 3' "$TEST_TMP/v1.json"
 "$VMHOST" --proc-root "$V1/proc" --sys-root "$V1/sys" mem >"$TEST_TMP/v1.txt"
 check "human: one line says which VMs cannot merge and why" grep -qx 'KSM cannot merge the RAM of: nomerge (mem-merge-off), huge (hugetlbfs), shared (shared-memory), pid 2005 (not-marked)' "$TEST_TMP/v1.txt"
@@ -122,4 +122,32 @@ cols = {l.index(" qemu ") for l in open(sys.argv[1], encoding="utf-8") if " qemu
 sys.exit(len(cols) != 1)' "$TEST_TMP/esc.txt"
 check "top --batch: no escape either" shown "$TEST_TMP/esc.tsv" $'\tdéjà?[2J\t'
 check "mem --json keeps the name" jq -e '.vms[] | select(.pid == 1003) | .name == "déjà\u001b[2J"' <("$VMHOST" $esc mem --json)
+# Guest RAM on hugetlbfs (issue 34): 1 GiB and 2 MiB pools, the -mem-path form, shared huge pages
+# mapped by a vhost-user helper too, and a kernel without HugetlbPages.
+HF=$VMHOST_FIXTURES/host-hugetlb
+hroots="--proc-root $HF/proc --sys-root $HF/sys"
+"$VMHOST" $hroots mem --json >"$TEST_TMP/huge.json" || die "mem on the hugetlb tree failed"
+check "1 GiB pages: hugetlb_bytes from HugetlbPages, cost = PSS + huge pages" jq -e '.vms[] | select(.name=="big") | .hugetlb_bytes == 4294967296 and .memory_cost_bytes == .pss_bytes + 4294967296' "$TEST_TMP/huge.json"
+check "-mem-path (no backend on the command line): recognised from the process" jq -e '.vms[] | select(.name=="mempath") | .hugetlb_bytes == 2147483648 and .ksm_unmergeable_reason == "hugetlbfs" and .ksm_mergeable == false' "$TEST_TMP/huge.json"
+check "-mem-path: the overhead estimate is all of RSS (guest RAM is not in it)" jq -e '.vms[] | select(.name=="mempath") | .overhead_bytes == .rss_bytes' "$TEST_TMP/huge.json"
+check "every VM on huge pages: reason hugetlbfs and ksm_mergeable false together" jq -e '[.vms[] | select(.hugetlb_bytes > 0) | [.ksm_unmergeable_reason, .ksm_mergeable]] == [["hugetlbfs",false],["hugetlbfs",false],["hugetlbfs",false]]' "$TEST_TMP/huge.json"
+check "vhost-user helper maps the same huge pages: counted once" jq -e '.vms[] | select(.name=="vhost") | .helpers == 1 and .hugetlb_bytes == 2147483648 and .memory_cost_bytes == .pss_bytes + 2147483648' "$TEST_TMP/huge.json"
+check "no HugetlbPages line (old kernel): hugetlb and cost null, never 0" jq -e '.vms[] | select(.name=="oldkernel") | .hugetlb_bytes == null and .memory_cost_bytes == null and .pss_bytes != null' "$TEST_TMP/huge.json"
+check "host: every pool reserved, used, free" jq -e '.host | .hugetlb_total_bytes == 10737418240 and .hugetlb_used_bytes == 8589934592 and .hugetlb_free_bytes == 2147483648' "$TEST_TMP/huge.json"
+check "the hugetlb controller's charge of a v2 scope (1GB and 2MB files); null where the scope has none" jq -e '[.vms[] | [.name, .cgroup_hugetlb_bytes]] | sort == [["big",4294967296],["mempath",null],["oldkernel",null],["vhost",null]]' "$TEST_TMP/huge.json"
+"$VMHOST" $hroots mem --exact --json >"$TEST_TMP/huge-exact.json" || die "mem --exact on the hugetlb tree failed"
+check "--exact: private and shared huge pages from smaps_rollup" jq -e '[.vms[] | [.name, .hugetlb_private_bytes, .hugetlb_shared_bytes]] | sort == [["big",4294967296,0],["mempath",2147483648,0],["oldkernel",null,null],["vhost",0,4294967296]]' "$TEST_TMP/huge-exact.json"
+check "--exact: shared huge pages divided among the VM's two mappers" jq -e '.vms[] | select(.name=="vhost") | .memory_cost_bytes == .pss_bytes + 2147483648' "$TEST_TMP/huge-exact.json"
+check "--exact: no Hugetlb lines in smaps_rollup: cost still null" jq -e '.vms[] | select(.name=="oldkernel") | .memory_cost_bytes == null' "$TEST_TMP/huge-exact.json"
+"$VMHOST" $hroots >"$TEST_TMP/huge.txt"
+check "overview: the host's huge pages line" grep -qx 'huge  reserved 10.0 GiB (4 x 1.00 GiB, 3072 x 2.00 MiB), used 8.00 GiB, free 2.00 GiB' "$TEST_TMP/huge.txt"
+check "mem: HUGETLB and COST columns when a VM has huge pages" grep -q ' PSS   HUGETLB      COST  OVERHEAD$' "$TEST_TMP/huge.txt"
+check "mem: which VMs hold the huge pages" grep -qx 'huge pages held by: big 4.00 GiB, mempath 2.00 GiB, vhost 2.00 GiB; 2.00 GiB free' "$TEST_TMP/huge.txt"
+check "no huge pages anywhere: no HUGETLB column, no huge line" sh -c "! grep -q 'HUGETLB\|^huge' '$TEST_TMP/v1.txt'"
+"$VMHOST" $hroots doctor --interval 0 --json >"$TEST_TMP/huge-doctor.json"
+check "doctor: no contradiction (reason hugetlbfs, ksm_mergeable 0), with the huge pages and the cost" jq -e '[.findings[] | select(.id == "vm-ksm-unmergeable" and .pid == 3001) | .evidence | [.ksm_unmergeable_reason, .ksm_mergeable, .hugetlb_bytes, .memory_cost_bytes > .hugetlb_bytes]] == [["hugetlbfs",0,4294967296,true]]' "$TEST_TMP/huge-doctor.json"
+check "doctor: hugepages-unused keeps its meaning (2 GiB of the default size free) and counts the VMs on huge pages" jq -e '[.findings[] | select(.id == "hugepages-unused") | .evidence | [.unused_bytes, .vms_on_hugetlbfs]] == [[2147483648,3]]' "$TEST_TMP/huge-doctor.json"
+"$VMHOST" $hroots --csv mem >"$TEST_TMP/huge.csv"
+check "CSV: hugetlb_bytes and memory_cost_bytes" sh -c "head -1 '$TEST_TMP/huge.csv' | grep -q ',hugetlb_bytes,.*,memory_cost_bytes,'"
+
 finish

@@ -171,6 +171,68 @@ static void pss_unknown_weight_is_unknown(void **state)
 	assert_int_equal(ksm_vm_saved(&m, &unreadable, P, NULL).v, 0);
 }
 
+/* Guest RAM on huge pages whatever the command line says (QEMU -mem-path): the process's own
+ * HugetlbPages takes it out of what RSS must hold, and makes the KSM reason hugetlbfs. */
+static void hugetlb_from_the_process(void **state)
+{
+	(void)state;
+	struct vm_config plain = {.guest_ram_bytes = MAYBE(64 * MIB)}; /* -m 64 -mem-path /dev/hugepages */
+	struct mem_counters m = counters(30 * MIB, 8 * MIB, 0, 0);
+	m.ksm_mergeable = MAYBE(1);
+	m.hugetlb = MAYBE(64 * MIB);
+	assert_int_equal(overhead_estimate(&m, &plain, P).v, 38 * MIB); /* all of RSS, as --exact finds */
+	struct ksm_sysfs k = ksm(0, 0);
+	k.run = MAYBE(1);
+	assert_string_equal(ksm_unmergeable_reason(&plain, &m, &k), "hugetlbfs");
+	assert_true(ram_on_hugetlb(&plain, &m));
+	/* The kernel says yes (QEMU's other anon memory is marked), but the guest RAM cannot merge. */
+	assert_int_equal(ksm_process_mergeable(&m).v, 1);
+	maybe_i64 mergeable = ksm_vm_mergeable(&plain, &m, &k);
+	assert_true(mergeable.known && mergeable.v == 0);
+	/* Half of guest RAM on huge pages (two backends): the other half is in RSS. */
+	struct vm_config two = {.guest_ram_bytes = MAYBE(128 * MIB), .ram_hugetlb = true};
+	struct mem_counters half = counters(70 * MIB, 8 * MIB, 0, 0);
+	half.hugetlb = MAYBE(64 * MIB);
+	assert_int_equal(overhead_estimate(&half, &two, P).v, 8 * MIB + 6 * MIB);
+	/* No huge pages and a known 0: as before, reason and mergeable the kernel's. */
+	m.hugetlb = MAYBE(0);
+	assert_null(ksm_unmergeable_reason(&plain, &m, &k));
+	assert_int_equal(ksm_vm_mergeable(&plain, &m, &k).v, 1);
+	/* KSM stopped is the host's reason: mergeable stays the kernel's word. */
+	k.run = MAYBE(0);
+	assert_string_equal(ksm_unmergeable_reason(&plain, &m, &k), "ksm-stopped");
+	assert_int_equal(ksm_vm_mergeable(&plain, &m, &k).v, 1);
+	/* An old kernel: no HugetlbPages, no ksm_stat: both unknown, never made up. */
+	struct mem_counters old = counters(30 * MIB, 8 * MIB, 0, 0);
+	assert_false(ksm_vm_mergeable(&plain, &old, &k).known);
+	assert_false(ram_on_hugetlb(&plain, &old));
+}
+
+/* What a VM's memory costs: PSS plus its huge pages, shared ones divided among their mappers. */
+static void memory_cost_with_huge_pages(void **state)
+{
+	(void)state;
+	/* status only: the VM's huge pages whole */
+	maybe_i64 h = hugetlb_cost(MAYBE(64 * MIB), UNKNOWN, UNKNOWN, 0);
+	assert_int_equal(h.v, 64 * MIB);
+	assert_int_equal(memory_cost(MAYBE(37 * MIB), h).v, 101 * MIB);
+	/* 1 GiB private + 2 GiB shared by the VMM and its vhost-user helper (each sees 2 GiB) */
+	h = hugetlb_cost(MAYBE(3072 * MIB), MAYBE(1024 * MIB), MAYBE(4096 * MIB), 2);
+	assert_int_equal(h.v, 3072 * MIB);
+	/* private only: no mapper of shared pages needed */
+	assert_int_equal(hugetlb_cost(MAYBE(1), MAYBE(1024 * MIB), MAYBE(0), 0).v, 1024 * MIB);
+	/* unknown huge pages (no HugetlbPages line) or unknown PSS: unknown cost, never PSS alone */
+	assert_false(memory_cost(MAYBE(37 * MIB), hugetlb_cost(UNKNOWN, UNKNOWN, UNKNOWN, 0)).known);
+	assert_false(memory_cost(UNKNOWN, MAYBE(0)).known);
+	assert_int_equal(memory_cost(MAYBE(37 * MIB), MAYBE(0)).v, 37 * MIB);
+	/* A VM's processes map the same guest RAM: its huge pages are the most of any one of them. */
+	struct mem_counters a = counters(10, 20, 30, 1), b = counters(1, 2, 3, 4);
+	a.hugetlb = MAYBE(64 * MIB);
+	b.hugetlb = MAYBE(64 * MIB);
+	mem_counters_add(&a, &b);
+	assert_int_equal(a.hugetlb.v, 64 * MIB);
+}
+
 static void counters_add_unknown(void **state)
 {
 	(void)state;
@@ -190,6 +252,7 @@ int main(void)
 		cmocka_unit_test(ksm_saved_per_vm), cmocka_unit_test(overhead_private_ram),
 		cmocka_unit_test(overhead_shared_and_hugetlb_ram), cmocka_unit_test(counters_add_unknown),
 		cmocka_unit_test(pss_unknown_weight_is_unknown),
+		cmocka_unit_test(hugetlb_from_the_process), cmocka_unit_test(memory_cost_with_huge_pages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

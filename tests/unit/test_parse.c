@@ -50,7 +50,16 @@ static void status_vm(void **state)
 	assert_true(st.vm_rss.known && st.rss_anon.known && st.rss_file.known && st.rss_shmem.known);
 	assert_int_equal(st.vm_rss.v, st.rss_anon.v + st.rss_file.v + st.rss_shmem.v);
 	assert_true(st.rss_anon.v >= 64ll << 20);
+	assert_true(st.hugetlb_pages.known && st.hugetlb_pages.v == 0); /* "HugetlbPages: 0 kB": known 0 */
 	free(buf);
+	/* A VM whose guest RAM is on hugetlbfs: its huge pages are outside VmRSS. */
+	const char *huge = "Name:\tqemu\nVmRSS:\t   37700 kB\nHugetlbPages:\t   65536 kB\n";
+	assert_true(parse_status(huge, strlen(huge), &st) >= 2);
+	assert_int_equal(st.hugetlb_pages.v, 64ll << 20);
+	/* A kernel before 4.4 has no HugetlbPages line: unknown, never 0. */
+	const char *old = "Name:\tqemu\nVmRSS:\t   37700 kB\n";
+	assert_true(parse_status(old, strlen(old), &st) >= 1);
+	assert_false(st.hugetlb_pages.known);
 }
 
 static void status_kthread_and_truncated(void **state)
@@ -102,7 +111,12 @@ static void smaps_rollup_real(void **state)
 	assert_true(parse_smaps_rollup(buf, len, &r) > 8);
 	assert_true(r.pss.v <= r.rss.v);
 	assert_int_equal(r.pss.v, r.pss_anon.v + r.pss_file.v + r.pss_shmem.v);
+	assert_true(r.private_hugetlb.known && r.private_hugetlb.v == 0 && r.shared_hugetlb.known);
 	free(buf);
+	const char *huge = "Rss: 100 kB\nPss: 90 kB\nShared_Hugetlb: 2048 kB\nPrivate_Hugetlb: 1048576 kB\n";
+	assert_true(parse_smaps_rollup(huge, strlen(huge), &r) == 4);
+	assert_int_equal(r.private_hugetlb.v, 1ll << 30);
+	assert_int_equal(r.shared_hugetlb.v, 2ll << 20);
 	buf = fixture("parse/garbage", &len);
 	assert_int_equal(parse_smaps_rollup(buf, len, &r), -EINVAL);
 	free(buf);
@@ -173,6 +187,54 @@ static void maps_lines(void **state)
 	pos = 0;
 	assert_int_equal(parse_maps_next(broken, strlen(broken), &pos, &m), -EINVAL);
 	free(buf);
+	/* QEMU's -mem-path RAM on a hugetlbfs mount (maps shows the device in hex). */
+	const char *huge = "7fd527e00000-7fd52be00000 rw-p 00000000 00:28 688068 /tmp/pool/qemu_back_mem.pc.ram.eJ8PLz (deleted)\n";
+	pos = 0;
+	assert_int_equal(parse_maps_next(huge, strlen(huge), &pos, &m), 1);
+	assert_int_equal(m.dev_major, 0);
+	assert_int_equal(m.dev_minor, 0x28);
+}
+
+/* The huge page pools' directories under /sys/kernel/mm/hugepages. */
+static void hugepages_dirs(void **state)
+{
+	(void)state;
+	int64_t b = 7;
+	assert_int_equal(parse_hugepages_dir("hugepages-2048kB", &b), 0);
+	assert_int_equal(b, 2 << 20);
+	assert_int_equal(parse_hugepages_dir("hugepages-1048576kB", &b), 0);
+	assert_int_equal(b, 1 << 30);
+	static const char *const bad[] = {"hugepages-kB", "hugepages-0kB", "hugepages-2048", "hugepages-20x8kB",
+					  "nr_hugepages", "hugepages-99999999999999999999kB", ""};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		assert_int_equal(parse_hugepages_dir(bad[i], &b), -EINVAL);
+	assert_int_equal(b, 1 << 30); /* untouched on failure */
+	struct meminfo m;
+	const char *mi = "MemTotal: 100 kB\nHugetlb:        10485760 kB\n";
+	assert_int_equal(parse_meminfo(mi, strlen(mi), &m), 2);
+	assert_int_equal(m.hugetlb.v, 10ll << 30);
+}
+
+/* The hugetlbfs mounts a process sees, matched to its mappings by device: guest RAM on huge
+ * pages whatever its path (this host: 0:40 is maps' 00:28). */
+static void mountinfo_hugetlbfs(void **state)
+{
+	(void)state;
+	const char *mi = "25 1 8:1 / / rw,relatime shared:1 - ext4 /dev/sda1 rw\n"
+			 "45 27 0:40 / /tmp/vmhost-pool.CLkJiL rw,relatime - hugetlbfs none rw,pagesize=2M\n"
+			 "46 27 0:41 / /dev/hugepages1G rw,relatime shared:30 master:2 - hugetlbfs hugetlbfs rw,pagesize=1024M\n"
+			 "47 27 0:42 / /dev/hugepages rw,relatime shared:31 - hugetlbfs hugetlbfs rw\n"
+			 "48 27 0:43 / /mnt/cut rw - hugetlbfs none rw,pagesize=2M";
+	struct hugetlbfs_mount m[4];
+	assert_int_equal(parse_mountinfo_hugetlbfs(mi, strlen(mi), m, 4), 3);
+	assert_true(m[0].dev_major == 0 && m[0].dev_minor == 40 && m[0].page_bytes == 2 << 20);
+	assert_true(m[1].dev_minor == 41 && m[1].page_bytes == 1 << 30); /* optional fields skipped */
+	assert_true(m[2].dev_minor == 42 && m[2].page_bytes == 0);        /* no pagesize=: the default */
+	assert_int_equal(parse_mountinfo_hugetlbfs(mi, strlen(mi), m, 1), 1); /* at most cap */
+	const char *none = "25 1 8:1 / / rw - ext4 /dev/sda1 rw\n";
+	assert_int_equal(parse_mountinfo_hugetlbfs(none, strlen(none), m, 4), 0);
+	const char *garbage = "not a mount\n";
+	assert_int_equal(parse_mountinfo_hugetlbfs(garbage, strlen(garbage), m, 4), -EINVAL);
 }
 
 static void qemu_sizes(void **state)
@@ -245,7 +307,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(meminfo_real), cmocka_unit_test(meminfo_bad),
-		cmocka_unit_test(status_vm), cmocka_unit_test(status_kthread_and_truncated),
+		cmocka_unit_test(status_vm), cmocka_unit_test(mountinfo_hugetlbfs), cmocka_unit_test(hugepages_dirs), cmocka_unit_test(status_kthread_and_truncated),
 		cmocka_unit_test(ksm_stat_forms), cmocka_unit_test(smaps_rollup_real),
 		cmocka_unit_test(stat_fields), cmocka_unit_test(cgroup_forms),
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),

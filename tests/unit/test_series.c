@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/sample/series.h"
+#include "out/report_html.h"
 #include "store/store_series.h"
 
 #define MiB (1024.0 * 1024.0)
@@ -185,7 +186,44 @@ static void vm_series_from_stored_points(void **state)
 	assert_true(series_row(&s, SERIES_VM_PRIVATE)[1] == 0);
 	assert_true(isnan(series_row(&s, SERIES_VM_SAVED)[1]));
 	assert_true(isnan(series_row(&s, SERIES_VM_FIT)[0]) && isnan(series_row(&s, SERIES_VM_FIT)[1]));
+	assert_true(isnan(series_row(&s, SERIES_VM_HUGETLB)[0])); /* a recording before schema 3: unknown */
 	series_free(&s);
+}
+
+/* The report's chart of a VM: its huge pages as a band of their own, and in the note, only for
+ * a VM that holds some (the chart of any other VM is as it was). */
+static char *vm_chart(maybe_i64 hugetlb)
+{
+	struct store_vm_point p[2] = {
+		{.t = 100, .rss = MAYBE((int64_t)(40 * MiB)), .overhead = MAYBE((int64_t)(40 * MiB)), .hugetlb = hugetlb},
+		{.t = 110, .rss = MAYBE((int64_t)(40 * MiB)), .overhead = MAYBE((int64_t)(40 * MiB)), .hugetlb = hugetlb},
+	};
+	struct series_set s;
+	assert_int_equal(vm_series_from_points(p, 2, 4096, &s), 0);
+	char *out = NULL;
+	size_t len;
+	FILE *f = open_memstream(&out, &len);
+	assert_non_null(f);
+	struct report_vm vm = {.name = "hp", .uuid = "", .vmm = "qemu", .pid = 7};
+	report_html_vm_chart(f, &vm, &s, 100, 110);
+	fclose(f);
+	series_free(&s);
+	return out;
+}
+
+static void vm_chart_huge_pages(void **state)
+{
+	(void)state;
+	char *out = vm_chart(MAYBE((int64_t)(64 * MiB)));
+	assert_non_null(strstr(out, "guest RAM on huge pages"));
+	assert_non_null(strstr(out, "huge pages 64.0 MiB"));
+	free(out);
+	out = vm_chart(MAYBE(0));
+	assert_null(strstr(out, "huge pages"));
+	free(out);
+	out = vm_chart(UNKNOWN);
+	assert_null(strstr(out, "huge pages"));
+	free(out);
 }
 
 int main(void)
@@ -198,6 +236,7 @@ int main(void)
 		cmocka_unit_test(anchor_is_the_median_residual),
 		cmocka_unit_test(line_over_its_span_only),
 		cmocka_unit_test(host_series_from_stored_points),
+		cmocka_unit_test(vm_chart_huge_pages),
 		cmocka_unit_test(vm_series_from_stored_points),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,11 +16,11 @@
 
 static char fixture[1024];
 
-/* The fixture's host, with its own /sys or another (sys). */
-static char *render_on(enum prom_format format, const char *sys)
+/* The host of a fixture tree (tree/proc), with the tree's own /sys or another (sys). */
+static char *render_on(const char *tree, enum prom_format format, const char *sys)
 {
 	char proc[1100];
-	snprintf(proc, sizeof(proc), "%s/proc", fixture);
+	snprintf(proc, sizeof(proc), "%s/proc", tree);
 	struct io_root root = {.proc = proc, .sys = sys};
 	pid_t extra[] = {20000, 31337}; /* a plain process, and one that does not exist */
 	struct snapshot s;
@@ -39,12 +39,14 @@ static char *render_on(enum prom_format format, const char *sys)
 	return out;
 }
 
-static char *render(enum prom_format format)
+static char *render_tree(const char *tree, enum prom_format format)
 {
-	char sys[1100];
-	snprintf(sys, sizeof(sys), "%s/sys", fixture);
-	return render_on(format, sys);
+	char sys[1200];
+	snprintf(sys, sizeof(sys), "%.1100s/sys", tree);
+	return render_on(tree, format, sys);
 }
+
+static char *render(enum prom_format format) { return render_tree(fixture, format); }
 
 static void compare_golden(const char *out, const char *name)
 {
@@ -67,6 +69,17 @@ static void compare_golden(const char *out, const char *name)
 	if (strcmp(out, golden) != 0) {
 		fprintf(stderr, "output differs from %s; got:\n%s", path, out);
 		fail();
+	}
+}
+
+/* Every one of want is in out. */
+static void expect_lines(const char *out, const char *const *want, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strstr(out, want[i])) {
+			fprintf(stderr, "missing: %s", want[i]);
+			fail();
+		}
 	}
 }
 
@@ -113,12 +126,7 @@ static void test_contract_series(void **state)
 		"vmhost_skipped_processes 1\n",
 		"vmhost_scrape_duration_seconds 0.0015\n",
 	};
-	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		if (!strstr(out, want[i])) {
-			fprintf(stderr, "missing: %s", want[i]);
-			fail();
-		}
-	}
+	expect_lines(out, want, sizeof(want) / sizeof(want[0]));
 	/* Never a made-up number: a plain process has no guest RAM or overhead series, and vm2
 	 * (an older kernel without ksm_stat) has no KSM profit series. */
 	assert_null(strstr(out, "vmhost_vm_guest_ram_bytes{vm=\"\",pid=\"20000\""));
@@ -134,11 +142,33 @@ static void test_unknown_pss_left_out(void **state)
 	(void)state;
 	char sys[] = "/tmp/vmhost-test-nosys-XXXXXX";
 	assert_non_null(mkdtemp(sys));
-	char *out = render_on(PROM_TEXT, sys);
+	char *out = render_on(fixture, PROM_TEXT, sys);
 	rmdir(sys);
 	/* every process of the fixture maps KSM pages */
 	assert_non_null(strstr(out, "vmhost_vm_rss_bytes{vm=\"vm1\""));
 	assert_null(strstr(out, "vmhost_vm_pss_bytes{"));
+	free(out);
+}
+
+/* Guest RAM on huge pages (tests/fixtures/host-hugetlb): the VM's huge pages and what it costs;
+ * a kernel without HugetlbPages has neither series, never a 0. */
+static void test_hugetlb_series(void **state)
+{
+	(void)state;
+	char tree[1100];
+	snprintf(tree, sizeof(tree), "%s/../host-hugetlb", fixture);
+	char *out = render_tree(tree, PROM_TEXT);
+	static const char *const want[] = {
+		"# TYPE vmhost_vm_hugetlb_bytes gauge\n",
+		"vmhost_vm_hugetlb_bytes{vm=\"big\",pid=\"3001\",uuid=\"\"} 4294967296\n",
+		/* PSS (the estimate: RSS, nothing merged) + 4 GiB of 1 GiB pages */
+		"vmhost_vm_memory_cost_bytes{vm=\"big\",pid=\"3001\",uuid=\"\"} 4356407296\n",
+		/* the vhost-user helper maps the same 2 GiB: counted once */
+		"vmhost_vm_hugetlb_bytes{vm=\"vhost\",pid=\"3003\",uuid=\"\"} 2147483648\n",
+	};
+	expect_lines(out, want, sizeof(want) / sizeof(want[0]));
+	assert_null(strstr(out, "vmhost_vm_hugetlb_bytes{vm=\"oldkernel\""));
+	assert_null(strstr(out, "vmhost_vm_memory_cost_bytes{vm=\"oldkernel\""));
 	free(out);
 }
 
@@ -151,6 +181,7 @@ int main(void)
 		cmocka_unit_test(test_openmetrics_golden),
 		cmocka_unit_test(test_contract_series),
 		cmocka_unit_test(test_unknown_pss_left_out),
+		cmocka_unit_test(test_hugetlb_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

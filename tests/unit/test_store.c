@@ -72,6 +72,7 @@ static void make_snapshot(struct snapshot *s, double t, size_t nvms, double rate
 		v->mem.rss = MAYBE(64 * MiB + over);
 		v->mem.swap = MAYBE(0);
 		v->mem.ksm_zero_pages = MAYBE(0);
+		v->mem.hugetlb = i == 2 ? MAYBE(64 * MiB) : MAYBE(0); /* vm2's guest RAM on huge pages */
 		v->pss_bytes = v->mem.rss;
 		v->pss_method = METHOD_ESTIMATE;
 		v->overhead_bytes = MAYBE(over);
@@ -124,6 +125,12 @@ static void write_and_read_back(void **state)
 	assert_true(p[0].cgroup_memory.known && p[0].cgroup_memory.v == 80 * MiB);
 	assert_false(p[0].cgroup_limit.known); /* unlimited */
 	assert_true(p[0].oom_kills.known && p[0].oom_kills.v == 0);
+	assert_true(p[0].hugetlb.known && p[0].hugetlb.v == 0);
+	assert_true(p[0].memory_cost.known && p[0].pss.known && p[0].memory_cost.v == p[0].pss.v);
+	free(p);
+	assert_int_equal(store_vm_points(s, vms[2].id, 0, 2e9, &p, &np), 0);
+	assert_true(p[0].hugetlb.known && p[0].hugetlb.v == 64 * MiB);
+	assert_true(p[0].memory_cost.known && p[0].memory_cost.v == p[0].pss.v + 64 * MiB);
 	free(p);
 
 	struct store_host_point *h;
@@ -294,33 +301,57 @@ static void unknown_resident_is_not_populated(void **state)
 	store_close(s);
 }
 
-/* A database written by vmhost with schema 1 (before the CPU and cgroup columns) is migrated
- * in place by the next writer; its old rows read back with the new figures unknown. */
-static void schema_1_is_migrated(void **state)
+/* vm 1's points in a database left by vmhost at schema version (its migrations, then rows), once
+ * this build opened it (migrating it in place) and wrote samples of other VMs. */
+static struct store_vm_point *old_database(int version, const char *rows, size_t *ret_n)
 {
-	(void)state;
 	sqlite3 *raw;
 	assert_int_equal(sqlite_load(NULL, 0), 0); /* loaded by store_open, or here */
 	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-	char *err = NULL;
-	assert_int_equal(sq.exec(raw, store_migrations[0], NULL, NULL, &err), SQLITE_OK);
-	assert_int_equal(sq.exec(raw, "PRAGMA application_id = 1986881651; PRAGMA user_version = 1;"
-					   "INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
-					   "INSERT INTO vm_samples (vm_id, t_ms, rss) VALUES (1, 1799999995000, 4096);",
-					   NULL, NULL, &err),
-			 SQLITE_OK);
+	char *err = NULL, pragmas[128];
+	for (int v = 0; v < version; v++)
+		assert_int_equal(sq.exec(raw, store_migrations[v], NULL, NULL, &err), SQLITE_OK);
+	snprintf(pragmas, sizeof(pragmas), "PRAGMA application_id = 1986881651; PRAGMA user_version = %d;", version);
+	assert_int_equal(sq.exec(raw, pragmas, NULL, NULL, &err), SQLITE_OK);
+	assert_int_equal(sq.exec(raw, rows, NULL, NULL, &err), SQLITE_OK);
 	sq.close_v2(raw);
 	struct store *s;
 	assert_int_equal(store_open(db, &s), 0);
 	write_samples(s, 1.8e9, 10, 2, 1, 0);
 	struct store_vm_point *p;
+	assert_int_equal(store_vm_points(s, 1, 0, 2e9, &p, ret_n), 0);
+	store_close(s);
+	return p;
+}
+
+/* A database written by vmhost with schema 1 (before the CPU and cgroup columns) is migrated
+ * in place by the next writer; its old rows read back with the new figures unknown. */
+static void schema_1_is_migrated(void **state)
+{
+	(void)state;
 	size_t np;
-	assert_int_equal(store_vm_points(s, 1, 0, 2e9, &p, &np), 0);
+	struct store_vm_point *p = old_database(1,
+		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
+		"INSERT INTO vm_samples (vm_id, t_ms, rss) VALUES (1, 1799999995000, 4096);", &np);
 	assert_int_equal(np, 1);
 	assert_true(p[0].rss.known && p[0].rss.v == 4096);
 	assert_false(p[0].cpu_ms.known);
 	free(p);
-	store_close(s);
+}
+
+/* Schema 2 (before the huge page columns): its rows read back with them unknown, never 0. */
+static void schema_2_is_migrated(void **state)
+{
+	(void)state;
+	size_t np;
+	struct store_vm_point *p = old_database(2,
+		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
+		"INSERT INTO vm_samples (vm_id, t_ms, rss, pss, cpu_ms) VALUES (1, 1799999995000, 4096, 4096, 5);", &np);
+	assert_int_equal(np, 1);
+	assert_true(p[0].pss.known && p[0].pss.v == 4096 && p[0].cpu_ms.known);
+	assert_false(p[0].hugetlb.known);
+	assert_false(p[0].memory_cost.known);
+	free(p);
 }
 
 int main(void)
@@ -333,6 +364,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(downsampling_keeps_means, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_1_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_resident_is_not_populated, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_2_is_migrated, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -277,13 +277,13 @@ static void test_batch_frame(void **state)
 	line = strtok_r(NULL, "\n", &save);
 	assert_true(!strncmp(line, "# host mem_total_bytes=", 23));
 	line = strtok_r(NULL, "\n", &save);
-	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\twait\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi");
+	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\twait\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi\tcost");
 	size_t rows = 0;
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		size_t tabs = 0;
 		for (char *p = line; *p; p++)
 			tabs += *p == '\t';
-		assert_int_equal(tabs, 14);
+		assert_int_equal(tabs, 15);
 		rows++;
 	}
 	assert_int_equal(rows, 4);

@@ -241,7 +241,11 @@ static void check_unmergeable(const struct doctor_rule *r, const struct doctor_e
 					       why);
 		ev_str(f, "ksm_unmergeable_reason", why);
 		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
-		ev_int(f, "ksm_mergeable", ksm_process_mergeable(&vm->mem));
+		ev_int(f, "ksm_mergeable", ksm_vm_mergeable(&vm->cfg, &vm->mem, k));
+		if (!strcmp(why, "hugetlbfs")) { /* what those huge pages cost, as RSS and PSS do not say */
+			ev_bytes(f, "hugetlb_bytes", vm->mem.hugetlb);
+			ev_bytes(f, "memory_cost_bytes", vm_memory_cost(vm));
+		}
 		if (!strcmp(why, "mem-merge-off"))
 			advise(f, "drop mem-merge=off from -machine (libvirt: remove <nosharepages/>) if its memory may be "
 				  "shared with other guests");
@@ -507,7 +511,7 @@ static void check_thp_never(const struct doctor_rule *r, const struct doctor_evi
 	maybe_i64 ram = MAYBE(0);
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
-		if (is_vm(vm) && !vm->cfg.ram_hugetlb) {
+		if (is_vm(vm) && !ram_on_hugetlb(&vm->cfg, &vm->mem)) {
 			vms++;
 			ram = maybe_add(ram, vm->cfg.guest_ram_bytes);
 		}
@@ -533,14 +537,21 @@ static void check_hugepages(const struct doctor_rule *r, const struct doctor_evi
 	if (unused < HUGEPAGES_UNUSED_MIN_BYTES)
 		return;
 	int64_t users = 0;
-	for (size_t i = 0; i < e->vms.n; i++)
-		users += e->vms.vms[i].cfg.ram_hugetlb;
+	maybe_i64 held = MAYBE(0); /* by the VMs: status HugetlbPages */
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		if (!is_vm(vm))
+			continue;
+		users += ram_on_hugetlb(&vm->cfg, &vm->mem);
+		held = held.known && vm->mem.hugetlb.known ? MAYBE(held.v + vm->mem.hugetlb.v) : UNKNOWN;
+	}
 	struct doctor_finding *f = add(out, r, 0, NULL, "%.1f GiB of reserved huge pages are unused", unused / GiB);
 	ev_int(f, "hugepages_total", m->hugepages_total);
 	ev_int(f, "hugepages_free", m->hugepages_free);
 	ev_bytes(f, "hugepage_size_bytes", m->hugepage_size);
 	ev_bytes(f, "unused_bytes", bytes_of(unused));
 	ev_int(f, "vms_on_hugetlbfs", MAYBE(users));
+	ev_bytes(f, "vms_hugetlb_bytes", held);
 	advise(f, "reserved huge pages are lost to everything else: lower vm.nr_hugepages (sysctl -w "
 		  "vm.nr_hugepages=N) to what the VMs use, or back guests with them (-object "
 		  "memory-backend-file,mem-path=/dev/hugepages)");

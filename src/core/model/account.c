@@ -1,6 +1,7 @@
 #include "core/model/account.h"
 
 #include <math.h>
+#include <string.h>
 
 static void add_maybe(maybe_i64 *a, maybe_i64 b)
 {
@@ -18,6 +19,8 @@ void mem_counters_add(struct mem_counters *a, const struct mem_counters *b)
 	add_maybe(&a->ksm_merging_pages, b->ksm_merging_pages);
 	add_maybe(&a->ksm_zero_pages, b->ksm_zero_pages);
 	add_maybe(&a->ksm_profit, b->ksm_profit);
+	if (a->hugetlb.known && b->hugetlb.known && b->hugetlb.v > a->hugetlb.v)
+		a->hugetlb = b->hugetlb;
 }
 
 double ksm_mean_weight(const struct ksm_sysfs *k)
@@ -117,7 +120,11 @@ maybe_i64 overhead_estimate(const struct mem_counters *m, const struct vm_config
 		return UNKNOWN;
 	int64_t ram = cfg->guest_ram_bytes.v;
 	int64_t anon = m->rss_anon.v, file = m->rss_file.v, shmem = m->rss_shmem.v;
-	if (cfg->ram_hugetlb) /* hugetlbfs pages are not in RSS at all */
+	/* hugetlbfs pages are not in RSS at all: only the rest of guest RAM can be. */
+	bool huge_known = m->hugetlb.known && m->hugetlb.v > 0;
+	if (huge_known)
+		ram = m->hugetlb.v >= ram ? 0 : ram - m->hugetlb.v;
+	if ((cfg->ram_hugetlb && !huge_known) || ram == 0)
 		return MAYBE(anon + file + shmem);
 	if (cfg->ram_shared) {
 		int64_t beyond = shmem - ram;
@@ -130,6 +137,11 @@ maybe_i64 overhead_estimate(const struct mem_counters *m, const struct vm_config
 	if (beyond > anon)
 		beyond = anon;
 	return MAYBE(file + shmem + (beyond > 0 ? beyond : 0));
+}
+
+bool ram_on_hugetlb(const struct vm_config *cfg, const struct mem_counters *m)
+{
+	return cfg->ram_hugetlb || (m->hugetlb.known && m->hugetlb.v > 0);
 }
 
 maybe_i64 ksm_process_mergeable(const struct mem_counters *m)
@@ -145,7 +157,7 @@ const char *ksm_unmergeable_reason(const struct vm_config *cfg, const struct mem
 	/* What the VM asked for first: it explains a "no" from the kernel. */
 	if (cfg->mem_merge_off)
 		return "mem-merge-off";
-	if (cfg->ram_hugetlb)
+	if (ram_on_hugetlb(cfg, m))
 		return "hugetlbfs";
 	if (cfg->ram_shared)
 		return "shared-memory";
@@ -155,4 +167,26 @@ const char *ksm_unmergeable_reason(const struct vm_config *cfg, const struct mem
 	if (k->present && k->run.known && k->run.v != 1)
 		return "ksm-stopped";
 	return NULL;
+}
+
+maybe_i64 ksm_vm_mergeable(const struct vm_config *cfg, const struct mem_counters *m, const struct ksm_sysfs *k)
+{
+	const char *why = ksm_unmergeable_reason(cfg, m, k);
+	if (why && strcmp(why, "ksm-stopped"))
+		return MAYBE(0);
+	return ksm_process_mergeable(m);
+}
+
+maybe_i64 hugetlb_cost(maybe_i64 hugetlb_bytes, maybe_i64 private_bytes, maybe_i64 shared_bytes, unsigned shared_mappers)
+{
+	if (private_bytes.known && shared_bytes.known && (shared_mappers > 0 || shared_bytes.v == 0))
+		return MAYBE(private_bytes.v + (shared_mappers ? shared_bytes.v / shared_mappers : 0));
+	return hugetlb_bytes;
+}
+
+maybe_i64 memory_cost(maybe_i64 pss_bytes, maybe_i64 hugetlb_cost_bytes)
+{
+	if (!pss_bytes.known || !hugetlb_cost_bytes.known)
+		return UNKNOWN;
+	return MAYBE(pss_bytes.v + hugetlb_cost_bytes.v);
 }

@@ -12,9 +12,12 @@ struct mem_counters {
 	maybe_i64 ksm_rmap_items, ksm_merging_pages, ksm_zero_pages, ksm_profit;
 	maybe_i64 ksm_mergeable, ksm_merge_any; /* 1 yes, 0 no (ksm_stat); of the VMM process only */
 	maybe_i64 threads;                      /* of the VMM process only (status Threads) */
+	/* hugetlbfs pages mapped (status HugetlbPages), outside rss. A VM's processes map the same
+	 * guest RAM (a vhost-user helper maps the VMM's): the most of any one of them, not a sum. */
+	maybe_i64 hugetlb;
 };
 
-/* Adds b into a; a field stays known only if known in both. */
+/* Adds b into a; a field stays known only if known in both (hugetlb: the larger of the two). */
 void mem_counters_add(struct mem_counters *a, const struct mem_counters *b);
 
 /* What an exact read (smaps_rollup) taught about one VM, for amortized refreshes: the mean PSS
@@ -67,5 +70,24 @@ maybe_i64 ksm_process_mergeable(const struct mem_counters *m);
  * (resident, swapped, or merged into the zero page). A lower bound while the guest is still
  * touching its RAM; unknown when guest RAM is. */
 maybe_i64 overhead_estimate(const struct mem_counters *m, const struct vm_config *cfg, int64_t page_size);
+
+/* Guest RAM (some of it) on hugetlbfs: the command line says so (cfg->ram_hugetlb), or, whatever
+ * its form, the process maps huge pages (m->hugetlb > 0). */
+bool ram_on_hugetlb(const struct vm_config *cfg, const struct mem_counters *m);
+
+/* ksm_mergeable as shown for a VM: false when the VM's own reason stands in the way
+ * (ksm_unmergeable_reason: mem-merge-off, hugetlbfs, shared-memory, not-marked), else the
+ * kernel's word (ksm_process_mergeable); the host's ksm-stopped leaves it as the kernel says. */
+maybe_i64 ksm_vm_mergeable(const struct vm_config *cfg, const struct mem_counters *m, const struct ksm_sysfs *k);
+
+/* What a VM's huge pages cost the host. shared_mappers > 0: private_bytes whole plus
+ * shared_bytes (summed over its processes that map shared huge pages) divided among those
+ * mappers. Otherwise (the split unknown: status only) hugetlb_bytes whole. Unknown when the
+ * figures it needs are. */
+maybe_i64 hugetlb_cost(maybe_i64 hugetlb_bytes, maybe_i64 private_bytes, maybe_i64 shared_bytes, unsigned shared_mappers);
+
+/* What the VM's memory costs the host: PSS plus the cost of its huge pages. Unknown when either
+ * is (a VM with no huge pages has a known 0, an old kernel without HugetlbPages an unknown). */
+maybe_i64 memory_cost(maybe_i64 pss_bytes, maybe_i64 hugetlb_cost_bytes);
 
 #endif

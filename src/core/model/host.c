@@ -14,6 +14,54 @@ int64_t host_page_size(void)
 	return page;
 }
 
+static maybe_i64 read_count(const struct io_root *root, const char *pool, const char *file)
+{
+	char buf[64];
+	int64_t v;
+	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "kernel/mm/hugepages/%s/%s", pool, file);
+	return n > 0 && parse_i64(buf, &v) == 0 && v >= 0 ? MAYBE(v) : UNKNOWN;
+}
+
+/* The huge page pools; none reserved (meminfo's Hugetlb 0) reads no more files. */
+static void hugepages_read(const struct io_root *root, struct host *h)
+{
+	if (h->mem.hugetlb.known && h->mem.hugetlb.v == 0) {
+		h->hugepages_known = true;
+		return;
+	}
+	char **names;
+	size_t n;
+	if (io_list_dir(root, IO_SYS, &names, &n, "kernel/mm/hugepages") < 0)
+		return;
+	for (size_t i = 0; i < n && h->nhugepages < HOST_HUGEPAGE_POOLS; i++) {
+		struct hugepage_pool *p = &h->hugepages[h->nhugepages];
+		if (parse_hugepages_dir(names[i], &p->page_bytes) < 0)
+			continue;
+		p->total = read_count(root, names[i], "nr_hugepages");
+		p->free = read_count(root, names[i], "free_hugepages");
+		h->nhugepages++;
+	}
+	io_free_names(names, n);
+	h->hugepages_known = true;
+}
+
+static maybe_i64 pool_bytes(const struct host *h, bool free)
+{
+	if (!h->hugepages_known)
+		return UNKNOWN;
+	int64_t sum = 0;
+	for (size_t i = 0; i < h->nhugepages; i++) {
+		maybe_i64 pages = free ? h->hugepages[i].free : h->hugepages[i].total;
+		if (!pages.known)
+			return UNKNOWN;
+		sum += pages.v * h->hugepages[i].page_bytes;
+	}
+	return MAYBE(sum);
+}
+
+maybe_i64 host_hugetlb_total_bytes(const struct host *h) { return pool_bytes(h, false); }
+maybe_i64 host_hugetlb_free_bytes(const struct host *h) { return pool_bytes(h, true); }
+
 int host_read(const struct io_root *root, struct host *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -28,5 +76,6 @@ int host_read(const struct io_root *root, struct host *ret)
 	if (parse_meminfo(buf, (size_t)n, &ret->mem) < 0)
 		return -EINVAL;
 	ret->mem_known = true;
+	hugepages_read(root, ret);
 	return 0;
 }

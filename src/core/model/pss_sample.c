@@ -125,9 +125,14 @@ static int stratum_add(struct stratum *s, uint64_t start_page, uint64_t pages)
 	return 0;
 }
 
-/* The mappings that may hold resident pages (not guard areas), by kind. */
-static int read_strata(const struct io_root *root, pid_t pid, int64_t page, struct stratum *anon, struct stratum *file)
+/* The mappings that may hold resident pages (not guard areas), by kind. Mappings on hugetlbfs are
+ * left out when huge (the process maps huge pages): their pages are in neither RSS nor PSS, and
+ * among the file pages they would weigh the file kind's mean towards theirs. */
+static int read_strata(const struct io_root *root, pid_t pid, int64_t page, bool huge, struct stratum *anon,
+		       struct stratum *file)
 {
+	struct hugetlbfs_mount mounts[HUGETLBFS_MOUNTS_MAX];
+	size_t nmounts = huge ? proc_hugetlbfs_mounts(root, pid, mounts) : 0;
 	char *text;
 	size_t len;
 	int r = io_read_alloc(root, IO_PROC, &text, &len, "%d/maps", pid);
@@ -136,7 +141,8 @@ static int read_strata(const struct io_root *root, pid_t pid, int64_t page, stru
 	size_t pos = 0;
 	struct map_entry e;
 	while ((r = parse_maps_next(text, len, &pos, &e)) > 0) {
-		if (!strncmp(e.perms, "---", 3) || (e.path_len == 10 && !memcmp(e.path, "[vsyscall]", 10)))
+		if (!strncmp(e.perms, "---", 3) || (e.path_len == 10 && !memcmp(e.path, "[vsyscall]", 10)) ||
+		    map_on_hugetlbfs(&e, mounts, nmounts))
 			continue;
 		bool is_anon = e.path_len == 0 || e.path[0] == '['; /* [heap], [stack] */
 		uint64_t pages = (e.end - e.start) / (uint64_t)page;
@@ -277,7 +283,7 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 	double start = clock_monotonic_seconds();
 	int64_t page = host_page_size();
 	struct stratum anon = {0}, file = {0};
-	int r = read_strata(root, pid, page, &anon, &file);
+	int r = read_strata(root, pid, page, m->hugetlb.known && m->hugetlb.v > 0, &anon, &file);
 	if (r < 0) {
 		free(anon.r);
 		free(file.r);

@@ -482,7 +482,7 @@ int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counter
 		return -EINVAL;
 	*ret = (struct mem_counters){
 		.rss = st.vm_rss, .rss_anon = st.rss_anon, .rss_file = st.rss_file,
-		.rss_shmem = st.rss_shmem, .swap = st.vm_swap, .threads = st.threads,
+		.rss_shmem = st.rss_shmem, .swap = st.vm_swap, .threads = st.threads, .hugetlb = st.hugetlb_pages,
 		.ksm_rmap_items = UNKNOWN, .ksm_merging_pages = UNKNOWN,
 		.ksm_zero_pages = UNKNOWN, .ksm_profit = UNKNOWN,
 	};
@@ -530,11 +530,33 @@ struct mapping {
 	bool guest;
 };
 
-static bool guest_candidate(const struct map_entry *m)
+size_t proc_hugetlbfs_mounts(const struct io_root *root, pid_t pid, struct hugetlbfs_mount *ret)
+{
+	char *text;
+	size_t len;
+	if (io_read_alloc(root, IO_PROC, &text, &len, "%d/mountinfo", pid) < 0)
+		return 0;
+	int n = parse_mountinfo_hugetlbfs(text, len, ret, HUGETLBFS_MOUNTS_MAX);
+	free(text);
+	return n > 0 ? (size_t)n : 0;
+}
+
+bool map_on_hugetlbfs(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t n)
+{
+	/* MAP_HUGETLB without a file: the kernel's own hugetlbfs mount, in no mountinfo. */
+	if (m->path_len >= 14 && !memcmp(m->path, "/anon_hugepage", 14))
+		return true;
+	for (size_t i = 0; m->inode && i < n; i++)
+		if (mounts[i].dev_major == m->dev_major && mounts[i].dev_minor == m->dev_minor)
+			return true;
+	return false;
+}
+
+static bool guest_candidate(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t nmounts)
 {
 	if (m->perms[0] != 'r' || m->perms[1] != 'w')
 		return false;
-	if (m->path_len == 0)
+	if (m->path_len == 0 || map_on_hugetlbfs(m, mounts, nmounts))
 		return true;
 	static const char *const prefixes[] = {"/memfd:", "/dev/hugepages", "/dev/shm/", "/run/", "/hugepages"};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
@@ -594,6 +616,8 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 {
 	if (!cfg->guest_ram_bytes.known || cfg->nblocks == 0)
 		return -ENOENT;
+	struct hugetlbfs_mount mounts[HUGETLBFS_MOUNTS_MAX];
+	size_t nmounts = proc_hugetlbfs_mounts(root, pid, mounts);
 	char *text;
 	size_t len;
 	int r = io_read_alloc(root, IO_PROC, &text, &len, "%d/maps", pid);
@@ -613,7 +637,7 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 			maps = m;
 			cap *= 2;
 		}
-		maps[n++] = (struct mapping){.start = e.start, .end = e.end, .candidate = guest_candidate(&e)};
+		maps[n++] = (struct mapping){.start = e.start, .end = e.end, .candidate = guest_candidate(&e, mounts, nmounts)};
 		/* Inaccessible reservations and guard pages hold nothing resident. */
 		if (!strncmp(e.perms, "---", 3))
 			maps[n - 1].end = maps[n - 1].start;
@@ -643,6 +667,24 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 }
 
 /* ---- measuring ---- */
+
+maybe_i64 vm_memory_cost(const struct vm *vm)
+{
+	return memory_cost(vm->pss_bytes, hugetlb_cost(vm->mem.hugetlb, vm->hugetlb_private_bytes,
+							vm->hugetlb_shared_bytes, vm->hugetlb_shared_mappers));
+}
+
+/* Adds one process's huge pages (smaps_rollup) into the VM's exact split; unknown stays unknown. */
+static void add_exact_hugetlb(struct vm *vm, const struct smaps_rollup *sr)
+{
+	if (!sr->private_hugetlb.known || !sr->shared_hugetlb.known || !vm->hugetlb_private_bytes.known) {
+		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
+		return;
+	}
+	vm->hugetlb_private_bytes.v += sr->private_hugetlb.v;
+	vm->hugetlb_shared_bytes.v += sr->shared_hugetlb.v;
+	vm->hugetlb_shared_mappers += sr->shared_hugetlb.v > 0;
+}
 
 void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall)
 {
@@ -689,6 +731,63 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	vm_cpu_free(&was);
 	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
 		       vm->cgroup_v1_memory, &vm->cg);
+	/* The hugetlb controller's files, only for a VM that maps huge pages (read at every sample). */
+	if (vm->vm_scope && vm->cgroup_version == 2 && vm->mem.hugetlb.known && vm->mem.hugetlb.v > 0)
+		vm->cg.hugetlb_bytes = cgroup_hugetlb_bytes(root, vm->cgroup);
+	return 0;
+}
+
+/* --exact: PSS from smaps_rollup (the VMM's and its helpers'), with their huge pages, and the
+ * overhead from maps and pagemap. -ESRCH when the VMM vanished. */
+static int measure_exact(const struct io_root *root, const struct host *host, struct vm *vm, unsigned *denied)
+{
+	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = MAYBE(0);
+	int64_t pss = 0;
+	bool ok = true;
+	struct smaps_rollup vmm_exact = {0}; /* the VMM's own, without its helpers */
+	/* PSS of the VMM and each helper, summed. */
+	for (size_t i = 0; i <= vm->nhelpers && ok; i++) {
+		pid_t pid = i == 0 ? vm->pid : vm->helpers[i - 1];
+		struct smaps_rollup sr;
+		int r = proc_read_smaps_rollup(root, pid, &sr);
+		if (r < 0) {
+			if (i == 0 && r == -ESRCH)
+				return -ESRCH;
+			ok = i > 0; /* a helper that exits is no longer counted */
+			*denied += r == -EACCES || r == -EPERM;
+			continue;
+		}
+		if (i == 0)
+			vmm_exact = sr;
+		pss += sr.pss.v;
+		add_exact_hugetlb(vm, &sr);
+	}
+	if (!ok) {
+		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
+	} else {
+		vm->pss_bytes = MAYBE(pss);
+		vm->pss_bound_bytes = MAYBE(0);
+		vm->pss_method = METHOD_EXACT;
+		/* The exact read also tells what this VM's KSM mappings really weigh. */
+		if (vm->nhelpers == 0) {
+			struct pss_calibration cal = pss_calibrate(&vm->mem, &vmm_exact, host->page_size_bytes);
+			if (cal.valid)
+				vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, &cal);
+		}
+	}
+	int64_t overhead;
+	if (vm->cfg.vmm != VMM_PROCESS &&
+	    overhead_exact(root, vm->pid, &vm->cfg, host->page_size_bytes, &overhead) == 0) {
+		for (size_t i = 0; i < vm->nhelpers; i++) {
+			struct mem_counters h;
+			/* Helpers hold no guest RAM of their own; shared guest memory is the VM's. */
+			if (proc_read_counters(root, vm->helpers[i], &h, denied) == 0 && h.rss_anon.known &&
+			    h.rss_file.known)
+				overhead += h.rss_anon.v + h.rss_file.v;
+		}
+		vm->overhead_bytes = MAYBE(overhead);
+		vm->overhead_method = METHOD_EXACT;
+	}
 	return 0;
 }
 
@@ -725,51 +824,10 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	vm->overhead_method = METHOD_ESTIMATE;
 	vm->overhead_bytes = vm->cfg.vmm == VMM_PROCESS ? UNKNOWN
 				: overhead_estimate(&vm->mem, &vm->cfg, host->page_size_bytes);
-	if (flags & VM_MEASURE_EXACT) {
-		int64_t pss = 0;
-		bool ok = true;
-		struct smaps_rollup vmm_exact = {0}; /* the VMM's own, without its helpers */
-		/* PSS of the VMM and each helper, summed. */
-		for (size_t i = 0; i <= vm->nhelpers && ok; i++) {
-			pid_t pid = i == 0 ? vm->pid : vm->helpers[i - 1];
-			struct smaps_rollup sr;
-			r = proc_read_smaps_rollup(root, pid, &sr);
-			if (r < 0) {
-				if (i == 0 && r == -ESRCH)
-					return -ESRCH;
-				ok = i > 0; /* a helper that exits is no longer counted */
-				denied += r == -EACCES || r == -EPERM;
-				continue;
-			}
-			if (i == 0)
-				vmm_exact = sr;
-			pss += sr.pss.v;
-		}
-		if (ok) {
-			vm->pss_bytes = MAYBE(pss);
-			vm->pss_bound_bytes = MAYBE(0);
-			vm->pss_method = METHOD_EXACT;
-			/* The exact read also tells what this VM's KSM mappings really weigh. */
-			if (vm->nhelpers == 0) {
-				struct pss_calibration cal = pss_calibrate(&vm->mem, &vmm_exact, host->page_size_bytes);
-				if (cal.valid)
-					vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, &cal);
-			}
-		}
-		int64_t overhead;
-		if (vm->cfg.vmm != VMM_PROCESS &&
-		    overhead_exact(root, vm->pid, &vm->cfg, host->page_size_bytes, &overhead) == 0) {
-			for (size_t i = 0; i < vm->nhelpers; i++) {
-				struct mem_counters h;
-				/* Helpers hold no guest RAM of their own; shared guest memory is the VM's. */
-				if (proc_read_counters(root, vm->helpers[i], &h, &denied) == 0 && h.rss_anon.known &&
-				    h.rss_file.known)
-					overhead += h.rss_anon.v + h.rss_file.v;
-			}
-			vm->overhead_bytes = MAYBE(overhead);
-			vm->overhead_method = METHOD_EXACT;
-		}
-	}
+	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
+	vm->hugetlb_shared_mappers = 0;
+	if ((flags & VM_MEASURE_EXACT) && (r = measure_exact(root, host, vm, &denied)) < 0)
+		return r;
 	vm->denied_files = denied;
 	return 0;
 }

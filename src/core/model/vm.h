@@ -40,6 +40,10 @@ struct vm {
 	maybe_i64 pss_bytes, overhead_bytes, ksm_saved_bytes;
 	maybe_i64 pss_bound_bytes; /* worst-case error of pss_bytes (0 when exact) */
 	enum measure_method pss_method, overhead_method;
+	/* --exact: huge pages from smaps_rollup, summed over the VMM and its helpers (unknown without
+	 * it), and how many of them map shared ones; mem.hugetlb has status' figure always. */
+	maybe_i64 hugetlb_private_bytes, hugetlb_shared_bytes;
+	unsigned hugetlb_shared_mappers;
 	unsigned denied_files;     /* files of the VM we had no permission to read (figures n/a) */
 	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
@@ -52,6 +56,10 @@ struct vm_list {
 	unsigned skipped; /* processes that vanished or could not be read */
 	unsigned denied;  /* processes with files we had no permission to read */
 };
+
+/* What the VM's memory costs the host (memory_cost_bytes): its PSS plus its huge pages, shared
+ * ones divided among the VM's processes that map them when --exact told them apart. */
+maybe_i64 vm_memory_cost(const struct vm *vm);
 
 /* Finds every VMM process, plus the given pids (as plain processes when they are not VMs),
  * and the helpers sharing a VM's scope. */
@@ -92,6 +100,14 @@ int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counter
 
 /* Reads /proc/PID/smaps_rollup (the exact, expensive source). -ESRCH when the process is gone. */
 int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_rollup *ret);
+
+/* The hugetlbfs mounts a process sees (its own mount namespace: libvirt gives QEMU its own /dev),
+ * at most HUGETLBFS_MOUNTS_MAX into ret; 0 when there are none or mountinfo is unreadable. */
+#define HUGETLBFS_MOUNTS_MAX 16
+size_t proc_hugetlbfs_mounts(const struct io_root *root, pid_t pid, struct hugetlbfs_mount *ret);
+/* A mapping of a file on one of those mounts, whatever its path, or an anonymous MAP_HUGETLB one
+ * (huge pages: not in RSS). */
+bool map_on_hugetlbfs(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t n);
 
 /* Exact overhead: resident pages of the process outside the mappings that hold guest RAM,
  * from /proc/PID/maps and /proc/PID/pagemap. -ENOENT when guest RAM was not found. */

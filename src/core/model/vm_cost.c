@@ -228,11 +228,23 @@ maybe_i64 cgroup_memory_without_cache(const struct io_root *root, int version, c
 	return charged.known && cache.known ? MAYBE(charged.v > cache.v ? charged.v - cache.v : 0) : UNKNOWN;
 }
 
+maybe_i64 cgroup_hugetlb_bytes(const struct io_root *root, const char *v2_scope)
+{
+	static const char *const files[] = {"hugetlb.2MB.current", "hugetlb.1GB.current"};
+	maybe_i64 sum = UNKNOWN;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		maybe_i64 v = cg_number(root, v2_scope, 2, files[i]);
+		if (v.known)
+			sum = MAYBE((sum.known ? sum.v : 0) + v.v);
+	}
+	return sum;
+}
+
 void vm_cgroup_read(const struct io_root *root, const char *v2_scope, const char *v1_memory_scope,
 		    struct vm_cgroup *ret)
 {
 	*ret = (struct vm_cgroup){.memory_bytes = UNKNOWN, .limit_bytes = UNKNOWN, .swap_bytes = UNKNOWN,
-				  .oom_kills = UNKNOWN};
+				  .oom_kills = UNKNOWN, .hugetlb_bytes = UNKNOWN};
 	char buf[512];
 	ssize_t n;
 	if (v2_scope) {

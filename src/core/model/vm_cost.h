@@ -49,6 +49,7 @@ struct vm_cgroup {
 	maybe_i64 limit_bytes;   /* memory.max / memory.limit_in_bytes; unknown when unlimited */
 	maybe_i64 swap_bytes;    /* v2 memory.swap.current */
 	maybe_i64 oom_kills;     /* v2 memory.events oom_kill, v1 memory.oom_control oom_kill */
+	maybe_i64 hugetlb_bytes; /* v2 hugetlb controller: hugetlb.2MB.current + hugetlb.1GB.current */
 	bool have_pressure[PRESSURE_NKINDS];
 	struct pressure pressure[PRESSURE_NKINDS]; /* v2 only */
 };
@@ -90,6 +91,10 @@ void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seco
  * memory.current - memory.stat file; v1 memory.usage_in_bytes - memory.stat cache). KSM-blind:
  * a merged page stays charged to one cgroup. Unknown when a file is missing. */
 maybe_i64 cgroup_memory_without_cache(const struct io_root *root, int version, const char *scope);
+
+/* The huge pages charged to a v2 scope by the hugetlb controller (x86's two sizes, 2MB and 1GB);
+ * unknown when the controller is not enabled there. */
+maybe_i64 cgroup_hugetlb_bytes(const struct io_root *root, const char *v2_scope);
 
 /* The cgroup files of a VM's scope (paths as in /proc/PID/cgroup): the unified tree's scope (v2:
  * memory and pressure), and the v1 memory controller's (hybrid hosts: memory when v2 has none).

@@ -17,6 +17,7 @@ static const char *const col_keys[TOP_NCOLS] = {
 	[TOP_NAME] = "name", [TOP_CPU] = "cpu", [TOP_WAIT] = "wait", [TOP_RSS] = "rss", [TOP_PSS] = "pss",
 	[TOP_KSM_SAVED] = "ksm", [TOP_OVERHEAD] = "overhead", [TOP_EXITS] = "exits", [TOP_CG_MEM] = "cgroup",
 	[TOP_MEM_PSI] = "mempsi", [TOP_PID] = "pid", [TOP_CPU_PSI] = "cpupsi", [TOP_IO_PSI] = "iopsi",
+	[TOP_COST] = "cost",
 };
 
 const char *top_col_key(enum top_col c) { return c < TOP_NCOLS ? col_keys[c] : NULL; }
@@ -204,6 +205,7 @@ static void vm_row(struct top_row *row, const struct top_reading *before, struct
 	v[TOP_PSS] = known_or_nan(vm->pss_bytes);
 	v[TOP_KSM_SAVED] = known_or_nan(vm->ksm_saved_bytes);
 	v[TOP_OVERHEAD] = known_or_nan(vm->overhead_bytes);
+	v[TOP_COST] = known_or_nan(vm_memory_cost(vm));
 	v[TOP_CG_MEM] = known_or_nan(vm->cg.memory_bytes);
 	static const int psi_cols[PRESSURE_NKINDS] = {[PRESSURE_MEMORY] = TOP_MEM_PSI, [PRESSURE_CPU] = TOP_CPU_PSI,
 						      [PRESSURE_IO] = TOP_IO_PSI};
