@@ -33,7 +33,7 @@ int parse_schedstat(const char *buf, size_t len, struct schedstat *ret)
 	p++;
 	if (take_u64(&p, end, &wait) < 0 || p >= end || *p != ' ')
 		return -EINVAL;
-	*ret = (struct schedstat){.run_ns = run, .wait_ns = wait};
+	*ret = (struct schedstat){.run_ns = run, .delay_ns = wait};
 	return 0;
 }
 

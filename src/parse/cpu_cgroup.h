@@ -12,7 +12,7 @@
 /* /proc/PID/task/TID/schedstat: "run_ns wait_ns timeslices". */
 struct schedstat {
 	uint64_t run_ns;  /* time on a CPU */
-	uint64_t wait_ns; /* time runnable but waiting for a CPU (the host-side steal) */
+	uint64_t delay_ns; /* time runnable but waiting for a CPU (the host-side steal) */
 };
 int parse_schedstat(const char *buf, size_t len, struct schedstat *ret);
 

@@ -43,7 +43,7 @@ check "the second run reads no command line, thread list or thread name of the k
 check "but each vCPU's schedstat, and the stat, status and cgroup of each guest" \
 	test "$(opened 'task/[0-9]+/schedstat' "$A") $(opened stat "$A") $(opened status "$A") $(opened cgroup "$A")" = "2 1 1 1"
 check "the vCPU figures are read afresh" jq -e --argjson a "$A" \
-	'.vms[] | select(.pid == $a) | all(.vcpus[]; .cpu_seconds >= 0 and .wait_seconds >= 0)' "$TEST_TMP/second.json"
+	'.vms[] | select(.pid == $a) | all(.vcpus[]; .cpu_seconds >= 0 and .delay_seconds >= 0)' "$TEST_TMP/second.json"
 check "an unchanged memo is not written again" test "$(stat -c %Y.%i "$MEMO")" = "$before"
 
 # The memo is trusted for what it says: a name changed in it shows (same length, same file)...

@@ -22,7 +22,7 @@ static void schedstat(void **state)
 	(void)state;
 	struct schedstat s;
 	assert_int_equal(parse_schedstat(S("1500000000 250000000 9000\n"), &s), 0);
-	assert_true(s.run_ns == 1500000000u && s.wait_ns == 250000000u);
+	assert_true(s.run_ns == 1500000000u && s.delay_ns == 250000000u);
 	assert_int_equal(parse_schedstat(S("1500000000 2500"), &s), -EINVAL); /* truncated */
 	assert_int_equal(parse_schedstat(S(""), &s), -EINVAL);
 	assert_int_equal(parse_schedstat(S("99999999999999999999999 1 1\n"), &s), -EINVAL);
@@ -109,17 +109,17 @@ static void keyed(void **state)
 static void vcpu_rates(void **state)
 {
 	(void)state;
-	struct vcpu b[2] = {{.index = 0, .tid = 10, .cpu_seconds = 1.0, .wait_seconds = 0.5},
-			    {.index = 1, .tid = 11, .cpu_seconds = 2.0, .wait_seconds = 0.0}};
-	struct vcpu a[2] = {{.index = 0, .tid = 10, .cpu_seconds = 2.0, .wait_seconds = 0.7},
-			    {.index = 1, .tid = 12, .cpu_seconds = 0.1, .wait_seconds = 0.0}}; /* a new thread */
+	struct vcpu b[2] = {{.index = 0, .tid = 10, .cpu_seconds = 1.0, .delay_seconds = 0.5},
+			    {.index = 1, .tid = 11, .cpu_seconds = 2.0, .delay_seconds = 0.0}};
+	struct vcpu a[2] = {{.index = 0, .tid = 10, .cpu_seconds = 2.0, .delay_seconds = 0.7},
+			    {.index = 1, .tid = 12, .cpu_seconds = 0.1, .delay_seconds = 0.0}}; /* a new thread */
 	struct vm_cpu before = {.cpu_seconds = 3.0, .vcpus = b, .nvcpus = 2, .vcpus_known = true};
 	struct vm_cpu after = {.cpu_seconds = 5.0, .vcpus = a, .nvcpus = 2, .vcpus_known = true};
 	vm_cpu_rates(&before, &after, 2.0);
 	assert_true(fabs(after.cpu_percent - 100.0) < 1e-9);
-	assert_true(fabs(a[0].cpu_percent - 50.0) < 1e-9 && fabs(a[0].wait_percent - 10.0) < 1e-9);
+	assert_true(fabs(a[0].cpu_percent - 50.0) < 1e-9 && fabs(a[0].delay_percent - 10.0) < 1e-9);
 	assert_true(isnan(a[1].cpu_percent)); /* appeared inside the interval: no rate, not a guess */
-	assert_true(isnan(after.vcpu_wait_percent)); /* so the VM's sum is unknown too */
+	assert_true(isnan(after.vcpu_delay_percent)); /* so the VM's sum is unknown too */
 	/* A counter that went down (a restarted process under the same pid) gives no rate. */
 	before.cpu_seconds = 9.0;
 	vm_cpu_rates(&before, &after, 2.0);

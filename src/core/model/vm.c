@@ -671,7 +671,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	struct vm_cpu was = vm->cpu;
 	/* An unreadable or truncated stat: the CPU time is unknown, not 0. */
 	vm->cpu = (struct vm_cpu){.cpu_seconds = hz > 0 && vm->stat_known ? (double)ticks / (double)hz : NAN,
-				  .vcpu_wait_seconds = NAN, .cpu_percent = NAN, .vcpu_wait_percent = NAN};
+				  .vcpu_delay_seconds = NAN, .cpu_percent = NAN, .vcpu_delay_percent = NAN};
 	/* No thread list (a fixture tree, or the VMM exiting now): the vCPUs are unknown; the
 	 * memory reads tell whether the VM is gone. */
 	bool threads = !vm->mem.threads.known || vm->mem.threads.v > 1; /* one thread: no vCPU thread */

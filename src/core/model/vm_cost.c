@@ -62,7 +62,7 @@ static bool vcpu_times(const struct io_root *root, pid_t pid, struct vcpu *c)
 	ssize_t l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/schedstat", pid, c->tid);
 	if (l > 0 && parse_schedstat(buf, (size_t)l, &ss) == 0) {
 		c->cpu_seconds = (double)ss.run_ns / 1e9;
-		c->wait_seconds = (double)ss.wait_ns / 1e9;
+		c->delay_seconds = (double)ss.delay_ns / 1e9;
 	}
 	return !(l == -ENOENT || l == -ESRCH);
 }
@@ -73,14 +73,14 @@ static void vcpus_done(struct vm_cpu *ret, struct vcpu *v, size_t nv, pid_t *nam
 		qsort(v, nv, sizeof(*v), cmp_vcpu);
 	double wait = nv ? 0 : NAN;
 	for (size_t i = 0; i < nv; i++)
-		wait += v[i].wait_seconds; /* NaN as soon as one is unknown */
+		wait += v[i].delay_seconds; /* NaN as soon as one is unknown */
 	vm_cpu_free(ret);
 	ret->vcpus = v;
 	ret->nvcpus = nv;
 	ret->named = named;
 	ret->nnamed = nnamed;
 	ret->vcpus_known = true;
-	ret->vcpu_wait_seconds = wait;
+	ret->vcpu_delay_seconds = wait;
 }
 
 /* Every vCPU the VMM can have was found before: no thread can be a vCPU but those, so their
@@ -191,10 +191,10 @@ void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seco
 				b = &before->vcpus[j];
 		/* A vCPU thread that appeared inside the interval has no rate of its own. */
 		a->cpu_percent = b ? percent(b->cpu_seconds, a->cpu_seconds, seconds) : NAN;
-		a->wait_percent = b ? percent(b->wait_seconds, a->wait_seconds, seconds) : NAN;
-		wait += a->wait_percent;
+		a->delay_percent = b ? percent(b->delay_seconds, a->delay_seconds, seconds) : NAN;
+		wait += a->delay_percent;
 	}
-	after->vcpu_wait_percent = wait;
+	after->vcpu_delay_percent = wait;
 }
 
 /* One cgroup file of the scope into buf; the v2 tree is the unified mount or, on hybrid hosts,
