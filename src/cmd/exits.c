@@ -239,6 +239,26 @@ static int no_match(const struct ctx *ctx, const struct exits_opts *o, const str
 		    b->nvms ? have : "none");
 }
 
+/* Runs -- CMD to its end; with --reasons its exit reasons are counted from before its exec, so a
+ * VM it creates and ends between the two reads is counted too. Its status, or a negative errno. */
+static int run_command(const struct ctx *ctx, const struct exits_opts *o, struct kvm_reader *kr, double *ret_wall)
+{
+	struct io_run run;
+	int r = io_run_start(o->command, ctx->format == OUT_JSON, &run);
+	if (r < 0)
+		return r;
+	if (kvm_reader_follow(kr, run.pid, o->command[0]) == -ENOMEM) {
+		io_run_finish(&run, false);
+		return -ENOMEM;
+	}
+	stop_catch(true); /* like time(1): Ctrl-C goes to the command */
+	double start = clock_monotonic_seconds();
+	r = io_run_finish(&run, true);
+	*ret_wall = clock_monotonic_seconds() - start;
+	stop_catch(false);
+	return r;
+}
+
 static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_reader *kr)
 {
 	struct kvm_sample a, b;
@@ -249,11 +269,7 @@ static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_r
 	int rc = EXIT_OK, cmd_status = 0;
 	double wall = 0;
 	if (o->mode == MODE_COMMAND) {
-		stop_catch(true); /* like time(1): Ctrl-C goes to the command */
-		double start = clock_monotonic_seconds();
-		cmd_status = io_run_wait(o->command, ctx->format == OUT_JSON);
-		wall = clock_monotonic_seconds() - start;
-		stop_catch(false);
+		cmd_status = run_command(ctx, o, kr, &wall);
 		if (cmd_status < 0) {
 			kvm_sample_free(&a);
 			return fail(ctx, 127, "running the command", "%s: %s", o->command[0], strerror(-cmd_status));
@@ -418,7 +434,8 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0) | (o.vcpu ? KVM_READ_VCPUS : 0), &kr, &why);
 	for (size_t i = 0; r == 0 && i < o.nqmp; i++)
 		r = kvm_reader_qmp_socket(kr, o.qmp_pids[i], o.qmp_paths[i]);
-	if (r == 0 && !kvm_reader_has_debugfs(kr))
+	/* -- CMD with --reasons counts the command by tracepoints, whatever debugfs and QMP give. */
+	if (r == 0 && !kvm_reader_has_debugfs(kr) && !(o.reasons && o.mode == MODE_COMMAND))
 		r = kvm_reader_probe(kr, qmp_why, sizeof(qmp_why));
 	if (r < 0) {
 		kvm_reader_close(kr);

@@ -30,6 +30,7 @@ struct kvm_vm_files {
 	pid_t pid;
 	int kvm_fd;
 	char name[256];
+	enum vmm_kind vmm;
 	uint64_t start_ticks;
 	int vcpus;
 	int *fds; /* [ncounters]; -1 when the file is missing */
@@ -52,6 +53,8 @@ struct kvm_trace_entry {
 	uint64_t start_ticks;
 	struct kvm_trace *t; /* NULL when opening failed */
 	bool seen;
+	bool followed;     /* kvm_reader_follow's: kept, known by pid alone */
+	enum vmm_kind vmm; /* a followed command's */
 };
 
 struct kvm_reader {
@@ -342,6 +345,7 @@ static void name_new_vms(struct kvm_reader *r, const pid_t *pids, size_t npids)
 			vm->start_ticks = d->start_ticks;
 			if (d->cfg.vmm != VMM_PROCESS)
 				snprintf(vm->name, sizeof(vm->name), "%s", d->cfg.name);
+			vm->vmm = d->cfg.vmm == VMM_PROCESS ? VMM_NONE : d->cfg.vmm;
 			break;
 		}
 	}
@@ -656,7 +660,7 @@ static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kv
 		}
 		ret->vms = v;
 		s = &ret->vms[ret->nvms++];
-		*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = vcpus,
+		*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = vcpus, .vmm = d->cfg.vmm,
 					    .values = values, .source = rc == 0 ? KVM_SOURCE_QMP : KVM_SOURCE_NONE};
 		snprintf(s->dir, sizeof(s->dir), "%d-qmp", (int)d->pid);
 		via_qmp |= rc == 0;
@@ -748,19 +752,15 @@ static int grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const cha
 	return 0;
 }
 
-static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kvm_vm_sample *s)
+/* A new entry for pid, its events opened (inherited: a followed command's). NULL without memory. */
+static struct kvm_trace_entry *open_trace_entry(struct kvm_reader *r, pid_t pid, uint64_t start_ticks, bool inherit)
 {
-	for (size_t i = 0; i < r->ntraces; i++)
-		if (r->traces[i].pid == s->pid && r->traces[i].start_ticks == s->start_ticks) {
-			r->traces[i].seen = true;
-			return &r->traces[i];
-		}
 	struct kvm_trace_entry *e = realloc(r->traces, (r->ntraces + 1) * sizeof(*e));
 	if (!e)
 		return NULL;
 	r->traces = e;
 	e = &r->traces[r->ntraces++];
-	*e = (struct kvm_trace_entry){.pid = s->pid, .start_ticks = s->start_ticks, .seen = true};
+	*e = (struct kvm_trace_entry){.pid = pid, .start_ticks = start_ticks, .seen = !inherit, .followed = inherit};
 	if (r->isa < 0) {
 		struct kvm_host h;
 		kvm_host_read(&r->root, &h);
@@ -768,7 +768,7 @@ static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kv
 			 : h.vendor == KVM_VENDOR_AMD ? KVM_TRACE_SVM : KVM_TRACE_ISA_UNKNOWN;
 		kvm_host_free(&h);
 	}
-	struct kvm_trace_config c = {.pid = s->pid, .isa = (enum kvm_trace_isa)r->isa};
+	struct kvm_trace_config c = {.pid = pid, .isa = (enum kvm_trace_isa)r->isa, .inherit = inherit};
 	int rc = kvm_trace_open(&r->root, &c, &e->t);
 	if (rc < 0) {
 		e->t = NULL;
@@ -776,6 +776,28 @@ static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kv
 			kvm_trace_explain(&r->root, rc, r->reasons_why, sizeof(r->reasons_why));
 	}
 	return e;
+}
+
+static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kvm_vm_sample *s)
+{
+	for (size_t i = 0; i < r->ntraces; i++)
+		if (r->traces[i].pid == s->pid && (r->traces[i].followed || r->traces[i].start_ticks == s->start_ticks)) {
+			r->traces[i].seen = true;
+			return &r->traces[i];
+		}
+	return open_trace_entry(r, s->pid, s->start_ticks, false);
+}
+
+int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0)
+{
+	if (!(r->flags & KVM_READ_REASONS))
+		return 0;
+	struct kvm_trace_entry *e = open_trace_entry(r, pid, 0, true);
+	if (!e)
+		return -ENOMEM;
+	enum vmm_kind vmm = parse_vmm_kind(argv0, strlen(argv0) + 1);
+	e->vmm = vmm == VMM_NONE ? VMM_KVM : vmm;
+	return e->t ? 0 : -ENODEV;
 }
 
 /* The first open trace fixes the reason counters ("<event>/<reason>", the same for every VM). */
@@ -798,6 +820,41 @@ static int reason_counters(struct kvm_reader *r, struct kvm_sample *ret, const s
 	free(buf);
 	free(names);
 	return e;
+}
+
+/* A followed command that no read lists (its VM came and went between two reads, or debugfs and
+ * QMP show none): a VM of its own once its events counted anything, with only those counters. */
+static int add_followed(struct kvm_reader *r, struct kvm_sample *ret, const struct kvm_trace_entry *e)
+{
+	size_t n = kvm_trace_ncounters(e->t);
+	maybe_i64 *v_tr = malloc((n ? n : 1) * sizeof(*v_tr));
+	if (!v_tr)
+		return -ENOMEM;
+	kvm_trace_sample(e->t, v_tr);
+	int64_t events = 0;
+	for (size_t i = 0; i < n; i++)
+		events += v_tr[i].known ? v_tr[i].v : 0;
+	int err = events > 0 && !r->nreasons ? reason_counters(r, ret, e->t) : 0;
+	maybe_i64 *values = events > 0 && !err ? malloc((r->ncounters ? r->ncounters : 1) * sizeof(*values)) : NULL;
+	struct kvm_vm_sample *v = values ? realloc(ret->vms, (ret->nvms + 1) * sizeof(*v)) : NULL;
+	if (events > 0 && !err && !v)
+		err = -ENOMEM;
+	if (!v) {
+		free(values);
+		free(v_tr);
+		return err;
+	}
+	for (size_t c = 0; c < r->ncounters; c++)
+		values[c] = c >= r->reasons_first && c - r->reasons_first < n ? v_tr[c - r->reasons_first] : UNKNOWN;
+	free(v_tr);
+	ret->vms = v;
+	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
+	*s = (struct kvm_vm_sample){.pid = e->pid, .kvm_fd = -1, .vcpus = -1, .vmm = e->vmm, .values = values};
+	snprintf(s->dir, sizeof(s->dir), "%d-run", (int)e->pid);
+	snprintf(s->unavailable, sizeof(s->unavailable),
+		 "the command's VM was in no read of debugfs or QMP (it came and went between them): exit reasons only");
+	qsort(ret->vms, ret->nvms, sizeof(*ret->vms), cmp_sample_dir);
+	return 0;
 }
 
 static int reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
@@ -825,9 +882,12 @@ static int reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 			s->values[r->reasons_first + i] = v_tr[i];
 		free(v_tr);
 	}
+	for (size_t i = 0; i < r->ntraces && !err; i++)
+		if (r->traces[i].followed && !r->traces[i].seen && r->traces[i].t)
+			err = add_followed(r, ret, &r->traces[i]);
 	size_t w = 0;
 	for (size_t i = 0; i < r->ntraces; i++) {
-		if (!r->traces[i].seen) {
+		if (!r->traces[i].seen && !r->traces[i].followed) {
 			kvm_trace_close(r->traces[i].t);
 			continue;
 		}
@@ -903,6 +963,7 @@ int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struc
 		s->pid = vm->pid;
 		s->kvm_fd = vm->kvm_fd;
 		s->start_ticks = vm->start_ticks;
+		s->vmm = vm->vmm;
 		s->vcpus = vm->vcpus;
 		s->source = KVM_SOURCE_DEBUGFS;
 		ret->nvms++;

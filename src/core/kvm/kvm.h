@@ -21,6 +21,7 @@
 #include "io/io.h"
 #include "parse/kvm_debugfs.h"
 #include "parse/parse.h"
+#include "parse/vmcmd.h"
 
 /* Why the counters are (not) there. */
 enum kvm_avail {
@@ -52,6 +53,7 @@ struct kvm_vm_sample {
 	pid_t pid;
 	int kvm_fd;        /* the VMM's file descriptor for this VM; -1 when not from debugfs */
 	char name[256];    /* the VM's name from discovery; "" when unknown or not a VM process */
+	enum vmm_kind vmm; /* its VMM from discovery (VMM_KVM: one vmhost does not know); VMM_NONE unknown */
 	uint64_t start_ticks; /* the process's start time (0 unknown): pid + start identify it */
 	int vcpus;         /* vcpuN subdirectories when the VM appeared; -1 when the kernel has none */
 	maybe_i64 *values; /* [ncounters] */
@@ -98,6 +100,12 @@ bool kvm_reader_reasons_counted(const struct kvm_reader *r); /* reason counters 
 /* The QMP socket of the VM process pid, where its command line has none (or another): used by
  * KVM_READ_QMP from the next read on. 0 or -ENOMEM. */
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path);
+/* With KVM_READ_REASONS, follows a command from before its exec (exits -- CMD; argv0 its
+ * program): its exit reasons are counted by events that it and every thread and child it creates
+ * inherit, and every read from then on lists it as a VM once it counted any (vmm from argv0,
+ * else "kvm"), also after it exited: a VM that came and went between two reads is counted.
+ * 0, or a negative errno (kvm_reader_reasons_why() then says why). */
+int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0);
 /* One read to see whether any VM can be read (without debugfs, through QMP): 0, or -ENOENT with
  * why the first VM could not be in why (": VM NAME: reason"; "" when there is no QEMU VM). */
 int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap);
