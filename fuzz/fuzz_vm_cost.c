@@ -15,9 +15,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = size - 1;
 	switch (data[0] % 6) {
 	case 0: {
-		struct schedstat s = {.run_ns = 7, .wait_ns = 7};
+		struct schedstat s = {.run_ns = 7, .delay_ns = 7};
 		if (parse_schedstat(buf, len, &s) < 0)
-			FUZZ_CHECK(s.run_ns == 7 && s.wait_ns == 7);
+			FUZZ_CHECK(s.run_ns == 7 && s.delay_ns == 7);
 		break;
 	}
 	case 1: {
