@@ -7,6 +7,7 @@ vmhost_unit_test(test_vmcmd_qmp)
 vmhost_unit_test(test_qmp_stats)
 vmhost_unit_test(test_trace_format)
 vmhost_unit_test(test_kvm_host)
+vmhost_unit_test(test_virt_stats)
 
 # Helpers: a /dev/kvm guest with known exits, and a driver for the modules.
 add_executable(kvmguest helpers/kvmguest.c)

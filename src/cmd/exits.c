@@ -35,6 +35,7 @@ struct exits_opts {
 	pid_t qmp_pids[MAX_FILTERS]; /* --qmp-socket PID=PATH */
 	const char *qmp_paths[MAX_FILTERS];
 	size_t nqmp;
+	const char *libvirt_uri; /* --libvirt-uri; NULL: qemu:///system */
 	char **command;
 };
 
@@ -47,10 +48,12 @@ static void exits_help(void)
 {
 	printf("usage: vmhost exits [--once|--log] [--interval SEC] [--count N] [--vm NAME]... [--pid PID]...\n"
 	       "                    [--fields REGEX] [--reasons] [--vcpu] [--qmp-socket PID=PATH]...\n"
-	       "                    [--json|--csv] [-- CMD ARGS...]\n"
+	       "                    [--libvirt-uri URI] [--json|--csv] [-- CMD ARGS...]\n"
 	       "\n"
 	       "KVM exit and event counters, per VM and in total, from debugfs (<sys-root>/kernel/debug/kvm)\n"
-	       "or, for QEMU VMs whose debugfs counters are closed or missing, from QMP query-stats.\n"
+	       "or, for QEMU VMs whose debugfs counters are closed or missing, from QMP query-stats, and\n"
+	       "for those whose monitor libvirt holds, from libvirt's domain statistics (source libvirt).\n"
+	       "Any process holding a KVM VM is a VM (vmm kvm when its VMM is not one vmhost knows).\n"
 	       "Files stay open and are re-read with one pread each; VMs are named by pid (exact match).\n"
 	       "\n"
 	       "  (default)        live view every --interval: full screen on a terminal, sorted by rate;\n"
@@ -71,6 +74,8 @@ static void exits_help(void)
 	       "                   kvm_pio per port): rows kvm_pio/0x80 out ...; needs tracefs and perf events\n"
 	       "  --vcpu           also every counter per vCPU (JSON \"vcpus\"; a line of exits/s per vCPU)\n"
 	       "  --qmp-socket PID=PATH  the QMP socket of that QEMU where its command line has none\n"
+	       "  --libvirt-uri URI  libvirt to ask, read-only (default qemu:///system); each read waits\n"
+	       "                   at most 0.75 s for it: a hung libvirtd costs that and a reason\n"
 	       "\n"
 	       "Counters ending in _ns are times: shown as seconds and as percent of the interval\n"
 	       "(of one CPU; vCPUs add up). Gauges (pages_4k, mmu_unsync, ...) show their value.\n"
@@ -91,6 +96,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 		{"reasons", no_argument, NULL, 'r'},
 		{"vcpu", no_argument, NULL, 'V'},
 		{"qmp-socket", required_argument, NULL, 'Q'},
+		{"libvirt-uri", required_argument, NULL, 'U'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
@@ -98,7 +104,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 	args_reset();
 	int c;
 	bool once = false, log = false;
-	while ((c = getopt_long(argc, argv, "+1li:n:g:p:f:rVQ:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+1li:n:g:p:f:rVQ:U:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case '1': once = true; break;
 		case 'l': log = true; break;
@@ -139,6 +145,7 @@ static int parse_exits_opts(struct ctx *ctx, int argc, char **argv, struct exits
 				return usage_error(ctx, "--qmp-socket takes PID=PATH (at most %d), not '%s'", MAX_FILTERS, optarg);
 			o->nqmp++;
 			break;
+		case 'U': o->libvirt_uri = optarg; break;
 		case 'h': *help = true; break;
 		default:
 			return usage_error(ctx, "unknown option '%s'", argv[optind - 1]);
@@ -434,9 +441,11 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0) | (o.vcpu ? KVM_READ_VCPUS : 0), &kr, &why);
 	for (size_t i = 0; r == 0 && i < o.nqmp; i++)
 		r = kvm_reader_qmp_socket(kr, o.qmp_pids[i], o.qmp_paths[i]);
+	if (r == 0)
+		r = kvm_reader_libvirt(kr, o.libvirt_uri, 750);
 	/* -- CMD with --reasons counts the command by tracepoints, whatever debugfs and QMP give. */
 	if (r == 0 && !kvm_reader_has_debugfs(kr) && !(o.reasons && o.mode == MODE_COMMAND))
-		r = kvm_reader_probe(kr, qmp_why, sizeof(qmp_why));
+		r = kvm_reader_probe(kr, o.nvm_names || o.npids ? vm_selected : NULL, &o, qmp_why, sizeof(qmp_why));
 	if (r < 0) {
 		kvm_reader_close(kr);
 		if (o.have_fields)
@@ -445,7 +454,7 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 			return fail(ctx, EXIT_NOPERM, "reading KVM counters", "%s%s", kvm_avail_hint(why), qmp_why);
 		if (r == -ENOENT)
 			return fail(ctx, EXIT_FAIL, "no KVM counters",
-				    "%s (looked in %s/kernel/debug/kvm), and no QEMU VM gave them through QMP%s",
+				    "%s (looked in %s/kernel/debug/kvm), and no QEMU VM gave them through QMP or libvirt%s",
 				    kvm_avail_hint(why), ctx->root.sys, qmp_why);
 		return fail(ctx, EXIT_FAIL, "reading KVM counters", "%s", strerror(-r));
 	}

@@ -154,7 +154,7 @@ check "... a socket nobody listens on: its path and the error" grep -q "VM stale
 rm -rf "$R/proc/902"
 qemu_proc 903 libvirt -chardev socket,id=charmonitor,fd=33,server=on,wait=off -mon chardev=charmonitor,id=monitor,mode=control
 vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q3"
-check "... a monitor libvirt holds: says to use virsh domstats" grep -q 'VM libvirt: .*virsh domstats' "$TEST_TMP/q3"
+check "... a monitor libvirt holds: read through libvirt, which says why not here" grep -q 'VM libvirt: no debugfs; libvirt' "$TEST_TMP/q3"
 # With debugfs, a QEMU VM that has no directory there is listed with its reason, not summed.
 fixture exits-intel
 qemu_proc 904 tcgguest

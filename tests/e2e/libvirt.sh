@@ -9,13 +9,9 @@
 for tool in libvirtd virtlogd virsh qemu-system-x86_64 curl jq; do
 	command -v $tool >/dev/null || die "$tool missing (scripts/deps/libvirt.txt)"
 done
-# One libvirt test at a time on this machine: the other's daemons must not stop under us.
-exec 9>/run/lock/vmhost-libvirt-test.lock
-flock -w 300 9 || die "another libvirt test holds /run/lock/vmhost-libvirt-test.lock"
-VIRSH="virsh -q -c qemu:///system"
+. "$VMHOST_TESTS/e2e/libvirt_lib.sh"
 DOM=vmhost-e2e-$$
 quiet() { "$@" >/dev/null 2>&1; }
-STARTED=""
 DOMAIN_UP=0
 
 libvirt_cleanup() {
@@ -25,28 +21,7 @@ libvirt_cleanup() {
 	cleanup
 }
 trap libvirt_cleanup EXIT
-
-# start_daemon NAME: runs NAME -d unless its pid file names a live process; remembers the pid.
-start_daemon() {
-	local name=$1 pidfile=/run/$1.pid i pid
-	if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
-		say "$name already running (pid $(cat "$pidfile")): left alone"
-		return 0
-	fi
-	"$name" -d || return 1
-	for i in $(seq 100); do
-		pid=$(cat "$pidfile" 2>/dev/null)
-		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && break
-		sleep 0.1
-	done
-	[ -n "$pid" ] || return 1
-	STARTED="$pid $STARTED"
-	say "started $name (pid $pid)"
-}
-start_daemon virtlogd || die "cannot start virtlogd"
-start_daemon libvirtd || die "cannot start libvirtd"
-for i in $(seq 200); do $VIRSH version >/dev/null 2>&1 && break; sleep 0.1; done
-$VIRSH version >/dev/null 2>&1 || die "libvirtd does not answer on qemu:///system"
+libvirt_up
 
 # The guest: the e2e kernel and initramfs, copied where libvirt's qemu user may read them.
 img=$("$VMHOST_TESTS/../scripts/guest-image.sh" "$VMHOST_BUILD/guest" | tail -1) || die "cannot build the guest image"

@@ -10,6 +10,7 @@
 #include "core/kvm/kvm_host.h"
 #include "core/kvm/kvm_qmp.h"
 #include "core/kvm/kvm_trace.h"
+#include "core/kvm/kvm_virt.h"
 #include "core/model/snapshot.h"
 #include "core/model/vm.h"
 
@@ -82,11 +83,20 @@ struct kvm_reader {
 	size_t reasons_first;  /* index of the first reason counter; ncounters when none yet */
 	size_t nreasons;
 	char reasons_why[256];
+	struct kvm_libvirt {
+		struct virt *conn;          /* NULL until a libvirt QEMU is read */
+		char uri[256];              /* "" qemu:///system */
+		int deadline_ms;
+		bool asked;                 /* this read asked libvirt already */
+		int result;                 /* and what it answered */
+		struct virt_domains domains;
+		char why[256];
+	} libvirt;
 };
 
 const char *kvm_source_name(enum kvm_source s)
 {
-	return s == KVM_SOURCE_DEBUGFS ? "debugfs" : s == KVM_SOURCE_QMP ? "qmp" : NULL;
+	return s == KVM_SOURCE_DEBUGFS ? "debugfs" : s == KVM_SOURCE_QMP ? "qmp" : s == KVM_SOURCE_LIBVIRT ? "libvirt" : NULL;
 }
 
 bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
@@ -276,6 +286,8 @@ void kvm_reader_close(struct kvm_reader *r)
 	for (size_t i = 0; i < r->ntraces; i++)
 		kvm_trace_close(r->traces[i].t);
 	free(r->traces);
+	virt_free(r->libvirt.conn);
+	virt_domains_free(&r->libvirt.domains);
 	free(r->sockets);
 	free(r->names);
 	free(r->vms);
@@ -540,11 +552,67 @@ static int counters_from_qmp(struct kvm_reader *r, struct kvm_qmp_vm *q)
 	return e;
 }
 
+int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms)
+{
+	snprintf(r->libvirt.uri, sizeof(r->libvirt.uri), "%s", uri ? uri : "");
+	r->libvirt.deadline_ms = deadline_ms;
+	return 0;
+}
+
+/* libvirt's statistics of every running domain, asked once per read. */
+static int libvirt_domains(struct kvm_reader *r)
+{
+	struct kvm_libvirt *l = &r->libvirt;
+	if (l->asked)
+		return l->result;
+	l->asked = true;
+	virt_domains_free(&l->domains);
+	if (!l->conn && virt_new(l->uri[0] ? l->uri : NULL, l->deadline_ms > 0 ? l->deadline_ms : 750, &l->conn) < 0)
+		return l->result = -ENOMEM;
+	return l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
+}
+
+/* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid. */
+static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, char *why, size_t cap)
+{
+	int e = libvirt_domains(r);
+	if (e < 0) {
+		snprintf(why, cap, "%s", r->libvirt.why);
+		return e;
+	}
+	const struct virt_domain *dom = kvm_virt_find(&r->libvirt.domains, d->cfg.uuid);
+	if (!dom) {
+		snprintf(why, cap, "libvirt holds its monitor and has no running domain with its uuid (%.40s)",
+			 d->cfg.uuid[0] ? d->cfg.uuid : "none on its command line");
+		return -ENOENT;
+	}
+	if (!r->ncounters) { /* no debugfs: the domain's statistics fix the counter set */
+		char (*names)[64] = calloc(KVM_COUNTERS_MAX, sizeof(*names));
+		enum kvm_stat_kind *kinds = calloc(KVM_COUNTERS_MAX, sizeof(*kinds));
+		const char **ptrs = calloc(KVM_COUNTERS_MAX, sizeof(*ptrs));
+		size_t n = names && kinds && ptrs ? kvm_virt_counters(dom, names, kinds, KVM_COUNTERS_MAX / 2) : 0;
+		for (size_t i = 0; i < n; i++)
+			ptrs[i] = names[i];
+		e = names && kinds && ptrs ? set_counters(r, ptrs, kinds, n) : -ENOMEM;
+		free(names);
+		free(kinds);
+		free(ptrs);
+		maybe_i64 *v = e == 0 ? realloc(*values, (r->ncounters ? r->ncounters : 1) * sizeof(*v)) : NULL;
+		if (!v)
+			return e < 0 ? e : -ENOMEM;
+		*values = v;
+	}
+	kvm_virt_values(dom, r->names, r->ncounters, *values);
+	return 0;
+}
+
 /* Reads one VM through QMP into values ([ncounters]); 0, or a negative errno with why set. */
 static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, maybe_i64 **values,
 		    int *vcpus, maybe_i64 **per,
 		    int **index, char *why, size_t cap)
 {
+	if (qmp->kind == VM_QMP_FD)
+		return libvirt_read(r, d, values, why, cap);
 	if (qmp->kind != VM_QMP_UNIX) {
 		snprintf(why, cap, "%s", vm_qmp_hint(qmp->kind));
 		return -ENOENT;
@@ -603,6 +671,7 @@ static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kv
 	}
 	int err = 0;
 	bool via_qmp = false;
+	r->libvirt.asked = false; /* libvirt is asked again at this read, if a VM needs it */
 	for (size_t i = 0; i < list->n && !err; i++) {
 		const struct vm *d = &list->vms[i];
 		struct vm_qmp qmp = d->cfg.qmp;
@@ -634,7 +703,7 @@ static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kv
 			if (rc == 0) {
 				free(s->values);
 				s->values = values;
-				s->source = KVM_SOURCE_QMP;
+				s->source = qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP;
 				s->vcpus = vcpus;
 				s->unavailable[0] = '\0';
 				ret->denied -= s->denied;
@@ -661,7 +730,8 @@ static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kv
 		ret->vms = v;
 		s = &ret->vms[ret->nvms++];
 		*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = vcpus, .vmm = d->cfg.vmm,
-					    .values = values, .source = rc == 0 ? KVM_SOURCE_QMP : KVM_SOURCE_NONE};
+					    .values = values,
+					    .source = rc < 0 ? KVM_SOURCE_NONE : qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP};
 		snprintf(s->dir, sizeof(s->dir), "%d-qmp", (int)d->pid);
 		via_qmp |= rc == 0;
 		if (rc == 0 && per && set_vcpus(s, (size_t)vcpus, index, per, r->ncounters) < 0)
@@ -983,7 +1053,8 @@ int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struc
 	return 0;
 }
 
-int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap)
+int kvm_reader_probe(struct kvm_reader *r, bool (*keep)(const struct kvm_vm_sample *vm, void *data), void *data,
+		     char *why, size_t cap)
 {
 	struct kvm_sample s;
 	int e = kvm_reader_sample(r, &s);
@@ -992,6 +1063,8 @@ int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap)
 	e = -ENOENT;
 	why[0] = '\0';
 	for (size_t i = 0; i < s.nvms; i++) {
+		if (keep && !keep(&s.vms[i], data))
+			continue;
 		if (s.vms[i].source != KVM_SOURCE_NONE)
 			e = 0;
 		else if (!why[0])

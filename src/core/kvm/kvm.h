@@ -39,8 +39,9 @@ enum kvm_source {
 	KVM_SOURCE_NONE,    /* nowhere: unavailable says why */
 	KVM_SOURCE_DEBUGFS, /* its <pid>-<fd> directory */
 	KVM_SOURCE_QMP,     /* QEMU's query-stats on its QMP socket (core/kvm/kvm_qmp.h) */
+	KVM_SOURCE_LIBVIRT, /* libvirt's domain statistics, for a QEMU whose monitor libvirt holds */
 };
-const char *kvm_source_name(enum kvm_source s); /* "debugfs", "qmp"; NULL for none */
+const char *kvm_source_name(enum kvm_source s); /* "debugfs", "qmp", "libvirt"; NULL for none */
 
 /* One vCPU's counters (KVM_READ_VCPUS): the per-vCPU ones; VM-level counters are unknown. */
 struct kvm_vcpu_sample {
@@ -106,9 +107,15 @@ int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path);
  * else "kvm"), also after it exited: a VM that came and went between two reads is counted.
  * 0, or a negative errno (kvm_reader_reasons_why() then says why). */
 int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0);
-/* One read to see whether any VM can be read (without debugfs, through QMP): 0, or -ENOENT with
- * why the first VM could not be in why (": VM NAME: reason"; "" when there is no QEMU VM). */
-int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap);
+/* The libvirt connection that KVM_READ_QMP reads libvirt's QEMUs through (their monitor is
+ * libvirt's): uri NULL is qemu:///system, read-only; each read asks it once, within deadline_ms
+ * (libvirt blocks: a hung libvirtd costs that and a reason, never a hang). 0 or -ENOMEM. */
+int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms);
+/* One read to see whether any VM that keep keeps (NULL: every VM) can be read (without debugfs,
+ * through QMP or libvirt): 0, or -ENOENT with why the first of them could not be in why
+ * (": VM NAME: reason"; "" when there is none). */
+int kvm_reader_probe(struct kvm_reader *r, bool (*keep)(const struct kvm_vm_sample *vm, void *data), void *data,
+		     char *why, size_t cap);
 void kvm_reader_close(struct kvm_reader *r);
 
 size_t kvm_reader_ncounters(const struct kvm_reader *r);
