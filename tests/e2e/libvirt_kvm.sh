@@ -72,6 +72,18 @@ check "its source is libvirt, its vmm qemu, its name the domain's" \
 check "its exit rate is within 0.5-2x of virsh domstats' ($ours against $virsh_rate)" \
 	awk -v a="$ours" -v b="$virsh_rate" 'BEGIN { exit !(b > 0 && a >= 0.5 * b && a <= 2 * b) }'
 
+# top, record and doctor read it through the same reader.
+"$VMHOST" top --batch --iterations 2 --interval 0.5 >"$TEST_TMP/top" 2>/dev/null
+top_exits=$(awk -F'\t' -v p="$PID" '$1 == "vm" && $2 == p { e = $11 } END { print e }' "$TEST_TMP/top")
+say "top: EXITS/S $top_exits"
+check "top shows its exits per second (not n/a)" awk -v e="$top_exits" 'BEGIN { exit !(e + 0 > 0) }'
+"$VMHOST" record --db "$TEST_TMP/k.db" --interval 0.3 --kvm-interval 0.3 --duration 1.2 --quiet
+rows=$(sqlite3 "$TEST_TMP/k.db" "SELECT count(*) FROM kvm_samples k JOIN kvm_counters c ON c.id = k.counter_id JOIN vms v ON v.id = k.vm_id WHERE c.name = 'exits' AND v.pid = $PID")
+check "record stores its exits ($rows rows)" ge "${rows:-0}" 2
+"$VMHOST" --json doctor --interval 1 >"$TEST_TMP/doctor.json" 2>/dev/null
+say "doctor on it: $(jq -c --argjson p "$PID" '[.findings[] | select(.pid == $p) | {id, summary}]' "$TEST_TMP/doctor.json")"
+check "doctor has a finding about its exits" jq -e --argjson p "$PID" '[.findings[] | select(.pid == $p and (.id | test("exits")))] | length >= 1' "$TEST_TMP/doctor.json"
+
 # serve reads it through libvirt too, and keeps answering scrapes while libvirtd hangs.
 serve_start "$TEST_TMP/serve.log" "" --min-interval 0.2 || die "serve did not start"
 scrape() { curl -s -m 5 -o "$TEST_TMP/$1.prom" -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT/metrics"; }
