@@ -129,6 +129,17 @@ check "vmhost_vm_pss_bytes and vmhost_vm_overhead_bytes for it" sh -c "[ -n '$(m
 check "vmhost_vm_info carries its cgroup" grep -qF "vmhost_vm_info{$labels,vmm=\"qemu\",cgroup=\"$(vm .cgroup)\"} 1" "$TEST_TMP/metrics.txt"
 stop_pid "$SERVER"
 
+# vCPU delay: libvirt's vcpu.0.delay is the same schedstat figure (run-queue delay), read just
+# before and after vmhost's.
+delay_ns() { $VIRSH domstats --vcpu "$DOM" | awk -F= '/vcpu\.0\.delay=/ {print $2}'; }
+d0=$(delay_ns)
+"$VMHOST" mem --json >"$TEST_TMP/delay.json"
+d1=$(delay_ns)
+ours=$(jq -r --argjson p "$PID" '.vms[] | select(.pid == $p) | .vcpus[0].delay_seconds * 1e9 | floor' "$TEST_TMP/delay.json")
+say "vCPU 0 delay: vmhost $ours ns, libvirt vcpu.0.delay $d0 .. $d1 ns"
+check "vCPU delay equals libvirt's vcpu.0.delay within 5%" \
+	awk -v o="$ours" -v a="$d0" -v b="$d1" 'BEGIN { exit !(a != "" && o >= 0.95 * a && o <= 1.05 * b) }'
+
 # Destroyed: the process is gone and vmhost no longer lists it.
 $VIRSH destroy "$DOM" >/dev/null || fail "virsh destroy failed"
 DOMAIN_UP=0
