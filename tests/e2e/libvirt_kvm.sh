@@ -113,4 +113,25 @@ check "libvirtd hung: the reason in one line" grep -q 'libvirt qemu:///system: n
 # And it answers again once libvirtd does.
 unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json exits --once --interval 0.3 --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/y.json" 2>/dev/null
 check "libvirtd back: read through libvirt again" jq -e '.vms[0].source == "libvirt" and .vms[0].counters.exits.delta > 0' "$TEST_TMP/y.json"
+# libvirtd restarted under a long-running reader: it connects again (only a libvirtd this test
+# started is restarted).
+case " $STARTED " in
+*" $LIBVIRTD "*)
+	"$VMHOST" --json exits --log --interval 0.5 --count 12 --pid "$PID" >"$TEST_TMP/log.json" 2>"$TEST_TMP/log.err" &
+	LOGGER=$!
+	TEST_PIDS="$TEST_PIDS $LOGGER"
+	sleep 1.5
+	stop_pid "$LIBVIRTD"
+	STARTED=${STARTED/$LIBVIRTD/}
+	start_daemon libvirtd || die "cannot start libvirtd again"
+	LIBVIRTD=$(cat /run/libvirtd.pid)
+	wait "$LOGGER"
+	sources=$(jq -r '.vms[0].source // "none"' "$TEST_TMP/log.json" | tr '\n' ' ')
+	say "exits --log across a libvirtd restart, source per line: $sources"
+	check "exits --log lives through the restart: all 12 lines (SIGPIPE ended it after 2)" [ "$(wc -l <"$TEST_TMP/log.json")" = 12 ]
+	check "before the restart: read through libvirt" [ "$(jq -r '.vms[0].source' "$TEST_TMP/log.json" | head -1)" = libvirt ]
+	check "after it: read through libvirt again (a new connection)" [ "$(jq -r '.vms[0].source' "$TEST_TMP/log.json" | tail -1)" = libvirt ]
+	;;
+*) say "libvirtd was running before this test: not restarted, reconnection not checked" ;;
+esac
 finish

@@ -6,6 +6,7 @@
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -143,8 +144,19 @@ static int fetch(struct virt *v, unsigned groups, struct virt_domains *ret, char
 	return r;
 }
 
+/* A write to a libvirtd that went away raises SIGPIPE in the writing thread, which would end the
+ * program: blocked on the threads that talk to libvirt, the write fails with EPIPE instead. */
+static void block_sigpipe(void)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+}
+
 static void *closer(void *p)
 {
+	block_sigpipe();
 	lv.ConnectClose(p);
 	return NULL;
 }
@@ -171,6 +183,7 @@ static void *worker(void *p)
 	struct virt *v = p;
 	struct virt_domains out = {0};
 	char why[256] = "";
+	block_sigpipe();
 	int r = fetch(v, v->groups, &out, why, sizeof(why));
 	pthread_mutex_lock(&v->lock);
 	v->pending = false;
