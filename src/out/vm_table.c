@@ -19,6 +19,7 @@ static void vcpus_json(struct json *j, const char *key, const void *value)
 		json_double(j, "delay_seconds", v->delay_seconds);
 		json_double(j, "cpu_percent", v->cpu_percent);
 		json_double(j, "delay_percent", v->delay_percent);
+		json_double(j, "sched_wait_seconds", v->sched_wait_seconds);
 		json_double(j, "wait_seconds", v->delay_seconds); /* deprecated aliases, for one release */
 		json_double(j, "wait_percent", v->delay_percent);
 		json_object_end(j);

@@ -28,6 +28,7 @@ check "--bytes prints raw numbers" sh -c "'$VMHOST' $roots mem --bytes | grep -q
 # What a VM costs besides memory: CPU of the VMM and helpers, each vCPU, the scope's cgroup.
 check "web1: CPU of the VMM and its swtpm (stat ticks)" jq -e '.vms[] | select(.name=="web1") | .cpu_seconds == 6.5' "$TEST_TMP/mem.json"
 check "web1: two KVM vCPUs from task/*/schedstat" jq -e '.vms[] | select(.name=="web1") | [.vcpus[] | [.index, .tid, .cpu_seconds, .delay_seconds]] == [[0,1010,1.5,0.25],[1,1011,0.5,0.05]] and .vcpu_delay_seconds == 0.3' "$TEST_TMP/mem.json"
+check "web1: the scheduler's wait (schedstats on) from vCPU 0's sched, null where the file is missing" jq -e '.vms[] | select(.name=="web1") | [.vcpus[].sched_wait_seconds] == [0.125, null]' "$TEST_TMP/mem.json"
 check "web1: v2 scope memory, limit, OOM kills" jq -e '.vms[] | select(.name=="web1") | .cgroup_memory_bytes == 2415919104 and .cgroup_memory_limit_bytes == 4294967296 and .oom_kills == 1' "$TEST_TMP/mem.json"
 check "web1: memory and cpu pressure; truncated io.pressure is null" jq -e '.vms[] | select(.name=="web1") | .pressure.memory.some_avg10 == 1.5 and .pressure.cpu.some_seconds == 90 and .pressure.io == null' "$TEST_TMP/mem.json"
 check "db (Proxmox): memory.max 'max' is no limit (null), no PSI files: pressure null" jq -e '.vms[] | select(.name=="db") | .cgroup_memory_bytes == 1073741824 and .cgroup_memory_limit_bytes == null and .pressure == null' "$TEST_TMP/mem.json"

@@ -28,6 +28,33 @@ static void schedstat(void **state)
 	assert_int_equal(parse_schedstat(S("99999999999999999999999 1 1\n"), &s), -EINVAL);
 }
 
+/* Lines of a 6.x /proc/PID/task/TID/sched with schedstats on (trimmed), and a 5.10 one. */
+static void sched_wait_sum(void **state)
+{
+	(void)state;
+	uint64_t ns = 42;
+	assert_int_equal(parse_sched_wait_sum(S("CPU 0/KVM (1010, #threads: 4)\n"
+						"-------------------------------------------------------------------\n"
+						"se.exec_start                                :      12345678.901234\n"
+						"se.sum_exec_runtime                          :          1500.000000\n"
+						"wait_start                                   :             0.000000\n"
+						"wait_max                                     :             3.141592\n"
+						"wait_sum                                     :           250.500001\n"
+						"wait_count                                   :                  900\n"),
+					 &ns),
+			 0);
+	assert_true(ns == 250500001u);
+	assert_int_equal(parse_sched_wait_sum(S("se.statistics.wait_sum : 0.000001\n"), &ns), 0);
+	assert_true(ns == 1u);
+	/* schedstats off: no such line (wait_max and wait_count are not it) */
+	ns = 42;
+	assert_int_equal(parse_sched_wait_sum(S("se.sum_exec_runtime : 1.0\nwait_count : 5\nnr_switches : 3\n"), &ns), -ENOENT);
+	assert_true(ns == 42);
+	assert_int_equal(parse_sched_wait_sum(S("wait_sum : x\n"), &ns), -EINVAL);
+	assert_int_equal(parse_sched_wait_sum(S("wait_sum : -1.0\n"), &ns), -EINVAL);
+	assert_int_equal(parse_sched_wait_sum(S(""), &ns), -ENOENT);
+}
+
 static void vcpu_names(void **state)
 {
 	(void)state;
@@ -196,7 +223,7 @@ static void cgroup_without_cache(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(schedstat), cmocka_unit_test(vcpu_names), cmocka_unit_test(cgroup_controllers),
+		cmocka_unit_test(schedstat), cmocka_unit_test(sched_wait_sum), cmocka_unit_test(vcpu_names), cmocka_unit_test(cgroup_controllers),
 		cmocka_unit_test(limits), cmocka_unit_test(pressure), cmocka_unit_test(keyed),
 		cmocka_unit_test(vcpu_rates), cmocka_unit_test(unmergeable), cmocka_unit_test(cgroup_without_cache),
 	};

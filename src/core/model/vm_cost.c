@@ -54,16 +54,20 @@ static bool thread_name(const struct io_root *root, pid_t pid, pid_t tid, char *
 	return true;
 }
 
-/* A vCPU thread's CPU and wait; false when the thread is gone. */
-static bool vcpu_times(const struct io_root *root, pid_t pid, struct vcpu *c)
+/* A vCPU thread's CPU and delay (and with sched_wait its wait_sum); false when the thread is gone. */
+static bool vcpu_times(const struct io_root *root, pid_t pid, struct vcpu *c, bool sched_wait)
 {
-	char buf[128];
+	char buf[4096];
 	struct schedstat ss;
 	ssize_t l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/schedstat", pid, c->tid);
 	if (l > 0 && parse_schedstat(buf, (size_t)l, &ss) == 0) {
 		c->cpu_seconds = (double)ss.run_ns / 1e9;
 		c->delay_seconds = (double)ss.delay_ns / 1e9;
 	}
+	uint64_t wait_ns;
+	ssize_t w = sched_wait && l > 0 ? io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/sched", pid, c->tid) : 0;
+	if (w > 0 && parse_sched_wait_sum(buf, (size_t)w, &wait_ns) == 0)
+		c->sched_wait_seconds = (double)wait_ns / 1e9;
 	return !(l == -ENOENT || l == -ESRCH);
 }
 
@@ -86,7 +90,8 @@ static void vcpus_done(struct vm_cpu *ret, struct vcpu *v, size_t nv, pid_t *nam
 /* Every vCPU the VMM can have was found before: no thread can be a vCPU but those, so their
  * schedstat is all there is to read, without the thread list. -EAGAIN when one of them is gone
  * (the whole list is read then), -ENOMEM. */
-static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cpu *before, struct vm_cpu *ret)
+static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cpu *before, bool sched_wait,
+		       struct vm_cpu *ret)
 {
 	struct vcpu *v = malloc(before->nvcpus * sizeof(*v));
 	pid_t *named = malloc((before->nnamed ? before->nnamed : 1) * sizeof(*named));
@@ -97,7 +102,7 @@ static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cp
 	}
 	for (size_t i = 0; i < before->nvcpus; i++) {
 		v[i] = vcpu_unread(before->vcpus[i].index, before->vcpus[i].tid);
-		if (!vcpu_times(root, pid, &v[i])) {
+		if (!vcpu_times(root, pid, &v[i], sched_wait)) {
 			free(v);
 			free(named);
 			return -EAGAIN;
@@ -115,7 +120,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 	const char *main_name = known ? known->main_name : NULL;
 	size_t max_vcpus = known ? known->max_vcpus : 0;
 	if (before && max_vcpus && before->nvcpus == max_vcpus) {
-		int r = vcpus_again(root, pid, before, ret);
+		int r = vcpus_again(root, pid, before, known->sched_wait, ret);
 		if (r != -EAGAIN)
 			return r;
 	}
@@ -153,7 +158,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 			}
 		}
 		struct vcpu c = vcpu_unread(index, tids[i]);
-		if (!vcpu_times(root, pid, &c))
+		if (!vcpu_times(root, pid, &c, known && known->sched_wait))
 			continue;
 		if (!(nv & (nv - 1)) || nv == 0) { /* grow at 0, 1, 2, 4, 8, ... */
 			struct vcpu *bigger = realloc(v, (nv ? 2 * nv : 1) * sizeof(*v));

@@ -18,13 +18,14 @@ struct vcpu {
 	pid_t tid;
 	double cpu_seconds;  /* on a host CPU (schedstat); NaN unknown */
 	double delay_seconds; /* runnable but waiting for a host CPU; NaN unknown */
+	double sched_wait_seconds; /* the scheduler's wait_sum (schedstats on; libvirt's vcpu.N.wait); NaN without */
 	double cpu_percent, delay_percent; /* over an interval (100 = all of it); NaN without one */
 };
 
 /* A vCPU found but not yet read: every figure unknown. */
 static inline struct vcpu vcpu_unread(int index, pid_t tid)
 {
-	return (struct vcpu){.index = index, .tid = tid, .cpu_seconds = NAN, .delay_seconds = NAN,
+	return (struct vcpu){.index = index, .tid = tid, .cpu_seconds = NAN, .delay_seconds = NAN, .sched_wait_seconds = NAN,
 			     .cpu_percent = NAN, .delay_percent = NAN};
 }
 
@@ -76,6 +77,9 @@ struct vcpus_known {
 	 * threads are found, the threads after them (QEMU's I/O workers, started later) are not
 	 * read. */
 	unsigned max_vcpus;
+	/* The kernel keeps schedstats (kernel.sched_schedstats = 1): each vCPU's sched file is read
+	 * too, for its wait_sum. */
+	bool sched_wait;
 };
 
 /* Finds the vCPU threads of pid and reads their scheduler statistics; known may be NULL. *ret
