@@ -55,13 +55,13 @@ int parse_sched_wait_sum(const char *buf, size_t len, uint64_t *ret_ns)
 			while (v < stop && *v == ' ')
 				v++;
 			size_t n = (size_t)(stop - v);
-			if (!n || n >= sizeof(num))
+			if (!n || n >= sizeof(num) || memchr(v, '\0', n))
 				return -EINVAL;
 			memcpy(num, v, n);
 			num[n] = '\0';
 			char *after;
 			double ms = strtod(num, &after);
-			if (after == num || *after || !(ms >= 0) || ms > 1e15)
+			if (after == num || *after || !(ms >= 0) || ms > 1e12) /* 31 years: ns fit 64 bits */
 				return -EINVAL;
 			*ret_ns = (uint64_t)(ms * 1e6 + 0.5);
 			return 0;

@@ -53,6 +53,8 @@ static void sched_wait_sum(void **state)
 	assert_int_equal(parse_sched_wait_sum(S("wait_sum : x\n"), &ns), -EINVAL);
 	assert_int_equal(parse_sched_wait_sum(S("wait_sum : -1.0\n"), &ns), -EINVAL);
 	assert_int_equal(parse_sched_wait_sum(S(""), &ns), -ENOENT);
+	assert_int_equal(parse_sched_wait_sum("wait_sum:7\0`=", 14, &ns), -EINVAL); /* found by fuzz_vm_cost */
+	assert_int_equal(parse_sched_wait_sum(S("wait_sum : 1e13\n"), &ns), -EINVAL); /* past 64-bit ns */
 }
 
 static void vcpu_names(void **state)
