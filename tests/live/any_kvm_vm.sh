@@ -36,4 +36,19 @@ check "exits --reasons -- PROGRAM: and its vmm is kvm" \
 	jq -e --argjson p "${CMD_PID:-0}" '[.vms[] | select(.pid == $p) | .vmm] == ["kvm"]' "$TEST_TMP/cmd.json"
 check "exits --reasons -- PROGRAM: the host total has them too" \
 	jq -e --argjson n $N '.total.reasons.kvm_pio["0x80 out"].delta >= $n' "$TEST_TMP/cmd.json"
+
+# Without debugfs, a running KVM user of no known VMM is listed (its counters unknown, and why)
+# and its exit reasons are counted by tracepoints like any VM's.
+spawn "$G" --io $N --wait-signal --sleep-after 5
+GUEST=$SPAWNED
+sleep 0.3
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null
+	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	exec "$0" --json exits --reasons --pid "$1" -- sh -c "kill -USR1 $1; sleep 0.5"' "$VMHOST" "$GUEST" >"$TEST_TMP/nd.json" 2>"$TEST_TMP/nd.err"
+say "without debugfs: $(jq -c '[.vms[] | {pid, vmm, source, unavailable, pio: .reasons.kvm_pio["0x80 out"].delta}]' "$TEST_TMP/nd.json")"
+check "without debugfs: the running KVM user is listed, vmm kvm, with why its counters are unknown" \
+	jq -e --argjson p "$GUEST" '[.vms[] | select(.pid == $p)] | length == 1 and .[0].vmm == "kvm" and .[0].source == null and (.[0].unavailable | test("debugfs"))' "$TEST_TMP/nd.json"
+check "without debugfs: its $N port writes counted by tracepoints, in its row and the total" \
+	jq -e --argjson p "$GUEST" --argjson n $N '(.vms[] | select(.pid == $p) | .reasons.kvm_pio["0x80 out"].delta) == $n and .total.reasons.kvm_pio["0x80 out"].delta == $n' "$TEST_TMP/nd.json"
+stop_pid "$GUEST"
 finish

@@ -660,6 +660,30 @@ static int cmp_sample_dir(const void *a, const void *b)
 
 /* Every QEMU VM whose debugfs counters are missing or denied: through QMP, or listed with the
  * reason it cannot be read. */
+/* A VM of another VMM that debugfs does not list (debugfs closed): listed with why, its counters
+ * unknown (exit reasons may still come from tracepoints), so that it is seen and not summed. */
+static int list_unread(struct kvm_reader *r, const struct vm *d, struct kvm_sample *ret)
+{
+	maybe_i64 *values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(*values));
+	struct kvm_vm_sample *v = values ? realloc(ret->vms, (ret->nvms + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(values);
+		return -ENOMEM;
+	}
+	for (size_t c = 0; c < r->ncounters; c++)
+		values[c] = UNKNOWN;
+	ret->vms = v;
+	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
+	*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = -1,
+				    .vmm = d->cfg.vmm, .values = values};
+	snprintf(s->dir, sizeof(s->dir), "%d-none", (int)d->pid);
+	snprintf(s->name, sizeof(s->name), "%s", d->cfg.name);
+	snprintf(s->unavailable, sizeof(s->unavailable),
+		 "%s: KVM's counters of a %s VM come from debugfs alone (mount -t debugfs none /sys/kernel/debug)",
+		 r->debugfs ? "not in debugfs" : "no debugfs", vmm_kind_name(d->cfg.vmm));
+	return 0;
+}
+
 static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kvm_sample *ret)
 {
 	struct vm_list found = {0};
@@ -681,6 +705,8 @@ static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kv
 				memcpy(qmp.path, r->sockets[k].path, sizeof(qmp.path));
 			}
 		struct kvm_vm_sample *s = sample_of_pid(ret, d->pid);
+		if (d->cfg.vmm != VMM_QEMU && d->cfg.vmm != VMM_PROCESS && !s && (err = list_unread(r, d, ret)) < 0)
+			break;
 		if (d->cfg.vmm != VMM_QEMU || (s && !s->denied))
 			continue;
 		maybe_i64 *values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(*values));
