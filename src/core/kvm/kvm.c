@@ -567,6 +567,10 @@ static int libvirt_domains(struct kvm_reader *r)
 		return l->result;
 	l->asked = true;
 	virt_domains_free(&l->domains);
+	if (r->root.proc && strcmp(r->root.proc, "/proc")) { /* a tree's VMs are not libvirtd's */
+		snprintf(l->why, sizeof(l->why), "libvirt: not asked about the VMs of a --proc-root tree");
+		return l->result = -ENOENT;
+	}
 	if (!l->conn && virt_new(l->uri[0] ? l->uri : NULL, l->deadline_ms > 0 ? l->deadline_ms : 750, &l->conn) < 0)
 		return l->result = -ENOMEM;
 	return l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
