@@ -1,5 +1,5 @@
 /* What a VM costs besides memory (parse/cpu_cgroup.h): a task's schedstat, a cgroup file's v1
- * controller path, a cgroup limit, a PSI file and a keyed file. Invariants: outputs untouched on
+ * controller path, a cgroup limit, a PSI file, a keyed file and a sched file's wait_sum. Invariants: outputs untouched on
  * failure; times and pressures finite and never negative; a path ends inside its buffer; a known
  * limit is below the unlimited mark; a vCPU index is in range. The first byte picks the parser. */
 #include <math.h>
@@ -13,11 +13,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	const char *buf = (const char *)data + 1;
 	size_t len = size - 1;
-	switch (data[0] % 6) {
+	switch (data[0] % 7) {
 	case 0: {
-		struct schedstat s = {.run_ns = 7, .wait_ns = 7};
+		struct schedstat s = {.run_ns = 7, .delay_ns = 7};
 		if (parse_schedstat(buf, len, &s) < 0)
-			FUZZ_CHECK(s.run_ns == 7 && s.wait_ns == 7);
+			FUZZ_CHECK(s.run_ns == 7 && s.delay_ns == 7);
 		break;
 	}
 	case 1: {
@@ -59,6 +59,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (parse_vcpu_thread_name(s, &index))
 			FUZZ_CHECK(index >= 0 && index <= 65535);
 		free(s);
+		break;
+	}
+	case 6: {
+		uint64_t ns = 7;
+		if (parse_sched_wait_sum(buf, len, &ns) < 0)
+			FUZZ_CHECK(ns == 7);
+		else
+			FUZZ_CHECK(ns <= UINT64_C(1000000000000000000));
 		break;
 	}
 	}

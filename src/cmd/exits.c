@@ -35,6 +35,7 @@ struct exits_opts {
 	pid_t qmp_pids[MAX_FILTERS]; /* --qmp-socket PID=PATH */
 	const char *qmp_paths[MAX_FILTERS];
 	size_t nqmp;
+	const char *libvirt_uri; /* --libvirt-uri; NULL: qemu:///system */
 	char **command;
 	bool once, log; /* as given; mode says which runs */
 };
@@ -48,10 +49,12 @@ static void exits_help(void)
 {
 	printf("usage: vmhost exits [--once|--log] [--interval SEC] [--count N] [--vm NAME]... [--pid PID]...\n"
 	       "                    [--fields REGEX] [--reasons] [--vcpu] [--qmp-socket PID=PATH]...\n"
-	       "                    [--json|--csv] [-- CMD ARGS...]\n"
+	       "                    [--libvirt-uri URI] [--json|--csv] [-- CMD ARGS...]\n"
 	       "\n"
 	       "KVM exit and event counters, per VM and in total, from debugfs (<sys-root>/kernel/debug/kvm)\n"
-	       "or, for QEMU VMs whose debugfs counters are closed or missing, from QMP query-stats.\n"
+	       "or, for QEMU VMs whose debugfs counters are closed or missing, from QMP query-stats, and\n"
+	       "for those whose monitor libvirt holds, from libvirt's domain statistics (source libvirt).\n"
+	       "Any process holding a KVM VM is a VM (vmm kvm when its VMM is not one vmhost knows).\n"
 	       "Files stay open and are re-read with one pread each; VMs are named by pid (exact match).\n"
 	       "\n"
 	       "  (default)        live view every --interval: full screen on a terminal, sorted by rate;\n"
@@ -72,6 +75,8 @@ static void exits_help(void)
 	       "                   kvm_pio per port): rows kvm_pio/0x80 out ...; needs tracefs and perf events\n"
 	       "  --vcpu           also every counter per vCPU (JSON \"vcpus\"; a line of exits/s per vCPU)\n"
 	       "  --qmp-socket PID=PATH  the QMP socket of that QEMU where its command line has none\n"
+	       "  --libvirt-uri URI  libvirt to ask, read-only (default qemu:///system); each read waits\n"
+	       "                   at most 0.75 s for it: a hung libvirtd costs that and a reason\n"
 	       "\n"
 	       "Counters ending in _ns are times: shown as seconds and as percent of the interval\n"
 	       "(of one CPU; vCPUs add up). Gauges (pages_4k, mmu_unsync, ...) show their value.\n"
@@ -121,6 +126,7 @@ static const struct opt exits_opt_table[] = {
 	{OPT("reasons", 'r', OPT_FLAG), OPT_AT(struct exits_opts, reasons)},
 	{OPT("vcpu", 'V', OPT_FLAG), OPT_AT(struct exits_opts, vcpu)},
 	{OPT("qmp-socket", 'Q', OPT_CALL), .call = opt_qmp_socket},
+	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct exits_opts, libvirt_uri)},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
@@ -226,6 +232,26 @@ static int no_match(const struct ctx *ctx, const struct exits_opts *o, const str
 		    b->nvms ? have : "none");
 }
 
+/* Runs -- CMD to its end; with --reasons its exit reasons are counted from before its exec, so a
+ * VM it creates and ends between the two reads is counted too. Its status, or a negative errno. */
+static int run_command(const struct ctx *ctx, const struct exits_opts *o, struct kvm_reader *kr, double *ret_wall)
+{
+	struct io_run run;
+	int r = io_run_start(o->command, ctx->format == OUT_JSON, &run);
+	if (r < 0)
+		return r;
+	if (kvm_reader_follow(kr, run.pid, o->command[0]) == -ENOMEM) {
+		io_run_finish(&run, false);
+		return -ENOMEM;
+	}
+	stop_catch(true); /* like time(1): Ctrl-C goes to the command */
+	double start = clock_monotonic_seconds();
+	r = io_run_finish(&run, true);
+	*ret_wall = clock_monotonic_seconds() - start;
+	stop_catch(false);
+	return r;
+}
+
 static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_reader *kr)
 {
 	struct kvm_sample a, b;
@@ -236,11 +262,7 @@ static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_r
 	int rc = EXIT_OK, cmd_status = 0;
 	double wall = 0;
 	if (o->mode == MODE_COMMAND) {
-		stop_catch(true); /* like time(1): Ctrl-C goes to the command */
-		double start = clock_monotonic_seconds();
-		cmd_status = io_run_wait(o->command, ctx->format == OUT_JSON);
-		wall = clock_monotonic_seconds() - start;
-		stop_catch(false);
+		cmd_status = run_command(ctx, o, kr, &wall);
 		if (cmd_status < 0) {
 			kvm_sample_free(&a);
 			return fail(ctx, 127, "running the command", "%s: %s", o->command[0], strerror(-cmd_status));
@@ -402,8 +424,11 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0) | (o.vcpu ? KVM_READ_VCPUS : 0), &kr, &why);
 	for (size_t i = 0; r == 0 && i < o.nqmp; i++)
 		r = kvm_reader_qmp_socket(kr, o.qmp_pids[i], o.qmp_paths[i]);
-	if (r == 0 && !kvm_reader_has_debugfs(kr))
-		r = kvm_reader_probe(kr, qmp_why, sizeof(qmp_why));
+	if (r == 0)
+		r = kvm_reader_libvirt(kr, o.libvirt_uri, 750);
+	/* -- CMD with --reasons counts the command by tracepoints, whatever debugfs and QMP give. */
+	if (r == 0 && !kvm_reader_has_debugfs(kr) && !(o.reasons && o.mode == MODE_COMMAND))
+		r = kvm_reader_probe(kr, o.nvm_names || o.npids ? vm_selected : NULL, &o, qmp_why, sizeof(qmp_why));
 	if (r < 0) {
 		kvm_reader_close(kr);
 		if (o.have_fields)
@@ -412,7 +437,7 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 			return fail(ctx, EXIT_NOPERM, "reading KVM counters", "%s%s", kvm_avail_hint(why), qmp_why);
 		if (r == -ENOENT)
 			return fail(ctx, EXIT_FAIL, "no KVM counters",
-				    "%s (looked in %s/kernel/debug/kvm), and no QEMU VM gave them through QMP%s",
+				    "%s (looked in %s/kernel/debug/kvm), and no QEMU VM gave them through QMP or libvirt%s",
 				    kvm_avail_hint(why), ctx->root.sys, qmp_why);
 		return fail(ctx, EXIT_FAIL, "reading KVM counters", "%s", strerror(-r));
 	}

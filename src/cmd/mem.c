@@ -67,14 +67,15 @@ static void mem_help(void)
 	       "             touching its RAM); --exact counts resident pages outside guest RAM mappings\n"
 	       "\n"
 	       "  CPU%%       CPU of the VMM and its helpers over --interval (100 = one CPU)\n"
-	       "  WAIT%%      time its vCPU threads were runnable but waited for a host CPU (the host-side\n"
-	       "             steal), summed over vCPUs, over --interval\n"
+	       "  DELAY%%     vCPU run-queue delay: time its vCPU threads were runnable but waited for a\n"
+	       "             host CPU (libvirt's vcpu.N.delay, KubeVirt's vcpu_delay; was WAIT%%), summed\n"
+	       "             over vCPUs, over --interval\n"
 	       "  CGROUP MEM the VM's cgroup scope's memory (v2 memory.current, v1 memory.usage_in_bytes),\n"
 	       "             shown when a VM has one (libvirt, Proxmox)\n"
 	       "\n"
 	       "  --pid PID       add any process (repeatable); not a VM -> vmm \"process\"\n"
 	       "  --exact         read the expensive exact sources (slow for KSM-merged guests)\n"
-	       "  --interval SEC  read twice, SEC apart, for CPU%%, WAIT%% (JSON: per vCPU too)\n"
+	       "  --interval SEC  read twice, SEC apart, for CPU%%, DELAY%% (JSON: per vCPU too)\n"
 	       "  --pss-budget SEC  time spent sampling the PSS of the VMs whose estimate may be off\n"
 	       "                  most, largest error bound first (default 0.005; 0: estimates only;\n"
 	       "                  needs root); pss_method says \"sampled\" for those\n"
@@ -84,12 +85,13 @@ static void mem_help(void)
 	       "  --guest-poll SEC  --guest, and first set the balloon's guest-stats-polling-interval\n"
 	       "                  (QEMU keeps it; stats exist only once the guest has reported)\n"
 	       "\n"
-	       "JSON adds per VM: cpu_seconds, vcpus (index, tid, cpu/wait seconds and percent),\n"
-	       "cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited), oom_kills, pressure\n"
-	       "(PSI of the scope: memory, cpu, io), ksm_mergeable and ksm_unmergeable_reason,\n"
-	       "hugetlb_bytes and memory_cost_bytes (and with --exact hugetlb_private_bytes and\n"
-	       "hugetlb_shared_bytes from smaps_rollup), cgroup_hugetlb_bytes (the scope's hugetlb\n"
-	       "controller, v2).\n"
+	       "JSON adds per VM: cpu_seconds, vcpu_delay_seconds, vcpus (index, tid, cpu/delay seconds\n"
+	       "and percent), cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited),\n"
+	       "oom_kills, pressure (PSI of the scope: memory, cpu, io), ksm_mergeable and\n"
+	       "ksm_unmergeable_reason, hugetlb_bytes and memory_cost_bytes (and with --exact\n"
+	       "hugetlb_private_bytes and hugetlb_shared_bytes from smaps_rollup), cgroup_hugetlb_bytes\n"
+	       "(the scope's hugetlb controller, v2). Deprecated, for one release: vcpu_wait_seconds,\n"
+	       "vcpu_wait_percent and the vCPUs' wait_seconds, wait_percent (the delay's old names).\n"
 	       "\n"
 	       "Each run leaves the VMs' command lines and vCPU threads in /run/vmhost/vms (root;\n"
 	       "others: $XDG_RUNTIME_DIR/vmhost/vms; VMHOST_RUNTIME_DIR=DIR elsewhere, empty: off),\n"
@@ -175,7 +177,7 @@ static void mem_columns(struct col *cols, const struct mem_opts *o, const struct
 	for (size_t i = 0; i < vms->n; i++)
 		cgroup |= vms->vms[i].cg.memory_bytes.known;
 	if (!(o->interval_seconds > 0))
-		cols[VMC_CPU_PCT].flags = cols[VMC_WAIT_PCT].flags = COL_JSON_ONLY;
+		cols[VMC_CPU_PCT].flags = cols[VMC_DELAY_PCT].flags = COL_JSON_ONLY;
 	if (!cgroup)
 		cols[VMC_CG_MEM].flags = COL_JSON_ONLY;
 	vm_cols_hugetlb(cols, vms);

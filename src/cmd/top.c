@@ -36,7 +36,8 @@ static void top_help(void)
 	       "\n"
 	       "  NAME       the VM's name (pid N without one); a helper's process name, indented\n"
 	       "  CPU%%       CPU of the VMM and its helpers since the last refresh (100 = one CPU)\n"
-	       "  WAIT%%      time its vCPUs were runnable but waited for a host CPU, summed over vCPUs\n"
+	       "  DELAY%%     vCPU run-queue delay: time its vCPUs were runnable but waited for a host\n"
+	       "             CPU, summed over vCPUs (libvirt's vcpu.N.delay; was WAIT%%)\n"
 	       "  RSS, PSS, KSM SAV, OVERHEAD   as in 'vmhost mem' (VMM and helpers together)\n"
 	       "  EXITS/S    KVM exits per second (debugfs, or QMP query-stats), where readable\n"
 	       "  CG MEM     the VM's cgroup scope's memory; MEM/CPU/IO PSI its pressure (some, avg10 %%)\n"
@@ -47,8 +48,9 @@ static void top_help(void)
 	       "by name (Enter keeps it, Esc clears it); e an exact refresh now. Ctrl-C also quits.\n"
 	       "\n"
 	       "  --interval SEC  seconds between refreshes (default 1)\n"
-	       "  --sort COLUMN   name, cpu, wait, rss, pss, ksm, overhead, exits, cgroup, mempsi,\n"
-	       "                  cpupsi, iopsi, cost or pid (default cpu; numbers largest first, names A-Z)\n"
+	       "  --sort COLUMN   name, cpu, delay, rss, pss, ksm, overhead, exits, cgroup, mempsi,\n"
+	       "                  cpupsi, iopsi, cost or pid (default cpu; numbers largest first, names\n"
+	       "                  A-Z; wait: the old name of delay)\n"
 	       "  --reverse       the other way round\n"
 	       "  --filter TEXT   only VMs whose name (or a helper's) contains TEXT (any case)\n"
 	       "  --batch         plain frames on stdout, one per refresh, the first after one interval\n"
@@ -58,16 +60,17 @@ static void top_help(void)
 	       "\n"
 	       "--batch frame: '# vmhost top time_unix=T interval_seconds=S seconds=S vms=N exact=no\n"
 	       "skipped=N', '# host mem_total_bytes=B mem_available_bytes=B ksm_saved_bytes=B\n"
-	       "ksmd_cpu_percent=P', a heading 'kind pid vm_pid name cpu wait rss pss ksm overhead exits\n"
+	       "ksmd_cpu_percent=P', a heading 'kind pid vm_pid name cpu delay rss pss ksm overhead exits\n"
 	       "cgroup mempsi cpupsi iopsi cost', a line per VM (kind vm) and helper (kind helper, vm_pid its\n"
 	       "VM's), then an empty line. Fields are separated by one tab; bytes in bytes, percent and\n"
-	       "rates with one decimal, n/a unknown. See docs/top.md.\n");
+	       "rates with one decimal, n/a unknown. --json adds vcpu_wait_percent, the deprecated name of\n"
+	       "vcpu_delay_percent (for one release). See docs/top.md.\n");
 }
 
 static int opt_sort(struct ctx *ctx, void *opts, const char *arg)
 {
 	if (top_col_parse(arg, &((struct top_opts *)opts)->sort) < 0)
-		return usage_error(ctx, "--sort takes a column (name, cpu, wait, rss, pss, ksm, overhead, exits,"
+		return usage_error(ctx, "--sort takes a column (name, cpu, delay, rss, pss, ksm, overhead, exits,"
 					" cgroup, mempsi, cpupsi, iopsi, cost, pid), not '%s'", arg);
 	return EXIT_OK;
 }

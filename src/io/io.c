@@ -590,6 +590,29 @@ int io_list_tasks(const struct io_root *root, pid_t pid, pid_t **ret, size_t *re
 	return r < 0 ? r : list_numeric(root, path, ret, ret_n);
 }
 
+int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *target)
+{
+	char path[PATH_MAX];
+	int r = io_path(root, IO_PROC, path, sizeof(path), "%d/fd", pid);
+	if (r < 0)
+		return r;
+	DIR *d = opendir(path);
+	if (!d)
+		return -errno;
+	size_t want = strlen(target);
+	char link[64];
+	struct dirent *de;
+	int found = 0;
+	while (!found && (de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		ssize_t n = readlinkat(dirfd(d), de->d_name, link, sizeof(link));
+		found = n == (ssize_t)want && !memcmp(link, target, want);
+	}
+	closedir(d);
+	return found;
+}
+
 static int cmp_name(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -71,6 +71,11 @@ int io_list_pids(const struct io_root *root, pid_t **ret, size_t *ret_n);
 /* Lists a process's threads (<proc>/PID/task), sorted ascending. */
 int io_list_tasks(const struct io_root *root, pid_t pid, pid_t **ret, size_t *ret_n);
 
+/* Whether one of the process's file descriptors (<proc>/PID/fd/N) links to target, as
+ * readlink says ("anon_inode:kvm-vm"): 1 or 0, or a negative errno (-ENOENT the process is
+ * gone, -EACCES another user's). Costs a readlink per descriptor. */
+int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *target);
+
 /* Lists the entry names of a directory, sorted; free with io_free_names(). */
 int io_list_dir(const struct io_root *root, enum io_base base, char ***ret, size_t *ret_n, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));

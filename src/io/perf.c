@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <linux/perf_event.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,7 +29,7 @@ int io_tracefs_dir(const struct io_root *root, char *ret, size_t cap)
 	return denied ? denied : -ENOENT; /* tracefs mounted but closed to us: say so, not "unmounted" */
 }
 
-int io_perf_tracepoint(unsigned id, pid_t tid, int group_fd)
+static int tracepoint(unsigned id, pid_t tid, int group_fd, bool inherit)
 {
 	struct perf_event_attr attr;
 	memset(&attr, 0, sizeof(attr));
@@ -37,9 +38,14 @@ int io_perf_tracepoint(unsigned id, pid_t tid, int group_fd)
 	attr.config = id;
 	attr.read_format = PERF_FORMAT_GROUP;
 	attr.disabled = 1; /* counting starts once its filter is set (io_perf_enable_group) */
+	attr.inherit = inherit;
 	long fd = syscall(SYS_perf_event_open, &attr, tid, -1, group_fd, PERF_FLAG_FD_CLOEXEC);
 	return fd < 0 ? -errno : (int)fd;
 }
+
+int io_perf_tracepoint(unsigned id, pid_t tid, int group_fd) { return tracepoint(id, tid, group_fd, false); }
+
+int io_perf_tracepoint_inherit(unsigned id, pid_t pid, int group_fd) { return tracepoint(id, pid, group_fd, true); }
 
 int io_perf_enable_group(int leader_fd)
 {

@@ -18,6 +18,11 @@ int io_tracefs_dir(const struct io_root *root, char *ret, size_t cap);
  * negative errno: -EACCES/-EPERM not allowed, -ESRCH no such thread, -EMFILE out of fds. */
 int io_perf_tracepoint(unsigned id, pid_t tid, int group_fd);
 
+/* The same on a process and, inherited, on every thread and child it creates from then on
+ * (opened before a command's exec, it counts the whole command; the counts of threads that
+ * exited stay in it). */
+int io_perf_tracepoint_inherit(unsigned id, pid_t pid, int group_fd);
+
 /* Starts a group counting, once every member's filter is set: an event that counted before its
  * filter would count every hit of the tracepoint meanwhile. Returns 0 or a negative errno. */
 int io_perf_enable_group(int leader_fd);

@@ -38,6 +38,7 @@ static void json_vm_ident(struct json *j, const struct kvm_vm_sample *vm)
 {
 	json_int(j, "pid", vm->pid);
 	json_string(j, "name", vm->name[0] ? vm->name : NULL);
+	json_string(j, "vmm", vm->vmm != VMM_NONE ? vmm_kind_name(vm->vmm) : NULL);
 	json_string(j, "source", kvm_source_name(vm->source));
 	json_string(j, "debugfs_dir", vm->kvm_fd >= 0 ? vm->dir : NULL);
 	if (vm->kvm_fd >= 0)

@@ -176,10 +176,10 @@ static void vm_cost_families(struct prom *p, const struct vm_list *l)
 		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
 		prom_known(p, labels, VM_LABELS, l->vms[i].cpu.cpu_seconds);
 	}
-	static const char *const vcpu_names[] = {"vmhost_vm_vcpu_seconds_total", "vmhost_vm_vcpu_wait_seconds_total"};
+	static const char *const vcpu_names[] = {"vmhost_vm_vcpu_seconds_total", "vmhost_vm_vcpu_delay_seconds_total"};
 	static const char *const vcpu_helps[] = {
 		"CPU time of one vCPU thread (schedstat).",
-		"Time one vCPU thread was runnable but waited for a host CPU (schedstat): the host-side steal."};
+		"Run-queue delay of one vCPU thread: runnable but waiting for a host CPU (schedstat; libvirt's vcpu.N.delay)."};
 	for (int f = 0; f < 2; f++) {
 		prom_family(p, vcpu_names[f], PROM_COUNTER, vcpu_helps[f]);
 		for (size_t i = 0; i < l->n; i++) {
@@ -188,7 +188,7 @@ static void vm_cost_families(struct prom *p, const struct vm_list *l)
 			for (size_t v = 0; v < c->nvcpus; v++) {
 				snprintf(vcpu, sizeof(vcpu), "%d", c->vcpus[v].index);
 				labels[VM_LABELS] = (struct prom_label){"vcpu", vcpu};
-				prom_known(p, labels, VM_LABELS + 1, f ? c->vcpus[v].wait_seconds : c->vcpus[v].cpu_seconds);
+				prom_known(p, labels, VM_LABELS + 1, f ? c->vcpus[v].delay_seconds : c->vcpus[v].cpu_seconds);
 			}
 		}
 	}

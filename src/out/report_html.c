@@ -334,8 +334,8 @@ void report_html_vm_chart(FILE *f, const struct report_vm *vm, const struct seri
 	if (isfinite(series_mean(series_row(s, SERIES_VM_CPU), s->n))) {
 		const struct svg_series cpu[] = {
 			{.name = "CPU of the VMM and helpers", .color = C_CPU, .y = series_row(s, SERIES_VM_CPU), .style = AREA},
-			{.name = "vCPU wait (runnable, no host CPU)", .color = C_OVERHEAD,
-			 .y = series_row(s, SERIES_VM_VCPU_WAIT), .style = LINE},
+			{.name = "vCPU delay (runnable, no host CPU)", .color = C_OVERHEAD,
+			 .y = series_row(s, SERIES_VM_VCPU_DELAY), .style = LINE},
 		};
 		char cpu_title[440];
 		snprintf(cpu_title, sizeof(cpu_title), "%s: CPU, percent of one CPU", title);

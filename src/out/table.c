@@ -346,14 +346,22 @@ void csv_cell(FILE *f, const char *s)
 void table_print_csv(const struct table *t, FILE *f)
 {
 	char buf[512];
+	bool first = true;
 	for (size_t c = 0; c < t->ncols; c++)
-		fprintf(f, "%s%s", c ? "," : "", t->cols[c].key);
+		if (!(t->cols[c].flags & COL_ALIAS)) {
+			fprintf(f, "%s%s", first ? "" : ",", t->cols[c].key);
+			first = false;
+		}
 	fputc('\n', f);
 	for (size_t r = 0; r < t->nrows; r++) {
+		first = true;
 		for (size_t c = 0; c < t->ncols; c++) {
 			const struct cell *cell = &t->cells[r * t->ncols + c];
-			if (c)
+			if (t->cols[c].flags & COL_ALIAS)
+				continue;
+			if (!first)
 				fputc(',', f);
+			first = false;
 			if (cell->state == CELL_VALUE) { /* whole, however long (a VM with 64 vCPUs) */
 				char *text = value_text(&t->cols[c], cell);
 				csv_cell(f, text ? text : "");

@@ -24,6 +24,7 @@ enum col_kind {
 enum col_flags {
 	COL_JSON_ONLY = 1 << 0, /* not in the human table */
 	COL_LEFT = 1 << 1,      /* left-aligned in the human table */
+	COL_ALIAS = 1 << 2,     /* a deprecated JSON name kept for one release: JSON only, not in CSV */
 };
 
 struct col {

@@ -19,7 +19,7 @@ static const struct {
 	[TOP_NAME] = {"NAME", 15, CELL_TEXT, "name"},
 	[TOP_PID] = {"PID", 7, CELL_INT, "pid"},
 	[TOP_CPU] = {"CPU%", 6, CELL_PERCENT, "cpu_percent"},
-	[TOP_WAIT] = {"WAIT%", 6, CELL_PERCENT, "vcpu_wait_percent"},
+	[TOP_DELAY] = {"DELAY%", 6, CELL_PERCENT, "vcpu_delay_percent"},
 	[TOP_RSS] = {"RSS", 9, CELL_BYTES, "rss_bytes"},
 	[TOP_PSS] = {"PSS", 9, CELL_BYTES, "pss_bytes"},
 	[TOP_KSM_SAVED] = {"KSM SAV", 9, CELL_BYTES, "ksm_saved_bytes"},
@@ -34,7 +34,7 @@ static const struct {
 
 /* Left to right on screen; which of them fit goes by enum order (the first ones matter most). */
 static const enum top_col shown_order[TOP_NCOLS] = {
-	TOP_PID, TOP_NAME, TOP_CPU, TOP_WAIT, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD, TOP_COST,
+	TOP_PID, TOP_NAME, TOP_CPU, TOP_DELAY, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD, TOP_COST,
 	TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI, TOP_EXITS,
 };
 
@@ -237,7 +237,7 @@ void top_view_frame(FILE *f, const struct top_view *v, const size_t *order, size
 /* ---- --batch ---- */
 
 /* The batch columns after kind, pid, vm_pid and name. */
-static const enum top_col batch_cols[] = {TOP_CPU, TOP_WAIT, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD,
+static const enum top_col batch_cols[] = {TOP_CPU, TOP_DELAY, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD,
 					  TOP_EXITS, TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI, TOP_COST};
 #define NBATCH (sizeof(batch_cols) / sizeof(batch_cols[0]))
 
@@ -307,8 +307,10 @@ static void json_row(struct json *j, const struct top_row *r, bool helper)
 	for (size_t k = 0; k < NBATCH; k++)
 		if (!helper || batch_cols[k] == TOP_CPU || batch_cols[k] == TOP_RSS)
 			json_value(j, cols[batch_cols[k]].json, cols[batch_cols[k]].kind == CELL_BYTES, r->v[batch_cols[k]]);
-	if (!helper)
+	if (!helper) {
+		json_value(j, "vcpu_wait_percent", false, r->v[TOP_DELAY]); /* deprecated alias, for one release */
 		json_string(j, "pss_method", isnan(r->v[TOP_PSS]) ? NULL : measure_method_name(r->pss_method));
+	}
 }
 
 void top_view_batch_json(FILE *f, const struct top_view *v, const size_t *order, size_t n, double now_unix,

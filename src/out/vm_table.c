@@ -16,9 +16,12 @@ static void vcpus_json(struct json *j, const char *key, const void *value)
 		json_int(j, "index", v->index);
 		json_int(j, "tid", v->tid);
 		json_double(j, "cpu_seconds", v->cpu_seconds);
-		json_double(j, "wait_seconds", v->wait_seconds);
+		json_double(j, "delay_seconds", v->delay_seconds);
 		json_double(j, "cpu_percent", v->cpu_percent);
-		json_double(j, "wait_percent", v->wait_percent);
+		json_double(j, "delay_percent", v->delay_percent);
+		json_double(j, "sched_wait_seconds", v->sched_wait_seconds);
+		json_double(j, "wait_seconds", v->delay_seconds); /* deprecated aliases, for one release */
+		json_double(j, "wait_percent", v->delay_percent);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -51,9 +54,11 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_OVERHEAD] = {"overhead_bytes", "OVERHEAD", COL_BYTES, 0, 0},
 	[VMC_OVERHEAD_METHOD] = {"overhead_method", "OVERHEAD BY", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_CPU_PCT] = {"cpu_percent", "CPU%", COL_FLOAT, 0, 1},
-	[VMC_WAIT_PCT] = {"vcpu_wait_percent", "WAIT%", COL_FLOAT, 0, 1},
+	[VMC_DELAY_PCT] = {"vcpu_delay_percent", "DELAY%", COL_FLOAT, 0, 1},
 	[VMC_CPU] = {"cpu_seconds", "CPU TIME", COL_FLOAT, COL_JSON_ONLY, 2},
-	[VMC_VCPU_WAIT] = {"vcpu_wait_seconds", "VCPU WAIT", COL_FLOAT, COL_JSON_ONLY, 2},
+	[VMC_VCPU_DELAY] = {"vcpu_delay_seconds", "VCPU DELAY", COL_FLOAT, COL_JSON_ONLY, 2},
+	[VMC_WAIT_PCT_ALIAS] = {"vcpu_wait_percent", "", COL_FLOAT, COL_JSON_ONLY | COL_ALIAS, 1},
+	[VMC_VCPU_WAIT_ALIAS] = {"vcpu_wait_seconds", "", COL_FLOAT, COL_JSON_ONLY | COL_ALIAS, 2},
 	[VMC_VCPUS] = {"vcpus", "VCPUS", COL_STR, COL_JSON_ONLY, 0, vcpus_json},
 	[VMC_CG_MEM] = {"cgroup_memory_bytes", "CGROUP MEM", COL_BYTES, 0, 0},
 	[VMC_CG_LIMIT] = {"cgroup_memory_limit_bytes", "LIMIT", COL_BYTES, COL_JSON_ONLY, 0},
@@ -121,9 +126,11 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 		      vm->overhead_bytes.known ? measure_method_name(vm->overhead_method) : NULL);
 	const struct vm_cpu *cpu = &vm->cpu;
 	table_set_float(t, VMC_CPU_PCT, cpu->cpu_percent);
-	table_set_float(t, VMC_WAIT_PCT, cpu->vcpu_wait_percent);
+	table_set_float(t, VMC_DELAY_PCT, cpu->vcpu_delay_percent);
 	table_set_float(t, VMC_CPU, cpu->cpu_seconds);
-	table_set_float(t, VMC_VCPU_WAIT, cpu->vcpu_wait_seconds);
+	table_set_float(t, VMC_VCPU_DELAY, cpu->vcpu_delay_seconds);
+	table_set_float(t, VMC_WAIT_PCT_ALIAS, cpu->vcpu_delay_percent);
+	table_set_float(t, VMC_VCPU_WAIT_ALIAS, cpu->vcpu_delay_seconds);
 	table_set_value(t, VMC_VCPUS, cpu->vcpus_known ? cpu : NULL); /* null: the thread list was not read */
 	const struct vm_cgroup *cg = &vm->cg;
 	table_set_maybe(t, VMC_CG_MEM, cg->memory_bytes);

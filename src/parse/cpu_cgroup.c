@@ -33,8 +33,42 @@ int parse_schedstat(const char *buf, size_t len, struct schedstat *ret)
 	p++;
 	if (take_u64(&p, end, &wait) < 0 || p >= end || *p != ' ')
 		return -EINVAL;
-	*ret = (struct schedstat){.run_ns = run, .wait_ns = wait};
+	*ret = (struct schedstat){.run_ns = run, .delay_ns = wait};
 	return 0;
+}
+
+int parse_sched_wait_sum(const char *buf, size_t len, uint64_t *ret_ns)
+{
+	static const char *const keys[] = {"wait_sum", "se.statistics.wait_sum"};
+	for (const char *line = buf, *end = buf + len; line < end;) {
+		const char *nl = memchr(line, '\n', (size_t)(end - line));
+		const char *stop = nl ? nl : end;
+		const char *colon = memchr(line, ':', (size_t)(stop - line));
+		size_t klen = 0;
+		while (colon && line + klen < colon && line[klen] != ' ')
+			klen++;
+		for (size_t k = 0; colon && k < 2; k++) {
+			if (klen != strlen(keys[k]) || memcmp(line, keys[k], klen))
+				continue;
+			char num[48];
+			const char *v = colon + 1;
+			while (v < stop && *v == ' ')
+				v++;
+			size_t n = (size_t)(stop - v);
+			if (!n || n >= sizeof(num) || memchr(v, '\0', n))
+				return -EINVAL;
+			memcpy(num, v, n);
+			num[n] = '\0';
+			char *after;
+			double ms = strtod(num, &after);
+			if (after == num || *after || !(ms >= 0) || ms > 1e12) /* 31 years: ns fit 64 bits */
+				return -EINVAL;
+			*ret_ns = (uint64_t)(ms * 1e6 + 0.5);
+			return 0;
+		}
+		line = nl ? nl + 1 : end;
+	}
+	return -ENOENT;
 }
 
 /* The index after an exact prefix, ending the name. */

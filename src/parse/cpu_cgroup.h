@@ -12,9 +12,14 @@
 /* /proc/PID/task/TID/schedstat: "run_ns wait_ns timeslices". */
 struct schedstat {
 	uint64_t run_ns;  /* time on a CPU */
-	uint64_t wait_ns; /* time runnable but waiting for a CPU (the host-side steal) */
+	uint64_t delay_ns; /* time runnable but waiting for a CPU (the host-side steal) */
 };
 int parse_schedstat(const char *buf, size_t len, struct schedstat *ret);
+
+/* /proc/PID/task/TID/sched with schedstats on: the scheduler's wait_sum ("wait_sum : 12.345678",
+ * "se.statistics.wait_sum" before 5.16; milliseconds), libvirt's vcpu.N.wait. 0 with it in ns;
+ * -ENOENT when the line is not there (schedstats off), -EINVAL when its value is not a number. */
+int parse_sched_wait_sum(const char *buf, size_t len, uint64_t *ret_ns);
 
 /* A vCPU thread's name, by VMM: QEMU "CPU 3/KVM" (or /TCG, /HVF, ...), cloud-hypervisor
  * "vcpu3", firecracker "fc_vcpu 3", crosvm "crosvm_vcpu3". Returns true with the vCPU index. */

@@ -19,6 +19,7 @@ const char *vmm_kind_name(enum vmm_kind kind)
 	case VMM_FIRECRACKER: return "firecracker";
 	case VMM_CROSVM: return "crosvm";
 	case VMM_PROCESS: return "process";
+	case VMM_KVM: return "kvm";
 	case VMM_NONE: break;
 	}
 	return "none";

@@ -4,7 +4,8 @@
 
 #include "parse/parse.h"
 
-enum vmm_kind { VMM_NONE = 0, VMM_QEMU, VMM_CLOUD_HYPERVISOR, VMM_FIRECRACKER, VMM_CROSVM, VMM_PROCESS };
+enum vmm_kind { VMM_NONE = 0, VMM_QEMU, VMM_CLOUD_HYPERVISOR, VMM_FIRECRACKER, VMM_CROSVM, VMM_PROCESS,
+		VMM_KVM /* a process holding a KVM VM fd, its VMM not one of the above */ };
 
 #define VM_MAX_RAM_BLOCKS 32
 

@@ -542,7 +542,7 @@ static int insert_vm(struct store *s, const struct snapshot *snap, const struct 
 	bind_maybe(st, 14, vm->pss_bytes);
 	bind_maybe(st, 15, vm->overhead_bytes);
 	bind_maybe(st, 16, ms_of(vm->cpu.cpu_seconds));
-	bind_maybe(st, 17, ms_of(vm->cpu.vcpu_wait_seconds));
+	bind_maybe(st, 17, ms_of(vm->cpu.vcpu_delay_seconds));
 	bind_maybe(st, 18, vm->cg.memory_bytes);
 	bind_maybe(st, 19, vm->cg.limit_bytes);
 	bind_maybe(st, 20, vm->cg.oom_kills);

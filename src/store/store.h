@@ -95,7 +95,7 @@ struct store_vm_point {
 	bool exact;         /* overhead and PSS from the exact sources */
 	maybe_i64 rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit,
 		ksm_saved, pss, overhead;
-	maybe_i64 cpu_ms, vcpu_wait_ms; /* cumulative: VMM + helpers, and summed over vCPUs */
+	maybe_i64 cpu_ms, vcpu_wait_ms; /* cumulative: VMM + helpers, and the vCPUs' delay (the column keeps its first name) */
 	maybe_i64 cgroup_memory, cgroup_limit, oom_kills;
 	maybe_i64 hugetlb, memory_cost; /* huge pages (not in rss or pss), and pss plus them */
 };

@@ -105,7 +105,7 @@ int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page
 		series_row(&s, SERIES_VM_FIT)[i] = NAN;
 		series_row(&s, SERIES_VM_CPU)[i] = i ? counter_percent(&p[i - 1], &p[i], p[i - 1].cpu_ms, p[i].cpu_ms) : NAN;
 		series_row(&s, SERIES_VM_HUGETLB)[i] = num(p[i].hugetlb);
-		series_row(&s, SERIES_VM_VCPU_WAIT)[i] =
+		series_row(&s, SERIES_VM_VCPU_DELAY)[i] =
 			i ? counter_percent(&p[i - 1], &p[i], p[i - 1].vcpu_wait_ms, p[i].vcpu_wait_ms) : NAN;
 	}
 	*ret = s;

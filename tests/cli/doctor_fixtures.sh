@@ -58,7 +58,7 @@ J=$TEST_TMP
 check "oom: web1, pid 1001, critical, 2 kills" jqe '.findings[0] | .vm=="web1" and .pid==1001 and .severity=="critical" and .evidence.oom_kills==2' "$J/vm-oom-kills.json"
 check "near limit: 95% of 4 GiB" jqe '.findings[0].evidence | .cgroup_memory_limit_bytes==4294967296 and (.used_percent|floor)==95' "$J/vm-near-cgroup-limit.json"
 check "swapping: web2's 200 MiB" jqe '.findings[0] | .vm=="web2" and .evidence.swap_bytes==209715200' "$J/vm-swapping.json"
-check "vcpu wait: lifetime share of web1's vCPUs" jqe '.findings[0] | .vm=="web1" and .evidence.over=="lifetime" and (.evidence.vcpu_wait_share_percent|floor)==31' "$J/vcpu-wait-high.json"
+check "vcpu delay: lifetime share of web1's vCPUs" jqe '.findings[0] | .vm=="web1" and .evidence.over=="lifetime" and (.evidence.vcpu_delay_share_percent|floor)==31' "$J/vcpu-delay-high.json"
 check "overcommit: 4 vCPUs on 2 CPUs, host finding" jqe '.findings[0] | .vm==null and .pid==null and .evidence.vcpus==4 and .evidence.host_cpus==2' "$J/vcpus-overcommit.json"
 check "ept off: module and value" jqe '.findings[0].evidence | .module=="kvm_intel" and .parameter=="ept" and .value=="N"' "$J/kvm-ept-off.json"
 check "npt off on kvm_amd" jqe '.findings[0].evidence | .module=="kvm_amd" and .value=="0"' "$J/kvm-npt-off.json"
@@ -84,7 +84,7 @@ near_miss() { # what OVERLAY-ID FILE CONTENT
 S='sys/fs/cgroup/machine.slice/machine-qemu\x2d1\x2dweb1.scope'
 near_miss "cgroup at 85% of its limit" vm-near-cgroup-limit "$S/memory.current" '3650722201\n'
 near_miss "32 MiB swapped" vm-swapping proc/1002/status "$(sed 's/^VmSwap:.*/VmSwap:\t   32768 kB/' "$HEALTHY/proc/1002/status")\n"
-near_miss "vCPU wait at 9% of wanted time" vcpu-wait-high proc/1001/task/1010/schedstat '1500000000 180000000 9000\n'
+near_miss "vCPU delay at 9% of wanted time" vcpu-delay-high proc/1001/task/1010/schedstat '1500000000 180000000 9000\n'
 near_miss "4 vCPUs on 4 CPUs" vcpus-overcommit sys/devices/system/cpu/online '0-3\n'
 near_miss "npt on (1)" kvm-npt-off sys/module/kvm_amd/parameters/npt '1\n'
 near_miss "ksmtuned alone (advisor none)" ksm-tuners-fighting sys/kernel/mm/ksm/advisor_mode '[none] scan-time\n'

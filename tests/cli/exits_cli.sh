@@ -23,6 +23,7 @@ check "once --json is one JSON document" jq -e . "$TEST_TMP/o.json" >/dev/null
 check "interval_seconds measured" jq -e '.interval_seconds > 0.04' "$TEST_TMP/o.json" >/dev/null
 check "total.exits has total/delta/per_second" jq -e '.total.exits | (.total == 82123450) and (.delta == 0) and (.per_second == 0)' "$TEST_TMP/o.json" >/dev/null
 check "four VMs, named by exact pid" test "$(jq -c '[.vms[] | [.pid, .name]] | sort' "$TEST_TMP/o.json")" = '[[1234,"web1"],[4242,null],[12345,"db1"],[20001,"build"]]'
+check "vmm: qemu from the command line, kvm for a process with a debugfs directory whose VMM is unknown" test "$(jq -c '[.vms[] | [.pid, .vmm]] | sort' "$TEST_TMP/o.json")" = '[[1234,"qemu"],[4242,"kvm"],[12345,"qemu"],[20001,"qemu"]]'
 check "vcpus from vcpuN dirs, null without them" test "$(jq -c '[.vms[] | [.pid, .vcpus]] | sort' "$TEST_TMP/o.json")" = '[[1234,4],[4242,null],[12345,2],[20001,8]]'
 check "per-VM counters" jq -e '.vms[] | select(.name == "web1") | .counters.exits.total == 10012345' "$TEST_TMP/o.json" >/dev/null
 check "time counters in ns with a fraction" jq -e '.total.halt_wait_ns | (.total == 26928000000000) and (.fraction == 0)' "$TEST_TMP/o.json" >/dev/null
@@ -153,7 +154,7 @@ check "... a socket nobody listens on: its path and the error" grep -q "VM stale
 rm -rf "$R/proc/902"
 qemu_proc 903 libvirt -chardev socket,id=charmonitor,fd=33,server=on,wait=off -mon chardev=charmonitor,id=monitor,mode=control
 vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q3"
-check "... a monitor libvirt holds: says to use virsh domstats" grep -q 'VM libvirt: .*virsh domstats' "$TEST_TMP/q3"
+check "... a monitor libvirt holds: read through libvirt, which says why not here" grep -q 'VM libvirt: no debugfs; libvirt' "$TEST_TMP/q3"
 # With debugfs, a QEMU VM that has no directory there is listed with its reason, not summed.
 fixture exits-intel
 qemu_proc 904 tcgguest

@@ -27,12 +27,15 @@ check "--bytes prints raw numbers" sh -c "'$VMHOST' $roots mem --bytes | grep -q
 
 # What a VM costs besides memory: CPU of the VMM and helpers, each vCPU, the scope's cgroup.
 check "web1: CPU of the VMM and its swtpm (stat ticks)" jq -e '.vms[] | select(.name=="web1") | .cpu_seconds == 6.5' "$TEST_TMP/mem.json"
-check "web1: two KVM vCPUs from task/*/schedstat" jq -e '.vms[] | select(.name=="web1") | [.vcpus[] | [.index, .tid, .cpu_seconds, .wait_seconds]] == [[0,1010,1.5,0.25],[1,1011,0.5,0.05]] and .vcpu_wait_seconds == 0.3' "$TEST_TMP/mem.json"
+check "web1: two KVM vCPUs from task/*/schedstat" jq -e '.vms[] | select(.name=="web1") | [.vcpus[] | [.index, .tid, .cpu_seconds, .delay_seconds]] == [[0,1010,1.5,0.25],[1,1011,0.5,0.05]] and .vcpu_delay_seconds == 0.3' "$TEST_TMP/mem.json"
+check "web1: the scheduler's wait (schedstats on) from vCPU 0's sched, null where the file is missing" jq -e '.vms[] | select(.name=="web1") | [.vcpus[].sched_wait_seconds] == [0.125, null]' "$TEST_TMP/mem.json"
 check "web1: v2 scope memory, limit, OOM kills" jq -e '.vms[] | select(.name=="web1") | .cgroup_memory_bytes == 2415919104 and .cgroup_memory_limit_bytes == 4294967296 and .oom_kills == 1' "$TEST_TMP/mem.json"
 check "web1: memory and cpu pressure; truncated io.pressure is null" jq -e '.vms[] | select(.name=="web1") | .pressure.memory.some_avg10 == 1.5 and .pressure.cpu.some_seconds == 90 and .pressure.io == null' "$TEST_TMP/mem.json"
 check "db (Proxmox): memory.max 'max' is no limit (null), no PSI files: pressure null" jq -e '.vms[] | select(.name=="db") | .cgroup_memory_bytes == 1073741824 and .cgroup_memory_limit_bytes == null and .pressure == null' "$TEST_TMP/mem.json"
 check "no cgroup scope: cgroup figures null" jq -e '.vms[] | select(.name=="old") | .cgroup_memory_bytes == null and .oom_kills == null' "$TEST_TMP/mem.json"
-check "without --interval the rates are null" jq -e '[.vms[] | .cpu_percent, .vcpu_wait_percent] | length > 0 and all(. == null)' "$TEST_TMP/mem.json"
+check "deprecated aliases: vcpu_wait_* and the vCPUs' wait_* carry the delay's figures" jq -e '([.vms[] | .vcpu_wait_seconds == .vcpu_delay_seconds and .vcpu_wait_percent == .vcpu_delay_percent and all(.vcpus[]; .wait_seconds == .delay_seconds and .wait_percent == .delay_percent)] | all) and (.vms[] | select(.name=="web1") | .vcpu_wait_seconds == 0.3 and .vcpus[0].wait_seconds == 0.25)' "$TEST_TMP/mem.json"
+check "CSV has the delay columns, not the deprecated ones" sh -c "head -1 '$TEST_TMP/mem.csv' | grep -q ',vcpu_delay_percent,' && ! head -1 '$TEST_TMP/mem.csv' | grep -q vcpu_wait"
+check "without --interval the rates are null" jq -e '[.vms[] | .cpu_percent, .vcpu_delay_percent] | length > 0 and all(. == null)' "$TEST_TMP/mem.json"
 
 # A hybrid host (v1 memory controller, libvirt without systemd) and why a VM does not merge.
 V1=$VMHOST_FIXTURES/host-v1

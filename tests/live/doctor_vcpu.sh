@@ -1,6 +1,6 @@
 #!/bin/bash
 # vmhost doctor on real vCPU contention: a fake guest whose two vCPU threads spin, all pinned to
-# one host CPU, waits for it about half the time it wants it: vcpu-wait-high over the interval
+# one host CPU, waits for it about half the time it wants it: vcpu-delay-high over the interval
 # (and its three vCPUs with this 2-CPU host's are vcpus-overcommit); a fake guest whose vCPUs
 # idle is not judged (below the activity floor). Processes stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
@@ -11,10 +11,10 @@ fake_guest doctor-idle -m 16M -fake-nomerge -fake-vcpus 1
 IDLE=$SPAWNED
 sleep 0.5
 "$VMHOST" doctor --interval 2 --smaps-budget 0 --json >"$TEST_TMP/d.json" || die "doctor failed"
-wait_of() { jq -c --argjson p "$1" '[.findings[] | select(.id == "vcpu-wait-high" and .pid == $p)]' "$TEST_TMP/d.json"; }
+wait_of() { jq -c --argjson p "$1" '[.findings[] | select(.id == "vcpu-delay-high" and .pid == $p)]' "$TEST_TMP/d.json"; }
 say "busy guest: $(wait_of "$BUSY")"
-check "two spinning vCPUs on one CPU: vcpu-wait-high over the interval" jq -e --argjson p "$BUSY" '[.findings[] | select(.id == "vcpu-wait-high" and .pid == $p)] | length == 1 and .[0].vm == "doctor-busy" and .[0].evidence.over == "interval" and .[0].evidence.vcpus == 2' "$TEST_TMP/d.json"
-share=$(jq --argjson p "$BUSY" '.findings[] | select(.id == "vcpu-wait-high" and .pid == $p) | .evidence.vcpu_wait_share_percent' "$TEST_TMP/d.json")
+check "two spinning vCPUs on one CPU: vcpu-delay-high over the interval" jq -e --argjson p "$BUSY" '[.findings[] | select(.id == "vcpu-delay-high" and .pid == $p)] | length == 1 and .[0].vm == "doctor-busy" and .[0].evidence.over == "interval" and .[0].evidence.vcpus == 2' "$TEST_TMP/d.json"
+share=$(jq --argjson p "$BUSY" '.findings[] | select(.id == "vcpu-delay-high" and .pid == $p) | .evidence.vcpu_delay_share_percent' "$TEST_TMP/d.json")
 # Two threads sharing one CPU: each runs half the time and waits the other half.
 check "its wait share is about half ($share%)" near "${share:-0}" 50 30
 check "the idle guest is not judged" [ "$(wait_of "$IDLE")" = "[]" ]

@@ -43,7 +43,7 @@ check "the second run reads no command line or thread list of the known guests" 
 check "but each vCPU's name (still a vCPU?) and schedstat, and the stat, status and cgroup of each guest" \
 	test "$(opened 'task/[0-9]+/comm' "$A") $(opened 'task/[0-9]+/schedstat' "$A") $(opened stat "$A") $(opened status "$A") $(opened cgroup "$A")" = "2 2 1 1 1"
 check "the vCPU figures are read afresh" jq -e --argjson a "$A" \
-	'.vms[] | select(.pid == $a) | (.vcpus | length) == 2 and all(.vcpus[]; .cpu_seconds >= 0 and .wait_seconds >= 0)' "$TEST_TMP/second.json"
+	'.vms[] | select(.pid == $a) | (.vcpus | length) == 2 and all(.vcpus[]; .cpu_seconds >= 0 and .delay_seconds >= 0)' "$TEST_TMP/second.json"
 check "an unchanged memo is not written again" test "$(stat -c %Y.%i "$MEMO")" = "$before"
 
 # The memo is trusted for what it says: a name changed in it shows (same length, same file)...

@@ -54,7 +54,7 @@ for i in $(seq 100); do grep -q ready "$TEST_TMP/web1.out" "$TEST_TMP/db1.out" "
 rc=$?
 check "batch: exit 0, nothing on stderr" sh -c "[ $rc = 0 ] && ! [ -s '$TEST_TMP/batch.err' ]"
 check "batch: two frames, each a '# vmhost top' line, a '# host' line, a heading and an empty line" \
-	test "$(grep -c '^# vmhost top time_unix=' "$TEST_TMP/batch") $(grep -c '^# host mem_total_bytes=[0-9]' "$TEST_TMP/batch") $(grep -c '^kind	pid	vm_pid	name	cpu	wait	rss	pss	ksm	overhead	exits	cgroup	mempsi	cpupsi	iopsi	cost$' "$TEST_TMP/batch") $(grep -c '^$' "$TEST_TMP/batch")" = "2 2 2 2"
+	test "$(grep -c '^# vmhost top time_unix=' "$TEST_TMP/batch") $(grep -c '^# host mem_total_bytes=[0-9]' "$TEST_TMP/batch") $(grep -c '^kind	pid	vm_pid	name	cpu	delay	rss	pss	ksm	overhead	exits	cgroup	mempsi	cpupsi	iopsi	cost$' "$TEST_TMP/batch") $(grep -c '^$' "$TEST_TMP/batch")" = "2 2 2 2"
 check "batch: every row has the heading's 16 fields" \
 	test "$(awk -F'\t' '/^(vm|helper)\t/ && NF != 16 { bad++ } END { print bad + 0 }' "$TEST_TMP/batch")" = 0
 check "batch: the VMs, the TCG guest among them" \
@@ -77,10 +77,11 @@ sorted() {
 			END { exit bad || rows < 4 }' "$TEST_TMP/s.$1"
 }
 col=5
-for key in cpu wait rss pss ksm overhead exits cgroup mempsi cpupsi iopsi; do
+for key in cpu delay rss pss ksm overhead exits cgroup mempsi cpupsi iopsi; do
 	check "batch: --sort $key orders the VMs by it" sorted $key $col
 	col=$((col + 1))
 done
+check "batch: --sort wait, the deprecated name of delay, orders by DELAY%" sorted wait 6
 check "batch: --sort name is A-Z" sorted name 4 1
 check "batch: --sort pid" sorted pid 2
 check "batch: --filter keeps the matching VM and its helpers only" \
@@ -88,6 +89,8 @@ check "batch: --filter keeps the matching VM and its helpers only" \
 "$VMHOST" --json top --batch --iterations 2 --interval 0.3 >"$TEST_TMP/batch.json"
 check "batch --json: one document a line, db1 with its two helpers" \
 	test "$(jq -c 'select(.host.mem_total_bytes > 0) | [.vms[] | select(.name == "db1") | .helpers | length]' "$TEST_TMP/batch.json" | tr -d '\n')" = "[2][2]"
+check "batch --json: vcpu_delay_percent, and vcpu_wait_percent as its deprecated alias" \
+	jq -se 'map(.vms[]) | length > 0 and all(has("vcpu_delay_percent") and .vcpu_wait_percent == .vcpu_delay_percent)' "$TEST_TMP/batch.json"
 
 # ---- the live view in tmux ----
 # run.sh TAG ARGS...: vmhost top ARGS in the pane; its pid, exit status and stty before and after.
@@ -136,7 +139,7 @@ TEST_PIDS="$TEST_PIDS $(tmux -L "$SOCK" display-message -p '#{pid}')"
 wait_screen '^vmhost top .* VMs$' # a frame with rates
 check "live: the header has host memory, KSM and ksmd" grep -Eq '^mem .*, avail .*  ksm ' "$TEST_TMP/screen"
 check "live: 80 columns: name, CPU, wait, RSS, PSS, KSM, overhead, exits" \
-	grep -Eq '^\*?NAME +\*?CPU% +\*?WAIT% +\*?RSS +\*?PSS +\*?KSM SAV +\*?OVERHEAD +\*?EXITS/S$' "$TEST_TMP/screen"
+	grep -Eq '^\*?NAME +\*?CPU% +\*?DELAY% +\*?RSS +\*?PSS +\*?KSM SAV +\*?OVERHEAD +\*?EXITS/S$' "$TEST_TMP/screen"
 check "live: no line wider than the terminal" test "$(awk '{ if (length($0) > w) w = length($0) } END { print w < 80 }' "$TEST_TMP/screen")" = 1
 check "live: db1's helpers right under it" test "$(grep -A2 '^db1 ' "$TEST_TMP/screen" | tail -2 | awk '{ print $2 }' | sort | tr '\n' ' ')" = "swtpm virtiofsd "
 check "live: the TCG guest is a row" grep -q '^tcgguest ' "$TEST_TMP/screen"
@@ -144,7 +147,7 @@ check "live: sorted by CPU% at first" grep -q '^sorted by CPU% (largest first)' 
 check "live: colour is on (bold heading, the sort column reversed)" sh -c "tmux -L '$SOCK' capture-pane -p -e | grep -q \"\$(printf '\\033\\\\[7m')\""
 # > walks every column on screen; each time the rows follow it.
 k=2
-for title in 'WAIT%' RSS PSS 'KSM SAV' OVERHEAD 'EXITS/S' NAME 'CPU%'; do
+for title in 'DELAY%' RSS PSS 'KSM SAV' OVERHEAD 'EXITS/S' NAME 'CPU%'; do
 	tmux -L "$SOCK" send-keys '>'
 	wait_screen "^sorted by $title " || true
 	[ "$title" = NAME ] && k=0
@@ -180,9 +183,9 @@ tmux -L "$SOCK" resize-window -x 150 -y 30
 wait_screen '^ +PID +NAME'
 check "wide: PID, CG MEM and pressure appear" grep -Eq '^ +\*?PID +\*?NAME .* CG MEM +MEM PSI +CPU PSI +IO PSI +EXITS/S$' "$TEST_TMP/screen"
 tmux -L "$SOCK" resize-window -x 50 -y 30
-wait_screen '^NAME +\*?CPU% +\*?WAIT% +RSS +PSS$' || true
+wait_screen '^NAME +\*?CPU% +\*?DELAY% +RSS +PSS$' || true
 check "narrow (50): the first columns only, no line wider" \
-	sh -c "grep -Eq '^\\*?NAME +\\*?CPU% +\\*?WAIT% +RSS +PSS$' '$TEST_TMP/screen' && [ \$(awk '{ if (length(\$0) > w) w = length(\$0) } END { print w + 0 }' '$TEST_TMP/screen') -lt 50 ]"
+	sh -c "grep -Eq '^\\*?NAME +\\*?CPU% +\\*?DELAY% +RSS +PSS$' '$TEST_TMP/screen' && [ \$(awk '{ if (length(\$0) > w) w = length(\$0) } END { print w + 0 }' '$TEST_TMP/screen') -lt 50 ]"
 tmux -L "$SOCK" resize-window -x 80 -y 30
 tmux -L "$SOCK" send-keys q
 wait_done q

@@ -22,10 +22,39 @@ static void schedstat(void **state)
 	(void)state;
 	struct schedstat s;
 	assert_int_equal(parse_schedstat(S("1500000000 250000000 9000\n"), &s), 0);
-	assert_true(s.run_ns == 1500000000u && s.wait_ns == 250000000u);
+	assert_true(s.run_ns == 1500000000u && s.delay_ns == 250000000u);
 	assert_int_equal(parse_schedstat(S("1500000000 2500"), &s), -EINVAL); /* truncated */
 	assert_int_equal(parse_schedstat(S(""), &s), -EINVAL);
 	assert_int_equal(parse_schedstat(S("99999999999999999999999 1 1\n"), &s), -EINVAL);
+}
+
+/* Lines of a 6.x /proc/PID/task/TID/sched with schedstats on (trimmed), and a 5.10 one. */
+static void sched_wait_sum(void **state)
+{
+	(void)state;
+	uint64_t ns = 42;
+	assert_int_equal(parse_sched_wait_sum(S("CPU 0/KVM (1010, #threads: 4)\n"
+						"-------------------------------------------------------------------\n"
+						"se.exec_start                                :      12345678.901234\n"
+						"se.sum_exec_runtime                          :          1500.000000\n"
+						"wait_start                                   :             0.000000\n"
+						"wait_max                                     :             3.141592\n"
+						"wait_sum                                     :           250.500001\n"
+						"wait_count                                   :                  900\n"),
+					 &ns),
+			 0);
+	assert_true(ns == 250500001u);
+	assert_int_equal(parse_sched_wait_sum(S("se.statistics.wait_sum : 0.000001\n"), &ns), 0);
+	assert_true(ns == 1u);
+	/* schedstats off: no such line (wait_max and wait_count are not it) */
+	ns = 42;
+	assert_int_equal(parse_sched_wait_sum(S("se.sum_exec_runtime : 1.0\nwait_count : 5\nnr_switches : 3\n"), &ns), -ENOENT);
+	assert_true(ns == 42);
+	assert_int_equal(parse_sched_wait_sum(S("wait_sum : x\n"), &ns), -EINVAL);
+	assert_int_equal(parse_sched_wait_sum(S("wait_sum : -1.0\n"), &ns), -EINVAL);
+	assert_int_equal(parse_sched_wait_sum(S(""), &ns), -ENOENT);
+	assert_int_equal(parse_sched_wait_sum("wait_sum:7\0`=", 14, &ns), -EINVAL); /* found by fuzz_vm_cost */
+	assert_int_equal(parse_sched_wait_sum(S("wait_sum : 1e13\n"), &ns), -EINVAL); /* past 64-bit ns */
 }
 
 static void vcpu_names(void **state)
@@ -109,17 +138,17 @@ static void keyed(void **state)
 static void vcpu_rates(void **state)
 {
 	(void)state;
-	struct vcpu b[2] = {{.index = 0, .tid = 10, .cpu_seconds = 1.0, .wait_seconds = 0.5},
-			    {.index = 1, .tid = 11, .cpu_seconds = 2.0, .wait_seconds = 0.0}};
-	struct vcpu a[2] = {{.index = 0, .tid = 10, .cpu_seconds = 2.0, .wait_seconds = 0.7},
-			    {.index = 1, .tid = 12, .cpu_seconds = 0.1, .wait_seconds = 0.0}}; /* a new thread */
+	struct vcpu b[2] = {{.index = 0, .tid = 10, .cpu_seconds = 1.0, .delay_seconds = 0.5},
+			    {.index = 1, .tid = 11, .cpu_seconds = 2.0, .delay_seconds = 0.0}};
+	struct vcpu a[2] = {{.index = 0, .tid = 10, .cpu_seconds = 2.0, .delay_seconds = 0.7},
+			    {.index = 1, .tid = 12, .cpu_seconds = 0.1, .delay_seconds = 0.0}}; /* a new thread */
 	struct vm_cpu before = {.cpu_seconds = 3.0, .vcpus = b, .nvcpus = 2, .vcpus_known = true};
 	struct vm_cpu after = {.cpu_seconds = 5.0, .vcpus = a, .nvcpus = 2, .vcpus_known = true};
 	vm_cpu_rates(&before, &after, 2.0);
 	assert_true(fabs(after.cpu_percent - 100.0) < 1e-9);
-	assert_true(fabs(a[0].cpu_percent - 50.0) < 1e-9 && fabs(a[0].wait_percent - 10.0) < 1e-9);
+	assert_true(fabs(a[0].cpu_percent - 50.0) < 1e-9 && fabs(a[0].delay_percent - 10.0) < 1e-9);
 	assert_true(isnan(a[1].cpu_percent)); /* appeared inside the interval: no rate, not a guess */
-	assert_true(isnan(after.vcpu_wait_percent)); /* so the VM's sum is unknown too */
+	assert_true(isnan(after.vcpu_delay_percent)); /* so the VM's sum is unknown too */
 	/* A counter that went down (a restarted process under the same pid) gives no rate. */
 	before.cpu_seconds = 9.0;
 	vm_cpu_rates(&before, &after, 2.0);
@@ -196,7 +225,7 @@ static void cgroup_without_cache(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(schedstat), cmocka_unit_test(vcpu_names), cmocka_unit_test(cgroup_controllers),
+		cmocka_unit_test(schedstat), cmocka_unit_test(sched_wait_sum), cmocka_unit_test(vcpu_names), cmocka_unit_test(cgroup_controllers),
 		cmocka_unit_test(limits), cmocka_unit_test(pressure), cmocka_unit_test(keyed),
 		cmocka_unit_test(vcpu_rates), cmocka_unit_test(unmergeable), cmocka_unit_test(cgroup_without_cache),
 	};

@@ -177,7 +177,7 @@ static void vm_series_from_stored_points(void **state)
 	assert_int_equal(vm_series_from_points(p, 2, 4096, &s), 0);
 	assert_true(isnan(series_row(&s, SERIES_VM_CPU)[0])); /* no interval before the first sample */
 	assert_true(near(series_row(&s, SERIES_VM_CPU)[1], 50, 1e-9)); /* 5 s of CPU in 10 s */
-	assert_true(isnan(series_row(&s, SERIES_VM_VCPU_WAIT)[1]));  /* unknown at the second: no rate */
+	assert_true(isnan(series_row(&s, SERIES_VM_VCPU_DELAY)[1]));  /* unknown at the second: no rate */
 	assert_true(series_row(&s, SERIES_VM_OVERHEAD)[0] == 100 * MiB);
 	assert_true(series_row(&s, SERIES_VM_MERGED)[0] == 100 * MiB);
 	assert_true(series_row(&s, SERIES_VM_PRIVATE)[0] == 900 * MiB);

@@ -77,7 +77,7 @@ static void make_snapshot(struct snapshot *s, double t, size_t nvms, double rate
 		v->pss_method = METHOD_ESTIMATE;
 		v->overhead_bytes = MAYBE(over);
 		v->overhead_method = METHOD_ESTIMATE;
-		v->cpu = (struct vm_cpu){.cpu_seconds = 0.5 * (t - 1.7e9), .vcpu_wait_seconds = NAN};
+		v->cpu = (struct vm_cpu){.cpu_seconds = 0.5 * (t - 1.7e9), .vcpu_delay_seconds = NAN};
 		v->cg = (struct vm_cgroup){.memory_bytes = MAYBE(80 * MiB), .limit_bytes = UNKNOWN, .oom_kills = MAYBE((int64_t)i)};
 	}
 }

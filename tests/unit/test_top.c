@@ -36,8 +36,8 @@ static void reading(struct top_reading *r, double t, const struct vm_spec *s, si
 		vm->pid = s[i].pid;
 		vm->start_ticks = s[i].start;
 		snprintf(vm->cfg.name, sizeof(vm->cfg.name), "%s", s[i].name);
-		vm->cpu = (struct vm_cpu){.cpu_seconds = s[i].cpu_seconds, .vcpu_wait_seconds = NAN, .cpu_percent = NAN,
-					  .vcpu_wait_percent = NAN};
+		vm->cpu = (struct vm_cpu){.cpu_seconds = s[i].cpu_seconds, .vcpu_delay_seconds = NAN, .cpu_percent = NAN,
+					  .vcpu_delay_percent = NAN};
 		vm->mem.rss = MAYBE(s[i].rss);
 		vm->pss_bytes = MAYBE(s[i].rss / 2);
 		vm->ksm_saved_bytes = MAYBE(s[i].rss / 3);
@@ -98,11 +98,11 @@ static void three_vms(struct top_reading *a, struct top_reading *b, struct top_v
 	add_exits(b, 20, 1, 3.0);
 	add_exits(b, 30, 1, 2.0);
 	for (size_t i = 0; i < 3; i++) /* wait: bravo 3%, charlie 2%, alpha 1% */
-		b->vms.vms[i].cpu.vcpu_wait_percent = NAN;
+		b->vms.vms[i].cpu.vcpu_delay_percent = NAN;
 	assert_int_equal(top_view_build(a, b, v), 0);
-	v->rows[0].v[TOP_WAIT] = 1;
-	v->rows[1].v[TOP_WAIT] = 3;
-	v->rows[2].v[TOP_WAIT] = 2;
+	v->rows[0].v[TOP_DELAY] = 1;
+	v->rows[1].v[TOP_DELAY] = 3;
+	v->rows[2].v[TOP_DELAY] = 2;
 	v->rows[3].v[TOP_CPU] = NAN;
 }
 
@@ -124,7 +124,7 @@ static void test_sort_each_column(void **state)
 	struct top_view v;
 	three_vms(&a, &b, &v);
 	assert_true(fabs(row_of(&v, 20)->v[TOP_CPU] - 300.0) < 1e-9);
-	const enum top_col numeric[] = {TOP_CPU, TOP_WAIT, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD,
+	const enum top_col numeric[] = {TOP_CPU, TOP_DELAY, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD,
 					TOP_EXITS, TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI};
 	for (size_t i = 0; i < sizeof(numeric) / sizeof(numeric[0]); i++) {
 		/* largest first, unknown (delta) last; reversed: smallest first, unknown still last */
@@ -139,8 +139,10 @@ static void test_sort_each_column(void **state)
 		assert_int_equal(top_col_parse(top_col_key((enum top_col)c), &back), 0);
 		assert_int_equal(back, c);
 	}
-	enum top_col none;
+	enum top_col none, old;
 	assert_int_equal(top_col_parse("memory", &none), -EINVAL);
+	assert_int_equal(top_col_parse("wait", &old), 0); /* the deprecated name of delay */
+	assert_int_equal(old, TOP_DELAY);
 	top_view_free(&v);
 	top_reading_free(&a);
 	top_reading_free(&b);
@@ -277,7 +279,7 @@ static void test_batch_frame(void **state)
 	line = strtok_r(NULL, "\n", &save);
 	assert_true(!strncmp(line, "# host mem_total_bytes=", 23));
 	line = strtok_r(NULL, "\n", &save);
-	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\twait\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi\tcost");
+	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\tdelay\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi\tcost");
 	size_t rows = 0;
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		size_t tabs = 0;

@@ -209,7 +209,7 @@ static void test_every_vcpu_known_before(void **state)
 	assert_int_equal(b.vcpus[0].tid, cpu0.tid);
 	assert_int_equal(b.vcpus[1].tid, cpu1.tid);
 	assert_true(b.vcpus[1].cpu_seconds >= a.vcpus[1].cpu_seconds);
-	assert_true(b.vcpu_wait_seconds >= 0);
+	assert_true(b.vcpu_delay_seconds >= 0);
 	assert_int_equal(b.nnamed, 1);
 	assert_int_equal(b.named[0], worker.tid);
 	test_thread_finish(&cpu1);

@@ -19,9 +19,9 @@
 #define EXITS_MIN_PER_SECOND 1000.0                 /* fewer exits cost nothing worth a finding */
 #define EXITS_MIN_LIFETIME 1000000                  /* the same without an interval */
 #define EXITS_DOMINANT_SHARE 0.6                    /* one kind of exit is most of them */
-#define VCPU_WAIT_SHARE 0.10                        /* of the time vCPUs wanted a CPU */
-#define VCPU_WAIT_MIN_BUSY_PERCENT 5.0              /* run + wait over the interval, of one CPU */
-#define VCPU_WAIT_MIN_BUSY_SECONDS 1.0              /* the same without an interval */
+#define VCPU_DELAY_SHARE 0.10                       /* of the time vCPUs wanted a CPU */
+#define VCPU_DELAY_MIN_BUSY_PERCENT 5.0             /* run + wait over the interval, of one CPU */
+#define VCPU_DELAY_MIN_BUSY_SECONDS 1.0             /* the same without an interval */
 #define CGROUP_NEAR_LIMIT_SHARE 0.90
 #define SWAP_MIN_BYTES (64.0 * MiB)
 #define HUGEPAGES_UNUSED_MIN_BYTES (1.0 * GiB)
@@ -389,33 +389,33 @@ static void check_exits(const struct doctor_rule *r, const struct doctor_evidenc
 	}
 }
 
-static void check_vcpu_wait(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+static void check_vcpu_delay(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	bool interval = e->interval_seconds > 0;
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
-		double run = 0, wait = 0;
+		double run = 0, delay = 0;
 		for (size_t k = 0; k < vm->cpu.nvcpus; k++) {
 			const struct vcpu *c = &vm->cpu.vcpus[k];
 			run += interval ? c->cpu_percent : c->cpu_seconds;
-			wait += interval ? c->wait_percent : c->wait_seconds;
+			delay += interval ? c->delay_percent : c->delay_seconds;
 		}
-		double busy = run + wait;
+		double busy = run + delay;
 		if (!vm->cpu.nvcpus || !isfinite(busy) ||
-		    busy < (interval ? VCPU_WAIT_MIN_BUSY_PERCENT : VCPU_WAIT_MIN_BUSY_SECONDS) ||
-		    wait < VCPU_WAIT_SHARE * busy)
+		    busy < (interval ? VCPU_DELAY_MIN_BUSY_PERCENT : VCPU_DELAY_MIN_BUSY_SECONDS) ||
+		    delay < VCPU_DELAY_SHARE * busy)
 			continue;
 		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
-					       "its vCPUs waited for a host CPU %.0f%% of the time they wanted one",
-					       100.0 * wait / busy);
-		ev_num(f, "vcpu_wait_share_percent", DV_PERCENT, 100.0 * wait / busy);
+					       "its vCPUs were delayed (runnable, waiting for a host CPU) %.0f%% of the time they wanted one",
+					       100.0 * delay / busy);
+		ev_num(f, "vcpu_delay_share_percent", DV_PERCENT, 100.0 * delay / busy);
 		ev_int(f, "vcpus", MAYBE((int64_t)vm->cpu.nvcpus));
 		if (interval) {
 			ev_num(f, "vcpu_cpu_percent", DV_PERCENT, run);
-			ev_num(f, "vcpu_wait_percent", DV_PERCENT, wait);
+			ev_num(f, "vcpu_delay_percent", DV_PERCENT, delay);
 		} else {
 			ev_num(f, "vcpu_cpu_seconds", DV_SECONDS, run);
-			ev_num(f, "vcpu_wait_seconds", DV_SECONDS, wait);
+			ev_num(f, "vcpu_delay_seconds", DV_SECONDS, delay);
 		}
 		ev_str(f, "over", interval ? "interval" : "lifetime");
 		advise(f, "the guest sees this as steal time: give the host's CPUs fewer runnable threads (fewer vCPUs, "
@@ -439,7 +439,7 @@ static void check_overcommit(const struct doctor_rule *r, const struct doctor_ev
 	ev_int(f, "host_cpus", MAYBE(e->host_cpus));
 	ev_num(f, "ratio", DV_FLOAT, (double)vcpus / e->host_cpus);
 	ev_int(f, "vms", MAYBE(vms));
-	advise(f, "fine while the guests idle; when they are busy their vCPUs wait (see vcpu-wait-high): give "
+	advise(f, "fine while the guests idle; when they are busy their vCPUs wait (see vcpu-delay-high): give "
 		  "guests fewer vCPUs or move some to another host");
 }
 
@@ -644,7 +644,7 @@ const struct doctor_rule doctor_rules[] = {
 	 "kvm_intel unrestricted_guest off"},
 	{"vm-near-cgroup-limit", DOCTOR_WARNING, NULL, check_near_limit, "a VM's cgroup near its memory limit"},
 	{"vm-swapping", DOCTOR_WARNING, NULL, check_swap, "guest memory on host swap"},
-	{"vcpu-wait-high", DOCTOR_WARNING, NULL, check_vcpu_wait, "vCPUs waiting for host CPUs"},
+	{"vcpu-delay-high", DOCTOR_WARNING, NULL, check_vcpu_delay, "vCPUs waiting for host CPUs"},
 	{"vm-overhead-growing", DOCTOR_WARNING, NULL, check_growth, "a VM flagged by 'vmhost growth' (--db)"},
 	{"ksm-cpu-without-gain", DOCTOR_WARNING, NULL, check_ksm_cpu, "ksmd CPU for little or no gain"},
 	{"ksm-tuners-fighting", DOCTOR_WARNING, NULL, check_ksm_tuners, "ksmtuned and the KSM advisor or vmhost ksm tune both tuning"},

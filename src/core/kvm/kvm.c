@@ -10,6 +10,7 @@
 #include "core/kvm/kvm_host.h"
 #include "core/kvm/kvm_qmp.h"
 #include "core/kvm/kvm_trace.h"
+#include "core/kvm/kvm_virt.h"
 #include "core/model/snapshot.h"
 #include "core/model/vm.h"
 
@@ -31,6 +32,7 @@ struct kvm_vm_files {
 	pid_t pid;
 	int kvm_fd;
 	char name[256];
+	enum vmm_kind vmm;
 	uint64_t start_ticks;
 	int vcpus;
 	int *fds; /* [ncounters]; -1 when the file is missing */
@@ -53,6 +55,8 @@ struct kvm_trace_entry {
 	uint64_t start_ticks;
 	struct kvm_trace *t; /* NULL when opening failed */
 	bool seen;
+	bool followed;     /* kvm_reader_follow's: kept, known by pid alone */
+	enum vmm_kind vmm; /* a followed command's */
 };
 
 struct kvm_reader {
@@ -80,11 +84,20 @@ struct kvm_reader {
 	size_t reasons_first;  /* index of the first reason counter; ncounters when none yet */
 	size_t nreasons;
 	char reasons_why[256];
+	struct kvm_libvirt {
+		struct virt *conn;          /* NULL until a libvirt QEMU is read */
+		char uri[256];              /* "" qemu:///system */
+		int deadline_ms;
+		bool asked;                 /* this read asked libvirt already */
+		int result;                 /* and what it answered */
+		struct virt_domains domains;
+		char why[256];
+	} libvirt;
 };
 
 const char *kvm_source_name(enum kvm_source s)
 {
-	return s == KVM_SOURCE_DEBUGFS ? "debugfs" : s == KVM_SOURCE_QMP ? "qmp" : NULL;
+	return s == KVM_SOURCE_DEBUGFS ? "debugfs" : s == KVM_SOURCE_QMP ? "qmp" : s == KVM_SOURCE_LIBVIRT ? "libvirt" : NULL;
 }
 
 bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
@@ -273,6 +286,8 @@ void kvm_reader_close(struct kvm_reader *r)
 	for (size_t i = 0; i < r->ntraces; i++)
 		kvm_trace_close(r->traces[i].t);
 	free(r->traces);
+	virt_free(r->libvirt.conn);
+	virt_domains_free(&r->libvirt.domains);
 	free(r->sockets);
 	free(r->names);
 	free(r->vms);
@@ -342,6 +357,7 @@ static void name_new_vms(struct kvm_reader *r, const pid_t *pids, size_t npids)
 			vm->start_ticks = d->start_ticks;
 			if (d->cfg.vmm != VMM_PROCESS)
 				snprintf(vm->name, sizeof(vm->name), "%s", d->cfg.name);
+			vm->vmm = d->cfg.vmm == VMM_PROCESS ? VMM_NONE : d->cfg.vmm;
 			break;
 		}
 	}
@@ -536,11 +552,71 @@ static int counters_from_qmp(struct kvm_reader *r, struct kvm_qmp_vm *q)
 	return e;
 }
 
+int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms)
+{
+	snprintf(r->libvirt.uri, sizeof(r->libvirt.uri), "%s", uri ? uri : "");
+	r->libvirt.deadline_ms = deadline_ms;
+	return 0;
+}
+
+/* libvirt's statistics of every running domain, asked once per read. */
+static int libvirt_domains(struct kvm_reader *r)
+{
+	struct kvm_libvirt *l = &r->libvirt;
+	if (l->asked)
+		return l->result;
+	l->asked = true;
+	virt_domains_free(&l->domains);
+	if (r->root.proc && strcmp(r->root.proc, "/proc")) { /* a tree's VMs are not libvirtd's */
+		snprintf(l->why, sizeof(l->why), "libvirt: not asked about the VMs of a --proc-root tree");
+		return l->result = -ENOENT;
+	}
+	if (!l->conn && virt_new(l->uri[0] ? l->uri : NULL, l->deadline_ms > 0 ? l->deadline_ms : 750, &l->conn) < 0)
+		return l->result = -ENOMEM;
+	return l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
+}
+
+/* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid. */
+static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, char *why, size_t cap)
+{
+	int e = libvirt_domains(r);
+	if (e < 0) {
+		snprintf(why, cap, "%s", r->libvirt.why);
+		return e;
+	}
+	const struct virt_domain *dom = kvm_virt_find(&r->libvirt.domains, d->cfg.uuid);
+	if (!dom) {
+		snprintf(why, cap, "libvirt holds its monitor and has no running domain with its uuid (%.40s)",
+			 d->cfg.uuid[0] ? d->cfg.uuid : "none on its command line");
+		return -ENOENT;
+	}
+	if (!r->ncounters) { /* no debugfs: the domain's statistics fix the counter set */
+		char (*names)[64] = calloc(KVM_COUNTERS_MAX, sizeof(*names));
+		enum kvm_stat_kind *kinds = calloc(KVM_COUNTERS_MAX, sizeof(*kinds));
+		const char **ptrs = calloc(KVM_COUNTERS_MAX, sizeof(*ptrs));
+		size_t n = names && kinds && ptrs ? kvm_virt_counters(dom, names, kinds, KVM_COUNTERS_MAX / 2) : 0;
+		for (size_t i = 0; i < n; i++)
+			ptrs[i] = names[i];
+		e = names && kinds && ptrs ? set_counters(r, ptrs, kinds, n) : -ENOMEM;
+		free(names);
+		free(kinds);
+		free(ptrs);
+		maybe_i64 *v = e == 0 ? realloc(*values, (r->ncounters ? r->ncounters : 1) * sizeof(*v)) : NULL;
+		if (!v)
+			return e < 0 ? e : -ENOMEM;
+		*values = v;
+	}
+	kvm_virt_values(dom, r->names, r->ncounters, *values);
+	return 0;
+}
+
 /* Reads one VM through QMP into values ([ncounters]); 0, or a negative errno with why set. */
 static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, maybe_i64 **values,
 		    int *vcpus, maybe_i64 **per,
 		    int **index, char *why, size_t cap)
 {
+	if (qmp->kind == VM_QMP_FD)
+		return libvirt_read(r, d, values, why, cap);
 	if (qmp->kind != VM_QMP_UNIX) {
 		snprintf(why, cap, "%s", vm_qmp_hint(qmp->kind));
 		return -ENOENT;
@@ -586,6 +662,30 @@ static int cmp_sample_dir(const void *a, const void *b)
 	return strcmp(((const struct kvm_vm_sample *)a)->dir, ((const struct kvm_vm_sample *)b)->dir);
 }
 
+/* A VM of another VMM that debugfs does not list (debugfs closed): listed with why, its counters
+ * unknown (exit reasons may still come from tracepoints), so that it is seen and not summed. */
+static int list_unread(struct kvm_reader *r, const struct vm *d, struct kvm_sample *ret)
+{
+	maybe_i64 *values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(*values));
+	struct kvm_vm_sample *v = values ? realloc(ret->vms, (ret->nvms + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(values);
+		return -ENOMEM;
+	}
+	for (size_t c = 0; c < r->ncounters; c++)
+		values[c] = UNKNOWN;
+	ret->vms = v;
+	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
+	*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = -1,
+				    .vmm = d->cfg.vmm, .values = values};
+	snprintf(s->dir, sizeof(s->dir), "%d-none", (int)d->pid);
+	snprintf(s->name, sizeof(s->name), "%s", d->cfg.name);
+	snprintf(s->unavailable, sizeof(s->unavailable),
+		 "%s: KVM's counters of a %s VM come from debugfs alone (mount -t debugfs none /sys/kernel/debug)",
+		 r->debugfs ? "not in debugfs" : "no debugfs", vmm_kind_name(d->cfg.vmm));
+	return 0;
+}
+
 /* The QMP socket of a VM: the one given for its pid (exits --qmp-socket), else its command line's. */
 static struct vm_qmp qmp_socket_of(const struct kvm_reader *r, const struct vm *d)
 {
@@ -604,6 +704,7 @@ struct qmp_got {
 	int rc;
 	maybe_i64 *values, *per;
 	int vcpus, *index;
+	enum kvm_source source; /* where the figures came from: QMP, or libvirt holding the monitor */
 	char why[320];
 };
 
@@ -617,7 +718,7 @@ static int qmp_fill_denied(struct kvm_reader *r, struct kvm_sample *ret, struct 
 	free(s->values);
 	s->values = g->values;
 	g->values = NULL;
-	s->source = KVM_SOURCE_QMP;
+	s->source = g->source;
 	s->vcpus = g->vcpus;
 	s->unavailable[0] = '\0';
 	ret->denied -= s->denied;
@@ -634,7 +735,7 @@ static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct
 	ret->vms = v;
 	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
 	*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = g->vcpus,
-				    .values = g->values, .source = g->rc == 0 ? KVM_SOURCE_QMP : KVM_SOURCE_NONE};
+				    .vmm = d->cfg.vmm, .values = g->values, .source = g->rc == 0 ? g->source : KVM_SOURCE_NONE};
 	g->values = NULL;
 	snprintf(s->dir, sizeof(s->dir), "%d-qmp", (int)d->pid);
 	snprintf(s->name, sizeof(s->name), "%s", d->cfg.name);
@@ -652,6 +753,8 @@ static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct
 static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, bool *via_qmp)
 {
 	struct kvm_vm_sample *s = sample_of_pid(ret, d->pid);
+	if (d->cfg.vmm != VMM_QEMU && d->cfg.vmm != VMM_PROCESS && !s)
+		return list_unread(r, d, ret);
 	if (d->cfg.vmm != VMM_QEMU || (s && !s->denied))
 		return 0;
 	struct qmp_got g = {.vcpus = -1};
@@ -659,6 +762,7 @@ static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm 
 	if (!g.values)
 		return -ENOMEM;
 	struct vm_qmp qmp = qmp_socket_of(r, d);
+	g.source = qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP;
 	g.rc = qmp_read(r, d, &qmp, &g.values, &g.vcpus, &g.per, &g.index, g.why, sizeof(g.why));
 	int err = g.rc == -ENOMEM ? -ENOMEM : s ? qmp_fill_denied(r, ret, s, &g) : qmp_append(r, ret, d, &g);
 	*via_qmp |= g.rc == 0;
@@ -681,6 +785,7 @@ static int qmp_pass(struct kvm_reader *r, const struct vm_list *given, struct kv
 	}
 	int err = 0;
 	bool via_qmp = false;
+	r->libvirt.asked = false; /* libvirt is asked again at this read, if a VM needs it */
 	for (size_t i = 0; i < list->n && !err; i++)
 		err = qmp_vm(r, ret, &list->vms[i], &via_qmp);
 	vm_list_free(&found);
@@ -758,19 +863,15 @@ static int grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const cha
 	return 0;
 }
 
-static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kvm_vm_sample *s)
+/* A new entry for pid, its events opened (inherited: a followed command's). NULL without memory. */
+static struct kvm_trace_entry *open_trace_entry(struct kvm_reader *r, pid_t pid, uint64_t start_ticks, bool inherit)
 {
-	for (size_t i = 0; i < r->ntraces; i++)
-		if (r->traces[i].pid == s->pid && r->traces[i].start_ticks == s->start_ticks) {
-			r->traces[i].seen = true;
-			return &r->traces[i];
-		}
 	struct kvm_trace_entry *e = realloc(r->traces, (r->ntraces + 1) * sizeof(*e));
 	if (!e)
 		return NULL;
 	r->traces = e;
 	e = &r->traces[r->ntraces++];
-	*e = (struct kvm_trace_entry){.pid = s->pid, .start_ticks = s->start_ticks, .seen = true};
+	*e = (struct kvm_trace_entry){.pid = pid, .start_ticks = start_ticks, .seen = !inherit, .followed = inherit};
 	if (r->isa < 0) {
 		struct kvm_host h;
 		kvm_host_read(&r->root, &h);
@@ -778,7 +879,7 @@ static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kv
 			 : h.vendor == KVM_VENDOR_AMD ? KVM_TRACE_SVM : KVM_TRACE_ISA_UNKNOWN;
 		kvm_host_free(&h);
 	}
-	struct kvm_trace_config c = {.pid = s->pid, .isa = (enum kvm_trace_isa)r->isa};
+	struct kvm_trace_config c = {.pid = pid, .isa = (enum kvm_trace_isa)r->isa, .inherit = inherit};
 	int rc = kvm_trace_open(&r->root, &c, &e->t);
 	if (rc < 0) {
 		e->t = NULL;
@@ -786,6 +887,28 @@ static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kv
 			kvm_trace_explain(&r->root, rc, r->reasons_why, sizeof(r->reasons_why));
 	}
 	return e;
+}
+
+static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kvm_vm_sample *s)
+{
+	for (size_t i = 0; i < r->ntraces; i++)
+		if (r->traces[i].pid == s->pid && (r->traces[i].followed || r->traces[i].start_ticks == s->start_ticks)) {
+			r->traces[i].seen = true;
+			return &r->traces[i];
+		}
+	return open_trace_entry(r, s->pid, s->start_ticks, false);
+}
+
+int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0)
+{
+	if (!(r->flags & KVM_READ_REASONS))
+		return 0;
+	struct kvm_trace_entry *e = open_trace_entry(r, pid, 0, true);
+	if (!e)
+		return -ENOMEM;
+	enum vmm_kind vmm = parse_vmm_kind(argv0, strlen(argv0) + 1);
+	e->vmm = vmm == VMM_NONE ? VMM_KVM : vmm;
+	return e->t ? 0 : -ENODEV;
 }
 
 /* The first open trace fixes the reason counters ("<event>/<reason>", the same for every VM). */
@@ -808,6 +931,41 @@ static int reason_counters(struct kvm_reader *r, struct kvm_sample *ret, const s
 	free(buf);
 	free(names);
 	return e;
+}
+
+/* A followed command that no read lists (its VM came and went between two reads, or debugfs and
+ * QMP show none): a VM of its own once its events counted anything, with only those counters. */
+static int add_followed(struct kvm_reader *r, struct kvm_sample *ret, const struct kvm_trace_entry *e)
+{
+	size_t n = kvm_trace_ncounters(e->t);
+	maybe_i64 *v_tr = malloc((n ? n : 1) * sizeof(*v_tr));
+	if (!v_tr)
+		return -ENOMEM;
+	kvm_trace_sample(e->t, v_tr);
+	int64_t events = 0;
+	for (size_t i = 0; i < n; i++)
+		events += v_tr[i].known ? v_tr[i].v : 0;
+	int err = events > 0 && !r->nreasons ? reason_counters(r, ret, e->t) : 0;
+	maybe_i64 *values = events > 0 && !err ? malloc((r->ncounters ? r->ncounters : 1) * sizeof(*values)) : NULL;
+	struct kvm_vm_sample *v = values ? realloc(ret->vms, (ret->nvms + 1) * sizeof(*v)) : NULL;
+	if (events > 0 && !err && !v)
+		err = -ENOMEM;
+	if (!v) {
+		free(values);
+		free(v_tr);
+		return err;
+	}
+	for (size_t c = 0; c < r->ncounters; c++)
+		values[c] = c >= r->reasons_first && c - r->reasons_first < n ? v_tr[c - r->reasons_first] : UNKNOWN;
+	free(v_tr);
+	ret->vms = v;
+	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
+	*s = (struct kvm_vm_sample){.pid = e->pid, .kvm_fd = -1, .vcpus = -1, .vmm = e->vmm, .values = values};
+	snprintf(s->dir, sizeof(s->dir), "%d-run", (int)e->pid);
+	snprintf(s->unavailable, sizeof(s->unavailable),
+		 "the command's VM was in no read of debugfs or QMP (it came and went between them): exit reasons only");
+	qsort(ret->vms, ret->nvms, sizeof(*ret->vms), cmp_sample_dir);
+	return 0;
 }
 
 static int reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
@@ -835,9 +993,12 @@ static int reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 			s->values[r->reasons_first + i] = v_tr[i];
 		free(v_tr);
 	}
+	for (size_t i = 0; i < r->ntraces && !err; i++)
+		if (r->traces[i].followed && !r->traces[i].seen && r->traces[i].t)
+			err = add_followed(r, ret, &r->traces[i]);
 	size_t w = 0;
 	for (size_t i = 0; i < r->ntraces; i++) {
-		if (!r->traces[i].seen) {
+		if (!r->traces[i].seen && !r->traces[i].followed) {
 			kvm_trace_close(r->traces[i].t);
 			continue;
 		}
@@ -914,6 +1075,7 @@ int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struc
 		s->pid = vm->pid;
 		s->kvm_fd = vm->kvm_fd;
 		s->start_ticks = vm->start_ticks;
+		s->vmm = vm->vmm;
 		s->vcpus = vm->vcpus;
 		s->source = KVM_SOURCE_DEBUGFS;
 		ret->nvms++;
@@ -934,7 +1096,8 @@ int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struc
 	return 0;
 }
 
-int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap)
+int kvm_reader_probe(struct kvm_reader *r, bool (*keep)(const struct kvm_vm_sample *vm, void *data), void *data,
+		     char *why, size_t cap)
 {
 	struct kvm_sample s;
 	int e = kvm_reader_sample(r, &s);
@@ -943,6 +1106,8 @@ int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap)
 	e = -ENOENT;
 	why[0] = '\0';
 	for (size_t i = 0; i < s.nvms; i++) {
+		if (keep && !keep(&s.vms[i], data))
+			continue;
 		if (s.vms[i].source != KVM_SOURCE_NONE)
 			e = 0;
 		else if (!why[0])

@@ -21,6 +21,7 @@
 #include "io/io.h"
 #include "parse/kvm_debugfs.h"
 #include "parse/parse.h"
+#include "parse/vmcmd.h"
 
 /* Why the counters are (not) there. */
 enum kvm_avail {
@@ -38,8 +39,9 @@ enum kvm_source {
 	KVM_SOURCE_NONE,    /* nowhere: unavailable says why */
 	KVM_SOURCE_DEBUGFS, /* its <pid>-<fd> directory */
 	KVM_SOURCE_QMP,     /* QEMU's query-stats on its QMP socket (core/kvm/kvm_qmp.h) */
+	KVM_SOURCE_LIBVIRT, /* libvirt's domain statistics, for a QEMU whose monitor libvirt holds */
 };
-const char *kvm_source_name(enum kvm_source s); /* "debugfs", "qmp"; NULL for none */
+const char *kvm_source_name(enum kvm_source s); /* "debugfs", "qmp", "libvirt"; NULL for none */
 
 /* One vCPU's counters (KVM_READ_VCPUS): the per-vCPU ones; VM-level counters are unknown. */
 struct kvm_vcpu_sample {
@@ -52,6 +54,7 @@ struct kvm_vm_sample {
 	pid_t pid;
 	int kvm_fd;        /* the VMM's file descriptor for this VM; -1 when not from debugfs */
 	char name[256];    /* the VM's name from discovery; "" when unknown or not a VM process */
+	enum vmm_kind vmm; /* its VMM from discovery (VMM_KVM: one vmhost does not know); VMM_NONE unknown */
 	uint64_t start_ticks; /* the process's start time (0 unknown): pid + start identify it */
 	int vcpus;         /* vcpuN subdirectories when the VM appeared; -1 when the kernel has none */
 	maybe_i64 *values; /* [ncounters] */
@@ -103,9 +106,21 @@ const char *kvm_reader_reasons_why(const struct kvm_reader *r);
 /* The QMP socket of the VM process pid, where its command line has none (or another): used by
  * KVM_READ_QMP from the next read on. 0 or -ENOMEM. */
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path);
-/* One read to see whether any VM can be read (without debugfs, through QMP): 0, or -ENOENT with
- * why the first VM could not be in why (": VM NAME: reason"; "" when there is no QEMU VM). */
-int kvm_reader_probe(struct kvm_reader *r, char *why, size_t cap);
+/* With KVM_READ_REASONS, follows a command from before its exec (exits -- CMD; argv0 its
+ * program): its exit reasons are counted by events that it and every thread and child it creates
+ * inherit, and every read from then on lists it as a VM once it counted any (vmm from argv0,
+ * else "kvm"), also after it exited: a VM that came and went between two reads is counted.
+ * 0, or a negative errno (kvm_reader_reasons_why() then says why). */
+int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0);
+/* The libvirt connection that KVM_READ_QMP reads libvirt's QEMUs through (their monitor is
+ * libvirt's): uri NULL is qemu:///system, read-only; each read asks it once, within deadline_ms
+ * (libvirt blocks: a hung libvirtd costs that and a reason, never a hang). 0 or -ENOMEM. */
+int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms);
+/* One read to see whether any VM that keep keeps (NULL: every VM) can be read (without debugfs,
+ * through QMP or libvirt): 0, or -ENOENT with why the first of them could not be in why
+ * (": VM NAME: reason"; "" when there is none). */
+int kvm_reader_probe(struct kvm_reader *r, bool (*keep)(const struct kvm_vm_sample *vm, void *data), void *data,
+		     char *why, size_t cap);
 void kvm_reader_close(struct kvm_reader *r);
 
 size_t kvm_reader_ncounters(const struct kvm_reader *r);

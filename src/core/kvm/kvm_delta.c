@@ -32,8 +32,12 @@ static bool keep_vm(const struct kvm_delta_filter *f, const struct kvm_vm_sample
 	return !f || !f->vm || f->vm(vm, f->data);
 }
 
-/* VMs with no source at all are listed (with their reason) but not summed. */
-static bool counted(const struct kvm_delta_vm *v) { return v->vm->source != KVM_SOURCE_NONE; }
+/* VMs with no source at all are listed (with their reason) but not summed, but for the exit
+ * reasons that tracepoints counted for them. */
+static bool counted(const struct kvm_delta_vm *v, enum kvm_stat_kind kind, size_t i)
+{
+	return v->vm->source != KVM_SOURCE_NONE || (kind == KVM_STAT_REASON && v->vm->values[i].known);
+}
 
 /* What one change adds to a running count: the delta, or the whole value after a reset. */
 static void add_increase(maybe_i64 *sum, const struct kvm_change *c)
@@ -121,7 +125,7 @@ static void add_totals(const struct kvm_reader *kr, const struct kvm_sample *a, 
 				add_increase(&d->increase[s], &global);
 		} else {
 			for (size_t v = 0; v < d->nvms; v++) {
-				if (!counted(&d->vms[v]))
+				if (!counted(&d->vms[v], kind, i))
 					continue;
 				kvm_change_add(&sum, &d->vms[v].changes[s], d->seconds);
 				if (kind != KVM_STAT_GAUGE)

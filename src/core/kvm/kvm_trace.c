@@ -36,6 +36,7 @@ struct kvm_trace {
 	const struct io_root *root;
 	pid_t pid;
 	bool fixed_threads;
+	bool inherit; /* one set of events on pid, inherited (kvm_trace_config.inherit) */
 	unsigned ids[KVM_TRACE_NEVENTS];
 	struct counter *counters;
 	size_t ncounters, cap;
@@ -191,7 +192,8 @@ static int open_thread(struct kvm_trace *t, pid_t tid, struct thread_events *ret
 		const struct counter *c = &t->counters[i];
 		if (i == 0 || c->event != t->counters[i - 1].event)
 			leader = -1;
-		int fd = io_perf_tracepoint(t->ids[c->event], tid, leader);
+		int fd = t->inherit ? io_perf_tracepoint_inherit(t->ids[c->event], tid, leader)
+				    : io_perf_tracepoint(t->ids[c->event], tid, leader);
 		if (fd < 0) {
 			close_thread(t, &th);
 			return fd;
@@ -329,7 +331,8 @@ int kvm_trace_open(const struct io_root *root, const struct kvm_trace_config *c,
 		return -ENOMEM;
 	t->root = root;
 	t->pid = c->pid;
-	t->fixed_threads = c->tids != NULL;
+	t->inherit = c->inherit;
+	t->fixed_threads = c->tids != NULL || c->inherit;
 	for (int e = 0; e < KVM_TRACE_NEVENTS && r == 0; e++)
 		if (!c->events || (c->events & (1u << e)))
 			r = add_event(t, c, tracefs, (enum kvm_trace_event)e);
@@ -344,7 +347,7 @@ int kvm_trace_open(const struct io_root *root, const struct kvm_trace_config *c,
 	pid_t *tids = NULL;
 	size_t n = 0;
 	if (r == 0)
-		r = list_threads(t, c, &tids, &n);
+		r = list_threads(t, c->inherit ? &(struct kvm_trace_config){.tids = &c->pid, .ntids = 1} : c, &tids, &n);
 	if (r == 0)
 		r = update_threads(t, tids, n);
 	free(tids);

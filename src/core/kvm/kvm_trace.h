@@ -43,6 +43,8 @@ struct kvm_trace_config {
 	pid_t pid;
 	const pid_t *tids;   /* only these threads (e.g. the vCPU threads from QMP); NULL: all */
 	size_t ntids;
+	bool inherit;        /* events on pid alone, inherited by every thread and child it creates
+			      * from now on (a command followed from before its exec); tids ignored */
 	enum kvm_trace_isa isa;
 	const uint16_t *ports; /* kvm_pio ports counted one by one; NULL: kvm_trace_default_ports */
 	size_t nports;

@@ -70,6 +70,7 @@ int host_read(const struct io_root *root, struct host *ret)
 	ret->clock_ticks_per_second = hz > 0 ? hz : 100;
 	ksm_read(root, &ret->ksm);
 	char buf[8192];
+	ret->schedstats = io_read(root, IO_PROC, buf, sizeof(buf), "sys/kernel/sched_schedstats") > 0 && buf[0] == '1';
 	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "meminfo");
 	if (n < 0)
 		return (int)n;

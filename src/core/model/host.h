@@ -23,6 +23,7 @@ struct host {
 	struct ksm_sysfs ksm;
 	int64_t page_size_bytes;
 	long clock_ticks_per_second;
+	bool schedstats; /* kernel.sched_schedstats is 1: threads' sched files have wait_sum */
 };
 
 /* This machine's page size (sysconf, read once): the one source of it. */

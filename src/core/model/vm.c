@@ -11,6 +11,7 @@
 
 #include "core/base/prefault.h"
 #include "core/model/vm_memo.h"
+#include "parse/kvm_debugfs.h"
 
 const char *measure_method_name(enum measure_method m)
 {
@@ -216,6 +217,7 @@ enum proc_kind { PROC_GONE, PROC_OTHER, PROC_VM };
 struct found {
 	char *cmdline; /* owned until the VM's record takes it */
 	size_t cmdline_len;
+	bool kvm;      /* no VMM vmhost knows, but it holds a KVM VM */
 	struct vm_memo_vm *was; /* remembered, and its stat below says it is the same process */
 	struct proc_stat st;
 };
@@ -225,6 +227,8 @@ struct classify {
 	const pid_t *pids, *extra;
 	size_t npids, nextra;
 	const struct vm_memo *memo; /* NULL: none */
+	const pid_t *kvm_pids; /* the processes with a debugfs kvm directory, sorted; NULL: scan fds */
+	size_t nkvm_pids;
 	unsigned char *kind; /* enum proc_kind of each process */
 	struct found *found; /* at each VM's index in pids */
 };
@@ -238,6 +242,47 @@ static struct vm_memo_vm *recognise(const struct classify *c, size_t i, struct p
 	if (!was || read_stat(c->root, c->pids[i], st) < 0 || st->start_ticks != was->start_ticks)
 		return NULL;
 	return strlen(st->comm) < sizeof(was->comm) && !strcmp(st->comm, was->comm) ? was : NULL;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Any process holding a KVM VM is a VM: debugfs lists one PID-FD directory per VM; without it,
+ * the process's fds say so (anon_inode:kvm-vm), one readlink each. */
+static bool holds_kvm_vm(const struct classify *c, pid_t pid)
+{
+	if (c->kvm_pids)
+		return bsearch(&pid, c->kvm_pids, c->nkvm_pids, sizeof(pid), cmp_pid) != NULL;
+	return io_proc_fd_links_to(c->root, pid, "anon_inode:kvm-vm") == 1;
+}
+
+/* The pids of debugfs' PID-FD directories, sorted: 0, or a negative errno when debugfs' kvm
+ * directory cannot be listed (then each process's fds are looked at instead). */
+static int debugfs_kvm_pids(const struct io_root *root, pid_t **ret, size_t *ret_n)
+{
+	char **names;
+	size_t n;
+	int r = io_list_dir(root, IO_SYS, &names, &n, "kernel/debug/kvm");
+	if (r < 0)
+		return r;
+	pid_t *pids = malloc((n ? n : 1) * sizeof(*pids));
+	size_t k = 0;
+	for (size_t i = 0; pids && i < n; i++) {
+		pid_t pid;
+		int fd;
+		if (parse_kvm_vm_dir(names[i], &pid, &fd) == 0)
+			pids[k++] = pid;
+	}
+	io_free_names(names, n);
+	if (!pids)
+		return -ENOMEM;
+	qsort(pids, k, sizeof(*pids), cmp_pid);
+	*ret = pids;
+	*ret_n = k;
+	return 0;
 }
 
 static void classify_some(void *arg, size_t t, size_t n)
@@ -259,13 +304,14 @@ static void classify_some(void *arg, size_t t, size_t n)
 		if (len < 0)
 			continue;
 		bool vmm = parse_vmm_kind(cmd, (size_t)len) != VMM_NONE;
-		if (!vmm && !is_extra(pid, c->extra, c->nextra)) {
+		bool kvm = !vmm && len && holds_kvm_vm(c, pid); /* kernel threads have no command line */
+		if (!vmm && !kvm && !is_extra(pid, c->extra, c->nextra)) {
 			c->kind[i] = len ? PROC_OTHER : PROC_GONE; /* kernel threads have no command line */
 			free(heap);
 			continue;
 		}
 		struct found *f = &c->found[i];
-		*f = (struct found){.cmdline = heap, .cmdline_len = (size_t)len, .was = was};
+		*f = (struct found){.cmdline = heap, .cmdline_len = (size_t)len, .kvm = kvm, .was = was};
 		if (was)
 			f->st = st;
 		if (!heap && (f->cmdline = malloc(len ? (size_t)len : 1)))
@@ -275,9 +321,10 @@ static void classify_some(void *arg, size_t t, size_t n)
 }
 
 /* A VM's command line parsed: its VMM, name and RAM; a process asked for by pid that is no VM is
- * a plain process. */
+ * a plain process, one that holds a KVM VM (cfg.vmm VMM_KVM before) a VM of an unknown VMM. */
 static void configure(struct vm *vm)
 {
+	bool kvm = vm->cfg.vmm == VMM_KVM;
 	int p = parse_vm_cmdline(vm->cmdline, vm->cmdline_len, &vm->cfg);
 	/* procfs ends a command line with a NUL; without it the line was cut short (one page
 	 * before Linux 4.2): a size may be cut or its option gone, so the RAM is unknown. */
@@ -285,7 +332,7 @@ static void configure(struct vm *vm)
 		vm->cfg.guest_ram_bytes = UNKNOWN;
 	if (p < 0) {
 		memset(&vm->cfg, 0, sizeof(vm->cfg));
-		vm->cfg.vmm = VMM_PROCESS;
+		vm->cfg.vmm = kvm ? VMM_KVM : VMM_PROCESS;
 		vm->cfg.guest_ram_bytes = UNKNOWN;
 	}
 }
@@ -320,6 +367,9 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 	int r = -ENOMEM;
 	size_t n = 0;
 	bool classified = false; /* kind and found hold nothing before */
+	pid_t *kvm_pids = NULL;
+	if (debugfs_kvm_pids(root, &kvm_pids, &c.nkvm_pids) == 0)
+		c.kvm_pids = kvm_pids;
 	if (!c.kind || !c.found || !results)
 		goto out;
 	parallel(share_threads(npids, PIDS_PER_THREAD_MIN, PARALLEL_MAX), classify_some, &c);
@@ -335,6 +385,7 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 		if (c.kind[i] == PROC_VM) {
 			struct found *f = &c.found[i];
 			all[n] = (struct vm){.pid = pids[i], .cmdline = f->cmdline, .cmdline_len = f->cmdline_len};
+			all[n].cfg.vmm = f->kvm ? VMM_KVM : VMM_NONE; /* configure's hint */
 			c.kind[i] = PROC_GONE; /* its command line is the record's now */
 			if (f->was) { /* a VM remembered: its vCPUs too */
 				take_stat(&all[n], &f->st);
@@ -374,6 +425,7 @@ out:
 		vm_free(&all[i]);
 	free(all);
 	free(results);
+	free(kvm_pids);
 	free(c.kind);
 	free(c.found);
 	return r;
@@ -715,14 +767,14 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	struct vm_cpu was = vm->cpu;
 	/* An unreadable or truncated stat: the CPU time is unknown, not 0. */
 	vm->cpu = (struct vm_cpu){.cpu_seconds = hz > 0 && vm->stat_known ? (double)ticks / (double)hz : NAN,
-				  .vcpu_wait_seconds = NAN, .cpu_percent = NAN, .vcpu_wait_percent = NAN};
+				  .vcpu_delay_seconds = NAN, .cpu_percent = NAN, .vcpu_delay_percent = NAN};
 	/* No thread list (a fixture tree, or the VMM exiting now): the vCPUs are unknown; the
 	 * memory reads tell whether the VM is gone. */
 	bool threads = !vm->mem.threads.known || vm->mem.threads.v > 1; /* one thread: no vCPU thread */
 	if (vm->cfg.vmm != VMM_PROCESS && !threads)
 		vm->cpu.vcpus_known = true;
 	else if (vm->cfg.vmm != VMM_PROCESS) {
-		struct vcpus_known k = {before ? &before->cpu : &was, vm->comm, vm->cfg.max_vcpus};
+		struct vcpus_known k = {before ? &before->cpu : &was, vm->comm, vm->cfg.max_vcpus, host->schedstats};
 		if (vcpus_read(root, vm->pid, &k, &vm->cpu) == -ENOMEM) {
 			vm_cpu_free(&was);
 			return -ENOMEM;

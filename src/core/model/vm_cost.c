@@ -54,16 +54,20 @@ static bool still_vcpu(const struct io_root *root, pid_t pid, pid_t tid, int ind
 	return thread_name(root, pid, tid, comm, sizeof(comm)) && parse_vcpu_thread_name(comm, &now) && now == index;
 }
 
-/* A vCPU thread's CPU and wait; false when the thread is gone. */
-static bool vcpu_times(const struct io_root *root, pid_t pid, struct vcpu *c)
+/* A vCPU thread's CPU and delay (and with sched_wait its wait_sum); false when the thread is gone. */
+static bool vcpu_times(const struct io_root *root, pid_t pid, struct vcpu *c, bool sched_wait)
 {
-	char buf[128];
+	char buf[4096];
 	struct schedstat ss;
 	ssize_t l = io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/schedstat", pid, c->tid);
 	if (l > 0 && parse_schedstat(buf, (size_t)l, &ss) == 0) {
 		c->cpu_seconds = (double)ss.run_ns / 1e9;
-		c->wait_seconds = (double)ss.wait_ns / 1e9;
+		c->delay_seconds = (double)ss.delay_ns / 1e9;
 	}
+	uint64_t wait_ns;
+	ssize_t w = sched_wait && l > 0 ? io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/sched", pid, c->tid) : 0;
+	if (w > 0 && parse_sched_wait_sum(buf, (size_t)w, &wait_ns) == 0)
+		c->sched_wait_seconds = (double)wait_ns / 1e9;
 	return !(l == -ENOENT || l == -ESRCH);
 }
 
@@ -73,20 +77,21 @@ static void vcpus_done(struct vm_cpu *ret, struct vcpu *v, size_t nv, pid_t *nam
 		qsort(v, nv, sizeof(*v), cmp_vcpu);
 	double wait = nv ? 0 : NAN;
 	for (size_t i = 0; i < nv; i++)
-		wait += v[i].wait_seconds; /* NaN as soon as one is unknown */
+		wait += v[i].delay_seconds; /* NaN as soon as one is unknown */
 	vm_cpu_free(ret);
 	ret->vcpus = v;
 	ret->nvcpus = nv;
 	ret->named = named;
 	ret->nnamed = nnamed;
 	ret->vcpus_known = true;
-	ret->vcpu_wait_seconds = wait;
+	ret->vcpu_delay_seconds = wait;
 }
 
 /* Every vCPU the VMM can have was found before: no thread can be a vCPU but those, so their
  * schedstat is all there is to read, without the thread list. -EAGAIN when one of them is gone
  * (the whole list is read then), -ENOMEM. */
-static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cpu *before, struct vm_cpu *ret)
+static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cpu *before, bool sched_wait,
+		       struct vm_cpu *ret)
 {
 	struct vcpu *v = malloc(before->nvcpus * sizeof(*v));
 	pid_t *named = malloc((before->nnamed ? before->nnamed : 1) * sizeof(*named));
@@ -97,7 +102,7 @@ static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cp
 	}
 	for (size_t i = 0; i < before->nvcpus; i++) {
 		v[i] = vcpu_unread(before->vcpus[i].index, before->vcpus[i].tid);
-		if (!still_vcpu(root, pid, v[i].tid, v[i].index) || !vcpu_times(root, pid, &v[i])) {
+		if (!still_vcpu(root, pid, v[i].tid, v[i].index) || !vcpu_times(root, pid, &v[i], sched_wait)) {
 			free(v);
 			free(named);
 			return -EAGAIN;
@@ -115,7 +120,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 	const char *main_name = known ? known->main_name : NULL;
 	size_t max_vcpus = known ? known->max_vcpus : 0;
 	if (before && max_vcpus && before->nvcpus == max_vcpus) {
-		int r = vcpus_again(root, pid, before, ret);
+		int r = vcpus_again(root, pid, before, known->sched_wait, ret);
 		if (r != -EAGAIN)
 			return r;
 	}
@@ -152,7 +157,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 			continue;
 		}
 		struct vcpu c = vcpu_unread(index, tids[i]);
-		if (!vcpu_times(root, pid, &c))
+		if (!vcpu_times(root, pid, &c, known && known->sched_wait))
 			continue;
 		if (!(nv & (nv - 1)) || nv == 0) { /* grow at 0, 1, 2, 4, 8, ... */
 			struct vcpu *bigger = realloc(v, (nv ? 2 * nv : 1) * sizeof(*v));
@@ -190,10 +195,10 @@ void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seco
 				b = &before->vcpus[j];
 		/* A vCPU thread that appeared inside the interval has no rate of its own. */
 		a->cpu_percent = b ? percent(b->cpu_seconds, a->cpu_seconds, seconds) : NAN;
-		a->wait_percent = b ? percent(b->wait_seconds, a->wait_seconds, seconds) : NAN;
-		wait += a->wait_percent;
+		a->delay_percent = b ? percent(b->delay_seconds, a->delay_seconds, seconds) : NAN;
+		wait += a->delay_percent;
 	}
-	after->vcpu_wait_percent = wait;
+	after->vcpu_delay_percent = wait;
 }
 
 /* One cgroup file of the scope into buf; the v2 tree is the unified mount or, on hybrid hosts,

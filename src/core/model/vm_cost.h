@@ -17,27 +17,28 @@ struct vcpu {
 	int index;           /* the VMM's vCPU number (QEMU "CPU 3/KVM" is 3) */
 	pid_t tid;
 	double cpu_seconds;  /* on a host CPU (schedstat); NaN unknown */
-	double wait_seconds; /* runnable but waiting for a host CPU; NaN unknown */
-	double cpu_percent, wait_percent; /* over an interval (100 = all of it); NaN without one */
+	double delay_seconds; /* runnable but waiting for a host CPU; NaN unknown */
+	double sched_wait_seconds; /* the scheduler's wait_sum (schedstats on; libvirt's vcpu.N.wait); NaN without */
+	double cpu_percent, delay_percent; /* over an interval (100 = all of it); NaN without one */
 };
 
 /* A vCPU found but not yet read: every figure unknown. */
 static inline struct vcpu vcpu_unread(int index, pid_t tid)
 {
-	return (struct vcpu){.index = index, .tid = tid, .cpu_seconds = NAN, .wait_seconds = NAN,
-			     .cpu_percent = NAN, .wait_percent = NAN};
+	return (struct vcpu){.index = index, .tid = tid, .cpu_seconds = NAN, .delay_seconds = NAN, .sched_wait_seconds = NAN,
+			     .cpu_percent = NAN, .delay_percent = NAN};
 }
 
 struct vm_cpu {
 	double cpu_seconds;       /* every thread of the VMM and its helpers, exited ones included */
-	double vcpu_wait_seconds; /* summed over vCPUs; NaN when no vCPU thread was found */
+	double vcpu_delay_seconds; /* summed over vCPUs; NaN when no vCPU thread was found */
 	struct vcpu *vcpus;       /* sorted by index; owned */
 	size_t nvcpus;
 	bool vcpus_known;         /* the thread list was read (a VM with none found has 0) */
 	pid_t *named;             /* the other threads the VMM has named (a name unlike its main
 	                           * thread's): not vCPUs, and not read again with this as before */
 	size_t nnamed;
-	double cpu_percent, vcpu_wait_percent; /* over an interval, 100 = one CPU; NaN without one */
+	double cpu_percent, vcpu_delay_percent; /* over an interval, 100 = one CPU; NaN without one */
 };
 
 enum { PRESSURE_MEMORY, PRESSURE_CPU, PRESSURE_IO, PRESSURE_NKINDS };
@@ -77,6 +78,9 @@ struct vcpus_known {
 	 * threads are found, the threads after them (QEMU's I/O workers, started later) are not
 	 * read. */
 	unsigned max_vcpus;
+	/* The kernel keeps schedstats (kernel.sched_schedstats = 1): each vCPU's sched file is read
+	 * too, for its wait_sum. */
+	bool sched_wait;
 };
 
 /* Finds the vCPU threads of pid and reads their scheduler statistics; known may be NULL. *ret

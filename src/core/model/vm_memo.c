@@ -78,8 +78,8 @@ static bool take_vm(const char *file, size_t len, size_t *pos, struct vm_memo_vm
 				  .cpu = {.vcpus = malloc((rec.nvcpus ? rec.nvcpus : 1) * sizeof(struct vcpu)),
 					  .named = malloc((rec.nnamed ? rec.nnamed : 1) * sizeof(pid_t)),
 					  .nvcpus = rec.nvcpus, .nnamed = rec.nnamed, .vcpus_known = true,
-					  .cpu_seconds = NAN, .vcpu_wait_seconds = NAN, .cpu_percent = NAN,
-					  .vcpu_wait_percent = NAN}};
+					  .cpu_seconds = NAN, .vcpu_delay_seconds = NAN, .cpu_percent = NAN,
+					  .vcpu_delay_percent = NAN}};
 	memcpy(vm->comm, rec.comm, sizeof(vm->comm));
 	if (!vm->cpu.vcpus || !vm->cpu.named)
 		return false;

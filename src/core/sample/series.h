@@ -58,7 +58,7 @@ enum series_vm_row {
 	SERIES_VM_SAVED,    /* bytes: saved by KSM */
 	SERIES_VM_FIT,      /* bytes: the fitted overhead trend over the growth window, NaN elsewhere */
 	SERIES_VM_CPU,      /* percent of one CPU: the VMM and helpers, over the interval before the sample */
-	SERIES_VM_VCPU_WAIT, /* percent of one CPU: vCPU threads waiting for a host CPU, likewise */
+	SERIES_VM_VCPU_DELAY, /* percent of one CPU: vCPU threads waiting for a host CPU, likewise */
 	SERIES_VM_HUGETLB,  /* bytes: guest RAM on huge pages (hugetlbfs), not in RSS; NaN unknown */
 	SERIES_VM_NROWS
 };

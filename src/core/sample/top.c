@@ -14,7 +14,7 @@
 #include "parse/parse.h"
 
 static const char *const col_keys[TOP_NCOLS] = {
-	[TOP_NAME] = "name", [TOP_CPU] = "cpu", [TOP_WAIT] = "wait", [TOP_RSS] = "rss", [TOP_PSS] = "pss",
+	[TOP_NAME] = "name", [TOP_CPU] = "cpu", [TOP_DELAY] = "delay", [TOP_RSS] = "rss", [TOP_PSS] = "pss",
 	[TOP_KSM_SAVED] = "ksm", [TOP_OVERHEAD] = "overhead", [TOP_EXITS] = "exits", [TOP_CG_MEM] = "cgroup",
 	[TOP_MEM_PSI] = "mempsi", [TOP_PID] = "pid", [TOP_CPU_PSI] = "cpupsi", [TOP_IO_PSI] = "iopsi",
 	[TOP_COST] = "cost",
@@ -29,6 +29,10 @@ int top_col_parse(const char *key, enum top_col *ret)
 			*ret = (enum top_col)c;
 			return 0;
 		}
+	if (!strcmp(key, "wait")) { /* the deprecated name of delay */
+		*ret = TOP_DELAY;
+		return 0;
+	}
 	return -EINVAL;
 }
 
@@ -200,7 +204,7 @@ static void vm_row(struct top_row *row, const struct top_reading *before, struct
 		v[c] = NAN;
 	v[TOP_PID] = vm->pid;
 	v[TOP_CPU] = was ? vm->cpu.cpu_percent : NAN;
-	v[TOP_WAIT] = was ? vm->cpu.vcpu_wait_percent : NAN;
+	v[TOP_DELAY] = was ? vm->cpu.vcpu_delay_percent : NAN;
 	v[TOP_RSS] = known_or_nan(vm->mem.rss);
 	v[TOP_PSS] = known_or_nan(vm->pss_bytes);
 	v[TOP_KSM_SAVED] = known_or_nan(vm->ksm_saved_bytes);

@@ -1,0 +1,60 @@
+/* libvirt, loaded when a command first reads it (libvirt.so.0, rather than linked), through one
+ * read-only connection whose every call has a deadline: libvirt's calls block (a hung libvirtd
+ * holds them forever), so each runs on a worker thread that the caller waits for at most the
+ * deadline. A call not answered by then is left to finish on its own and the caller gets
+ * -ETIMEDOUT and one line why; while it is still pending, later calls fail at once the same way,
+ * without a second thread or connection. A failed call drops the connection: the next one
+ * connects again (libvirtd restarted). Domain statistics are copied out of libvirt's structures
+ * on the worker: the caller never holds libvirt memory.
+ *
+ *   struct virt *v;  virt_new("qemu:///system", 750, &v);
+ *   struct virt_domains d;  char why[256];
+ *   if (virt_domain_stats(v, VIRT_STATS_VM | VIRT_STATS_VCPU, &d, why, sizeof(why)) == 0) ... virt_domains_free(&d);
+ *   virt_free(v); */
+#ifndef VMHOST_CORE_VIRT_H
+#define VMHOST_CORE_VIRT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The stats groups asked for (virConnectGetAllDomainStats' VIR_DOMAIN_STATS_*). */
+enum {
+	VIRT_STATS_CPU_TOTAL = 1 << 1,
+	VIRT_STATS_BALLOON = 1 << 2,
+	VIRT_STATS_VCPU = 1 << 3,
+	VIRT_STATS_VM = 1 << 10,
+};
+
+/* One typed parameter, numbers as doubles and integers (strings and booleans are left out). */
+struct virt_param {
+	char field[80]; /* "vcpu.0.exits.sum" */
+	int64_t i;      /* integer types; for doubles the value truncated */
+	double d;
+};
+
+struct virt_domain {
+	char uuid[37];
+	char name[256];
+	struct virt_param *params;
+	size_t nparams;
+};
+
+struct virt_domains {
+	struct virt_domain *v;
+	size_t n;
+};
+void virt_domains_free(struct virt_domains *d);
+
+struct virt;
+
+/* A connection to uri (NULL: qemu:///system), opened on the first call. 0 or -ENOMEM. */
+int virt_new(const char *uri, int deadline_ms, struct virt **ret);
+/* Frees it; a call still pending keeps what it needs and frees it when it returns. NULL: nothing. */
+void virt_free(struct virt *v);
+
+/* Every running domain's statistics of the groups asked for. 0, or a negative errno with why in
+ * one line: -ELIBACC libvirt cannot be loaded, -ECONNREFUSED no connection (libvirtd stopped),
+ * -ETIMEDOUT no answer within the deadline (hung), -EIO the call failed. */
+int virt_domain_stats(struct virt *v, unsigned groups, struct virt_domains *ret, char *why, size_t cap);
+
+#endif

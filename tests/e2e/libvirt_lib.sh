@@ -1,0 +1,34 @@
+# Shared by the libvirt tests (source after lib.sh): one libvirt test at a time on this machine (the
+# other's daemons must not stop under us), Debian's libvirtd and virtlogd started with libvirt_up
+# when they are not running (their pids in STARTED, for the test to stop by pid; left alone when
+# they were), and VIRSH on qemu:///system.
+exec 9>/run/lock/vmhost-libvirt-test.lock
+flock -w 300 9 || die "another libvirt test holds /run/lock/vmhost-libvirt-test.lock"
+VIRSH="virsh -q -c qemu:///system"
+STARTED=""
+
+# start_daemon NAME: runs NAME -d unless its pid file names a live process; remembers the pid.
+start_daemon() {
+	local name=$1 pidfile=/run/$1.pid i pid
+	if [ -s "$pidfile" ] && kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+		say "$name already running (pid $(cat "$pidfile")): left alone"
+		return 0
+	fi
+	"$name" -d || return 1
+	for i in $(seq 100); do
+		pid=$(cat "$pidfile" 2>/dev/null)
+		[ -n "$pid" ] && kill -0 "$pid" 2>/dev/null && break
+		sleep 0.1
+	done
+	[ -n "$pid" ] || return 1
+	STARTED="$pid $STARTED"
+	say "started $name (pid $pid)"
+}
+
+libvirt_up() {
+	local i
+	start_daemon virtlogd || die "cannot start virtlogd"
+	start_daemon libvirtd || die "cannot start libvirtd"
+	for i in $(seq 200); do $VIRSH version >/dev/null 2>&1 && break; sleep 0.1; done
+	$VIRSH version >/dev/null 2>&1 || die "libvirtd does not answer on qemu:///system"
+}
