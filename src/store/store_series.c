@@ -105,6 +105,8 @@ int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page
 		series_row(&s, SERIES_VM_FIT)[i] = NAN;
 		series_row(&s, SERIES_VM_CPU)[i] = i ? counter_percent(&p[i - 1], &p[i], p[i - 1].cpu_ms, p[i].cpu_ms) : NAN;
 		series_row(&s, SERIES_VM_HUGETLB)[i] = num(p[i].hugetlb);
+		/* Recordings before schema 3 have PSS only: huge pages not counted there. */
+		series_row(&s, SERIES_VM_COST)[i] = p[i].memory_cost.known ? num(p[i].memory_cost) : num(p[i].pss);
 		series_row(&s, SERIES_VM_VCPU_WAIT)[i] =
 			i ? counter_percent(&p[i - 1], &p[i], p[i - 1].vcpu_wait_ms, p[i].vcpu_wait_ms) : NAN;
 	}
