@@ -137,15 +137,15 @@ int store_vm_series(struct store *s, int64_t vm_id, double since, double until, 
 	return 0;
 }
 
-int store_kvm_rate_series(struct store *s, const char *counter, double since, double until, size_t max,
-			  struct series_set *ret)
+int store_kvm_rate_series(struct store *s, int64_t vm_id, const char *counter, double since, double until,
+			  size_t max, struct series_set *ret)
 {
 	double *t;
 	int64_t *v;
 	size_t n;
-	/* Host-wide: the recorder's running totals (vm_id 0), which drop only when a recorder
-	 * restarts with fewer VMs than it left (or with an older database's global files): a gap. */
-	int r = store_kvm_points(s, 0, counter, since, until, &t, &v, &n);
+	/* Host-wide (vm_id 0) the recorder's running totals drop only when a recorder restarts with
+	 * fewer VMs than it left (or with an older database's global files): a gap, as a VM's reset. */
+	int r = store_kvm_points(s, vm_id, counter, since, until, &t, &v, &n);
 	if (r < 0)
 		return r;
 	struct series_set set = {0};
