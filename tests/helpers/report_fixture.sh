@@ -4,9 +4,9 @@
 # scale (tests/e2e/report_scale.sh). Rows are written with SQLite's shell: recording 30 days of
 # 100 VMs through the store would take as long as the store's downsampling of 26 million rows.
 # The schema is the store's own: growth_fixture creates it, and its rows are deleted.
-#   vm-001..: guest RAM 1, 2, 4 or 8 GiB; every 17th VM's overhead grows 40 MiB/hour over the last day
-#   (flagged);
-#   CPU follows a day's cycle; KSM merges part of each guest's RAM.
+#   web-005, db-001, ci-002, cache-003, batch-004 ...: guest RAM 1, 2, 4 or 8 GiB; every 17th VM's
+#   overhead grows 40 MiB/hour over the last day (flagged);
+#   CPU and exits follow a day's cycle; KSM merges part of each guest's RAM.
 # Usage: report_fixture.sh GROWTH_FIXTURE FILE.db [NVMS [DAYS]]
 set -eu
 FIXTURE=$1 DB=$2 NVMS=${3:-100} DAYS=${4:-30}
@@ -32,11 +32,11 @@ SELECT i, 4000 + i, 1000 + i, $T0 - 86400000, $T0 - 3600000, NULL,
        printf('%s-%03d', CASE i % 5 WHEN 0 THEN 'web' WHEN 1 THEN 'db' WHEN 2 THEN 'ci' WHEN 3 THEN 'cache'
               ELSE 'batch' END, i),
        'qemu', (1 << (i * 7 % 4)) * 1073741824 FROM v;
--- per VM and time: d = days since T0, day = the day's cycle in [0, 1]
+-- per VM and time: d = days since T0; d + 0.5 day is a counter's integral of a rate of 1 + 0.5 sin(day)
 CREATE TEMP VIEW gen AS
 SELECT v.id AS vm_id, t.t_ms, t.resolution, v.guest_ram_bytes AS ram,
        (t.t_ms - $T0) / 86400000.0 AS d,
-       0.5 + 0.5 * sin(((t.t_ms - $T0) / 86400000.0 + v.id / 7.0) * 6.2832) AS day,
+       (1 - cos(((t.t_ms - $T0) / 86400000.0 + v.id / 7.0) * 6.2832)) / 6.2832 AS day,
        (60 + v.id * 37 % 140) * 1048576
          + CASE WHEN v.id % 17 = 0 AND t.t_ms > $END - 86400000
                 THEN (t.t_ms - $END + 86400000) / 3600000.0 * 41943040 ELSE 0 END AS over
@@ -49,7 +49,7 @@ SELECT vm_id, t_ms, resolution, 1, 0,
        CAST(ram * (0.1 + vm_id % 3 * 0.1) / 4096 AS INTEGER), 0, 0,
        CAST(ram * (0.05 + vm_id % 3 * 0.05) AS INTEGER),
        CAST(ram * (0.85 - vm_id % 3 * 0.05) + over AS INTEGER), CAST(over AS INTEGER),
-       CAST(d * 86400000 * (0.02 + vm_id % 9 * 0.03) * (0.6 + 0.4 * day) AS INTEGER),
+       CAST((d + 0.5 * day) * 86400000 * (0.02 + vm_id % 9 * 0.03) AS INTEGER),
        CAST(d * 86400000 * 0.004 * (vm_id % 4) AS INTEGER),
        0, CAST(ram * (0.85 - vm_id % 3 * 0.05) + over AS INTEGER)
 FROM gen;
@@ -65,7 +65,7 @@ FROM times t JOIN vm_samples s ON s.t_ms = t.t_ms GROUP BY t.t_ms;
 INSERT OR IGNORE INTO kvm_counters (name, kind) VALUES ('exits', 'event');
 INSERT INTO kvm_samples (vm_id, counter_id, t_ms, resolution, value)
 SELECT vm_id, (SELECT id FROM kvm_counters WHERE name = 'exits'), t_ms, resolution,
-       CAST(d * 86400 * (200 + vm_id * 13 % 900) * (0.5 + day) AS INTEGER) FROM gen;
+       CAST((d + 0.5 * day) * 86400 * (200 + vm_id * 13 % 900) AS INTEGER) FROM gen;
 INSERT INTO kvm_samples (vm_id, counter_id, t_ms, resolution, value)
 SELECT 0, counter_id, t_ms, MIN(resolution), SUM(value) FROM kvm_samples GROUP BY counter_id, t_ms;
 COMMIT;
