@@ -525,8 +525,8 @@ void report_html_vm_rate(FILE *f, const struct report_vm *vm, const char *what, 
 void report_html_vm_end(FILE *f) { fputs("</details>\n", f); }
 
 /* Sorting and filtering the table, and opening a VM's section when its link is followed. The
- * browser test's hooks: "#sort=KEY" in the address clicks that column once when the page loads;
- * "#first-screen" lists the captions and legends the window shows in the body's data-first-screen. */
+ * browser test's hooks: "#sort=KEY" in the address clicks that column once when the page loads,
+ * "#filter=TEXT" types TEXT into the filter, "#first-screen" lists the captions and legends the window shows in the body's data-first-screen. */
 static const char page_script[] =
 	"(function(){if(location.hash==='#first-screen'){var v=[],e=document.querySelectorAll('figcaption,.legend span');"
 	"for(var k=0;k<e.length;k++)if(e[k].getBoundingClientRect().bottom<=innerHeight)v.push(e[k].textContent);"
@@ -552,7 +552,9 @@ static const char page_script[] =
 	"if(e&&e.tagName==='DETAILS')e.open=true;}"
 	"window.addEventListener('hashchange',openHash);openHash();"
 	"var m=/^#sort=(\\w+)$/.exec(location.hash);"
-	"if(m){var h=t.querySelector('th[data-key=\"'+m[1]+'\"]');if(h)h.click();}})();";
+	"if(m){var h=t.querySelector('th[data-key=\"'+m[1]+'\"]');if(h)h.click();}"
+	"m=/^#filter=(.*)$/.exec(location.hash);"
+	"if(m){q.value=decodeURIComponent(m[1]);q.dispatchEvent(new Event('input'));}})();";
 
 void report_html_end(FILE *f, size_t vms, const char *db)
 {

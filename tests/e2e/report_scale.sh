@@ -40,7 +40,7 @@ chrome() {
 	rm -rf "$profile"
 	return $rc
 }
-# The VMs table from a dumped DOM: "name<TAB>value of column COL" per row, in the page's order.
+# The VMs table from a dumped DOM: "name<TAB>value of column COL" per row shown, in the page's order.
 column() {
 	python3 - "$1" "$2" <<'PY'
 import html.parser, sys
@@ -51,16 +51,17 @@ class T(html.parser.HTMLParser):
         a = dict(a)
         if tag == "table" and a.get("id") == "vms": s.on = True
         elif s.on and tag == "tbody": s.body = True
-        elif s.body and tag == "tr": s.rows.append([])
-        elif s.body and tag == "td": s.cell = [a.get("data-v", ""), ""]; s.rows[-1].append(s.cell)
+        elif s.body and tag == "tr": s.rows.append(("hidden" in a, []))
+        elif s.body and tag == "td": s.cell = [a.get("data-v", ""), ""]; s.rows[-1][1].append(s.cell)
     def handle_endtag(s, tag):
         if tag == "table": s.on = s.body = False
     def handle_data(s, d):
         if s.cell is not None: s.cell[1] += d
 t = T(); t.feed(open(sys.argv[1]).read())
 col = int(sys.argv[2])
-for r in t.rows:
-    print(r[0][1].split()[0] + "\t" + (r[col][0] if col else r[0][1].split()[0]))
+for hidden, r in t.rows:
+    if not hidden:
+        print(r[0][1].split()[0] + "\t" + (r[col][0] if col else r[0][1].split()[0]))
 PY
 }
 chrome --screenshot="$TEST_TMP/first.png" "file://$H" >"$TEST_TMP/shot.log" 2>&1
@@ -92,5 +93,8 @@ check "... and marks the column" grep -q 'data-key="cpu" data-num="" aria-sort="
 chrome --dump-dom "file://$H#sort=name" >"$TEST_TMP/name.dom" 2>"$TEST_TMP/name.log"
 column "$TEST_TMP/name.dom" 0 | cut -f1 >"$TEST_TMP/names"
 check "a click on VM sorts the rows by name" bash -c "LC_ALL=C sort -c '$TEST_TMP/names' && [ \$(wc -l <'$TEST_TMP/names') = 100 ]"
+chrome --dump-dom "file://$H#filter=web-08" >"$TEST_TMP/filter.dom" 2>"$TEST_TMP/filter.log"
+check "typing web-08 in the filter shows web-080 and web-085 only" \
+	[ "$(column "$TEST_TMP/filter.dom" 0 | cut -f1 | sort | tr '\n' ' ')" = "web-080 web-085 " ]
 check "no console message" bash -c "! grep -h ':CONSOLE' '$TEST_TMP'/*.log"
 finish
