@@ -7,6 +7,7 @@ vmhost_script_test(store_cli e2e/report_cli.sh "cli;sanitize")
 vmhost_script_test(record_live live/record_growth.sh "live")
 vmhost_script_test(record_reliability live/record_reliability.sh "live")
 vmhost_script_test(report_chromium e2e/report_chromium.sh "e2e")
+vmhost_script_test(report_scale e2e/report_scale.sh "e2e")
 
 # Golden outputs of vmhost growth on a database of known series (tests/helpers/growth_fixture.c).
 add_executable(growth_fixture helpers/growth_fixture.c)

@@ -1,6 +1,7 @@
 /* vmhost report: one self-contained HTML file (inline SVG and CSS) from the recorded history.
  * The series come from store/store_series.h, the page's sections from out/report_html.h. */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -25,9 +26,9 @@ static void report_help(void)
 	printf("usage: vmhost report [--db FILE] --out FILE.html [--window SEC] [--growth-window SEC]\n"
 	       "                     [--warmup SEC] [--title TEXT]\n"
 	       "\n"
-	       "Writes one self-contained HTML file (inline SVG charts and CSS; no JavaScript, no network):\n"
-	       "host memory, KSM savings and ksmd CPU over time, each VM's memory stacked (guest RAM,\n"
-	       "the part of it merged by KSM, overhead), growth verdicts with their slopes, and tables.\n"
+	       "Writes one self-contained HTML file (inline SVG, CSS and a little script; no network): the\n"
+	       "host's memory split by the VMs that cost most, the VMs whose overhead grows, what KSM saves\n"
+	       "and ksmd costs, a sortable table of every VM, and each VM's charts on demand.\n"
 	       "\n"
 	       "  --db FILE            database written by 'vmhost record' [./vmhost.db]\n"
 	       "  --out FILE.html      where to write the report (replaced atomically)\n"
@@ -50,7 +51,7 @@ static const struct opt report_opt_table[] = {
 	{OPT("help", 'h', OPT_HELP)},
 };
 
-/* What the page is made of, read from the database once (VM charts are read one at a time). */
+/* What the page is made of, read from the database once. */
 struct report_data {
 	double since, until;
 	struct series_set host;
@@ -58,13 +59,19 @@ struct report_data {
 	struct growth_scan growth;
 	struct store_vm *vms;
 	size_t nvms;
-	struct report_vm *rows; /* nvms, in the order of vms */
+	struct report_vm *rows;     /* nvms: flagged first, then by memory cost */
+	struct series_set *series;  /* nvms, in the order of vms */
+	double *on_host;            /* nvms x 2 x host.n: cost and overhead at the host's times */
 };
 
 static void report_data_free(struct report_data *d)
 {
 	series_free(&d->host);
 	growth_scan_free(&d->growth);
+	for (size_t i = 0; d->series && i < d->nvms; i++)
+		series_free(&d->series[i]);
+	free(d->series);
+	free(d->on_host);
 	free(d->vms);
 	free(d->rows);
 }
@@ -72,33 +79,67 @@ static void report_data_free(struct report_data *d)
 static struct report_vm report_vm_of(const struct store_vm *v, const struct growth_result *g)
 {
 	return (struct report_vm){.name = v->name, .uuid = v->uuid, .vmm = v->vmm, .pid = (int)v->pid,
-				  .guest_ram_bytes = v->guest_ram_bytes, .first_seconds = v->first_seconds,
-				  .last_seconds = v->last_seconds, .samples = v->samples, .growth = g};
+				  .id = (long long)v->id, .guest_ram_bytes = v->guest_ram_bytes,
+				  .first_seconds = v->first_seconds, .last_seconds = v->last_seconds,
+				  .samples = v->samples, .growth = g};
 }
 
-/* The table's rows: every VM series of the time range, with its verdict when it has one. */
-static int report_rows(struct report_data *d)
+/* VM i's series: at the host's times for the stack, then thinned for its own charts. */
+static int report_vm_series(struct store *s, struct report_data *d, size_t i)
 {
-	d->rows = calloc(d->nvms ? d->nvms : 1, sizeof(*d->rows));
-	if (!d->rows)
+	struct report_vm *row = &d->rows[i];
+	struct series_set *set = &d->series[i];
+	int r = store_vm_series(s, d->vms[i].id, d->since, d->until, d->page_size, row->growth, REPORT_MAX_POINTS,
+				set);
+	if (r < 0)
+		return r;
+	double *cost = d->on_host + 2 * i * d->host.n, *over = cost + d->host.n;
+	series_resample(set->t, series_row(set, SERIES_VM_COST), set->n, d->host.t, d->host.n, cost);
+	series_resample(set->t, series_row(set, SERIES_VM_OVERHEAD), set->n, d->host.t, d->host.n, over);
+	row->series = set;
+	row->cost_on_host = cost;
+	row->overhead_on_host = over;
+	return series_thin(set, REPORT_VM_POINTS, SERIES_EQUAL_TIME);
+}
+
+static double cost_now(const struct report_vm *v)
+{
+	double c = series_last(series_row(v->series, SERIES_VM_COST), v->series->n);
+	return isfinite(c) ? c : -1;
+}
+
+/* Flagged VMs first, then the costliest. */
+static int cmp_row(const void *a, const void *b)
+{
+	const struct report_vm *x = a, *y = b;
+	bool fx = x->growth && x->growth->flagged, fy = y->growth && y->growth->flagged;
+	if (fx != fy)
+		return fy - fx;
+	double cx = cost_now(x), cy = cost_now(y);
+	return (cx < cy) - (cx > cy);
+}
+
+/* The rows: every VM series of the time range, with its verdict when it has one, and its series. */
+static int report_rows(struct store *s, struct report_data *d)
+{
+	size_t n = d->nvms ? d->nvms : 1;
+	d->rows = calloc(n, sizeof(*d->rows));
+	d->series = calloc(n, sizeof(*d->series));
+	d->on_host = calloc(n * 2 * (d->host.n ? d->host.n : 1), sizeof(double));
+	if (!d->rows || !d->series || !d->on_host)
 		return -ENOMEM;
-	for (size_t i = 0; i < d->nvms; i++) {
+	int r = 0;
+	for (size_t i = 0; i < d->nvms && r == 0; i++) {
 		const struct growth_result *g = NULL;
 		for (size_t k = 0; k < d->growth.n; k++)
 			if (d->growth.vms[k].vm.id == d->vms[i].id)
 				g = &d->growth.vms[k].result;
 		d->rows[i] = report_vm_of(&d->vms[i], g);
+		r = report_vm_series(s, d, i);
 	}
-	return 0;
-}
-
-/* Flagged VMs first, then the most recently seen. */
-static int cmp_growth_vm(const void *a, const void *b)
-{
-	const struct growth_vm *x = a, *y = b;
-	if (x->result.flagged != y->result.flagged)
-		return y->result.flagged - x->result.flagged;
-	return (x->vm.last_seconds < y->vm.last_seconds) - (x->vm.last_seconds > y->vm.last_seconds);
+	if (r == 0)
+		qsort(d->rows, d->nvms, sizeof(*d->rows), cmp_row);
+	return r;
 }
 
 static int report_load(struct store *s, const struct report_opts *o, struct report_data *d)
@@ -112,44 +153,27 @@ static int report_load(struct store *s, const struct report_opts *o, struct repo
 	r = store_host_series(s, d->since, d->until, REPORT_MAX_POINTS, &d->host, &d->page_size);
 	if (r == 0)
 		r = growth_scan_store(s, &o->growth, &d->growth);
-	if (r == 0) /* in the order of their charts; the rows point into it */
-		qsort(d->growth.vms, d->growth.n, sizeof(*d->growth.vms), cmp_growth_vm);
 	if (r == 0)
 		r = store_vms(s, d->since, d->until, &d->vms, &d->nvms);
 	if (r == 0)
-		r = report_rows(d);
+		r = report_rows(s, d);
 	return r;
 }
 
-static int vm_chart(FILE *f, struct store *s, const struct report_data *d, const struct report_vm *vm, int64_t id)
+/* A VM's section: memory, CPU and delay, KVM exits where recorded (a further rate is one more
+ * report_html_vm_rate). */
+static void vm_section(FILE *f, struct store *s, const struct report_data *d, const struct report_vm *vm)
 {
-	struct series_set set;
-	int r = store_vm_series(s, id, d->since, d->until, d->page_size, vm->growth, REPORT_MAX_POINTS, &set);
-	if (r < 0)
-		return r;
-	report_html_vm_chart(f, vm, &set, d->since, d->until);
-	series_free(&set);
-	return 0;
-}
-
-/* Charts for the VMs of the growth window first (flagged ones on top), then the others. */
-static int vm_charts(FILE *f, struct store *s, const struct report_data *d, size_t *ret_charted)
-{
-	size_t charts = 0;
-	int r = 0;
-	for (size_t i = 0; i < d->growth.n && charts < REPORT_MAX_VM_CHARTS && r == 0; i++, charts++) {
-		const struct growth_vm *g = &d->growth.vms[i];
-		struct report_vm vm = report_vm_of(&g->vm, &g->result);
-		r = vm_chart(f, s, d, &vm, g->vm.id);
+	report_html_vm_begin(f, vm);
+	report_html_vm_chart(f, vm, vm->series, d->since, d->until);
+	report_html_vm_cpu(f, vm, vm->series, d->since, d->until);
+	struct series_set rate;
+	if (store_kvm_rate_series(s, vm->id, "exits", d->since, d->until, REPORT_VM_POINTS, &rate) == 0) {
+		report_html_vm_rate(f, vm, "KVM exits per second", "debugfs kvm/PID-FD/exits", &rate, d->since,
+				    d->until);
+		series_free(&rate);
 	}
-	for (size_t i = 0; i < d->nvms && charts < REPORT_MAX_VM_CHARTS && r == 0; i++) {
-		if (d->rows[i].growth)
-			continue; /* charted above */
-		r = vm_chart(f, s, d, &d->rows[i], d->vms[i].id);
-		charts++;
-	}
-	*ret_charted = charts;
-	return r;
+	report_html_vm_end(f);
 }
 
 static int write_report(FILE *f, struct store *s, const struct report_opts *o, const char **what)
@@ -165,23 +189,24 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 		snprintf(title, sizeof(title), "%s", o->title);
 	else
 		snprintf(title, sizeof(title), "vmhost report: %s", host_name);
-	size_t flagged = 0, charted = 0;
+	size_t flagged = 0;
 	for (size_t i = 0; i < d.growth.n; i++)
 		flagged += d.growth.vms[i].result.flagged;
 
 	report_html_begin(f, title, d.since, d.until, d.host.n, d.nvms);
 	report_html_cards(f, d.nvms, flagged, &d.host);
-	report_html_host(f, &d.host, d.since, d.until);
+	report_html_host(f, &d.host, d.rows, d.nvms, d.since, d.until);
+	report_html_flagged(f, &o->growth.params, o->growth.window_seconds, d.rows, d.nvms);
+	report_html_ksm(f, &d.host, d.since, d.until);
 	struct series_set exits;
-	if (store_kvm_rate_series(s, "exits", d.since, d.until, REPORT_MAX_POINTS, &exits) == 0) {
+	if (store_kvm_rate_series(s, 0, "exits", d.since, d.until, REPORT_MAX_POINTS, &exits) == 0) {
 		report_html_kvm(f, &exits, d.since, d.until);
 		series_free(&exits);
 	}
-	report_html_growth(f, &o->growth.params, o->growth.window_seconds, d.rows, d.nvms);
-	report_html_vms_begin(f);
-	r = vm_charts(f, s, &d, &charted);
-	if (r == 0)
-		report_html_end(f, d.nvms, charted, o->db);
+	report_html_table(f, d.rows, d.nvms);
+	for (size_t i = 0; i < d.nvms; i++)
+		vm_section(f, s, &d, &d.rows[i]);
+	report_html_end(f, d.nvms, o->db);
 out:
 	report_data_free(&d);
 	return r;

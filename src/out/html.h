@@ -1,5 +1,5 @@
-/* The HTML report's page: one self-contained file (inline CSS, inline SVG, no script, no
- * network), readable on a laptop screen and printable. */
+/* The HTML report's page: one self-contained file (inline CSS, inline SVG, an inline script,
+ * no network), readable on a laptop screen and printable. */
 #ifndef VMHOST_OUT_HTML_H
 #define VMHOST_OUT_HTML_H
 

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -26,7 +27,7 @@ static const char *const C_GUEST = "#4c78a8", *const C_MERGED = "#72b7b2", *cons
 #define CHART_RIGHT 16
 #define CHART_TOP 12
 #define CHART_BOTTOM 40
-#define CHART_MAX_SERIES 8
+#define CHART_MAX_SERIES 14
 
 struct chart {
 	const char *title, *note; /* note may be NULL */
@@ -34,6 +35,8 @@ struct chart {
 	const struct series_set *set; /* the x values of every series */
 	double since, until;
 	int height;
+	int width; /* 0: CHART_W */
+	bool small; /* one of a VM's: whole px, bands without their top lines (100 VMs' charts in a few MB) */
 };
 
 static void chart_legend(FILE *f, const struct svg_series *se, size_t nseries)
@@ -53,6 +56,7 @@ static void chart_legend(FILE *f, const struct svg_series *se, size_t nseries)
 static void chart(FILE *f, const struct chart *c, const struct svg_series *series, size_t nseries)
 {
 	struct svg_series se[CHART_MAX_SERIES];
+	const int w = c->width ? c->width : CHART_W;
 	const double *t = c->set->t;
 	size_t n = c->set->n;
 	double gap = svg_gap_for(t, n);
@@ -62,6 +66,8 @@ static void chart(FILE *f, const struct chart *c, const struct svg_series *serie
 		se[i].x = t;
 		se[i].n = n;
 		se[i].gap = gap;
+		if (c->small && (se[i].style & SVG_AREA))
+			se[i].style &= ~SVG_LINES;
 	}
 	fprintf(f, "<figure class=\"chart\"><figcaption>");
 	html_escape(f, c->title);
@@ -71,7 +77,7 @@ static void chart(FILE *f, const struct chart *c, const struct svg_series *serie
 		fprintf(f, "</span>");
 	}
 	fprintf(f, "</figcaption>\n");
-	struct svg *s = svg_begin_inline(f, CHART_W, c->height);
+	struct svg *s = svg_begin_inline(f, w, c->height);
 	if (!s) {
 		fprintf(f, "<p class=\"note\">(out of memory drawing this chart)</p></figure>\n");
 		return;
@@ -79,12 +85,12 @@ static void chart(FILE *f, const struct chart *c, const struct svg_series *serie
 	struct svg_plot p;
 	double ymax = svg_stacked_max(se, nseries);
 	svg_plot_begin(s, &p, &(struct svg_plot_spec){
-		.left = CHART_LEFT, .top = CHART_TOP, .width = CHART_W - CHART_LEFT - CHART_RIGHT,
+		.left = CHART_LEFT, .top = CHART_TOP, .width = w - CHART_LEFT - CHART_RIGHT,
 		.height = c->height - CHART_TOP - CHART_BOTTOM,
 		.x = {.min = isfinite(c->since) ? c->since : n ? t[0] : 0,
 		      .max = isfinite(c->until) ? c->until : n ? t[n - 1] : 1, .time = true},
 		.y = {.min = 0, .max = ymax > 0 ? ymax : 1, .unit = c->unit},
-		.legend = SVG_LEGEND_NONE,
+		.legend = SVG_LEGEND_NONE, .whole_px = c->small,
 	});
 	int r = 0;
 	for (size_t i = 0; i < nseries; i++)
@@ -92,21 +98,11 @@ static void chart(FILE *f, const struct chart *c, const struct svg_series *serie
 			r = -ENOMEM;
 	svg_plot_end(&p);
 	if (n == 0)
-		svg_text(s, CHART_W / 2.0, c->height / 2.0, "middle", 12, "no samples");
+		svg_text(s, w / 2.0, c->height / 2.0, "middle", 12, "no samples");
 	svg_end(s);
 	if (r < 0)
 		fprintf(f, "<p class=\"note\">(out of memory stacking this chart: bands drawn unstacked)</p>");
 	chart_legend(f, se, nseries);
-}
-
-/* Table cells: the time zone is in the page's header. */
-static void fmt_time_short(char *buf, size_t cap, double t)
-{
-	time_t tt = (time_t)llround(t);
-	struct tm tm;
-	localtime_r(&tt, &tm);
-	if (!isfinite(t) || !strftime(buf, cap, "%m-%d %H:%M:%S", &tm))
-		snprintf(buf, cap, "n/a");
 }
 
 /* "+1.50 MiB" for a signed number of bytes. */
@@ -167,30 +163,179 @@ void report_html_cards(FILE *f, size_t vms, size_t flagged, const struct series_
 	fprintf(f, "</div>\n");
 }
 
-void report_html_host(FILE *f, const struct series_set *host, double since, double until)
+#define STACK_TOP 8 /* VMs with a band of their own in the host's memory chart */
+
+/* A VM's figures now: the last finite value of a row of its series, NaN without one. */
+static double vm_now(const struct report_vm *v, enum series_vm_row row)
 {
-	fprintf(f, "<h2>Host</h2>\n");
-	const struct svg_series mem[] = {
-		{.name = "used (total - available)", .color = C_GUEST, .y = series_row(host, SERIES_HOST_USED),
-		 .style = AREA},
-		{.name = "total", .color = C_TOTAL, .y = series_row(host, SERIES_HOST_TOTAL), .style = DASHED},
-		{.name = "swap used", .color = C_SWAP, .y = series_row(host, SERIES_HOST_SWAP), .style = LINE},
-	};
-	chart(f, &(struct chart){"Host memory", NULL, SVG_BYTES, host, since, until, 250}, mem, 3);
+	return v->series ? series_last(series_row(v->series, row), v->series->n) : NAN;
+}
+
+static double vm_cost_now(const struct report_vm *v)
+{
+	double c = vm_now(v, SERIES_VM_COST);
+	return isfinite(c) ? c : -1; /* unknown ranks last */
+}
+
+struct ranked {
+	double cost;
+	size_t i;
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+	return (x->cost < y->cost) - (x->cost > y->cost);
+}
+
+/* The VMs by memory cost now, the largest first; NULL on -ENOMEM. */
+static struct ranked *rank_by_cost(const struct report_vm *vms, size_t n)
+{
+	struct ranked *r = calloc(n ? n : 1, sizeof(*r));
+	if (!r)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked){vm_cost_now(&vms[i]), i};
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	return r;
+}
+
+/* v into row at cell j of the stack: a VM without a sample in a host cell was not running
+ * then (the host's own cells exist only where it was sampled), so it adds nothing. */
+static void stack_add(double *row, size_t j, double v)
+{
+	if (isfinite(v))
+		row[j] = (isfinite(row[j]) ? row[j] : 0) + v;
+	else if (!isfinite(row[j]))
+		row[j] = 0;
+}
+
+/* Rows 0..top-1: the top VMs' cost beyond their overhead, top: the others', top + 1: every
+ * VM's overhead, all at the host's times. */
+static int stack_rows(const struct series_set *host, const struct report_vm *vms, const struct ranked *rank,
+		      size_t n, size_t top, struct series_set *ret)
+{
+	if (series_alloc(ret, host->n, top + 2) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < top + 2; k++)
+		for (size_t j = 0; j < host->n; j++)
+			series_row(ret, k)[j] = NAN;
+	for (size_t k = 0; k < n; k++) {
+		const struct report_vm *v = &vms[rank[k].i];
+		double *row = series_row(ret, k < top ? k : top), *over = series_row(ret, top + 1);
+		for (size_t j = 0; j < host->n; j++) {
+			double c = v->cost_on_host ? v->cost_on_host[j] : NAN;
+			double o = v->overhead_on_host ? v->overhead_on_host[j] : NAN;
+			stack_add(row, j, isfinite(c) ? fmax(c - (isfinite(o) ? o : 0), 0) : NAN);
+			stack_add(over, j, o);
+		}
+	}
+	memcpy(ret->t, host->t, host->n * sizeof(double));
+	return 0;
+}
+
+/* The top VMs' legend entries: "name: cost now". */
+static void stack_names(const struct report_vm *vms, const struct ranked *rank, size_t top, char (*names)[96])
+{
+	for (size_t k = 0; k < top; k++) {
+		const struct report_vm *v = &vms[rank[k].i];
+		char b[32] = "n/a";
+		if (rank[k].cost >= 0)
+			fmt_bytes(b, sizeof(b), (int64_t)rank[k].cost);
+		snprintf(names[k], sizeof(names[k]), "%s: %s", v->name[0] ? v->name : "unnamed", b);
+	}
+}
+
+static const char *const stack_colors[STACK_TOP] = {"#4c78a8", "#f58518", "#54a24b", "#b279a2",
+						    "#eeca3b", "#9d755d", "#ff9da6", "#79706e"};
+
+static void host_stack_chart(FILE *f, const struct series_set *host, const struct series_set *st, size_t top,
+			     size_t others, const struct report_vm *vms, const struct ranked *rank, double since,
+			     double until)
+{
+	char names[STACK_TOP][96], other_name[64];
+	stack_names(vms, rank, top, names);
+	snprintf(other_name, sizeof(other_name), "the other %zu VMs", others);
+	struct svg_series se[CHART_MAX_SERIES];
+	size_t ns = 0;
+	for (size_t k = 0; k < top; k++)
+		se[ns++] = (struct svg_series){.name = names[k], .color = stack_colors[k], .y = series_row(st, k),
+					       .style = AREA};
+	if (others)
+		se[ns++] = (struct svg_series){.name = other_name, .color = "#bab0ac", .y = series_row(st, top),
+					       .style = AREA};
+	se[ns++] = (struct svg_series){.name = "VMM overhead, all VMs", .color = C_OVERHEAD,
+				       .y = series_row(st, top + 1), .style = AREA};
+	se[ns++] = (struct svg_series){.name = "saved by KSM (would be resident without it)", .color = C_KSM,
+				       .y = series_row(host, SERIES_HOST_KSM_SAVED), .style = AREA};
+	se[ns++] = (struct svg_series){.name = "host used (total - available)", .color = C_TOTAL,
+				       .y = series_row(host, SERIES_HOST_USED), .style = DASHED};
+	se[ns++] = (struct svg_series){.name = "swap used", .color = C_SWAP, .y = series_row(host, SERIES_HOST_SWAP),
+				       .style = LINE};
+	/* Not the total: at its scale 100 VMs' bands would be hairlines (the cards give it). */
+	chart(f, &(struct chart){"Where the host's memory goes", "each VM's memory cost (PSS plus huge pages) above its "
+			       "VMM overhead; KSM's savings on top",
+				 SVG_BYTES, st, since, until, 300, 0, false},
+	      se, ns);
+}
+
+void report_html_host(FILE *f, const struct series_set *host, const struct report_vm *vms, size_t n, double since,
+		      double until)
+{
+	struct ranked *rank = rank_by_cost(vms, n);
+	struct series_set st = {0};
+	size_t top = n < STACK_TOP ? n : STACK_TOP;
+	if (!rank || stack_rows(host, vms, rank, n, top, &st) < 0)
+		fprintf(f, "<p class=\"note\">(out of memory stacking the host's memory)</p>\n");
+	else
+		host_stack_chart(f, host, &st, top, n - top, vms, rank, since, until);
+	series_free(&st);
+	free(rank);
+}
+
+void report_html_flagged(FILE *f, const struct growth_params *p, double window_seconds, const struct report_vm *vms,
+			 size_t n)
+{
+	char a[64], b[64];
+	size_t flagged = 0;
+	fprintf(f, "<div class=\"flagged\"><b>Growing overhead:</b> ");
+	for (size_t i = 0; i < n; i++) {
+		const struct growth_result *g = vms[i].growth;
+		if (!g || !g->flagged)
+			continue;
+		fmt_signed_bytes(a, sizeof(a), g->bytes_per_hour);
+		fprintf(f, "%s<a href=\"#vm-%lld\">", flagged++ ? ", " : "", (long long)vms[i].id);
+		html_escape(f, vms[i].name[0] ? vms[i].name : "unnamed");
+		fprintf(f, "</a> <span class=\"bad\">%s/hour</span>", a);
+	}
+	if (!flagged)
+		fprintf(f, "no VM");
+	fmt_bytes(a, sizeof(a), (int64_t)p->threshold_bytes_per_hour);
+	fmt_bytes(b, sizeof(b), (int64_t)p->min_growth_bytes);
+	fprintf(f, "<span class=\"note\">Theil-Sen trend of each VM's overhead over the last %g s; flagged at %s/hour "
+		   "or more, %s in the window, sustained (Kendall's tau &ge; %.2f); a VM's first %g s and samples "
+		   "before its RAM was populated are warm-up.</span></div>\n",
+		window_seconds, a, b, p->min_consistency, p->warmup_seconds);
+}
+
+void report_html_ksm(FILE *f, const struct series_set *host, double since, double until)
+{
+	fprintf(f, "<div class=\"pair\">");
 	const struct svg_series ksm[] = {
 		{.name = "saved: (pages_sharing + ksm_zero_pages) x page size", .color = C_KSM,
 		 .y = series_row(host, SERIES_HOST_KSM_SAVED), .style = AREA},
 		{.name = "general_profit (saved minus KSM metadata)", .color = C_PROFIT,
 		 .y = series_row(host, SERIES_HOST_KSM_PROFIT), .style = DASHED},
 	};
-	chart(f, &(struct chart){"KSM savings", NULL, SVG_BYTES, host, since, until, 220}, ksm, 2);
+	chart(f, &(struct chart){"What KSM saves", NULL, SVG_BYTES, host, since, until, 240, 560, false}, ksm, 2);
 	const struct svg_series cpu[] = {
 		{.name = "ksmd CPU (percent of one CPU)", .color = C_CPU, .y = series_row(host, SERIES_HOST_KSMD_CPU),
 		 .style = AREA},
 	};
-	chart(f, &(struct chart){"ksmd CPU", "from ksmd's scheduler run time between samples", SVG_PERCENT, host, since,
-				 until, 200},
+	chart(f, &(struct chart){"What ksmd costs", "its scheduler run time between samples", SVG_PERCENT, host, since,
+				 until, 240, 560, false},
 	      cpu, 1);
+	fprintf(f, "</div>\n");
 }
 
 void report_html_kvm(FILE *f, const struct series_set *exits, double since, double until)
@@ -198,77 +343,76 @@ void report_html_kvm(FILE *f, const struct series_set *exits, double since, doub
 	const struct svg_series rate[] = {
 		{.name = "exits per second", .color = C_CPU, .y = series_row(exits, 0), .style = AREA},
 	};
-	chart(f, &(struct chart){"KVM exits, all VMs", "debugfs kvm/exits", SVG_PLAIN, exits, since, until, 200}, rate,
-	      1);
+	chart(f, &(struct chart){"KVM exits, all VMs", "debugfs kvm/exits", SVG_PLAIN, exits, since, until, 180, 0, false},
+	      rate, 1);
 }
 
-static void cell_bytes(FILE *f, maybe_i64 v)
+/* A number cell: the value to sort by in data-v, and its text ("n/a" and no value when unknown). */
+static void cell_num(FILE *f, double v, const char *text)
 {
-	char b[32];
-	if (!v.known) {
+	if (isfinite(v))
+		fprintf(f, "<td data-v=\"%.6g\">%s</td>", v, text);
+	else
 		fputs("<td>n/a</td>", f);
-		return;
-	}
-	fmt_bytes(b, sizeof(b), v.v);
-	fprintf(f, "<td>%s</td>", b);
+}
+
+static void cell_bytes(FILE *f, double v)
+{
+	char b[32] = "";
+	if (isfinite(v))
+		fmt_bytes(b, sizeof(b), (int64_t)llround(v));
+	cell_num(f, v, b);
+}
+
+static void cell_spark(FILE *f, const struct report_vm *v, enum series_vm_row row, const char *color)
+{
+	fputs("<td class=\"s\">", f);
+	if (v->series)
+		svg_sparkline(f, series_row(v->series, row), v->series->n, 80, 18, color);
+	fputs("</td>", f);
 }
 
 static void vm_row(FILE *f, const struct report_vm *v)
 {
 	const struct growth_result *g = v->growth;
-	char a[64], b[64];
-	fprintf(f, "<tr%s><td class=\"l\">", g && g->flagged ? " class=\"flag\"" : "");
+	char b[64];
+	fprintf(f, "<tr%s><td class=\"l\"><a href=\"#vm-%lld\">", g && g->flagged ? " class=\"flag\"" : "",
+		(long long)v->id);
 	html_escape(f, v->name[0] ? v->name : "unnamed");
-	if (v->uuid[0]) {
-		fprintf(f, "<br><span class=\"note\" style=\"margin:0\">");
-		html_escape(f, v->uuid);
-		fprintf(f, "</span>");
-	}
-	fprintf(f, "</td><td>%d</td><td class=\"l\">", v->pid);
-	html_escape(f, v->vmm);
-	fprintf(f, "</td>");
-	cell_bytes(f, v->guest_ram_bytes);
-	fmt_time_short(a, sizeof(a), v->first_seconds);
-	fmt_time_short(b, sizeof(b), v->last_seconds);
-	fprintf(f, "<td class=\"l\">%s</td><td class=\"l\">%s</td><td>%zu</td>", a, b, v->samples);
-	if (!g) {
-		fprintf(f, "<td class=\"l\">not in the growth window</td><td>n/a</td><td>n/a</td></tr>\n");
-		return;
-	}
-	fprintf(f, "<td class=\"l %s\">%s</td>", g->flagged ? "bad" : "", growth_state_name(g->state));
-	if (isfinite(g->bytes_per_hour)) {
-		fmt_signed_bytes(a, sizeof(a), g->bytes_per_hour);
-		fprintf(f, "<td>%s</td><td>%.2f</td></tr>\n", a, g->consistency);
+	fprintf(f, "</a> <span class=\"note\">%d</span></td>", v->pid);
+	cell_bytes(f, v->guest_ram_bytes.known ? (double)v->guest_ram_bytes.v : NAN);
+	cell_bytes(f, vm_now(v, SERIES_VM_COST));
+	cell_spark(f, v, SERIES_VM_COST, C_GUEST);
+	cell_bytes(f, vm_now(v, SERIES_VM_OVERHEAD));
+	cell_bytes(f, vm_now(v, SERIES_VM_SAVED));
+	double cpu = vm_now(v, SERIES_VM_CPU), delay = vm_now(v, SERIES_VM_VCPU_DELAY);
+	snprintf(b, sizeof(b), "%.1f%%", cpu);
+	cell_num(f, cpu, b);
+	cell_spark(f, v, SERIES_VM_CPU, C_CPU);
+	snprintf(b, sizeof(b), "%.1f%%", delay);
+	cell_num(f, delay, b);
+	if (g && isfinite(g->bytes_per_hour)) {
+		fmt_signed_bytes(b, sizeof(b), g->bytes_per_hour);
+		fprintf(f, "<td data-v=\"%.6g\" class=\"%s\">%s/h</td></tr>\n", g->bytes_per_hour,
+			g->flagged ? "bad" : "", b);
 	} else {
-		fprintf(f, "<td>n/a</td><td>n/a</td></tr>\n");
+		fprintf(f, "<td>%s</td></tr>\n", g ? growth_state_name(g->state) : "n/a");
 	}
 }
 
-void report_html_growth(FILE *f, const struct growth_params *p, double window_seconds, const struct report_vm *vms,
-			size_t n)
+void report_html_table(FILE *f, const struct report_vm *vms, size_t n)
 {
-	char a[64], b[64];
-	fprintf(f, "<h2>Memory growth</h2>\n<p class=\"sub\">Theil-Sen trend of each VM's overhead over the last "
-		   "%g s of the recording; flagged when at least ",
-		window_seconds);
-	fmt_bytes(a, sizeof(a), (int64_t)p->threshold_bytes_per_hour);
-	fmt_bytes(b, sizeof(b), (int64_t)p->min_growth_bytes);
-	fprintf(f, "%s/hour, %s in the window, and sustained (Kendall's tau &ge; %.2f). Samples taken before guest RAM "
-		   "was fully populated, or in a VM's first %g s, are warm-up and ignored.</p>\n",
-		a, b, p->min_consistency, p->warmup_seconds);
-	fprintf(f, "<table><thead><tr><th class=\"l\">VM</th><th>PID</th><th class=\"l\">VMM</th>"
-		   "<th>guest RAM</th><th class=\"l\">first sample</th><th class=\"l\">last sample</th>"
-		   "<th>samples</th><th class=\"l\">growth</th><th>overhead/hour</th><th>sustained</th></tr></thead><tbody>\n");
+	fprintf(f, "<h2>Every VM <input id=\"vmfilter\" type=\"search\" placeholder=\"filter by name\"></h2>\n"
+		   "<p class=\"sub\">Now: the last point of the charts (a mean over their last span). Click a "
+		   "column to sort, a name for its charts.</p>\n"
+		   "<table id=\"vms\"><thead><tr><th class=\"l\" data-key=\"name\">VM <span class=\"note\">pid</span></th>"
+		   "<th data-key=\"ram\" data-num>guest RAM</th><th data-key=\"cost\" data-num>memory cost</th><th></th>"
+		   "<th data-key=\"overhead\" data-num>overhead</th><th data-key=\"saved\" data-num>KSM saves</th>"
+		   "<th data-key=\"cpu\" data-num>CPU</th><th></th><th data-key=\"delay\" data-num>vCPU delay</th>"
+		   "<th data-key=\"growth\" data-num>overhead growth</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < n; i++)
 		vm_row(f, &vms[i]);
-	fprintf(f, "</tbody></table>\n");
-}
-
-void report_html_vms_begin(FILE *f)
-{
-	fprintf(f, "<h2>Virtual machines</h2>\n<p class=\"sub\">Stack height is the VM's resident memory (RSS): overhead "
-		   "at the bottom, then guest RAM (and on top, guest RAM on huge pages, which RSS does not count). Overhead is the cheap estimate (RSS beyond guest RAM), a lower bound "
-		   "until the guest has touched all its RAM.</p>\n");
+	fprintf(f, "</tbody></table>\n%s", n ? "<h2>Each VM</h2>\n" : "");
 }
 
 static void growth_text(char *buf, size_t cap, const struct growth_result *r)
@@ -328,37 +472,100 @@ void report_html_vm_chart(FILE *f, const struct report_vm *vm, const struct seri
 	if (g->flagged && isfinite(g->bytes_per_hour))
 		series[n++] = (struct svg_series){.name = "overhead trend (Theil-Sen)", .color = C_FIT,
 						  .y = series_row(s, SERIES_VM_FIT), .style = DASHED};
-	fprintf(f, "<div class=\"%s\">", g->flagged ? "vm flagged" : "vm");
-	chart(f, &(struct chart){title, note, SVG_BYTES, s, since, until, 210}, series, n);
-	/* CPU, where the recording has it (schema 2 and later). */
-	if (isfinite(series_mean(series_row(s, SERIES_VM_CPU), s->n))) {
-		const struct svg_series cpu[] = {
-			{.name = "CPU of the VMM and helpers", .color = C_CPU, .y = series_row(s, SERIES_VM_CPU), .style = AREA},
-			{.name = "vCPU delay (runnable, no host CPU)", .color = C_OVERHEAD,
-			 .y = series_row(s, SERIES_VM_VCPU_DELAY), .style = LINE},
-		};
-		char cpu_title[440];
-		snprintf(cpu_title, sizeof(cpu_title), "%s: CPU, percent of one CPU", title);
-		chart(f, &(struct chart){cpu_title, "from /proc stat ticks and the vCPU threads' schedstat", SVG_PERCENT, s,
-					 since, until, 160},
-		      cpu, 2);
-	}
-	fprintf(f, "</div>\n");
+	chart(f, &(struct chart){title, note, SVG_BYTES, s, since, until, 210, 0, true}, series, n);
 }
 
-void report_html_end(FILE *f, size_t vms, size_t charted, const char *db)
+void report_html_vm_begin(FILE *f, const struct report_vm *vm)
 {
-	if (vms > charted)
-		fprintf(f, "<p class=\"note\">%zu more VM series are in the table above but not charted.</p>\n",
-			vms - charted);
+	const struct growth_result *g = vm->growth ? vm->growth : &no_verdict;
+	char verdict[200], cost[32] = "n/a";
+	growth_text(verdict, sizeof(verdict), g);
+	double c = vm_now(vm, SERIES_VM_COST);
+	if (isfinite(c))
+		fmt_bytes(cost, sizeof(cost), (int64_t)c);
+	fprintf(f, "<details class=\"vm%s\" id=\"vm-%lld\"%s><summary>", g->flagged ? " flagged" : "",
+		(long long)vm->id, g->flagged ? " open" : "");
+	html_escape(f, vm->name[0] ? vm->name : "unnamed");
+	fprintf(f, " <span class=\"note\">pid %d &middot; ", vm->pid);
+	html_escape(f, vm->vmm);
+	if (vm->uuid[0]) {
+		fprintf(f, " &middot; ");
+		html_escape(f, vm->uuid);
+	}
+	fprintf(f, " &middot; memory cost %s &middot; ", cost);
+	html_escape(f, verdict);
+	fprintf(f, "</span></summary>\n");
+}
+
+void report_html_vm_cpu(FILE *f, const struct report_vm *vm, const struct series_set *s, double since, double until)
+{
+	if (!isfinite(series_mean(series_row(s, SERIES_VM_CPU), s->n)))
+		return; /* recorded from schema 2 on */
+	const struct svg_series cpu[] = {
+		{.name = "CPU of the VMM and helpers", .color = C_CPU, .y = series_row(s, SERIES_VM_CPU), .style = AREA},
+		{.name = "vCPU delay (runnable, no host CPU)", .color = C_OVERHEAD, .y = series_row(s, SERIES_VM_VCPU_DELAY),
+		 .style = LINE},
+	};
+	char title[440];
+	snprintf(title, sizeof(title), "%s: CPU and delay, percent of one CPU", vm->name[0] ? vm->name : "unnamed");
+	chart(f, &(struct chart){title, "from /proc stat ticks and the vCPU threads' schedstat", SVG_PERCENT, s, since,
+				 until, 160, 0, true},
+	      cpu, 2);
+}
+
+void report_html_vm_rate(FILE *f, const struct report_vm *vm, const char *what, const char *note,
+			 const struct series_set *rate, double since, double until)
+{
+	const struct svg_series se[] = {{.name = what, .color = C_PROFIT, .y = series_row(rate, 0), .style = AREA}};
+	char title[440];
+	snprintf(title, sizeof(title), "%s: %s", vm->name[0] ? vm->name : "unnamed", what);
+	chart(f, &(struct chart){title, note, SVG_PLAIN, rate, since, until, 160, 0, true}, se, 1);
+}
+
+void report_html_vm_end(FILE *f) { fputs("</details>\n", f); }
+
+/* Sorting and filtering the table, and opening a VM's section when its link is followed. The
+ * browser test's hooks: "#sort=KEY" in the address clicks that column once when the page loads,
+ * "#filter=TEXT" types TEXT into the filter, "#first-screen" lists the captions and legends the window shows in the body's data-first-screen. */
+static const char page_script[] =
+	"(function(){if(location.hash==='#first-screen'){var v=[],e=document.querySelectorAll('figcaption,.legend span');"
+	"for(var k=0;k<e.length;k++)if(e[k].getBoundingClientRect().bottom<=innerHeight)v.push(e[k].textContent);"
+	"document.body.setAttribute('data-first-screen',v.join('|'));}"
+	"var t=document.getElementById('vms');if(!t)return;var b=t.tBodies[0],"
+	"ths=t.tHead.rows[0].cells;"
+	"function key(r,i,num){var c=r.cells[i];if(!num)return c.textContent.toLowerCase();"
+	"var v=parseFloat(c.getAttribute('data-v'));return isNaN(v)?null:v;}"
+	"function sort(th){var i=th.cellIndex,num=th.hasAttribute('data-num'),d=th.getAttribute('aria-sort'),"
+	"asc=d?d==='descending':!num;"
+	"for(var k=0;k<ths.length;k++)ths[k].removeAttribute('aria-sort');"
+	"th.setAttribute('aria-sort',asc?'ascending':'descending');"
+	"var rows=Array.prototype.slice.call(b.rows);"
+	"rows.sort(function(x,y){var p=key(x,i,num),q=key(y,i,num);"
+	"if(p===null||q===null)return(p===null)-(q===null);return(p<q?-1:p>q?1:0)*(asc?1:-1);});"
+	"rows.forEach(function(r){b.appendChild(r);});}"
+	"for(var k=0;k<ths.length;k++)if(ths[k].hasAttribute('data-key'))"
+	"ths[k].addEventListener('click',function(e){sort(e.currentTarget);});"
+	"var q=document.getElementById('vmfilter');q.addEventListener('input',function(){"
+	"var s=q.value.toLowerCase();for(var k=0;k<b.rows.length;k++)"
+	"b.rows[k].hidden=!!s&&b.rows[k].cells[0].textContent.toLowerCase().indexOf(s)<0;});"
+	"function openHash(){var e=location.hash&&document.getElementById(location.hash.slice(1));"
+	"if(e&&e.tagName==='DETAILS')e.open=true;}"
+	"window.addEventListener('hashchange',openHash);openHash();"
+	"var m=/^#sort=(\\w+)$/.exec(location.hash);"
+	"if(m){var h=t.querySelector('th[data-key=\"'+m[1]+'\"]');if(h)h.click();}"
+	"m=/^#filter=(.*)$/.exec(location.hash);"
+	"if(m){q.value=decodeURIComponent(m[1]);q.dispatchEvent(new Event('input'));}})();";
+
+void report_html_end(FILE *f, size_t vms, const char *db)
+{
 	if (vms == 0)
 		fprintf(f, "<p>No VM was recorded in this time range.</p>\n");
 	char now[64];
 	fmt_time(now, sizeof(now), clock_wall_seconds());
 	fprintf(f, "<footer>Generated by vmhost %s on %s from ", VMHOST_VERSION, now);
 	html_escape(f, db);
-	fprintf(f, ". Means over longer intervals replace old samples (docs/record.md); each chart shows at most %d "
-		   "points.</footer>\n",
-		REPORT_MAX_POINTS);
+	fprintf(f, ". Means over longer intervals replace old samples (docs/record.md); the host's charts show at most "
+		   "%d points, a VM's %d.</footer>\n<script>%s</script>\n",
+		REPORT_MAX_POINTS, REPORT_VM_POINTS, page_script);
 	html_page_end(f);
 }

@@ -1,5 +1,6 @@
 /* The sections of `vmhost report`'s page (out/html.h is the page itself): the header and cards,
- * the host and KVM charts, the growth table, one chart per VM, the footer. Series come in the
+ * the host's memory stacked by VM, the flagged VMs, KSM and KVM charts, the table of every VM,
+ * a section of charts per VM (closed unless flagged), the footer and its script. Series come in the
  * layouts of core/sample/series.h. Nothing here reads the database. */
 #ifndef VMHOST_OUT_REPORT_HTML_H
 #define VMHOST_OUT_REPORT_HTML_H
@@ -11,36 +12,55 @@
 #include "core/sample/trend.h"
 #include "parse/parse.h"
 
-#define REPORT_MAX_POINTS 600  /* per chart: about one per 1.5 px of plot width */
-#define REPORT_MAX_VM_CHARTS 40
+#define REPORT_MAX_POINTS 600 /* per host chart: about one per 1.5 px of plot width */
+#define REPORT_VM_POINTS 150  /* per VM chart and sparkline: 100 VMs' sections stay within a few MB */
 
 /* One VM series as the page shows it. */
 struct report_vm {
 	const char *name, *uuid, *vmm; /* "" when unknown */
 	int pid;
+	long long id; /* its section is #vm-ID */
 	maybe_i64 guest_ram_bytes;
 	double first_seconds, last_seconds;
 	size_t samples;
 	const struct growth_result *growth; /* NULL: not in the growth window */
+	const struct series_set *series;    /* enum series_vm_row; NULL: not read */
+	/* memory cost and overhead at the host series' times (NaN: not running), or NULL */
+	const double *cost_on_host, *overhead_on_host;
 };
 
 /* The page's start: title, the time range and how much it holds. */
 void report_html_begin(FILE *f, const char *title, double since, double until, size_t host_samples, size_t vms);
 /* Figures at a glance: VMs, flagged ones, host memory, KSM savings and ksmd CPU. */
 void report_html_cards(FILE *f, size_t vms, size_t flagged, const struct series_set *host);
-/* Host memory, KSM savings and ksmd CPU (enum series_host_row). */
-void report_html_host(FILE *f, const struct series_set *host, double since, double until);
+/* The host's memory stacked: the 8 VMs that cost most, the others, VMM overhead and KSM's savings,
+ * under the host's used memory (enum series_host_row). */
+void report_html_host(FILE *f, const struct series_set *host, const struct report_vm *vms, size_t n, double since,
+		      double until);
+/* The VMs flagged for growing overhead, linked to their sections, and how the verdicts are made. */
+void report_html_flagged(FILE *f, const struct growth_params *p, double window_seconds, const struct report_vm *vms,
+			 size_t n);
+/* What KSM saves beside what ksmd costs. */
+void report_html_ksm(FILE *f, const struct series_set *host, double since, double until);
 /* KVM exits per second, all VMs (one row). */
 void report_html_kvm(FILE *f, const struct series_set *exits, double since, double until);
-/* How the verdicts are made, and the table of every VM series. */
-void report_html_growth(FILE *f, const struct growth_params *p, double window_seconds, const struct report_vm *vms,
-			size_t n);
-/* The heading of the VM charts. */
-void report_html_vms_begin(FILE *f);
-/* One VM's memory stacked, and its fitted trend when flagged (enum series_vm_row). */
+/* Every VM in a sortable, filterable table (the page's script) with sparklines, in the given order,
+ * and the heading of their sections. */
+void report_html_table(FILE *f, const struct report_vm *vms, size_t n);
+
+/* A VM's section, open when it is flagged: report_html_vm_begin, its charts, report_html_vm_end. */
+void report_html_vm_begin(FILE *f, const struct report_vm *vm);
+/* Its memory stacked, and its fitted trend when flagged (enum series_vm_row). */
 void report_html_vm_chart(FILE *f, const struct report_vm *vm, const struct series_set *s, double since,
 			  double until);
-/* What was not charted, the footer, the page's end. */
-void report_html_end(FILE *f, size_t vms, size_t charted, const char *db);
+/* Its CPU and vCPU wait, where recorded. */
+void report_html_vm_cpu(FILE *f, const struct report_vm *vm, const struct series_set *s, double since, double until);
+/* One rate of its own (one row: KVM exits, I/O ...), titled "NAME: what". */
+void report_html_vm_rate(FILE *f, const struct report_vm *vm, const char *what, const char *note,
+			 const struct series_set *rate, double since, double until);
+void report_html_vm_end(FILE *f);
+
+/* The footer, the page's script, the page's end. */
+void report_html_end(FILE *f, size_t vms, const char *db);
 
 #endif

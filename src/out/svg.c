@@ -1,5 +1,6 @@
 #include "out/svg.h"
 #include "core/base/stats.h"
+#include "core/sample/series.h"
 
 #include <errno.h>
 #include <math.h>
@@ -377,6 +378,16 @@ static bool gap_before(const struct svg_series *se, size_t i)
 	return se->gap > 0 && i > 0 && se->x[i] - se->x[i - 1] > se->gap;
 }
 
+/* A series' point in a path ("L12.3 45.6") or a polyline ("12.3,45.6"), to 0.1 px or whole px. */
+static void point(const struct svg_plot *p, char cmd, char sep, double x, double y)
+{
+	FILE *f = p->svg->f;
+	int d = p->spec.whole_px ? 0 : 1;
+	if (cmd)
+		fputc(cmd, f);
+	fprintf(f, "%.*f%c%.*f", d, x, sep, d, y);
+}
+
 /* A filled band from base to top, one polygon per run without gaps. */
 static void area_path(struct svg_plot *p, const struct svg_series *se, const double *base, const double *top,
 		      const char *color)
@@ -390,13 +401,13 @@ static void area_path(struct svg_plot *p, const struct svg_series *se, const dou
 			i++;
 		size_t start = i;
 		while (i < se->n && drawable(p, se->x[i], top[i], &x, &y) && (i == start || !gap_before(se, i))) {
-			fprintf(f, "%c%.1f %.1f", i == start ? 'M' : 'L', x, y);
+			point(p, i == start ? 'M' : 'L', ' ', x, y);
 			i++;
 		}
 		if (i == start)
 			break;
 		for (size_t k = i; k-- > start;)
-			fprintf(f, "L%.1f %.1f", svg_plot_x(p, se->x[k]), svg_plot_y(p, base[k]));
+			point(p, 'L', ' ', svg_plot_x(p, se->x[k]), svg_plot_y(p, base[k]));
 		fputc('Z', f);
 	}
 	fputs("\"/>\n", f);
@@ -418,7 +429,7 @@ static void line(struct svg_plot *p, const struct svg_series *se, const double *
 		if (!open)
 			fprintf(f, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"2\" stroke-linejoin=\"round\"%s points=\"",
 				color, se->style & SVG_DASHED ? " stroke-dasharray=\"6 4\"" : "");
-		fprintf(f, "%s%.1f,%.1f", open ? " " : "", x, y);
+		point(p, open ? ' ' : 0, ',', x, y);
 		open = true;
 	}
 	if (open)
@@ -528,4 +539,28 @@ void svg_plot_end(struct svg_plot *p)
 			fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n", x + 16, cy, color);
 		svg_text(p->svg, x + 32, cy + 4, "start", 12, p->names[i]);
 	}
+}
+
+void svg_sparkline(FILE *f, const double *y, size_t n, int width, int height, const char *color)
+{
+	size_t m = n < (size_t)width / 2 ? n : (size_t)width / 2;
+	double top = 0;
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(y[i]) && y[i] > top)
+			top = y[i];
+	fprintf(f, "<svg class=\"spark\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\"><path fill=\"none\" "
+		   "stroke=\"%s\" stroke-width=\"1.2\" d=\"",
+		width, height, width, height, color);
+	bool open = false;
+	for (size_t j = 0; j < m; j++) {
+		double v = series_mean(y + j * n / m, (j + 1) * n / m - j * n / m);
+		if (!isfinite(v)) {
+			open = false;
+			continue;
+		}
+		double x = m > 1 ? (double)j * (width - 1) / (double)(m - 1) : width / 2.0;
+		fprintf(f, "%c%.1f %.1f", open ? 'L' : 'M', x, height - 1 - (top > 0 ? v / top : 0) * (height - 2));
+		open = true;
+	}
+	fprintf(f, "\"/></svg>");
 }

@@ -48,6 +48,7 @@ struct svg_plot_spec {
 	struct svg_axis x, y;
 	const char *title;               /* may be NULL */
 	enum svg_legend legend;          /* top-left inside the plot (default), right of it, or none */
+	bool whole_px;                   /* series at whole pixels: a third smaller, for many small charts */
 };
 
 enum svg_style {
@@ -108,6 +109,10 @@ void svg_plot_series(struct svg_plot *p, const char *name, const double *xs, con
 void svg_plot_mark(struct svg_plot *p, double x, const char *label);
 /* Draws the legend (unless SVG_LEGEND_NONE) and frees the plot's stack. */
 void svg_plot_end(struct svg_plot *p);
+
+/* A sparkline for a table cell: an inline <svg> of width x height px, the n values as one line
+ * (means of about one value per 2 px; broken where there is none) from 0 to their largest, in color. */
+void svg_sparkline(FILE *f, const double *y, size_t n, int width, int height, const char *color);
 
 /* The palette color of series i ("#1f77b4", ...). */
 const char *svg_color(size_t i);

@@ -105,6 +105,8 @@ int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page
 		series_row(&s, SERIES_VM_FIT)[i] = NAN;
 		series_row(&s, SERIES_VM_CPU)[i] = i ? counter_percent(&p[i - 1], &p[i], p[i - 1].cpu_ms, p[i].cpu_ms) : NAN;
 		series_row(&s, SERIES_VM_HUGETLB)[i] = num(p[i].hugetlb);
+		/* Recordings before schema 3 have PSS only: huge pages not counted there. */
+		series_row(&s, SERIES_VM_COST)[i] = p[i].memory_cost.known ? num(p[i].memory_cost) : num(p[i].pss);
 		series_row(&s, SERIES_VM_VCPU_DELAY)[i] =
 			i ? counter_percent(&p[i - 1], &p[i], p[i - 1].vcpu_wait_ms, p[i].vcpu_wait_ms) : NAN;
 	}
@@ -135,15 +137,15 @@ int store_vm_series(struct store *s, int64_t vm_id, double since, double until, 
 	return 0;
 }
 
-int store_kvm_rate_series(struct store *s, const char *counter, double since, double until, size_t max,
-			  struct series_set *ret)
+int store_kvm_rate_series(struct store *s, int64_t vm_id, const char *counter, double since, double until,
+			  size_t max, struct series_set *ret)
 {
 	double *t;
 	int64_t *v;
 	size_t n;
-	/* Host-wide: the recorder's running totals (vm_id 0), which drop only when a recorder
-	 * restarts with fewer VMs than it left (or with an older database's global files): a gap. */
-	int r = store_kvm_points(s, 0, counter, since, until, &t, &v, &n);
+	/* Host-wide (vm_id 0) the recorder's running totals drop only when a recorder restarts with
+	 * fewer VMs than it left (or with an older database's global files): a gap, as a VM's reset. */
+	int r = store_kvm_points(s, vm_id, counter, since, until, &t, &v, &n);
 	if (r < 0)
 		return r;
 	struct series_set set = {0};

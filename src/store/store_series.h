@@ -20,9 +20,9 @@ int store_vm_series(struct store *s, int64_t vm_id, double since, double until, 
 		    const struct growth_result *fit, size_t max, struct series_set *ret);
 int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page_size, struct series_set *ret);
 
-/* A host-wide KVM counter per second (one row), between the rows where it changed. -ENOENT
- * when it was never recorded, -ENODATA with fewer than two values. */
-int store_kvm_rate_series(struct store *s, const char *counter, double since, double until, size_t max,
-			  struct series_set *ret);
+/* A KVM counter per second (one row), between the rows where it changed, of one VM or (vm_id 0)
+ * the host. -ENOENT when it was never recorded, -ENODATA with fewer than two values. */
+int store_kvm_rate_series(struct store *s, int64_t vm_id, const char *counter, double since, double until,
+			  size_t max, struct series_set *ret);
 
 #endif

@@ -24,14 +24,16 @@ check "record exits 0" [ $? -eq 0 ]
 "$VMHOST" report --db "$DB" --out "$TEST_TMP/report.html" --title "vmhost e2e report" --warmup 0 >/dev/null
 check "report exits 0" [ $? -eq 0 ]
 H=$TEST_TMP/report.html
-check "host memory chart" grep -q "<figcaption>Host memory" "$H"
-check "KSM savings chart" grep -q "<figcaption>KSM savings" "$H"
-check "ksmd CPU chart" grep -q "<figcaption>ksmd CPU" "$H"
+check "host memory chart" grep -q "<figcaption>Where the host&apos;s memory goes" "$H"
+check "... with the guests by name" grep -q "<span><i class=\"\" style=\"background:#[0-9a-f]*\"></i>leaky: " "$H"
+check "KSM savings chart" grep -q "<figcaption>What KSM saves" "$H"
+check "ksmd CPU chart" grep -q "<figcaption>What ksmd costs" "$H"
 check "a chart for the leaky guest" grep -q "<figcaption>leaky (pid $LEAKY)" "$H"
 check "the leaky guest is flagged, with its trend line" grep -q "overhead trend (Theil-Sen)" "$H"
 check "charts are inline SVG with paths" ge "$(grep -o '<path class="area"' "$H" | wc -l)" 6
 check "time axis has labelled ticks" ge "$(grep -o 'class="xlab"' "$H" | wc -l)" 8
-check "no script, no network" bash -c "! grep -Eqi '<script|(src|href)=\"http' '$H'"
+check "no script from elsewhere, no network" bash -c "! grep -Eqi '<script [^>]*src|(src|href)=\"http' '$H'"
+check "the leaky guest's section open, as flagged" grep -q "<details class=\"vm flagged\" id=\"vm-[0-9]*\" open><summary>leaky " "$H"
 
 PROFILE=$(mktemp -d)
 timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \

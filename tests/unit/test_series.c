@@ -190,6 +190,41 @@ static void vm_series_from_stored_points(void **state)
 	series_free(&s);
 }
 
+/* Memory cost as recorded; PSS where a recording (before schema 3) has no cost; unknown when neither. */
+static void vm_cost_from_stored_points(void **state)
+{
+	(void)state;
+	struct store_vm_point p[3] = {
+		{.t = 1, .pss = MAYBE((int64_t)(300 * MiB)), .memory_cost = MAYBE((int64_t)(364 * MiB))},
+		{.t = 2, .pss = MAYBE((int64_t)(300 * MiB)), .memory_cost = UNKNOWN},
+		{.t = 3, .pss = UNKNOWN, .memory_cost = UNKNOWN},
+	};
+	struct series_set s;
+	assert_int_equal(vm_series_from_points(p, 3, 4096, &s), 0);
+	assert_true(series_row(&s, SERIES_VM_COST)[0] == 364 * MiB);
+	assert_true(series_row(&s, SERIES_VM_COST)[1] == 300 * MiB);
+	assert_true(isnan(series_row(&s, SERIES_VM_COST)[2]));
+	series_free(&s);
+}
+
+/* A VM's points onto the host's times: a cell's mean, NaN for a cell without a point (the VM had
+ * not started), the outer cells half a step wide, points beyond them left out. */
+static void resample_onto_a_grid(void **state)
+{
+	(void)state;
+	const double grid[] = {10, 20, 30, 40};
+	const double t[] = {1, 4, 16, 24, 26, 31, 45, 46};
+	const double y[] = {99, 1, 2, 4, NAN, 8, 16, 99};
+	double out[4];
+	series_resample(t, y, 8, grid, 4, out);
+	assert_true(isnan(out[0]));    /* 1 and 4 are before 5, where the first cell starts */
+	assert_true(out[1] == 3);      /* 16 and 24: (2 + 4) / 2; 26's NaN skipped */
+	assert_true(out[2] == 8);
+	assert_true(out[3] == 16);     /* 45 is on the last cell's end, 46 beyond it */
+	series_resample(t, y, 0, grid, 4, out);
+	assert_true(isnan(out[0]) && isnan(out[3]));
+}
+
 /* The report's chart of a VM: its huge pages as a band of their own, and in the note, only for
  * a VM that holds some (the chart of any other VM is as it was). */
 static char *vm_chart(maybe_i64 hugetlb)
@@ -238,6 +273,8 @@ int main(void)
 		cmocka_unit_test(host_series_from_stored_points),
 		cmocka_unit_test(vm_chart_huge_pages),
 		cmocka_unit_test(vm_series_from_stored_points),
+		cmocka_unit_test(vm_cost_from_stored_points),
+		cmocka_unit_test(resample_onto_a_grid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,6 +155,27 @@ static void point_labels(void **state)
 	free(text);
 }
 
+/* A table cell's sparkline: the largest value (not mean) at the top row, 0 at the bottom, a new
+ * stroke after a stretch without values, at most one point per 2 px (means of the values it covers). */
+static void sparkline(void **state)
+{
+	(void)state;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	assert_non_null(f);
+	const double y[] = {0, 10, NAN, 5, 10};
+	svg_sparkline(f, y, 5, 41, 12, "#123456");
+	const double many[] = {2, 4, 6, 8, 10, 12, 14, 16};
+	svg_sparkline(f, many, 8, 4, 10, "red"); /* 2 points, the means 5 and 13, under 16 */
+	fclose(f);
+	assert_non_null(strstr(text, "<svg class=\"spark\" width=\"41\" height=\"12\" viewBox=\"0 0 41 12\">"));
+	assert_non_null(strstr(text, "stroke=\"#123456\""));
+	assert_non_null(strstr(text, "d=\"M0.0 11.0L10.0 1.0M30.0 6.0L40.0 1.0\""));
+	assert_non_null(strstr(text, "d=\"M0.0 6.5L3.0 2.5\""));
+	free(text);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -164,6 +185,7 @@ int main(void)
 		cmocka_unit_test(nice_steps),
 		cmocka_unit_test(stacking_and_gaps),
 		cmocka_unit_test(point_labels),
+		cmocka_unit_test(sparkline),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -105,6 +105,34 @@ void series_line(const double *t, size_t n, double from, double to, double slope
 			out[i] = anchor + slope * (t[i] - from);
 }
 
+/* Where cell j of the grid ends: halfway to the next time, or as far past the last one. */
+static double cell_end(const double *grid, size_t m, size_t j)
+{
+	if (j + 1 < m)
+		return (grid[j] + grid[j + 1]) / 2;
+	return m > 1 ? grid[j] + (grid[j] - grid[j - 1]) / 2 : grid[j];
+}
+
+void series_resample(const double *t, const double *y, size_t n, const double *grid, size_t m, double *out)
+{
+	if (m == 0)
+		return;
+	double start = m > 1 ? grid[0] - (grid[1] - grid[0]) / 2 : grid[0];
+	size_t i = 0;
+	while (i < n && t[i] < start)
+		i++;
+	for (size_t j = 0; j < m; j++) {
+		double end = cell_end(grid, m, j), sum = 0;
+		size_t cnt = 0;
+		for (; i < n && (t[i] < end || (j + 1 == m && t[i] <= end)); i++)
+			if (isfinite(y[i])) {
+				sum += y[i];
+				cnt++;
+			}
+		out[j] = cnt ? sum / (double)cnt : NAN;
+	}
+}
+
 double series_last(const double *v, size_t n)
 {
 	for (size_t i = n; i-- > 0;)

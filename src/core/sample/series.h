@@ -34,6 +34,11 @@ int series_anchor(const double *x, const double *y, size_t n, double slope, doub
 /* The line anchor + slope * (t - from) at the times t in [from, to]; out is untouched elsewhere. */
 void series_line(const double *t, size_t n, double from, double to, double slope, double anchor, double *out);
 
+/* The means of the finite (t, y) points in each cell of an ascending grid of m times (a cell
+ * reaches halfway to its neighbours, as far on the outer side) into out; NaN where a cell has
+ * none. Puts series of their own times on one axis, to be stacked. */
+void series_resample(const double *t, const double *y, size_t n, const double *grid, size_t m, double *out);
+
 /* The last finite value, or NaN. */
 double series_last(const double *v, size_t n);
 /* The mean of the finite values, or NaN. */
@@ -60,6 +65,7 @@ enum series_vm_row {
 	SERIES_VM_CPU,      /* percent of one CPU: the VMM and helpers, over the interval before the sample */
 	SERIES_VM_VCPU_DELAY, /* percent of one CPU: vCPU threads waiting for a host CPU, likewise */
 	SERIES_VM_HUGETLB,  /* bytes: guest RAM on huge pages (hugetlbfs), not in RSS; NaN unknown */
+	SERIES_VM_COST,     /* bytes: memory cost (PSS plus huge pages); PSS alone in older recordings */
 	SERIES_VM_NROWS
 };
 
