@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
@@ -261,3 +262,7 @@ int io_redirect_std(const char *in_path, const char *out_path, int out_flags)
 }
 
 int io_remove(const char *path) { return unlink(path) < 0 ? -errno : 0; }
+
+int io_remove_dir(const char *path) { return rmdir(path) < 0 ? -errno : 0; }
+
+int io_make_temp_dir(char *template_path) { return mkdtemp(template_path) ? 0 : -errno; }

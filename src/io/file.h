@@ -69,8 +69,13 @@ bool io_can_open(const char *path, int flags);
  * negative errno. */
 int io_redirect_std(const char *in_path, const char *out_path, int out_flags);
 
-/* Removes a file (not a directory). 0 or a negative errno. */
+/* Removes a file (not a directory). Async-signal-safe. 0 or a negative errno. */
 int io_remove(const char *path);
+/* Removes an empty directory. Async-signal-safe. 0 or a negative errno. */
+int io_remove_dir(const char *path);
+/* Creates a private directory from a template ending in XXXXXX (mkdtemp), filled in place.
+ * 0 or a negative errno. */
+int io_make_temp_dir(char *template_path);
 
 /* Lock files (flock, held until the fd is closed). */
 enum {

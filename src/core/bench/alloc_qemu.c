@@ -30,9 +30,9 @@ static void on_fatal_signal(int sig)
 	if (pid > 0) {
 		kill(pid, SIGKILL);
 		waitpid(pid, NULL, 0);
-		unlink(signal_sock);
-		unlink(signal_log);
-		rmdir(signal_dir);
+		io_remove(signal_sock);
+		io_remove(signal_log);
+		io_remove_dir(signal_dir);
 	}
 	fatal_signal_reraise(sig);
 }
@@ -87,7 +87,7 @@ static void remove_dir(struct qemu_vm *vm)
 	io_remove(path);
 	path_in(vm, "qemu.log", path, sizeof(path));
 	io_remove(path);
-	rmdir(vm->dir);
+	io_remove_dir(vm->dir);
 	vm->dir[0] = '\0';
 }
 
@@ -161,9 +161,9 @@ static int make_dir(struct qemu_vm *vm, char *err, size_t cap)
 	if (!tmp || tmp[0] != '/' || strlen(tmp) > 60)
 		tmp = "/tmp";
 	snprintf(vm->dir, sizeof(vm->dir), "%s/vmhost-qemu.XXXXXX", tmp);
-	if (mkdtemp(vm->dir))
+	int e = io_make_temp_dir(vm->dir);
+	if (e == 0)
 		return 0;
-	int e = -errno;
 	snprintf(err, cap, "temp dir: %s", strerror(-e));
 	vm->dir[0] = '\0';
 	return e;

@@ -215,7 +215,7 @@ void bench_accounting_on_signal(int sig)
 			kill(live.pid[i], SIGKILL);
 			waitpid(live.pid[i], NULL, 0);
 		}
-		for (int tries = 0; live.dir[i][0] && tries < 50 && rmdir(live.dir[i]) < 0 && errno != ENOENT; tries++) {
+		for (int tries = 0; live.dir[i][0] && tries < 50 && io_remove_dir(live.dir[i]) < 0 && io_remove_dir(live.dir[i]) != -ENOENT; tries++) {
 			kill_cgroup_tasks(live.dir[i]);
 			struct timespec pause = {0, 10 * 1000 * 1000};
 			nanosleep(&pause, NULL);

@@ -80,7 +80,7 @@ static void remove_dir(const struct ksmtuned *t)
 		file_in(t, files[i], path, sizeof(path));
 		io_remove(path);
 	}
-	rmdir(t->dir);
+	io_remove_dir(t->dir);
 }
 
 /* The script with every mention of its config path replaced by ours. -ENOEXEC without one. */
@@ -242,9 +242,9 @@ int ksmtuned_start(const struct io_root *root, const struct ksmtuned_config *c, 
 	if (!tmp || tmp[0] != '/' || strlen(tmp) > 80)
 		tmp = "/tmp";
 	snprintf(t->dir, sizeof(t->dir), "%s/vmhost-ksmtuned.XXXXXX", tmp);
-	if (!mkdtemp(t->dir)) {
-		int e = -errno;
-		snprintf(err, cap, "temporary directory: %s", strerror(errno));
+	int e = io_make_temp_dir(t->dir);
+	if (e < 0) {
+		snprintf(err, cap, "temporary directory: %s", strerror(-e));
 		free(t);
 		return e;
 	}
