@@ -213,7 +213,8 @@ int kvm_bpf_refresh(struct kvm_bpf *b)
 	}
 	if (r < 0 && errno != ENOENT)
 		return -errno;
-	qsort(b->keys, b->nkeys, sizeof(*b->keys), cmp_tally);
+	if (b->nkeys > 1) /* keys is NULL before the first key */
+		qsort(b->keys, b->nkeys, sizeof(*b->keys), cmp_tally);
 	return 0;
 }
 
