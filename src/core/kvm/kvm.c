@@ -832,6 +832,10 @@ static int reason_counters(struct kvm_reader *r, struct kvm_sample *ret, const s
 static int reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 {
 	int err = r->bpf ? kvm_bpf_refresh(r->bpf) : 0; /* one read of the map for every VM */
+	uint64_t lost = r->bpf ? kvm_bpf_lost(r->bpf) : 0;
+	if (lost) /* the counts are short: said where the counter is named */
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter),
+			 "eBPF (counted in the kernel; %llu exits not counted: its map is full)", (unsigned long long)lost);
 	for (size_t v = 0; v < ret->nvms && !err; v++) {
 		struct kvm_vm_sample *s = &ret->vms[v];
 		struct kvm_trace_entry *e = trace_entry(r, s);
