@@ -1,53 +1,73 @@
 #!/bin/bash
 # What counting exit reasons costs the guest: the firmware guest under QEMU with accel=kvm (a loop
-# of port writes, ~100k exits/s here), its exits per second from QEMU's own query-stats over
-# SECONDS, alternately without and with `vmhost exits --reasons --log` running (its events open;
-# it reads QMP only at start, so the two never share the monitor; one perf event
-# per thread and reason, ~170 per thread), R rounds; prints the medians and their ratio.
+# of port writes, ~100k exits/s here) pinned to CPU 0, its exits per second from QEMU's own
+# query-stats over SECONDS, in alternating rounds: nothing attached, `vmhost exits --reasons
+# --log` counting by eBPF (in the kernel, one map update per exit), and the same forced onto the
+# perf filters (VMHOST_KVM_REASONS=perf: ~100 filtered perf events per thread, evaluated in the
+# vCPU thread at each exit). vmhost runs on CPU 1, refreshing every second (it reads QMP only at
+# start, so the two never share the monitor); its own CPU time per refresh is from /proc.
+# Prints the medians of R rounds and their ratios to nothing attached.
 #   bench/kvm_reasons.sh [BUILD_DIR] [SECONDS] [R]
 set -u
 build=${1:-build}
-secs=${2:-3}
-rounds=${3:-5}
+secs=${2:-6}
+rounds=${3:-7}
 vmhost=$build/vmhost
 probe=$build/kvmprobe
 [ -c /dev/kvm ] || { echo "no /dev/kvm: nothing to measure"; exit 77; }
 tmp=$(mktemp -d)
 qemu=""
+tracer=""
 cleanup() {
+	[ -n "$tracer" ] && kill "$tracer" 2>/dev/null && wait "$tracer" 2>/dev/null
 	[ -n "$qemu" ] && kill "$qemu" 2>/dev/null && wait "$qemu" 2>/dev/null
 	rm -rf "$tmp"
 }
 trap cleanup EXIT INT TERM
 sh "$(dirname "$0")/../tests/helpers/mkfw.sh" "$tmp/fw.bin"
 sock=$tmp/qmp.sock
-qemu-system-x86_64 -name reasons -machine pc,accel=kvm -bios "$tmp/fw.bin" -m 16 -nographic -nodefaults \
+taskset -c 0 qemu-system-x86_64 -name reasons -machine pc,accel=kvm -bios "$tmp/fw.bin" -m 16 -nographic -nodefaults \
 	-qmp "unix:$sock,server=on,wait=off" >/dev/null 2>&1 &
 qemu=$!
 for i in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 exits() { "$probe" stats "$sock" | awk '$1 == "vcpu0" && $3 == "exits" { print $5 }'; }
-rate() { # exits per second over secs
-	local a b t0 t1
-	a=$(exits); t0=$(date +%s%N); sleep "$secs"; b=$(exits); t1=$(date +%s%N)
-	awk -v a="$a" -v b="$b" -v t=$((t1 - t0)) 'BEGIN { printf "%d\n", (b - a) / (t / 1e9) }'
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
+# rate MODE: exits per second over secs into $tmp/MODE, and vmhost's CPU ms per refresh into
+# $tmp/MODE.cpu (one refresh a second)
+rate() {
+	local a b t0 t1 c0 c1
+	a=$(exits); t0=$(date +%s%N); c0=$([ -n "$tracer" ] && cpu_ticks "$tracer")
+	sleep "$secs"
+	b=$(exits); t1=$(date +%s%N); c1=$([ -n "$tracer" ] && cpu_ticks "$tracer")
+	awk -v a="$a" -v b="$b" -v t=$((t1 - t0)) 'BEGIN { printf "%d\n", (b - a) / (t / 1e9) }' >>"$tmp/$1"
+	[ -n "$tracer" ] && awk -v c=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v t=$((t1 - t0)) \
+		'BEGIN { printf "%.2f\n", c / hz * 1000 / (t / 1e9) }' >>"$tmp/$1.cpu"
+	return 0
 }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-: >"$tmp/off"
-: >"$tmp/on"
-for r in $(seq "$rounds"); do
-	rate >>"$tmp/off"
-	unshare -m sh -c 'mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-		exec "$0" exits --log --reasons --interval 30 --pid "$1" --qmp-socket "$1=$2"' \
-		"$vmhost" "$qemu" "$sock" >"$tmp/log" 2>&1 &
+attach() { # attach MODE: vmhost exits --reasons on the guest, counting by MODE (bpf or perf)
+	env VMHOST_KVM_REASONS="$1" taskset -c 1 unshare -m sh -c 'mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+		exec "$0" exits --log --reasons --interval 1 --pid "$1" --qmp-socket "$1=$2"' \
+		"$vmhost" "$qemu" "$sock" >"$tmp/log.$1" 2>&1 &
 	tracer=$!
-	sleep 1 # its events are open after the first read
-	rate >>"$tmp/on"
-	kill "$tracer"
-	wait "$tracer" 2>/dev/null
+	local said i
+	said="reasons counted by $([ "$1" = bpf ] && echo eBPF || echo perf)"
+	for i in $(seq 100); do grep -q "$said" "$tmp/log.$1" && break; sleep 0.1; done # the first refresh
+	grep -q "$said" "$tmp/log.$1" || { echo "vmhost did not count by $1:"; cat "$tmp/log.$1"; exit 1; }
+	sleep 1
+}
+detach() { kill "$tracer"; wait "$tracer" 2>/dev/null; tracer=""; }
+median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+for r in $(seq "$rounds"); do
+	rate off
+	attach bpf; rate bpf; detach
+	attach perf; rate perf; detach
 done
 off=$(median <"$tmp/off")
-on=$(median <"$tmp/on")
-echo "guest exits per second (QEMU query-stats, ${secs}s windows, median of $rounds):"
-echo "  without vmhost:                 $off"
-echo "  with exits --reasons running:   $on"
-awk -v a="$off" -v b="$on" 'BEGIN { printf "  ratio with/without:             %.3f\n", b / a }'
+echo "guest exits per second (QEMU query-stats, ${secs}s windows, median of $rounds alternating rounds):"
+printf '  %-34s %8d\n' "nothing attached:" "$off"
+for m in bpf perf; do
+	v=$(median <"$tmp/$m")
+	label=$([ $m = bpf ] && echo "exits --reasons, eBPF:" || echo "exits --reasons, perf filters:")
+	awk -v l="$label" -v v="$v" -v o="$off" -v c="$(median <"$tmp/$m.cpu")" \
+		'BEGIN { printf "  %-34s %8d  ratio %.3f  vmhost %.2f ms CPU per refresh\n", l, v, v / o, c }'
+done

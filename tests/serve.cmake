@@ -15,6 +15,7 @@ vmhost_script_test(serve_layers e2e/serve_layers.sh "cli")
 vmhost_script_test(serve_db_full e2e/serve_db_full.sh "cli;sanitize")
 vmhost_script_test(serve_flood e2e/serve_flood.sh "cli")
 # The HTTP threads while the sampler's thread adds KVM reason counters (a real /dev/kvm guest).
-vmhost_script_test(serve_reasons_scraped live/serve_reasons_scraped.sh "live")
+# Under ASan too (label sanitize): the eBPF counter and the perf filters, a round each.
+vmhost_script_test(serve_reasons_scraped live/serve_reasons_scraped.sh "live;sanitize")
 set_tests_properties(serve_reasons_scraped PROPERTIES SKIP_RETURN_CODE 77)
 vmhost_tsan(test_serve_sampler test_serve_http serve_reasons_scraped serve_flood serve_db)

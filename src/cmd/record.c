@@ -39,7 +39,8 @@ static void record_help(void)
 	       "                   5-minute means (kept 30 days), then 1-hour means (kept 5 years)\n"
 	       "  --kvm-interval SEC  KVM counters at most this often (default %g; 0: never); only\n"
 	       "                   changed values are stored\n"
-	       "  --kvm-reasons    also each VM's exits by reason from tracepoints (needs tracefs, perf)\n"
+	       "  --kvm-reasons    also each VM's exits by reason from tracepoints (needs tracefs): by eBPF,\n"
+	       "                   else by perf filters; the log says which\n"
 	       "  --quiet          no start and end lines\n"
 	       "\n"
 	       "Read it back with 'vmhost growth' and 'vmhost report'. Schema and sizes: docs/record.md.\n",

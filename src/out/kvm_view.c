@@ -147,6 +147,8 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 	json_int(j, "unreadable_vms", d->vanished);
 	if (d->reasons_why && d->reasons_why[0])
 		json_string(j, "reasons_unavailable", d->reasons_why);
+	if (d->reasons_counter && d->reasons_counter[0])
+		json_string(j, "reasons_counter", d->reasons_counter);
 }
 
 /* ---- human formats ---- */
@@ -340,6 +342,8 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol)
 			d->denied == 1 ? "" : "s", eol);
 	if (d->reasons_why && d->reasons_why[0])
 		fprintf(f, "exit reasons not counted: %s%s\n", d->reasons_why, eol);
+	else if (d->reasons_counter && d->reasons_counter[0])
+		fprintf(f, "exit reasons counted by %s%s\n", d->reasons_counter, eol);
 	if (!d->nvms && !d->nlisted)
 		fprintf(f, "KVM is loaded but no VM is running (no <pid>-<fd> directory in debugfs)%s\n", eol);
 }

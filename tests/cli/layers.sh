@@ -8,7 +8,7 @@
 # floor FOLDER: the floor of a folder under src/ (core's rooms by name), empty when unknown.
 floor() {
 	case $1 in
-	parse) echo 0 ;; io) echo 1 ;;
+	parse | bpf) echo 0 ;; io) echo 1 ;;
 	core/base) echo 2 ;; core/model) echo 3 ;; core/kvm | core/tune) echo 4 ;;
 	core/sample) echo 5 ;; core/doctor) echo 6 ;; core/bench) echo 7 ;;
 	out | store) echo 8 ;; net) echo 9 ;; cmd) echo 10 ;; .) echo 11 ;;

@@ -4,7 +4,8 @@
 # appear, and in the ThreadSanitizer build (label tsan, `make check-tsan`) TSan must find no race:
 # the server stops at the first report (halt_on_error) and its log says where. The reasons appear
 # once per server, and TSan saw the old code's race in about a third of such runs here: under
-# TSan the test makes 8 of them (about 25 s), elsewhere one.
+# TSan the test makes 8 of them (about 25 s), elsewhere two. Rounds alternate the counters: eBPF
+# (odd rounds) and the perf filters (even, VMHOST_KVM_REASONS=perf); the ASan build runs it too.
 # Needs /dev/kvm, debugfs and tracefs (mounted in a private mount namespace): skipped otherwise.
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
@@ -13,7 +14,7 @@ unshare -m true 2>/dev/null || { say "SKIP: no mount namespace for debugfs and t
 export TSAN_OPTIONS="${TSAN_OPTIONS:-halt_on_error=1 exitcode=66}"
 G=$VMHOST_BUILD/kvmguest
 CLIENTS=4
-ROUNDS=1
+ROUNDS=2
 ldd "$VMHOST" 2>/dev/null | grep -q libtsan && ROUNDS=8
 OM='Accept: application/openmetrics-text; version=1.0.0'
 
@@ -43,9 +44,10 @@ scraper() {
 
 # round N: a fresh server and a fresh guest, its checks named "round N: ...".
 round() {
-	local r=$1 scrapers="" c i rc ok bad
+	local r=$1 scrapers="" c i rc ok bad mode
+	mode=$([ $((r % 2)) = 1 ] && echo bpf || echo perf)
 	rm -f "$TEST_TMP/stop" "$TEST_TMP"/scraper.*
-	spawn unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
+	spawn env VMHOST_KVM_REASONS=$mode unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 		mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 		exec "$0" --proc-root "$1" serve --listen 127.0.0.1:0 --min-interval 0 --threads 4 --kvm-reasons --kvm-events "exits|/"' \
 		"$VMHOST" "$PROC" 2>"$TEST_TMP/serve.log"
@@ -79,6 +81,9 @@ round() {
 	check "round $r: --kvm-events kept the matching counters only (no time counters)" \
 		sh -c "! grep -q '^vmhost_kvm_time_seconds_total{' '$TEST_TMP/last.txt'"
 	check "round $r: the server ran throughout" kill -0 "$SERVER"
+	kill -0 "$SERVER" 2>/dev/null || sed -n '1,60p' "$TEST_TMP/serve.log"
+	check "round $r: counted by $mode, said once in the log" \
+		test "$(grep -c "exit reasons counted by $([ $mode = bpf ] && echo eBPF || echo perf)" "$TEST_TMP/serve.log")" = 1
 	kill -TERM "$SERVER"
 	wait "$SERVER"
 	rc=$?

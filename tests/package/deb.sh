@@ -46,6 +46,9 @@ check "named vmhost_VERSION_ARCH.deb with CMakeLists.txt's version" [ "$deb" = "
 check "the checkout is as it was (the build ran in a staging copy)" [ "$(git -C "$SRC" status --porcelain 2>/dev/null)" = "$dirty_before" ]
 check "package version is the project's" [ "$(dpkg-deb -f "$deb" Version)" = "$version" ]
 depends=$(dpkg-deb -f "$deb" Depends)
+recommends=$(dpkg-deb -f "$deb" Recommends)
+check "it recommends libbpf1, which exits --reasons loads to count in the kernel (Recommends: $recommends)" \
+	sh -c "echo '$recommends' | grep -Eq '(^|, )libbpf1 \(>= [0-9.:]+\)'"
 check "it depends on libmicrohttpd, which serve loads at run time (Depends: $depends)" \
 	sh -c "echo '$depends' | grep -Eq '(^|, )libmicrohttpd[0-9a-z]* \(>= [0-9.]+\)'"
 check "it depends on libsqlite3, which the commands that open a database load (Depends: $depends)" \

@@ -9,6 +9,7 @@
 
 #include "core/kvm/kvm_host.h"
 #include "core/kvm/kvm_qmp.h"
+#include "core/kvm/kvm_bpf.h"
 #include "core/kvm/kvm_trace.h"
 #include "core/kvm/kvm_virt.h"
 #include "core/model/snapshot.h"
@@ -93,6 +94,9 @@ struct kvm_reader {
 		struct virt_domains domains;
 		char why[256];
 	} libvirt;
+	struct kvm_bpf *bpf;         /* the reasons counted in the kernel (core/kvm/kvm_bpf.h); NULL: perf */
+	bool bpf_tried;
+	char reasons_counter[320];   /* which counter counts the reasons, and why */
 };
 
 const char *kvm_source_name(enum kvm_source s)
@@ -102,6 +106,7 @@ const char *kvm_source_name(enum kvm_source s)
 
 bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
 const char *kvm_reader_reasons_why(const struct kvm_reader *r) { return r->reasons_why; }
+const char *kvm_reader_reasons_counter(const struct kvm_reader *r) { return r->reasons_counter; }
 
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path)
 {
@@ -288,6 +293,7 @@ void kvm_reader_close(struct kvm_reader *r)
 	free(r->traces);
 	virt_free(r->libvirt.conn);
 	virt_domains_free(&r->libvirt.domains);
+	kvm_bpf_close(r->bpf);
 	free(r->sockets);
 	free(r->names);
 	free(r->vms);
@@ -863,6 +869,17 @@ static int grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const cha
 	return 0;
 }
 
+/* eBPF where it loads, the perf filters where it does not: said in one line. */
+static void kvm_reasons_counter_choose(struct kvm_reader *r)
+{
+	char why[256];
+	r->bpf_tried = true;
+	if (kvm_bpf_open(&r->root, &r->bpf, why, sizeof(why)) == 0)
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "eBPF (counted in the kernel)");
+	else
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "perf tracepoint filters: %s", why);
+}
+
 /* A new entry for pid, its events opened (inherited: a followed command's). NULL without memory. */
 static struct kvm_trace_entry *open_trace_entry(struct kvm_reader *r, pid_t pid, uint64_t start_ticks, bool inherit)
 {
@@ -879,7 +896,9 @@ static struct kvm_trace_entry *open_trace_entry(struct kvm_reader *r, pid_t pid,
 			 : h.vendor == KVM_VENDOR_AMD ? KVM_TRACE_SVM : KVM_TRACE_ISA_UNKNOWN;
 		kvm_host_free(&h);
 	}
-	struct kvm_trace_config c = {.pid = pid, .isa = (enum kvm_trace_isa)r->isa, .inherit = inherit};
+	if (!r->bpf_tried)
+		kvm_reasons_counter_choose(r);
+	struct kvm_trace_config c = {.pid = pid, .isa = (enum kvm_trace_isa)r->isa, .inherit = inherit, .bpf = r->bpf};
 	int rc = kvm_trace_open(&r->root, &c, &e->t);
 	if (rc < 0) {
 		e->t = NULL;
@@ -970,7 +989,11 @@ static int add_followed(struct kvm_reader *r, struct kvm_sample *ret, const stru
 
 static int reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 {
-	int err = 0;
+	int err = r->bpf ? kvm_bpf_refresh(r->bpf) : 0; /* one read of the map for every VM */
+	uint64_t lost = r->bpf ? kvm_bpf_lost(r->bpf) : 0;
+	if (lost) /* the counts are short: said where the counter is named */
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter),
+			 "eBPF (counted in the kernel; %llu exits not counted: its map is full)", (unsigned long long)lost);
 	for (size_t v = 0; v < ret->nvms && !err; v++) {
 		struct kvm_vm_sample *s = &ret->vms[v];
 		struct kvm_trace_entry *e = trace_entry(r, s);

@@ -103,6 +103,9 @@ int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_
 bool kvm_reader_has_debugfs(const struct kvm_reader *r);
 /* Why exit reasons are not counted, in one line ("" when they are, or were not asked for). */
 const char *kvm_reader_reasons_why(const struct kvm_reader *r);
+/* Which counter counts the exit reasons, in one line: "eBPF (counted in the kernel)" or "perf
+ * tracepoint filters: <why eBPF is not used>"; "" before the first VM's reasons were opened. */
+const char *kvm_reader_reasons_counter(const struct kvm_reader *r);
 /* The QMP socket of the VM process pid, where its command line has none (or another): used by
  * KVM_READ_QMP from the next read on. 0 or -ENOMEM. */
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path);

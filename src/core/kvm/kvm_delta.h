@@ -64,6 +64,7 @@ struct kvm_delta {
 	bool filtered;             /* a VM filter was given */
 	size_t nlisted;            /* VMs in the later read before filtering */
 	const char *reasons_why;   /* the reader's kvm_reader_reasons_why(), while it lives */
+	const char *reasons_counter; /* the reader's kvm_reader_reasons_counter(), while it lives */
 };
 
 /* Builds the change from a (NULL: nothing before) to b. Returns 0 or -ENOMEM (ret zeroed). */

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bpf/kvm_reasons.h"
+#include "core/kvm/kvm_bpf.h"
 #include "io/perf.h"
 #include "parse/trace_format.h"
 
@@ -18,12 +20,30 @@ const uint16_t kvm_trace_default_ports[] = {
 };
 const size_t kvm_trace_ndefault_ports = sizeof(kvm_trace_default_ports) / sizeof(kvm_trace_default_ports[0]);
 
+_Static_assert(KVM_TRACE_EXIT == KVM_BPF_EXIT && KVM_TRACE_USERSPACE_EXIT == KVM_BPF_USERSPACE_EXIT &&
+		       KVM_TRACE_PIO == KVM_BPF_PIO && KVM_TRACE_MMIO == KVM_BPF_MMIO,
+	       "the eBPF program numbers the events as kvm_trace does");
+
 static const char *const event_names[KVM_TRACE_NEVENTS] = {"kvm_exit", "kvm_userspace_exit", "kvm_pio", "kvm_mmio"};
+
+/* Which records a counter takes, as its filter says, for the eBPF counter's keys (a, b): the
+ * fields core/kvm/kvm_bpf.c reads (exit_reason; reason, errno; rw, port; type). */
+enum match {
+	MATCH_ALL,
+	MATCH_A,        /* a == value */
+	MATCH_A_OK,     /* a == value and b (errno) >= 0 */
+	MATCH_B,        /* b == value */
+	MATCH_B_ERROR,  /* b < 0 and b != -EINTR */
+	MATCH_A_B,      /* a == value and b == value */
+	MATCH_A_OTHER,  /* a == value and b in no MATCH_A_B counter of the event */
+};
 
 struct counter {
 	enum kvm_trace_event event;
 	char reason[48];
 	char *filter; /* NULL: none */
+	enum match match;
+	uint32_t a, b;
 };
 
 struct thread_events {
@@ -44,6 +64,10 @@ struct kvm_trace {
 	size_t nthreads;
 	uint64_t *gone;     /* [ncounters]: final counts of threads that exited */
 	uint64_t *scratch;  /* [ncounters] */
+	struct kvm_bpf *bpf; /* counted by eBPF (no perf events then): the reader's */
+	pid_t *tids;         /* the config's threads, sorted, for bpf */
+	size_t ntids;
+	uint64_t *base;      /* [ncounters]: bpf's counts at open */
 };
 
 const char *kvm_trace_event_name(enum kvm_trace_event e)
@@ -51,8 +75,9 @@ const char *kvm_trace_event_name(enum kvm_trace_event e)
 	return e < KVM_TRACE_NEVENTS ? event_names[e] : "?";
 }
 
-/* Adds a counter; filter is a printf format (NULL: no filter). */
-static int add_counter(struct kvm_trace *t, enum kvm_trace_event e, const char *reason, const char *filter)
+/* Adds a counter; filter is a printf format (NULL: no filter), match the same for eBPF's keys. */
+static int add_counter(struct kvm_trace *t, enum kvm_trace_event e, const char *reason, const char *filter,
+		       enum match match, uint32_t a, uint32_t b)
 {
 	if (t->ncounters == t->cap) {
 		size_t cap = t->cap ? t->cap * 2 : 64;
@@ -66,6 +91,9 @@ static int add_counter(struct kvm_trace *t, enum kvm_trace_event e, const char *
 	c->event = e;
 	snprintf(c->reason, sizeof(c->reason), "%s", reason);
 	c->filter = filter ? strdup(filter) : NULL;
+	c->match = match;
+	c->a = a;
+	c->b = b;
 	if (filter && !c->filter)
 		return -ENOMEM;
 	t->ncounters++;
@@ -94,7 +122,7 @@ static int add_symbol_counters(struct kvm_trace *t, enum kvm_trace_event e, cons
 		const char *name = syms[i].name;
 		if (plen && !strncmp(name, strip_prefix, plen))
 			name += plen;
-		r = add_counter(t, e, name, filter);
+		r = add_counter(t, e, name, filter, extra ? MATCH_A_OK : MATCH_A, (uint32_t)syms[i].value, 0);
 	}
 	free(syms);
 	return r;
@@ -114,13 +142,13 @@ static int add_pio_counters(struct kvm_trace *t, const uint16_t *ports, size_t n
 			char reason[32], filter[64];
 			snprintf(reason, sizeof(reason), "0x%x %s", ports[i], dir);
 			snprintf(filter, sizeof(filter), "rw == %d && port == %u", rw, ports[i]);
-			r = add_counter(t, KVM_TRACE_PIO, reason, filter);
+			r = add_counter(t, KVM_TRACE_PIO, reason, filter, MATCH_A_B, (uint32_t)rw, ports[i]);
 			len += (size_t)snprintf(other + len, cap - len, " && port != %u", ports[i]);
 		}
 		char reason[32];
 		snprintf(reason, sizeof(reason), "other %s", dir);
 		if (r == 0)
-			r = add_counter(t, KVM_TRACE_PIO, reason, other);
+			r = add_counter(t, KVM_TRACE_PIO, reason, other, MATCH_A_OTHER, (uint32_t)rw, 0);
 		free(other);
 		if (r < 0)
 			return r;
@@ -144,7 +172,7 @@ static int add_event(struct kvm_trace *t, const struct kvm_trace_config *c, cons
 	switch (e) {
 	case KVM_TRACE_EXIT:
 		if (c->isa == KVM_TRACE_ISA_UNKNOWN)
-			r = add_counter(t, e, "all", NULL);
+			r = add_counter(t, e, "all", NULL, MATCH_ALL, 0, 0);
 		else
 			r = add_symbol_counters(t, e, format, len, c->isa == KVM_TRACE_VMX ? 0 : 1, "exit_reason", NULL, NULL);
 		break;
@@ -152,9 +180,9 @@ static int add_event(struct kvm_trace *t, const struct kvm_trace_config *c, cons
 		/* errno < 0: KVM_RUN failed (-EINTR: "restart"), the reason field is then stale. */
 		r = add_symbol_counters(t, e, format, len, 0, "reason", "errno >= 0 && ", "KVM_EXIT_");
 		if (r == 0)
-			r = add_counter(t, e, "restart", "errno == -4");
+			r = add_counter(t, e, "restart", "errno == -4", MATCH_B, 0, (uint32_t)-EINTR);
 		if (r == 0)
-			r = add_counter(t, e, "error", "errno < 0 && errno != -4");
+			r = add_counter(t, e, "error", "errno < 0 && errno != -4", MATCH_B_ERROR, 0, 0);
 		break;
 	case KVM_TRACE_PIO:
 		r = trace_format_field(&f, "port") && trace_format_field(&f, "rw")
@@ -318,6 +346,80 @@ static int update_threads(struct kvm_trace *t, const pid_t *tids, size_t n)
 	return 0;
 }
 
+/* Which counter takes an eBPF key (kvm_bpf_classify_fn): as the counters' filters would. */
+static long classify(const void *ctx, unsigned event, uint32_t a, uint32_t b)
+{
+	const struct kvm_trace *t = ctx;
+	long other = -1;
+	for (size_t i = 0; i < t->ncounters; i++) {
+		const struct counter *c = &t->counters[i];
+		if ((unsigned)c->event != event)
+			continue;
+		bool hit = false;
+		switch (c->match) {
+		case MATCH_ALL: hit = true; break;
+		case MATCH_A: hit = a == c->a; break;
+		case MATCH_A_OK: hit = a == c->a && (int32_t)b >= 0; break;
+		case MATCH_B: hit = b == c->b; break;
+		case MATCH_B_ERROR: hit = (int32_t)b < 0 && b != (uint32_t)-EINTR; break;
+		case MATCH_A_B: hit = a == c->a && b == c->b; break;
+		case MATCH_A_OTHER:
+			if (a == c->a)
+				other = (long)i;
+			break;
+		}
+		if (hit)
+			return (long)i;
+	}
+	return other;
+}
+
+long kvm_trace_classify(const struct kvm_trace *t, enum kvm_trace_event e, uint32_t a, uint32_t b)
+{
+	return classify(t, e, a, b);
+}
+
+static int open_perf(struct kvm_trace *t, const struct kvm_trace_config *c)
+{
+	pid_t *tids = NULL;
+	size_t n = 0;
+	/* a followed command: its own thread, the events inherited by what it starts */
+	int r = list_threads(t, c->inherit ? &(struct kvm_trace_config){.tids = &c->pid, .ntids = 1} : c, &tids, &n);
+	if (r == 0)
+		r = update_threads(t, tids, n);
+	free(tids);
+	return r == 0 && t->nthreads == 0 ? -ESRCH : r;
+}
+
+/* Counted by the reader's eBPF counter: the counts as of its last refresh are the start. */
+static int open_bpf(struct kvm_trace *t, const struct kvm_trace_config *c)
+{
+	if (!io_exists(t->root, IO_PROC, "%d", (int)t->pid))
+		return -ESRCH;
+	int r = c->tids ? list_threads(t, c, &t->tids, &t->ntids) : 0;
+	if (r < 0)
+		return r;
+	if (!(t->base = calloc(t->ncounters, sizeof(*t->base))))
+		return -ENOMEM;
+	t->bpf = c->bpf;
+	kvm_bpf_tally(t->bpf, t->pid, t->tids, t->ntids, classify, t, t->base, t->ncounters);
+	return 0;
+}
+
+static int sample_bpf(struct kvm_trace *t, maybe_i64 *values)
+{
+	memset(t->scratch, 0, t->ncounters * sizeof(*t->scratch));
+	kvm_bpf_tally(t->bpf, t->pid, t->tids, t->ntids, classify, t, t->scratch, t->ncounters);
+	for (size_t c = 0; c < t->ncounters; c++)
+		values[c] = MAYBE(t->scratch[c] > t->base[c] ? (int64_t)(t->scratch[c] - t->base[c]) : 0);
+	return io_exists(t->root, IO_PROC, "%d", (int)t->pid) ? 0 : -ESRCH;
+}
+
+bool kvm_trace_uses_bpf(const struct kvm_trace *t)
+{
+	return t->bpf != NULL;
+}
+
 int kvm_trace_open(const struct io_root *root, const struct kvm_trace_config *c, struct kvm_trace **ret)
 {
 	char tracefs[64];
@@ -344,15 +446,8 @@ int kvm_trace_open(const struct io_root *root, const struct kvm_trace_config *c,
 		if (!t->gone || !t->scratch)
 			r = -ENOMEM;
 	}
-	pid_t *tids = NULL;
-	size_t n = 0;
 	if (r == 0)
-		r = list_threads(t, c->inherit ? &(struct kvm_trace_config){.tids = &c->pid, .ntids = 1} : c, &tids, &n);
-	if (r == 0)
-		r = update_threads(t, tids, n);
-	free(tids);
-	if (r == 0 && t->nthreads == 0)
-		r = -ESRCH;
+		r = c->bpf ? open_bpf(t, c) : open_perf(t, c);
 	if (r < 0) {
 		kvm_trace_close(t);
 		return r;
@@ -368,6 +463,10 @@ void kvm_trace_close(struct kvm_trace *t)
 	for (size_t i = 0; i < t->nthreads; i++)
 		close_thread(t, &t->threads[i]);
 	free(t->threads);
+	if (t->bpf)
+		kvm_bpf_forget(t->bpf, t->pid);
+	free(t->tids);
+	free(t->base);
 	for (size_t i = 0; i < t->ncounters; i++)
 		free(t->counters[i].filter);
 	free(t->counters);
@@ -403,6 +502,8 @@ size_t kvm_trace_nthreads(const struct kvm_trace *t)
 
 int kvm_trace_sample(struct kvm_trace *t, maybe_i64 *values)
 {
+	if (t->bpf)
+		return sample_bpf(t, values);
 	int gone = 0;
 	if (!t->fixed_threads) {
 		pid_t *tids;

@@ -18,6 +18,7 @@
 #ifndef VMHOST_CORE_KVM_TRACE_H
 #define VMHOST_CORE_KVM_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -49,12 +50,15 @@ struct kvm_trace_config {
 	const uint16_t *ports; /* kvm_pio ports counted one by one; NULL: kvm_trace_default_ports */
 	size_t nports;
 	unsigned events;       /* bit (1 << enum kvm_trace_event) per event; 0: all */
+	struct kvm_bpf *bpf;   /* count by this eBPF counter (core/kvm/kvm_bpf.h, refreshed by the
+				* caller) rather than by perf filters; NULL: perf */
 };
 
 extern const uint16_t kvm_trace_default_ports[];
 extern const size_t kvm_trace_ndefault_ports;
 
 struct kvm_trace;
+struct kvm_bpf;
 
 /* Finds tracefs under <sys>, reads the events' ids and formats, opens every event on every
  * thread. Errors: -ENOENT tracefs not mounted, -EACCES tracefs not readable, -ENODEV no kvm tracepoints, -EACCES/-EPERM perf
@@ -73,6 +77,13 @@ size_t kvm_trace_nthreads(const struct kvm_trace *t);  /* threads with events op
 /* Reads every counter, summed over the threads (cumulative since open). values[ncounters].
  * Returns 0, or -ESRCH when the process is gone (values then hold the last counts). */
 int kvm_trace_sample(struct kvm_trace *t, maybe_i64 *values);
+
+/* Counted by eBPF (no perf events, kvm_trace_nthreads 0). */
+bool kvm_trace_uses_bpf(const struct kvm_trace *t);
+
+/* The counter an eBPF key of event e with fields (a, b) adds to (exit_reason; reason, errno;
+ * rw, port; type), as the counters' filters would take that record; -1 for none. */
+long kvm_trace_classify(const struct kvm_trace *t, enum kvm_trace_event e, uint32_t a, uint32_t b);
 
 /* One line for an error of kvm_trace_open: what is wrong and what to do. */
 void kvm_trace_explain(const struct io_root *root, int err, char *buf, size_t cap);

@@ -22,6 +22,7 @@ struct sampler {
 	 * the host-wide sums; whether the reads are failing (warned once per outage). */
 	struct kvm_reader *kvm;
 	enum kvm_avail kvm_why;
+	bool reasons_counter_said; /* the one line on which counter counts the exit reasons */
 	struct sample *kvm_before;
 	maybe_i64 *kvm_host;
 	size_t nkvm_host;
@@ -198,6 +199,10 @@ static void kvm_refresh(struct sampler *s, struct sample *x)
 	if (r < 0 && r != -ENODATA && !s->kvm_failing)
 		sampler_warn(s, "KVM counters are no longer readable (%s); going on without them", strerror(-r));
 	s->kvm_failing = r < 0;
+	if (!s->reasons_counter_said && kvm_reader_reasons_counter(s->kvm)[0]) {
+		s->reasons_counter_said = true;
+		sampler_warn(s, "exit reasons counted by %s", kvm_reader_reasons_counter(s->kvm));
+	}
 	if (r == 0) {
 		sample_unref(s->kvm_before);
 		s->kvm_before = sample_ref(x);

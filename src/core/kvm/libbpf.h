@@ -1,0 +1,42 @@
+/* libbpf, loaded by the KVM reader when it counts exit reasons rather than linked (like SQLite and
+ * libmicrohttpd, src/core/base/dynlib.h): vmhost runs where libbpf1 is missing and counts by perf
+ * filters then. The calls keep libbpf's own declarations; `libbpf.bpf_object__load(o)` is
+ * bpf_object__load(o). Only in a build with eBPF (cmake/bpf.cmake: VMHOST_BPF=1). */
+#ifndef VMHOST_CORE_KVM_LIBBPF_H
+#define VMHOST_CORE_KVM_LIBBPF_H
+
+#include <stddef.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#define LIBBPF_CALLS(X)                                                                                \
+	X(bpf_link__destroy)                                                                           \
+	X(bpf_map__fd)                                                                                 \
+	X(bpf_map_delete_elem)                                                                         \
+	X(bpf_map_get_next_key)                                                                        \
+	X(bpf_map_lookup_elem)                                                                         \
+	X(bpf_map_update_elem)                                                                         \
+	X(bpf_object__close)                                                                           \
+	X(bpf_object__find_map_by_name)                                                                \
+	X(bpf_object__load)                                                                            \
+	X(bpf_object__next_program)                                                                    \
+	X(bpf_object__open_mem)                                                                        \
+	X(bpf_program__attach)                                                                         \
+	X(libbpf_num_possible_cpus)                                                                    \
+	X(libbpf_set_print)
+
+struct libbpf_calls {
+#define LIBBPF_CALL_POINTER(name) __typeof__(name) *name;
+	LIBBPF_CALLS(LIBBPF_CALL_POINTER)
+#undef LIBBPF_CALL_POINTER
+};
+
+/* Filled by libbpf_load(); not to be called before it has returned 0. */
+extern struct libbpf_calls libbpf;
+
+/* Loads the library once (later calls give the first answer). 0, or -ELIBACC with the reason
+ * ("libbpf.so.1: cannot open shared object file...", and the package to install) in err. */
+int libbpf_load(char *err, size_t cap);
+
+#endif
