@@ -1,0 +1,171 @@
+#include "core/share/sketch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/clock.h"
+#include "io/vmread.h"
+
+#define CHUNK_PAGES 256                /* one read: 1 MiB */
+#define PROGRESS_PAGES (16384 * 4)     /* 256 MiB between two progress calls */
+
+const char *sketch_gap_name(enum sketch_gap g)
+{
+	static const char *const names[] = {
+		[SKETCH_COMPLETE] = NULL, [SKETCH_VM_EXITED] = "vm-exited", [SKETCH_MAPPING_GONE] = "mapping-gone",
+		[SKETCH_NO_PERMISSION] = "no-permission", [SKETCH_RAM_UNKNOWN] = "ram-unknown",
+		[SKETCH_STOPPED] = "stopped"};
+	return (size_t)g < sizeof(names) / sizeof(names[0]) ? names[g] : "unknown";
+}
+
+void sketch_budget_start(struct sketch_budget *b, double cpu_percent)
+{
+	*b = (struct sketch_budget){.cpu_percent = cpu_percent, .start_wall = clock_monotonic_seconds(),
+				    .start_cpu = clock_thread_cpu_seconds()};
+}
+
+/* Sleeps off any CPU time beyond the budget's share of the time gone by. */
+static void budget_hold(const struct sketch_budget *b)
+{
+	if (!b || !(b->cpu_percent > 0) || b->cpu_percent >= 100)
+		return;
+	double cpu = clock_thread_cpu_seconds() - b->start_cpu;
+	double wall = clock_monotonic_seconds() - b->start_wall;
+	double owed = cpu * 100.0 / b->cpu_percent - wall;
+	if (owed > 0.001)
+		sleep_for(owed);
+}
+
+static bool all_zero(const unsigned char *p)
+{
+	const uint64_t *w = (const uint64_t *)p;
+	uint64_t acc = 0;
+	for (size_t i = 0; i < SKETCH_PAGE_BYTES / sizeof(uint64_t); i++)
+		acc |= w[i];
+	return acc == 0;
+}
+
+int sketch_add_page(struct sketch *s, const struct siphash_key *key, const void *page)
+{
+	s->pages++;
+	if (all_zero(page)) {
+		s->zero_pages++;
+		return 0;
+	}
+	uint64_t h = siphash13(key, page, SKETCH_PAGE_BYTES);
+	if (!sketch_keeps(h, s->sample_n))
+		return 0;
+	if (s->nhashes == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		uint64_t *p = realloc(s->hashes, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->hashes = p;
+		s->cap = cap;
+	}
+	s->hashes[s->nhashes++] = h;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void sketch_finish(struct sketch *s)
+{
+	if (s->nhashes)
+		qsort(s->hashes, s->nhashes, sizeof(*s->hashes), cmp_u64);
+}
+
+void sketch_free(struct sketch *s)
+{
+	free(s->hashes);
+	s->hashes = NULL;
+	s->nhashes = s->cap = 0;
+}
+
+static enum sketch_gap gap_of(ssize_t err)
+{
+	return err == -ESRCH ? SKETCH_VM_EXITED : err == -EPERM ? SKETCH_NO_PERMISSION : SKETCH_MAPPING_GONE;
+}
+
+/* Which pages of [addr, addr + npages) are resident (pagemap bit 63); all of them when pagemap
+ * cannot be read (nothing is then skipped, and absent pages read as zero). */
+static void resident(int pagemap, uint64_t addr, size_t npages, uint64_t *bits)
+{
+	ssize_t n = pagemap >= 0 ? io_pread(pagemap, bits, npages * 8, (off_t)(addr / SKETCH_PAGE_BYTES * 8)) : -1;
+	for (size_t i = n < 0 ? 0 : (size_t)n / 8; i < npages; i++)
+		bits[i] = 1ull << 63;
+}
+
+/* One mapping, chunk by chunk. 0, or -ENOMEM; a read that fails ends it with s->gap set. */
+static int read_range(pid_t pid, int pagemap, const struct mem_range *r, const struct sketch_opts *o,
+		      unsigned char *buf, struct sketch *s)
+{
+	uint64_t bits[CHUNK_PAGES];
+	for (uint64_t addr = r->start; addr < r->end; addr += CHUNK_PAGES * SKETCH_PAGE_BYTES) {
+		if (o->stop && *o->stop) {
+			s->gap = SKETCH_STOPPED;
+			return 0;
+		}
+		size_t npages = (size_t)((r->end - addr) / SKETCH_PAGE_BYTES);
+		npages = npages < CHUNK_PAGES ? npages : CHUNK_PAGES;
+		resident(pagemap, addr, npages, bits);
+		ssize_t got = io_process_read(pid, addr, buf, npages * SKETCH_PAGE_BYTES);
+		if (got < 0 || (size_t)got < npages * SKETCH_PAGE_BYTES) {
+			s->gap = got < 0 ? gap_of(got) : SKETCH_MAPPING_GONE;
+			return 0;
+		}
+		for (size_t i = 0; i < npages; i++)
+			if (bits[i] >> 63 && sketch_add_page(s, &o->key, buf + i * SKETCH_PAGE_BYTES) < 0)
+				return -ENOMEM;
+		budget_hold(o->budget);
+		if (o->progress && (addr - r->start) / SKETCH_PAGE_BYTES % PROGRESS_PAGES == 0)
+			o->progress(o->progress_arg, s);
+	}
+	return 0;
+}
+
+int sketch_take(const struct io_root *root, const struct vm *vm, const struct sketch_opts *o, struct sketch *ret)
+{
+	struct sketch s = {.pid = vm->pid, .sample_n = o->sample_n ? o->sample_n : 1};
+	snprintf(s.name, sizeof(s.name), "%s", vm->cfg.name);
+	double wall0 = clock_monotonic_seconds(), cpu0 = clock_thread_cpu_seconds();
+	struct mem_range *ranges = NULL;
+	size_t n = 0;
+	int r = vm_guest_ram_ranges(root, vm->pid, &vm->cfg, &ranges, &n);
+	if (r < 0) {
+		s.gap = r == -ESRCH ? SKETCH_VM_EXITED : r == -EPERM || r == -EACCES ? SKETCH_NO_PERMISSION
+										 : SKETCH_RAM_UNKNOWN;
+		*ret = s;
+		return r == -ENOMEM ? r : 0;
+	}
+	unsigned char *buf = malloc(CHUNK_PAGES * SKETCH_PAGE_BYTES);
+	if (!buf) {
+		free(ranges);
+		return -ENOMEM;
+	}
+	int pagemap = io_open(root, IO_PROC, 0, "%d/pagemap", vm->pid);
+	for (size_t i = 0; i < n; i++)
+		s.ram_pages += (int64_t)((ranges[i].end - ranges[i].start) / SKETCH_PAGE_BYTES);
+	for (size_t i = 0; i < n && r == 0 && s.gap == SKETCH_COMPLETE; i++)
+		r = read_range(vm->pid, pagemap, &ranges[i], o, buf, &s);
+	if (pagemap >= 0)
+		io_close(pagemap);
+	free(buf);
+	free(ranges);
+	if (r < 0) {
+		sketch_free(&s);
+		return r;
+	}
+	sketch_finish(&s);
+	s.cpu_seconds = clock_thread_cpu_seconds() - cpu0;
+	s.wall_seconds = clock_monotonic_seconds() - wall0;
+	*ret = s;
+	return 0;
+}
