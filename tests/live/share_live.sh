@@ -4,7 +4,7 @@
 # unique): every pair's shared memory within 3% of the guest's RAM of the truth at 1/8 (and within
 # the error bound the sketch states), zero pages counted apart, a sketch at 1/32 under 64 KiB per
 # GiB, the same key giving the same map (bench/share.sh measures GiB guests at 1/32); bad input marked partial: a VM that
-# exits mid-read, no permission; a key file others may read refused.
+# exits mid-read, a mapping that goes away, no permission; a key file others may read refused.
 . "$VMHOST_TESTS/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: process_vm_readv of other users' processes"
 
@@ -64,6 +64,15 @@ stop_pid "$EXIT_PID"
 wait "$SHARE"
 check "a VM that exits mid-read: partial, vm-exited" jq -e '.vms[0] | .partial == true and .partial_reason == "vm-exited"
 	and .pages < .ram_pages' "$TEST_TMP/exit.json"
+
+# A RAM mapping that goes away mid-read: partial, mapping-gone (fakeguest unmaps half its RAM).
+fake_guest share-unmap -m 512 -fake-seed 7001 -fake-nomerge -fake-unmap-after 1
+UNMAP_PID=$SPAWNED
+"$VMHOST" share --pid "$UNMAP_PID" --cpu-budget 2 --key-file "$KEY" --json >"$TEST_TMP/unmap.json" 2>/dev/null
+check "a mapping that goes away mid-read: partial, mapping-gone" jq -e '.vms[0] | .partial == true
+	and .partial_reason == "mapping-gone" and .pages < .ram_pages' "$TEST_TMP/unmap.json"
+check "and the VM lives on" kill -0 "$UNMAP_PID"
+stop_pid "$UNMAP_PID"
 
 # No permission: nobody may not read root's guests.
 setpriv --reuid=65534 --regid=65534 --clear-groups "$VMHOST" share --pid "${PID[a]}" --json >"$TEST_TMP/perm.json" 2>"$TEST_TMP/perm.err"

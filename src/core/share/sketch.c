@@ -103,7 +103,26 @@ static void resident(int pagemap, uint64_t addr, size_t npages, uint64_t *bits)
 		bits[i] = 1ull << 63;
 }
 
-/* One mapping, chunk by chunk. 0, or -ENOMEM; a read that fails ends it with s->gap set. */
+/* The resident run of pages [first, end) of a chunk at addr, read and added. 0, -ENOMEM, or 1
+ * when the read failed (s->gap set). */
+static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const struct sketch_opts *o,
+		    unsigned char *buf, struct sketch *s)
+{
+	size_t len = (end - first) * SKETCH_PAGE_BYTES;
+	ssize_t got = io_process_read(pid, addr + first * SKETCH_PAGE_BYTES, buf, len);
+	if (got < 0 || (size_t)got < len) {
+		s->gap = got < 0 ? gap_of(got) : SKETCH_MAPPING_GONE;
+		return 1;
+	}
+	for (size_t i = 0; i < end - first; i++)
+		if (sketch_add_page(s, &o->key, buf + i * SKETCH_PAGE_BYTES) < 0)
+			return -ENOMEM;
+	return 0;
+}
+
+/* One mapping, chunk by chunk, reading only runs of resident pages: an absent page holds nothing
+ * to merge, and reading it would fault it in (or swap it in). 0, or -ENOMEM; a read that fails
+ * ends it with s->gap set. */
 static int read_range(pid_t pid, int pagemap, const struct mem_range *r, const struct sketch_opts *o,
 		      unsigned char *buf, struct sketch *s)
 {
@@ -116,19 +135,38 @@ static int read_range(pid_t pid, int pagemap, const struct mem_range *r, const s
 		size_t npages = (size_t)((r->end - addr) / SKETCH_PAGE_BYTES);
 		npages = npages < CHUNK_PAGES ? npages : CHUNK_PAGES;
 		resident(pagemap, addr, npages, bits);
-		ssize_t got = io_process_read(pid, addr, buf, npages * SKETCH_PAGE_BYTES);
-		if (got < 0 || (size_t)got < npages * SKETCH_PAGE_BYTES) {
-			s->gap = got < 0 ? gap_of(got) : SKETCH_MAPPING_GONE;
-			return 0;
+		for (size_t i = 0; i < npages;) {
+			size_t j = i;
+			while (j < npages && bits[j] >> 63)
+				j++;
+			int rr = j > i ? read_run(pid, addr, i, j, o, buf, s) : 0;
+			if (rr)
+				return rr < 0 ? rr : 0;
+			i = j > i ? j : i + 1;
 		}
-		for (size_t i = 0; i < npages; i++)
-			if (bits[i] >> 63 && sketch_add_page(s, &o->key, buf + i * SKETCH_PAGE_BYTES) < 0)
-				return -ENOMEM;
 		budget_hold(o->budget);
 		if (o->progress && (addr - r->start) / SKETCH_PAGE_BYTES % PROGRESS_PAGES == 0)
 			o->progress(o->progress_arg, s);
 	}
 	return 0;
+}
+
+/* After the read: the RAM mappings must be those it started from. Pages of a mapping gone
+ * mid-read read as absent in pagemap, so only this tells them from pages never touched. */
+static enum sketch_gap still_mapped(const struct io_root *root, const struct vm *vm, const struct mem_range *was,
+				    size_t nwas)
+{
+	struct mem_range *now;
+	size_t n;
+	int r = vm_guest_ram_ranges(root, vm->pid, &vm->cfg, &now, &n);
+	if (r < 0) /* a process gone has no maps file either */
+		return r == -ESRCH || io_exists(root, IO_PROC, "%d", (int)vm->pid) <= 0 ? SKETCH_VM_EXITED
+											   : SKETCH_MAPPING_GONE;
+	bool same = n == nwas;
+	for (size_t i = 0; same && i < n; i++)
+		same = now[i].start == was[i].start && now[i].end == was[i].end;
+	free(now);
+	return same ? SKETCH_COMPLETE : SKETCH_MAPPING_GONE;
 }
 
 int sketch_take(const struct io_root *root, const struct vm *vm, const struct sketch_opts *o, struct sketch *ret)
@@ -157,6 +195,8 @@ int sketch_take(const struct io_root *root, const struct vm *vm, const struct sk
 		r = read_range(vm->pid, pagemap, &ranges[i], o, buf, &s);
 	if (pagemap >= 0)
 		io_close(pagemap);
+	if (r == 0 && s.gap == SKETCH_COMPLETE)
+		s.gap = still_mapped(root, vm, ranges, n);
 	free(buf);
 	free(ranges);
 	if (r < 0) {
