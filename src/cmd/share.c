@@ -117,6 +117,8 @@ static void vm_json(struct json *j, const struct sketch *s, size_t n, const stru
 	json_int(j, "pages", s[i].pages);
 	json_int(j, "ram_pages", s[i].ram_pages);
 	json_int(j, "zero_pages", s[i].zero_pages);
+	json_int(j, "zero_mapped_pages", s[i].zero_mapped_pages);
+	json_int(j, "ksm_zero_pages", s[i].ksm_zero_pages);
 	json_int(j, "self_shared_pages", v->self_shared_pages);
 	json_int(j, "unique_pages", v->unique_pages);
 	json_array_begin(j, "shared_with");

@@ -101,7 +101,8 @@ int share_map_build(const struct sketch *s, size_t n, bool zero_pages_free, stru
 	}
 	for (size_t i = 0; i < n; i++) {
 		m.pages += s[i].pages;
-		m.zero_pages += s[i].zero_pages;
+		/* Empty pages holding memory, and those KSM already mapped to the zero page. */
+		m.zero_pages += s[i].zero_pages + s[i].ksm_zero_pages;
 		m.vms[i].error_bound_pages = (int64_t)llround(2.0 * sqrt((double)s[i].nhashes * (double)rate * (double)(rate - 1)));
 	}
 	m.mergeable_pages += zero_pages_free ? m.zero_pages : (m.zero_pages > 0 ? m.zero_pages - 1 : 0);

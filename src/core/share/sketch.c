@@ -103,10 +103,37 @@ static void resident(int pagemap, uint64_t addr, size_t npages, uint64_t *bits)
 		bits[i] = 1ull << 63;
 }
 
+/* Which page frames are the kernel's zero page (KPF_ZERO_PAGE in /proc/kpageflags, root): an
+ * empty page mapped to it costs nothing, and KSM neither scans nor counts it. The zero page and
+ * the huge zero page's frames are few: kept once found. */
+#define ZERO_PFNS_MAX 1024
+#define KPF_ZERO_PAGE 24
+struct zero_frames {
+	int kpageflags; /* -1: unreadable (every empty page then counts as holding memory) */
+	uint64_t pfn[ZERO_PFNS_MAX];
+	size_t n;
+};
+
+static bool kernel_zero_page(struct zero_frames *z, uint64_t pagemap_entry)
+{
+	uint64_t pfn = pagemap_entry & ((1ull << 55) - 1), flags;
+	if (z->kpageflags < 0 || !pfn)
+		return false;
+	for (size_t i = 0; i < z->n; i++)
+		if (z->pfn[i] == pfn)
+			return true;
+	if (io_pread(z->kpageflags, &flags, sizeof(flags), (off_t)(pfn * 8)) != (ssize_t)sizeof(flags) ||
+	    !(flags >> KPF_ZERO_PAGE & 1))
+		return false;
+	if (z->n < ZERO_PFNS_MAX)
+		z->pfn[z->n++] = pfn;
+	return true;
+}
+
 /* The resident run of pages [first, end) of a chunk at addr, read and added. 0, -ENOMEM, or 1
  * when the read failed (s->gap set). */
-static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const struct sketch_opts *o,
-		    unsigned char *buf, struct sketch *s)
+static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const uint64_t *bits,
+		    struct zero_frames *z, const struct sketch_opts *o, unsigned char *buf, struct sketch *s)
 {
 	size_t len = (end - first) * SKETCH_PAGE_BYTES;
 	ssize_t got = io_process_read(pid, addr + first * SKETCH_PAGE_BYTES, buf, len);
@@ -114,17 +141,23 @@ static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const st
 		s->gap = got < 0 ? gap_of(got) : SKETCH_MAPPING_GONE;
 		return 1;
 	}
-	for (size_t i = 0; i < end - first; i++)
-		if (sketch_add_page(s, &o->key, buf + i * SKETCH_PAGE_BYTES) < 0)
+	for (size_t i = 0; i < end - first; i++) {
+		const unsigned char *page = buf + i * SKETCH_PAGE_BYTES;
+		if (all_zero(page) && kernel_zero_page(z, bits[first + i])) {
+			s->pages++;
+			s->zero_mapped_pages++;
+		} else if (sketch_add_page(s, &o->key, page) < 0) {
 			return -ENOMEM;
+		}
+	}
 	return 0;
 }
 
 /* One mapping, chunk by chunk, reading only runs of resident pages: an absent page holds nothing
  * to merge, and reading it would fault it in (or swap it in). 0, or -ENOMEM; a read that fails
  * ends it with s->gap set. */
-static int read_range(pid_t pid, int pagemap, const struct mem_range *r, const struct sketch_opts *o,
-		      unsigned char *buf, struct sketch *s)
+static int read_range(pid_t pid, int pagemap, struct zero_frames *z, const struct mem_range *r,
+		      const struct sketch_opts *o, unsigned char *buf, struct sketch *s)
 {
 	uint64_t bits[CHUNK_PAGES];
 	for (uint64_t addr = r->start; addr < r->end; addr += CHUNK_PAGES * SKETCH_PAGE_BYTES) {
@@ -139,7 +172,7 @@ static int read_range(pid_t pid, int pagemap, const struct mem_range *r, const s
 			size_t j = i;
 			while (j < npages && bits[j] >> 63)
 				j++;
-			int rr = j > i ? read_run(pid, addr, i, j, o, buf, s) : 0;
+			int rr = j > i ? read_run(pid, addr, i, j, bits, z, o, buf, s) : 0;
 			if (rr)
 				return rr < 0 ? rr : 0;
 			i = j > i ? j : i + 1;
@@ -184,17 +217,26 @@ int sketch_take(const struct io_root *root, const struct vm *vm, const struct sk
 		return r == -ENOMEM ? r : 0;
 	}
 	unsigned char *buf = malloc(CHUNK_PAGES * SKETCH_PAGE_BYTES);
-	if (!buf) {
+	struct zero_frames *z = malloc(sizeof(*z));
+	if (!buf || !z) {
+		free(buf);
+		free(z);
 		free(ranges);
 		return -ENOMEM;
 	}
+	z->n = 0;
+	z->kpageflags = io_open(root, IO_PROC, 0, "kpageflags");
+	s.ksm_zero_pages = vm->mem.ksm_zero_pages.known ? vm->mem.ksm_zero_pages.v : 0;
 	int pagemap = io_open(root, IO_PROC, 0, "%d/pagemap", vm->pid);
 	for (size_t i = 0; i < n; i++)
 		s.ram_pages += (int64_t)((ranges[i].end - ranges[i].start) / SKETCH_PAGE_BYTES);
 	for (size_t i = 0; i < n && r == 0 && s.gap == SKETCH_COMPLETE; i++)
-		r = read_range(vm->pid, pagemap, &ranges[i], o, buf, &s);
+		r = read_range(vm->pid, pagemap, z, &ranges[i], o, buf, &s);
 	if (pagemap >= 0)
 		io_close(pagemap);
+	if (z->kpageflags >= 0)
+		io_close(z->kpageflags);
+	free(z);
 	if (r == 0 && s.gap == SKETCH_COMPLETE)
 		s.gap = still_mapped(root, vm, ranges, n);
 	free(buf);

@@ -35,7 +35,10 @@ struct sketch {
 	uint64_t sample_n;   /* 1/N of the hash space kept */
 	int64_t ram_pages;   /* pages in its guest RAM mappings */
 	int64_t pages;       /* resident pages read (the others hold nothing to share) */
-	int64_t zero_pages;  /* of those, all zero */
+	int64_t zero_pages;  /* of those, all zero and holding memory of their own */
+	int64_t zero_mapped_pages; /* of those, the kernel's zero page: already free, never KSM's */
+	int64_t ksm_zero_pages;    /* what KSM had mapped to the zero page when the read began
+				      (ksm_stat): empty pages it already saved, among zero_mapped_pages */
 	uint64_t *hashes;    /* the kept hashes of its non-zero pages, sorted, repeats kept */
 	size_t nhashes, cap;
 	enum sketch_gap gap;
@@ -87,7 +90,7 @@ struct share_vm {
 struct share_map {
 	size_t n;
 	struct share_vm *vms;
-	int64_t pages, zero_pages;
+	int64_t pages, zero_pages; /* zero_pages: empty pages KSM can save or saved (ksm_zero_pages) */
 	int64_t mergeable_pages;  /* pages KSM would free with every VM merged: each content kept once,
 				     zero pages apart */
 };
