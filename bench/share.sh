@@ -2,7 +2,7 @@
 # vmhost share against the truth and against KSM (issue 33's "done when"):
 #   bench/share.sh [BUILD_DIR] [GUEST_MIB] [SAMPLE_N]     (defaults: build 512 32)
 # Fake guests of one image: "host 1" holds 80%, 50% and 20% of it, "host 2" 60% and 30% (the
-# fractions nest, so two guests share min(f1, f2) of their pages by construction); 10% zero
+# fractions nest, so two guests share the pages of fraction min(f1, f2), counted exactly); 10% zero
 # pages each, the rest unique. It measures: every pair's shared pages against the truth; the
 # sketch size per GiB; share's CPU per GiB hashed and its --cpu-budget; host 1's predicted
 # savings against what KSM reaches when left to converge; host 2's guests then started beside
@@ -52,6 +52,20 @@ guest() { # NAME FRACTION [options]
 	pids="$pids $!"
 	until grep -q ready "$tmp/$name.out" 2>/dev/null; do sleep 0.05; done
 }
+# truth F PAGES: pages whose class is "shared" at fraction F (tests/helpers/fakeguest.c: page i is
+# when splitmix64(i ^ 0x5eed) >> 11, over 2^53, is below F; the fractions nest).
+truth() {
+	python3 -c '
+import sys
+M = (1 << 64) - 1
+def mix(x):
+    x = (x + 0x9e3779b97f4a7c15) & M
+    x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & M
+    x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & M
+    return x ^ (x >> 31)
+f, n = float(sys.argv[1]), int(sys.argv[2])
+print(sum(1 for i in range(n) if (mix(i ^ 0x5eed) >> 11) / (1 << 53) < f))' "$1" "$2"
+}
 pidargs() { local g; for g in "$@"; do printf -- '--pid %s ' "${PID[$g]}"; done; }
 # converge: KSM scanning fast until its savings hold still over a full scan (at most 240 s).
 converge() {
@@ -97,7 +111,7 @@ for x in h1a h1b h1c; do
 	for y in h1a h1b h1c; do
 		[ "$x" = "$y" ] && continue
 		got=$(jq --argjson a "${PID[$x]}" --argjson b "${PID[$y]}" '[.vms[] | select(.pid == $a) | .shared_with[] | select(.pid == $b) | .pages] | add // 0' "$tmp/h1.json")
-		truth=$(awk -v f="${FRAC[$x]}" -v g="${FRAC[$y]}" -v p=$pages 'BEGIN { printf "%d", (f < g ? f : g) * p }')
+		truth=$(truth "$(awk -v f="${FRAC[$x]}" -v g="${FRAC[$y]}" 'BEGIN { print (f < g ? f : g) }')" $pages)
 		err=$(awk -v a="$got" -v b="$truth" -v p=$pages 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d / p * 100 }')
 		echo "$x with $y: predicted $got, truth $truth pages: off by $err% of the guest ($(pct "$got" "$truth") of the truth)"
 		worst=$(awk -v a="$err" -v b="$worst" 'BEGIN { print (a > b ? a : b) }')
