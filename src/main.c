@@ -17,6 +17,7 @@ static const struct subcommand commands[] = {
 	{"report", cmd_report, "one self-contained HTML report"},
 	{"serve", cmd_serve, "Prometheus metrics on /metrics"},
 	{"doctor", cmd_doctor, "what is wrong with this host's VMs: findings, evidence, fixes"},
+	{"share", cmd_share, "which VMs share memory with which: content sketches, the sharing map"},
 	{"top", cmd_top, "live view of every VM: CPU, wait, memory, KSM, pressure, exits"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -85,6 +85,7 @@ typedef int (*cmd_fn)(struct ctx *ctx, int argc, char **argv);
 /* Commands: argv[0] is the command's own name; "--help" prints its usage. */
 int cmd_overview(struct ctx *ctx, int argc, char **argv);
 int cmd_mem(struct ctx *ctx, int argc, char **argv);
+int cmd_share(struct ctx *ctx, int argc, char **argv);
 int cmd_ksm(struct ctx *ctx, int argc, char **argv);     /* ksm, ksm tune, ksm sweep */
 int cmd_bench(struct ctx *ctx, int argc, char **argv);   /* bench accounting|ksm|alloc */
 int cmd_exits(struct ctx *ctx, int argc, char **argv);

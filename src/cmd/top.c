@@ -43,14 +43,15 @@ static void top_help(void)
 	       "  CG MEM     the VM's cgroup scope's memory; MEM/CPU/IO PSI its pressure (some, avg10 %%)\n"
 	       "  PID        the VMM's (a helper's own)\n"
 	       "  COST       PSS plus the VM's huge pages (hugetlbfs): what its memory costs the host\n"
+	       "  KSMD%%      ksmd's CPU spent on the VM: ksmd's CPU x its share of the pages ksmd tracks\n"
 	       "\n"
 	       "keys: q quit; < > (or arrows) move the sort column, o the next one, r reverses; / filters\n"
 	       "by name (Enter keeps it, Esc clears it); e an exact refresh now. Ctrl-C also quits.\n"
 	       "\n"
 	       "  --interval SEC  seconds between refreshes (default 1)\n"
 	       "  --sort COLUMN   name, cpu, delay, rss, pss, ksm, overhead, exits, cgroup, mempsi,\n"
-	       "                  cpupsi, iopsi, cost or pid (default cpu; numbers largest first, names\n"
-	       "                  A-Z; wait: the old name of delay)\n"
+	       "                  cpupsi, iopsi, cost, ksmd or pid (default cpu; numbers largest first,\n"
+	       "                  names A-Z; wait: the old name of delay)\n"
 	       "  --reverse       the other way round\n"
 	       "  --filter TEXT   only VMs whose name (or a helper's) contains TEXT (any case)\n"
 	       "  --batch         plain frames on stdout, one per refresh, the first after one interval\n"
@@ -61,8 +62,8 @@ static void top_help(void)
 	       "--batch frame: '# vmhost top time_unix=T interval_seconds=S seconds=S vms=N exact=no\n"
 	       "skipped=N', '# host mem_total_bytes=B mem_available_bytes=B ksm_saved_bytes=B\n"
 	       "ksmd_cpu_percent=P', a heading 'kind pid vm_pid name cpu delay rss pss ksm overhead exits\n"
-	       "cgroup mempsi cpupsi iopsi cost', a line per VM (kind vm) and helper (kind helper, vm_pid its\n"
-	       "VM's), then an empty line. Fields are separated by one tab; bytes in bytes, percent and\n"
+	       "cgroup mempsi cpupsi iopsi cost ksmd', a line per VM (kind vm) and helper (kind helper, vm_pid\n"
+	       "its VM's), then an empty line. Fields are separated by one tab; bytes in bytes, percent and\n"
 	       "rates with one decimal, n/a unknown. --json adds vcpu_wait_percent, the deprecated name of\n"
 	       "vcpu_delay_percent (for one release). See docs/top.md.\n");
 }
@@ -71,7 +72,7 @@ static int opt_sort(struct ctx *ctx, void *opts, const char *arg)
 {
 	if (top_col_parse(arg, &((struct top_opts *)opts)->sort) < 0)
 		return usage_error(ctx, "--sort takes a column (name, cpu, delay, rss, pss, ksm, overhead, exits,"
-					" cgroup, mempsi, cpupsi, iopsi, cost, pid), not '%s'", arg);
+					" cgroup, mempsi, cpupsi, iopsi, cost, ksmd, pid), not '%s'", arg);
 	return EXIT_OK;
 }
 

@@ -123,6 +123,7 @@ static maybe_i64 pages(maybe_i64 n, int64_t ps) { return n.known ? MAYBE(n.v * p
 static maybe_i64 vm_ksm_merged(const struct vm *vm, int64_t ps) { return pages(vm->mem.ksm_merging_pages, ps); }
 static maybe_i64 vm_ksm_zero(const struct vm *vm, int64_t ps) { return pages(vm->mem.ksm_zero_pages, ps); }
 static maybe_i64 vm_helpers(const struct vm *vm, int64_t ps) { (void)ps; return MAYBE((int64_t)vm->nhelpers); }
+static maybe_i64 vm_ksm_rmap(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.ksm_rmap_items; }
 
 static const struct vm_metric {
 	const char *name;
@@ -141,6 +142,8 @@ static const struct vm_metric {
 	{"vmhost_vm_swap_bytes", vm_swap, "Swapped-out memory of the VMM and its helpers."},
 	{"vmhost_vm_ksm_merged_bytes", vm_ksm_merged, "Memory of the VM that maps KSM pages (ksm_merging_pages x page size)."},
 	{"vmhost_vm_ksm_zero_bytes", vm_ksm_zero, "Memory of the VM that KSM mapped to the zero page."},
+	{"vmhost_vm_ksm_rmap_items", vm_ksm_rmap,
+	 "Pages of the VM that ksmd tracks and scans (ksm_rmap_items), whether they merge or not."},
 	{"vmhost_vm_ksm_profit_bytes", vm_ksm_profit,
 	 "What KSM saves on this VM after its metadata (ksm_process_profit); may be negative."},
 	{"vmhost_vm_overhead_bytes", vm_overhead,
@@ -263,6 +266,12 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 			vm_labels(&l->vms[i], pid, sizeof(pid), labels);
 			prom_maybe(p, labels, VM_LABELS, vm_metrics[f].value(&l->vms[i], ps));
 		}
+	}
+	prom_family(p, "vmhost_vm_ksmd_cpu_share_ratio", PROM_GAUGE,
+		    "The VM's share of ksmd's CPU: its rmap items over all of them (0..1).");
+	for (size_t i = 0; i < l->n; i++) {
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		prom_known(p, labels, VM_LABELS, ksmd_vm_cpu_share(&l->vms[i].mem, &s->host.ksm));
 	}
 	vm_cost_families(p, l);
 }

@@ -80,6 +80,9 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_GUEST_FREE] = {"guest_free_bytes", "GUEST FREE", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_GUEST_CACHES] = {"guest_caches_bytes", "GUEST CACHES", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_GUEST_WHY] = {"guest_unavailable", "GUEST VIEW", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_KSM_RMAP] = {"ksm_rmap_items", "KSM TRACKED", COL_INT, COL_JSON_ONLY, 0},
+	[VMC_KSM_YIELD] = {"ksm_yield", "KSM YIELD", COL_FLOAT, COL_JSON_ONLY, 3},
+	[VMC_KSMD_SHARE] = {"ksmd_cpu_share", "KSMD SHARE", COL_FLOAT, COL_JSON_ONLY, 3},
 };
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
@@ -114,6 +117,9 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_KSM_ZERO, vm->mem.ksm_zero_pages);
 	table_set_maybe(t, VMC_KSM_PROFIT, vm->mem.ksm_profit);
 	table_set_maybe(t, VMC_KSM_SAVED, vm->ksm_saved_bytes);
+	table_set_maybe(t, VMC_KSM_RMAP, vm->mem.ksm_rmap_items);
+	table_set_float(t, VMC_KSM_YIELD, ksm_vm_yield(&vm->mem));
+	table_set_float(t, VMC_KSMD_SHARE, ksmd_vm_cpu_share(&vm->mem, &host->ksm));
 	table_set_maybe(t, VMC_PSS, vm->pss_bytes);
 	table_set_str(t, VMC_PSS_METHOD, vm->pss_bytes.known ? measure_method_name(vm->pss_method) : NULL);
 	table_set_maybe(t, VMC_PSS_BOUND, vm->pss_bound_bytes);

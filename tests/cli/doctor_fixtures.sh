@@ -51,7 +51,7 @@ for fx in "$VMHOST_FIXTURES"/doctor-*/; do
 		has("vm") and has("pid") and (.evidence|type)=="object" and (.evidence|length) > 0 and
 		(.advice|type)=="string" and (.advice|length) > 10)' "$TEST_TMP/$id.json"
 done
-check "an overlay for each of 19 fixture findings" [ "$n" -eq 19 ]
+check "an overlay for each of 20 fixture findings" [ "$n" -eq 20 ]
 
 # Who and what: the VM a finding concerns, and figures that prove it.
 J=$TEST_TMP
@@ -64,6 +64,7 @@ check "ept off: module and value" jqe '.findings[0].evidence | .module=="kvm_int
 check "npt off on kvm_amd" jqe '.findings[0].evidence | .module=="kvm_amd" and .value=="0"' "$J/kvm-npt-off.json"
 check "KSM stopped: 2 guests, 4 GiB, the image match said to be not estimated" jqe '.findings[0].evidence | .mergeable_guests==2 and .guest_ram_bytes==4294967296 and (.same_image|startswith("not estimated"))' "$J/ksm-stopped-with-guests.json"
 check "unmergeable: web2, mem-merge-off" jqe '.findings[0] | .vm=="web2" and .evidence.ksm_unmergeable_reason=="mem-merge-off"' "$J/vm-ksm-unmergeable.json"
+check "no yield: web2, 2 GiB scanned, nothing merged, half of ksmd's work" jqe '.findings[0] | .vm=="web2" and .evidence.ksm_scanned_bytes==2147483648 and .evidence.ksm_yield_percent==0 and .evidence.ksmd_cpu_share_percent==50 and (.advice|contains("mem-merge=off") and contains("<nosharepages/>") and contains("saves ~50% of ksmd"))' "$J/vm-ksm-no-yield.json"
 check "tuners: ksmtuned's pid and the advisor" jqe '.findings[0] | .pid==3000 and .evidence.advisor_mode=="scan-time"' "$J/ksm-tuners-fighting.json"
 check "exits: web1's I/O exits, over its lifetime" jqe '.findings[0] | .vm=="web1" and .evidence.kind=="I/O" and .evidence.io_exits==4000000 and .evidence.over=="lifetime"' "$J/vm-exits-dominated.json"
 t=$(tree emulation "$VMHOST_FIXTURES/doctor-vm-exits-dominated")
@@ -93,6 +94,8 @@ near_miss "chained pages with use_zero_pages 1" ksm-zero-pages-chained sys/kerne
 near_miss "512 MiB of huge pages unused" hugepages-unused proc/meminfo "$(sed 's/^HugePages_Free:.*/HugePages_Free:      256/' "$HEALTHY/proc/meminfo")\n"
 near_miss "exits: I/O 50% of web1's" vm-exits-dominated sys/kernel/debug/kvm/1001-12/io_exits '2500000\n'
 near_miss "exits: fewer than a million in web1's life" vm-exits-dominated sys/kernel/debug/kvm/1001-12/exits '900000\n'
+near_miss "web2 merged 2% of the pages ksmd tracks" vm-ksm-no-yield proc/1002/ksm_stat 'ksm_rmap_items 524288\nksm_zero_pages 486\nksm_merging_pages 10000\nksm_mergeable: yes\n'
+near_miss "web2 yields nothing but ksmd has not scanned twice" vm-ksm-no-yield sys/kernel/mm/ksm/full_scans '1\n'
 near_miss "THP never with the only guest RAM on hugetlbfs" thp-never sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never\n'
 t=$(tree nested-cpu-host "$VMHOST_FIXTURES/doctor-kvm-nested-unused")
 tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^-smp$/-cpu\nhost\n-smp/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"

@@ -9,7 +9,7 @@
 floor() {
 	case $1 in
 	parse | bpf) echo 0 ;; io) echo 1 ;;
-	core/base) echo 2 ;; core/model) echo 3 ;; core/kvm | core/tune) echo 4 ;;
+	core/base) echo 2 ;; core/model) echo 3 ;; core/kvm | core/tune | core/share) echo 4 ;;
 	core/sample) echo 5 ;; core/doctor) echo 6 ;; core/bench) echo 7 ;;
 	out | store) echo 8 ;; net) echo 9 ;; cmd) echo 10 ;; .) echo 11 ;;
 	esac

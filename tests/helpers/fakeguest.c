@@ -10,6 +10,8 @@
  *   -fake-busy-vcpus                                the vCPU threads spin instead (a busy guest)
  *   -fake-fill-seconds S                            mark RAM mergeable first, then fill it over S
  *                                                   seconds (a booting guest); else fill, then mark
+ *   -fake-unmap-after S                             unmap the upper half of its RAM S seconds after
+ *                                                   it is filled (a mapping gone under a reader)
  * Prints "ready" on stdout once its memory is filled; stops on SIGTERM. */
 #include <pthread.h>
 #include <stdbool.h>
@@ -99,6 +101,8 @@ int main(int argc, char **argv)
 			vcpus = atoi(v);
 		else if (!strcmp(o, "-fake-fill-seconds"))
 			s.fill_seconds = atof(v);
+		else if (!strcmp(o, "-fake-unmap-after"))
+			s.unmap_after_seconds = atof(v);
 	}
 	if (vcpus > 0 && start_threads(vcpus, busy) < 0) {
 		fprintf(stderr, "fakeguest: cannot start threads\n");

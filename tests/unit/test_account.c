@@ -244,6 +244,31 @@ static void counters_add_unknown(void **state)
 	assert_false(a.swap.known);
 }
 
+/* Yield: merged and zero pages per tracked page; share: tracked pages over the host's. */
+static void ksm_yield_and_ksmd_share(void **state)
+{
+	(void)state;
+	struct ksm_sysfs k = ksm(1000, 3000);
+	k.pages_unshared = MAYBE(4000);
+	k.pages_volatile = MAYBE(2000); /* 10000 rmap items host-wide */
+	struct mem_counters m = counters(0, 0, 0, 1500);
+	m.ksm_rmap_items = MAYBE(2500);
+	m.ksm_zero_pages = MAYBE(500);
+	assert_float_equal(ksm_vm_yield(&m), 2000.0 / 2500.0, 1e-12);
+	assert_float_equal(ksmd_vm_cpu_share(&m, &k), 0.25, 1e-12);
+	m.ksm_merging_pages = MAYBE(0);
+	m.ksm_zero_pages = MAYBE(0);
+	assert_float_equal(ksm_vm_yield(&m), 0.0, 0.0); /* tracked, nothing merged: 0, not unknown */
+	m.ksm_rmap_items = MAYBE(0);
+	assert_true(isnan(ksm_vm_yield(&m))); /* nothing tracked: no yield to speak of */
+	assert_float_equal(ksmd_vm_cpu_share(&m, &k), 0.0, 0.0);
+	m.ksm_rmap_items = UNKNOWN;
+	assert_true(isnan(ksm_vm_yield(&m)) && isnan(ksmd_vm_cpu_share(&m, &k)));
+	m.ksm_rmap_items = MAYBE(2500);
+	k.pages_volatile = UNKNOWN; /* the host's count unknown: the share too */
+	assert_true(isnan(ksmd_vm_cpu_share(&m, &k)));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -251,7 +276,7 @@ int main(void)
 		cmocka_unit_test(pss_bound_covers_asymmetry), cmocka_unit_test(calibration_makes_asymmetry_exact),
 		cmocka_unit_test(ksm_saved_per_vm), cmocka_unit_test(overhead_private_ram),
 		cmocka_unit_test(overhead_shared_and_hugetlb_ram), cmocka_unit_test(counters_add_unknown),
-		cmocka_unit_test(pss_unknown_weight_is_unknown),
+		cmocka_unit_test(pss_unknown_weight_is_unknown), cmocka_unit_test(ksm_yield_and_ksmd_share),
 		cmocka_unit_test(hugetlb_from_the_process), cmocka_unit_test(memory_cost_with_huge_pages),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -208,6 +208,9 @@ static void test_churn(void **state)
 	reading(&b, 101, after, 3);
 	a.ksmd_cpu_ns = MAYBE(1000000000);
 	b.ksmd_cpu_ns = MAYBE(1250000000);
+	b.host.ksm = (struct ksm_sysfs){.present = true, .pages_shared = MAYBE(100), .pages_sharing = MAYBE(300),
+					.pages_unshared = MAYBE(500), .pages_volatile = MAYBE(100)};
+	b.vms.vms[1].mem.ksm_rmap_items = MAYBE(400); /* "stays": 40% of the pages ksmd tracks */
 	add_helper(&a, 0, 150, 2, "swtpm", 5);
 	add_helper(&b, 0, 150, 3, "swtpm", 9); /* pid reused by another process */
 	add_exits(&b, 100, 1, 5000);           /* the old VM's, e.g. from a stale read: not the new one's */
@@ -226,6 +229,8 @@ static void test_churn(void **state)
 	for (size_t i = 0; i < v.nrows; i++)
 		assert_string_not_equal(v.rows[i].name, "gone");
 	assert_true(fabs(v.ksmd_cpu_percent - 25.0) < 1e-9);
+	assert_true(fabs(stays->v[TOP_KSMD] - 10.0) < 1e-9); /* 40% of ksmd's 25% */
+	assert_true(isnan(appeared->v[TOP_KSMD]));            /* its rmap items unknown */
 	assert_true(fabs(v.seconds - 1.0) < 1e-9);
 	top_view_free(&v);
 	/* The first view has no rates at all. */
@@ -279,13 +284,13 @@ static void test_batch_frame(void **state)
 	line = strtok_r(NULL, "\n", &save);
 	assert_true(!strncmp(line, "# host mem_total_bytes=", 23));
 	line = strtok_r(NULL, "\n", &save);
-	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\tdelay\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi\tcost");
+	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\tdelay\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi\tcost\tksmd");
 	size_t rows = 0;
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		size_t tabs = 0;
 		for (char *p = line; *p; p++)
 			tabs += *p == '\t';
-		assert_int_equal(tabs, 15);
+		assert_int_equal(tabs, 16);
 		rows++;
 	}
 	assert_int_equal(rows, 4);

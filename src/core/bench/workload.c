@@ -122,10 +122,16 @@ int workload_run(const struct workload_spec *s, int ready_fd)
 	}
 	unsigned period_ms = s->rewrite_ms ? s->rewrite_ms : 200;
 	uint64_t generation = 0, grown = 0;
+	bool unmapped = false;
 	double start = clock_monotonic_seconds();
 	while (sleep_for(period_ms / 1000.0)) {
 		if (s->volatile_fraction > 0)
 			workload_rewrite(s, mem, ++generation);
+		if (!unmapped && s->unmap_after_seconds > 0 && clock_monotonic_seconds() - start >= s->unmap_after_seconds) {
+			size_t half = (size_t)(s->guest_bytes / PAGE / 2) * PAGE;
+			munmap((char *)mem + half, half);
+			unmapped = true;
+		}
 		if (s->grow_bytes_per_second) {
 			double t = clock_monotonic_seconds() - start;
 			uint64_t want = (uint64_t)(t * (double)s->grow_bytes_per_second);

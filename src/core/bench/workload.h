@@ -27,6 +27,8 @@ struct workload_spec {
 	const char *cgroup;  /* a cgroup directory under the sys root (fs/cgroup/memory/NAME) the child
 				joins before it maps its RAM, so the RAM is charged there; NULL: none */
 	const struct io_root *root; /* where cgroup is (--sys-root); NULL: /proc and /sys */
+	double unmap_after_seconds; /* > 0: the upper half of guest RAM is unmapped this long after it
+				       is filled (a mapping that goes away under a reader) */
 };
 
 /* The unit of content: a workload page (the host's base page on x86). */

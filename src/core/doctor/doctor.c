@@ -27,6 +27,9 @@
 #define HUGEPAGES_UNUSED_MIN_BYTES (1.0 * GiB)
 #define SMAPS_SLOW_SECONDS 0.010                    /* per VM and read */
 #define BALLOON_INFLATED_SHARE 0.5                  /* the balloon leaves the guest under half its RAM */
+#define KSM_NO_YIELD_MAX 0.01                       /* of the pages ksmd tracks for a VM, merged */
+#define KSM_NO_YIELD_MIN_BYTES (256.0 * MiB)        /* tracked: less is not worth a finding */
+#define KSM_NO_YIELD_MIN_SCANS 2                    /* the unstable tree merges on a page's second scan */
 
 const char *doctor_severity_name(enum doctor_severity s)
 {
@@ -258,6 +261,39 @@ static void check_unmergeable(const struct doctor_rule *r, const struct doctor_e
 		else
 			advise(f, "the VMM does not mark its RAM mergeable: QEMU -machine mem-merge=on; other VMMs: "
 				  "prctl(PR_SET_MEMORY_MERGE) from a wrapper, or leave KSM to the guests that can merge");
+	}
+}
+
+/* A VM ksmd scans for nothing: its pages stay unmerged scan after scan, yet cost ksmd its share. */
+static void check_no_yield(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	const struct ksm_sysfs *k = &e->host.ksm;
+	if (!ksm_running(k) || !k->full_scans.known || k->full_scans.v < KSM_NO_YIELD_MIN_SCANS)
+		return;
+	double ksmd_percent = e->ksm_rates_known ? e->ksm_rates.ksmd_cpu_percent : NAN;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		double yield = ksm_vm_yield(&vm->mem);
+		if (!is_vm(vm) || ksm_unmergeable_reason(&vm->cfg, &vm->mem, k) || !(yield < KSM_NO_YIELD_MAX))
+			continue;
+		double tracked = (double)vm->mem.ksm_rmap_items.v * (double)e->host.page_size_bytes;
+		if (tracked < KSM_NO_YIELD_MIN_BYTES)
+			continue;
+		double share = ksmd_vm_cpu_share(&vm->mem, k);
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+					       "ksmd scans %.1f GiB of this VM for nothing (%.2f%% of it merged)",
+					       tracked / GiB, yield * 100.0);
+		ev_int(f, "ksm_rmap_items", vm->mem.ksm_rmap_items);
+		ev_bytes(f, "ksm_scanned_bytes", bytes_of(tracked));
+		ev_int(f, "ksm_merging_pages", vm->mem.ksm_merging_pages);
+		ev_int(f, "ksm_zero_pages", vm->mem.ksm_zero_pages);
+		ev_num(f, "ksm_yield_percent", DV_PERCENT, yield * 100.0);
+		ev_num(f, "ksmd_cpu_share_percent", DV_PERCENT, share * 100.0);
+		ev_num(f, "ksmd_cpu_percent", DV_PERCENT, ksmd_percent);
+		ev_int(f, "full_scans", k->full_scans);
+		advise(f, "turn merging off for it (QEMU -machine mem-merge=off, or libvirt "
+			  "<memoryBacking><nosharepages/></memoryBacking>): saves ~%.0f%% of ksmd's CPU",
+		       isfinite(share) ? share * 100.0 : 0.0);
 	}
 }
 
@@ -654,6 +690,7 @@ const struct doctor_rule doctor_rules[] = {
 	{"vm-balloon-no-stats", DOCTOR_INFO, NULL, check_balloon_stats, "a balloon device without the guest's stats"},
 	{"ksm-stopped-with-guests", DOCTOR_INFO, NULL, check_ksm_stopped, "KSM stopped while guests could merge"},
 	{"vm-ksm-unmergeable", DOCTOR_INFO, NULL, check_unmergeable, "a VM whose RAM KSM cannot merge, and why"},
+	{"vm-ksm-no-yield", DOCTOR_INFO, NULL, check_no_yield, "a VM ksmd scans while none of its pages merge"},
 	{"ksm-merge-across-nodes", DOCTOR_INFO, NULL, check_merge_across_nodes, "KSM merging across NUMA nodes"},
 	{"ksm-zero-pages-chained", DOCTOR_INFO, NULL, check_zero_pages, "use_zero_pages off while KSM chains pages"},
 	{"kvm-nested-unused", DOCTOR_INFO, NULL, check_nested, "nested on while no guest offers VMX"},

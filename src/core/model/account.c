@@ -76,6 +76,22 @@ maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, 
 	return MAYBE(llround(saved));
 }
 
+double ksm_vm_yield(const struct mem_counters *m)
+{
+	if (!m->ksm_rmap_items.known || m->ksm_rmap_items.v <= 0 || !m->ksm_merging_pages.known)
+		return NAN;
+	int64_t zero = m->ksm_zero_pages.known ? m->ksm_zero_pages.v : 0;
+	return fmin(1.0, (double)(m->ksm_merging_pages.v + zero) / (double)m->ksm_rmap_items.v);
+}
+
+double ksmd_vm_cpu_share(const struct mem_counters *m, const struct ksm_sysfs *k)
+{
+	maybe_i64 all = ksm_rmap_items(k);
+	if (!m->ksm_rmap_items.known || !all.known || all.v <= 0)
+		return NAN;
+	return fmin(1.0, (double)m->ksm_rmap_items.v / (double)all.v);
+}
+
 maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size)
 {
 	return pss_estimate_bound_with(m, k, page_size, ksm_mean_weight(k));

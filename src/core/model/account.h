@@ -45,6 +45,15 @@ maybe_i64 pss_estimate(const struct mem_counters *m, const struct ksm_sysfs *k, 
 maybe_i64 ksm_vm_saved(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size,
 		       const struct pss_calibration *cal);
 
+/* KSM's yield on a VM: the pages it merged (to other pages or the zero page) per page ksmd
+ * tracks for it, (ksm_merging_pages + ksm_zero_pages) / ksm_rmap_items, 0..1. NaN when unknown or
+ * when ksmd tracks none of its pages. */
+double ksm_vm_yield(const struct mem_counters *m);
+
+/* The VM's share of ksmd's CPU: its rmap items over all of them (ksmd's work per scan grows with
+ * the pages it tracks), 0..1. NaN when unknown or when ksmd tracks no page. */
+double ksmd_vm_cpu_share(const struct mem_counters *m, const struct ksm_sysfs *k);
+
 /* Worst-case error of pss_estimate without calibration, in bytes: each KSM mapping weighs between
  * 1/max_page_sharing and 1/2, and file/shmem pages between 0 and 1 (they are counted in full). */
 maybe_i64 pss_estimate_bound(const struct mem_counters *m, const struct ksm_sysfs *k, int64_t page_size);

@@ -53,6 +53,14 @@ maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size)
 	return MAYBE((k->pages_sharing.v + zero) * page_size);
 }
 
+maybe_i64 ksm_rmap_items(const struct ksm_sysfs *k)
+{
+	if (!k->pages_shared.known || !k->pages_sharing.known || !k->pages_unshared.known ||
+	    !k->pages_volatile.known)
+		return UNKNOWN;
+	return MAYBE(k->pages_shared.v + k->pages_sharing.v + k->pages_unshared.v + k->pages_volatile.v);
+}
+
 int ksmd_find(const struct io_root *root, pid_t *ret)
 {
 	pid_t *pids;

@@ -35,6 +35,10 @@ const char *ksm_run_word(maybe_i64 run);
 /* Bytes KSM saves host-wide: (pages_sharing + ksm_zero_pages) x page size; unknown without KSM. */
 maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size);
 
+/* The pages ksmd tracks host-wide, one rmap item each: shared + sharing + unshared + volatile
+ * (the kernel derives volatile from its own count, so the sum is that count). */
+maybe_i64 ksm_rmap_items(const struct ksm_sysfs *k);
+
 /* ksmd's pid (a kernel thread named "ksmd"); -ENOENT when there is none. */
 int ksmd_find(const struct io_root *root, pid_t *ret);
 

@@ -663,8 +663,10 @@ static int count_present(int fd, uint64_t start, uint64_t end, int64_t page_size
 	return 0;
 }
 
-int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
-		   int64_t *ret_bytes)
+/* The process's mappings, those that hold guest RAM marked. -ENOENT when the RAM blocks are not
+ * known or not found among them. */
+static int guest_maps(const struct io_root *root, pid_t pid, const struct vm_config *cfg, struct mapping **ret,
+		      size_t *ret_n)
 {
 	if (!cfg->guest_ram_bytes.known || cfg->nblocks == 0)
 		return -ENOENT;
@@ -701,6 +703,41 @@ int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config
 		free(maps);
 		return r < 0 ? r : -ENOENT;
 	}
+	*ret = maps;
+	*ret_n = n;
+	return 0;
+}
+
+int vm_guest_ram_ranges(const struct io_root *root, pid_t pid, const struct vm_config *cfg,
+			struct mem_range **ret, size_t *ret_n)
+{
+	struct mapping *maps;
+	size_t n, w = 0;
+	int r = guest_maps(root, pid, cfg, &maps, &n);
+	if (r < 0)
+		return r;
+	struct mem_range *ranges = malloc((n ? n : 1) * sizeof(*ranges));
+	if (!ranges) {
+		free(maps);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (maps[i].guest)
+			ranges[w++] = (struct mem_range){maps[i].start, maps[i].end};
+	free(maps);
+	*ret = ranges;
+	*ret_n = w;
+	return 0;
+}
+
+int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
+		   int64_t *ret_bytes)
+{
+	struct mapping *maps;
+	size_t n;
+	int r = guest_maps(root, pid, cfg, &maps, &n);
+	if (r < 0)
+		return r;
 	int fd = io_open(root, IO_PROC, 0, "%d/pagemap", pid);
 	if (fd < 0) {
 		free(maps);

@@ -17,7 +17,7 @@ static const char *const col_keys[TOP_NCOLS] = {
 	[TOP_NAME] = "name", [TOP_CPU] = "cpu", [TOP_DELAY] = "delay", [TOP_RSS] = "rss", [TOP_PSS] = "pss",
 	[TOP_KSM_SAVED] = "ksm", [TOP_OVERHEAD] = "overhead", [TOP_EXITS] = "exits", [TOP_CG_MEM] = "cgroup",
 	[TOP_MEM_PSI] = "mempsi", [TOP_PID] = "pid", [TOP_CPU_PSI] = "cpupsi", [TOP_IO_PSI] = "iopsi",
-	[TOP_COST] = "cost",
+	[TOP_COST] = "cost", [TOP_KSMD] = "ksmd",
 };
 
 const char *top_col_key(enum top_col c) { return c < TOP_NCOLS ? col_keys[c] : NULL; }
@@ -257,6 +257,8 @@ int top_view_build(const struct top_reading *before, struct top_reading *after, 
 	if (v.seconds > 0 && before->ksmd_cpu_ns.known && after->ksmd_cpu_ns.known &&
 	    after->ksmd_cpu_ns.v >= before->ksmd_cpu_ns.v)
 		v.ksmd_cpu_percent = (double)(after->ksmd_cpu_ns.v - before->ksmd_cpu_ns.v) / 1e9 / v.seconds * 100.0;
+	for (size_t i = 0; i < after->vms.n; i++) /* what each VM costs ksmd: its share of the pages ksmd tracks */
+		v.rows[i].v[TOP_KSMD] = v.ksmd_cpu_percent * ksmd_vm_cpu_share(&after->vms.vms[i].mem, &h->ksm);
 	*ret = v;
 	return 0;
 }

@@ -66,14 +66,6 @@ bool ksm_scan_clock_feed(struct ksm_scan_clock *c, const struct ksm_sample *s)
 	return ended;
 }
 
-maybe_i64 ksm_rmap_items(const struct ksm_sysfs *k)
-{
-	if (!k->pages_shared.known || !k->pages_sharing.known || !k->pages_unshared.known ||
-	    !k->pages_volatile.known)
-		return UNKNOWN;
-	return MAYBE(k->pages_shared.v + k->pages_sharing.v + k->pages_unshared.v + k->pages_volatile.v);
-}
-
 maybe_i64 ksm_general_profit(const struct ksm_sysfs *k, int64_t page_size, bool *ret_computed)
 {
 	*ret_computed = false;

@@ -65,7 +65,6 @@ void ksm_rates_compute(const struct ksm_sample *a, const struct ksm_sample *b, i
 		       const struct ksm_scan_clock *clock, struct ksm_rates *ret);
 
 /* Formulas, one place each. */
-maybe_i64 ksm_rmap_items(const struct ksm_sysfs *k);
 maybe_i64 ksm_general_profit(const struct ksm_sysfs *k, int64_t page_size, bool *ret_computed);
 double ksm_sharing_ratio(const struct ksm_sysfs *k);
 

@@ -1,0 +1,183 @@
+#!/bin/bash
+# vmhost share against the truth and against KSM (issue 33's "done when"):
+#   bench/share.sh [BUILD_DIR] [GUEST_MIB] [SAMPLE_N]     (defaults: build 512 32)
+# Fake guests of one image: "host 1" holds 80%, 50% and 20% of it, "host 2" 60% and 30% (the
+# fractions nest, so two guests share the pages of fraction min(f1, f2), counted exactly); 10% zero
+# pages each, the rest unique. It measures: every pair's shared pages against the truth; the
+# sketch size per GiB; share's CPU per GiB hashed and its --cpu-budget; host 1's predicted
+# savings against what KSM reaches when left to converge; host 2's guests then started beside
+# them, sketched apart (two hosts that never ran together, one key) and predicted together
+# against KSM's convergence; ksmd's CPU for one full scan at the kernel default; and the yield
+# rule on a guest that shares nothing, with ksmd's CPU per full scan before and after merging
+# is turned off for it (restarted with -fake-nomerge, as mem-merge=off would).
+# Takes the machine-wide KSM lock, and restores every KSM setting it changes on exit.
+set -u
+build=${1:-build}
+mib=${2:-512}
+rate=${3:-32}
+if [ -z "${VMHOST_KSM_LOCKED:-}" ]; then
+	exec flock /run/lock/vmhost-ksm.lock env VMHOST_KSM_LOCKED=1 "$0" "$@"
+fi
+[ "$(id -u)" = 0 ] || { echo "bench/share.sh: needs root" >&2; exit 77; }
+K=/sys/kernel/mm/ksm
+vmhost=$build/vmhost
+fake=$build/fakeguest
+tmp=$(mktemp -d)
+key=$tmp/key
+pids=""
+knobs="pages_to_scan sleep_millisecs use_zero_pages smart_scan"
+for f in run $knobs; do [ -e $K/$f ] && echo "$f $(cat $K/$f)"; done >"$tmp/saved"
+cleanup() {
+	local p
+	for p in $pids; do kill "$p" 2>/dev/null; done
+	for p in $pids; do wait "$p" 2>/dev/null; done
+	echo 2 >$K/run
+	while read -r f v; do [ "$f" = run ] || echo "$v" >$K/$f; done <"$tmp/saved"
+	awk '$1 == "run" {print $2}' "$tmp/saved" >$K/run
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+ksmd=$(pgrep -x ksmd | head -1)
+ksmd_ns() { awk '{print $1}' /proc/"$ksmd"/schedstat; }
+saved_pages() { echo $(($(cat $K/pages_sharing) + $(cat $K/ksm_zero_pages))); }
+declare -A PID FRAC
+guest() { # NAME FRACTION [options]
+	local name=$1 f=$2
+	shift 2
+	bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "$name" -m "$mib" -fake-shared "$f" -fake-zero 0.1 \
+		-fake-seed 3303 -fake-guest "$((RANDOM + 10))" "$@" >"$tmp/$name.out" 2>/dev/null &
+	PID[$name]=$!
+	FRAC[$name]=$f
+	pids="$pids $!"
+	until grep -q ready "$tmp/$name.out" 2>/dev/null; do sleep 0.05; done
+}
+# truth F PAGES: pages whose class is "shared" at fraction F (tests/helpers/fakeguest.c: page i is
+# when splitmix64(i ^ 0x5eed) >> 11, over 2^53, is below F; the fractions nest).
+truth() {
+	python3 -c '
+import sys
+M = (1 << 64) - 1
+def mix(x):
+    x = (x + 0x9e3779b97f4a7c15) & M
+    x = ((x ^ (x >> 30)) * 0xbf58476d1ce4e5b9) & M
+    x = ((x ^ (x >> 27)) * 0x94d049bb133111eb) & M
+    return x ^ (x >> 31)
+f, n = float(sys.argv[1]), int(sys.argv[2])
+print(sum(1 for i in range(n) if (mix(i ^ 0x5eed) >> 11) / (1 << 53) < f))' "$1" "$2"
+}
+pidargs() { local g; for g in "$@"; do printf -- '--pid %s ' "${PID[$g]}"; done; }
+# converge: KSM scanning fast until its savings hold still over a full scan (at most 240 s).
+converge() {
+	local scans0 last=-1 now t=0
+	scans0=$(cat $K/full_scans)
+	while [ $t -lt 240 ]; do
+		sleep 2
+		t=$((t + 2))
+		[ $(($(cat $K/full_scans) - scans0)) -ge 3 ] || continue
+		now=$(saved_pages)
+		[ "$last" -ge 0 ] && awk -v a="$now" -v b="$last" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.002 * a) }' && break
+		last=$now
+		scans0=$(cat $K/full_scans)
+	done
+	echo "$now"
+}
+# zero_freed NAMES...: empty pages of those guests now mapped to the kernel's zero page beyond what
+# KSM counts (ksm_zero_pages): freed when KSM split their huge pages (the kernel remaps zero-filled
+# subpages on a split), in neither of KSM's counters.
+zero_freed() {
+	"$vmhost" share $(pidargs "$@") --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json 2>/dev/null |
+		jq '[.vms[] | .zero_mapped_pages - .ksm_zero_pages] | add'
+}
+pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", (a - b) / b * 100 }'; }
+
+echo 2 >$K/run # every page unmerged: the counts below start from nothing
+echo 1 >$K/use_zero_pages
+[ -e $K/smart_scan ] && echo 0 >$K/smart_scan
+echo 4000 >$K/pages_to_scan
+echo 10 >$K/sleep_millisecs
+echo 1 >$K/run
+base=$(converge)
+echo "baseline: other processes' KSM savings $base pages (subtracted below)"
+
+guest h1a 0.8
+guest h1b 0.5
+guest h1c 0.2
+pages=$((mib * 256))
+"$vmhost" share $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/h1.json" 2>/dev/null
+echo "== pairs on host 1 (1/$rate, $mib MiB guests: $pages pages) =="
+worst=0
+for x in h1a h1b h1c; do
+	for y in h1a h1b h1c; do
+		[ "$x" = "$y" ] && continue
+		got=$(jq --argjson a "${PID[$x]}" --argjson b "${PID[$y]}" '[.vms[] | select(.pid == $a) | .shared_with[] | select(.pid == $b) | .pages] | add // 0' "$tmp/h1.json")
+		truth=$(truth "$(awk -v f="${FRAC[$x]}" -v g="${FRAC[$y]}" 'BEGIN { print (f < g ? f : g) }')" $pages)
+		err=$(awk -v a="$got" -v b="$truth" -v p=$pages 'BEGIN { d = a - b; if (d < 0) d = -d; printf "%.2f", d / p * 100 }')
+		echo "$x with $y: predicted $got, truth $truth pages: off by $err% of the guest ($(pct "$got" "$truth") of the truth)"
+		worst=$(awk -v a="$err" -v b="$worst" 'BEGIN { print (a > b ? a : b) }')
+	done
+done
+echo "worst pair error: $worst% of a guest's pages"
+jq -r '.vms[] | "sketch of \(.name): \(.sketch_bytes) bytes for \(.pages) pages read: \(.sketch_bytes * 262144 / .pages / 1024 | floor) KiB per GiB"' "$tmp/h1.json"
+jq -r '"share CPU: \([.vms[].cpu_seconds] | add) s for \([.vms[].pages] | add) pages: \(([.vms[].cpu_seconds] | add) / (([.vms[].pages] | add) / 262144)) s per GiB hashed"' "$tmp/h1.json"
+t0=$EPOCHREALTIME
+/usr/bin/time -f "%U %S" -o "$tmp/time" "$vmhost" share $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 20 --key-file "$key" --json >/dev/null 2>&1
+t1=$EPOCHREALTIME
+read -r u s <"$tmp/time"
+awk -v u="$u" -v s="$s" -v a="$t0" -v b="$t1" 'BEGIN { c = u + s; w = b - a; printf "--cpu-budget 20: %.2f s CPU in %.2f s: %.1f%% of one CPU\n", c, w, c / w * 100 }'
+
+pred1=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h1.json")
+got1=$(($(converge) - base))
+split1=$(zero_freed h1a h1b h1c)
+echo "== host 1: predicted savings $pred1 pages; KSM's counters reached $got1 pages, and $split1 empty pages were freed by splitting huge pages: $((got1 + split1)) in all: $(pct "$pred1" $((got1 + split1))) =="
+echo "   (against KSM's counters alone: $(pct "$pred1" "$got1"))"
+
+guest h2a 0.6
+guest h2b 0.3
+"$vmhost" share $(pidargs h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/h2.json" 2>/dev/null
+"$vmhost" share $(pidargs h1a h1b h1c h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/all.json" 2>/dev/null
+pred2=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h2.json")
+predall=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/all.json")
+gotall=$(($(converge) - base))
+splitall=$(zero_freed h1a h1b h1c h2a h2b)
+# host 1's empty pages were freed before the joint sketch: it no longer counts them; add them back
+predall=$((predall + $(jq '[.vms[] | .zero_mapped_pages - .ksm_zero_pages] | add' "$tmp/all.json")))
+echo "host 2 alone: predicted $pred2 pages; both hosts' guests together: predicted $predall, KSM's counters reached $gotall pages + $splitall empty pages freed by splits = $((gotall + splitall)): $(pct "$predall" $((gotall + splitall)))"
+echo "(the together figure is one share run over the five guests with the fleet key; sketches saved apart and joined by 'share plan' are not built yet)"
+
+echo 100 >$K/pages_to_scan
+echo 20 >$K/sleep_millisecs
+n0=$(ksmd_ns)
+s0=$(cat $K/pages_scanned)
+sleep 20
+n1=$(ksmd_ns)
+s1=$(cat $K/pages_scanned)
+rmap=$(($(cat $K/pages_shared) + $(cat $K/pages_sharing) + $(cat $K/pages_unshared) + $(cat $K/pages_volatile)))
+awk -v n=$((n1 - n0)) -v s=$((s1 - s0)) -v r="$rmap" -v c="$(jq '[.vms[].cpu_seconds] | add' "$tmp/all.json")" \
+	-v p="$(jq '[.vms[].pages] | add' "$tmp/all.json")" 'BEGIN {
+	per = n / 1e9 / s; printf "ksmd at the default (100 pages / 20 ms): %.1f%% of a CPU, %.2f us per page scanned\n", n / 1e9 / 20 * 100, per * 1e6
+	printf "one full scan of %d tracked pages: %.2f s of ksmd CPU (%.2f s per GiB); share: %.2f s for %d pages (%.2f s per GiB)\n", r, per * r, per * 262144, c, p, c / p * 262144 }'
+
+guest lonely 0 -fake-zero 0
+echo 4000 >$K/pages_to_scan
+echo 10 >$K/sleep_millisecs
+converge >/dev/null
+"$vmhost" doctor --interval 0 --json >"$tmp/doctor.json" 2>/dev/null
+jq -r --argjson p "${PID[lonely]}" '.findings[] | select(.id == "vm-ksm-no-yield" and .pid == $p) | "doctor: \(.summary); fix: \(.advice)"' "$tmp/doctor.json"
+jq -e --argjson p "${PID[lonely]}" '[.findings[] | select(.id == "vm-ksm-no-yield")] | map(.pid) == [$p]' "$tmp/doctor.json" >/dev/null &&
+	echo "doctor: vm-ksm-no-yield names the lonely guest, and no other" || echo "doctor: vm-ksm-no-yield did NOT find the lonely guest alone"
+scan_cost() { # ksmd CPU seconds per full scan, over 3 full scans
+	local f0 n0 f1
+	f0=$(cat $K/full_scans)
+	until [ $(($(cat $K/full_scans) - f0)) -ge 1 ]; do sleep 0.2; done
+	f0=$(cat $K/full_scans)
+	n0=$(ksmd_ns)
+	until [ $(($(cat $K/full_scans) - f0)) -ge 3 ]; do sleep 0.2; done
+	awk -v n=$(($(ksmd_ns) - n0)) 'BEGIN { printf "%.3f", n / 3 / 1e9 }'
+}
+before=$(scan_cost)
+kill "${PID[lonely]}"
+wait "${PID[lonely]}" 2>/dev/null
+guest lonely 0 -fake-zero 0 -fake-nomerge
+after=$(scan_cost)
+echo "ksmd CPU per full scan (4000 pages / 10 ms): $before s with the lonely guest merged, $after s with merging off for it: $(pct "$after" "$before")"

@@ -1,0 +1,287 @@
+/* vmhost share: content sketches of each VM's guest RAM, and the sharing map they give: per VM
+ * what it shares within itself, with each other VM, and alone; for the host, what KSM could save
+ * with every VM merged against what it saves now (docs/share.md). */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "core/base/clock.h"
+#include "core/model/survey.h"
+#include "core/share/sketch.h"
+#include "io/vmread.h"
+#include "out/json.h"
+#include "out/table.h"
+
+#define SHARE_MAX_PIDS 256
+#define SAMPLE_MAX (1u << 20)
+
+struct share_opts {
+	pid_t pids[SHARE_MAX_PIDS];
+	size_t npids;
+	long sample_n;
+	double cpu_budget;
+	const char *key_file;
+};
+
+static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct share_opts *o = opts;
+	return opt_pid_add(ctx, arg, o->pids, &o->npids, SHARE_MAX_PIDS, "too many --pid options");
+}
+
+/* "1/N" or "N": the share of the hash space kept. */
+static int opt_sample(struct ctx *ctx, void *opts, const char *arg)
+{
+	long n;
+	const char *s = strncmp(arg, "1/", 2) ? arg : arg + 2;
+	if (arg_count(s, &n) < 0 || n > (long)SAMPLE_MAX)
+		return usage_error(ctx, "--sample takes 1/N with N from 1 to %u (e.g. 1/64), not '%s'", SAMPLE_MAX, arg);
+	((struct share_opts *)opts)->sample_n = n;
+	return EXIT_OK;
+}
+
+static const struct opt share_opt_table[] = {
+	{OPT("pid", 'p', OPT_CALL), .call = opt_pid},
+	{OPT("sample", 's', OPT_CALL), .call = opt_sample},
+	{OPT("cpu-budget", 0, OPT_NUMBER), OPT_AT(struct share_opts, cpu_budget), .lo = 0, .hi = 100,
+	 .error = "--cpu-budget takes a percent of one CPU from 0 (no limit) to 100, not '%s'"},
+	{OPT("key-file", 0, OPT_STRING), OPT_AT(struct share_opts, key_file)},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
+static void share_help(void)
+{
+	printf("usage: vmhost share [--pid PID]... [--sample 1/N] [--cpu-budget PCT] [--key-file FILE] [--json]\n"
+	       "\n"
+	       "Reads each VM's guest RAM (never writing it; root or CAP_SYS_PTRACE), hashes every resident\n"
+	       "4 KiB page with a keyed hash, keeps the pages whose hash is in the lowest 1/N of the hash\n"
+	       "space, counts zero pages apart, and prints the sharing map: per VM the pages duplicated\n"
+	       "within itself, shared with each other VM, and unique; for the host what KSM could save\n"
+	       "with every VM merged, against what it saves now (pages_sharing + ksm_zero_pages).\n"
+	       "\n"
+	       "  --pid PID         only this VM (repeatable; default every VM)\n"
+	       "  --sample 1/N      keep 1/N of the hash space (default 1/64: 32 KiB of sketch per GiB)\n"
+	       "  --cpu-budget PCT  at most this much of one CPU while reading (default 50; 0 no limit)\n"
+	       "  --key-file FILE   the fleet's hash key (root-only, mode 0600), created when absent;\n"
+	       "                    without it a random key for this run: its sketches compare among\n"
+	       "                    themselves only\n"
+	       "\n"
+	       "A sketch read only in part (the VM exited, a RAM mapping went away, no permission) is\n"
+	       "marked partial with its reason. What a sketch reveals, and what not: docs/share.md.\n");
+}
+
+/* The key: the fleet's from --key-file, else a random one for this run. */
+static int share_key(struct ctx *ctx, const struct share_opts *o, struct siphash_key *ret)
+{
+	int created = 0;
+	int r = o->key_file ? io_secret_key(o->key_file, ret, sizeof(*ret), &created) : io_random_key(ret, sizeof(*ret));
+	if (r == -EPERM && o->key_file)
+		return fail(ctx, EXIT_NOPERM, "key file", "%s: must be a regular file only its owner (root) may read: "
+			    "chmod 600", o->key_file);
+	if (r < 0)
+		return fail(ctx, exit_code_for(r), "key file", "%s: %s", o->key_file ? o->key_file : "getrandom",
+			    strerror(-r));
+	if (created)
+		warn(ctx, "created a new key in %s: copy it to every host whose sketches are to compare", o->key_file);
+	return EXIT_OK;
+}
+
+static void progress(void *arg, const struct sketch *s)
+{
+	(void)arg;
+	fprintf(stderr, "\rvmhost: share: %s (pid %d): %lld MiB read   ", s->name[0] ? s->name : "?", (int)s->pid,
+		(long long)(s->pages * SKETCH_PAGE_BYTES >> 20));
+}
+
+static bool wanted(const struct share_opts *o, const struct vm *vm)
+{
+	if (!o->npids)
+		return vm->cfg.vmm != VMM_PROCESS;
+	for (size_t i = 0; i < o->npids; i++)
+		if (o->pids[i] == vm->pid)
+			return true;
+	return false;
+}
+
+static void vm_json(struct json *j, const struct sketch *s, size_t n, const struct share_map *m, size_t i)
+{
+	const struct share_vm *v = &m->vms[i];
+	json_object_begin(j, NULL);
+	json_int(j, "pid", s[i].pid);
+	json_string(j, "name", s[i].name[0] ? s[i].name : NULL);
+	json_int(j, "pages", s[i].pages);
+	json_int(j, "ram_pages", s[i].ram_pages);
+	json_int(j, "zero_pages", s[i].zero_pages);
+	json_int(j, "zero_mapped_pages", s[i].zero_mapped_pages);
+	json_int(j, "ksm_zero_pages", s[i].ksm_zero_pages);
+	json_int(j, "self_shared_pages", v->self_shared_pages);
+	json_int(j, "unique_pages", v->unique_pages);
+	json_array_begin(j, "shared_with");
+	for (size_t k = 0; k < n; k++) {
+		if (k == i || !v->shared_with[k])
+			continue;
+		json_object_begin(j, NULL);
+		json_int(j, "pid", s[k].pid);
+		json_string(j, "name", s[k].name[0] ? s[k].name : NULL);
+		json_int(j, "pages", v->shared_with[k]);
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_int(j, "sample", (int64_t)s[i].sample_n);
+	json_int(j, "sketch_bytes", (int64_t)sketch_bytes(&s[i]));
+	json_int(j, "error_bound_pages", v->error_bound_pages);
+	json_bool(j, "partial", s[i].gap != SKETCH_COMPLETE);
+	json_string(j, "partial_reason", sketch_gap_name(s[i].gap));
+	json_double(j, "cpu_seconds", s[i].cpu_seconds);
+	json_double(j, "wall_seconds", s[i].wall_seconds);
+	json_object_end(j);
+}
+
+static void share_json(const struct sketch *s, size_t n, const struct share_map *m, const struct host *h)
+{
+	struct json j;
+	json_init(&j, stdout, false);
+	json_object_begin(&j, NULL);
+	json_array_begin(&j, "vms");
+	for (size_t i = 0; i < n; i++)
+		vm_json(&j, s, n, m, i);
+	json_array_end(&j);
+	json_object_begin(&j, "host");
+	json_int(&j, "pages", m->pages);
+	json_int(&j, "zero_pages", m->zero_pages);
+	json_int(&j, "mergeable_savings_bytes", m->mergeable_pages * h->page_size_bytes);
+	json_maybe(&j, "ksm_saved_bytes", ksm_saved_bytes(&h->ksm, h->page_size_bytes));
+	json_object_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static void bytes_of_pages(char *buf, size_t cap, int64_t pages, int64_t page_size)
+{
+	fmt_bytes(buf, cap, pages * page_size);
+}
+
+static void share_human(const struct sketch *s, size_t n, const struct share_map *m, const struct host *h)
+{
+	int64_t ps = h->page_size_bytes;
+	char a[32], b[32], c[32], d[32], e[32];
+	printf("%-7s %-16s %10s %10s %10s %10s %10s  %s\n", "PID", "NAME", "READ", "ZERO", "SELF", "UNIQUE", "+-",
+	       "SKETCH");
+	for (size_t i = 0; i < n; i++) {
+		const struct share_vm *v = &m->vms[i];
+		bytes_of_pages(a, sizeof(a), s[i].pages, ps);
+		bytes_of_pages(b, sizeof(b), s[i].zero_pages, ps);
+		bytes_of_pages(c, sizeof(c), v->self_shared_pages, ps);
+		bytes_of_pages(d, sizeof(d), v->unique_pages, ps);
+		bytes_of_pages(e, sizeof(e), v->error_bound_pages, ps);
+		printf("%-7d %-16.16s %10s %10s %10s %10s %10s  %zu KiB, 1/%llu%s%s\n", (int)s[i].pid,
+		       s[i].name[0] ? s[i].name : "-", a, b, c, d, e, sketch_bytes(&s[i]) >> 10,
+		       (unsigned long long)s[i].sample_n, s[i].gap ? ", PARTIAL: " : "",
+		       s[i].gap ? sketch_gap_name(s[i].gap) : "");
+	}
+	printf("\nshared between VMs (the first VM's pages whose content the second holds):\n");
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < n; k++)
+			if (k != i && m->vms[i].shared_with[k]) {
+				bytes_of_pages(a, sizeof(a), m->vms[i].shared_with[k], ps);
+				printf("  %-16.16s with %-16.16s %10s\n", s[i].name[0] ? s[i].name : "-",
+				       s[k].name[0] ? s[k].name : "-", a);
+			}
+	bytes_of_pages(a, sizeof(a), m->mergeable_pages, ps);
+	maybe_i64 now = ksm_saved_bytes(&h->ksm, ps);
+	if (now.known)
+		fmt_bytes(b, sizeof(b), now.v);
+	printf("\nhost: KSM could save %s with every VM merged; it saves %s now\n", a, now.known ? b : "n/a");
+}
+
+/* Sketches every wanted VM into *ret (n of them). 0 or -ENOMEM. */
+static int sketch_all(struct ctx *ctx, const struct share_opts *o, const struct vm_list *vms,
+		      const struct siphash_key *key, struct sketch **ret, size_t *ret_n)
+{
+	struct sketch *s = calloc(vms->n ? vms->n : 1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	struct sketch_budget budget;
+	sketch_budget_start(&budget, o->cpu_budget);
+	bool tty = ctx->format == OUT_HUMAN && isatty(STDERR_FILENO);
+	struct sketch_opts so = {.key = *key, .sample_n = (uint64_t)o->sample_n, .budget = &budget,
+				 .progress = tty ? progress : NULL, .stop = stop_flag()};
+	size_t n = 0;
+	for (size_t i = 0; i < vms->n; i++) {
+		if (!wanted(o, &vms->vms[i]))
+			continue;
+		int r = sketch_take(&ctx->root, &vms->vms[i], &so, &s[n]);
+		if (r < 0) {
+			for (size_t k = 0; k < n; k++)
+				sketch_free(&s[k]);
+			free(s);
+			return r;
+		}
+		n++;
+	}
+	if (tty)
+		fputs("\r\033[K", stderr);
+	*ret = s;
+	*ret_n = n;
+	return 0;
+}
+
+static int share_report(struct ctx *ctx, struct sketch *s, size_t n, const struct host *host)
+{
+	size_t denied = 0;
+	for (size_t i = 0; i < n; i++)
+		denied += s[i].gap == SKETCH_NO_PERMISSION;
+	if (n && denied == n)
+		return fail(ctx, EXIT_NOPERM, "reading guest RAM", "no permission: run as root (or with CAP_SYS_PTRACE)");
+	bool zero_free = host->ksm.use_zero_pages.known && host->ksm.use_zero_pages.v == 1;
+	struct share_map m;
+	int r = share_map_build(s, n, zero_free, &m);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "sharing map", "%s", strerror(-r));
+	if (ctx->format == OUT_JSON)
+		share_json(s, n, &m, host);
+	else if (!n)
+		printf("no VMs found (QEMU, cloud-hypervisor, firecracker, crosvm); --pid PID adds any process\n");
+	else
+		share_human(s, n, &m, host);
+	share_map_free(&m);
+	return EXIT_OK;
+}
+
+int cmd_share(struct ctx *ctx, int argc, char **argv)
+{
+	struct share_opts o = {.sample_n = 64, .cpu_budget = 50};
+	static const struct opts_spec spec = OPTS_SPEC(share_opt_table, 0, share_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
+		return rc;
+	if (strcmp(ctx->root.proc, "/proc"))
+		return fail(ctx, EXIT_USAGE, "--proc-root", "share reads live processes' memory: only with /proc");
+	struct siphash_key key;
+	if ((rc = share_key(ctx, &o, &key)) != EXIT_OK)
+		return rc;
+	struct host host;
+	struct vm_list vms;
+	enum survey_step step;
+	struct survey_opts so = {.pids = o.pids, .npids = o.npids};
+	int r = survey_take(&ctx->root, &so, &host, &vms, &step);
+	if (r < 0)
+		return fail(ctx, exit_code_for(r), step == SURVEY_HOST ? "reading host memory" : "listing processes",
+			    "%s: %s", ctx->root.proc, strerror(-r));
+	stop_catch(false);
+	struct sketch *s = NULL;
+	size_t n = 0;
+	r = sketch_all(ctx, &o, &vms, &key, &s, &n);
+	rc = r < 0 ? fail(ctx, EXIT_FAIL, "sketches", "%s", strerror(-r)) : share_report(ctx, s, n, &host);
+	for (size_t i = 0; i < n; i++)
+		sketch_free(&s[i]);
+	free(s);
+	vm_list_free(&vms);
+	explicit_bzero(&key, sizeof(key));
+	return rc;
+}

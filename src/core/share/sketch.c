@@ -1,0 +1,253 @@
+#include "core/share/sketch.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/base/clock.h"
+#include "io/vmread.h"
+
+#define CHUNK_PAGES 256                /* one read: 1 MiB */
+#define PROGRESS_PAGES (16384 * 4)     /* 256 MiB between two progress calls */
+
+const char *sketch_gap_name(enum sketch_gap g)
+{
+	static const char *const names[] = {
+		[SKETCH_COMPLETE] = NULL, [SKETCH_VM_EXITED] = "vm-exited", [SKETCH_MAPPING_GONE] = "mapping-gone",
+		[SKETCH_NO_PERMISSION] = "no-permission", [SKETCH_RAM_UNKNOWN] = "ram-unknown",
+		[SKETCH_STOPPED] = "stopped"};
+	return (size_t)g < sizeof(names) / sizeof(names[0]) ? names[g] : "unknown";
+}
+
+void sketch_budget_start(struct sketch_budget *b, double cpu_percent)
+{
+	*b = (struct sketch_budget){.cpu_percent = cpu_percent, .start_wall = clock_monotonic_seconds(),
+				    .start_cpu = clock_thread_cpu_seconds()};
+}
+
+/* Sleeps off any CPU time beyond the budget's share of the time gone by. */
+static void budget_hold(const struct sketch_budget *b)
+{
+	if (!b || !(b->cpu_percent > 0) || b->cpu_percent >= 100)
+		return;
+	double cpu = clock_thread_cpu_seconds() - b->start_cpu;
+	double wall = clock_monotonic_seconds() - b->start_wall;
+	double owed = cpu * 100.0 / b->cpu_percent - wall;
+	if (owed > 0.001)
+		sleep_for(owed);
+}
+
+static bool all_zero(const unsigned char *p)
+{
+	const uint64_t *w = (const uint64_t *)p;
+	uint64_t acc = 0;
+	for (size_t i = 0; i < SKETCH_PAGE_BYTES / sizeof(uint64_t); i++)
+		acc |= w[i];
+	return acc == 0;
+}
+
+int sketch_add_page(struct sketch *s, const struct siphash_key *key, const void *page)
+{
+	s->pages++;
+	if (all_zero(page)) {
+		s->zero_pages++;
+		return 0;
+	}
+	uint64_t h = siphash13(key, page, SKETCH_PAGE_BYTES);
+	if (!sketch_keeps(h, s->sample_n))
+		return 0;
+	if (s->nhashes == s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 1024;
+		uint64_t *p = realloc(s->hashes, cap * sizeof(*p));
+		if (!p)
+			return -ENOMEM;
+		s->hashes = p;
+		s->cap = cap;
+	}
+	s->hashes[s->nhashes++] = h;
+	return 0;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void sketch_finish(struct sketch *s)
+{
+	if (s->nhashes)
+		qsort(s->hashes, s->nhashes, sizeof(*s->hashes), cmp_u64);
+}
+
+void sketch_free(struct sketch *s)
+{
+	free(s->hashes);
+	s->hashes = NULL;
+	s->nhashes = s->cap = 0;
+}
+
+static enum sketch_gap gap_of(ssize_t err)
+{
+	return err == -ESRCH ? SKETCH_VM_EXITED : err == -EPERM ? SKETCH_NO_PERMISSION : SKETCH_MAPPING_GONE;
+}
+
+/* Which pages of [addr, addr + npages) are resident (pagemap bit 63); all of them when pagemap
+ * cannot be read (nothing is then skipped, and absent pages read as zero). */
+static void resident(int pagemap, uint64_t addr, size_t npages, uint64_t *bits)
+{
+	ssize_t n = pagemap >= 0 ? io_pread(pagemap, bits, npages * 8, (off_t)(addr / SKETCH_PAGE_BYTES * 8)) : -1;
+	for (size_t i = n < 0 ? 0 : (size_t)n / 8; i < npages; i++)
+		bits[i] = 1ull << 63;
+}
+
+/* Which page frames are the kernel's zero page (KPF_ZERO_PAGE in /proc/kpageflags, root): an
+ * empty page mapped to it costs nothing, and KSM neither scans nor counts it. The zero page and
+ * the huge zero page's frames are few: kept once found. */
+#define ZERO_PFNS_MAX 1024
+#define KPF_ZERO_PAGE 24
+struct zero_frames {
+	int kpageflags; /* -1: unreadable (every empty page then counts as holding memory) */
+	uint64_t pfn[ZERO_PFNS_MAX];
+	size_t n;
+};
+
+static bool kernel_zero_page(struct zero_frames *z, uint64_t pagemap_entry)
+{
+	uint64_t pfn = pagemap_entry & ((1ull << 55) - 1), flags;
+	if (z->kpageflags < 0 || !pfn)
+		return false;
+	for (size_t i = 0; i < z->n; i++)
+		if (z->pfn[i] == pfn)
+			return true;
+	if (io_pread(z->kpageflags, &flags, sizeof(flags), (off_t)(pfn * 8)) != (ssize_t)sizeof(flags) ||
+	    !(flags >> KPF_ZERO_PAGE & 1))
+		return false;
+	if (z->n < ZERO_PFNS_MAX)
+		z->pfn[z->n++] = pfn;
+	return true;
+}
+
+/* The resident run of pages [first, end) of a chunk at addr, read and added. 0, -ENOMEM, or 1
+ * when the read failed (s->gap set). */
+static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const uint64_t *bits,
+		    struct zero_frames *z, const struct sketch_opts *o, unsigned char *buf, struct sketch *s)
+{
+	size_t len = (end - first) * SKETCH_PAGE_BYTES;
+	ssize_t got = io_process_read(pid, addr + first * SKETCH_PAGE_BYTES, buf, len);
+	if (got < 0 || (size_t)got < len) {
+		s->gap = got < 0 ? gap_of(got) : SKETCH_MAPPING_GONE;
+		return 1;
+	}
+	for (size_t i = 0; i < end - first; i++) {
+		const unsigned char *page = buf + i * SKETCH_PAGE_BYTES;
+		if (all_zero(page) && kernel_zero_page(z, bits[first + i])) {
+			s->pages++;
+			s->zero_mapped_pages++;
+		} else if (sketch_add_page(s, &o->key, page) < 0) {
+			return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* One mapping, chunk by chunk, reading only runs of resident pages: an absent page holds nothing
+ * to merge, and reading it would fault it in (or swap it in). 0, or -ENOMEM; a read that fails
+ * ends it with s->gap set. */
+static int read_range(pid_t pid, int pagemap, struct zero_frames *z, const struct mem_range *r,
+		      const struct sketch_opts *o, unsigned char *buf, struct sketch *s)
+{
+	uint64_t bits[CHUNK_PAGES];
+	for (uint64_t addr = r->start; addr < r->end; addr += CHUNK_PAGES * SKETCH_PAGE_BYTES) {
+		if (o->stop && *o->stop) {
+			s->gap = SKETCH_STOPPED;
+			return 0;
+		}
+		size_t npages = (size_t)((r->end - addr) / SKETCH_PAGE_BYTES);
+		npages = npages < CHUNK_PAGES ? npages : CHUNK_PAGES;
+		resident(pagemap, addr, npages, bits);
+		for (size_t i = 0; i < npages;) {
+			size_t j = i;
+			while (j < npages && bits[j] >> 63)
+				j++;
+			int rr = j > i ? read_run(pid, addr, i, j, bits, z, o, buf, s) : 0;
+			if (rr)
+				return rr < 0 ? rr : 0;
+			i = j > i ? j : i + 1;
+		}
+		budget_hold(o->budget);
+		if (o->progress && (addr - r->start) / SKETCH_PAGE_BYTES % PROGRESS_PAGES == 0)
+			o->progress(o->progress_arg, s);
+	}
+	return 0;
+}
+
+/* After the read: the RAM mappings must be those it started from. Pages of a mapping gone
+ * mid-read read as absent in pagemap, so only this tells them from pages never touched. */
+static enum sketch_gap still_mapped(const struct io_root *root, const struct vm *vm, const struct mem_range *was,
+				    size_t nwas)
+{
+	struct mem_range *now;
+	size_t n;
+	int r = vm_guest_ram_ranges(root, vm->pid, &vm->cfg, &now, &n);
+	if (r < 0) /* a process gone has no maps file either */
+		return r == -ESRCH || io_exists(root, IO_PROC, "%d", (int)vm->pid) <= 0 ? SKETCH_VM_EXITED
+											   : SKETCH_MAPPING_GONE;
+	bool same = n == nwas;
+	for (size_t i = 0; same && i < n; i++)
+		same = now[i].start == was[i].start && now[i].end == was[i].end;
+	free(now);
+	return same ? SKETCH_COMPLETE : SKETCH_MAPPING_GONE;
+}
+
+int sketch_take(const struct io_root *root, const struct vm *vm, const struct sketch_opts *o, struct sketch *ret)
+{
+	struct sketch s = {.pid = vm->pid, .sample_n = o->sample_n ? o->sample_n : 1};
+	snprintf(s.name, sizeof(s.name), "%s", vm->cfg.name);
+	double wall0 = clock_monotonic_seconds(), cpu0 = clock_thread_cpu_seconds();
+	struct mem_range *ranges = NULL;
+	size_t n = 0;
+	int r = vm_guest_ram_ranges(root, vm->pid, &vm->cfg, &ranges, &n);
+	if (r < 0) {
+		s.gap = r == -ESRCH ? SKETCH_VM_EXITED : r == -EPERM || r == -EACCES ? SKETCH_NO_PERMISSION
+										 : SKETCH_RAM_UNKNOWN;
+		*ret = s;
+		return r == -ENOMEM ? r : 0;
+	}
+	unsigned char *buf = malloc(CHUNK_PAGES * SKETCH_PAGE_BYTES);
+	struct zero_frames *z = malloc(sizeof(*z));
+	if (!buf || !z) {
+		free(buf);
+		free(z);
+		free(ranges);
+		return -ENOMEM;
+	}
+	z->n = 0;
+	z->kpageflags = io_open(root, IO_PROC, 0, "kpageflags");
+	s.ksm_zero_pages = vm->mem.ksm_zero_pages.known ? vm->mem.ksm_zero_pages.v : 0;
+	int pagemap = io_open(root, IO_PROC, 0, "%d/pagemap", vm->pid);
+	for (size_t i = 0; i < n; i++)
+		s.ram_pages += (int64_t)((ranges[i].end - ranges[i].start) / SKETCH_PAGE_BYTES);
+	for (size_t i = 0; i < n && r == 0 && s.gap == SKETCH_COMPLETE; i++)
+		r = read_range(vm->pid, pagemap, z, &ranges[i], o, buf, &s);
+	if (pagemap >= 0)
+		io_close(pagemap);
+	if (z->kpageflags >= 0)
+		io_close(z->kpageflags);
+	free(z);
+	if (r == 0 && s.gap == SKETCH_COMPLETE)
+		s.gap = still_mapped(root, vm, ranges, n);
+	free(buf);
+	free(ranges);
+	if (r < 0) {
+		sketch_free(&s);
+		return r;
+	}
+	sketch_finish(&s);
+	s.cpu_seconds = clock_thread_cpu_seconds() - cpu0;
+	s.wall_seconds = clock_monotonic_seconds() - wall0;
+	*ret = s;
+	return 0;
+}

@@ -1,0 +1,104 @@
+/* Content sketches of guest RAM: every 4 KiB page hashed with a keyed 64-bit hash, the pages whose
+ * hash falls in the lowest 1/N of the hash space kept (content-consistent sampling: a page's
+ * content alone decides, so any two sketches of one key compare), zero pages counted apart.
+ * A sketch holds hashes only, never content; it is read under a CPU budget, and one the read
+ * could not finish is marked partial with why, never passed off as complete. */
+#ifndef VMHOST_CORE_SKETCH_H
+#define VMHOST_CORE_SKETCH_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "core/base/siphash.h"
+#include "core/model/vm.h"
+#include "io/io.h"
+
+#define SKETCH_PAGE_BYTES 4096
+
+/* Why a sketch is partial. */
+enum sketch_gap {
+	SKETCH_COMPLETE,
+	SKETCH_VM_EXITED,     /* the process ended mid-read */
+	SKETCH_MAPPING_GONE,  /* a RAM mapping shrank or went away mid-read */
+	SKETCH_NO_PERMISSION, /* neither root nor CAP_SYS_PTRACE over it */
+	SKETCH_RAM_UNKNOWN,   /* its guest RAM mappings could not be told apart */
+	SKETCH_STOPPED,       /* the user stopped the run */
+};
+const char *sketch_gap_name(enum sketch_gap g); /* NULL for SKETCH_COMPLETE */
+
+struct sketch {
+	pid_t pid;
+	char name[256];
+	uint64_t sample_n;   /* 1/N of the hash space kept */
+	int64_t ram_pages;   /* pages in its guest RAM mappings */
+	int64_t pages;       /* resident pages read (the others hold nothing to share) */
+	int64_t zero_pages;  /* of those, all zero and holding memory of their own */
+	int64_t zero_mapped_pages; /* of those, the kernel's zero page: already free, never KSM's */
+	int64_t ksm_zero_pages;    /* what KSM had mapped to the zero page when the read began
+				      (ksm_stat): empty pages it already saved, among zero_mapped_pages */
+	uint64_t *hashes;    /* the kept hashes of its non-zero pages, sorted, repeats kept */
+	size_t nhashes, cap;
+	enum sketch_gap gap;
+	double cpu_seconds, wall_seconds;
+};
+
+/* Keeps the reader within cpu_percent of one CPU (0: no limit) on the calling thread. */
+struct sketch_budget {
+	double cpu_percent;
+	double start_wall, start_cpu;
+};
+void sketch_budget_start(struct sketch_budget *b, double cpu_percent);
+
+/* Called now and then while a sketch is read (every 64 MiB), for progress on a terminal. */
+typedef void (*sketch_progress)(void *arg, const struct sketch *s);
+
+struct sketch_opts {
+	struct siphash_key key;
+	uint64_t sample_n;
+	struct sketch_budget *budget;
+	sketch_progress progress;
+	void *progress_arg;
+	volatile sig_atomic_t *stop; /* non-zero: stop reading (the sketch is then partial) */
+};
+
+/* The page's place in the sample: true when its hash is in the lowest 1/n of the space. */
+static inline bool sketch_keeps(uint64_t hash, uint64_t n) { return n <= 1 || hash < UINT64_MAX / n; }
+
+/* Reads the VM's guest RAM into *ret. 0 with ret->gap telling whether it is whole (a partial
+ * sketch is still returned), or -ENOMEM. */
+int sketch_take(const struct io_root *root, const struct vm *vm, const struct sketch_opts *o, struct sketch *ret);
+void sketch_free(struct sketch *s);
+/* Adds one page's content into the sketch (sketch_take's step; tests feed pages directly). */
+int sketch_add_page(struct sketch *s, const struct siphash_key *key, const void *page);
+/* Sorts the kept hashes; sketch_take does it before returning. */
+void sketch_finish(struct sketch *s);
+/* The sketch's size as kept: its hashes. */
+static inline size_t sketch_bytes(const struct sketch *s) { return s->nhashes * sizeof(uint64_t); }
+
+/* ---- the sharing map ---- */
+
+struct share_vm {
+	int64_t self_shared_pages; /* duplicates within itself: pages KSM frees in it alone */
+	int64_t unique_pages;      /* non-zero pages found nowhere else, nor twice in it */
+	int64_t *shared_with;      /* [j]: its pages whose content VM j also holds (0 for itself) */
+	int64_t error_bound_pages; /* two standard errors of a figure counted from its sample */
+};
+
+struct share_map {
+	size_t n;
+	struct share_vm *vms;
+	int64_t pages, zero_pages; /* zero_pages: empty pages KSM can save or saved (ksm_zero_pages) */
+	int64_t mergeable_pages;  /* pages KSM would free with every VM merged: each content kept once,
+				     zero pages apart */
+};
+
+/* The map of n sketches of one key and rate. zero_pages_free: the kernel maps empty pages to
+ * the zero page (use_zero_pages), so each saves a page; else they merge into one KSM page. 0,
+ * -EINVAL (sketches of different rates), -ENOMEM. */
+int share_map_build(const struct sketch *s, size_t n, bool zero_pages_free, struct share_map *ret);
+void share_map_free(struct share_map *m);
+
+#endif

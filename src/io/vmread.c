@@ -1,0 +1,70 @@
+#include "io/vmread.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+ssize_t io_process_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	struct iovec local = {.iov_base = buf, .iov_len = len};
+	struct iovec remote = {.iov_base = (void *)(uintptr_t)addr, .iov_len = len};
+	ssize_t n = process_vm_readv(pid, &local, 1, &remote, 1, 0);
+	if (n < 0)
+		return errno == EACCES ? -EPERM : -errno;
+	return n;
+}
+
+int io_random_key(void *ret, size_t len)
+{
+	unsigned char *p = ret;
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = getrandom(p + got, len - got, 0);
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		got += n > 0 ? (size_t)n : 0;
+	}
+	return 0;
+}
+
+/* A new key file: written whole and synced before anyone may read it. */
+static int create_key(const char *path, void *ret, size_t len)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	int r = io_random_key(ret, len);
+	if (r == 0 && (write(fd, ret, len) != (ssize_t)len || fsync(fd) < 0))
+		r = errno ? -errno : -EIO;
+	close(fd);
+	if (r < 0)
+		unlink(path);
+	return r;
+}
+
+int io_secret_key(const char *path, void *ret, size_t len, int *ret_created)
+{
+	*ret_created = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 && errno == ENOENT) {
+		int r = create_key(path, ret, len);
+		if (r == 0)
+			*ret_created = 1;
+		return r;
+	}
+	if (fd < 0)
+		return -errno;
+	struct stat st;
+	int r = 0;
+	if (fstat(fd, &st) < 0)
+		r = -errno;
+	else if (!S_ISREG(st.st_mode) || (st.st_mode & 077) || (st.st_uid != 0 && st.st_uid != geteuid()))
+		r = -EPERM; /* a key others may read is no secret */
+	else if (read(fd, ret, len) != (ssize_t)len)
+		r = -EINVAL; /* too short to be a key */
+	close(fd);
+	return r;
+}

@@ -1,0 +1,110 @@
+/* Content sketches and the sharing map: the keyed hash against SipHash's published vector, the
+ * sample's consistency, zero pages apart, and the map of hand-built sketches counted by hand. */
+#include <errno.h>
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/base/siphash.h"
+#include "core/share/sketch.h"
+
+static const struct siphash_key ref_key = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
+
+/* The paper's vector: key 00..0f, message 00..0e. */
+static void siphash_reference_vector(void **state)
+{
+	(void)state;
+	unsigned char msg[15];
+	for (int i = 0; i < 15; i++)
+		msg[i] = (unsigned char)i;
+	assert_true(siphash24(&ref_key, msg, 15) == 0xa129ca6149be45e5ull);
+	assert_true(siphash24(&ref_key, msg, 0) == 0x726fdb47dd0e0e31ull); /* the empty message */
+	struct siphash_key other = {1, 2};
+	assert_true(siphash13(&ref_key, msg, 15) != siphash13(&other, msg, 15)); /* the key decides */
+	assert_true(siphash13(&ref_key, msg, 15) != siphash24(&ref_key, msg, 15));
+}
+
+static void page_of(unsigned char *p, unsigned seed)
+{
+	memset(p, 0, SKETCH_PAGE_BYTES);
+	memcpy(p, &seed, sizeof(seed));
+	p[SKETCH_PAGE_BYTES - 1] = 1;
+}
+
+/* The same content is kept or dropped in every sketch alike; zero pages never hashed. */
+static void sampling_is_by_content(void **state)
+{
+	(void)state;
+	static unsigned char page[SKETCH_PAGE_BYTES];
+	struct sketch a = {.sample_n = 8}, b = {.sample_n = 8};
+	for (unsigned i = 0; i < 4000; i++) {
+		page_of(page, i);
+		assert_int_equal(sketch_add_page(&a, &ref_key, page), 0);
+		page_of(page, 3999 - i); /* the same pages in the other order */
+		assert_int_equal(sketch_add_page(&b, &ref_key, page), 0);
+	}
+	memset(page, 0, sizeof(page));
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(sketch_add_page(&a, &ref_key, page), 0);
+	sketch_finish(&a);
+	sketch_finish(&b);
+	assert_int_equal(a.pages, 4010);
+	assert_int_equal(a.zero_pages, 10);
+	assert_int_equal(a.nhashes, b.nhashes);
+	assert_memory_equal(a.hashes, b.hashes, a.nhashes * sizeof(uint64_t));
+	assert_in_range(a.nhashes, 4000 / 8 - 100, 4000 / 8 + 100); /* 1/8 of them, give or take */
+	sketch_free(&a);
+	sketch_free(&b);
+}
+
+static struct sketch hand(const uint64_t *h, size_t n, int64_t zero)
+{
+	struct sketch s = {.sample_n = 4, .nhashes = n, .zero_pages = zero, .pages = (int64_t)n * 4 + zero};
+	s.hashes = malloc(n * sizeof(*h));
+	memcpy(s.hashes, h, n * sizeof(*h));
+	sketch_finish(&s);
+	return s;
+}
+
+/* Three VMs: A holds 1, 2, 2, 3; B holds 2, 3, 4; C holds 5. Counted by hand at 1/4. */
+static void map_by_hand(void **state)
+{
+	(void)state;
+	const uint64_t a[] = {3, 2, 1, 2}, b[] = {4, 2, 3}, c[] = {5};
+	struct sketch s[3] = {hand(a, 4, 10), hand(b, 3, 0), hand(c, 1, 6)};
+	struct share_map m;
+	assert_int_equal(share_map_build(s, 3, true, &m), 0);
+	assert_int_equal(m.vms[0].self_shared_pages, 4); /* the second 2 */
+	assert_int_equal(m.vms[0].unique_pages, 4);      /* 1 */
+	assert_int_equal(m.vms[0].shared_with[1], 12);   /* 2, 2, 3 */
+	assert_int_equal(m.vms[1].shared_with[0], 8);    /* 2, 3 */
+	assert_int_equal(m.vms[1].unique_pages, 4);      /* 4 */
+	assert_int_equal(m.vms[2].unique_pages, 4);
+	assert_int_equal(m.vms[2].shared_with[0] + m.vms[2].shared_with[1], 0);
+	/* 2 held three times (2 saved), 3 twice (1): 3 sampled pages x 4, plus 16 zero pages. */
+	assert_int_equal(m.mergeable_pages, 3 * 4 + 16);
+	assert_int_equal(m.zero_pages, 16);
+	share_map_free(&m);
+	assert_int_equal(share_map_build(s, 3, false, &m), 0);
+	assert_int_equal(m.mergeable_pages, 3 * 4 + 15); /* zero pages merge into one KSM page */
+	share_map_free(&m);
+	s[2].sample_n = 8;
+	assert_int_equal(share_map_build(s, 3, true, &m), -EINVAL); /* rates that do not compare */
+	for (int i = 0; i < 3; i++)
+		sketch_free(&s[i]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(siphash_reference_vector),
+		cmocka_unit_test(sampling_is_by_content),
+		cmocka_unit_test(map_by_hand),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
