@@ -24,6 +24,31 @@ static void vcpus_json(struct json *j, const char *key, const void *value)
 	json_array_end(j);
 }
 
+/* The VM's taps as a JSON array (as the host sees them: rx is what the guest sent). */
+static void ifaces_json(struct json *j, const char *key, const void *value)
+{
+	const struct vm_io *io = value;
+	json_array_begin(j, key);
+	for (size_t i = 0; i < io->nifaces; i++) {
+		const struct vm_iface *f = &io->ifaces[i];
+		json_object_begin(j, NULL);
+		json_string(j, "name", f->name);
+		json_maybe(j, "rx_bytes", f->rx_bytes);
+		json_maybe(j, "tx_bytes", f->tx_bytes);
+		json_maybe(j, "rx_packets", f->rx_packets);
+		json_maybe(j, "tx_packets", f->tx_packets);
+		json_maybe(j, "rx_dropped", f->rx_dropped);
+		json_maybe(j, "tx_dropped", f->tx_dropped);
+		json_maybe(j, "rx_errors", f->rx_errors);
+		json_maybe(j, "tx_errors", f->tx_errors);
+		json_double(j, "rx_bytes_per_second", f->rx_bytes_per_second);
+		json_double(j, "tx_bytes_per_second", f->tx_bytes_per_second);
+		json_string(j, "unavailable", f->why[0] ? f->why : NULL);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
 const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_PID] = {"pid", "PID", COL_INT, 0, 0},
 	[VMC_NAME] = {"name", "NAME", COL_STR, 0, 0},
@@ -75,6 +100,17 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_GUEST_FREE] = {"guest_free_bytes", "GUEST FREE", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_GUEST_CACHES] = {"guest_caches_bytes", "GUEST CACHES", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_GUEST_WHY] = {"guest_unavailable", "GUEST VIEW", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_IO_READ] = {"io.read_bytes", "IO READ", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_WRITE] = {"io.write_bytes", "IO WRITE", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_RCHAR] = {"io.read_chars", "IO RCHAR", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_WCHAR] = {"io.write_chars", "IO WCHAR", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_READ_RATE] = {"io.read_bytes_per_second", "READ/S", COL_FLOAT, COL_JSON_ONLY, 0},
+	[VMC_IO_WRITE_RATE] = {"io.write_bytes_per_second", "WRITE/S", COL_FLOAT, COL_JSON_ONLY, 0},
+	[VMC_IO_CG_READ] = {"io.cgroup_read_bytes", "CGROUP READ", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_CG_WRITE] = {"io.cgroup_write_bytes", "CGROUP WRITE", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_WHY] = {"io_unavailable", "IO", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_IFACES] = {"interfaces", "INTERFACES", COL_STR, COL_JSON_ONLY, 0, ifaces_json},
+	[VMC_IFACES_WHY] = {"interfaces_unavailable", "INTERFACES", COL_STR, COL_JSON_ONLY, 0},
 };
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
@@ -88,6 +124,21 @@ void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
 			return;
 		}
 	}
+}
+
+static void vm_io_row(struct table *t, const struct vm_io *io)
+{
+	table_set_maybe(t, VMC_IO_READ, io->read_bytes);
+	table_set_maybe(t, VMC_IO_WRITE, io->write_bytes);
+	table_set_maybe(t, VMC_IO_RCHAR, io->read_chars);
+	table_set_maybe(t, VMC_IO_WCHAR, io->write_chars);
+	table_set_float(t, VMC_IO_READ_RATE, io->read_bytes_per_second);
+	table_set_float(t, VMC_IO_WRITE_RATE, io->write_bytes_per_second);
+	table_set_maybe(t, VMC_IO_CG_READ, io->cgroup_read_bytes);
+	table_set_maybe(t, VMC_IO_CG_WRITE, io->cgroup_write_bytes);
+	table_set_str(t, VMC_IO_WHY, io->why[0] ? io->why : NULL);
+	table_set_value(t, VMC_IFACES, io->ifaces_known ? io : NULL); /* null: the fds could not be read */
+	table_set_str(t, VMC_IFACES_WHY, io->ifaces_known ? NULL : io->ifaces_why);
 }
 
 void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
@@ -143,6 +194,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	if (mergeable.known)
 		table_set_bool(t, VMC_KSM_MERGEABLE, mergeable.v);
 	table_set_str(t, VMC_KSM_REASON, ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm));
+	vm_io_row(t, &vm->io);
 	const struct guest_view *g = vm->guest;
 	if (g) {
 		table_set_maybe(t, VMC_BALLOON, g->balloon_bytes);

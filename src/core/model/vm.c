@@ -701,6 +701,16 @@ void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int p
 	vm->overhead_bytes = overhead_estimate(&vm->mem, &ballooned, host->page_size_bytes);
 }
 
+/* Disk and network counters of the VMM and its helpers, its scope and its taps. */
+static void measure_io(const struct io_root *root, struct vm *vm, const struct vm *before)
+{
+	pid_t pids[1 + VM_MAX_HELPERS] = {vm->pid};
+	memcpy(pids + 1, vm->helpers, vm->nhelpers * sizeof(pid_t));
+	struct vm_io was = vm->io; /* a memo's or discovery's: its interfaces when it has them */
+	vm_io_read(root, pids, 1 + vm->nhelpers, vm->vm_scope ? vm->cgroup : NULL, vm->cgroup_version,
+		   before ? &before->io : &was, &vm->io);
+}
+
 /* CPU of the VMM (all threads) and its helpers, each vCPU, and the scope's cgroup figures. */
 static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before)
 {
@@ -734,6 +744,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	/* The hugetlb controller's files, only for a VM that maps huge pages (read at every sample). */
 	if (vm->vm_scope && vm->cgroup_version == 2 && vm->mem.hugetlb.known && vm->mem.hugetlb.v > 0)
 		vm->cg.hugetlb_bytes = cgroup_hugetlb_bytes(root, vm->cgroup);
+	measure_io(root, vm, before);
 	return 0;
 }
 

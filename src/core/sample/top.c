@@ -188,8 +188,10 @@ static void vm_row(struct top_row *row, const struct top_reading *before, struct
 {
 	struct vm *vm = &after->vms.vms[i];
 	const struct vm *was = seconds > 0 ? vm_list_find(before ? &before->vms : NULL, vm) : NULL;
-	if (was)
+	if (was) {
 		vm_cpu_rates(&was->cpu, &vm->cpu, seconds);
+		vm_io_rates(&was->io, &vm->io, seconds);
+	}
 	*row = (struct top_row){.pid = vm->pid, .pss_method = vm->pss_method};
 	if (vm->cfg.name[0])
 		snprintf(row->name, sizeof(row->name), "%s", vm->cfg.name);
