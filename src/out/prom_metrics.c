@@ -227,6 +227,63 @@ static void vm_cost_families(struct prom *p, const struct vm_list *l)
 	}
 }
 
+/* One figure of every VM. */
+static void vm_metric_family(struct prom *p, const struct vm_list *l, const struct vm_metric *m, enum prom_type type,
+			     int64_t ps)
+{
+	char pid[16];
+	struct prom_label labels[VM_LABELS];
+	prom_family(p, m->name, type, m->help);
+	for (size_t i = 0; i < l->n; i++) {
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		prom_maybe(p, labels, VM_LABELS, m->value(&l->vms[i], ps));
+	}
+}
+
+static maybe_i64 vm_io_read_bytes(const struct vm *vm, int64_t ps) { (void)ps; return vm->io.read_bytes; }
+static maybe_i64 vm_io_written(const struct vm *vm, int64_t ps) { (void)ps; return vm->io.write_bytes; }
+
+static const struct vm_metric vm_io_metrics[] = {
+	{"vmhost_vm_io_read_bytes_total", vm_io_read_bytes,
+	 "Bytes the VMM and its helpers read from storage (/proc/PID/io read_bytes)."},
+	{"vmhost_vm_io_write_bytes_total", vm_io_written,
+	 "Bytes the VMM and its helpers caused to be written to storage (/proc/PID/io write_bytes)."},
+};
+
+/* One counter of each tap of every VM (NULL direction: no direction label). */
+static void iface_family(struct prom *p, const struct vm_list *l, size_t offset, const char *direction)
+{
+	char pid[16];
+	struct prom_label labels[VM_LABELS + 2];
+	for (size_t i = 0; i < l->n; i++) {
+		const struct vm_io *io = &l->vms[i].io;
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		for (size_t k = 0; k < io->nifaces; k++) {
+			labels[VM_LABELS] = (struct prom_label){"interface", io->ifaces[k].name};
+			labels[VM_LABELS + 1] = (struct prom_label){"direction", direction};
+			prom_maybe(p, labels, VM_LABELS + 1 + (direction != NULL),
+				   *(const maybe_i64 *)((const char *)&io->ifaces[k] + offset));
+		}
+	}
+}
+
+/* Disk and network counters of each VM: the VMM's /proc/PID/io and its taps as the host sees them. */
+static void vm_io_families(struct prom *p, const struct vm_list *l)
+{
+	for (size_t f = 0; f < sizeof(vm_io_metrics) / sizeof(vm_io_metrics[0]); f++)
+		vm_metric_family(p, l, &vm_io_metrics[f], PROM_COUNTER, 0);
+	prom_family(p, "vmhost_vm_net_receive_bytes_total", PROM_COUNTER,
+		    "Bytes the host received on the VM's tap: what the guest sent.");
+	iface_family(p, l, offsetof(struct vm_iface, rx_bytes), NULL);
+	prom_family(p, "vmhost_vm_net_transmit_bytes_total", PROM_COUNTER,
+		    "Bytes the host sent on the VM's tap: what the guest was sent.");
+	iface_family(p, l, offsetof(struct vm_iface, tx_bytes), NULL);
+	prom_family(p, "vmhost_vm_net_dropped_total", PROM_COUNTER,
+		    "Packets dropped on the VM's tap, by the host's direction (receive: from the guest).");
+	iface_family(p, l, offsetof(struct vm_iface, rx_dropped), "receive");
+	iface_family(p, l, offsetof(struct vm_iface, tx_dropped), "transmit");
+}
+
 static void vm_families(struct prom *p, const struct snapshot *s)
 {
 	const struct vm_list *l = &s->vms;
@@ -257,14 +314,10 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 		}
 	}
 
-	for (size_t f = 0; f < sizeof(vm_metrics) / sizeof(vm_metrics[0]); f++) {
-		prom_family(p, vm_metrics[f].name, PROM_GAUGE, vm_metrics[f].help);
-		for (size_t i = 0; i < l->n; i++) {
-			vm_labels(&l->vms[i], pid, sizeof(pid), labels);
-			prom_maybe(p, labels, VM_LABELS, vm_metrics[f].value(&l->vms[i], ps));
-		}
-	}
+	for (size_t f = 0; f < sizeof(vm_metrics) / sizeof(vm_metrics[0]); f++)
+		vm_metric_family(p, l, &vm_metrics[f], PROM_GAUGE, ps);
 	vm_cost_families(p, l);
+	vm_io_families(p, l);
 }
 
 /* KVM: per-VM and host-wide counter families, one per kind (docs/serve.md, "KVM counters").

@@ -11,6 +11,7 @@
 
 #include "core/base/prefault.h"
 #include "core/model/vm_memo.h"
+#include "parse/io_stat.h"
 
 const char *measure_method_name(enum measure_method m)
 {
@@ -707,8 +708,10 @@ static void measure_io(const struct io_root *root, struct vm *vm, const struct v
 	pid_t pids[1 + VM_MAX_HELPERS] = {vm->pid};
 	memcpy(pids + 1, vm->helpers, vm->nhelpers * sizeof(pid_t));
 	struct vm_io was = vm->io; /* a memo's or discovery's: its interfaces when it has them */
-	vm_io_read(root, pids, 1 + vm->nhelpers, vm->vm_scope ? vm->cgroup : NULL, vm->cgroup_version,
-		   before ? &before->io : &was, &vm->io);
+	/* QEMU says on its command line whether it has a tap; other VMMs are asked their fds. */
+	bool taps = vm->cfg.vmm != VMM_QEMU || !vm->cmdline || qemu_cmdline_has_tap(vm->cmdline, vm->cmdline_len);
+	struct vm_io_source src = {pids, 1 + vm->nhelpers, vm->vm_scope ? vm->cgroup : NULL, vm->cgroup_version, taps};
+	vm_io_read(root, &src, before ? &before->io : &was, &vm->io);
 }
 
 /* CPU of the VMM (all threads) and its helpers, each vCPU, and the scope's cgroup figures. */

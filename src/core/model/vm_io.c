@@ -145,25 +145,28 @@ static void read_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret
 	free(buf);
 }
 
-void vm_io_read(const struct io_root *root, const pid_t *pids, size_t npids, const char *scope, int version,
-		const struct vm_io *before, struct vm_io *ret)
+void vm_io_read(const struct io_root *root, const struct vm_io_source *src, const struct vm_io *before,
+		struct vm_io *ret)
 {
 	vm_io_unknown(ret);
-	if (npids == 0)
+	if (src->npids == 0)
 		return;
-	read_proc_io(root, pids, npids, ret);
-	if (scope)
-		read_cgroup_io(root, scope, version, ret);
+	pid_t vmm = src->pids[0];
+	read_proc_io(root, src->pids, src->npids, ret);
+	if (src->scope)
+		read_cgroup_io(root, src->scope, src->version, ret);
 	/* A VM's taps are opened as it starts: the reading before names them (a hot-plugged one waits
 	 * for the next scan). */
-	if (before && before->ifaces_known) {
+	if (!src->may_have_taps)
+		ret->ifaces_known = true;
+	else if (before && before->ifaces_known) {
 		memcpy(ret->ifaces, before->ifaces, sizeof(ret->ifaces));
 		ret->nifaces = before->nifaces;
 		ret->ifaces_known = true;
 	} else
-		ret->ifaces_known = vm_io_find_ifaces(root, pids[0], ret, ret->ifaces_why, sizeof(ret->ifaces_why)) == 0;
+		ret->ifaces_known = vm_io_find_ifaces(root, vmm, ret, ret->ifaces_why, sizeof(ret->ifaces_why)) == 0;
 	if (ret->ifaces_known && ret->nifaces)
-		read_ifaces(root, pids[0], ret);
+		read_ifaces(root, vmm, ret);
 }
 
 static double rate(maybe_i64 before, maybe_i64 after, double seconds)

@@ -38,12 +38,20 @@ struct vm_io {
 /* Every figure unknown, no reason yet. */
 void vm_io_unknown(struct vm_io *ret);
 
-/* Reads the VM's counters into ret. pids: the VMM first, then its helpers. scope: its per-VM
- * cgroup (NULL: none) in the unified tree (version 2) or under blkio (1). before (NULL: none):
- * the same VM's reading before, whose interface list is taken rather than the fds scanned
- * again. Never fails: what cannot be read is unknown, with its reason. */
-void vm_io_read(const struct io_root *root, const pid_t *pids, size_t npids, const char *scope, int version,
-		const struct vm_io *before, struct vm_io *ret);
+/* Where a VM's counters are. */
+struct vm_io_source {
+	const pid_t *pids;  /* the VMM first, then its helpers */
+	size_t npids;
+	const char *scope;  /* its per-VM cgroup (NULL: none), in the unified tree (version 2) or under blkio (1) */
+	int version;
+	bool may_have_taps; /* false: its command line has no tap backend, and its fds are not scanned */
+};
+
+/* Reads the VM's counters into ret. before (NULL: none): the same VM's reading before, whose
+ * interface list is taken rather than the fds scanned again. Never fails: what cannot be read is
+ * unknown, with its reason. */
+void vm_io_read(const struct io_root *root, const struct vm_io_source *src, const struct vm_io *before,
+		struct vm_io *ret);
 
 /* The interfaces of a process's tun fds (/proc/PID/fd -> /dev/net/tun, then fdinfo's iff:).
  * 0, -ENOENT: a tun fd without iff: (ret_why says which), or another negative errno. */
