@@ -191,3 +191,18 @@ void vm_io_rates(const struct vm_io *before, struct vm_io *after, double seconds
 		}
 	}
 }
+
+struct vm_io_totals vm_io_net_totals(const struct vm_io *io)
+{
+	struct vm_io_totals t = {UNKNOWN, UNKNOWN, UNKNOWN};
+	if (!io->ifaces_known)
+		return t;
+	t = (struct vm_io_totals){MAYBE(0), MAYBE(0), MAYBE(0)};
+	for (size_t i = 0; i < io->nifaces; i++) {
+		const struct vm_iface *f = &io->ifaces[i];
+		t.rx_bytes = maybe_add(t.rx_bytes, f->rx_bytes);
+		t.tx_bytes = maybe_add(t.tx_bytes, f->tx_bytes);
+		t.dropped = maybe_add(t.dropped, maybe_add(f->rx_dropped, f->tx_dropped));
+	}
+	return t;
+}

@@ -57,6 +57,12 @@ void vm_io_read(const struct io_root *root, const struct vm_io_source *src, cons
  * 0, -ENOENT: a tun fd without iff: (ret_why says which), or another negative errno. */
 int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, char *ret_why, size_t cap);
 
+/* The VM's taps summed: unknown when the list is, or when one tap's figure is (a tap gone). */
+struct vm_io_totals {
+	maybe_i64 rx_bytes, tx_bytes, dropped; /* dropped: both directions */
+};
+struct vm_io_totals vm_io_net_totals(const struct vm_io *io);
+
 /* Rates of after over seconds since before (the same VM). */
 void vm_io_rates(const struct vm_io *before, struct vm_io *after, double seconds);
 
