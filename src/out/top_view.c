@@ -30,12 +30,16 @@ static const struct {
 	[TOP_CPU_PSI] = {"CPU PSI", 8, CELL_PERCENT, "cpu_pressure_some_avg10"},
 	[TOP_IO_PSI] = {"IO PSI", 8, CELL_PERCENT, "io_pressure_some_avg10"},
 	[TOP_COST] = {"COST", 9, CELL_BYTES, "memory_cost_bytes"},
+	[TOP_DISK_READ] = {"READ/S", 9, CELL_BYTES, "read_bytes_per_second"},
+	[TOP_DISK_WRITE] = {"WRITE/S", 9, CELL_BYTES, "write_bytes_per_second"},
+	[TOP_NET_RX] = {"NET RX/S", 9, CELL_BYTES, "net_rx_bytes_per_second"},
+	[TOP_NET_TX] = {"NET TX/S", 9, CELL_BYTES, "net_tx_bytes_per_second"},
 };
 
 /* Left to right on screen; which of them fit goes by enum order (the first ones matter most). */
 static const enum top_col shown_order[TOP_NCOLS] = {
 	TOP_PID, TOP_NAME, TOP_CPU, TOP_WAIT, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD, TOP_COST,
-	TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI, TOP_EXITS,
+	TOP_DISK_READ, TOP_DISK_WRITE, TOP_NET_RX, TOP_NET_TX, TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI, TOP_EXITS,
 };
 
 /* The widest a name gets once every column fits. */
@@ -238,7 +242,8 @@ void top_view_frame(FILE *f, const struct top_view *v, const size_t *order, size
 
 /* The batch columns after kind, pid, vm_pid and name. */
 static const enum top_col batch_cols[] = {TOP_CPU, TOP_WAIT, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD,
-					  TOP_EXITS, TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI, TOP_COST};
+					  TOP_EXITS, TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI, TOP_COST,
+					  TOP_DISK_READ, TOP_DISK_WRITE, TOP_NET_RX, TOP_NET_TX};
 #define NBATCH (sizeof(batch_cols) / sizeof(batch_cols[0]))
 
 static void batch_value(FILE *f, enum top_col c, double v)
