@@ -118,6 +118,7 @@ static maybe_i64 vm_pss(const struct vm *vm, int64_t ps) { (void)ps; return vm->
 static maybe_i64 vm_overhead(const struct vm *vm, int64_t ps) { (void)ps; return vm->overhead_bytes; }
 static maybe_i64 vm_hugetlb(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.hugetlb; }
 static maybe_i64 vm_cost(const struct vm *vm, int64_t ps) { (void)ps; return vm_memory_cost(vm); }
+static maybe_i64 vm_thp(const struct vm *vm, int64_t ps) { (void)ps; return vm->cg.thp_bytes; }
 static maybe_i64 vm_ksm_profit(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.ksm_profit; }
 static maybe_i64 pages(maybe_i64 n, int64_t ps) { return n.known ? MAYBE(n.v * ps) : UNKNOWN; }
 static maybe_i64 vm_ksm_merged(const struct vm *vm, int64_t ps) { return pages(vm->mem.ksm_merging_pages, ps); }
@@ -139,6 +140,8 @@ static const struct vm_metric {
 	 "What the VM's memory costs the host: PSS plus its huge pages (shared ones divided among their mappers "
 	 "where known)."},
 	{"vmhost_vm_swap_bytes", vm_swap, "Swapped-out memory of the VMM and its helpers."},
+	{"vmhost_vm_thp_bytes", vm_thp,
+	 "Anonymous memory of the VM's cgroup scope on transparent huge pages (memory.stat anon_thp, v1 rss_huge)."},
 	{"vmhost_vm_ksm_merged_bytes", vm_ksm_merged, "Memory of the VM that maps KSM pages (ksm_merging_pages x page size)."},
 	{"vmhost_vm_ksm_zero_bytes", vm_ksm_zero, "Memory of the VM that KSM mapped to the zero page."},
 	{"vmhost_vm_ksm_profit_bytes", vm_ksm_profit,
@@ -318,6 +321,18 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 		vm_metric_family(p, l, &vm_metrics[f], PROM_GAUGE, ps);
 	vm_cost_families(p, l);
 	vm_io_families(p, l);
+	prom_family(p, "vmhost_vm_numa_bytes", PROM_GAUGE,
+		    "Anonymous and shared memory of the VM's cgroup scope on each NUMA node (memory.numa_stat).");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct vm_cgroup *cg = &l->vms[i].cg;
+		char node[8];
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		for (size_t k = 0; cg->numa_known && k < cg->numa_nodes; k++) {
+			snprintf(node, sizeof(node), "%zu", k);
+			labels[VM_LABELS] = (struct prom_label){"node", node};
+			prom_int(p, labels, VM_LABELS + 1, cg->numa_bytes[k]);
+		}
+	}
 }
 
 /* KVM: per-VM and host-wide counter families, one per kind (docs/serve.md, "KVM counters").

@@ -49,6 +49,22 @@ static void ifaces_json(struct json *j, const char *key, const void *value)
 	json_array_end(j);
 }
 
+/* The scope's memory per NUMA node: {"nodes": {"0": bytes, ...}, "vcpu_nodes": null (not read yet)}. */
+static void numa_json(struct json *j, const char *key, const void *value)
+{
+	const struct vm_cgroup *cg = value;
+	json_object_begin(j, key);
+	json_object_begin(j, "nodes");
+	for (size_t i = 0; i < cg->numa_nodes; i++) {
+		char node[8];
+		snprintf(node, sizeof(node), "%zu", i);
+		json_int(j, node, cg->numa_bytes[i]);
+	}
+	json_object_end(j);
+	json_null(j, "vcpu_nodes");
+	json_object_end(j);
+}
+
 const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_PID] = {"pid", "PID", COL_INT, 0, 0},
 	[VMC_NAME] = {"name", "NAME", COL_STR, 0, 0},
@@ -111,6 +127,8 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_IO_WHY] = {"io_unavailable", "IO", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_IFACES] = {"interfaces", "INTERFACES", COL_STR, COL_JSON_ONLY, 0, ifaces_json},
 	[VMC_IFACES_WHY] = {"interfaces_unavailable", "INTERFACES", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_THP] = {"thp_bytes", "THP", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_NUMA] = {"numa", "NUMA", COL_STR, COL_JSON_ONLY, 0, numa_json},
 };
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
@@ -181,6 +199,8 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_CG_LIMIT, cg->limit_bytes);
 	table_set_maybe(t, VMC_OOM, cg->oom_kills);
 	table_set_maybe(t, VMC_CG_HUGETLB, cg->hugetlb_bytes);
+	table_set_maybe(t, VMC_THP, cg->thp_bytes);
+	table_set_value(t, VMC_NUMA, cg->numa_known ? cg : NULL); /* null: no numa_stat (no scope) */
 	for (int k = 0; k < PRESSURE_NKINDS; k++) {
 		if (!cg->have_pressure[k])
 			continue;

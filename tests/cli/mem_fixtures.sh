@@ -163,6 +163,10 @@ check "a tun fd without iff: interfaces null with the reason, never []" jq -e '.
 check "no /proc/PID/io and no io.stat: io null with the reason, never 0" jq -e '.vms[] | select(.name=="noiff") | .io == null and (.io_unavailable | test("/proc/PID/io"))' "$TEST_TMP/io.json"
 check "a tap that vanished: listed, its counters null and gone" jq -e '.vms[] | select(.name=="gone") | [.interfaces[] | [.name, .rx_bytes, .tx_dropped, (.unavailable | test("^gone"))]] == [["tap9",null,null,true]]' "$TEST_TMP/io.json"
 check "no scope: the cgroup's bytes null, the process's known" jq -e '.vms[] | select(.name=="gone") | .io | .cgroup_write_bytes == null and .write_bytes == 0' "$TEST_TMP/io.json"
+check "THP from the v2 scope's memory.stat anon_thp, from v1's total_rss_huge" jq -e '[.vms[] | [.name, .thp_bytes]] == [["v2disk",805306368],["v1disk",419430400],["noiff",null],["gone",null]]' "$TEST_TMP/io.json"
+check "two nodes from v2 numa_stat (anon + shmem, bytes)" jq -e '.vms[] | select(.name=="v2disk") | .numa.nodes == {"0":268435456,"1":809500672}' "$TEST_TMP/io.json"
+check "two nodes from v1 numa_stat (hierarchical_anon, pages)" jq -e '.vms[] | select(.name=="v1disk") | .numa.nodes == {"0":131072000,"1":393216000}' "$TEST_TMP/io.json"
+check "no scope: thp and numa null, never 0" jq -e '.vms[] | select(.name=="gone") | .thp_bytes == null and .numa == null' "$TEST_TMP/io.json"
 "$VMHOST" --proc-root $IF/proc --sys-root $IF/sys --csv mem >"$TEST_TMP/io.csv"
 check "CSV: the io fields and the interfaces as JSON" sh -c "head -1 '$TEST_TMP/io.csv' | grep -q ',io.read_bytes,io.write_bytes,.*,interfaces,interfaces_unavailable' && grep -q '^4001,.*vnet0' '$TEST_TMP/io.csv'"
 

@@ -8,6 +8,7 @@
 
 #include "core/model/ksm.h"
 #include "parse/io_stat.h"
+#include "parse/numa_stat.h"
 #include "parse/parse.h"
 #include "testutil.h"
 
@@ -374,6 +375,28 @@ static void qemu_taps(void **state)
 	assert_true(qemu_cmdline_has_tap("qemu\0-netdev\0us", 15));
 }
 
+static void numa_stat_forms(void **state)
+{
+	(void)state;
+	int64_t nodes[NUMA_NODES_MAX] = {0};
+	size_t n = 0;
+	const char v2[] = "anon N0=100 N1=200\nfile N0=1 N1=2\nshmem N0=0 N1=5\n";
+	assert_int_equal(parse_numa_stat(v2, sizeof(v2) - 1, "anon", nodes, &n), 0);
+	assert_int_equal(parse_numa_stat(v2, sizeof(v2) - 1, "shmem", nodes, &n), 0);
+	assert_int_equal(n, 2);
+	assert_true(nodes[0] == 100 && nodes[1] == 205);
+	const char v1[] = "total=3 N0=1 N1=2\nanon=3 N0=1 N1=2\nhierarchical_anon=9 N0=4 N1=5\n";
+	int64_t one[NUMA_NODES_MAX] = {0};
+	n = 0;
+	assert_int_equal(parse_numa_stat(v1, sizeof(v1) - 1, "hierarchical_anon", one, &n), 0);
+	assert_true(n == 2 && one[0] == 4 && one[1] == 5);
+	assert_int_equal(parse_numa_stat(v1, sizeof(v1) - 1, "kernel", one, &n), -ENOENT);
+	assert_int_equal(parse_numa_stat(S("anon N0=1 N1=x\n"), "anon", one, &n), -EINVAL);
+	assert_int_equal(parse_numa_stat(S("anon N99=1\n"), "anon", one, &n), -EINVAL);
+	assert_int_equal(parse_numa_stat(S("anon N0=1 N1=2"), "anon", one, &n), -ENOENT); /* cut */
+	assert_true(n == 2 && one[0] == 4 && one[1] == 5); /* untouched by the bad ones */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -383,7 +406,7 @@ int main(void)
 		cmocka_unit_test(stat_fields), cmocka_unit_test(cgroup_forms),
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),
 		cmocka_unit_test(advisor_mode), cmocka_unit_test(fuzz_regressions),
-		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(qemu_taps),
+		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(qemu_taps), cmocka_unit_test(numa_stat_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

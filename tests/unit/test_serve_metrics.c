@@ -188,10 +188,16 @@ static void test_io_series(void **state)
 		"vmhost_vm_net_transmit_bytes_total{vm=\"v2disk\",pid=\"4001\",uuid=\"\",interface=\"vnet0\"} 5000000\n",
 		"vmhost_vm_net_dropped_total{vm=\"v2disk\",pid=\"4001\",uuid=\"\",interface=\"vnet0\",direction=\"receive\"} 2\n",
 		"vmhost_vm_net_dropped_total{vm=\"v2disk\",pid=\"4001\",uuid=\"\",interface=\"vnet0\",direction=\"transmit\"} 7\n",
+		"vmhost_vm_thp_bytes{vm=\"v2disk\",pid=\"4001\",uuid=\"\"} 805306368\n",
+		"vmhost_vm_numa_bytes{vm=\"v2disk\",pid=\"4001\",uuid=\"\",node=\"0\"} 268435456\n",
+		"vmhost_vm_numa_bytes{vm=\"v2disk\",pid=\"4001\",uuid=\"\",node=\"1\"} 809500672\n",
+		"vmhost_vm_numa_bytes{vm=\"v1disk\",pid=\"4003\",uuid=\"\",node=\"1\"} 393216000\n",
 	};
 	expect_lines(out, want, sizeof(want) / sizeof(want[0]));
 	assert_null(strstr(out, "vmhost_vm_io_write_bytes_total{vm=\"noiff\""));
 	assert_null(strstr(out, "interface=\"tap9\""));
+	assert_null(strstr(out, "vmhost_vm_numa_bytes{vm=\"gone\""));
+	assert_null(strstr(out, "vmhost_vm_thp_bytes{vm=\"gone\""));
 	free(out);
 }
 
