@@ -325,7 +325,7 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 		    "Anonymous and shared memory of the VM's cgroup scope on each NUMA node (memory.numa_stat).");
 	for (size_t i = 0; i < l->n; i++) {
 		const struct vm_cgroup *cg = &l->vms[i].cg;
-		char node[8];
+		char node[24];
 		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
 		for (size_t k = 0; cg->numa_known && k < cg->numa_nodes; k++) {
 			snprintf(node, sizeof(node), "%zu", k);

@@ -56,7 +56,7 @@ static void numa_json(struct json *j, const char *key, const void *value)
 	json_object_begin(j, key);
 	json_object_begin(j, "nodes");
 	for (size_t i = 0; i < cg->numa_nodes; i++) {
-		char node[8];
+		char node[24];
 		snprintf(node, sizeof(node), "%zu", i);
 		json_int(j, node, cg->numa_bytes[i]);
 	}

@@ -314,7 +314,7 @@ static void test_io_rates(void **state)
 			io->ifaces_known = k == 0;
 			io->nifaces = k == 0 ? 2 : 0;
 			for (size_t t = 0; t < io->nifaces; t++) {
-				snprintf(io->ifaces[t].name, sizeof(io->ifaces[t].name), "tap%zu", t);
+				snprintf(io->ifaces[t].name, sizeof(io->ifaces[t].name), "tap%d", (int)t);
 				io->ifaces[t].rx_bytes = MAYBE((int64_t)i * 1000);
 				io->ifaces[t].tx_bytes = MAYBE(5);
 			}
