@@ -118,7 +118,7 @@ static maybe_i64 vm_pss(const struct vm *vm, int64_t ps) { (void)ps; return vm->
 static maybe_i64 vm_overhead(const struct vm *vm, int64_t ps) { (void)ps; return vm->overhead_bytes; }
 static maybe_i64 vm_hugetlb(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.hugetlb; }
 static maybe_i64 vm_cost(const struct vm *vm, int64_t ps) { (void)ps; return vm_memory_cost(vm); }
-static maybe_i64 vm_thp(const struct vm *vm, int64_t ps) { (void)ps; return vm->cg.thp_bytes; }
+static maybe_i64 vm_thp(const struct vm *vm, int64_t ps) { (void)ps; return vm->thp_bytes; }
 static maybe_i64 vm_ksm_profit(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.ksm_profit; }
 static maybe_i64 pages(maybe_i64 n, int64_t ps) { return n.known ? MAYBE(n.v * ps) : UNKNOWN; }
 static maybe_i64 vm_ksm_merged(const struct vm *vm, int64_t ps) { return pages(vm->mem.ksm_merging_pages, ps); }
@@ -141,7 +141,7 @@ static const struct vm_metric {
 	 "where known)."},
 	{"vmhost_vm_swap_bytes", vm_swap, "Swapped-out memory of the VMM and its helpers."},
 	{"vmhost_vm_thp_bytes", vm_thp,
-	 "Anonymous memory of the VM's cgroup scope on transparent huge pages (memory.stat anon_thp, v1 rss_huge)."},
+	 "Anonymous memory of the VM on transparent huge pages (its scope's memory.stat anon_thp, v1 rss_huge)."},
 	{"vmhost_vm_ksm_merged_bytes", vm_ksm_merged, "Memory of the VM that maps KSM pages (ksm_merging_pages x page size)."},
 	{"vmhost_vm_ksm_zero_bytes", vm_ksm_zero, "Memory of the VM that KSM mapped to the zero page."},
 	{"vmhost_vm_ksm_profit_bytes", vm_ksm_profit,

@@ -199,7 +199,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_CG_LIMIT, cg->limit_bytes);
 	table_set_maybe(t, VMC_OOM, cg->oom_kills);
 	table_set_maybe(t, VMC_CG_HUGETLB, cg->hugetlb_bytes);
-	table_set_maybe(t, VMC_THP, cg->thp_bytes);
+	table_set_maybe(t, VMC_THP, vm->thp_bytes);
 	table_set_value(t, VMC_NUMA, cg->numa_known ? cg : NULL); /* null: no numa_stat (no scope) */
 	for (int k = 0; k < PRESSURE_NKINDS; k++) {
 		if (!cg->have_pressure[k])

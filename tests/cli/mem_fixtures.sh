@@ -166,6 +166,8 @@ check "no scope: the cgroup's bytes null, the process's known" jq -e '.vms[] | s
 check "THP from the v2 scope's memory.stat anon_thp, from v1's total_rss_huge" jq -e '[.vms[] | [.name, .thp_bytes]] == [["v2disk",805306368],["v1disk",419430400],["noiff",null],["gone",null]]' "$TEST_TMP/io.json"
 check "two nodes from v2 numa_stat (anon + shmem, bytes)" jq -e '.vms[] | select(.name=="v2disk") | .numa.nodes == {"0":268435456,"1":809500672}' "$TEST_TMP/io.json"
 check "two nodes from v1 numa_stat (hierarchical_anon, pages)" jq -e '.vms[] | select(.name=="v1disk") | .numa.nodes == {"0":131072000,"1":393216000}' "$TEST_TMP/io.json"
+"$VMHOST" --proc-root $IF/proc --sys-root $IF/sys mem --exact --json >"$TEST_TMP/io-exact.json"
+check "--exact: THP from smaps_rollup AnonHugePages of the VMM and its helper (30 + 2 MiB)" jq -e '.vms[] | select(.name=="v2disk") | .thp_bytes == 33554432' "$TEST_TMP/io-exact.json"
 check "no scope: thp and numa null, never 0" jq -e '.vms[] | select(.name=="gone") | .thp_bytes == null and .numa == null' "$TEST_TMP/io.json"
 "$VMHOST" --proc-root $IF/proc --sys-root $IF/sys --csv mem >"$TEST_TMP/io.csv"
 check "CSV: the io fields and the interfaces as JSON" sh -c "head -1 '$TEST_TMP/io.csv' | grep -q ',io.read_bytes,io.write_bytes,.*,interfaces,interfaces_unavailable' && grep -q '^4001,.*vnet0' '$TEST_TMP/io.csv'"

@@ -774,10 +774,11 @@ static int measure_exact(const struct io_root *root, const struct host *host, st
 		if (i == 0)
 			vmm_exact = sr;
 		pss += sr.pss.v;
+		vm->thp_bytes = i == 0 ? sr.anon_huge_pages : maybe_add(vm->thp_bytes, sr.anon_huge_pages);
 		add_exact_hugetlb(vm, &sr);
 	}
 	if (!ok) {
-		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
+		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = vm->thp_bytes = UNKNOWN;
 	} else {
 		vm->pss_bytes = MAYBE(pss);
 		vm->pss_bound_bytes = MAYBE(0);
@@ -840,6 +841,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 				: overhead_estimate(&vm->mem, &vm->cfg, host->page_size_bytes);
 	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
 	vm->hugetlb_shared_mappers = 0;
+	vm->thp_bytes = vm->cg.thp_bytes;
 	if ((flags & VM_MEASURE_EXACT) && (r = measure_exact(root, host, vm, &denied)) < 0)
 		return r;
 	vm->denied_files = denied;

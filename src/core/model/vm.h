@@ -45,6 +45,9 @@ struct vm {
 	 * it), and how many of them map shared ones; mem.hugetlb has status' figure always. */
 	maybe_i64 hugetlb_private_bytes, hugetlb_shared_bytes;
 	unsigned hugetlb_shared_mappers;
+	/* Anonymous memory on THP: the scope's memory.stat (cg.thp_bytes), or with --exact the VMM's and
+	 * its helpers' smaps_rollup AnonHugePages; unknown without either. */
+	maybe_i64 thp_bytes;
 	unsigned denied_files;     /* files of the VM we had no permission to read (figures n/a) */
 	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
