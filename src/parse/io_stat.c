@@ -112,6 +112,9 @@ int parse_fdinfo_iff(const char *buf, size_t len, char *name, size_t cap)
 			size_t l = (size_t)(le - v);
 			if (!nl || l == 0 || l >= cap)
 				return -EINVAL;
+			for (size_t i = 0; i < l; i++) /* what the kernel allows in an interface's name */
+				if (v[i] == '\0' || v[i] == '/' || v[i] == ' ' || v[i] == '\t' || v[i] == ':')
+					return -EINVAL;
 			memcpy(name, v, l);
 			name[l] = '\0';
 			return 0;

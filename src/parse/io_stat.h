@@ -29,7 +29,7 @@ int parse_blkio(const char *buf, size_t len, int64_t *ret_read, int64_t *ret_wri
 
 /* The interface of /proc/PID/fdinfo/N ("iff:\ttap0") into name (cap includes the NUL); -ENOENT
  * when there is no iff: line (a tun fd not attached yet, or a kernel before 3.x), -EINVAL when
- * the name does not fit. */
+ * the name does not fit or is none the kernel allows (a NUL, '/', ':' or a blank in it). */
 int parse_fdinfo_iff(const char *buf, size_t len, char *name, size_t cap);
 
 /* Whether a QEMU command line (NUL-separated) has a tap network backend (-netdev, -nic or -net
