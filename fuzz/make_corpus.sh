@@ -38,6 +38,8 @@ files schedstat schedstat
 files cgroup cgroup 'cgroup-*'
 files maps maps smaps
 files smaps smaps
+files io_stat io io.stat blkio.throttle.io_service_bytes memory.numa_stat dev
+find "$fx" -path '*/fdinfo/*' -type f -print0 | while IFS= read -r -d '' f; do seed io_stat <"$f"; done
 files cpu_list online possible present
 files sysfs_choice advisor_mode enabled
 find "$fx" -type f -path '*/mm/ksm/*' ! -name advisor_mode -print0 | while IFS= read -r -d '' f; do

@@ -3,13 +3,15 @@
 # package, without installing it) and a busybox initramfs. Output: DIR/vmlinuz, DIR/initramfs.gz.
 # The guest prints "vmhost-guest-up" on its serial console, touches some memory, then idles;
 # with "vmhost.spin" on the kernel command line one shell loop keeps a vCPU busy. The virtio
-# balloon driver (with the virtio PCI modules it needs) is loaded when the kernel has them.
+# balloon driver (with the virtio PCI modules it needs) is loaded when the kernel has them, and
+# the virtio disk's: with "vmhost.write=N" the guest writes N MiB to /dev/vda with O_DIRECT and
+# prints "vmhost-write-done" (the I/O tests count what reached the host); a virtio NIC is brought up.
 set -eu
 out=${1:?usage: guest-image.sh DIR}
 mkdir -p "$out"
 cd "$out"
 # Bumped when the initramfs changes, so cached images are rebuilt.
-version=3
+version=5
 [ "$(cat initramfs.version 2>/dev/null)" = $version ] || rm -f initramfs.gz
 if [ ! -s vmlinuz ] || [ ! -s initramfs.gz ]; then
 	if ! ls linux-image-*.deb >/dev/null 2>&1; then
@@ -25,7 +27,7 @@ if [ ! -s vmlinuz ] || [ ! -s initramfs.gz ]; then
 	dpkg-deb -x linux-image-*.deb extract
 	cp extract/boot/vmlinuz-* vmlinuz
 	rm -rf modules && mkdir modules
-	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon; do
+	for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon virtio_blk failover net_failover virtio_net; do
 		f=$(find extract/lib/modules -name "$m.ko*" | head -1)
 		[ -n "$f" ] && cp "$f" modules/
 	done
@@ -35,20 +37,27 @@ if [ ! -s initramfs.gz ]; then
 	bb=$(command -v busybox || echo /bin/busybox)
 	rm -rf root && mkdir -p root/bin root/proc root/sys root/dev root/tmp
 	cp "$bb" root/bin/busybox
-	for app in sh mount echo cat sleep dd head poweroff insmod grep; do ln -s busybox root/bin/$app; done
+	for app in sh mount echo cat sleep dd head poweroff insmod grep ip; do ln -s busybox root/bin/$app; done
 	mkdir -p root/lib/modules && cp modules/* root/lib/modules/ 2>/dev/null || true
 	cat >root/init <<'INIT'
 #!/bin/sh
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t tmpfs -o size=64m tmp /tmp
+mount -t devtmpfs dev /dev 2>/dev/null
 # touch some guest memory, identical in every guest booted from this image
 dd if=/dev/zero of=/tmp/fill bs=1M count=32 2>/dev/null
-for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon; do
+for m in virtio_ring virtio virtio_pci_legacy_dev virtio_pci_modern_dev virtio_pci virtio_balloon virtio_blk failover net_failover virtio_net; do
 	for f in /lib/modules/$m.ko*; do [ -e "$f" ] && insmod "$f" 2>/dev/null; done
 done
+ip link set eth0 up 2>/dev/null # a virtio NIC takes what the host sends it
 grep -q vmhost.spin /proc/cmdline && (while :; do :; done) &
 echo vmhost-guest-up
+for w in $(cat /proc/cmdline); do
+	case $w in vmhost.write=*)
+		dd if=/dev/zero of=/dev/vda bs=1M count=${w#vmhost.write=} oflag=direct 2>/dev/null && echo vmhost-write-done ;;
+	esac
+done
 while :; do sleep 3600; done
 INIT
 	chmod +x root/init

@@ -167,6 +167,7 @@ static void vm_section(FILE *f, struct store *s, const struct report_data *d, co
 	report_html_vm_begin(f, vm);
 	report_html_vm_chart(f, vm, vm->series, d->since, d->until);
 	report_html_vm_cpu(f, vm, vm->series, d->since, d->until);
+	report_html_vm_io(f, vm, vm->series, d->since, d->until);
 	struct series_set rate;
 	if (store_kvm_rate_series(s, vm->id, "exits", d->since, d->until, REPORT_VM_POINTS, &rate) == 0) {
 		report_html_vm_rate(f, vm, "KVM exits per second", "debugfs kvm/PID-FD/exits", &rate, d->since,

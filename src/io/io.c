@@ -676,3 +676,23 @@ int io_exists(const struct io_root *root, enum io_base base, const char *fmt, ..
 	struct stat st;
 	return r == 0 && stat(path, &st) == 0;
 }
+
+ssize_t io_readlink(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, ...)
+{
+	char path[PATH_MAX];
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vpath(root, base, path, sizeof(path), fmt, ap);
+	va_end(ap);
+	if (r < 0)
+		return r;
+	if (cap == 0)
+		return -ENAMETOOLONG;
+	ssize_t n = readlink(path, buf, cap);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= cap)
+		return -ENAMETOOLONG;
+	buf[n] = '\0';
+	return n;
+}

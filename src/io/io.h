@@ -85,6 +85,11 @@ void io_free_names(char **names, size_t n);
 int io_mkdir(const struct io_root *root, enum io_base base, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int io_rmdir(const struct io_root *root, enum io_base base, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The target of a symbolic link (/proc/PID/fd/N) into buf, NUL-terminated. Returns its length
+ * or a negative errno; -ENAMETOOLONG when it does not fit. */
+ssize_t io_readlink(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
 /* True when the path exists. */
 int io_exists(const struct io_root *root, enum io_base base, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -118,6 +118,7 @@ static maybe_i64 vm_pss(const struct vm *vm, int64_t ps) { (void)ps; return vm->
 static maybe_i64 vm_overhead(const struct vm *vm, int64_t ps) { (void)ps; return vm->overhead_bytes; }
 static maybe_i64 vm_hugetlb(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.hugetlb; }
 static maybe_i64 vm_cost(const struct vm *vm, int64_t ps) { (void)ps; return vm_memory_cost(vm); }
+static maybe_i64 vm_thp(const struct vm *vm, int64_t ps) { (void)ps; return vm->thp_bytes; }
 static maybe_i64 vm_ksm_profit(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.ksm_profit; }
 static maybe_i64 pages(maybe_i64 n, int64_t ps) { return n.known ? MAYBE(n.v * ps) : UNKNOWN; }
 static maybe_i64 vm_ksm_merged(const struct vm *vm, int64_t ps) { return pages(vm->mem.ksm_merging_pages, ps); }
@@ -140,6 +141,8 @@ static const struct vm_metric {
 	 "What the VM's memory costs the host: PSS plus its huge pages (shared ones divided among their mappers "
 	 "where known)."},
 	{"vmhost_vm_swap_bytes", vm_swap, "Swapped-out memory of the VMM and its helpers."},
+	{"vmhost_vm_thp_bytes", vm_thp,
+	 "Anonymous memory of the VM on transparent huge pages (its scope's memory.stat anon_thp, v1 rss_huge)."},
 	{"vmhost_vm_ksm_merged_bytes", vm_ksm_merged, "Memory of the VM that maps KSM pages (ksm_merging_pages x page size)."},
 	{"vmhost_vm_ksm_zero_bytes", vm_ksm_zero, "Memory of the VM that KSM mapped to the zero page."},
 	{"vmhost_vm_ksm_rmap_items", vm_ksm_rmap,
@@ -230,6 +233,63 @@ static void vm_cost_families(struct prom *p, const struct vm_list *l)
 	}
 }
 
+/* One figure of every VM. */
+static void vm_metric_family(struct prom *p, const struct vm_list *l, const struct vm_metric *m, enum prom_type type,
+			     int64_t ps)
+{
+	char pid[16];
+	struct prom_label labels[VM_LABELS];
+	prom_family(p, m->name, type, m->help);
+	for (size_t i = 0; i < l->n; i++) {
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		prom_maybe(p, labels, VM_LABELS, m->value(&l->vms[i], ps));
+	}
+}
+
+static maybe_i64 vm_io_read_bytes(const struct vm *vm, int64_t ps) { (void)ps; return vm->io.read_bytes; }
+static maybe_i64 vm_io_written(const struct vm *vm, int64_t ps) { (void)ps; return vm->io.write_bytes; }
+
+static const struct vm_metric vm_io_metrics[] = {
+	{"vmhost_vm_io_read_bytes_total", vm_io_read_bytes,
+	 "Bytes the VMM and its helpers read from storage (/proc/PID/io read_bytes)."},
+	{"vmhost_vm_io_write_bytes_total", vm_io_written,
+	 "Bytes the VMM and its helpers caused to be written to storage (/proc/PID/io write_bytes)."},
+};
+
+/* One counter of each tap of every VM (NULL direction: no direction label). */
+static void iface_family(struct prom *p, const struct vm_list *l, size_t offset, const char *direction)
+{
+	char pid[16];
+	struct prom_label labels[VM_LABELS + 2];
+	for (size_t i = 0; i < l->n; i++) {
+		const struct vm_io *io = &l->vms[i].io;
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		for (size_t k = 0; k < io->nifaces; k++) {
+			labels[VM_LABELS] = (struct prom_label){"interface", io->ifaces[k].name};
+			labels[VM_LABELS + 1] = (struct prom_label){"direction", direction};
+			prom_maybe(p, labels, VM_LABELS + 1 + (direction != NULL),
+				   *(const maybe_i64 *)((const char *)&io->ifaces[k] + offset));
+		}
+	}
+}
+
+/* Disk and network counters of each VM: the VMM's /proc/PID/io and its taps as the host sees them. */
+static void vm_io_families(struct prom *p, const struct vm_list *l)
+{
+	for (size_t f = 0; f < sizeof(vm_io_metrics) / sizeof(vm_io_metrics[0]); f++)
+		vm_metric_family(p, l, &vm_io_metrics[f], PROM_COUNTER, 0);
+	prom_family(p, "vmhost_vm_net_receive_bytes_total", PROM_COUNTER,
+		    "Bytes the host received on the VM's tap: what the guest sent.");
+	iface_family(p, l, offsetof(struct vm_iface, rx_bytes), NULL);
+	prom_family(p, "vmhost_vm_net_transmit_bytes_total", PROM_COUNTER,
+		    "Bytes the host sent on the VM's tap: what the guest was sent.");
+	iface_family(p, l, offsetof(struct vm_iface, tx_bytes), NULL);
+	prom_family(p, "vmhost_vm_net_dropped_total", PROM_COUNTER,
+		    "Packets dropped on the VM's tap, by the host's direction (receive: from the guest).");
+	iface_family(p, l, offsetof(struct vm_iface, rx_dropped), "receive");
+	iface_family(p, l, offsetof(struct vm_iface, tx_dropped), "transmit");
+}
+
 static void vm_families(struct prom *p, const struct snapshot *s)
 {
 	const struct vm_list *l = &s->vms;
@@ -260,13 +320,8 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 		}
 	}
 
-	for (size_t f = 0; f < sizeof(vm_metrics) / sizeof(vm_metrics[0]); f++) {
-		prom_family(p, vm_metrics[f].name, PROM_GAUGE, vm_metrics[f].help);
-		for (size_t i = 0; i < l->n; i++) {
-			vm_labels(&l->vms[i], pid, sizeof(pid), labels);
-			prom_maybe(p, labels, VM_LABELS, vm_metrics[f].value(&l->vms[i], ps));
-		}
-	}
+	for (size_t f = 0; f < sizeof(vm_metrics) / sizeof(vm_metrics[0]); f++)
+		vm_metric_family(p, l, &vm_metrics[f], PROM_GAUGE, ps);
 	prom_family(p, "vmhost_vm_ksmd_cpu_share_ratio", PROM_GAUGE,
 		    "The VM's share of ksmd's CPU: its rmap items over all of them (0..1).");
 	for (size_t i = 0; i < l->n; i++) {
@@ -274,6 +329,19 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 		prom_known(p, labels, VM_LABELS, ksmd_vm_cpu_share(&l->vms[i].mem, &s->host.ksm));
 	}
 	vm_cost_families(p, l);
+	vm_io_families(p, l);
+	prom_family(p, "vmhost_vm_numa_bytes", PROM_GAUGE,
+		    "Anonymous and shared memory of the VM's cgroup scope on each NUMA node (memory.numa_stat).");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct vm_cgroup *cg = &l->vms[i].cg;
+		char node[24];
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		for (size_t k = 0; cg->numa_known && k < cg->numa_nodes; k++) {
+			snprintf(node, sizeof(node), "%zu", k);
+			labels[VM_LABELS] = (struct prom_label){"node", node};
+			prom_int(p, labels, VM_LABELS + 1, cg->numa_bytes[k]);
+		}
+	}
 }
 
 /* KVM: per-VM and host-wide counter families, one per kind (docs/serve.md, "KVM counters").

@@ -513,6 +513,24 @@ void report_html_vm_cpu(FILE *f, const struct report_vm *vm, const struct series
 	      cpu, 2);
 }
 
+void report_html_vm_io(FILE *f, const struct report_vm *vm, const struct series_set *s, double since, double until)
+{
+	if (!isfinite(series_mean(series_row(s, SERIES_VM_IO_WRITE), s->n)) &&
+	    !isfinite(series_mean(series_row(s, SERIES_VM_NET_RX), s->n)))
+		return; /* recorded from schema 4 on */
+	const struct svg_series io[] = {
+		{.name = "storage read", .color = C_CPU, .y = series_row(s, SERIES_VM_IO_READ), .style = LINE},
+		{.name = "storage written", .color = C_OVERHEAD, .y = series_row(s, SERIES_VM_IO_WRITE), .style = LINE},
+		{.name = "taps: the guest sent", .color = C_PROFIT, .y = series_row(s, SERIES_VM_NET_RX), .style = LINE},
+		{.name = "taps: the guest received", .color = C_FIT, .y = series_row(s, SERIES_VM_NET_TX), .style = DASHED},
+	};
+	char title[440];
+	snprintf(title, sizeof(title), "%s: disk and network, bytes a second", vm->name[0] ? vm->name : "unnamed");
+	chart(f, &(struct chart){title, "/proc/PID/io of the VMM and helpers; the taps' counters as the host sees them",
+				 SVG_BYTES, s, since, until, 160, 0, true},
+	      io, 4);
+}
+
 void report_html_vm_rate(FILE *f, const struct report_vm *vm, const char *what, const char *note,
 			 const struct series_set *rate, double since, double until)
 {

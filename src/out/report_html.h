@@ -55,6 +55,8 @@ void report_html_vm_chart(FILE *f, const struct report_vm *vm, const struct seri
 			  double until);
 /* Its CPU and vCPU wait, where recorded. */
 void report_html_vm_cpu(FILE *f, const struct report_vm *vm, const struct series_set *s, double since, double until);
+/* The VM's disk and network rates, next to its memory, where the recording has them (schema 4). */
+void report_html_vm_io(FILE *f, const struct report_vm *vm, const struct series_set *s, double since, double until);
 /* One rate of its own (one row: KVM exits, I/O ...), titled "NAME: what". */
 void report_html_vm_rate(FILE *f, const struct report_vm *vm, const char *what, const char *note,
 			 const struct series_set *rate, double since, double until);

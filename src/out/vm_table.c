@@ -27,6 +27,47 @@ static void vcpus_json(struct json *j, const char *key, const void *value)
 	json_array_end(j);
 }
 
+/* The VM's taps as a JSON array (as the host sees them: rx is what the guest sent). */
+static void ifaces_json(struct json *j, const char *key, const void *value)
+{
+	const struct vm_io *io = value;
+	json_array_begin(j, key);
+	for (size_t i = 0; i < io->nifaces; i++) {
+		const struct vm_iface *f = &io->ifaces[i];
+		json_object_begin(j, NULL);
+		json_string(j, "name", f->name);
+		json_maybe(j, "rx_bytes", f->rx_bytes);
+		json_maybe(j, "tx_bytes", f->tx_bytes);
+		json_maybe(j, "rx_packets", f->rx_packets);
+		json_maybe(j, "tx_packets", f->tx_packets);
+		json_maybe(j, "rx_dropped", f->rx_dropped);
+		json_maybe(j, "tx_dropped", f->tx_dropped);
+		json_maybe(j, "rx_errors", f->rx_errors);
+		json_maybe(j, "tx_errors", f->tx_errors);
+		json_double(j, "rx_bytes_per_second", f->rx_bytes_per_second);
+		json_double(j, "tx_bytes_per_second", f->tx_bytes_per_second);
+		json_string(j, "unavailable", f->why[0] ? f->why : NULL);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+/* The scope's memory per NUMA node: {"nodes": {"0": bytes, ...}, "vcpu_nodes": null (not read yet)}. */
+static void numa_json(struct json *j, const char *key, const void *value)
+{
+	const struct vm_cgroup *cg = value;
+	json_object_begin(j, key);
+	json_object_begin(j, "nodes");
+	for (size_t i = 0; i < cg->numa_nodes; i++) {
+		char node[24];
+		snprintf(node, sizeof(node), "%zu", i);
+		json_int(j, node, cg->numa_bytes[i]);
+	}
+	json_object_end(j);
+	json_null(j, "vcpu_nodes");
+	json_object_end(j);
+}
+
 const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_PID] = {"pid", "PID", COL_INT, 0, 0},
 	[VMC_NAME] = {"name", "NAME", COL_STR, 0, 0},
@@ -83,6 +124,19 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_KSM_RMAP] = {"ksm_rmap_items", "KSM TRACKED", COL_INT, COL_JSON_ONLY, 0},
 	[VMC_KSM_YIELD] = {"ksm_yield", "KSM YIELD", COL_FLOAT, COL_JSON_ONLY, 3},
 	[VMC_KSMD_SHARE] = {"ksmd_cpu_share", "KSMD SHARE", COL_FLOAT, COL_JSON_ONLY, 3},
+	[VMC_IO_READ] = {"io.read_bytes", "IO READ", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_WRITE] = {"io.write_bytes", "IO WRITE", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_RCHAR] = {"io.read_chars", "IO RCHAR", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_WCHAR] = {"io.write_chars", "IO WCHAR", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_READ_RATE] = {"io.read_bytes_per_second", "READ/S", COL_FLOAT, COL_JSON_ONLY, 0},
+	[VMC_IO_WRITE_RATE] = {"io.write_bytes_per_second", "WRITE/S", COL_FLOAT, COL_JSON_ONLY, 0},
+	[VMC_IO_CG_READ] = {"io.cgroup_read_bytes", "CGROUP READ", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_CG_WRITE] = {"io.cgroup_write_bytes", "CGROUP WRITE", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_IO_WHY] = {"io_unavailable", "IO", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_IFACES] = {"interfaces", "INTERFACES", COL_STR, COL_JSON_ONLY, 0, ifaces_json},
+	[VMC_IFACES_WHY] = {"interfaces_unavailable", "INTERFACES", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_THP] = {"thp_bytes", "THP", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_NUMA] = {"numa", "NUMA", COL_STR, COL_JSON_ONLY, 0, numa_json},
 };
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
@@ -96,6 +150,21 @@ void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
 			return;
 		}
 	}
+}
+
+static void vm_io_row(struct table *t, const struct vm_io *io)
+{
+	table_set_maybe(t, VMC_IO_READ, io->read_bytes);
+	table_set_maybe(t, VMC_IO_WRITE, io->write_bytes);
+	table_set_maybe(t, VMC_IO_RCHAR, io->read_chars);
+	table_set_maybe(t, VMC_IO_WCHAR, io->write_chars);
+	table_set_float(t, VMC_IO_READ_RATE, io->read_bytes_per_second);
+	table_set_float(t, VMC_IO_WRITE_RATE, io->write_bytes_per_second);
+	table_set_maybe(t, VMC_IO_CG_READ, io->cgroup_read_bytes);
+	table_set_maybe(t, VMC_IO_CG_WRITE, io->cgroup_write_bytes);
+	table_set_str(t, VMC_IO_WHY, io->why[0] ? io->why : NULL);
+	table_set_value(t, VMC_IFACES, io->ifaces_known ? io : NULL); /* null: the fds could not be read */
+	table_set_str(t, VMC_IFACES_WHY, io->ifaces_known ? NULL : io->ifaces_why);
 }
 
 void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
@@ -143,6 +212,8 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_CG_LIMIT, cg->limit_bytes);
 	table_set_maybe(t, VMC_OOM, cg->oom_kills);
 	table_set_maybe(t, VMC_CG_HUGETLB, cg->hugetlb_bytes);
+	table_set_maybe(t, VMC_THP, vm->thp_bytes);
+	table_set_value(t, VMC_NUMA, cg->numa_known ? cg : NULL); /* null: no numa_stat (no scope) */
 	for (int k = 0; k < PRESSURE_NKINDS; k++) {
 		if (!cg->have_pressure[k])
 			continue;
@@ -156,6 +227,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	if (mergeable.known)
 		table_set_bool(t, VMC_KSM_MERGEABLE, mergeable.v);
 	table_set_str(t, VMC_KSM_REASON, ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm));
+	vm_io_row(t, &vm->io);
 	const struct guest_view *g = vm->guest;
 	if (g) {
 		table_set_maybe(t, VMC_BALLOON, g->balloon_bytes);

@@ -140,6 +140,7 @@ static const struct kv_field smaps_rollup_fields[] = {
 	F(struct smaps_rollup, "SwapPss", swap_pss),
 	F(struct smaps_rollup, "Private_Hugetlb", private_hugetlb),
 	F(struct smaps_rollup, "Shared_Hugetlb", shared_hugetlb),
+	F(struct smaps_rollup, "AnonHugePages", anon_huge_pages),
 };
 const struct kv_table smaps_rollup_keys = TABLE(smaps_rollup_fields);
 

@@ -70,6 +70,7 @@ struct smaps_rollup {
 	maybe_i64 rss, pss, pss_dirty, pss_anon, pss_file, pss_shmem, shared_clean, shared_dirty,
 		private_clean, private_dirty, anonymous, ksm, swap, swap_pss;
 	maybe_i64 private_hugetlb, shared_hugetlb; /* hugetlbfs pages, not in Rss or Pss */
+	maybe_i64 anon_huge_pages; /* AnonHugePages: anonymous memory on transparent huge pages */
 };
 int parse_smaps_rollup(const char *buf, size_t len, struct smaps_rollup *ret);
 

@@ -60,9 +60,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_INSERT_VM_SAMPLE] = "INSERT OR REPLACE INTO vm_samples (vm_id, t_ms, resolution, populated, exact, rss,"
 				" rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved,"
 				" pss, overhead, cpu_ms, vcpu_wait_ms, cgroup_memory, cgroup_limit, oom_kills, hugetlb,"
-				" memory_cost)"
+				" memory_cost, io_read, io_write, net_rx, net_tx, net_dropped)"
 				" VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-				" ?19, ?20, ?21, ?22)",
+				" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
 	[ST_INSERT_KVM_COUNTER] = "INSERT OR IGNORE INTO kvm_counters (name, kind) VALUES (?1, ?2)",
 	[ST_FIND_KVM_COUNTER] = "SELECT id FROM kvm_counters WHERE name = ?1",
 	[ST_INSERT_KVM_SAMPLE] = "INSERT OR REPLACE INTO kvm_samples (vm_id, counter_id, t_ms, value)"
@@ -548,6 +548,12 @@ static int insert_vm(struct store *s, const struct snapshot *snap, const struct 
 	bind_maybe(st, 20, vm->cg.oom_kills);
 	bind_maybe(st, 21, vm->mem.hugetlb);
 	bind_maybe(st, 22, vm_memory_cost(vm));
+	bind_maybe(st, 23, vm->io.read_bytes);
+	bind_maybe(st, 24, vm->io.write_bytes);
+	struct vm_io_totals net = vm_io_net_totals(&vm->io);
+	bind_maybe(st, 25, net.rx_bytes);
+	bind_maybe(st, 26, net.tx_bytes);
+	bind_maybe(st, 27, net.dropped);
 	return step_done(s, st);
 }
 
@@ -1066,7 +1072,8 @@ static void fill_vm_point(sqlite3_stmt *st, void *item)
 	maybe_i64 *fields[] = {&p->rss, &p->rss_anon, &p->rss_file, &p->rss_shmem, &p->swap,
 			       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->ksm_saved,
 			       &p->pss, &p->overhead, &p->cpu_ms, &p->vcpu_wait_ms, &p->cgroup_memory,
-			       &p->cgroup_limit, &p->oom_kills, &p->hugetlb, &p->memory_cost};
+			       &p->cgroup_limit, &p->oom_kills, &p->hugetlb, &p->memory_cost, &p->io_read,
+			       &p->io_write, &p->net_rx, &p->net_tx, &p->net_dropped};
 	columns_maybe(st, 4, fields, sizeof(fields) / sizeof(fields[0]));
 }
 
@@ -1076,7 +1083,8 @@ int store_vm_points(struct store *s, int64_t vm_id, double since, double until, 
 	return query_rows(s,
 			"SELECT t_ms, resolution, populated, exact, rss, rss_anon, rss_file, rss_shmem, swap,"
 			" ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms,"
-			" cgroup_memory, cgroup_limit, oom_kills, hugetlb, memory_cost FROM vm_samples"
+			" cgroup_memory, cgroup_limit, oom_kills, hugetlb, memory_cost, io_read, io_write, net_rx, net_tx,"
+			" net_dropped FROM vm_samples"
 			" WHERE vm_id = ?3 AND t_ms BETWEEN ?1 AND ?2 ORDER BY t_ms",
 			since, until, vm_id, sizeof(**ret), fill_vm_point, ret, ret_n);
 }

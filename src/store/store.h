@@ -22,7 +22,7 @@
 #include "core/model/snapshot.h"
 #include "parse/parse.h"
 
-#define STORE_SCHEMA_VERSION 3
+#define STORE_SCHEMA_VERSION 4
 
 struct store;
 
@@ -98,6 +98,8 @@ struct store_vm_point {
 	maybe_i64 cpu_ms, vcpu_wait_ms; /* cumulative: VMM + helpers, and the vCPUs' delay (the column keeps its first name) */
 	maybe_i64 cgroup_memory, cgroup_limit, oom_kills;
 	maybe_i64 hugetlb, memory_cost; /* huge pages (not in rss or pss), and pss plus them */
+	/* counters: storage bytes of the VMM and its helpers, its taps' bytes and drops summed */
+	maybe_i64 io_read, io_write, net_rx, net_tx, net_dropped;
 };
 
 struct store_host_point {

@@ -47,6 +47,13 @@ static const char *const store_migrations[] = {
 	/* 2 -> 3: the VM's huge pages (status HugetlbPages) and what its memory costs (PSS plus them) */
 	"ALTER TABLE vm_samples ADD COLUMN hugetlb INTEGER;"
 	"ALTER TABLE vm_samples ADD COLUMN memory_cost INTEGER;",
+	/* 3 -> 4: the VM's I/O: /proc/PID/io storage bytes of the VMM and its helpers, and its taps'
+	 * bytes and drops summed (as the host sees them: rx is what the guest sent); all counters */
+	"ALTER TABLE vm_samples ADD COLUMN io_read INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN io_write INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN net_rx INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN net_tx INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN net_dropped INTEGER;",
 };
 
 /* Downsampling: the value columns and how a bucket's mean is formed (gauges: rounded mean;
@@ -67,13 +74,14 @@ static const char store_sample_means[] =
 static const char store_vm_sample_columns[] =
 	"populated, exact, rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages,"
 	 " ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms, cgroup_memory, cgroup_limit, oom_kills,"
-	" hugetlb, memory_cost";
+	" hugetlb, memory_cost, io_read, io_write, net_rx, net_tx, net_dropped";
 static const char store_vm_sample_means[] =
 	"MIN(populated), MIN(exact)," MEAN("rss") "," MEAN("rss_anon") "," MEAN("rss_file") ","
 	MEAN("rss_shmem") "," MEAN("swap") "," MEAN("ksm_merging_pages") "," MEAN("ksm_zero_pages") ","
 	MEAN("ksm_profit") "," MEAN("ksm_saved") "," MEAN("pss") "," MEAN("overhead") ","
 	" MAX(cpu_ms), MAX(vcpu_wait_ms)," MEAN("cgroup_memory") ", MAX(cgroup_limit), MAX(oom_kills),"
-	MEAN("hugetlb") "," MEAN("memory_cost");
+	MEAN("hugetlb") "," MEAN("memory_cost") ", MAX(io_read), MAX(io_write), MAX(net_rx), MAX(net_tx),"
+	" MAX(net_dropped)";
 #undef MEAN
 
 #endif

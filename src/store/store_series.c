@@ -73,15 +73,32 @@ int store_host_series(struct store *s, double since, double until, size_t max, s
 	return r < 0 ? r : hand_over_thinned(&set, max, ret);
 }
 
-/* A cumulative millisecond counter between two samples as percent of one CPU; NaN when either
- * is unknown or it went down (a restarted process is a new series, so only a reset does that). */
+/* A counter's increase between two samples per second; NaN when either is unknown or it went
+ * down (a restarted process is a new series, so only a reset does that). */
+static double counter_rate(const struct store_vm_point *a, const struct store_vm_point *b, maybe_i64 va,
+			   maybe_i64 vb)
+{
+	double dt = b->t - a->t;
+	if (!va.known || !vb.known || vb.v < va.v || !(dt > 0))
+		return NAN;
+	return (double)(vb.v - va.v) / dt;
+}
+
+/* A cumulative millisecond counter between two samples as percent of one CPU. */
 static double counter_percent(const struct store_vm_point *a, const struct store_vm_point *b, maybe_i64 ms_a,
 			      maybe_i64 ms_b)
 {
-	double dt = b->t - a->t;
-	if (!ms_a.known || !ms_b.known || ms_b.v < ms_a.v || !(dt > 0))
-		return NAN;
-	return (double)(ms_b.v - ms_a.v) / 1000.0 / dt * 100.0;
+	return counter_rate(a, b, ms_a, ms_b) / 1000.0 * 100.0;
+}
+
+/* The I/O rows of sample i: rates over the interval before it (NaN for the first). */
+static void vm_io_series(struct series_set *s, const struct store_vm_point *p, size_t i)
+{
+	const struct store_vm_point *a = i ? &p[i - 1] : NULL, *b = &p[i];
+	series_row(s, SERIES_VM_IO_READ)[i] = a ? counter_rate(a, b, a->io_read, b->io_read) : NAN;
+	series_row(s, SERIES_VM_IO_WRITE)[i] = a ? counter_rate(a, b, a->io_write, b->io_write) : NAN;
+	series_row(s, SERIES_VM_NET_RX)[i] = a ? counter_rate(a, b, a->net_rx, b->net_rx) : NAN;
+	series_row(s, SERIES_VM_NET_TX)[i] = a ? counter_rate(a, b, a->net_tx, b->net_tx) : NAN;
 }
 
 int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page_size, struct series_set *ret)
@@ -109,6 +126,7 @@ int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page
 		series_row(&s, SERIES_VM_COST)[i] = p[i].memory_cost.known ? num(p[i].memory_cost) : num(p[i].pss);
 		series_row(&s, SERIES_VM_VCPU_DELAY)[i] =
 			i ? counter_percent(&p[i - 1], &p[i], p[i - 1].vcpu_wait_ms, p[i].vcpu_wait_ms) : NAN;
+		vm_io_series(&s, p, i);
 	}
 	*ret = s;
 	return 0;

@@ -51,7 +51,7 @@ for fx in "$VMHOST_FIXTURES"/doctor-*/; do
 		has("vm") and has("pid") and (.evidence|type)=="object" and (.evidence|length) > 0 and
 		(.advice|type)=="string" and (.advice|length) > 10)' "$TEST_TMP/$id.json"
 done
-check "an overlay for each of 20 fixture findings" [ "$n" -eq 20 ]
+check "an overlay for each of 21 fixture findings" [ "$n" -eq 21 ]
 
 # Who and what: the VM a finding concerns, and figures that prove it.
 J=$TEST_TMP
@@ -73,6 +73,7 @@ echo 2000000 >"$t/sys/kernel/debug/kvm/1002-12/insn_emulation"
 echo 0 >"$t/sys/kernel/debug/kvm/1001-12/insn_emulation"
 doctor "$t" --json >"$J/emulation.json"
 check "exits: web2 emulates 2 instructions per exit (no exit kind dominates), web1 stays I/O" jqe '[.findings[] | [.vm, .evidence.kind, .evidence.insn_emulation]] == [["web1","I/O",0],["web2","emulation",2000000]]' "$J/emulation.json"
+check "tap dropping: web1's vnet3, 1500 of the packets sent to the guest" jqe '.findings[0] | .vm=="web1" and .evidence.interface=="vnet3" and .evidence.tx_dropped==1500 and .evidence.rx_dropped==0 and (.summary|test("2.4% of the packets sent to the guest"))' "$J/vm-tap-dropping.json"
 check "hugepages: 2 GiB unused" jqe '.findings[0].evidence.unused_bytes==2147483648' "$J/hugepages-unused.json"
 
 # Near misses: just below each threshold, nothing.
@@ -96,6 +97,7 @@ near_miss "exits: I/O 50% of web1's" vm-exits-dominated sys/kernel/debug/kvm/100
 near_miss "exits: fewer than a million in web1's life" vm-exits-dominated sys/kernel/debug/kvm/1001-12/exits '900000\n'
 near_miss "web2 merged 2% of the pages ksmd tracks" vm-ksm-no-yield proc/1002/ksm_stat 'ksm_rmap_items 524288\nksm_zero_pages 486\nksm_merging_pages 10000\nksm_mergeable: yes\n'
 near_miss "web2 yields nothing but ksmd has not scanned twice" vm-ksm-no-yield sys/kernel/mm/ksm/full_scans '1\n'
+near_miss "a tap dropping 0.8% of the packets sent to the guest" vm-tap-dropping proc/1001/net/dev ' vnet3: 50000000 40000 0 0 0 0 0 0 90000000 60000 0 500 0 0 0 0\n'
 near_miss "THP never with the only guest RAM on hugetlbfs" thp-never sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never\n'
 t=$(tree nested-cpu-host "$VMHOST_FIXTURES/doctor-kvm-nested-unused")
 tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^-smp$/-cpu\nhost\n-smp/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"

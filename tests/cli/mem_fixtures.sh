@@ -153,4 +153,26 @@ check "doctor: hugepages-unused keeps its meaning (2 GiB of the default size fre
 "$VMHOST" $hroots --csv mem >"$TEST_TMP/huge.csv"
 check "CSV: hugetlb_bytes and memory_cost_bytes" sh -c "head -1 '$TEST_TMP/huge.csv' | grep -q ',hugetlb_bytes,.*,memory_cost_bytes,'"
 
+# I/O (issue 31): /proc/PID/io over the VMM and its helpers, the scope's io.stat (v2) or blkio (v1),
+# taps from the tun fds' fdinfo read in the VMM's net/dev; bad input is null with a reason, never 0.
+IF=$VMHOST_FIXTURES/host-io
+"$VMHOST" --proc-root $IF/proc --sys-root $IF/sys mem --json >"$TEST_TMP/io.json" || die "mem on the I/O tree failed"
+check "/proc/PID/io summed over the VMM and its helper" jq -e '.vms[] | select(.name=="v2disk") | .io | .read_bytes == 1048576 + 4096 and .write_bytes == 268435456 + 8192 and .read_chars == 5001000 and .write_chars == 300002000' "$TEST_TMP/io.json"
+check "v2 io.stat summed over two devices" jq -e '.vms[] | select(.name=="v2disk") | .io | .cgroup_read_bytes == 1052672 and .cgroup_write_bytes == 268443648' "$TEST_TMP/io.json"
+check "v1 blkio: Read and Write of each device, Total lines not added" jq -e '.vms[] | select(.name=="v1disk") | .io | .cgroup_read_bytes == 8192 and .cgroup_write_bytes == 1048576' "$TEST_TMP/io.json"
+check "a two-queue tap is one interface, as the host sees it (rx: the guest sent)" jq -e '.vms[] | select(.name=="v2disk") | .interfaces == [{"name":"vnet0","rx_bytes":1000000,"tx_bytes":5000000,"rx_packets":800,"tx_packets":4000,"rx_dropped":2,"tx_dropped":7,"rx_errors":1,"tx_errors":3,"rx_bytes_per_second":null,"tx_bytes_per_second":null,"unavailable":null}]' "$TEST_TMP/io.json"
+check "QEMU without a tap backend: no interfaces, known (its fds not scanned)" jq -e '.vms[] | select(.name=="v1disk") | .interfaces == [] and .interfaces_unavailable == null' "$TEST_TMP/io.json"
+check "a tun fd without iff: interfaces null with the reason, never []" jq -e '.vms[] | select(.name=="noiff") | .interfaces == null and (.interfaces_unavailable | test("no iff:"))' "$TEST_TMP/io.json"
+check "no /proc/PID/io and no io.stat: io null with the reason, never 0" jq -e '.vms[] | select(.name=="noiff") | .io == null and (.io_unavailable | test("/proc/PID/io"))' "$TEST_TMP/io.json"
+check "a tap that vanished: listed, its counters null and gone" jq -e '.vms[] | select(.name=="gone") | [.interfaces[] | [.name, .rx_bytes, .tx_dropped, (.unavailable | test("^gone"))]] == [["tap9",null,null,true]]' "$TEST_TMP/io.json"
+check "no scope: the cgroup's bytes null, the process's known" jq -e '.vms[] | select(.name=="gone") | .io | .cgroup_write_bytes == null and .write_bytes == 0' "$TEST_TMP/io.json"
+check "THP from the v2 scope's memory.stat anon_thp, from v1's total_rss_huge" jq -e '[.vms[] | [.name, .thp_bytes]] == [["v2disk",805306368],["v1disk",419430400],["noiff",null],["gone",null]]' "$TEST_TMP/io.json"
+check "two nodes from v2 numa_stat (anon + shmem, bytes)" jq -e '.vms[] | select(.name=="v2disk") | .numa.nodes == {"0":268435456,"1":809500672}' "$TEST_TMP/io.json"
+check "two nodes from v1 numa_stat (hierarchical_anon, pages)" jq -e '.vms[] | select(.name=="v1disk") | .numa.nodes == {"0":131072000,"1":393216000}' "$TEST_TMP/io.json"
+"$VMHOST" --proc-root $IF/proc --sys-root $IF/sys mem --exact --json >"$TEST_TMP/io-exact.json"
+check "--exact: THP from smaps_rollup AnonHugePages of the VMM and its helper (30 + 2 MiB)" jq -e '.vms[] | select(.name=="v2disk") | .thp_bytes == 33554432' "$TEST_TMP/io-exact.json"
+check "no scope: thp and numa null, never 0" jq -e '.vms[] | select(.name=="gone") | .thp_bytes == null and .numa == null' "$TEST_TMP/io.json"
+"$VMHOST" --proc-root $IF/proc --sys-root $IF/sys --csv mem >"$TEST_TMP/io.csv"
+check "CSV: the io fields and the interfaces as JSON" sh -c "head -1 '$TEST_TMP/io.csv' | grep -q ',io.read_bytes,io.write_bytes,.*,interfaces,interfaces_unavailable' && grep -q '^4001,.*vnet0' '$TEST_TMP/io.csv'"
+
 finish

@@ -7,6 +7,8 @@
 #include <cmocka.h>
 
 #include "core/model/ksm.h"
+#include "parse/io_stat.h"
+#include "parse/numa_stat.h"
 #include "parse/parse.h"
 #include "testutil.h"
 
@@ -303,6 +305,98 @@ static void fuzz_regressions(void **state)
 	assert_int_equal(ns, 12345);
 }
 
+#define S(lit) lit, sizeof(lit) - 1
+
+static void proc_io_forms(void **state)
+{
+	(void)state;
+	struct proc_io io = {.rchar = MAYBE(-1)};
+	assert_int_equal(parse_proc_io(S("rchar: 10\nwchar: 20\nsyscr: 1\nsyscw: 2\nread_bytes: 4096\n"
+					 "write_bytes: 8192\ncancelled_write_bytes: 0\n"), &io), 4);
+	assert_true(io.rchar.known && io.rchar.v == 10 && io.wchar.v == 20);
+	assert_true(io.read_bytes.v == 4096 && io.write_bytes.v == 8192);
+	/* Cut before read_bytes: no storage figure, an error, ret untouched. */
+	struct proc_io was = io;
+	assert_int_equal(parse_proc_io(S("rchar: 10\nwchar: 20\nread_by"), &io), -EINVAL);
+	assert_memory_equal(&io, &was, sizeof(io));
+}
+
+static void cgroup_io_forms(void **state)
+{
+	(void)state;
+	struct cgroup_io c;
+	assert_int_equal(parse_cgroup_io_stat(S("253:0 rbytes=100 wbytes=200 rios=1 wios=2 dbytes=0 dios=0\n"
+						"8:0 rbytes=1 wbytes=2 rios=3 wios=4\n"), &c), 0);
+	assert_true(c.read_bytes.v == 101 && c.write_bytes.v == 202 && c.read_ios.v == 4 && c.write_ios.v == 6);
+	assert_int_equal(parse_cgroup_io_stat(S(""), &c), 0); /* no I/O yet: 0, known */
+	assert_true(c.write_bytes.known && c.write_bytes.v == 0);
+	assert_int_equal(parse_cgroup_io_stat(S("8:0 rbytes=1 wbytes=x\n"), &c), -EINVAL);
+	assert_int_equal(parse_cgroup_io_stat(S("8:0 rbytes=1 wbytes=2"), &c), -EINVAL); /* cut */
+	int64_t rd = -1, wr = -1;
+	assert_int_equal(parse_blkio(S("8:0 Read 10\n8:0 Write 20\n8:0 Total 30\n8:16 Write 5\nTotal 35\n"), &rd, &wr), 0);
+	assert_true(rd == 10 && wr == 25);
+	assert_int_equal(parse_blkio(S("8:0 Read\n"), &rd, &wr), -EINVAL);
+	assert_true(rd == 10 && wr == 25);
+}
+
+static void tun_and_net_dev(void **state)
+{
+	(void)state;
+	char name[16] = "x";
+	assert_int_equal(parse_fdinfo_iff(S("pos:\t0\nflags:\t02\niff:\ttap0\n"), name, sizeof(name)), 0);
+	assert_string_equal(name, "tap0");
+	assert_int_equal(parse_fdinfo_iff(S("pos:\t0\nflags:\t02\n"), name, sizeof(name)), -ENOENT);
+	assert_int_equal(parse_fdinfo_iff(S("iff:\ta-name-far-too-long-for-ifnamsiz\n"), name, sizeof(name)), -EINVAL);
+	assert_string_equal(name, "tap0");
+	struct net_dev_stats st;
+	const char dev[] = "Inter-|   Receive |  Transmit\n face |bytes packets errs drop ...\n"
+			   "    lo: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16\n"
+			   "tap0: 100 2 0 1 0 0 0 0 300 4 5 6 0 0 0 0\n"
+			   "tap01: 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1 1\n";
+	assert_int_equal(parse_net_dev(dev, sizeof(dev) - 1, "tap0", &st), 0);
+	assert_true(st.rx_bytes == 100 && st.rx_packets == 2 && st.rx_dropped == 1 && st.tx_bytes == 300 &&
+		    st.tx_packets == 4 && st.tx_errors == 5 && st.tx_dropped == 6);
+	assert_int_equal(parse_net_dev(dev, sizeof(dev) - 1, "tap", &st), -ENOENT);
+	assert_int_equal(parse_net_dev(S("tap0: 1 2 3\n"), "tap0", &st), -EINVAL);
+	assert_int_equal(parse_net_dev(S("tap0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16"), "tap0", &st), -ENOENT);
+}
+
+static void qemu_taps(void **state)
+{
+	(void)state;
+	assert_true(qemu_cmdline_has_tap(S("qemu\0-netdev\0tap,id=n0,ifname=tap0\0"))); /* S: the last NUL too */
+	assert_true(qemu_cmdline_has_tap(S("qemu\0-netdev\0{\"type\":\"tap\",\"fd\":\"30\",\"id\":\"hostnet0\"}\0")));
+	assert_true(qemu_cmdline_has_tap(S("qemu\0-nic\0bridge,br=br0\0")));
+	assert_true(qemu_cmdline_has_tap(S("qemu\0-net\0tap\0")));
+	assert_false(qemu_cmdline_has_tap(S("qemu\0-netdev\0user,id=n0\0-name\0tap\0")));
+	assert_false(qemu_cmdline_has_tap(S("qemu\0-netdev\0tapestry\0")));
+	assert_false(qemu_cmdline_has_tap(S("qemu\0-m\0001024\0")));
+	/* Cut in the middle of an argument: the fds are asked. */
+	assert_true(qemu_cmdline_has_tap("qemu\0-netdev\0us", 15));
+}
+
+static void numa_stat_forms(void **state)
+{
+	(void)state;
+	int64_t nodes[NUMA_NODES_MAX] = {0};
+	size_t n = 0;
+	const char v2[] = "anon N0=100 N1=200\nfile N0=1 N1=2\nshmem N0=0 N1=5\n";
+	assert_int_equal(parse_numa_stat(v2, sizeof(v2) - 1, "anon", nodes, &n), 0);
+	assert_int_equal(parse_numa_stat(v2, sizeof(v2) - 1, "shmem", nodes, &n), 0);
+	assert_int_equal(n, 2);
+	assert_true(nodes[0] == 100 && nodes[1] == 205);
+	const char v1[] = "total=3 N0=1 N1=2\nanon=3 N0=1 N1=2\nhierarchical_anon=9 N0=4 N1=5\n";
+	int64_t one[NUMA_NODES_MAX] = {0};
+	n = 0;
+	assert_int_equal(parse_numa_stat(v1, sizeof(v1) - 1, "hierarchical_anon", one, &n), 0);
+	assert_true(n == 2 && one[0] == 4 && one[1] == 5);
+	assert_int_equal(parse_numa_stat(v1, sizeof(v1) - 1, "kernel", one, &n), -ENOENT);
+	assert_int_equal(parse_numa_stat(S("anon N0=1 N1=x\n"), "anon", one, &n), -EINVAL);
+	assert_int_equal(parse_numa_stat(S("anon N99=1\n"), "anon", one, &n), -EINVAL);
+	assert_int_equal(parse_numa_stat(S("anon N0=1 N1=2"), "anon", one, &n), -ENOENT); /* cut */
+	assert_true(n == 2 && one[0] == 4 && one[1] == 5); /* untouched by the bad ones */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +406,7 @@ int main(void)
 		cmocka_unit_test(stat_fields), cmocka_unit_test(cgroup_forms),
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),
 		cmocka_unit_test(advisor_mode), cmocka_unit_test(fuzz_regressions),
+		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(qemu_taps), cmocka_unit_test(numa_stat_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -168,10 +168,12 @@ static void vm_series_from_stored_points(void **state)
 	struct store_vm_point p[2] = {
 		{.t = 100, .rss = MAYBE((int64_t)(1100 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
 		 .ksm_merging_pages = MAYBE(256 * 100), .ksm_saved = MAYBE((int64_t)(50 * MiB)),
-		 .cpu_ms = MAYBE(20000), .vcpu_wait_ms = MAYBE(100)},
+		 .cpu_ms = MAYBE(20000), .vcpu_wait_ms = MAYBE(100), .io_write = MAYBE((int64_t)(10 * MiB)),
+		 .net_rx = MAYBE(1000), .net_tx = MAYBE(5000)},
 		/* more merged than resident guest RAM (a sample between two reads): capped */
 		{.t = 110, .rss = MAYBE((int64_t)(300 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
-		 .ksm_merging_pages = MAYBE(256 * 1000), .cpu_ms = MAYBE(25000)},
+		 .ksm_merging_pages = MAYBE(256 * 1000), .cpu_ms = MAYBE(25000), .io_write = MAYBE((int64_t)(110 * MiB)),
+		 .net_rx = MAYBE(2000), .net_tx = MAYBE(4000)},
 	};
 	struct series_set s;
 	assert_int_equal(vm_series_from_points(p, 2, 4096, &s), 0);
@@ -187,6 +189,11 @@ static void vm_series_from_stored_points(void **state)
 	assert_true(isnan(series_row(&s, SERIES_VM_SAVED)[1]));
 	assert_true(isnan(series_row(&s, SERIES_VM_FIT)[0]) && isnan(series_row(&s, SERIES_VM_FIT)[1]));
 	assert_true(isnan(series_row(&s, SERIES_VM_HUGETLB)[0])); /* a recording before schema 3: unknown */
+	assert_true(isnan(series_row(&s, SERIES_VM_IO_WRITE)[0]));
+	assert_true(near(series_row(&s, SERIES_VM_IO_WRITE)[1], 10 * MiB, 1e-6)); /* 100 MiB in 10 s */
+	assert_true(isnan(series_row(&s, SERIES_VM_IO_READ)[1]));   /* unknown: no rate, never 0 */
+	assert_true(near(series_row(&s, SERIES_VM_NET_RX)[1], 100, 1e-9));
+	assert_true(isnan(series_row(&s, SERIES_VM_NET_TX)[1]));    /* went down: a reset, no rate */
 	series_free(&s);
 }
 

@@ -172,6 +172,35 @@ static void test_hugetlb_series(void **state)
 	free(out);
 }
 
+/* Disk and network (tests/fixtures/host-io): the VMM's /proc/PID/io with its helper's, each tap by
+ * interface and direction; a VM without /proc/PID/io and a vanished tap have no series, never a 0. */
+static void test_io_series(void **state)
+{
+	(void)state;
+	char tree[1100];
+	snprintf(tree, sizeof(tree), "%s/../host-io", fixture);
+	char *out = render_tree(tree, PROM_TEXT);
+	static const char *const want[] = {
+		"# TYPE vmhost_vm_io_read_bytes_total counter\n",
+		"vmhost_vm_io_read_bytes_total{vm=\"v2disk\",pid=\"4001\",uuid=\"\"} 1052672\n",
+		"vmhost_vm_io_write_bytes_total{vm=\"v2disk\",pid=\"4001\",uuid=\"\"} 268443648\n",
+		"vmhost_vm_net_receive_bytes_total{vm=\"v2disk\",pid=\"4001\",uuid=\"\",interface=\"vnet0\"} 1000000\n",
+		"vmhost_vm_net_transmit_bytes_total{vm=\"v2disk\",pid=\"4001\",uuid=\"\",interface=\"vnet0\"} 5000000\n",
+		"vmhost_vm_net_dropped_total{vm=\"v2disk\",pid=\"4001\",uuid=\"\",interface=\"vnet0\",direction=\"receive\"} 2\n",
+		"vmhost_vm_net_dropped_total{vm=\"v2disk\",pid=\"4001\",uuid=\"\",interface=\"vnet0\",direction=\"transmit\"} 7\n",
+		"vmhost_vm_thp_bytes{vm=\"v2disk\",pid=\"4001\",uuid=\"\"} 805306368\n",
+		"vmhost_vm_numa_bytes{vm=\"v2disk\",pid=\"4001\",uuid=\"\",node=\"0\"} 268435456\n",
+		"vmhost_vm_numa_bytes{vm=\"v2disk\",pid=\"4001\",uuid=\"\",node=\"1\"} 809500672\n",
+		"vmhost_vm_numa_bytes{vm=\"v1disk\",pid=\"4003\",uuid=\"\",node=\"1\"} 393216000\n",
+	};
+	expect_lines(out, want, sizeof(want) / sizeof(want[0]));
+	assert_null(strstr(out, "vmhost_vm_io_write_bytes_total{vm=\"noiff\""));
+	assert_null(strstr(out, "interface=\"tap9\""));
+	assert_null(strstr(out, "vmhost_vm_numa_bytes{vm=\"gone\""));
+	assert_null(strstr(out, "vmhost_vm_thp_bytes{vm=\"gone\""));
+	free(out);
+}
+
 int main(void)
 {
 	const char *f = getenv("VMHOST_FIXTURES");
@@ -182,6 +211,7 @@ int main(void)
 		cmocka_unit_test(test_contract_series),
 		cmocka_unit_test(test_unknown_pss_left_out),
 		cmocka_unit_test(test_hugetlb_series),
+		cmocka_unit_test(test_io_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

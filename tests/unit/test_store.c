@@ -79,6 +79,16 @@ static void make_snapshot(struct snapshot *s, double t, size_t nvms, double rate
 		v->overhead_method = METHOD_ESTIMATE;
 		v->cpu = (struct vm_cpu){.cpu_seconds = 0.5 * (t - 1.7e9), .vcpu_delay_seconds = NAN};
 		v->cg = (struct vm_cgroup){.memory_bytes = MAYBE(80 * MiB), .limit_bytes = UNKNOWN, .oom_kills = MAYBE((int64_t)i)};
+		vm_io_unknown(&v->io);
+		if (i == 0) { /* vm0 writes 1 MiB a second and has two taps; the others' I/O is unknown */
+			v->io.read_bytes = MAYBE(4096);
+			v->io.write_bytes = MAYBE((int64_t)(t - 1.7e9) * MiB);
+			v->io.ifaces_known = true;
+			v->io.nifaces = 2;
+			for (size_t k = 0; k < 2; k++)
+				v->io.ifaces[k] = (struct vm_iface){.rx_bytes = MAYBE(1000), .tx_bytes = MAYBE(2000),
+								   .rx_dropped = MAYBE(1), .tx_dropped = MAYBE((int64_t)k)};
+		}
 	}
 }
 
@@ -127,6 +137,14 @@ static void write_and_read_back(void **state)
 	assert_true(p[0].oom_kills.known && p[0].oom_kills.v == 0);
 	assert_true(p[0].hugetlb.known && p[0].hugetlb.v == 0);
 	assert_true(p[0].memory_cost.known && p[0].pss.known && p[0].memory_cost.v == p[0].pss.v);
+	assert_true(p[0].io_read.known && p[0].io_read.v == 4096);
+	assert_true(p[0].io_write.known && p[0].io_write.v == (int64_t)(1.8e9 - 1.7e9) * MiB);
+	assert_true(p[0].net_rx.known && p[0].net_rx.v == 2000 && p[0].net_tx.v == 4000);
+	assert_true(p[0].net_dropped.known && p[0].net_dropped.v == 3);
+	free(p);
+	assert_int_equal(store_vm_points(s, vms[1].id, 0, 2e9, &p, &np), 0);
+	assert_false(p[0].io_write.known); /* unknown I/O stays unknown */
+	assert_false(p[0].net_rx.known);
 	free(p);
 	assert_int_equal(store_vm_points(s, vms[2].id, 0, 2e9, &p, &np), 0);
 	assert_true(p[0].hugetlb.known && p[0].hugetlb.v == 64 * MiB);
@@ -354,6 +372,21 @@ static void schema_2_is_migrated(void **state)
 	free(p);
 }
 
+/* Schema 3 (before the I/O columns): its rows read back with them unknown, never 0. */
+static void schema_3_is_migrated(void **state)
+{
+	(void)state;
+	size_t np;
+	struct store_vm_point *p = old_database(3,
+		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
+		"INSERT INTO vm_samples (vm_id, t_ms, rss, pss, hugetlb) VALUES (1, 1799999995000, 4096, 4096, 0);", &np);
+	assert_int_equal(np, 1);
+	assert_true(p[0].hugetlb.known && p[0].hugetlb.v == 0);
+	assert_false(p[0].io_write.known);
+	assert_false(p[0].net_rx.known);
+	free(p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -365,6 +398,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(schema_1_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(unknown_resident_is_not_populated, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_2_is_migrated, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_3_is_migrated, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -284,13 +284,14 @@ static void test_batch_frame(void **state)
 	line = strtok_r(NULL, "\n", &save);
 	assert_true(!strncmp(line, "# host mem_total_bytes=", 23));
 	line = strtok_r(NULL, "\n", &save);
-	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\tdelay\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi\tcost\tksmd");
+	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\tdelay\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi\tcost"
+				  "\tksmd\tread\twrite\tnetrx\tnettx");
 	size_t rows = 0;
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		size_t tabs = 0;
 		for (char *p = line; *p; p++)
 			tabs += *p == '\t';
-		assert_int_equal(tabs, 16);
+		assert_int_equal(tabs, 20);
 		rows++;
 	}
 	assert_int_equal(rows, 4);
@@ -300,10 +301,46 @@ static void test_batch_frame(void **state)
 	top_reading_free(&b);
 }
 
+/* Disk and network columns: rates over the interval of the VM's counters; the taps summed; a VM
+ * whose taps are unknown has no network rate (n/a, never 0). */
+static void test_io_rates(void **state)
+{
+	(void)state;
+	const struct vm_spec spec[] = {{10, 1, "alpha", 100, 1000}, {20, 1, "bravo", 100, 1000}};
+	struct top_reading a, b;
+	struct top_view v;
+	reading(&a, 10, spec, 2);
+	reading(&b, 12, spec, 2);
+	for (size_t i = 0; i < 2; i++) {
+		struct top_reading *r = i ? &b : &a;
+		for (size_t k = 0; k < 2; k++) {
+			struct vm_io *io = &r->vms.vms[k].io;
+			vm_io_unknown(io);
+			io->read_bytes = MAYBE(0);
+			io->write_bytes = MAYBE((int64_t)i * 4096 * 1000); /* 2 s: 2048000 a second */
+			io->ifaces_known = k == 0;
+			io->nifaces = k == 0 ? 2 : 0;
+			for (size_t t = 0; t < io->nifaces; t++) {
+				snprintf(io->ifaces[t].name, sizeof(io->ifaces[t].name), "tap%d", (int)t);
+				io->ifaces[t].rx_bytes = MAYBE((int64_t)i * 1000);
+				io->ifaces[t].tx_bytes = MAYBE(5);
+			}
+		}
+	}
+	assert_int_equal(top_view_build(&a, &b, &v), 0);
+	assert_true(v.rows[0].v[TOP_DISK_WRITE] == 2048000 && v.rows[0].v[TOP_DISK_READ] == 0);
+	assert_true(v.rows[0].v[TOP_NET_RX] == 1000 && v.rows[0].v[TOP_NET_TX] == 0); /* two taps of 500 a second */
+	assert_true(isnan(v.rows[1].v[TOP_NET_RX]) && isnan(v.rows[1].v[TOP_NET_TX]));
+	top_view_free(&v);
+	top_reading_free(&a);
+	top_reading_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sort_each_column),
+		cmocka_unit_test(test_io_rates),
 		cmocka_unit_test(test_filter_and_helpers),
 		cmocka_unit_test(test_churn),
 		cmocka_unit_test(test_columns_fit),

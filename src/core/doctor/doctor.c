@@ -30,6 +30,8 @@
 #define KSM_NO_YIELD_MAX 0.01                       /* of the pages ksmd tracks for a VM, merged */
 #define KSM_NO_YIELD_MIN_BYTES (256.0 * MiB)        /* tracked: less is not worth a finding */
 #define KSM_NO_YIELD_MIN_SCANS 2                    /* the unstable tree merges on a page's second scan */
+#define TAP_DROPPED_SHARE 0.01                      /* of a tap's packets in one direction */
+#define TAP_DROPPED_MIN 100                         /* fewer drops are noise */
 
 const char *doctor_severity_name(enum doctor_severity s)
 {
@@ -539,6 +541,40 @@ static void check_swap(const struct doctor_rule *r, const struct doctor_evidence
 	}
 }
 
+/* Dropped packets of one direction of a tap: share of what it carried there, or NaN below the floor. */
+static double dropped_share(maybe_i64 dropped, maybe_i64 packets)
+{
+	if (!dropped.known || !packets.known || dropped.v < TAP_DROPPED_MIN)
+		return NAN;
+	double share = (double)dropped.v / (double)(dropped.v + packets.v);
+	return share >= TAP_DROPPED_SHARE ? share : NAN;
+}
+
+static void check_tap_dropping(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		for (size_t k = 0; k < vm->io.nifaces; k++) {
+			const struct vm_iface *t = &vm->io.ifaces[k];
+			double to_guest = dropped_share(t->tx_dropped, t->tx_packets);
+			double from_guest = dropped_share(t->rx_dropped, t->rx_packets);
+			if (isnan(to_guest) && isnan(from_guest))
+				continue;
+			struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "its tap %s dropped %.1f%% of the packets %s",
+						       t->name, 100.0 * (isnan(to_guest) ? from_guest : to_guest),
+						       isnan(to_guest) ? "the guest sent" : "sent to the guest");
+			ev_str(f, "interface", t->name);
+			ev_int(f, "tx_dropped", t->tx_dropped);
+			ev_int(f, "tx_packets", t->tx_packets);
+			ev_int(f, "rx_dropped", t->rx_dropped);
+			ev_int(f, "rx_packets", t->rx_packets);
+			advise(f, "packets to the guest are dropped when it drains its queue too slowly: vhost=on, multiqueue "
+				  "virtio-net (queues=N) and vCPUs that get a host CPU ('vcpu-wait-high'); drops from the guest "
+				  "are the host's (bridge, firewall, txqueuelen)");
+		}
+	}
+}
+
 static void check_thp_never(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	if (strcmp(e->thp_mode, "never"))
@@ -680,6 +716,7 @@ const struct doctor_rule doctor_rules[] = {
 	 "kvm_intel unrestricted_guest off"},
 	{"vm-near-cgroup-limit", DOCTOR_WARNING, NULL, check_near_limit, "a VM's cgroup near its memory limit"},
 	{"vm-swapping", DOCTOR_WARNING, NULL, check_swap, "guest memory on host swap"},
+	{"vm-tap-dropping", DOCTOR_WARNING, NULL, check_tap_dropping, "a VM's tap dropping packets"},
 	{"vcpu-delay-high", DOCTOR_WARNING, NULL, check_vcpu_delay, "vCPUs waiting for host CPUs"},
 	{"vm-overhead-growing", DOCTOR_WARNING, NULL, check_growth, "a VM flagged by 'vmhost growth' (--db)"},
 	{"ksm-cpu-without-gain", DOCTOR_WARNING, NULL, check_ksm_cpu, "ksmd CPU for little or no gain"},

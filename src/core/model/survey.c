@@ -22,13 +22,15 @@ static int reading(const struct io_root *root, const struct survey_opts *o, bool
 	return 0;
 }
 
-/* CPU and wait rates of the VMs present at both readings (pid + start time identify them). */
+/* CPU, wait and I/O rates of the VMs present at both readings (pid + start time identify them). */
 static void rates(const struct vm_list *before, struct vm_list *after, double seconds)
 {
 	for (size_t i = 0; i < after->n; i++) {
 		const struct vm *was = vm_list_find(before, &after->vms[i]);
-		if (was)
-			vm_cpu_rates(&was->cpu, &after->vms[i].cpu, seconds);
+		if (!was)
+			continue;
+		vm_cpu_rates(&was->cpu, &after->vms[i].cpu, seconds);
+		vm_io_rates(&was->io, &after->vms[i].io, seconds);
 	}
 }
 

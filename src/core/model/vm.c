@@ -11,6 +11,7 @@
 
 #include "core/base/prefault.h"
 #include "core/model/vm_memo.h"
+#include "parse/io_stat.h"
 #include "parse/kvm_debugfs.h"
 
 const char *measure_method_name(enum measure_method m)
@@ -790,6 +791,18 @@ void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int p
 	vm->overhead_bytes = overhead_estimate(&vm->mem, &ballooned, host->page_size_bytes);
 }
 
+/* Disk and network counters of the VMM and its helpers, its scope and its taps. */
+static void measure_io(const struct io_root *root, struct vm *vm, const struct vm *before)
+{
+	pid_t pids[1 + VM_MAX_HELPERS] = {vm->pid};
+	memcpy(pids + 1, vm->helpers, vm->nhelpers * sizeof(pid_t));
+	struct vm_io was = vm->io; /* a memo's or discovery's: its interfaces when it has them */
+	/* QEMU says on its command line whether it has a tap; other VMMs are asked their fds. */
+	bool taps = vm->cfg.vmm != VMM_QEMU || !vm->cmdline || qemu_cmdline_has_tap(vm->cmdline, vm->cmdline_len);
+	struct vm_io_source src = {pids, 1 + vm->nhelpers, vm->vm_scope ? vm->cgroup : NULL, vm->cgroup_version, taps};
+	vm_io_read(root, &src, before ? &before->io : &was, &vm->io);
+}
+
 /* CPU of the VMM (all threads) and its helpers, each vCPU, and the scope's cgroup figures. */
 static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before)
 {
@@ -819,10 +832,11 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	}
 	vm_cpu_free(&was);
 	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
-		       vm->cgroup_v1_memory, &vm->cg);
+		       vm->cgroup_v1_memory, host->page_size_bytes, &vm->cg);
 	/* The hugetlb controller's files, only for a VM that maps huge pages (read at every sample). */
 	if (vm->vm_scope && vm->cgroup_version == 2 && vm->mem.hugetlb.known && vm->mem.hugetlb.v > 0)
 		vm->cg.hugetlb_bytes = cgroup_hugetlb_bytes(root, vm->cgroup);
+	measure_io(root, vm, before);
 	return 0;
 }
 
@@ -849,10 +863,11 @@ static int measure_exact(const struct io_root *root, const struct host *host, st
 		if (i == 0)
 			vmm_exact = sr;
 		pss += sr.pss.v;
+		vm->thp_bytes = i == 0 ? sr.anon_huge_pages : maybe_add(vm->thp_bytes, sr.anon_huge_pages);
 		add_exact_hugetlb(vm, &sr);
 	}
 	if (!ok) {
-		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
+		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = vm->thp_bytes = UNKNOWN;
 	} else {
 		vm->pss_bytes = MAYBE(pss);
 		vm->pss_bound_bytes = MAYBE(0);
@@ -915,6 +930,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 				: overhead_estimate(&vm->mem, &vm->cfg, host->page_size_bytes);
 	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
 	vm->hugetlb_shared_mappers = 0;
+	vm->thp_bytes = vm->cg.thp_bytes;
 	if ((flags & VM_MEASURE_EXACT) && (r = measure_exact(root, host, vm, &denied)) < 0)
 		return r;
 	vm->denied_files = denied;

@@ -8,6 +8,7 @@
 #include "core/model/guest_view.h"
 #include "core/model/host.h"
 #include "core/model/vm_cost.h"
+#include "core/model/vm_io.h"
 #include "io/io.h"
 #include "parse/vmcmd.h"
 
@@ -44,9 +45,13 @@ struct vm {
 	 * it), and how many of them map shared ones; mem.hugetlb has status' figure always. */
 	maybe_i64 hugetlb_private_bytes, hugetlb_shared_bytes;
 	unsigned hugetlb_shared_mappers;
+	/* Anonymous memory on THP: the scope's memory.stat (cg.thp_bytes), or with --exact the VMM's and
+	 * its helpers' smaps_rollup AnonHugePages; unknown without either. */
+	maybe_i64 thp_bytes;
 	unsigned denied_files;     /* files of the VM we had no permission to read (figures n/a) */
 	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
+	struct vm_io io;           /* disk and network counters of the VMM, its helpers and its taps */
 	struct guest_view *guest;  /* vm_read_guest's, owned; NULL: not read (the record stays small) */
 };
 

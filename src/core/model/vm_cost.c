@@ -245,11 +245,34 @@ maybe_i64 cgroup_hugetlb_bytes(const struct io_root *root, const char *v2_scope)
 	return sum;
 }
 
-void vm_cgroup_read(const struct io_root *root, const char *v2_scope, const char *v1_memory_scope,
+/* Where the scope's memory sits: THP (memory.stat) and the nodes (memory.numa_stat). */
+static void cgroup_placement(const struct io_root *root, const char *scope, int version, int64_t page_size,
+			     struct vm_cgroup *ret)
+{
+	char buf[8192];
+	ssize_t n = cg_read(root, scope, version, "memory.stat", buf, sizeof(buf));
+	if (n > 0)
+		parse_keyed_u64(buf, (size_t)n, version == 2 ? "anon_thp" : "total_rss_huge", &ret->thp_bytes);
+	if ((n = cg_read(root, scope, version, "memory.numa_stat", buf, sizeof(buf))) <= 0)
+		return;
+	int64_t nodes[NUMA_NODES_MAX] = {0};
+	size_t nn = 0;
+	int r = parse_numa_stat(buf, (size_t)n, version == 2 ? "anon" : "hierarchical_anon", nodes, &nn);
+	if (r == -ENOENT && version == 1)
+		r = parse_numa_stat(buf, (size_t)n, "anon", nodes, &nn);
+	if (r < 0 || (version == 2 && parse_numa_stat(buf, (size_t)n, "shmem", nodes, &nn) == -EINVAL))
+		return;
+	for (size_t i = 0; i < nn; i++)
+		ret->numa_bytes[i] = version == 1 ? nodes[i] * page_size : nodes[i];
+	ret->numa_nodes = nn;
+	ret->numa_known = true;
+}
+
+void vm_cgroup_read(const struct io_root *root, const char *v2_scope, const char *v1_memory_scope, int64_t page_size,
 		    struct vm_cgroup *ret)
 {
 	*ret = (struct vm_cgroup){.memory_bytes = UNKNOWN, .limit_bytes = UNKNOWN, .swap_bytes = UNKNOWN,
-				  .oom_kills = UNKNOWN, .hugetlb_bytes = UNKNOWN};
+				  .oom_kills = UNKNOWN, .hugetlb_bytes = UNKNOWN, .thp_bytes = UNKNOWN};
 	char buf[512];
 	ssize_t n;
 	if (v2_scope) {
@@ -278,4 +301,6 @@ void vm_cgroup_read(const struct io_root *root, const char *v2_scope, const char
 		if ((n = cg_read(root, v1_memory_scope, 1, "memory.oom_control", buf, sizeof(buf))) > 0)
 			parse_keyed_u64(buf, (size_t)n, "oom_kill", &ret->oom_kills);
 	}
+	if (ret->version)
+		cgroup_placement(root, ret->version == 2 ? v2_scope : v1_memory_scope, ret->version, page_size, ret);
 }

@@ -11,6 +11,7 @@
 
 #include "io/io.h"
 #include "parse/cpu_cgroup.h"
+#include "parse/numa_stat.h"
 #include "parse/parse.h"
 
 struct vcpu {
@@ -51,6 +52,11 @@ struct vm_cgroup {
 	maybe_i64 swap_bytes;    /* v2 memory.swap.current */
 	maybe_i64 oom_kills;     /* v2 memory.events oom_kill, v1 memory.oom_control oom_kill */
 	maybe_i64 hugetlb_bytes; /* v2 hugetlb controller: hugetlb.2MB.current + hugetlb.1GB.current */
+	maybe_i64 thp_bytes;     /* anonymous memory on transparent huge pages: v2 anon_thp, v1 rss_huge */
+	/* Anonymous and shared memory per NUMA node (memory.numa_stat; v1's pages in bytes). */
+	bool numa_known;
+	size_t numa_nodes;
+	int64_t numa_bytes[NUMA_NODES_MAX];
 	bool have_pressure[PRESSURE_NKINDS];
 	struct pressure pressure[PRESSURE_NKINDS]; /* v2 only */
 };
@@ -103,7 +109,8 @@ maybe_i64 cgroup_hugetlb_bytes(const struct io_root *root, const char *v2_scope)
 /* The cgroup files of a VM's scope (paths as in /proc/PID/cgroup): the unified tree's scope (v2:
  * memory and pressure), and the v1 memory controller's (hybrid hosts: memory when v2 has none).
  * Either may be NULL. A scope that vanished or a missing file leaves its figures unknown. */
-void vm_cgroup_read(const struct io_root *root, const char *v2_scope, const char *v1_memory_scope,
+/* page_size: v1's numa_stat counts pages. */
+void vm_cgroup_read(const struct io_root *root, const char *v2_scope, const char *v1_memory_scope, int64_t page_size,
 		    struct vm_cgroup *ret);
 
 #endif

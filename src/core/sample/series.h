@@ -66,6 +66,10 @@ enum series_vm_row {
 	SERIES_VM_VCPU_DELAY, /* percent of one CPU: vCPU threads waiting for a host CPU, likewise */
 	SERIES_VM_HUGETLB,  /* bytes: guest RAM on huge pages (hugetlbfs), not in RSS; NaN unknown */
 	SERIES_VM_COST,     /* bytes: memory cost (PSS plus huge pages); PSS alone in older recordings */
+	SERIES_VM_IO_READ,  /* bytes a second the VMM and its helpers read from storage, over the interval before */
+	SERIES_VM_IO_WRITE, /* bytes a second they wrote to storage, likewise */
+	SERIES_VM_NET_RX,   /* bytes a second the host received on the VM's taps (what the guest sent) */
+	SERIES_VM_NET_TX,   /* bytes a second the host sent on them */
 	SERIES_VM_NROWS
 };
 

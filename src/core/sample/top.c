@@ -18,6 +18,8 @@ static const char *const col_keys[TOP_NCOLS] = {
 	[TOP_KSM_SAVED] = "ksm", [TOP_OVERHEAD] = "overhead", [TOP_EXITS] = "exits", [TOP_CG_MEM] = "cgroup",
 	[TOP_MEM_PSI] = "mempsi", [TOP_PID] = "pid", [TOP_CPU_PSI] = "cpupsi", [TOP_IO_PSI] = "iopsi",
 	[TOP_COST] = "cost", [TOP_KSMD] = "ksmd",
+	[TOP_DISK_READ] = "read", [TOP_DISK_WRITE] = "write", [TOP_NET_RX] = "netrx",
+	[TOP_NET_TX] = "nettx",
 };
 
 const char *top_col_key(enum top_col c) { return c < TOP_NCOLS ? col_keys[c] : NULL; }
@@ -187,13 +189,33 @@ void top_reading_free(struct top_reading *r)
 
 static double known_or_nan(maybe_i64 m) { return m.known ? (double)m.v : NAN; }
 
+/* Disk and network rates over the interval (the taps summed: RX is what the guest sent). */
+static void io_cols(double *v, const struct vm_io *io, bool rates)
+{
+	if (!rates)
+		return;
+	v[TOP_DISK_READ] = io->read_bytes_per_second;
+	v[TOP_DISK_WRITE] = io->write_bytes_per_second;
+	if (!io->ifaces_known)
+		return;
+	double rx = 0, tx = 0;
+	for (size_t i = 0; i < io->nifaces; i++) {
+		rx += io->ifaces[i].rx_bytes_per_second;
+		tx += io->ifaces[i].tx_bytes_per_second;
+	}
+	v[TOP_NET_RX] = rx;
+	v[TOP_NET_TX] = tx;
+}
+
 static void vm_row(struct top_row *row, const struct top_reading *before, struct top_reading *after, size_t i,
 		   double seconds)
 {
 	struct vm *vm = &after->vms.vms[i];
 	const struct vm *was = seconds > 0 ? vm_list_find(before ? &before->vms : NULL, vm) : NULL;
-	if (was)
+	if (was) {
 		vm_cpu_rates(&was->cpu, &vm->cpu, seconds);
+		vm_io_rates(&was->io, &vm->io, seconds);
+	}
 	*row = (struct top_row){.pid = vm->pid, .pss_method = vm->pss_method};
 	if (vm->cfg.name[0])
 		snprintf(row->name, sizeof(row->name), "%s", vm->cfg.name);
@@ -211,6 +233,7 @@ static void vm_row(struct top_row *row, const struct top_reading *before, struct
 	v[TOP_OVERHEAD] = known_or_nan(vm->overhead_bytes);
 	v[TOP_COST] = known_or_nan(vm_memory_cost(vm));
 	v[TOP_CG_MEM] = known_or_nan(vm->cg.memory_bytes);
+	io_cols(v, &vm->io, was != NULL);
 	static const int psi_cols[PRESSURE_NKINDS] = {[PRESSURE_MEMORY] = TOP_MEM_PSI, [PRESSURE_CPU] = TOP_CPU_PSI,
 						      [PRESSURE_IO] = TOP_IO_PSI};
 	for (int k = 0; k < PRESSURE_NKINDS; k++)

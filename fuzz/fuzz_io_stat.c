@@ -1,0 +1,43 @@
+/* A VM's I/O and placement counters (parse/io_stat.c, parse/numa_stat.c): /proc/PID/io,
+ * io.stat, blkio, fdinfo's iff:, net/dev, numa_stat, and whether a QEMU command line has a tap.
+ * No figure read is negative, a name stays in its buffer, a failed parse leaves its outputs as
+ * they were, and a cgroup's sums never fall below one device's figure. */
+#include "fuzz.h"
+#include "parse/io_stat.h"
+#include "parse/numa_stat.h"
+
+static bool non_negative(maybe_i64 v) { return !v.known || v.v >= 0; }
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *buf = (const char *)data;
+	struct proc_io io;
+	if (parse_proc_io(buf, size, &io) >= 0)
+		FUZZ_CHECK(non_negative(io.rchar) && non_negative(io.wchar) && non_negative(io.read_bytes) &&
+			   non_negative(io.write_bytes) && (io.read_bytes.known || io.write_bytes.known));
+	struct cgroup_io cio;
+	if (parse_cgroup_io_stat(buf, size, &cio) == 0)
+		FUZZ_CHECK(cio.read_bytes.known && cio.read_bytes.v >= 0 && cio.write_bytes.v >= 0 &&
+			   cio.read_ios.v >= 0 && cio.write_ios.v >= 0);
+	int64_t rd = -1, wr = -1;
+	if (parse_blkio(buf, size, &rd, &wr) == 0)
+		FUZZ_CHECK(rd >= 0 && wr >= 0);
+	else
+		FUZZ_CHECK(rd == -1 && wr == -1);
+	char name[16] = "untouched";
+	int r = parse_fdinfo_iff(buf, size, name, sizeof(name));
+	FUZZ_CHECK(fuzz_terminated(name, sizeof(name)));
+	FUZZ_CHECK(r == 0 ? name[0] != '\0' : !strcmp(name, "untouched"));
+	struct net_dev_stats st;
+	if (parse_net_dev(buf, size, "tap0", &st) == 0)
+		FUZZ_CHECK(st.rx_bytes >= 0 && st.tx_bytes >= 0 && st.rx_dropped >= 0 && st.tx_dropped >= 0 &&
+			   st.rx_packets >= 0 && st.tx_packets >= 0);
+	int64_t nodes[NUMA_NODES_MAX] = {0};
+	size_t n = 0;
+	r = parse_numa_stat(buf, size, "anon", nodes, &n);
+	FUZZ_CHECK(n <= NUMA_NODES_MAX && (r == 0 || n == 0));
+	for (size_t i = 0; i < NUMA_NODES_MAX; i++)
+		FUZZ_CHECK(nodes[i] >= 0 && (i < n || nodes[i] == 0));
+	(void)qemu_cmdline_has_tap(buf, size);
+	return 0;
+}

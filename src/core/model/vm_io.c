@@ -1,0 +1,208 @@
+#include "core/model/vm_io.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse/io_stat.h"
+
+void vm_io_unknown(struct vm_io *ret)
+{
+	*ret = (struct vm_io){.read_bytes = UNKNOWN, .write_bytes = UNKNOWN, .read_chars = UNKNOWN,
+			     .write_chars = UNKNOWN, .read_bytes_per_second = NAN, .write_bytes_per_second = NAN,
+			     .cgroup_read_bytes = UNKNOWN, .cgroup_write_bytes = UNKNOWN};
+}
+
+static void why_errno(char *why, size_t cap, const char *what, int err)
+{
+	snprintf(why, cap, "%s: %s", what, err == -EACCES || err == -EPERM ? "permission denied" : strerror(-err));
+}
+
+/* /proc/PID/io of the VMM and its helpers (a helper that cannot be read is left out, as its memory is). */
+static void read_proc_io(const struct io_root *root, const pid_t *pids, size_t npids, struct vm_io *ret)
+{
+	for (size_t i = 0; i < npids; i++) {
+		char buf[512];
+		struct proc_io io;
+		ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/io", pids[i]);
+		int r = n < 0 ? (int)n : parse_proc_io(buf, (size_t)n, &io);
+		if (r < 0 && i == 0) {
+			why_errno(ret->why, sizeof(ret->why), "/proc/PID/io", r);
+			return;
+		}
+		if (r < 0)
+			continue;
+		bool first = i == 0;
+		ret->read_bytes = first ? io.read_bytes : maybe_add(ret->read_bytes, io.read_bytes);
+		ret->write_bytes = first ? io.write_bytes : maybe_add(ret->write_bytes, io.write_bytes);
+		ret->read_chars = first ? io.rchar : maybe_add(ret->read_chars, io.rchar);
+		ret->write_chars = first ? io.wchar : maybe_add(ret->write_chars, io.wchar);
+	}
+}
+
+/* The scope's block I/O: v2 io.stat (the unified tree, or "unified" on a hybrid host), v1 blkio. */
+static void read_cgroup_io(const struct io_root *root, const char *scope, int version, struct vm_io *ret)
+{
+	char buf[4096];
+	if (version == 1) {
+		int64_t rd, wr;
+		ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "fs/cgroup/blkio%s/blkio.throttle.io_service_bytes",
+				    scope);
+		if (n >= 0 && parse_blkio(buf, (size_t)n, &rd, &wr) == 0) {
+			ret->cgroup_read_bytes = MAYBE(rd);
+			ret->cgroup_write_bytes = MAYBE(wr);
+		}
+		return;
+	}
+	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "fs/cgroup%s/io.stat", scope);
+	if (n == -ENOENT)
+		n = io_read(root, IO_SYS, buf, sizeof(buf), "fs/cgroup/unified%s/io.stat", scope);
+	struct cgroup_io cio;
+	if (n >= 0 && parse_cgroup_io_stat(buf, (size_t)n, &cio) == 0) {
+		ret->cgroup_read_bytes = cio.read_bytes;
+		ret->cgroup_write_bytes = cio.write_bytes;
+	}
+}
+
+/* One fd: a tun fd's interface added to ret. 0 (not a tun fd, or added), or a negative errno. */
+static int take_tun_fd(const struct io_root *root, pid_t pid, const char *fd, struct vm_io *ret, char *why,
+		       size_t cap)
+{
+	char target[64], buf[512], name[16];
+	if (io_readlink(root, IO_PROC, target, sizeof(target), "%d/fd/%s", pid, fd) < 0 ||
+	    strcmp(target, "/dev/net/tun") != 0)
+		return 0; /* closed meanwhile, or another file */
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/fdinfo/%s", pid, fd);
+	int r = n < 0 ? (int)n : parse_fdinfo_iff(buf, (size_t)n, name, sizeof(name));
+	if (r == -ENOENT && n >= 0)
+		snprintf(why, cap, "tun fd %s has no iff: in its fdinfo", fd);
+	else if (r < 0)
+		why_errno(why, cap, "/proc/PID/fdinfo", r);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < ret->nifaces; i++)
+		if (!strcmp(ret->ifaces[i].name, name))
+			return 0; /* a multiqueue tap: one fd per queue */
+	if (ret->nifaces == VM_IO_IFACES_MAX)
+		return 0;
+	snprintf(ret->ifaces[ret->nifaces++].name, sizeof(ret->ifaces[0].name), "%s", name);
+	return 0;
+}
+
+int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, char *ret_why, size_t cap)
+{
+	char **fds;
+	size_t nfds;
+	int r = io_list_dir(root, IO_PROC, &fds, &nfds, "%d/fd", pid);
+	if (r < 0) {
+		why_errno(ret_why, cap, "/proc/PID/fd", r);
+		return r;
+	}
+	struct vm_io found = *ret;
+	found.nifaces = 0;
+	for (size_t i = 0; i < nfds && r == 0; i++)
+		r = take_tun_fd(root, pid, fds[i], &found, ret_why, cap);
+	io_free_names(fds, nfds);
+	if (r < 0)
+		return r;
+	memcpy(ret->ifaces, found.ifaces, sizeof(found.ifaces));
+	ret->nifaces = found.nifaces;
+	return 0;
+}
+
+static void iface_unknown(struct vm_iface *f)
+{
+	f->rx_bytes = f->tx_bytes = f->rx_packets = f->tx_packets = UNKNOWN;
+	f->rx_dropped = f->tx_dropped = f->rx_errors = f->tx_errors = UNKNOWN;
+	f->rx_bytes_per_second = f->tx_bytes_per_second = NAN;
+}
+
+/* Each interface's line of the VMM's /proc/PID/net/dev (its network namespace, where its taps are). */
+static void read_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r = io_read_alloc(root, IO_PROC, &buf, &len, "%d/net/dev", pid);
+	for (size_t i = 0; i < ret->nifaces; i++) {
+		struct vm_iface *f = &ret->ifaces[i];
+		struct net_dev_stats s;
+		iface_unknown(f);
+		int p = r < 0 ? r : parse_net_dev(buf, len, f->name, &s);
+		if (p == -ENOENT)
+			snprintf(f->why, sizeof(f->why), "gone: not in the VMM's network namespace");
+		else if (p < 0)
+			why_errno(f->why, sizeof(f->why), "/proc/PID/net/dev", p);
+		if (p < 0)
+			continue;
+		f->why[0] = '\0';
+		f->rx_bytes = MAYBE(s.rx_bytes), f->tx_bytes = MAYBE(s.tx_bytes);
+		f->rx_packets = MAYBE(s.rx_packets), f->tx_packets = MAYBE(s.tx_packets);
+		f->rx_dropped = MAYBE(s.rx_dropped), f->tx_dropped = MAYBE(s.tx_dropped);
+		f->rx_errors = MAYBE(s.rx_errors), f->tx_errors = MAYBE(s.tx_errors);
+	}
+	free(buf);
+}
+
+void vm_io_read(const struct io_root *root, const struct vm_io_source *src, const struct vm_io *before,
+		struct vm_io *ret)
+{
+	vm_io_unknown(ret);
+	if (src->npids == 0)
+		return;
+	pid_t vmm = src->pids[0];
+	read_proc_io(root, src->pids, src->npids, ret);
+	if (src->scope)
+		read_cgroup_io(root, src->scope, src->version, ret);
+	/* A VM's taps are opened as it starts: the reading before names them (a hot-plugged one waits
+	 * for the next scan). */
+	if (!src->may_have_taps)
+		ret->ifaces_known = true;
+	else if (before && before->ifaces_known) {
+		memcpy(ret->ifaces, before->ifaces, sizeof(ret->ifaces));
+		ret->nifaces = before->nifaces;
+		ret->ifaces_known = true;
+	} else
+		ret->ifaces_known = vm_io_find_ifaces(root, vmm, ret, ret->ifaces_why, sizeof(ret->ifaces_why)) == 0;
+	if (ret->ifaces_known && ret->nifaces)
+		read_ifaces(root, vmm, ret);
+}
+
+static double rate(maybe_i64 before, maybe_i64 after, double seconds)
+{
+	if (!before.known || !after.known || !(seconds > 0) || after.v < before.v)
+		return NAN;
+	return (double)(after.v - before.v) / seconds;
+}
+
+void vm_io_rates(const struct vm_io *before, struct vm_io *after, double seconds)
+{
+	after->read_bytes_per_second = rate(before->read_bytes, after->read_bytes, seconds);
+	after->write_bytes_per_second = rate(before->write_bytes, after->write_bytes, seconds);
+	for (size_t i = 0; i < after->nifaces; i++) {
+		struct vm_iface *a = &after->ifaces[i];
+		for (size_t j = 0; j < before->nifaces; j++) {
+			const struct vm_iface *b = &before->ifaces[j];
+			if (strcmp(a->name, b->name) != 0)
+				continue;
+			a->rx_bytes_per_second = rate(b->rx_bytes, a->rx_bytes, seconds);
+			a->tx_bytes_per_second = rate(b->tx_bytes, a->tx_bytes, seconds);
+		}
+	}
+}
+
+struct vm_io_totals vm_io_net_totals(const struct vm_io *io)
+{
+	struct vm_io_totals t = {UNKNOWN, UNKNOWN, UNKNOWN};
+	if (!io->ifaces_known)
+		return t;
+	t = (struct vm_io_totals){MAYBE(0), MAYBE(0), MAYBE(0)};
+	for (size_t i = 0; i < io->nifaces; i++) {
+		const struct vm_iface *f = &io->ifaces[i];
+		t.rx_bytes = maybe_add(t.rx_bytes, f->rx_bytes);
+		t.tx_bytes = maybe_add(t.tx_bytes, f->tx_bytes);
+		t.dropped = maybe_add(t.dropped, maybe_add(f->rx_dropped, f->tx_dropped));
+	}
+	return t;
+}

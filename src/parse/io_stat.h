@@ -1,0 +1,47 @@
+/* A VM's I/O counters: /proc/PID/io, the cgroup's io.stat (v2) and blkio (v1), and the tap a tun
+ * file descriptor is attached to (/proc/PID/fdinfo/N). */
+#ifndef VMHOST_PARSE_IO_STAT_H
+#define VMHOST_PARSE_IO_STAT_H
+
+#include "parse/parse.h"
+
+/* /proc/PID/io: bytes that reached storage (read_bytes, write_bytes) and bytes passed through
+ * read/write calls of any kind (rchar, wchar). */
+struct proc_io {
+	maybe_i64 rchar, wchar, read_bytes, write_bytes;
+};
+extern const struct kv_table proc_io_keys;
+/* The number of fields found; -EINVAL when neither read_bytes nor write_bytes is there. */
+int parse_proc_io(const char *buf, size_t len, struct proc_io *ret);
+
+/* A cgroup's block I/O, summed over its devices. */
+struct cgroup_io {
+	maybe_i64 read_bytes, write_bytes, read_ios, write_ios;
+};
+/* v2 io.stat: "MAJ:MIN rbytes=N wbytes=N rios=N wios=N ..." per device; an empty file is a
+ * cgroup that did no I/O yet (every figure 0). A line without its newline or a field that is not
+ * a number: -EINVAL. */
+int parse_cgroup_io_stat(const char *buf, size_t len, struct cgroup_io *ret);
+/* v1 blkio.throttle.io_service_bytes or io_serviced: "MAJ:MIN Read N" ... and "Total N" lines;
+ * the Read and Write lines of every device, summed into ret_read and ret_write. -EINVAL on a
+ * malformed line. */
+int parse_blkio(const char *buf, size_t len, int64_t *ret_read, int64_t *ret_write);
+
+/* The interface of /proc/PID/fdinfo/N ("iff:\ttap0") into name (cap includes the NUL); -ENOENT
+ * when there is no iff: line (a tun fd not attached yet, or a kernel before 3.x), -EINVAL when
+ * the name does not fit or is none the kernel allows (a NUL, '/', ':' or a blank in it). */
+int parse_fdinfo_iff(const char *buf, size_t len, char *name, size_t cap);
+
+/* Whether a QEMU command line (NUL-separated) has a tap network backend (-netdev, -nic or -net
+ * of type tap or bridge, in the key=value or the JSON form): only then has it tun fds to look at. */
+bool qemu_cmdline_has_tap(const char *cmdline, size_t len);
+
+/* One interface's line of /proc/PID/net/dev (the process's network namespace), as the host sees
+ * it: for a tap, rx is what the guest sent. */
+struct net_dev_stats {
+	int64_t rx_bytes, rx_packets, rx_errors, rx_dropped, tx_bytes, tx_packets, tx_errors, tx_dropped;
+};
+/* 0, -ENOENT when name has no line, -EINVAL when its line is malformed. */
+int parse_net_dev(const char *buf, size_t len, const char *name, struct net_dev_stats *ret);
+
+#endif

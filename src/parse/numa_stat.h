@@ -1,0 +1,15 @@
+/* Where a cgroup's memory sits: memory.numa_stat (v2: bytes; v1: pages), one line per kind of
+ * memory with a figure per node ("anon N0=4096 N1=0", v1 "anon=1 N0=1 N1=0"). */
+#ifndef VMHOST_PARSE_NUMA_STAT_H
+#define VMHOST_PARSE_NUMA_STAT_H
+
+#include "parse/parse.h"
+
+#define NUMA_NODES_MAX 64
+
+/* Adds the N<i>= figures of the line of kind into nodes[i] (i < NUMA_NODES_MAX; nodes must hold
+ * that many) and sets *ret_n to the highest node seen + 1 when that is more. 0, -ENOENT when no
+ * line is of that kind, -EINVAL when its line is malformed (nodes untouched). */
+int parse_numa_stat(const char *buf, size_t len, const char *kind, int64_t *nodes, size_t *ret_n);
+
+#endif

@@ -1,0 +1,96 @@
+# A real QEMU guest (TCG, the busybox image) with a virtio disk and a tap in a network namespace
+# this test makes: the guest writes 256 MiB to its disk with O_DIRECT; vmhost's write bytes for it
+# are within 5% of QMP's query-blockstats and of /proc/PID/io; bytes the host sends to the tap
+# (UDP) are counted within 5% on that VM and interface. QEMU stopped by pid, the namespace (and
+# the tap in it) deleted on every exit.
+. "$VMHOST_TESTS/lib.sh"
+QEMU=$(command -v qemu-system-x86_64) || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
+command -v ip >/dev/null || die "ip (iproute2) missing"
+[ "$(id -u)" = 0 ] || die "needs root (a network namespace and a tap)"
+img=$("$VMHOST_TESTS/../scripts/guest-image.sh" "$VMHOST_BUILD/guest" | tail -1) || die "cannot build the guest image"
+set -- $img
+KERNEL=$1 INITRD=$2
+NS=vmhost-io-$$
+TAP=vmhtap$$
+TAP=${TAP:0:15}
+trap 'cleanup; ip netns del "$NS" 2>/dev/null' EXIT
+ip netns add "$NS" || die "cannot make a network namespace"
+ip -n "$NS" tuntap add dev "$TAP" mode tap || die "cannot make a tap"
+ip -n "$NS" addr add 10.231.0.1/24 dev "$TAP"
+ip -n "$NS" link set "$TAP" up
+ip -n "$NS" neigh add 10.231.0.2 lladdr 52:54:00:a1:b2:c3 dev "$TAP"
+
+MIB=256
+truncate -s $((MIB + 16))M "$TEST_TMP/disk.raw"
+spawn ip netns exec "$NS" "$QEMU" -name guest=e2e-io,debug-threads=on -m 256 -machine pc,accel=tcg -smp 1 \
+	-nodefaults -display none -kernel "$KERNEL" -initrd "$INITRD" \
+	-append "console=ttyS0 quiet panic=-1 vmhost.write=$MIB" -serial "file:$TEST_TMP/guest.log" -no-reboot \
+	-drive file="$TEST_TMP/disk.raw",format=raw,if=none,id=disk0,cache=none,aio=threads \
+	-device virtio-blk-pci,drive=disk0,id=vd0 \
+	-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no -device virtio-net-pci,netdev=n0,mac=52:54:00:a1:b2:c3,romfile= \
+	-qmp unix:"$TEST_TMP/qmp.sock",server=on,wait=off
+PID=$SPAWNED
+# record samples the guest's writes as they happen: the report charts them next to its memory
+spawn "$VMHOST" record --db "$TEST_TMP/io.db" --interval 1 --kvm-interval 0 --quiet
+RECORDER=$SPAWNED
+for i in $(seq 480); do
+	grep -q vmhost-write-done "$TEST_TMP/guest.log" 2>/dev/null && break
+	kill -0 $PID 2>/dev/null || die "the guest exited: $(tail -n 3 "$TEST_TMP/guest.log")"
+	sleep 0.5
+done
+grep -q vmhost-write-done "$TEST_TMP/guest.log" || die "the guest did not write its disk in 240 s: $(tail -n 3 "$TEST_TMP/guest.log")"
+say "guest wrote $MIB MiB after ${SECONDS}s"
+sleep 2
+stop_pid "$RECORDER"
+rec_w=$(sqlite3 "$TEST_TMP/io.db" "SELECT MAX(s.io_write) - MIN(s.io_write) FROM vm_samples s JOIN vms v ON v.id = s.vm_id WHERE v.pid = $PID")
+check "record: the VM's stored write bytes grew by its $MIB MiB (within 5%)" near "${rec_w:-0}" $((MIB << 20)) 5
+"$VMHOST" report --db "$TEST_TMP/io.db" --out "$TEST_TMP/io.html" >/dev/null 2>&1
+check "report: the VM's section charts its disk and network" grep -q 'e2e-io: disk and network, bytes a second' "$TEST_TMP/io.html"
+
+qmp_wr_bytes() {
+	python3 - "$TEST_TMP/qmp.sock" <<'PY'
+import json, socket, sys
+s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
+def cmd(c):
+    f.write(json.dumps({"execute": c}) + "\n"); f.flush()
+    while True:
+        m = json.loads(f.readline())
+        if "return" in m or "error" in m: return m
+f.readline(); cmd("qmp_capabilities")
+for d in cmd("query-blockstats")["return"]:
+    if d.get("qdev", "").endswith("vd0") or d.get("device") == "disk0": print(d["stats"]["wr_bytes"])
+PY
+}
+"$VMHOST" mem --pid $PID --json >"$TEST_TMP/mem.json" || die "mem --json failed"
+proc_w=$(awk '/^write_bytes/ {print $2}' /proc/$PID/io)
+qmp_w=$(qmp_wr_bytes)
+ours=$(jq --argjson p $PID '.vms[] | select(.pid == $p) | .io.write_bytes' "$TEST_TMP/mem.json")
+say "write bytes: vmhost $ours, /proc/PID/io $proc_w, QMP query-blockstats $qmp_w, guest $((MIB << 20))"
+check "QMP saw the guest's $MIB MiB" near "$qmp_w" $((MIB << 20)) 1
+check "vmhost's write bytes within 5% of QMP's" near "$ours" "$qmp_w" 5
+check "vmhost's write bytes within 5% of /proc/PID/io" near "$ours" "$proc_w" 5
+check "the VM's interfaces: its tap, found from its tun fd" \
+	jq -e --argjson p $PID --arg t "$TAP" '[.vms[] | select(.pid == $p) | .interfaces[].name] == [$t]' "$TEST_TMP/mem.json"
+
+# The host sends 2000 UDP datagrams of 1400 bytes to the guest's address over the tap, paced
+# (a TCG guest drains its NIC slowly: an unpaced burst overflows the tap's queue, tx_dropped).
+tx() { jq --argjson p $PID --arg t "$TAP" '.vms[] | select(.pid == $p) | .interfaces[] | select(.name == $t) | .tx_bytes' "$1"; }
+before=$(tx "$TEST_TMP/mem.json")
+sent=$(ip netns exec "$NS" python3 -c '
+import socket, time
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); n = 0
+for i in range(2000):
+    n += s.sendto(b"v" * 1400, ("10.231.0.2", 9))
+    if i % 10 == 9: time.sleep(0.01)
+print(n)')
+sleep 1
+"$VMHOST" mem --pid $PID --json >"$TEST_TMP/mem2.json" || die "mem --json failed"
+after=$(tx "$TEST_TMP/mem2.json")
+kernel=$(ip netns exec "$NS" cat /sys/class/net/$TAP/statistics/tx_bytes)
+dropped=$(jq --argjson p $PID --arg t "$TAP" '.vms[] | select(.pid == $p) | .interfaces[] | select(.name == $t) | .tx_dropped' "$TEST_TMP/mem2.json")
+say "tap $TAP: host sent $sent bytes of UDP payload; vmhost's tx_bytes $before -> $after (the kernel's $kernel), tx_dropped $dropped"
+check "bytes sent to the tap counted within 5% on the VM and interface" near "$((after - before))" "$sent" 5
+check "the tap's counter is the kernel's" near "$after" "$kernel" 1
+other=$(jq --argjson p $PID --arg t "$TAP" '[.vms[] | select(.pid != $p) | .interfaces // [] | .[] | select(.name == $t)] | length' "$TEST_TMP/mem2.json")
+check "no other VM has the tap" [ "$other" = 0 ]
+finish
