@@ -89,10 +89,10 @@ int parse_blkio(const char *buf, size_t len, int64_t *ret_read, int64_t *ret_wri
 			continue;
 		if (sscanf(line, "%31s %15s %lld", dev, op, &v) != 3 || v < 0)
 			return -EINVAL;
-		if (!strcmp(op, "Read"))
-			rd += v;
-		else if (!strcmp(op, "Write"))
-			wr += v;
+		if (!strcmp(op, "Read") && __builtin_add_overflow(rd, v, &rd))
+			return -ERANGE; /* a sum past int64: never a wrapped number */
+		if (!strcmp(op, "Write") && __builtin_add_overflow(wr, v, &wr))
+			return -ERANGE;
 	}
 	*ret_read = rd;
 	*ret_write = wr;

@@ -24,7 +24,7 @@ struct cgroup_io {
 int parse_cgroup_io_stat(const char *buf, size_t len, struct cgroup_io *ret);
 /* v1 blkio.throttle.io_service_bytes or io_serviced: "MAJ:MIN Read N" ... and "Total N" lines;
  * the Read and Write lines of every device, summed into ret_read and ret_write. -EINVAL on a
- * malformed line. */
+ * malformed line, -ERANGE on a sum past int64. */
 int parse_blkio(const char *buf, size_t len, int64_t *ret_read, int64_t *ret_write);
 
 /* The interface of /proc/PID/fdinfo/N ("iff:\ttap0") into name (cap includes the NUL); -ENOENT

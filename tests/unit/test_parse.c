@@ -337,6 +337,10 @@ static void cgroup_io_forms(void **state)
 	assert_true(rd == 10 && wr == 25);
 	assert_int_equal(parse_blkio(S("8:0 Read\n"), &rd, &wr), -EINVAL);
 	assert_true(rd == 10 && wr == 25);
+	/* two devices whose sum passes int64 (found by fuzz_io_stat): refused, never wrapped */
+	assert_int_equal(parse_blkio(S("8:0 Write 9223372036854775807\n8:16 Write 1048576\n"), &rd, &wr), -ERANGE);
+	assert_int_equal(parse_blkio(S("8:0 Read 9223372036854775807\n8:16 Read 1\n"), &rd, &wr), -ERANGE);
+	assert_true(rd == 10 && wr == 25);
 }
 
 static void tun_and_net_dev(void **state)
