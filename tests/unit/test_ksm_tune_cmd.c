@@ -12,25 +12,17 @@
 /* Before cmocka, which defines a fail() macro of its own. */
 #include "cmd/cmd.h"
 #include "core/tune/ksm_guard.h"
+#include "testutil.h"
 
 #include <cmocka.h>
 
 /* Runs cmd_ksm_tune with stderr captured into buf. */
 static int run_tune(struct ctx *ctx, char *buf, size_t cap, int argc, char **argv)
 {
-	fflush(stderr);
-	int saved = dup(STDERR_FILENO);
-	FILE *f = tmpfile();
-	assert_non_null(f);
-	dup2(fileno(f), STDERR_FILENO);
+	int saved;
+	FILE *f = stderr_away(&saved);
 	int rc = cmd_ksm_tune(ctx, argc, argv);
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(f);
-	size_t n = fread(buf, 1, cap - 1, f);
-	buf[n] = '\0';
-	fclose(f);
+	stderr_back(saved, f, buf, cap);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 /* Before cmocka, which defines a fail() macro of its own. */
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "testutil.h"
 
 #include <cmocka.h>
 
@@ -66,28 +67,6 @@ struct run {
 	struct demo d;
 	char err[1024];
 };
-
-/* stderr into a temporary file until stderr_back, which leaves what was written in buf. */
-static FILE *stderr_away(int *ret_saved)
-{
-	fflush(stderr);
-	*ret_saved = dup(STDERR_FILENO);
-	FILE *f = tmpfile();
-	assert_non_null(f);
-	dup2(fileno(f), STDERR_FILENO);
-	return f;
-}
-
-static void stderr_back(int saved, FILE *f, char *buf, size_t cap)
-{
-	fflush(stderr);
-	dup2(saved, STDERR_FILENO);
-	close(saved);
-	rewind(f);
-	size_t n = fread(buf, 1, cap - 1, f);
-	buf[n] = '\0';
-	fclose(f);
-}
 
 /* Parses the NULL-terminated words after "demo" with stderr captured. */
 static void parse(struct run *r, unsigned flags, ...)

@@ -53,4 +53,27 @@ static inline pid_t fork_piped(int *fd)
 	return pid;
 }
 
+/* stderr into a temporary file until stderr_back, which leaves what was written in buf. */
+static inline FILE *stderr_away(int *ret_saved)
+{
+	fflush(stderr);
+	*ret_saved = dup(STDERR_FILENO);
+	FILE *f = tmpfile();
+	if (!f || *ret_saved < 0)
+		abort();
+	dup2(fileno(f), STDERR_FILENO);
+	return f;
+}
+
+static inline void stderr_back(int saved, FILE *f, char *buf, size_t cap)
+{
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(f);
+	size_t n = fread(buf, 1, cap - 1, f);
+	buf[n] = '\0';
+	fclose(f);
+}
+
 #endif
