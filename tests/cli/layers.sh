@@ -32,22 +32,23 @@ violations() {
 	done < <(cd "$src" && find . -name '*.[ch]' | sed 's|^\./||' | sort)
 }
 
-# no_violations SRC: the tree keeps its floors.
-no_violations() {
+# none LISTER SRC: LISTER (violations, platform_calls) finds nothing in SRC.
+none() {
 	local out
-	out=$(violations "$1")
+	out=$("$1" "$2")
 	[ -z "$out" ] || { say "$out"; return 1; }
 }
 
-# planted_fails: a copy of the tree with one upward include (model reaching into bench) fails.
-planted_fails() {
+# planted_caught LISTER LINE PATTERN: a copy of the tree with LINE appended to core/model/host.c
+# makes LISTER report a line matching PATTERN.
+planted_caught() {
 	local copy out
 	copy=$(mktemp -d) || return 1
 	cp -r "$SRC/." "$copy/"
-	printf '#include "core/bench/workload.h"\n' >> "$copy/core/model/host.c"
-	out=$(violations "$copy")
+	printf '%s\n' "$2" >> "$copy/core/model/host.c"
+	out=$("$1" "$copy")
 	rm -rf "$copy"
-	grep -q '^core/model/host.c: includes core/bench/workload.h' <<<"$out" || { say "planted include not found: $out"; return 1; }
+	grep -q "$3" <<<"$out" || { say "planted line not found: $out"; return 1; }
 }
 
 # Only io/ touches the platform: outside src/io/, no call that opens, creates, removes or renames
@@ -75,30 +76,15 @@ platform_calls() {
 	done
 }
 
-# no_platform_calls SRC: none outside io/.
-no_platform_calls() {
-	local out
-	out=$(platform_calls "$1")
-	[ -z "$out" ] || { say "$out"; return 1; }
-}
-
-# planted_open_fails: a copy of the tree with an fopen in core/model is caught.
-planted_open_fails() {
-	local copy out
-	copy=$(mktemp -d) || return 1
-	cp -r "$SRC/." "$copy/"
-	printf 'static void planted(void) { FILE *f = fopen("/etc/hostname", "r"); (void)f; }\n' >> "$copy/core/model/host.c"
-	out=$(platform_calls "$copy")
-	rm -rf "$copy"
-	grep -q '^core/model/host.c:[0-9]*:.*fopen' <<<"$out" || { say "planted fopen not found: $out"; return 1; }
-}
-
 SRC=${LAYERS_SRC:-$VMHOST_TESTS/../src}
 [ -d "$SRC/core" ] || die "no sources at $SRC"
-check "every include of src/ goes down a floor or stays in its folder" no_violations "$SRC"
-check "an include planted upward (core/model -> core/bench) is found" planted_fails
-check "outside io/, nothing opens, creates, removes or renames a file, socket or perf event" no_platform_calls "$SRC"
-check "an fopen planted in core/model is found" planted_open_fails
+check "every include of src/ goes down a floor or stays in its folder" none violations "$SRC"
+check "an include planted upward (core/model -> core/bench) is found" \
+	planted_caught violations '#include "core/bench/workload.h"' '^core/model/host.c: includes core/bench/workload.h'
+check "outside io/, nothing opens, creates, removes or renames a file, socket or perf event" none platform_calls "$SRC"
+check "an fopen planted in core/model is found" \
+	planted_caught platform_calls 'static void planted(void) { FILE *f = fopen("/etc/hostname", "r"); (void)f; }' \
+	'^core/model/host.c:[0-9]*:.*fopen'
 check "core/ holds only rooms, no loose files" sh -c "! ls '$SRC'/core/*.[ch] 2>/dev/null"
 check "no folder but cmd/ holds more than 15 .c files" sh -c "
 	cd '$SRC' && ! find . -name '*.c' -not -path './cmd/*' -printf '%h\n' | sort | uniq -c | awk '\$1 > 15' | grep ."
