@@ -1,0 +1,299 @@
+#include "core/kvm/kvm_reader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kvm/kvm_qmp.h"
+
+static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d, const char *path)
+{
+	for (size_t i = 0; i < r->nqmps; i++)
+		if (r->qmps[i].pid == d->pid && r->qmps[i].start_ticks == d->start_ticks) {
+			r->qmps[i].seen = true;
+			return &r->qmps[i];
+		}
+	struct kvm_qmp_entry *e = realloc(r->qmps, (r->nqmps + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	r->qmps = e;
+	e = &r->qmps[r->nqmps];
+	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true};
+	if (kvm_qmp_vm_new(path, &e->q) < 0)
+		return NULL;
+	r->nqmps++;
+	return e;
+}
+
+static void qmp_forget_unseen(struct kvm_reader *r)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < r->nqmps; i++) {
+		if (!r->qmps[i].seen) {
+			kvm_qmp_vm_free(r->qmps[i].q);
+			continue;
+		}
+		r->qmps[i].seen = false;
+		r->qmps[w++] = r->qmps[i];
+	}
+	r->nqmps = w;
+}
+
+/* The first QMP VM read without debugfs fixes the counter set from its schema. */
+static int counters_from_qmp(struct kvm_reader *r, struct kvm_qmp_vm *q)
+{
+	size_t n = kvm_qmp_vm_counters(q, 0, NULL, NULL);
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	enum kvm_stat_kind *kinds = calloc(n ? n : 1, sizeof(*kinds));
+	int e = names && kinds ? 0 : -ENOMEM;
+	if (e == 0) {
+		kvm_qmp_vm_counters(q, n, names, kinds);
+		e = kvm_set_counters(r, names, kinds, n);
+	}
+	free(names);
+	free(kinds);
+	return e;
+}
+
+int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms)
+{
+	snprintf(r->libvirt.uri, sizeof(r->libvirt.uri), "%s", uri ? uri : "");
+	r->libvirt.deadline_ms = deadline_ms;
+	return 0;
+}
+
+/* libvirt's statistics of every running domain, asked once per read. */
+static int libvirt_domains(struct kvm_reader *r)
+{
+	struct kvm_libvirt *l = &r->libvirt;
+	if (l->asked)
+		return l->result;
+	l->asked = true;
+	virt_domains_free(&l->domains);
+	if (r->root.proc && strcmp(r->root.proc, "/proc")) { /* a tree's VMs are not libvirtd's */
+		snprintf(l->why, sizeof(l->why), "libvirt: not asked about the VMs of a --proc-root tree");
+		return l->result = -ENOENT;
+	}
+	if (!l->conn && virt_new(l->uri[0] ? l->uri : NULL, l->deadline_ms > 0 ? l->deadline_ms : 750, &l->conn) < 0)
+		return l->result = -ENOMEM;
+	return l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
+}
+
+/* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid. */
+static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, char *why, size_t cap)
+{
+	int e = libvirt_domains(r);
+	if (e < 0) {
+		snprintf(why, cap, "%s", r->libvirt.why);
+		return e;
+	}
+	const struct virt_domain *dom = kvm_virt_find(&r->libvirt.domains, d->cfg.uuid);
+	if (!dom) {
+		snprintf(why, cap, "libvirt holds its monitor and has no running domain with its uuid (%.40s)",
+			 d->cfg.uuid[0] ? d->cfg.uuid : "none on its command line");
+		return -ENOENT;
+	}
+	if (!r->ncounters) { /* no debugfs: the domain's statistics fix the counter set */
+		char (*names)[64] = calloc(KVM_COUNTERS_MAX, sizeof(*names));
+		enum kvm_stat_kind *kinds = calloc(KVM_COUNTERS_MAX, sizeof(*kinds));
+		const char **ptrs = calloc(KVM_COUNTERS_MAX, sizeof(*ptrs));
+		size_t n = names && kinds && ptrs ? kvm_virt_counters(dom, names, kinds, KVM_COUNTERS_MAX / 2) : 0;
+		for (size_t i = 0; i < n; i++)
+			ptrs[i] = names[i];
+		e = names && kinds && ptrs ? kvm_set_counters(r, ptrs, kinds, n) : -ENOMEM;
+		free(names);
+		free(kinds);
+		free(ptrs);
+		maybe_i64 *v = e == 0 ? realloc(*values, (r->ncounters ? r->ncounters : 1) * sizeof(*v)) : NULL;
+		if (!v)
+			return e < 0 ? e : -ENOMEM;
+		*values = v;
+	}
+	kvm_virt_values(dom, r->names, r->ncounters, *values);
+	return 0;
+}
+
+/* Reads one VM through QMP into values ([ncounters]); 0, or a negative errno with why set. */
+static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, maybe_i64 **values,
+		    int *vcpus, maybe_i64 **per,
+		    int **index, char *why, size_t cap)
+{
+	if (qmp->kind == VM_QMP_FD)
+		return libvirt_read(r, d, values, why, cap);
+	if (qmp->kind != VM_QMP_UNIX) {
+		snprintf(why, cap, "%s", vm_qmp_hint(qmp->kind));
+		return -ENOENT;
+	}
+	struct kvm_qmp_entry *e = qmp_entry(r, d, qmp->path);
+	if (!e)
+		return -ENOMEM;
+	bool want = r->flags & KVM_READ_VCPUS;
+	int rc = e->permanent ? e->permanent
+			      : kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
+	if (rc == -ENODATA || rc == -EOPNOTSUPP)
+		e->permanent = rc; /* not asked again: the reason stays */
+	if (rc == 0 && !r->ncounters) {
+		if ((rc = counters_from_qmp(r, e->q)) < 0)
+			return rc;
+		maybe_i64 *v = realloc(*values, (r->ncounters ? r->ncounters : 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		*values = v;
+		if (want) {
+			free(*per);
+			free(*index);
+			*per = NULL;
+			*index = NULL;
+		}
+		rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
+	}
+	if (rc < 0)
+		snprintf(why, cap, "QMP %.100s: %.200s", qmp->path, kvm_qmp_vm_reason(e->q));
+	return rc;
+}
+
+/* A VM of another VMM that debugfs does not list (debugfs closed): listed with why, its counters
+ * unknown (exit reasons may still come from tracepoints), so that it is seen and not summed. */
+static int list_unread(struct kvm_reader *r, const struct vm *d, struct kvm_sample *ret)
+{
+	maybe_i64 *values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(*values));
+	struct kvm_vm_sample *v = values ? realloc(ret->vms, (ret->nvms + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(values);
+		return -ENOMEM;
+	}
+	for (size_t c = 0; c < r->ncounters; c++)
+		values[c] = UNKNOWN;
+	ret->vms = v;
+	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
+	*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = -1,
+				    .vmm = d->cfg.vmm, .values = values};
+	snprintf(s->dir, sizeof(s->dir), "%d-none", (int)d->pid);
+	snprintf(s->name, sizeof(s->name), "%s", d->cfg.name);
+	snprintf(s->unavailable, sizeof(s->unavailable),
+		 "%s: KVM's counters of a %s VM come from debugfs alone (mount -t debugfs none /sys/kernel/debug)",
+		 r->debugfs ? "not in debugfs" : "no debugfs", vmm_kind_name(d->cfg.vmm));
+	return 0;
+}
+
+/* The QMP socket of a VM: the one given for its pid (exits --qmp-socket), else its command line's. */
+static struct vm_qmp qmp_socket_of(const struct kvm_reader *r, const struct vm *d)
+{
+	struct vm_qmp qmp = d->cfg.qmp;
+	for (size_t k = 0; k < r->nsockets; k++)
+		if (r->sockets[k].pid == d->pid) {
+			qmp.kind = VM_QMP_UNIX;
+			memcpy(qmp.path, r->sockets[k].path, sizeof(qmp.path));
+		}
+	return qmp;
+}
+
+/* One VM's read through QMP: 0 or why not (rc), its values [ncounters], with KVM_READ_VCPUS its
+ * vCPUs' (per, index); whatever a sample does not take is freed after. */
+struct qmp_got {
+	int rc;
+	maybe_i64 *values, *per;
+	int vcpus, *index;
+	enum kvm_source source; /* where the figures came from: QMP, or libvirt holding the monitor */
+	char why[320];
+};
+
+/* A VM in debugfs whose files are partly denied: QMP's figures replace its own, or it says why not. */
+static int qmp_fill_denied(struct kvm_reader *r, struct kvm_sample *ret, struct kvm_vm_sample *s, struct qmp_got *g)
+{
+	if (g->rc < 0) {
+		snprintf(s->unavailable, sizeof(s->unavailable), "debugfs: %u files denied; %.280s", s->denied, g->why);
+		return 0;
+	}
+	free(s->values);
+	s->values = g->values;
+	g->values = NULL;
+	s->source = g->source;
+	s->vcpus = g->vcpus;
+	s->unavailable[0] = '\0';
+	ret->denied -= s->denied;
+	s->denied = 0;
+	return g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0 ? -ENOMEM : 0;
+}
+
+/* A QEMU VM without a debugfs directory: a sample of its own, read through QMP or saying why not. */
+static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, struct qmp_got *g)
+{
+	struct kvm_vm_sample *v = realloc(ret->vms, (ret->nvms + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	ret->vms = v;
+	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
+	*s = (struct kvm_vm_sample){.pid = d->pid, .kvm_fd = -1, .start_ticks = d->start_ticks, .vcpus = g->vcpus,
+				    .vmm = d->cfg.vmm, .values = g->values, .source = g->rc == 0 ? g->source : KVM_SOURCE_NONE};
+	g->values = NULL;
+	snprintf(s->dir, sizeof(s->dir), "%d-qmp", (int)d->pid);
+	snprintf(s->name, sizeof(s->name), "%s", d->cfg.name);
+	if (g->rc < 0) {
+		for (size_t c = 0; c < r->ncounters; c++)
+			s->values[c] = UNKNOWN;
+		snprintf(s->unavailable, sizeof(s->unavailable), "%s%.300s", r->debugfs ? "" : "no debugfs; ", g->why);
+		return 0;
+	}
+	return g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0 ? -ENOMEM : 0;
+}
+
+/* One discovered VM: through QMP when it is QEMU and debugfs lacks or denies its counters.
+ * *via_qmp is set when QMP read it. 0 or -ENOMEM. */
+static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, bool *via_qmp)
+{
+	struct kvm_vm_sample *s = kvm_sample_of_pid(ret, d->pid);
+	if (d->cfg.vmm != VMM_QEMU && d->cfg.vmm != VMM_PROCESS && !s)
+		return list_unread(r, d, ret);
+	if (d->cfg.vmm != VMM_QEMU || (s && !s->denied))
+		return 0;
+	struct qmp_got g = {.vcpus = -1};
+	g.values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(*g.values));
+	if (!g.values)
+		return -ENOMEM;
+	struct vm_qmp qmp = qmp_socket_of(r, d);
+	g.source = qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP;
+	g.rc = qmp_read(r, d, &qmp, &g.values, &g.vcpus, &g.per, &g.index, g.why, sizeof(g.why));
+	int err = g.rc == -ENOMEM ? -ENOMEM : s ? qmp_fill_denied(r, ret, s, &g) : qmp_append(r, ret, d, &g);
+	*via_qmp |= g.rc == 0;
+	free(g.values);
+	free(g.per);
+	free(g.index);
+	return err;
+}
+
+/* Every QEMU VM whose debugfs counters are missing or denied: through QMP, or listed with the
+ * reason it cannot be read. */
+int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct kvm_sample *ret)
+{
+	struct vm_list found = {0};
+	const struct vm_list *list = given;
+	if (!list) {
+		if (vm_discover(&r->root, NULL, 0, &found) < 0)
+			return 0; /* debugfs' figures stand */
+		list = &found;
+	}
+	int err = 0;
+	bool via_qmp = false;
+	r->libvirt.asked = false; /* libvirt is asked again at this read, if a VM needs it */
+	for (size_t i = 0; i < list->n && !err; i++)
+		err = qmp_vm(r, ret, &list->vms[i], &via_qmp);
+	vm_list_free(&found);
+	qmp_forget_unseen(r);
+	/* Closed global files do not matter once the VMs' own counters are summed instead. */
+	if (via_qmp && ret->denied >= r->denied)
+		ret->denied -= r->denied;
+	/* The counter set may have just been fixed: the global totals follow it. */
+	if (!err && ret->ncounters != r->ncounters) {
+		maybe_i64 *t = realloc(ret->total, (r->ncounters ? r->ncounters : 1) * sizeof(*t));
+		if (!t)
+			return -ENOMEM;
+		for (size_t i = ret->ncounters; i < r->ncounters; i++)
+			t[i] = UNKNOWN;
+		ret->total = t;
+		ret->ncounters = r->ncounters;
+	}
+	if (ret->nvms)
+		qsort(ret->vms, ret->nvms, sizeof(*ret->vms), kvm_cmp_sample_dir);
+	return err;
+}

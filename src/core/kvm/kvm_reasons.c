@@ -1,0 +1,174 @@
+#include "core/kvm/kvm_reader.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/kvm/kvm_bpf.h"
+#include "core/kvm/kvm_host.h"
+#include "core/kvm/kvm_trace.h"
+
+/* eBPF where it loads, the perf filters where it does not: said in one line. */
+static void kvm_reasons_counter_choose(struct kvm_reader *r)
+{
+	char why[256];
+	r->bpf_tried = true;
+	if (kvm_bpf_open(&r->root, &r->bpf, why, sizeof(why)) == 0)
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "eBPF (counted in the kernel)");
+	else
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "perf tracepoint filters: %s", why);
+}
+
+/* A new entry for pid, its events opened (inherited: a followed command's). NULL without memory. */
+static struct kvm_trace_entry *open_trace_entry(struct kvm_reader *r, pid_t pid, uint64_t start_ticks, bool inherit)
+{
+	struct kvm_trace_entry *e = realloc(r->traces, (r->ntraces + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	r->traces = e;
+	e = &r->traces[r->ntraces++];
+	*e = (struct kvm_trace_entry){.pid = pid, .start_ticks = start_ticks, .seen = !inherit, .followed = inherit};
+	if (r->isa < 0) {
+		struct kvm_host h;
+		kvm_host_read(&r->root, &h);
+		r->isa = h.vendor == KVM_VENDOR_INTEL ? KVM_TRACE_VMX
+			 : h.vendor == KVM_VENDOR_AMD ? KVM_TRACE_SVM : KVM_TRACE_ISA_UNKNOWN;
+		kvm_host_free(&h);
+	}
+	if (!r->bpf_tried)
+		kvm_reasons_counter_choose(r);
+	struct kvm_trace_config c = {.pid = pid, .isa = (enum kvm_trace_isa)r->isa, .inherit = inherit, .bpf = r->bpf};
+	int rc = kvm_trace_open(&r->root, &c, &e->t);
+	if (rc < 0) {
+		e->t = NULL;
+		if (rc != -ESRCH)
+			kvm_trace_explain(&r->root, rc, r->reasons_why, sizeof(r->reasons_why));
+	}
+	return e;
+}
+
+static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kvm_vm_sample *s)
+{
+	for (size_t i = 0; i < r->ntraces; i++)
+		if (r->traces[i].pid == s->pid && (r->traces[i].followed || r->traces[i].start_ticks == s->start_ticks)) {
+			r->traces[i].seen = true;
+			return &r->traces[i];
+		}
+	return open_trace_entry(r, s->pid, s->start_ticks, false);
+}
+
+int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0)
+{
+	if (!(r->flags & KVM_READ_REASONS))
+		return 0;
+	struct kvm_trace_entry *e = open_trace_entry(r, pid, 0, true);
+	if (!e)
+		return -ENOMEM;
+	enum vmm_kind vmm = parse_vmm_kind(argv0, strlen(argv0) + 1);
+	e->vmm = vmm == VMM_NONE ? VMM_KVM : vmm;
+	return e->t ? 0 : -ENODEV;
+}
+
+/* The first open trace fixes the reason counters ("<event>/<reason>", the same for every VM). */
+static int reason_counters(struct kvm_reader *r, struct kvm_sample *ret, const struct kvm_trace *t)
+{
+	size_t n = kvm_trace_ncounters(t);
+	char (*buf)[64] = calloc(n ? n : 1, sizeof(*buf));
+	const char **names = calloc(n ? n : 1, sizeof(*names));
+	int e = buf && names ? 0 : -ENOMEM;
+	for (size_t i = 0; e == 0 && i < n; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "%s/%s", kvm_trace_event_name(kvm_trace_counter_event(t, i)),
+			 kvm_trace_counter_reason(t, i));
+		names[i] = buf[i];
+	}
+	if (e == 0) {
+		r->reasons_first = r->ncounters;
+		r->nreasons = n;
+		e = kvm_grow_counters(r, ret, names, n);
+	}
+	free(buf);
+	free(names);
+	return e;
+}
+
+/* A followed command that no read lists (its VM came and went between two reads, or debugfs and
+ * QMP show none): a VM of its own once its events counted anything, with only those counters. */
+static int add_followed(struct kvm_reader *r, struct kvm_sample *ret, const struct kvm_trace_entry *e)
+{
+	size_t n = kvm_trace_ncounters(e->t);
+	maybe_i64 *v_tr = malloc((n ? n : 1) * sizeof(*v_tr));
+	if (!v_tr)
+		return -ENOMEM;
+	kvm_trace_sample(e->t, v_tr);
+	int64_t events = 0;
+	for (size_t i = 0; i < n; i++)
+		events += v_tr[i].known ? v_tr[i].v : 0;
+	int err = events > 0 && !r->nreasons ? reason_counters(r, ret, e->t) : 0;
+	maybe_i64 *values = events > 0 && !err ? malloc((r->ncounters ? r->ncounters : 1) * sizeof(*values)) : NULL;
+	struct kvm_vm_sample *v = values ? realloc(ret->vms, (ret->nvms + 1) * sizeof(*v)) : NULL;
+	if (events > 0 && !err && !v)
+		err = -ENOMEM;
+	if (!v) {
+		free(values);
+		free(v_tr);
+		return err;
+	}
+	for (size_t c = 0; c < r->ncounters; c++)
+		values[c] = c >= r->reasons_first && c - r->reasons_first < n ? v_tr[c - r->reasons_first] : UNKNOWN;
+	free(v_tr);
+	ret->vms = v;
+	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
+	*s = (struct kvm_vm_sample){.pid = e->pid, .kvm_fd = -1, .vcpus = -1, .vmm = e->vmm, .values = values};
+	snprintf(s->dir, sizeof(s->dir), "%d-run", (int)e->pid);
+	snprintf(s->unavailable, sizeof(s->unavailable),
+		 "the command's VM was in no read of debugfs or QMP (it came and went between them): exit reasons only");
+	qsort(ret->vms, ret->nvms, sizeof(*ret->vms), kvm_cmp_sample_dir);
+	return 0;
+}
+
+int kvm_reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
+{
+	int err = r->bpf ? kvm_bpf_refresh(r->bpf) : 0; /* one read of the map for every VM */
+	uint64_t lost = r->bpf ? kvm_bpf_lost(r->bpf) : 0;
+	if (lost) /* the counts are short: said where the counter is named */
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter),
+			 "eBPF (counted in the kernel; %llu exits not counted: its map is full)", (unsigned long long)lost);
+	for (size_t v = 0; v < ret->nvms && !err; v++) {
+		struct kvm_vm_sample *s = &ret->vms[v];
+		struct kvm_trace_entry *e = trace_entry(r, s);
+		if (!e) {
+			err = -ENOMEM;
+			break;
+		}
+		if (!e->t)
+			continue;
+		if (!r->nreasons && (err = reason_counters(r, ret, e->t)) < 0)
+			break;
+		size_t n = kvm_trace_ncounters(e->t);
+		maybe_i64 *v_tr = malloc((n ? n : 1) * sizeof(*v_tr));
+		if (!v_tr) {
+			err = -ENOMEM;
+			break;
+		}
+		kvm_trace_sample(e->t, v_tr); /* a process that just exited keeps its last counts */
+		for (size_t i = 0; i < n && i < r->nreasons; i++)
+			s->values[r->reasons_first + i] = v_tr[i];
+		free(v_tr);
+	}
+	for (size_t i = 0; i < r->ntraces && !err; i++)
+		if (r->traces[i].followed && !r->traces[i].seen && r->traces[i].t)
+			err = add_followed(r, ret, &r->traces[i]);
+	size_t w = 0;
+	for (size_t i = 0; i < r->ntraces; i++) {
+		if (!r->traces[i].seen && !r->traces[i].followed) {
+			kvm_trace_close(r->traces[i].t);
+			continue;
+		}
+		r->traces[i].seen = false;
+		r->traces[w++] = r->traces[i];
+	}
+	r->ntraces = w;
+	if (r->nreasons)
+		r->reasons_why[0] = '\0';
+	return err;
+}
