@@ -5,7 +5,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "parse/qemu_disks.h"
+#include "parse/io_stat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -17,6 +17,8 @@ struct mem_opts {
 	double pss_budget_seconds; /* spent sampling PSS of the VMs whose estimate may be off most */
 	bool guest;                /* --guest: ask each QEMU for its balloon and the guest's stats */
 	int guest_poll_seconds;    /* --guest-poll: set the balloon's stats polling interval first */
+	bool io;                   /* --io: each QEMU's disks (QMP query-blockstats, or libvirt's) */
+	const char *libvirt_uri;   /* --libvirt-uri; NULL: qemu:///system */
 };
 
 static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
@@ -42,12 +44,14 @@ static const struct opt mem_opt_table[] = {
 	{OPT("guest", 'g', OPT_FLAG), OPT_AT(struct mem_opts, guest)},
 	{OPT("guest-poll", 'G', OPT_COUNT), OPT_AT(struct mem_opts, guest_poll_seconds), .lo = 1, .hi = 3600,
 	 .error = "--guest-poll takes whole seconds (1 to 3600), not '%s'", .call = opt_guest_poll},
+	{OPT("io", 'I', OPT_FLAG), OPT_AT(struct mem_opts, io)},
+	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct mem_opts, libvirt_uri)},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
 static void mem_help(void)
 {
-	printf("usage: vmhost mem [--pid PID]... [--exact] [--interval SEC] [--guest] [--json|--csv] [--bytes]\n"
+	printf("usage: vmhost mem [--pid PID]... [--exact] [--interval SEC] [--guest] [--io] [--json|--csv] [--bytes]\n"
 	       "\n"
 	       "Per-VM memory: every QEMU (qemu-system-*, qemu-kvm, Proxmox kvm), cloud-hypervisor,\n"
 	       "firecracker and crosvm process, with helpers (swtpm, virtiofsd) that share its cgroup scope.\n"
@@ -84,13 +88,23 @@ static void mem_help(void)
 	       "                  reports it, the guest's MemAvailable (GUEST AVAIL), free memory and caches\n"
 	       "  --guest-poll SEC  --guest, and first set the balloon's guest-stats-polling-interval\n"
 	       "                  (QEMU keeps it; stats exist only once the guest has reported)\n"
+	       "  --io            each QEMU's disks (JSON disks; --guest reads them too): bytes,\n"
+	       "                  operations and the time they took per device, from QMP\n"
+	       "                  query-blockstats in the same short visit, or from libvirt's block\n"
+	       "                  statistics for the domains whose monitor libvirt holds; with the\n"
+	       "                  cache mode and AIO its command line gives each disk\n"
+	       "  --libvirt-uri URI  libvirt to ask for those, read-only (default qemu:///system), one\n"
+	       "                  call for every domain, 0.75 s at most\n"
 	       "\n"
 	       "JSON adds per VM: cpu_seconds, vcpu_delay_seconds, vcpus (index, tid, cpu/delay seconds\n"
 	       "and percent), cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited),\n"
 	       "oom_kills, pressure (PSI of the scope: memory, cpu, io), ksm_mergeable and\n"
 	       "ksm_unmergeable_reason, hugetlb_bytes and memory_cost_bytes (and with --exact\n"
 	       "hugetlb_private_bytes and hugetlb_shared_bytes from smaps_rollup), cgroup_hugetlb_bytes\n"
-	       "(the scope's hugetlb controller, v2). Deprecated, for one release: vcpu_wait_seconds,\n"
+	       "(the scope's hugetlb controller, v2); io, interfaces, thp_bytes and numa; disks (with --io\n"
+	       "or --guest: device, node_name, cache, aio, read/write bytes and ops, flush_ops, read/write/\n"
+	       "flush seconds and read/write_latency_seconds, source qmp or libvirt; null with\n"
+	       "disks_unavailable saying why). Deprecated, for one release: vcpu_wait_seconds,\n"
 	       "vcpu_wait_percent and the vCPUs' wait_seconds, wait_percent (the delay's old names).\n"
 	       "\n"
 	       "Each run leaves the VMs' command lines and vCPU threads in /run/vmhost/vms (root;\n"
@@ -246,6 +260,7 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	struct survey_opts so = {.pids = o.pids, .npids = o.npids, .exact = o.exact,
 				 .pss_budget_seconds = o.pss_budget_seconds, .guest = o.guest,
 				 .guest_poll_seconds = o.guest_poll_seconds, .interval_seconds = o.interval_seconds,
+				 .disks = o.io || o.guest, .libvirt_uri = o.libvirt_uri,
 				 .memo_dir = ctx_runtime_dir(ctx, runtime, sizeof(runtime))};
 	enum survey_step step;
 	int r = survey_take(&ctx->root, &so, &host, &vms, &step);

@@ -249,7 +249,7 @@ struct qemu_scan {
 	char balloon_id[64];
 };
 
-static int option_is(const char *arg, const char *name)
+bool qemu_option_is(const char *arg, const char *name)
 {
 	if (arg[0] != '-')
 		return 0;
@@ -437,43 +437,43 @@ static unsigned smp_max_vcpus(const char *arg)
 static bool scan_option(struct qemu_scan *s, struct vm_config *c, const char *opt, const char *arg)
 {
 	char buf[256];
-	if (option_is(opt, "name")) {
+	if (qemu_option_is(opt, "name")) {
 		if (qemu_opt_get(arg, "guest", "guest", buf, sizeof(buf)) >= 0)
 			snprintf(c->name, sizeof(c->name), "%s", buf);
-	} else if (option_is(opt, "id")) {
+	} else if (qemu_option_is(opt, "id")) {
 		snprintf(c->vmid, sizeof(c->vmid), "%s", arg);
-	} else if (option_is(opt, "uuid")) {
+	} else if (qemu_option_is(opt, "uuid")) {
 		snprintf(c->uuid, sizeof(c->uuid), "%s", arg);
-	} else if (option_is(opt, "smbios")) {
+	} else if (qemu_option_is(opt, "smbios")) {
 		if (!c->uuid[0] && qemu_opt_get(arg, NULL, "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "1") &&
 		    qemu_opt_get(arg, NULL, "uuid", buf, sizeof(buf)) >= 0)
 			snprintf(c->uuid, sizeof(c->uuid), "%.63s", buf);
-	} else if (option_is(opt, "m")) {
+	} else if (qemu_option_is(opt, "m")) {
 		s->has_m = true;
 		s->m_bad = qemu_opt_get(arg, "size", "size", buf, sizeof(buf)) < 0 ||
 			   parse_qemu_size(buf, strlen(buf), MIB, &s->m_bytes) < 0;
-	} else if (option_is(opt, "object")) {
+	} else if (qemu_option_is(opt, "object")) {
 		scan_object(s, arg);
-	} else if (option_is(opt, "cpu")) {
+	} else if (qemu_option_is(opt, "cpu")) {
 		c->cpu_nested = cpu_nested(arg);
-	} else if (option_is(opt, "smp")) {
+	} else if (qemu_option_is(opt, "smp")) {
 		c->max_vcpus = smp_max_vcpus(arg);
-	} else if (option_is(opt, "machine") || option_is(opt, "M")) {
+	} else if (qemu_option_is(opt, "machine") || qemu_option_is(opt, "M")) {
 		if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
 			add_ref(s->base_memdevs, &s->nbase, buf);
 		if (qemu_opt_get(arg, "type", "mem-merge", buf, sizeof(buf)) >= 0)
 			c->mem_merge_off = !strcmp(buf, "off") || !strcmp(buf, "false") || !strcmp(buf, "no");
-	} else if (option_is(opt, "numa")) {
+	} else if (qemu_option_is(opt, "numa")) {
 		if (qemu_opt_get(arg, "type", "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "node") &&
 		    qemu_opt_get(arg, NULL, "memdev", buf, sizeof(buf)) >= 0)
 			add_ref(s->base_memdevs, &s->nbase, buf);
-	} else if (option_is(opt, "device")) {
+	} else if (qemu_option_is(opt, "device")) {
 		scan_device(s, arg);
-	} else if (option_is(opt, "chardev")) {
+	} else if (qemu_option_is(opt, "chardev")) {
 		scan_chardev(s, arg);
-	} else if (option_is(opt, "mon")) {
+	} else if (qemu_option_is(opt, "mon")) {
 		scan_mon(s, arg);
-	} else if (option_is(opt, "qmp") || option_is(opt, "qmp-pretty")) {
+	} else if (qemu_option_is(opt, "qmp") || qemu_option_is(opt, "qmp-pretty")) {
 		if (s->qmp_option.kind != VM_QMP_UNIX) {
 			struct vm_qmp q = legacy_chardev(arg);
 			if (s->qmp_option.kind == VM_QMP_NONE || q.kind == VM_QMP_UNIX)

@@ -70,6 +70,9 @@ int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret);
  * nested {"a":{"b":..}}). Returns the value length or -ENOENT. */
 int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char *ret, size_t cap);
 
+/* Whether arg is the option -name or --name. */
+bool qemu_option_is(const char *arg, const char *name);
+
 /* A boolean option (on/off, yes/no, true/false; JSON true/false): 1, 0, -ENOENT when absent,
  * -EINVAL for another value. A dotted key ("cache.direct") also finds a JSON argument's nested
  * member ({"cache":{"direct":true}}), as qemu_opt_get does. */
