@@ -71,9 +71,10 @@ static void disks_json(struct json *j, const char *key, const void *value)
 		json_maybe(j, "read_ops", k->read_ops);
 		json_maybe(j, "write_ops", k->write_ops);
 		json_maybe(j, "flush_ops", k->flush_ops);
-		json_double(j, "read_seconds", k->read_seconds);
-		json_double(j, "write_seconds", k->write_seconds);
-		json_double(j, "flush_seconds", k->flush_seconds);
+		/* QEMU counts nanoseconds: all of them, as a total must add up. */
+		json_fixed(j, "read_seconds", k->read_seconds, 9);
+		json_fixed(j, "write_seconds", k->write_seconds, 9);
+		json_fixed(j, "flush_seconds", k->flush_seconds, 9);
 		json_double(j, "read_latency_seconds", vm_disk_latency(k->read_seconds, k->read_ops));
 		json_double(j, "write_latency_seconds", vm_disk_latency(k->write_seconds, k->write_ops));
 		json_object_end(j);

@@ -3,7 +3,8 @@
 # then stopped by pid; left alone when they were), a transient TCG domain from XML booting the
 # e2e guest kernel, and vmhost's view of it checked against virsh: name, uuid (domuuid), guest
 # RAM (dominfo), cgroup (libvirt's scope for the domain id), RSS (dommemstat), then the series
-# `vmhost serve` exports for it. The domain is destroyed on every exit path.
+# `vmhost serve` exports for it, and its disk (mem --io) against domstats --block. The domain is
+# destroyed on every exit path.
 . "$VMHOST_TESTS/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (libvirtd, qemu:///system)"
 for tool in libvirtd virtlogd virsh qemu-system-x86_64 curl jq; do
@@ -28,6 +29,7 @@ img=$("$VMHOST_TESTS/../scripts/guest-image.sh" "$VMHOST_BUILD/guest" | tail -1)
 set -- $img
 chmod 755 "$TEST_TMP"
 cp "$1" "$TEST_TMP/vmlinuz" && cp "$2" "$TEST_TMP/initramfs.gz" || die "cannot copy the guest image"
+truncate -s 16M "$TEST_TMP/disk.raw"
 UUID=$(cat /proc/sys/kernel/random/uuid)
 cat >"$TEST_TMP/domain.xml" <<XML
 <domain type='qemu'>
@@ -45,6 +47,11 @@ cat >"$TEST_TMP/domain.xml" <<XML
   <on_crash>destroy</on_crash>
   <devices>
     <serial type='file'><source path='$TEST_TMP/console.log'/><target port='0'/></serial>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='raw' cache='none' io='native'/>
+      <source file='$TEST_TMP/disk.raw'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
     <memballoon model='none'/>
   </devices>
 </domain>
@@ -139,6 +146,20 @@ ours=$(jq -r --argjson p "$PID" '.vms[] | select(.pid == $p) | .vcpus[0].delay_s
 say "vCPU 0 delay: vmhost $ours ns, libvirt vcpu.0.delay $d0 .. $d1 ns"
 check "vCPU delay equals libvirt's vcpu.0.delay within 5%" \
 	awk -v o="$ours" -v a="$d0" -v b="$d1" 'BEGIN { exit !(a != "" && o >= 0.95 * a && o <= 1.05 * b) }'
+
+# The disk (mem --io): libvirt holds the monitor, so its block statistics, matched by the domain's
+# uuid; the cache mode and AIO from the -blockdev JSON libvirt wrote. The guest only spins, so
+# the counters (what its kernel read probing the disk) stand still between the two virsh reads.
+blk() { $VIRSH domstats --block "$DOM" | awk -F= -v k="block.0.$1" '$1 ~ k"$" {print $2}'; }
+rd0=$(blk rd.bytes)
+"$VMHOST" mem --io --json >"$TEST_TMP/io.json" || fail "mem --io failed"
+rd1=$(blk rd.bytes)
+d() { jq -r --argjson p "$PID" ".vms[] | select(.pid == \$p) | $1" "$TEST_TMP/io.json"; }
+say "disk: vmhost $(d '.disks | tojson') from $(d .disks_source) ($(d .disks_unavailable)); virsh block.0.rd.bytes $rd0 .. $rd1, rd.reqs $(blk rd.reqs)"
+check "mem --io: the domain's one disk, vda, from libvirt" [ "$(d '[.disks[].device] | join(",")')/$(d .disks_source)" = vda/libvirt ]
+check "  ... its read bytes and operations are virsh domstats --block's" \
+	sh -c "[ '$rd0' = '$rd1' ] && [ '$(d '.disks[0].read_bytes')' = '$rd1' ] && [ '$(d '.disks[0].read_ops')' = '$(blk rd.reqs)' ]"
+check "  ... cache none and aio native, as the domain's <driver> says" [ "$(d '.disks[0].cache + "/" + .disks[0].aio')" = none/native ]
 
 # Destroyed: the process is gone and vmhost no longer lists it.
 $VIRSH destroy "$DOM" >/dev/null || fail "virsh destroy failed"
