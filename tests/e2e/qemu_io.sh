@@ -88,6 +88,16 @@ check "its write operations and their time are QMP's" sh -c "[ '$(disk .write_op
 check "its latency is the time per write" awk -v l="$(disk .write_latency_seconds)" -v s="$(disk .write_seconds)" -v n="$(disk .write_ops)" \
 	'BEGIN { exit !(n > 0 && l > 0 && l * n > s * 0.999 && l * n < s * 1.001) }'
 check "cache and aio are the command line's (cache=none, aio=threads)" sh -c "[ '$(disk .cache)' = none ] && [ '$(disk .aio)' = threads ]"
+# serve --io: the same disk's series, scraped.
+. "$VMHOST_TESTS/e2e/serve_lib.sh"
+serve_start "$TEST_TMP/serve.log" "" --io --min-interval 0 --no-kvm || die "serve --io did not start"
+curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt" || die "scrape failed"
+stop_pid "$SERVER"
+series() { awk -v m="$1" -v l="pid=\"$PID\"" -v d="device=\"disk0\"${2:-}" 'index($1, m "{") == 1 && index($1, l) && index($1, d) {print $2}' "$TEST_TMP/metrics.txt"; }
+say "serve --io: write bytes $(series vmhost_vm_disk_write_bytes_total), writes $(series vmhost_vm_disk_operations_total ',op="write"'), seconds $(series vmhost_vm_disk_io_seconds_total ',op="write"')"
+check "serve --io: vmhost_vm_disk_write_bytes_total{device=\"disk0\"} is QMP's" [ "$(series vmhost_vm_disk_write_bytes_total)" = "$qmp_w" ]
+check "  ... vmhost_vm_disk_operations_total{op=\"write\"} too" [ "$(series vmhost_vm_disk_operations_total ',op="write"')" = "$qmp_ops" ]
+check "  ... and vmhost_vm_disk_io_seconds_total{op=\"write\"}" near "$(series vmhost_vm_disk_io_seconds_total ',op="write"')" "$(awk -v n="$qmp_ns" 'BEGIN { print n / 1e9 }')" 0.01
 check "the VM's interfaces: its tap, found from its tun fd" \
 	jq -e --argjson p $PID --arg t "$TAP" '[.vms[] | select(.pid == $p) | .interfaces[].name] == [$t]' "$TEST_TMP/mem.json"
 

@@ -111,9 +111,13 @@ struct vm_qmp_visit {
 void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v);
 /* vm_read_qmp for every VM of l (v->disks also for the other VMMs: unknown, with the reason), and
  * the disks of the QEMUs whose monitor libvirt holds from libvirt's block statistics, in one call
- * to libvirt_uri (NULL: qemu:///system) within VM_LIBVIRT_TIMEOUT_MS. */
+ * to libvirt_uri (NULL: qemu:///system) within VM_LIBVIRT_TIMEOUT_MS, on *conn (a connection kept
+ * between calls: made when *conn is NULL, freed by the caller with virt_free; conn NULL: one made
+ * for this call alone). */
 #define VM_LIBVIRT_TIMEOUT_MS 750
-void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, const char *libvirt_uri);
+struct virt;
+void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, struct virt **conn,
+		      const char *libvirt_uri);
 /* The guest's view alone: vm_read_qmp with guest. */
 void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall);
 

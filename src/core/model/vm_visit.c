@@ -74,17 +74,18 @@ void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int p
 }
 
 
-/* The disks of every libvirt domain among l that need them (want[i]), in one call. */
-static void virt_disks(struct vm_list *l, const bool *want, const char *uri, int deadline_ms)
+/* The disks of every libvirt domain among l that need them (want[i]), in one call on *conn (made
+ * when NULL; conn NULL: a connection for this call alone). */
+static void virt_disks(struct vm_list *l, const bool *want, struct virt **conn, const char *uri, int deadline_ms)
 {
-	struct virt *v = NULL;
+	struct virt *own = NULL, **v = conn ? conn : &own;
 	struct virt_domains doms = {0};
 	char why[256] = "";
-	int r = virt_new(uri, deadline_ms, &v);
+	int r = *v ? 0 : virt_new(uri, deadline_ms, v);
 	if (r < 0)
 		snprintf(why, sizeof(why), "libvirt: out of memory");
 	else
-		r = virt_domain_stats(v, VIRT_STATS_BLOCK, &doms, why, sizeof(why));
+		r = virt_domain_stats(*v, VIRT_STATS_BLOCK, &doms, why, sizeof(why));
 	for (size_t i = 0; i < l->n; i++) {
 		struct vm *vm = &l->vms[i];
 		if (!want[i] || (!vm->disks && !(vm->disks = malloc(sizeof(*vm->disks)))))
@@ -100,10 +101,11 @@ static void virt_disks(struct vm_list *l, const bool *want, const char *uri, int
 		free(cmd);
 	}
 	virt_domains_free(&doms);
-	virt_free(v);
+	virt_free(own);
 }
 
-void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, const char *libvirt_uri)
+void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, struct virt **conn,
+		      const char *libvirt_uri)
 {
 	bool *libvirt = calloc(l->n ? l->n : 1, sizeof(*libvirt));
 	bool any_libvirt = false;
@@ -124,6 +126,6 @@ void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct v
 		}
 	}
 	if (any_libvirt)
-		virt_disks(l, libvirt, libvirt_uri, VM_LIBVIRT_TIMEOUT_MS);
+		virt_disks(l, libvirt, conn, libvirt_uri, VM_LIBVIRT_TIMEOUT_MS);
 	free(libvirt);
 }
