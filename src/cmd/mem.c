@@ -145,6 +145,54 @@ static void hugepage_users(const struct vm_list *vms, const struct host *host)
 	}
 }
 
+/* A VM as the notes name it. */
+static void vm_who(const struct vm *vm, char *buf, size_t cap)
+{
+	if (vm->cfg.name[0])
+		snprintf(buf, cap, "%s", vm->cfg.name);
+	else
+		snprintf(buf, cap, "pid %d", (int)vm->pid);
+}
+
+/* "256 MiB in 2048 (2.0ms each)"; n/a for what is unknown. */
+static void disk_figures(char *buf, size_t cap, maybe_i64 bytes, maybe_i64 ops, double seconds)
+{
+	char b[32] = "n/a", n[32] = "n/a", each[32] = "n/a";
+	double latency = vm_disk_latency(seconds, ops);
+	if (bytes.known)
+		fmt_bytes(b, sizeof(b), bytes.v);
+	if (ops.known)
+		snprintf(n, sizeof(n), "%lld", (long long)ops.v);
+	if (!isnan(latency))
+		fmt_seconds(each, sizeof(each), latency);
+	snprintf(buf, cap, "%s in %s (%s each)", b, n, each);
+}
+
+/* Each VM's disks when they were asked for (--io, --guest): one line a disk, or why not. */
+static void disk_lines(const struct vm_list *vms)
+{
+	for (size_t i = 0; i < vms->n; i++) {
+		const struct vm *vm = &vms->vms[i];
+		const struct vm_disks *d = vm->disks;
+		char who[300], rd[96], wr[96];
+		if (!d || vm->cfg.vmm != VMM_QEMU)
+			continue;
+		vm_who(vm, who, sizeof(who));
+		if (!d->known || !d->n) {
+			printf("disks of %s: %s\n", who, d->known ? "none" : d->why);
+			continue;
+		}
+		printf("disks of %s (%s):\n", who, d->source);
+		for (size_t k = 0; k < d->n; k++) {
+			const struct vm_disk *disk = &d->d[k];
+			disk_figures(rd, sizeof(rd), disk->read_bytes, disk->read_ops, disk->read_seconds);
+			disk_figures(wr, sizeof(wr), disk->write_bytes, disk->write_ops, disk->write_seconds);
+			printf("  %s: cache %s, aio %s; read %s, wrote %s\n", disk->device, disk->cache[0] ? disk->cache : "n/a",
+			       disk->aio[0] ? disk->aio : "n/a", rd, wr);
+		}
+	}
+}
+
 static void print_notes(const struct mem_opts *o, const struct vm_list *vms, const struct host *host, size_t rows)
 {
 	if (!rows)
@@ -172,6 +220,7 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 	if (stopped)
 		printf("KSM is stopped (run=0): no guest memory is being merged ('vmhost ksm' says more)\n");
 	hugepage_users(vms, host);
+	disk_lines(vms);
 	size_t sampled = 0;
 	for (size_t i = 0; i < vms->n; i++)
 		sampled += vms->vms[i].pss_method == METHOD_SAMPLED;

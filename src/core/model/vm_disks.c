@@ -60,7 +60,7 @@ static void blockstats_entry(const struct json_doc *doc, const struct json_value
 	const struct qemu_disk *k = cmd ? qemu_disks_find(cmd, device, node, qdev) : NULL;
 	/* A -blockdev disk has no drive name: its device's id, as the command line gave it. */
 	const char *name = device[0] ? device : k && k->device_id[0] ? k->device_id : node;
-	snprintf(d->device, sizeof(d->device), "%s", name[0] ? name : qdev);
+	snprintf(d->device, sizeof(d->device), "%.63s", name[0] ? name : qdev);
 	if (node[0] != '#') /* "#block187": a name QEMU made up for a -drive's node, no one else's */
 		snprintf(d->node_name, sizeof(d->node_name), "%s", node);
 	disk_config(d, k);
