@@ -115,7 +115,8 @@ say "cgroup memory: vmhost $cg, $f $file_bytes"
 check "cgroup memory equals the scope's file (within 1%)" near "$cg" "$file_bytes" 1
 
 # vmhost serve: the domain's series, labelled with its name and uuid.
-spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0 --no-kvm 2>"$TEST_TMP/serve.log"
+# With --io: its disk from libvirt's block stats, on the connection serve keeps (two scrapes).
+spawn "$VMHOST" serve --io --listen 127.0.0.1:0 --min-interval 0 --no-kvm 2>"$TEST_TMP/serve.log"
 SERVER=$SPAWNED
 for i in $(seq 100); do
 	PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/serve.log")
@@ -124,6 +125,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$PORT" ] || die "serve did not start: $(cat "$TEST_TMP/serve.log")"
+curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null || die "scrape failed"
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt" || die "scrape failed"
 labels="vm=\"$DOM\",pid=\"$PID\",uuid=\"$v_uuid\""
 check "vmhost_vm_guest_ram_bytes{$labels} = dominfo's" grep -qxF "vmhost_vm_guest_ram_bytes{$labels} $((v_mem_kib * 1024))" "$TEST_TMP/metrics.txt"
@@ -134,6 +136,10 @@ shmem=$(metric vmhost_vm_rss_bytes ',type="shmem"')
 check "vmhost_vm_rss_bytes by type sums to dommemstat's RSS within 3%" near $((${anon:-0} + ${file:-0} + ${shmem:-0})) $((v_rss_kib * 1024)) 3
 check "vmhost_vm_pss_bytes and vmhost_vm_overhead_bytes for it" sh -c "[ -n '$(metric vmhost_vm_pss_bytes)' ] && [ -n '$(metric vmhost_vm_overhead_bytes)' ]"
 check "vmhost_vm_info carries its cgroup" grep -qF "vmhost_vm_info{$labels,vmm=\"qemu\",cgroup=\"$(vm .cgroup)\"} 1" "$TEST_TMP/metrics.txt"
+blk() { $VIRSH domstats --block "$DOM" | awk -F= -v k="block.0.$1" '$1 ~ k"$" {print $2}'; }
+say "serve --io: vda read $(metric vmhost_vm_disk_read_bytes_total ',device="vda"') B in $(metric vmhost_vm_disk_operations_total ',device="vda",op="read"'); virsh $(blk rd.bytes) B in $(blk rd.reqs)"
+check "serve --io: vmhost_vm_disk_read_bytes_total{device=\"vda\"} is domstats --block's" \
+	sh -c "[ '$(metric vmhost_vm_disk_read_bytes_total ',device="vda"')' = '$(blk rd.bytes)' ] && [ '$(metric vmhost_vm_disk_operations_total ',device="vda",op="read"')' = '$(blk rd.reqs)' ]"
 stop_pid "$SERVER"
 
 # vCPU delay: libvirt's vcpu.0.delay is the same schedstat figure (run-queue delay), read just
@@ -150,7 +156,6 @@ check "vCPU delay equals libvirt's vcpu.0.delay within 5%" \
 # The disk (mem --io): libvirt holds the monitor, so its block statistics, matched by the domain's
 # uuid; the cache mode and AIO from the -blockdev JSON libvirt wrote. The guest only spins, so
 # the counters (what its kernel read probing the disk) stand still between the two virsh reads.
-blk() { $VIRSH domstats --block "$DOM" | awk -F= -v k="block.0.$1" '$1 ~ k"$" {print $2}'; }
 rd0=$(blk rd.bytes)
 "$VMHOST" mem --io --json >"$TEST_TMP/io.json" || fail "mem --io failed"
 rd1=$(blk rd.bytes)
