@@ -103,7 +103,7 @@ static void mem_help(void)
 	       "hugetlb_private_bytes and hugetlb_shared_bytes from smaps_rollup), cgroup_hugetlb_bytes\n"
 	       "(the scope's hugetlb controller, v2); io, interfaces, thp_bytes and numa; disks (with --io\n"
 	       "or --guest: device, node_name, cache, aio, read/write bytes and ops, flush_ops, read/write/\n"
-	       "flush seconds and read/write_latency_seconds, source qmp or libvirt; null with\n"
+	       "flush seconds and read/write_latency_seconds; disks_source qmp or libvirt; null with\n"
 	       "disks_unavailable saying why). Deprecated, for one release: vcpu_wait_seconds,\n"
 	       "vcpu_wait_percent and the vCPUs' wait_seconds, wait_percent (the delay's old names).\n"
 	       "\n"
