@@ -365,6 +365,18 @@ static void test_visit(void **state)
 	free(vm.disks);
 	free(vm.guest);
 
+	/* QEMU refusing the command: its own words. */
+	const struct fake_step refused[] = {{'s', FAKE_GREETING}, {'r', 0}, {'s', FAKE_OK}, {'r', 0},
+					    {'s', "{\"error\": {\"class\": \"CommandNotFound\", \"desc\": \"The command query-blockstats has not been found\"}}\r\n"}};
+	assert_int_equal(fake_qmp_start(&f, refused, 5), 0);
+	qmp_vm(&vm, f.path, buf, sizeof(buf));
+	visit(&vm);
+	fake_qmp_stop(&f);
+	assert_false(vm.disks->known);
+	assert_string_equal(vm.disks->why, "query-blockstats: The command query-blockstats has not been found");
+	free(vm.disks);
+	free(vm.guest);
+
 	assert_int_equal(fake_qmp_start(&f, answers, 5), 0);
 	qmp_vm(&vm, f.path, buf, sizeof(buf));
 	visit(&vm);
