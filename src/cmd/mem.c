@@ -17,6 +17,8 @@ struct mem_opts {
 	double pss_budget_seconds; /* spent sampling PSS of the VMs whose estimate may be off most */
 	bool guest;                /* --guest: ask each QEMU for its balloon and the guest's stats */
 	int guest_poll_seconds;    /* --guest-poll: set the balloon's stats polling interval first */
+	bool io;                   /* --io: each QEMU's disks (QMP query-blockstats, or libvirt's) */
+	const char *libvirt_uri;   /* --libvirt-uri; NULL: qemu:///system */
 };
 
 static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
@@ -42,12 +44,14 @@ static const struct opt mem_opt_table[] = {
 	{OPT("guest", 'g', OPT_FLAG), OPT_AT(struct mem_opts, guest)},
 	{OPT("guest-poll", 'G', OPT_COUNT), OPT_AT(struct mem_opts, guest_poll_seconds), .lo = 1, .hi = 3600,
 	 .error = "--guest-poll takes whole seconds (1 to 3600), not '%s'", .call = opt_guest_poll},
+	{OPT("io", 'I', OPT_FLAG), OPT_AT(struct mem_opts, io)},
+	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct mem_opts, libvirt_uri)},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
 static void mem_help(void)
 {
-	printf("usage: vmhost mem [--pid PID]... [--exact] [--interval SEC] [--guest] [--json|--csv] [--bytes]\n"
+	printf("usage: vmhost mem [--pid PID]... [--exact] [--interval SEC] [--guest] [--io] [--json|--csv] [--bytes]\n"
 	       "\n"
 	       "Per-VM memory: every QEMU (qemu-system-*, qemu-kvm, Proxmox kvm), cloud-hypervisor,\n"
 	       "firecracker and crosvm process, with helpers (swtpm, virtiofsd) that share its cgroup scope.\n"
@@ -84,13 +88,23 @@ static void mem_help(void)
 	       "                  reports it, the guest's MemAvailable (GUEST AVAIL), free memory and caches\n"
 	       "  --guest-poll SEC  --guest, and first set the balloon's guest-stats-polling-interval\n"
 	       "                  (QEMU keeps it; stats exist only once the guest has reported)\n"
+	       "  --io            each QEMU's disks (JSON disks; --guest reads them too): bytes,\n"
+	       "                  operations and the time they took per device, from QMP\n"
+	       "                  query-blockstats in the same short visit, or from libvirt's block\n"
+	       "                  statistics for the domains whose monitor libvirt holds; with the\n"
+	       "                  cache mode and AIO its command line gives each disk\n"
+	       "  --libvirt-uri URI  libvirt to ask for those, read-only (default qemu:///system), one\n"
+	       "                  call for every domain, 0.75 s at most\n"
 	       "\n"
 	       "JSON adds per VM: cpu_seconds, vcpu_delay_seconds, vcpus (index, tid, cpu/delay seconds\n"
 	       "and percent), cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited),\n"
 	       "oom_kills, pressure (PSI of the scope: memory, cpu, io), ksm_mergeable and\n"
 	       "ksm_unmergeable_reason, hugetlb_bytes and memory_cost_bytes (and with --exact\n"
 	       "hugetlb_private_bytes and hugetlb_shared_bytes from smaps_rollup), cgroup_hugetlb_bytes\n"
-	       "(the scope's hugetlb controller, v2). Deprecated, for one release: vcpu_wait_seconds,\n"
+	       "(the scope's hugetlb controller, v2); io, interfaces, thp_bytes and numa; disks (with --io\n"
+	       "or --guest: device, node_name, cache, aio, read/write bytes and ops, flush_ops, read/write/\n"
+	       "flush seconds and read/write_latency_seconds; disks_source qmp or libvirt; null with\n"
+	       "disks_unavailable saying why). Deprecated, for one release: vcpu_wait_seconds,\n"
 	       "vcpu_wait_percent and the vCPUs' wait_seconds, wait_percent (the delay's old names).\n"
 	       "\n"
 	       "Each run leaves the VMs' command lines and vCPU threads in /run/vmhost/vms (root;\n"
@@ -131,6 +145,54 @@ static void hugepage_users(const struct vm_list *vms, const struct host *host)
 	}
 }
 
+/* A VM as the notes name it. */
+static void vm_who(const struct vm *vm, char *buf, size_t cap)
+{
+	if (vm->cfg.name[0])
+		snprintf(buf, cap, "%s", vm->cfg.name);
+	else
+		snprintf(buf, cap, "pid %d", (int)vm->pid);
+}
+
+/* "256 MiB in 2048 (2.0ms each)"; n/a for what is unknown. */
+static void disk_figures(char *buf, size_t cap, maybe_i64 bytes, maybe_i64 ops, double seconds)
+{
+	char b[32] = "n/a", n[32] = "n/a", each[32] = "n/a";
+	double latency = vm_disk_latency(seconds, ops);
+	if (bytes.known)
+		fmt_bytes(b, sizeof(b), bytes.v);
+	if (ops.known)
+		snprintf(n, sizeof(n), "%lld", (long long)ops.v);
+	if (!isnan(latency))
+		fmt_seconds(each, sizeof(each), latency);
+	snprintf(buf, cap, "%s in %s (%s each)", b, n, each);
+}
+
+/* Each VM's disks when they were asked for (--io, --guest): one line a disk, or why not. */
+static void disk_lines(const struct vm_list *vms)
+{
+	for (size_t i = 0; i < vms->n; i++) {
+		const struct vm *vm = &vms->vms[i];
+		const struct vm_disks *d = vm->disks;
+		char who[300], rd[96], wr[96];
+		if (!d || vm->cfg.vmm != VMM_QEMU)
+			continue;
+		vm_who(vm, who, sizeof(who));
+		if (!d->known || !d->n) {
+			printf("disks of %s: %s\n", who, d->known ? "none" : d->why);
+			continue;
+		}
+		printf("disks of %s (%s):\n", who, d->source);
+		for (size_t k = 0; k < d->n; k++) {
+			const struct vm_disk *disk = &d->d[k];
+			disk_figures(rd, sizeof(rd), disk->read_bytes, disk->read_ops, disk->read_seconds);
+			disk_figures(wr, sizeof(wr), disk->write_bytes, disk->write_ops, disk->write_seconds);
+			printf("  %s: cache %s, aio %s; read %s, wrote %s\n", disk->device, disk->cache[0] ? disk->cache : "n/a",
+			       disk->aio[0] ? disk->aio : "n/a", rd, wr);
+		}
+	}
+}
+
 static void print_notes(const struct mem_opts *o, const struct vm_list *vms, const struct host *host, size_t rows)
 {
 	if (!rows)
@@ -158,6 +220,7 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 	if (stopped)
 		printf("KSM is stopped (run=0): no guest memory is being merged ('vmhost ksm' says more)\n");
 	hugepage_users(vms, host);
+	disk_lines(vms);
 	size_t sampled = 0;
 	for (size_t i = 0; i < vms->n; i++)
 		sampled += vms->vms[i].pss_method == METHOD_SAMPLED;
@@ -246,6 +309,7 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	struct survey_opts so = {.pids = o.pids, .npids = o.npids, .exact = o.exact,
 				 .pss_budget_seconds = o.pss_budget_seconds, .guest = o.guest,
 				 .guest_poll_seconds = o.guest_poll_seconds, .interval_seconds = o.interval_seconds,
+				 .disks = o.io || o.guest, .libvirt_uri = o.libvirt_uri,
 				 .memo_dir = ctx_runtime_dir(ctx, runtime, sizeof(runtime))};
 	enum survey_step step;
 	int r = survey_take(&ctx->root, &so, &host, &vms, &step);

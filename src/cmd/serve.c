@@ -36,12 +36,14 @@ struct serve_opts {
 	bool have_kvm_events;
 	const char *web_config;
 	bool insecure_listen;
+	bool io;                 /* --io: each QEMU's disks with every sample */
+	const char *libvirt_uri; /* --libvirt-uri; NULL: qemu:///system */
 };
 
 static void serve_help(void)
 {
 	printf("usage: vmhost serve [--listen ADDR:PORT] [--web-config FILE] [--min-interval SEC] [--pid PID]...\n"
-	       "                    [--db FILE] [--max-connections N] [--timeout SEC] [--threads N]\n"
+	       "                    [--db FILE] [--io] [--max-connections N] [--timeout SEC] [--threads N]\n"
 	       "\n"
 	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
 	       "memory (RSS by type, PSS, swap, KSM merged and profit, VMM overhead), and KVM's event and\n"
@@ -69,6 +71,11 @@ static void serve_help(void)
 	       "                       eBPF, else by perf filters; the log says which. No time per\n"
 	       "                       reason: hosts running KVM nested (PVM) fire no kvm_exit/kvm_entry\n"
 	       "  --no-kvm             do not read KVM's debugfs counters at all\n"
+	       "  --io                 also each QEMU's disks (vmhost_vm_disk_*{device}: bytes, operations\n"
+	       "                       and their time by op): one short QMP visit per VM per snapshot\n"
+	       "                       (query-blockstats, 0.3 s at most), or libvirt's block statistics\n"
+	       "                       for the domains whose monitor libvirt holds (one call)\n"
+	       "  --libvirt-uri URI    libvirt to ask for those (read-only; default qemu:///system)\n"
 	       "  --max-connections N  open connections at most (default 64); a new one beyond it closes\n"
 	       "                       the oldest that is not being answered, so scrapes get through\n"
 	       "  --per-client N       connections from one address at most (default 16), likewise\n"
@@ -124,6 +131,8 @@ static const struct opt serve_opt_table[] = {
 	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct serve_opts, kvm_reasons)},
 	{OPT("web-config", 'w', OPT_STRING), OPT_AT(struct serve_opts, web_config)},
 	{OPT("insecure-listen", 'I', OPT_FLAG), OPT_AT(struct serve_opts, insecure_listen)},
+	{OPT("io", 0, OPT_FLAG), OPT_AT(struct serve_opts, io)},
+	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct serve_opts, libvirt_uri)},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
@@ -251,6 +260,7 @@ static int start_sampling(struct server *sv)
 	}
 	struct sampler_config sc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids, .kvm = !o->no_kvm, .kvm_reasons = o->kvm_reasons,
 				    .kvm_every_sample = true, .interval_seconds = o->db_interval,
+				    .disks = o->io, .libvirt_uri = o->libvirt_uri,
 				    .kvm_interval_seconds = SAMPLER_KVM_INTERVAL_SECONDS,
 				    .sink = o->db ? &sink : NULL, .warn = sampler_warning, .warn_cls = ctx};
 	if (sampler_new(&sc, &sv->sampler) < 0)

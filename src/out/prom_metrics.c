@@ -290,6 +290,51 @@ static void vm_io_families(struct prom *p, const struct vm_list *l)
 	iface_family(p, l, offsetof(struct vm_iface, tx_dropped), "transmit");
 }
 
+/* One figure of each disk of every VM whose disks were read (serve --io), by op when op is given. */
+static void disk_family(struct prom *p, const struct vm_list *l, size_t offset, const char *op, bool seconds)
+{
+	char pid[16];
+	struct prom_label labels[VM_LABELS + 2];
+	for (size_t i = 0; i < l->n; i++) {
+		const struct vm_disks *d = l->vms[i].disks;
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		for (size_t k = 0; d && d->known && k < d->n; k++) {
+			const char *figure = (const char *)&d->d[k] + offset;
+			labels[VM_LABELS] = (struct prom_label){"device", d->d[k].device};
+			labels[VM_LABELS + 1] = (struct prom_label){"op", op};
+			if (seconds)
+				prom_known(p, labels, VM_LABELS + 1 + (op != NULL), *(const double *)figure);
+			else
+				prom_maybe(p, labels, VM_LABELS + 1 + (op != NULL), *(const maybe_i64 *)figure);
+		}
+	}
+}
+
+/* Each VM's disks as QEMU counts them (query-blockstats, or libvirt's block stats): bytes,
+ * operations and the time they took; latency is the time's rate over the operations'. */
+static void vm_disk_families(struct prom *p, const struct vm_list *l)
+{
+	static const struct {
+		const char *op;
+		size_t ops, seconds;
+	} ops[] = {
+		{"read", offsetof(struct vm_disk, read_ops), offsetof(struct vm_disk, read_seconds)},
+		{"write", offsetof(struct vm_disk, write_ops), offsetof(struct vm_disk, write_seconds)},
+		{"flush", offsetof(struct vm_disk, flush_ops), offsetof(struct vm_disk, flush_seconds)},
+	};
+	prom_family(p, "vmhost_vm_disk_read_bytes_total", PROM_COUNTER, "Bytes the guest read from the disk (QEMU's count).");
+	disk_family(p, l, offsetof(struct vm_disk, read_bytes), NULL, false);
+	prom_family(p, "vmhost_vm_disk_write_bytes_total", PROM_COUNTER, "Bytes the guest wrote to the disk (QEMU's count).");
+	disk_family(p, l, offsetof(struct vm_disk, write_bytes), NULL, false);
+	prom_family(p, "vmhost_vm_disk_operations_total", PROM_COUNTER, "Read, write and flush requests the disk served.");
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		disk_family(p, l, ops[k].ops, ops[k].op, false);
+	prom_family(p, "vmhost_vm_disk_io_seconds_total", PROM_COUNTER,
+		    "Time the disk's requests took, summed; over the operations' rate it is the latency.");
+	for (size_t k = 0; k < sizeof(ops) / sizeof(ops[0]); k++)
+		disk_family(p, l, ops[k].seconds, ops[k].op, true);
+}
+
 static void vm_families(struct prom *p, const struct snapshot *s)
 {
 	const struct vm_list *l = &s->vms;
@@ -330,6 +375,7 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 	}
 	vm_cost_families(p, l);
 	vm_io_families(p, l);
+	vm_disk_families(p, l);
 	prom_family(p, "vmhost_vm_numa_bytes", PROM_GAUGE,
 		    "Anonymous and shared memory of the VM's cgroup scope on each NUMA node (memory.numa_stat).");
 	for (size_t i = 0; i < l->n; i++) {

@@ -5,6 +5,8 @@
 
 #include "out/json.h"
 
+static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
+
 /* The vCPUs as a JSON array, written when the table is printed. */
 static void vcpus_json(struct json *j, const char *key, const void *value)
 {
@@ -47,6 +49,34 @@ static void ifaces_json(struct json *j, const char *key, const void *value)
 		json_double(j, "rx_bytes_per_second", f->rx_bytes_per_second);
 		json_double(j, "tx_bytes_per_second", f->tx_bytes_per_second);
 		json_string(j, "unavailable", f->why[0] ? f->why : NULL);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+/* The VM's disks as a JSON array, as QEMU counts them (query-blockstats or libvirt's block stats). */
+static void disks_json(struct json *j, const char *key, const void *value)
+{
+	const struct vm_disks *d = value;
+	json_array_begin(j, key);
+	for (size_t i = 0; i < d->n; i++) {
+		const struct vm_disk *k = &d->d[i];
+		json_object_begin(j, NULL);
+		json_string(j, "device", k->device);
+		json_string(j, "node_name", or_null(k->node_name));
+		json_string(j, "cache", or_null(k->cache));
+		json_string(j, "aio", or_null(k->aio));
+		json_maybe(j, "read_bytes", k->read_bytes);
+		json_maybe(j, "write_bytes", k->write_bytes);
+		json_maybe(j, "read_ops", k->read_ops);
+		json_maybe(j, "write_ops", k->write_ops);
+		json_maybe(j, "flush_ops", k->flush_ops);
+		/* QEMU counts nanoseconds: all of them, as a total must add up. */
+		json_fixed(j, "read_seconds", k->read_seconds, 9);
+		json_fixed(j, "write_seconds", k->write_seconds, 9);
+		json_fixed(j, "flush_seconds", k->flush_seconds, 9);
+		json_double(j, "read_latency_seconds", vm_disk_latency(k->read_seconds, k->read_ops));
+		json_double(j, "write_latency_seconds", vm_disk_latency(k->write_seconds, k->write_ops));
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -137,9 +167,10 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_IFACES_WHY] = {"interfaces_unavailable", "INTERFACES", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_THP] = {"thp_bytes", "THP", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_NUMA] = {"numa", "NUMA", COL_STR, COL_JSON_ONLY, 0, numa_json},
+	[VMC_DISKS] = {"disks", "DISKS", COL_STR, COL_JSON_ONLY, 0, disks_json},
+	[VMC_DISKS_SOURCE] = {"disks_source", "DISKS FROM", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_DISKS_WHY] = {"disks_unavailable", "DISKS", COL_STR, COL_JSON_ONLY, 0},
 };
-
-static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
 
 void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
 {
@@ -228,6 +259,10 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 		table_set_bool(t, VMC_KSM_MERGEABLE, mergeable.v);
 	table_set_str(t, VMC_KSM_REASON, ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm));
 	vm_io_row(t, &vm->io);
+	const struct vm_disks *d = vm->disks;
+	table_set_value(t, VMC_DISKS, d && d->known ? d : NULL); /* null: not asked, or not read */
+	table_set_str(t, VMC_DISKS_SOURCE, d && d->known ? d->source : NULL);
+	table_set_str(t, VMC_DISKS_WHY, !d ? "not asked: --io reads each QEMU's disks" : d->known ? NULL : d->why);
 	const struct guest_view *g = vm->guest;
 	if (g) {
 		table_set_maybe(t, VMC_BALLOON, g->balloon_bytes);

@@ -75,6 +75,23 @@ enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len)
 
 /* ---- option values: QemuOpts and flat JSON ---- */
 
+/* The value of a dotted key among nested objects ("file.aio"), or NULL. */
+static const struct json_value *json_dotted(const struct json_doc *doc, const char *key)
+{
+	const struct json_value *v = json_root(doc);
+	while (v && *key) {
+		char part[128];
+		size_t l = strcspn(key, ".");
+		if (l >= sizeof(part))
+			return NULL;
+		memcpy(part, key, l);
+		part[l] = '\0';
+		v = json_get(doc, v, part);
+		key += l + (key[l] == '.');
+	}
+	return v;
+}
+
 /* A key of a JSON option argument ({"qom-type":"memory-backend-ram","id":"pc.ram",...}), read by
  * parse/json.c: a scalar's text, -ENAMETOOLONG for an object or array or what does not fit. */
 static int json_option(const char *arg, const char *key, char *ret, size_t cap)
@@ -84,6 +101,8 @@ static int json_option(const char *arg, const char *key, char *ret, size_t cap)
 	if (r < 0)
 		return r == -ENOMEM ? r : -EINVAL;
 	const struct json_value *v = json_get(&doc, json_root(&doc), key);
+	if (!v) /* "cache.direct": {"cache":{"direct":true}}, as QEMU's JSON syntax nests it */
+		v = json_dotted(&doc, key);
 	ssize_t n = v ? json_as_text(&doc, v, ret, cap) : -ENOENT;
 	json_free(&doc);
 	if (n == -EINVAL || n == -ENOSPC)
@@ -167,12 +186,19 @@ struct chardev {
 	struct vm_qmp where;
 };
 
-static bool flag_on(const char *arg, const char *key)
+int qemu_opt_bool(const char *arg, const char *key)
 {
 	char v[16];
-	return qemu_opt_get(arg, NULL, key, v, sizeof(v)) >= 0 &&
-	       (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true"));
+	if (qemu_opt_get(arg, NULL, key, v, sizeof(v)) < 0)
+		return -ENOENT;
+	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true"))
+		return 1;
+	if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false"))
+		return 0;
+	return -EINVAL;
 }
+
+static bool flag_on(const char *arg, const char *key) { return qemu_opt_bool(arg, key) == 1; }
 
 /* The socket options of a chardev ("path=...,server=on" or "host=..,port=.."); implied_key "path"
  * for the legacy "unix:PATH,..." form. */
@@ -223,7 +249,7 @@ struct qemu_scan {
 	char balloon_id[64];
 };
 
-static int option_is(const char *arg, const char *name)
+bool qemu_option_is(const char *arg, const char *name)
 {
 	if (arg[0] != '-')
 		return 0;
@@ -411,43 +437,43 @@ static unsigned smp_max_vcpus(const char *arg)
 static bool scan_option(struct qemu_scan *s, struct vm_config *c, const char *opt, const char *arg)
 {
 	char buf[256];
-	if (option_is(opt, "name")) {
+	if (qemu_option_is(opt, "name")) {
 		if (qemu_opt_get(arg, "guest", "guest", buf, sizeof(buf)) >= 0)
 			snprintf(c->name, sizeof(c->name), "%s", buf);
-	} else if (option_is(opt, "id")) {
+	} else if (qemu_option_is(opt, "id")) {
 		snprintf(c->vmid, sizeof(c->vmid), "%s", arg);
-	} else if (option_is(opt, "uuid")) {
+	} else if (qemu_option_is(opt, "uuid")) {
 		snprintf(c->uuid, sizeof(c->uuid), "%s", arg);
-	} else if (option_is(opt, "smbios")) {
+	} else if (qemu_option_is(opt, "smbios")) {
 		if (!c->uuid[0] && qemu_opt_get(arg, NULL, "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "1") &&
 		    qemu_opt_get(arg, NULL, "uuid", buf, sizeof(buf)) >= 0)
 			snprintf(c->uuid, sizeof(c->uuid), "%.63s", buf);
-	} else if (option_is(opt, "m")) {
+	} else if (qemu_option_is(opt, "m")) {
 		s->has_m = true;
 		s->m_bad = qemu_opt_get(arg, "size", "size", buf, sizeof(buf)) < 0 ||
 			   parse_qemu_size(buf, strlen(buf), MIB, &s->m_bytes) < 0;
-	} else if (option_is(opt, "object")) {
+	} else if (qemu_option_is(opt, "object")) {
 		scan_object(s, arg);
-	} else if (option_is(opt, "cpu")) {
+	} else if (qemu_option_is(opt, "cpu")) {
 		c->cpu_nested = cpu_nested(arg);
-	} else if (option_is(opt, "smp")) {
+	} else if (qemu_option_is(opt, "smp")) {
 		c->max_vcpus = smp_max_vcpus(arg);
-	} else if (option_is(opt, "machine") || option_is(opt, "M")) {
+	} else if (qemu_option_is(opt, "machine") || qemu_option_is(opt, "M")) {
 		if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
 			add_ref(s->base_memdevs, &s->nbase, buf);
 		if (qemu_opt_get(arg, "type", "mem-merge", buf, sizeof(buf)) >= 0)
 			c->mem_merge_off = !strcmp(buf, "off") || !strcmp(buf, "false") || !strcmp(buf, "no");
-	} else if (option_is(opt, "numa")) {
+	} else if (qemu_option_is(opt, "numa")) {
 		if (qemu_opt_get(arg, "type", "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "node") &&
 		    qemu_opt_get(arg, NULL, "memdev", buf, sizeof(buf)) >= 0)
 			add_ref(s->base_memdevs, &s->nbase, buf);
-	} else if (option_is(opt, "device")) {
+	} else if (qemu_option_is(opt, "device")) {
 		scan_device(s, arg);
-	} else if (option_is(opt, "chardev")) {
+	} else if (qemu_option_is(opt, "chardev")) {
 		scan_chardev(s, arg);
-	} else if (option_is(opt, "mon")) {
+	} else if (qemu_option_is(opt, "mon")) {
 		scan_mon(s, arg);
-	} else if (option_is(opt, "qmp") || option_is(opt, "qmp-pretty")) {
+	} else if (qemu_option_is(opt, "qmp") || qemu_option_is(opt, "qmp-pretty")) {
 		if (s->qmp_option.kind != VM_QMP_UNIX) {
 			struct vm_qmp q = legacy_chardev(arg);
 			if (s->qmp_option.kind == VM_QMP_NONE || q.kind == VM_QMP_UNIX)
@@ -573,6 +599,32 @@ static void parse_crosvm(const char *const *argv, size_t argc, struct vm_config 
 	c->guest_ram_bytes = ram_size(ok, total);
 }
 
+int cmdline_split(const char *cmdline, size_t len, const char ***ret_argv, size_t *ret_n)
+{
+	/* A cmdline may lack its final NUL when truncated. */
+	size_t argc = 0;
+	for (size_t i = 0; i < len; i++)
+		argc += cmdline[i] == '\0';
+	if (len && cmdline[len - 1] != '\0')
+		argc++;
+	/* The pointers, then the copy they point into: one block. */
+	const char **argv = malloc((argc + 1) * sizeof(*argv) + len + 1);
+	if (!argv)
+		return -ENOMEM;
+	char *copy = (char *)(argv + argc + 1);
+	memcpy(copy, cmdline, len);
+	copy[len] = '\0';
+	size_t n = 0;
+	for (char *p = copy; p < copy + len && n < argc; p += strlen(p) + 1)
+		argv[n++] = p;
+	argv[n] = NULL;
+	*ret_argv = argv;
+	*ret_n = n;
+	return 0;
+}
+
+void cmdline_split_free(const char **argv) { free((void *)argv); }
+
 int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -582,24 +634,10 @@ int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret)
 	enum vmm_kind kind = parse_vmm_kind(cmdline, len);
 	if (kind == VMM_NONE)
 		return -ENOENT;
-	/* Split into argv; a cmdline may lack its final NUL when truncated. */
-	size_t argc = 0;
-	for (size_t i = 0; i < len; i++)
-		argc += cmdline[i] == '\0';
-	if (cmdline[len - 1] != '\0')
-		argc++;
-	const char **argv = calloc(argc + 1, sizeof(*argv));
-	char *copy = malloc(len + 1);
-	if (!argv || !copy) {
-		free(argv);
-		free(copy);
+	const char **argv;
+	size_t n;
+	if (cmdline_split(cmdline, len, &argv, &n) < 0)
 		return -ENOMEM;
-	}
-	memcpy(copy, cmdline, len);
-	copy[len] = '\0';
-	size_t n = 0;
-	for (char *p = copy; p < copy + len && n < argc; p += strlen(p) + 1)
-		argv[n++] = p;
 	ret->vmm = kind;
 	int r = 0;
 	switch (kind) {
@@ -609,7 +647,6 @@ int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret)
 	case VMM_CROSVM: parse_crosvm(argv, n, ret); break;
 	default: break;
 	}
-	free(argv);
-	free(copy);
+	cmdline_split_free(argv);
 	return r;
 }

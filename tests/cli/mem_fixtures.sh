@@ -174,5 +174,12 @@ check "--exact: THP from smaps_rollup AnonHugePages of the VMM and its helper (3
 check "no scope: thp and numa null, never 0" jq -e '.vms[] | select(.name=="gone") | .thp_bytes == null and .numa == null' "$TEST_TMP/io.json"
 "$VMHOST" --proc-root $IF/proc --sys-root $IF/sys --csv mem >"$TEST_TMP/io.csv"
 check "CSV: the io fields and the interfaces as JSON" sh -c "head -1 '$TEST_TMP/io.csv' | grep -q ',io.read_bytes,io.write_bytes,.*,interfaces,interfaces_unavailable' && grep -q '^4001,.*vnet0' '$TEST_TMP/io.csv'"
+# Per disk (--io): a QMP socket that is not there, none at all: null with the reason, never [].
+"$VMHOST" --proc-root $IF/proc --sys-root $IF/sys mem --io --json >"$TEST_TMP/disks.json" || die "mem --io on the I/O tree failed"
+check "--io: a QMP socket that is not there: disks null, the socket and why" jq -e '.vms[] | select(.name=="v1disk") | .disks == null and .disks_source == null and (.disks_unavailable | test("/run/vmhost-fixture-absent/qmp.sock: no such QMP socket"))' "$TEST_TMP/disks.json"
+check "--io: no QMP socket on the command line: null and that reason" jq -e '.vms[] | select(.name=="v2disk") | .disks == null and (.disks_unavailable | test("no QMP socket"))' "$TEST_TMP/disks.json"
+check "without --io: null, not asked" jq -e '[.vms[] | .disks == null and (.disks_unavailable | test("not asked"))] | all' "$TEST_TMP/io.json"
+"$VMHOST" --proc-root $IF/proc --sys-root $IF/sys mem --io >"$TEST_TMP/disks.txt"
+check "the table's notes say why per VM" grep -qx 'disks of v1disk: /run/vmhost-fixture-absent/qmp.sock: no such QMP socket' "$TEST_TMP/disks.txt"
 
 finish

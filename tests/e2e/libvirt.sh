@@ -3,7 +3,8 @@
 # then stopped by pid; left alone when they were), a transient TCG domain from XML booting the
 # e2e guest kernel, and vmhost's view of it checked against virsh: name, uuid (domuuid), guest
 # RAM (dominfo), cgroup (libvirt's scope for the domain id), RSS (dommemstat), then the series
-# `vmhost serve` exports for it. The domain is destroyed on every exit path.
+# `vmhost serve` exports for it, and its disk (mem --io) against domstats --block. The domain is
+# destroyed on every exit path.
 . "$VMHOST_TESTS/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root (libvirtd, qemu:///system)"
 for tool in libvirtd virtlogd virsh qemu-system-x86_64 curl jq; do
@@ -28,6 +29,7 @@ img=$("$VMHOST_TESTS/../scripts/guest-image.sh" "$VMHOST_BUILD/guest" | tail -1)
 set -- $img
 chmod 755 "$TEST_TMP"
 cp "$1" "$TEST_TMP/vmlinuz" && cp "$2" "$TEST_TMP/initramfs.gz" || die "cannot copy the guest image"
+truncate -s 16M "$TEST_TMP/disk.raw"
 UUID=$(cat /proc/sys/kernel/random/uuid)
 cat >"$TEST_TMP/domain.xml" <<XML
 <domain type='qemu'>
@@ -45,6 +47,11 @@ cat >"$TEST_TMP/domain.xml" <<XML
   <on_crash>destroy</on_crash>
   <devices>
     <serial type='file'><source path='$TEST_TMP/console.log'/><target port='0'/></serial>
+    <disk type='file' device='disk'>
+      <driver name='qemu' type='raw' cache='none' io='native'/>
+      <source file='$TEST_TMP/disk.raw'/>
+      <target dev='vda' bus='virtio'/>
+    </disk>
     <memballoon model='none'/>
   </devices>
 </domain>
@@ -108,7 +115,8 @@ say "cgroup memory: vmhost $cg, $f $file_bytes"
 check "cgroup memory equals the scope's file (within 1%)" near "$cg" "$file_bytes" 1
 
 # vmhost serve: the domain's series, labelled with its name and uuid.
-spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0 --no-kvm 2>"$TEST_TMP/serve.log"
+# With --io: its disk from libvirt's block stats, on the connection serve keeps (two scrapes).
+spawn "$VMHOST" serve --io --listen 127.0.0.1:0 --min-interval 0 --no-kvm 2>"$TEST_TMP/serve.log"
 SERVER=$SPAWNED
 for i in $(seq 100); do
 	PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/serve.log")
@@ -117,6 +125,7 @@ for i in $(seq 100); do
 	sleep 0.1
 done
 [ -n "$PORT" ] || die "serve did not start: $(cat "$TEST_TMP/serve.log")"
+curl -sf "http://127.0.0.1:$PORT/metrics" >/dev/null || die "scrape failed"
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt" || die "scrape failed"
 labels="vm=\"$DOM\",pid=\"$PID\",uuid=\"$v_uuid\""
 check "vmhost_vm_guest_ram_bytes{$labels} = dominfo's" grep -qxF "vmhost_vm_guest_ram_bytes{$labels} $((v_mem_kib * 1024))" "$TEST_TMP/metrics.txt"
@@ -127,6 +136,10 @@ shmem=$(metric vmhost_vm_rss_bytes ',type="shmem"')
 check "vmhost_vm_rss_bytes by type sums to dommemstat's RSS within 3%" near $((${anon:-0} + ${file:-0} + ${shmem:-0})) $((v_rss_kib * 1024)) 3
 check "vmhost_vm_pss_bytes and vmhost_vm_overhead_bytes for it" sh -c "[ -n '$(metric vmhost_vm_pss_bytes)' ] && [ -n '$(metric vmhost_vm_overhead_bytes)' ]"
 check "vmhost_vm_info carries its cgroup" grep -qF "vmhost_vm_info{$labels,vmm=\"qemu\",cgroup=\"$(vm .cgroup)\"} 1" "$TEST_TMP/metrics.txt"
+blk() { $VIRSH domstats --block "$DOM" | awk -F= -v k="block.0.$1" '$1 ~ k"$" {print $2}'; }
+say "serve --io: vda read $(metric vmhost_vm_disk_read_bytes_total ',device="vda"') B in $(metric vmhost_vm_disk_operations_total ',device="vda",op="read"'); virsh $(blk rd.bytes) B in $(blk rd.reqs)"
+check "serve --io: vmhost_vm_disk_read_bytes_total{device=\"vda\"} is domstats --block's" \
+	sh -c "[ '$(metric vmhost_vm_disk_read_bytes_total ',device="vda"')' = '$(blk rd.bytes)' ] && [ '$(metric vmhost_vm_disk_operations_total ',device="vda",op="read"')' = '$(blk rd.reqs)' ]"
 stop_pid "$SERVER"
 
 # vCPU delay: libvirt's vcpu.0.delay is the same schedstat figure (run-queue delay), read just
@@ -139,6 +152,19 @@ ours=$(jq -r --argjson p "$PID" '.vms[] | select(.pid == $p) | .vcpus[0].delay_s
 say "vCPU 0 delay: vmhost $ours ns, libvirt vcpu.0.delay $d0 .. $d1 ns"
 check "vCPU delay equals libvirt's vcpu.0.delay within 5%" \
 	awk -v o="$ours" -v a="$d0" -v b="$d1" 'BEGIN { exit !(a != "" && o >= 0.95 * a && o <= 1.05 * b) }'
+
+# The disk (mem --io): libvirt holds the monitor, so its block statistics, matched by the domain's
+# uuid; the cache mode and AIO from the -blockdev JSON libvirt wrote. The guest only spins, so
+# the counters (what its kernel read probing the disk) stand still between the two virsh reads.
+rd0=$(blk rd.bytes)
+"$VMHOST" mem --io --json >"$TEST_TMP/io.json" || fail "mem --io failed"
+rd1=$(blk rd.bytes)
+d() { jq -r --argjson p "$PID" ".vms[] | select(.pid == \$p) | $1" "$TEST_TMP/io.json"; }
+say "disk: vmhost $(d '.disks | tojson') from $(d .disks_source) ($(d .disks_unavailable)); virsh block.0.rd.bytes $rd0 .. $rd1, rd.reqs $(blk rd.reqs)"
+check "mem --io: the domain's one disk, vda, from libvirt" [ "$(d '[.disks[].device] | join(",")')/$(d .disks_source)" = vda/libvirt ]
+check "  ... its read bytes and operations are virsh domstats --block's" \
+	sh -c "[ '$rd0' = '$rd1' ] && [ '$(d '.disks[0].read_bytes')' = '$rd1' ] && [ '$(d '.disks[0].read_ops')' = '$(blk rd.reqs)' ]"
+check "  ... cache none and aio native, as the domain's <driver> says" [ "$(d '.disks[0].cache + "/" + .disks[0].aio')" = none/native ]
 
 # Destroyed: the process is gone and vmhost no longer lists it.
 $VIRSH destroy "$DOM" >/dev/null || fail "virsh destroy failed"

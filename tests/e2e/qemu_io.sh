@@ -1,6 +1,7 @@
 # A real QEMU guest (TCG, the busybox image) with a virtio disk and a tap in a network namespace
 # this test makes: the guest writes 256 MiB to its disk with O_DIRECT; vmhost's write bytes for it
-# are within 5% of QMP's query-blockstats and of /proc/PID/io; bytes the host sends to the tap
+# are within 5% of QMP's query-blockstats and of /proc/PID/io, and so are the disk's own (mem --io,
+# with its cache mode and AIO from the command line); bytes the host sends to the tap
 # (UDP) are counted within 5% on that VM and interface. QEMU stopped by pid, the namespace (and
 # the tap in it) deleted on every exit.
 . "$VMHOST_TESTS/lib.sh"
@@ -47,8 +48,9 @@ check "record: the VM's stored write bytes grew by its $MIB MiB (within 5%)" nea
 "$VMHOST" report --db "$TEST_TMP/io.db" --out "$TEST_TMP/io.html" >/dev/null 2>&1
 check "report: the VM's section charts its disk and network" grep -q 'e2e-io: disk and network, bytes a second' "$TEST_TMP/io.html"
 
-qmp_wr_bytes() {
-	python3 - "$TEST_TMP/qmp.sock" <<'PY'
+# qmp_blockstats FIELD: the disk's counter as QEMU's query-blockstats gives it.
+qmp_blockstats() {
+	python3 - "$TEST_TMP/qmp.sock" "$1" <<'PY'
 import json, socket, sys
 s = socket.socket(socket.AF_UNIX); s.connect(sys.argv[1]); f = s.makefile("rw")
 def cmd(c):
@@ -58,17 +60,44 @@ def cmd(c):
         if "return" in m or "error" in m: return m
 f.readline(); cmd("qmp_capabilities")
 for d in cmd("query-blockstats")["return"]:
-    if d.get("qdev", "").endswith("vd0") or d.get("device") == "disk0": print(d["stats"]["wr_bytes"])
+    if d.get("qdev", "").endswith("vd0") or d.get("device") == "disk0": print(d["stats"][sys.argv[2]])
 PY
 }
 "$VMHOST" mem --pid $PID --json >"$TEST_TMP/mem.json" || die "mem --json failed"
 proc_w=$(awk '/^write_bytes/ {print $2}' /proc/$PID/io)
-qmp_w=$(qmp_wr_bytes)
+qmp_w=$(qmp_blockstats wr_bytes)
 ours=$(jq --argjson p $PID '.vms[] | select(.pid == $p) | .io.write_bytes' "$TEST_TMP/mem.json")
 say "write bytes: vmhost $ours, /proc/PID/io $proc_w, QMP query-blockstats $qmp_w, guest $((MIB << 20))"
 check "QMP saw the guest's $MIB MiB" near "$qmp_w" $((MIB << 20)) 1
 check "vmhost's write bytes within 5% of QMP's" near "$ours" "$qmp_w" 5
 check "vmhost's write bytes within 5% of /proc/PID/io" near "$ours" "$proc_w" 5
+# Per disk (mem --io): the same short QMP visit --guest makes, query-blockstats, with the cache
+# mode and AIO of the command line; the guest is idle now, so QEMU's counters stand still.
+"$VMHOST" mem --pid $PID --io --json >"$TEST_TMP/io.json" || die "mem --io failed"
+qmp_ops=$(qmp_blockstats wr_operations)
+qmp_ns=$(qmp_blockstats wr_total_time_ns)
+disk() { jq -r --argjson p $PID ".vms[] | select(.pid == \$p) | .disks[] | select(.device == \"disk0\") | $1" "$TEST_TMP/io.json"; }
+say "disk0: vmhost $(disk .write_bytes) B in $(disk .write_ops) writes, $(disk .write_seconds) s ($(disk .write_latency_seconds) s each), cache $(disk .cache), aio $(disk .aio); QMP $qmp_w B in $qmp_ops, $qmp_ns ns"
+check "without --io (or --guest) disks are null, with the reason" \
+	jq -e --argjson p $PID '.vms[] | select(.pid == $p) | .disks == null and (.disks_unavailable | test("--io"))' "$TEST_TMP/mem.json"
+check "mem --io: one disk, disk0, from QMP" \
+	jq -e --argjson p $PID '.vms[] | select(.pid == $p) | [.disks[].device] == ["disk0"] and .disks_source == "qmp"' "$TEST_TMP/io.json"
+check "the disk's write bytes within 5% of QMP's query-blockstats" near "$(disk .write_bytes)" "$qmp_w" 5
+check "  ... and of the $MIB MiB the guest wrote" near "$(disk .write_bytes)" $((MIB << 20)) 5
+check "its write operations and their time are QMP's" sh -c "[ '$(disk .write_ops)' = '$qmp_ops' ] && [ '$(disk '.write_seconds * 1e9 | round')' = '$qmp_ns' ]"
+check "its latency is the time per write" awk -v l="$(disk .write_latency_seconds)" -v s="$(disk .write_seconds)" -v n="$(disk .write_ops)" \
+	'BEGIN { exit !(n > 0 && l > 0 && l * n > s * 0.999 && l * n < s * 1.001) }'
+check "cache and aio are the command line's (cache=none, aio=threads)" sh -c "[ '$(disk .cache)' = none ] && [ '$(disk .aio)' = threads ]"
+# serve --io: the same disk's series, scraped.
+. "$VMHOST_TESTS/e2e/serve_lib.sh"
+serve_start "$TEST_TMP/serve.log" "" --io --min-interval 0 --no-kvm || die "serve --io did not start"
+curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt" || die "scrape failed"
+stop_pid "$SERVER"
+series() { awk -v m="$1" -v l="pid=\"$PID\"" -v d="device=\"disk0\"${2:-}" 'index($1, m "{") == 1 && index($1, l) && index($1, d) {print $2}' "$TEST_TMP/metrics.txt"; }
+say "serve --io: write bytes $(series vmhost_vm_disk_write_bytes_total), writes $(series vmhost_vm_disk_operations_total ',op="write"'), seconds $(series vmhost_vm_disk_io_seconds_total ',op="write"')"
+check "serve --io: vmhost_vm_disk_write_bytes_total{device=\"disk0\"} is QMP's" [ "$(series vmhost_vm_disk_write_bytes_total)" = "$qmp_w" ]
+check "  ... vmhost_vm_disk_operations_total{op=\"write\"} too" [ "$(series vmhost_vm_disk_operations_total ',op="write"')" = "$qmp_ops" ]
+check "  ... and vmhost_vm_disk_io_seconds_total{op=\"write\"}" near "$(series vmhost_vm_disk_io_seconds_total ',op="write"')" "$(awk -v n="$qmp_ns" 'BEGIN { print n / 1e9 }')" 0.01
 check "the VM's interfaces: its tap, found from its tun fd" \
 	jq -e --argjson p $PID --arg t "$TAP" '[.vms[] | select(.pid == $p) | .interfaces[].name] == [$t]' "$TEST_TMP/mem.json"
 

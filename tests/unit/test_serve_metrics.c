@@ -6,6 +6,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,6 +202,61 @@ static void test_io_series(void **state)
 	free(out);
 }
 
+/* serve --io: each disk by device (and op), as read; a VM whose disks could not be read and a
+ * figure QEMU did not give have no series, never a 0. */
+static void test_disk_series(void **state)
+{
+	(void)state;
+	char tree[1100], proc[1200];
+	snprintf(tree, sizeof(tree), "%s/../host-io", fixture);
+	snprintf(proc, sizeof(proc), "%s/proc", tree);
+	struct io_root root = {.proc = proc, .sys = proc};
+	struct snapshot s;
+	assert_int_equal(snapshot_take(&root, NULL, 0, 0, 0, NULL, &s), 0);
+	assert_true(s.vms.n >= 2);
+	struct vm_disks *d = calloc(1, sizeof(*d)), *none = calloc(1, sizeof(*none));
+	assert_true(d && none);
+	*d = (struct vm_disks){.known = true, .source = "qmp", .n = 2};
+	d->d[0] = (struct vm_disk){.device = "disk0", .read_bytes = MAYBE(1048576), .write_bytes = MAYBE(268435456),
+				   .read_ops = MAYBE(256), .write_ops = MAYBE(2048), .flush_ops = MAYBE(3),
+				   .read_seconds = 0.5, .write_seconds = 4.25, .flush_seconds = 0.0015};
+	d->d[1] = (struct vm_disk){.device = "virtio-disk1", .read_bytes = UNKNOWN, .write_bytes = MAYBE(512),
+				   .read_ops = UNKNOWN, .write_ops = MAYBE(1), .flush_ops = UNKNOWN,
+				   .read_seconds = NAN, .write_seconds = 0.001, .flush_seconds = NAN};
+	vm_disks_unread("query-blockstats: timed out", none);
+	s.vms.vms[0].disks = d;
+	s.vms.vms[1].disks = none;
+	char l0[512], l1[256];
+	snprintf(l0, sizeof(l0), "{vm=\"%s\",pid=\"%d\",uuid=\"%s\"", s.vms.vms[0].cfg.name, (int)s.vms.vms[0].pid,
+		 s.vms.vms[0].cfg.uuid);
+	snprintf(l1, sizeof(l1), "pid=\"%d\",uuid=\"%s\",device=", (int)s.vms.vms[1].pid, s.vms.vms[1].cfg.uuid);
+	struct prom p;
+	prom_init(&p, PROM_TEXT);
+	struct prom_meta meta = {.snapshots_total = 1, .version = "test"};
+	prom_write_snapshot(&p, &s, &meta);
+	snapshot_free(&s);
+	char *out, want[8][768];
+	size_t len;
+	assert_int_equal(prom_finish(&p, &out, &len), 0);
+	snprintf(want[0], sizeof(want[0]), "vmhost_vm_disk_read_bytes_total%s,device=\"disk0\"} 1048576\n", l0);
+	snprintf(want[1], sizeof(want[1]), "vmhost_vm_disk_write_bytes_total%s,device=\"disk0\"} 268435456\n", l0);
+	snprintf(want[2], sizeof(want[2]), "vmhost_vm_disk_write_bytes_total%s,device=\"virtio-disk1\"} 512\n", l0);
+	snprintf(want[3], sizeof(want[3]), "vmhost_vm_disk_operations_total%s,device=\"disk0\",op=\"flush\"} 3\n", l0);
+	snprintf(want[4], sizeof(want[4]), "vmhost_vm_disk_io_seconds_total%s,device=\"disk0\",op=\"write\"} 4.25\n", l0);
+	snprintf(want[5], sizeof(want[5]), "vmhost_vm_disk_io_seconds_total%s,device=\"virtio-disk1\",op=\"write\"} 0.001\n", l0);
+	snprintf(want[6], sizeof(want[6]), "# TYPE vmhost_vm_disk_io_seconds_total counter\n");
+	snprintf(want[7], sizeof(want[7]), "vmhost_vm_disk_operations_total%s,device=\"disk0\",op=\"read\"} 256\n", l0);
+	const char *const wanted[] = {want[0], want[1], want[2], want[3], want[4], want[5], want[6], want[7]};
+	expect_lines(out, wanted, 8);
+	char absent[768];
+	snprintf(absent, sizeof(absent), "vmhost_vm_disk_read_bytes_total%s,device=\"virtio-disk1\"}", l0);
+	assert_null(strstr(out, absent));
+	snprintf(absent, sizeof(absent), "%s,device=\"virtio-disk1\",op=\"read\"}", l0);
+	assert_null(strstr(out, absent));
+	assert_null(strstr(out, l1)); /* the VM whose disks are unknown */
+	free(out);
+}
+
 int main(void)
 {
 	const char *f = getenv("VMHOST_FIXTURES");
@@ -212,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_pss_left_out),
 		cmocka_unit_test(test_hugetlb_series),
 		cmocka_unit_test(test_io_series),
+		cmocka_unit_test(test_disk_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 
 #include "core/base/clock.h"
@@ -43,6 +44,10 @@ static const char *const names[] = {
 #undef VIRT_CALL_NAME
 };
 _Static_assert(sizeof(lv) == sizeof(names) / sizeof(*names) * sizeof(void *), "a pointer for each name");
+_Static_assert((int)VIRT_STATS_VM == (int)VIR_DOMAIN_STATS_VM && (int)VIRT_STATS_VCPU == (int)VIR_DOMAIN_STATS_VCPU &&
+		       (int)VIRT_STATS_BLOCK == (int)VIR_DOMAIN_STATS_BLOCK &&
+		       (int)VIRT_STATS_BALLOON == (int)VIR_DOMAIN_STATS_BALLOON,
+	       "the groups are libvirt's");
 
 static struct dynlib lib = {.soname = VMHOST_LIBVIRT_SONAME, .install_hint = "Debian: apt install libvirt0",
 			    .names = names, .calls = &lv, .n = sizeof(names) / sizeof(*names)};
@@ -79,11 +84,22 @@ static void init(void)
 
 void virt_domains_free(struct virt_domains *d)
 {
-	for (size_t i = 0; d->v && i < d->n; i++)
+	for (size_t i = 0; d->v && i < d->n; i++) {
+		for (size_t k = 0; k < d->v[i].nparams; k++)
+			free(d->v[i].params[k].s);
 		free(d->v[i].params);
+	}
 	free(d->v);
 	d->v = NULL;
 	d->n = 0;
+}
+
+const struct virt_domain *virt_domain_find(const struct virt_domains *d, const char *uuid)
+{
+	for (size_t i = 0; uuid && uuid[0] && i < d->n; i++)
+		if (!strcasecmp(d->v[i].uuid, uuid))
+			return &d->v[i];
+	return NULL;
 }
 
 static int copy_param(const virTypedParameter *p, struct virt_param *ret)
@@ -94,7 +110,11 @@ static int copy_param(const virTypedParameter *p, struct virt_param *ret)
 	case VIR_TYPED_PARAM_LLONG: ret->i = p->value.l; break;
 	case VIR_TYPED_PARAM_ULLONG: ret->i = (int64_t)p->value.ul; break;
 	case VIR_TYPED_PARAM_DOUBLE: ret->i = (int64_t)p->value.d; break;
-	default: return -EINVAL; /* strings, booleans */
+	case VIR_TYPED_PARAM_STRING:
+		if (!p->value.s || !(ret->s = strdup(p->value.s)))
+			return -ENOMEM;
+		break;
+	default: return -EINVAL; /* booleans */
 	}
 	ret->d = p->type == VIR_TYPED_PARAM_DOUBLE ? p->value.d : (double)ret->i;
 	snprintf(ret->field, sizeof(ret->field), "%s", p->field);

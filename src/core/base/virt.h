@@ -22,14 +22,16 @@ enum {
 	VIRT_STATS_CPU_TOTAL = 1 << 1,
 	VIRT_STATS_BALLOON = 1 << 2,
 	VIRT_STATS_VCPU = 1 << 3,
+	VIRT_STATS_BLOCK = 1 << 5,
 	VIRT_STATS_VM = 1 << 10,
 };
 
-/* One typed parameter, numbers as doubles and integers (strings and booleans are left out). */
+/* One typed parameter, numbers as doubles and integers, strings copied (booleans are left out). */
 struct virt_param {
 	char field[80]; /* "vcpu.0.exits.sum" */
 	int64_t i;      /* integer types; for doubles the value truncated */
 	double d;
+	char *s;        /* a string's copy ("block.0.path"), owned by the list; NULL for a number */
 };
 
 struct virt_domain {
@@ -44,6 +46,8 @@ struct virt_domains {
 	size_t n;
 };
 void virt_domains_free(struct virt_domains *d);
+/* The domain with that uuid (any case), or NULL. */
+const struct virt_domain *virt_domain_find(const struct virt_domains *d, const char *uuid);
 
 struct virt;
 

@@ -48,8 +48,5 @@ size_t kvm_virt_counters(const struct virt_domain *d, char (*names)[64], enum kv
 
 const struct virt_domain *kvm_virt_find(const struct virt_domains *d, const char *uuid)
 {
-	for (size_t i = 0; uuid && uuid[0] && i < d->n; i++)
-		if (!strcasecmp(d->v[i].uuid, uuid))
-			return &d->v[i];
-	return NULL;
+	return virt_domain_find(d, uuid);
 }

@@ -45,30 +45,27 @@ void guest_view_from_replies(const struct json_doc *balloon_doc, const struct js
 	*ret = g;
 }
 
-void guest_view_read(const struct vm_config *cfg, int timeout_ms, int poll_seconds, double now_wall,
+void guest_view_unread(const struct vm_config *cfg, const char *why, struct guest_view *ret)
+{
+	unknown(ret);
+	if (cfg->qmp.kind != VM_QMP_UNIX)
+		snprintf(ret->why, sizeof(ret->why), "%s", vm_qmp_hint(cfg->qmp.kind));
+	else if (!cfg->has_balloon)
+		snprintf(ret->why, sizeof(ret->why), "no virtio-balloon device on the command line");
+	else
+		snprintf(ret->why, sizeof(ret->why), "%s", why ? why : "not read");
+}
+
+void guest_view_read(struct qmp *q, const struct vm_config *cfg, int poll_seconds, double now_wall,
 		     struct guest_view *ret)
 {
 	unknown(ret);
-	if (cfg->qmp.kind != VM_QMP_UNIX) {
-		snprintf(ret->why, sizeof(ret->why), "%s", vm_qmp_hint(cfg->qmp.kind));
-		return;
-	}
-	if (!cfg->has_balloon) {
-		snprintf(ret->why, sizeof(ret->why), "no virtio-balloon device on the command line");
-		return;
-	}
-	struct qmp *q;
-	int r = qmp_open(cfg->qmp.path, timeout_ms, &q);
-	if (r < 0) {
-		snprintf(ret->why, sizeof(ret->why), "%s: %s", cfg->qmp.path, qmp_strerror(r));
-		return;
-	}
 	/* A reply points into the session's buffer, which the next call reuses: each is read at once. */
 	struct json_doc doc = {0};
 	const struct json_value *v;
+	int r;
 	if ((r = qmp_call(q, "query-balloon", NULL, &doc, &v)) < 0) {
 		snprintf(ret->why, sizeof(ret->why), "query-balloon: %s", r == -EREMOTEIO ? qmp_error_desc(q) : qmp_strerror(r));
-		qmp_close(q);
 		return;
 	}
 	guest_view_from_replies(&doc, v, NULL, NULL, now_wall, ret);
@@ -93,7 +90,6 @@ void guest_view_read(const struct vm_config *cfg, int timeout_ms, int poll_secon
 		ret->balloon_bytes = balloon;
 		json_free(&doc);
 	}
-	qmp_close(q);
 	if (!ret->available_bytes.known)
 		snprintf(ret->why, sizeof(ret->why),
 			 "the guest reports no memory stats (its balloon driver, or guest-stats-polling-interval is 0)");

@@ -18,12 +18,18 @@ struct guest_view {
 	char why[512];                 /* "" when read; else why not, in one line */
 };
 
-/* Reads the VM's guest view through its QMP socket (cfg->qmp) within timeout_ms. On any failure
- * the figures stay unknown and why says why (no socket, busy, no balloon device, QEMU's error).
- * poll_seconds > 0 first sets the device's guest-stats-polling-interval (QEMU keeps it: only when
- * the user asks). now_wall is the current Unix time (for the stats' age). */
-void guest_view_read(const struct vm_config *cfg, int timeout_ms, int poll_seconds, double now_wall,
+/* Reads the VM's guest view on an open QMP session (io/qmp.h; the caller opens and closes it, with
+ * its deadline). On any failure the figures stay unknown and why says why (no balloon device,
+ * QEMU's error). poll_seconds > 0 first sets the device's guest-stats-polling-interval (QEMU keeps
+ * it: only when the user asks). now_wall is the current Unix time (for the stats' age). After a
+ * failed call the session can only be closed. */
+struct qmp;
+void guest_view_read(struct qmp *q, const struct vm_config *cfg, int poll_seconds, double now_wall,
 		     struct guest_view *ret);
+
+/* Every figure unknown, and why: the VM has no QMP socket or no balloon device, else why (the
+ * session could not be opened). */
+void guest_view_unread(const struct vm_config *cfg, const char *why, struct guest_view *ret);
 
 /* The same from replies already read (pure, for tests): query-balloon's return and qom-get
  * guest-stats' return (either NULL). */

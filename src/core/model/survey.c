@@ -63,9 +63,11 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 	}
 	if (!o->exact)
 		pss_refine(root, &host, &vms, o->pss_budget_seconds);
-	for (size_t i = 0; o->guest && i < vms.n; i++)
-		if (vms.vms[i].cfg.vmm == VMM_QEMU)
-			vm_read_guest(&vms.vms[i], &host, SURVEY_GUEST_TIMEOUT_MS, o->guest_poll_seconds, clock_wall_seconds());
+	if (o->guest || o->disks) {
+		struct vm_qmp_visit v = {.guest = o->guest, .disks = o->disks, .timeout_ms = SURVEY_GUEST_TIMEOUT_MS,
+					 .poll_seconds = o->guest_poll_seconds, .now_wall = clock_wall_seconds()};
+		vm_list_read_qmp(&vms, &host, &v, NULL, o->libvirt_uri);
+	}
 	if (use_memo)
 		vm_memo_save(o->memo_dir, &memo, &vms); /* a memo not written costs the next run some reads */
 	*ret_host = host;

@@ -7,7 +7,7 @@
 #include "core/model/host.h"
 #include "core/model/vm.h"
 
-/* One QMP visit per VM for the guest's view: a busy or stuck monitor costs at most this. */
+/* One QMP visit per VM for the guest's view and disks: a busy or stuck monitor costs at most this. */
 #define SURVEY_GUEST_TIMEOUT_MS 300
 
 struct survey_opts {
@@ -17,6 +17,8 @@ struct survey_opts {
 	double pss_budget_seconds; /* sampling the PSS of the VMs whose estimate may be off most */
 	bool guest;                /* ask each QEMU for its balloon and the guest's stats */
 	int guest_poll_seconds;    /* and first set the balloon's stats polling interval */
+	bool disks;                /* each QEMU's disks: QMP query-blockstats, or libvirt's block stats */
+	const char *libvirt_uri;   /* for the domains whose monitor libvirt holds (NULL: qemu:///system) */
 	double interval_seconds;   /* > 0: two readings this far apart, for the rates */
 	const struct vm_list *before; /* NULL, or the reading before (top's): what cannot have changed
 	                               * since is not read again (vm_measure) */

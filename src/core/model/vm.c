@@ -62,6 +62,7 @@ static void vm_free(struct vm *vm)
 {
 	vm_cpu_free(&vm->cpu);
 	free(vm->guest);
+	free(vm->disks);
 	free(vm->cmdline);
 	free(vm->cgroup);
 	free(vm->cgroup_v1_memory);
@@ -774,21 +775,6 @@ static void add_exact_hugetlb(struct vm *vm, const struct smaps_rollup *sr)
 	vm->hugetlb_private_bytes.v += sr->private_hugetlb.v;
 	vm->hugetlb_shared_bytes.v += sr->shared_hugetlb.v;
 	vm->hugetlb_shared_mappers += sr->shared_hugetlb.v > 0;
-}
-
-void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall)
-{
-	if (!vm->guest && !(vm->guest = malloc(sizeof(*vm->guest))))
-		return; /* out of memory: the guest's view stays unread */
-	guest_view_read(&vm->cfg, timeout_ms, poll_seconds, now_wall, vm->guest);
-	maybe_i64 balloon = vm->guest->balloon_bytes;
-	if (vm->overhead_method != METHOD_ESTIMATE || !balloon.known || !vm->cfg.guest_ram_bytes.known ||
-	    balloon.v >= vm->cfg.guest_ram_bytes.v)
-		return;
-	/* The guest gave the balloon's pages back: only the rest of its RAM can be resident. */
-	struct vm_config ballooned = vm->cfg;
-	ballooned.guest_ram_bytes = balloon;
-	vm->overhead_bytes = overhead_estimate(&vm->mem, &ballooned, host->page_size_bytes);
 }
 
 /* Disk and network counters of the VMM and its helpers, its scope and its taps. */

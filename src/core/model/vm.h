@@ -8,6 +8,7 @@
 #include "core/model/guest_view.h"
 #include "core/model/host.h"
 #include "core/model/vm_cost.h"
+#include "core/model/vm_disks.h"
 #include "core/model/vm_io.h"
 #include "io/io.h"
 #include "parse/vmcmd.h"
@@ -53,6 +54,7 @@ struct vm {
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
 	struct vm_io io;           /* disk and network counters of the VMM, its helpers and its taps */
 	struct guest_view *guest;  /* vm_read_guest's, owned; NULL: not read (the record stays small) */
+	struct vm_disks *disks;    /* vm_read_qmp's or vm_read_virt_disks', owned; NULL: not asked */
 };
 
 struct vm_list {
@@ -96,8 +98,27 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
 		   const struct vm_list *before, unsigned flags);
 
-/* Reads the guest's own view through QMP (core/model/guest_view.h) and, when the balloon holds back
- * some of guest RAM, takes it out of what the overhead estimate assumes is populated. */
+/* One short visit to a QEMU's QMP socket (io/qmp.h, everything within timeout_ms): its disks
+ * (query-blockstats, core/model/vm_disks.h) and the guest's own view (core/model/guest_view.h)
+ * as asked; when the balloon holds back some of guest RAM, that is taken out of what the overhead
+ * estimate assumes is populated. What cannot be read stays unknown with its reason. */
+struct vm_qmp_visit {
+	bool guest, disks;
+	int timeout_ms;
+	int poll_seconds; /* > 0: set the balloon's guest-stats-polling-interval first */
+	double now_wall;
+};
+void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v);
+/* vm_read_qmp for every VM of l (v->disks also for the other VMMs: unknown, with the reason), and
+ * the disks of the QEMUs whose monitor libvirt holds from libvirt's block statistics, in one call
+ * to libvirt_uri (NULL: qemu:///system) within VM_LIBVIRT_TIMEOUT_MS, on *conn (a connection kept
+ * between calls: made when *conn is NULL, freed by the caller with virt_free; conn NULL: one made
+ * for this call alone). */
+#define VM_LIBVIRT_TIMEOUT_MS 750
+struct virt;
+void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, struct virt **conn,
+		      const char *libvirt_uri);
+/* The guest's view alone: vm_read_qmp with guest. */
 void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall);
 
 /* Reads one process's cheap counters (status, ksm_stat). */

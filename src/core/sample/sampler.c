@@ -27,6 +27,7 @@ struct sampler {
 	maybe_i64 *kvm_host;
 	size_t nkvm_host;
 	bool kvm_failing;
+	struct virt *libvirt; /* for the disks of libvirt's domains (cfg.disks), kept between samples */
 	/* Recording: when KVM rows last went with a sample; in a disk-full episode. */
 	double last_kvm_rows;
 	bool full;
@@ -102,6 +103,7 @@ void sampler_free(struct sampler *s)
 	sample_unref(s->kvm_before);
 	sample_unref(s->before);
 	kvm_reader_close(s->kvm);
+	virt_free(s->libvirt);
 	io_cache_free(s->cfg.root.cache);
 	calib_free(s->calib);
 	free(s->kvm_host);
@@ -223,6 +225,10 @@ int sampler_take(struct sampler *s, struct sample **ret)
 	}
 	atomic_init(&x->refs, 1);
 	calib_apply(s->calib, &s->cfg.root, &x->snap.host, &x->snap.vms, SAMPLER_CALIBRATION_BUDGET_SECONDS);
+	if (s->cfg.disks) {
+		struct vm_qmp_visit v = {.disks = true, .timeout_ms = SAMPLER_QMP_TIMEOUT_MS};
+		vm_list_read_qmp(&x->snap.vms, &x->snap.host, &v, &s->libvirt, s->cfg.libvirt_uri);
+	}
 	s->ksmd_hint = x->snap.ksmd_pid;
 	kvm_refresh(s, x);
 	x->seq = ++s->seq;

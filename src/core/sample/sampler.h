@@ -26,6 +26,7 @@
 #define SAMPLER_KVM_INTERVAL_SECONDS 60.0   /* record --kvm-interval; serve --db's KVM rows */
 #define SAMPLER_MIN_INTERVAL_SECONDS 1.0    /* serve --min-interval: scrapes inside it share a sample */
 #define SAMPLER_CALIBRATION_BUDGET_SECONDS 0.005 /* exact PSS reads per sample (docs/accounting.md) */
+#define SAMPLER_QMP_TIMEOUT_MS 300          /* a VM's QMP visit for its disks, at most */
 
 /* One sample; immutable once taken, shared by reference. */
 struct sample {
@@ -68,6 +69,10 @@ struct sampler_config {
 	bool kvm_reasons;           /* and the VMs' exit reasons by tracepoints (core/kvm/kvm_trace.h) */
 	bool kvm_every_sample;      /* with every snapshot (serve exports them); else only when a
 	                             * recorded sample is due for KVM rows */
+	bool disks;                 /* each QEMU's disks with every sample: a short QMP visit per VM
+	                             * (SAMPLER_QMP_TIMEOUT_MS at most), libvirt's block stats for the
+	                             * domains whose monitor it holds (one call, one connection kept) */
+	const char *libvirt_uri;    /* NULL: qemu:///system */
 	double interval_seconds;    /* between recorded samples */
 	double kvm_interval_seconds; /* KVM rows go with a recorded sample at most this often */
 	const struct sample_sink *sink; /* copied; NULL: sampler_record writes nothing */
