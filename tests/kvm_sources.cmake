@@ -33,5 +33,5 @@ set_tests_properties(qmp_stats_bench PROPERTIES LABELS "bench")
 
 # Every KVM VM (issue 30): a /dev/kvm program that is no known VMM, found by its fds or its
 # debugfs directory, and counted by exits -- PROGRAM.
-vmhost_script_test(live_any_kvm_vm live/any_kvm_vm.sh "live")
+vmhost_script_test(live_any_kvm_vm live/any_kvm_vm.sh "live;sanitize")
 set_tests_properties(live_any_kvm_vm PROPERTIES SKIP_RETURN_CODE 77)

@@ -51,4 +51,30 @@ check "without debugfs: the running KVM user is listed, vmm kvm, with why its co
 check "without debugfs: its $N port writes counted by tracepoints, in its row and the total" \
 	jq -e --argjson p "$GUEST" --argjson n $N '(.vms[] | select(.pid == $p) | .reasons.kvm_pio["0x80 out"].delta) == $n and .total.reasons.kvm_pio["0x80 out"].delta == $n' "$TEST_TMP/nd.json"
 stop_pid "$GUEST"
+
+# Without debugfs, a KVM user of no known VMM listed before a QEMU read through QMP, whose schema
+# fixes the counter set in the middle of the read: every row follows the set, the helper's
+# counters null. (Its row kept a one-entry array, read far past its end: a heap overflow.)
+spawn "$G" --io 10 --sleep-before 60
+GUEST=$SPAWNED
+sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
+spawn qemu-system-x86_64 -name anykvmfw -machine pc,accel=kvm -bios "$TEST_TMP/fw.bin" -m 16 -nographic \
+	-nodefaults -qmp "unix:$TEST_TMP/qmp.sock,server=on,wait=off"
+QEMU=$SPAWNED
+for i in $(seq 100); do [ -S "$TEST_TMP/qmp.sock" ] && break; sleep 0.1; done
+# record: its first read is the one that fixes the set (exits probes before its two reads).
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null
+	exec "$0" record --db "$1" --interval 0.2 --duration 1' "$VMHOST" "$TEST_TMP/r.db" 2>"$TEST_TMP/rec.err"
+check "without debugfs, a KVM user before a QMP-read QEMU: record exits 0" [ $? = 0 ]
+check "and no sanitizer report" sh -c "! grep -E 'runtime error|Sanitizer' '$TEST_TMP/rec.err'"
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null
+	exec "$0" --json exits --once --interval 0.3 --pid "$1" --pid "$2"' "$VMHOST" "$GUEST" "$QEMU" \
+	>"$TEST_TMP/nq.json" 2>"$TEST_TMP/nq.err"
+check "exits: exit 0" [ $? = 0 ]
+say "$(jq -c '[.vms[] | {pid, vmm, source, exits: .counters.exits.delta}]' "$TEST_TMP/nq.json" 2>/dev/null)"
+check "the QEMU's exits through QMP, the helper's unknown" jq -e --argjson g "$GUEST" --argjson q "$QEMU" \
+	'(.vms[] | select(.pid == $q) | .source == "qmp" and .counters.exits.delta > 0) and
+	 (.vms[] | select(.pid == $g) | .counters.exits.delta == null)' "$TEST_TMP/nq.json"
+stop_pid "$QEMU"
+stop_pid "$GUEST"
 finish

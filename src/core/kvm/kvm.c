@@ -248,6 +248,35 @@ int kvm_cmp_sample_dir(const void *a, const void *b)
 
 /* Appends n counters (names copied) to the set: every array sized by ncounters grows with it,
  * the new entries unknown or closed. */
+/* One array of a sample grown from old to nc entries, the new ones unknown. */
+static int fit_values(maybe_i64 **values, size_t old, size_t nc)
+{
+	maybe_i64 *x = realloc(*values, nc * sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	for (size_t i = old; i < nc; i++)
+		x[i] = UNKNOWN;
+	*values = x;
+	return 0;
+}
+
+int kvm_sample_fit(struct kvm_sample *ret, size_t old, size_t nc)
+{
+	if (nc <= old)
+		return 0;
+	for (size_t v = 0; v < ret->nvms; v++) {
+		if (fit_values(&ret->vms[v].values, old, nc) < 0)
+			return -ENOMEM;
+		for (size_t c = 0; c < ret->vms[v].nvcpu; c++)
+			if (fit_values(&ret->vms[v].vcpu[c].values, old, nc) < 0)
+				return -ENOMEM;
+	}
+	if (fit_values(&ret->total, old, nc) < 0)
+		return -ENOMEM;
+	ret->ncounters = nc;
+	return 0;
+}
+
 int kvm_grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const char *const *names, size_t n)
 {
 	size_t old = r->ncounters, nc = old + n;
@@ -267,35 +296,15 @@ int kvm_grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const char *
 		for (size_t i = old; i < nc; i++)
 			fds[i] = -1;
 	}
-	for (size_t v = 0; v < ret->nvms; v++) {
-		maybe_i64 *x = realloc(ret->vms[v].values, nc * sizeof(*x));
-		if (!x)
-			return -ENOMEM;
-		ret->vms[v].values = x;
-		for (size_t i = old; i < nc; i++)
-			x[i] = UNKNOWN;
-		for (size_t c = 0; c < ret->vms[v].nvcpu; c++) {
-			maybe_i64 *y = realloc(ret->vms[v].vcpu[c].values, nc * sizeof(*y));
-			if (!y)
-				return -ENOMEM;
-			ret->vms[v].vcpu[c].values = y;
-			for (size_t i = old; i < nc; i++)
-				y[i] = UNKNOWN;
-		}
-	}
-	maybe_i64 *t = realloc(ret->total, nc * sizeof(*t));
-	if (!t)
+	if (kvm_sample_fit(ret, old, nc) < 0)
 		return -ENOMEM;
-	ret->total = t;
 	for (size_t i = old; i < nc; i++) {
 		snprintf(r->counters[i].name, sizeof(r->counters[i].name), "%s", names[i - old]);
 		r->counters[i].kind = KVM_STAT_REASON;
 		r->global_fds[i] = -1;
-		ret->total[i] = UNKNOWN;
-	}
-	for (size_t i = old; i < nc; i++)
 		r->names[i] = r->counters[i].name;
-	r->ncounters = ret->ncounters = nc;
+	}
+	r->ncounters = nc;
 	return 0;
 }
 

@@ -254,6 +254,9 @@ static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm 
 	struct vm_qmp qmp = qmp_socket_of(r, d);
 	g.source = qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP;
 	g.rc = qmp_read(r, d, &qmp, &g.values, &g.vcpus, &g.per, &g.index, g.why, sizeof(g.why));
+	/* The first VM read may have just fixed the counter set: the VMs listed before it follow. */
+	if (g.rc != -ENOMEM && kvm_sample_fit(ret, ret->ncounters, r->ncounters) < 0)
+		g.rc = -ENOMEM;
 	int err = g.rc == -ENOMEM ? -ENOMEM : s ? qmp_fill_denied(r, ret, s, &g) : qmp_append(r, ret, d, &g);
 	*via_qmp |= g.rc == 0;
 	free(g.values);
@@ -283,16 +286,6 @@ int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct 
 	/* Closed global files do not matter once the VMs' own counters are summed instead. */
 	if (via_qmp && ret->denied >= r->denied)
 		ret->denied -= r->denied;
-	/* The counter set may have just been fixed: the global totals follow it. */
-	if (!err && ret->ncounters != r->ncounters) {
-		maybe_i64 *t = realloc(ret->total, (r->ncounters ? r->ncounters : 1) * sizeof(*t));
-		if (!t)
-			return -ENOMEM;
-		for (size_t i = ret->ncounters; i < r->ncounters; i++)
-			t[i] = UNKNOWN;
-		ret->total = t;
-		ret->ncounters = r->ncounters;
-	}
 	if (ret->nvms)
 		qsort(ret->vms, ret->nvms, sizeof(*ret->vms), kvm_cmp_sample_dir);
 	return err;

@@ -103,6 +103,9 @@ int kvm_alloc_counters(struct kvm_reader *r);
 int kvm_set_counters(struct kvm_reader *r, const char *const *names, const enum kvm_stat_kind *kinds, size_t n);
 /* Appends n counters (names copied) to the set: every array sized by ncounters grows with it. */
 int kvm_grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const char *const *names, size_t n);
+/* Every value array of ret (its VMs', their vCPUs', the totals) grown from old to nc counters,
+ * the new ones unknown: the set was fixed or grew while ret was being read. */
+int kvm_sample_fit(struct kvm_sample *ret, size_t old, size_t nc);
 void kvm_open_globals(struct kvm_reader *r);
 void kvm_free_vcpus(struct kvm_vm_sample *s);
 int kvm_set_vcpus(struct kvm_vm_sample *s, size_t n, const int *index, const maybe_i64 *flat, size_t ncounters);
