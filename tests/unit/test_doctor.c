@@ -199,12 +199,46 @@ static void guest_ram_sum_with_an_unknown_part(void **state)
 	doctor_findings_free(&f);
 }
 
+/* The summary of a VM that grew growth bytes while it wrote written: the write wording from writes
+ * of at least the growth, the plain one below or unknown. */
+static void growth_summary(int64_t growth, maybe_i64 written, char *ret, size_t cap)
+{
+	struct doctor_evidence e = healthy();
+	struct doctor_growth g = {.pid = 7, .bytes_per_hour = 3600.0 * (double)growth / 600, .growth_bytes = (double)growth,
+				  .first_seconds = 1e9, .samples = 20, .overhead_bytes = MAYBE(growth), .written_bytes = written};
+	e.growth = &g;
+	e.ngrowth = 1;
+	e.growth_known = true;
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	assert_int_equal(count(&f, "vm-overhead-growing"), 1);
+	snprintf(ret, cap, "%s | %s", f.v[0].summary, f.v[0].advice);
+	doctor_findings_free(&f);
+}
+
+static void growth_with_writes(void **state)
+{
+	(void)state;
+	char s[1024];
+	growth_summary(600 * MiB, MAYBE(10240 * MiB), s, sizeof(s));
+	assert_non_null(strstr(s, "grew 600 MiB while it wrote 10.0 GiB"));
+	assert_non_null(strstr(s, "cache=none"));
+	growth_summary(600 * MiB, MAYBE(600 * MiB), s, sizeof(s));
+	assert_non_null(strstr(s, "grew 600 MiB while it wrote 600 MiB"));
+	growth_summary(600 * MiB, MAYBE(599 * MiB), s, sizeof(s)); /* wrote less than it grew: not a cache */
+	assert_null(strstr(s, "wrote"));
+	assert_non_null(strstr(s, "grows 3600.0 MiB per hour"));
+	growth_summary(600 * MiB, UNKNOWN, s, sizeof(s));
+	assert_null(strstr(s, "wrote"));
+	assert_null(strstr(s, "write cache"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cpu_lists), cmocka_unit_test(severities), cmocka_unit_test(ksm_cpu_thresholds),
 		cmocka_unit_test(smaps_thresholds), cmocka_unit_test(sorted_by_severity),
-		cmocka_unit_test(guest_ram_sum_with_an_unknown_part),
+		cmocka_unit_test(guest_ram_sum_with_an_unknown_part), cmocka_unit_test(growth_with_writes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

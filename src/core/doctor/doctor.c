@@ -32,6 +32,7 @@
 #define KSM_NO_YIELD_MIN_SCANS 2                    /* the unstable tree merges on a page's second scan */
 #define TAP_DROPPED_SHARE 0.01                      /* of a tap's packets in one direction */
 #define TAP_DROPPED_MIN 100                         /* fewer drops are noise */
+#define GROWTH_WRITES_MIN_SHARE 1.0                 /* written over the growth: a write cache can explain it */
 
 const char *doctor_severity_name(enum doctor_severity s)
 {
@@ -332,19 +333,41 @@ static void check_zero_pages(const struct doctor_rule *r, const struct doctor_ev
 
 /* ---- growth ---- */
 
+/* Growth that a write cache explains: the VM wrote at least what it grew over the same samples
+ * (a cache cannot hold more than passed through it). */
+static bool grew_with_writes(const struct doctor_growth *g)
+{
+	return g->written_bytes.known && g->growth_bytes > 0 &&
+	       (double)g->written_bytes.v >= GROWTH_WRITES_MIN_SHARE * g->growth_bytes;
+}
+
 static void check_growth(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	for (size_t i = 0; e->growth_known && i < e->ngrowth; i++) {
 		const struct doctor_growth *g = &e->growth[i];
-		struct doctor_finding *f = add(out, r, g->pid, g->name, "memory beyond guest RAM grows %.1f MiB per hour",
-					       g->bytes_per_hour / MiB);
+		bool writes = grew_with_writes(g);
+		double wrote = writes ? (double)g->written_bytes.v : 0;
+		struct doctor_finding *f =
+			writes ? add(out, r, g->pid, g->name,
+				     "memory beyond guest RAM grew %.0f MiB while it wrote %.*f %s (%.1f MiB per hour)",
+				     g->growth_bytes / MiB, wrote < GiB ? 0 : 1, wrote < GiB ? wrote / MiB : wrote / GiB,
+				     wrote < GiB ? "MiB" : "GiB", g->bytes_per_hour / MiB)
+			       : add(out, r, g->pid, g->name, "memory beyond guest RAM grows %.1f MiB per hour",
+				     g->bytes_per_hour / MiB);
 		ev_bytes(f, "overhead_growth_bytes_per_hour", bytes_of(g->bytes_per_hour));
 		ev_bytes(f, "growth_bytes", bytes_of(g->growth_bytes));
 		ev_bytes(f, "overhead_bytes", g->overhead_bytes);
+		ev_bytes(f, "written_bytes", g->written_bytes);
 		ev_num(f, "since_seconds", DV_TIME, g->first_seconds);
 		ev_int(f, "samples", MAYBE((int64_t)g->samples));
-		advise(f, "the VMM leaks or caches: 'vmhost report --db FILE --out r.html' charts it; check its block "
-			  "cache (cache=none or a bounded l2-cache-size) and plan a restart or live migration");
+		if (writes)
+			advise(f, "growth that follows the VM's writes is its disk's write cache: give the disk cache=none "
+				  "(O_DIRECT, the guest's page cache does the caching) or bound the cache (qcow2 "
+				  "l2-cache-size/cache-clean-interval, RBD rbd_cache_size, writeback cache size), then "
+				  "'vmhost report --db FILE' to see it level off");
+		else
+			advise(f, "the VMM leaks or caches: 'vmhost report --db FILE --out r.html' charts it; check its block "
+				  "cache (cache=none or a bounded l2-cache-size) and plan a restart or live migration");
 	}
 }
 
