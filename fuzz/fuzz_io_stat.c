@@ -1,7 +1,10 @@
 /* A VM's I/O and placement counters (parse/io_stat.c, parse/numa_stat.c): /proc/PID/io,
- * io.stat, blkio, fdinfo's iff:, net/dev, numa_stat, and whether a QEMU command line has a tap.
+ * io.stat, blkio, fdinfo's iff:, net/dev, numa_stat, a task's Cpus_allowed_list, and whether a
+ * QEMU command line has a tap.
  * No figure read is negative, a name stays in its buffer, a failed parse leaves its outputs as
  * they were, and a cgroup's sums never fall below one device's figure. */
+#include <errno.h>
+
 #include "fuzz.h"
 #include "parse/io_stat.h"
 #include "parse/numa_stat.h"
@@ -38,6 +41,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(n <= NUMA_NODES_MAX && (r == 0 || n == 0));
 	for (size_t i = 0; i < NUMA_NODES_MAX; i++)
 		FUZZ_CHECK(nodes[i] >= 0 && (i < n || nodes[i] == 0));
+	uint64_t cpus[2] = {0};
+	r = parse_cpus_allowed(buf, size, cpus, 128);
+	FUZZ_CHECK(r == 0 || r == -ENOENT || r == -EINVAL || r == -ERANGE);
+	FUZZ_CHECK(r != -ENOENT || (cpus[0] == 0 && cpus[1] == 0));
 	(void)qemu_cmdline_has_tap(buf, size);
 	return 0;
 }

@@ -52,19 +52,39 @@ static void ifaces_json(struct json *j, const char *key, const void *value)
 	json_array_end(j);
 }
 
-/* The scope's memory per NUMA node: {"nodes": {"0": bytes, ...}, "vcpu_nodes": null (not read yet)}. */
+/* Where the VM's memory sits (its scope's numa_stat, null without one) and the nodes its vCPUs
+ * may run on: {"nodes": {"0": bytes, ...}, "vcpu_nodes": [0], ...}, each unknown one null with
+ * its reason. */
 static void numa_json(struct json *j, const char *key, const void *value)
 {
-	const struct vm_cgroup *cg = value;
+	const struct vm *vm = value;
+	const struct vm_cgroup *cg = &vm->cg;
 	json_object_begin(j, key);
-	json_object_begin(j, "nodes");
-	for (size_t i = 0; i < cg->numa_nodes; i++) {
-		char node[24];
-		snprintf(node, sizeof(node), "%zu", i);
-		json_int(j, node, cg->numa_bytes[i]);
+	if (cg->numa_known) {
+		json_object_begin(j, "nodes");
+		for (size_t i = 0; i < cg->numa_nodes; i++) {
+			char node[24];
+			snprintf(node, sizeof(node), "%zu", i);
+			json_int(j, node, cg->numa_bytes[i]);
+		}
+		json_object_end(j);
+	} else {
+		json_null(j, "nodes");
 	}
-	json_object_end(j);
-	json_null(j, "vcpu_nodes");
+	json_string(j, "nodes_unavailable", cg->numa_known ? NULL
+					    : vm->vm_scope ? "no memory.numa_stat in its cgroup scope"
+							   : "no cgroup scope of its own");
+	const struct vm_numa *n = &vm->numa;
+	if (n->vcpu_nodes_known) {
+		json_array_begin(j, "vcpu_nodes");
+		for (int i = 0; i < NUMA_NODES_MAX; i++)
+			if (n->vcpu_nodes >> i & 1)
+				json_int(j, NULL, i);
+		json_array_end(j);
+	} else {
+		json_null(j, "vcpu_nodes");
+	}
+	json_string(j, "vcpu_nodes_unavailable", n->vcpu_nodes_known ? NULL : n->vcpu_nodes_why);
 	json_object_end(j);
 }
 
@@ -213,7 +233,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_OOM, cg->oom_kills);
 	table_set_maybe(t, VMC_CG_HUGETLB, cg->hugetlb_bytes);
 	table_set_maybe(t, VMC_THP, vm->thp_bytes);
-	table_set_value(t, VMC_NUMA, cg->numa_known ? cg : NULL); /* null: no numa_stat (no scope) */
+	table_set_value(t, VMC_NUMA, vm);
 	for (int k = 0; k < PRESSURE_NKINDS; k++) {
 		if (!cg->have_pressure[k])
 			continue;

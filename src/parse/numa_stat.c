@@ -60,3 +60,24 @@ int parse_numa_stat(const char *buf, size_t len, const char *kind, int64_t *node
 	}
 	return -ENOENT;
 }
+
+int parse_cpus_allowed(const char *buf, size_t len, uint64_t *bits, size_t nbits)
+{
+	static const char key[] = "Cpus_allowed_list:";
+	const char *p = buf, *end = buf + len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *eol = nl ? nl : end;
+		if ((size_t)(eol - p) > sizeof(key) - 1 && !memcmp(p, key, sizeof(key) - 1)) {
+			const char *v = p + sizeof(key) - 1;
+			while (v < eol && (*v == '\t' || *v == ' '))
+				v++;
+			int r = parse_cpu_list(v, (size_t)(eol - v), bits, nbits);
+			return r < 0 ? r : 0;
+		}
+		if (!nl)
+			break;
+		p = nl + 1;
+	}
+	return -ENOENT;
+}

@@ -171,7 +171,12 @@ check "two nodes from v2 numa_stat (anon + shmem, bytes)" jq -e '.vms[] | select
 check "two nodes from v1 numa_stat (hierarchical_anon, pages)" jq -e '.vms[] | select(.name=="v1disk") | .numa.nodes == {"0":131072000,"1":393216000}' "$TEST_TMP/io.json"
 "$VMHOST" --proc-root $IF/proc --sys-root $IF/sys mem --exact --json >"$TEST_TMP/io-exact.json"
 check "--exact: THP from smaps_rollup AnonHugePages of the VMM and its helper (30 + 2 MiB)" jq -e '.vms[] | select(.name=="v2disk") | .thp_bytes == 33554432' "$TEST_TMP/io-exact.json"
-check "no scope: thp and numa null, never 0" jq -e '.vms[] | select(.name=="gone") | .thp_bytes == null and .numa == null' "$TEST_TMP/io.json"
+check "no scope: thp and numa's nodes null with the reason, never 0" jq -e '.vms[] | select(.name=="gone") | .thp_bytes == null and .numa.nodes == null and .numa.nodes_unavailable == "no cgroup scope of its own"' "$TEST_TMP/io.json"
+check "vCPU nodes: allowed CPUs 0-3 and 1,3 are node 0; 2-5 spans both nodes" jq -e '[.vms[] | select(.name=="v2disk" or .name=="v1disk") | .numa.vcpu_nodes] == [[0],[0,1]]' "$TEST_TMP/io.json"
+check "a vCPU's status without Cpus_allowed_list: vcpu_nodes null with the reason" jq -e '.vms[] | select(.name=="noiff") | .numa.vcpu_nodes == null and (.numa.vcpu_nodes_unavailable | test("task 4041.*no Cpus_allowed_list"))' "$TEST_TMP/io.json"
+check "no vCPU threads: vcpu_nodes null, never []" jq -e '.vms[] | select(.name=="gone") | .numa.vcpu_nodes == null and .numa.vcpu_nodes_unavailable == "no vCPU threads found"' "$TEST_TMP/io.json"
+"$VMHOST" --proc-root $IF/proc --sys-root $VMHOST_FIXTURES/host-v1/sys mem --json >"$TEST_TMP/io-nonuma.json" 2>/dev/null
+check "no node tree under /sys: vcpu_nodes null with the reason" jq -e '.vms[] | select(.name=="v2disk") | .numa.vcpu_nodes == null and (.numa.vcpu_nodes_unavailable | test("no NUMA topology"))' "$TEST_TMP/io-nonuma.json"
 "$VMHOST" --proc-root $IF/proc --sys-root $IF/sys --csv mem >"$TEST_TMP/io.csv"
 check "CSV: the io fields and the interfaces as JSON" sh -c "head -1 '$TEST_TMP/io.csv' | grep -q ',io.read_bytes,io.write_bytes,.*,interfaces,interfaces_unavailable' && grep -q '^4001,.*vnet0' '$TEST_TMP/io.csv'"
 

@@ -401,6 +401,27 @@ static void numa_stat_forms(void **state)
 	assert_true(n == 2 && one[0] == 4 && one[1] == 5); /* untouched by the bad ones */
 }
 
+static void cpu_lists_as_bits(void **state)
+{
+	(void)state;
+	uint64_t bits[2] = {0};
+	assert_int_equal(parse_cpu_list(S("0-2,64,127\n"), bits, 128), 5);
+	assert_true(bits[0] == 7 && bits[1] == (1 | UINT64_C(1) << 63));
+	assert_int_equal(parse_cpu_list(S("128\n"), bits, 128), -ERANGE); /* past the set */
+	assert_int_equal(parse_cpu_list(S("3-1\n"), bits, 128), -EINVAL);
+	assert_int_equal(parse_cpu_list_count(S("128\n")), 1);            /* counting has no bound */
+	uint64_t allowed[1] = {0};
+	const char st[] = "Name:\tCPU 0/KVM\nCpus_allowed:\tf0\nCpus_allowed_list:\t4-7\nMems_allowed_list:\t0\n";
+	assert_int_equal(parse_cpus_allowed(st, sizeof(st) - 1, allowed, 64), 0);
+	assert_true(allowed[0] == 0xf0);
+	allowed[0] = 0;
+	assert_int_equal(parse_cpus_allowed(S("Name:\tx\nCpus_allowed:\tf0\n"), allowed, 64), -ENOENT);
+	assert_int_equal(parse_cpus_allowed(S("Cpus_allowed_list:\t4-x\n"), allowed, 64), -EINVAL);
+	assert_int_equal(parse_cpus_allowed(S("Cpus_allowed_list:\t\n"), allowed, 64), -EINVAL);
+	assert_int_equal(parse_cpus_allowed(S("Cpus_allowed_list:\t1,3"), allowed, 64), 0); /* the last line, unended */
+	assert_true(allowed[0] == 0xa);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +432,7 @@ int main(void)
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),
 		cmocka_unit_test(advisor_mode), cmocka_unit_test(fuzz_regressions),
 		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(qemu_taps), cmocka_unit_test(numa_stat_forms),
+		cmocka_unit_test(cpu_lists_as_bits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

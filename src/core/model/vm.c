@@ -831,6 +831,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 		}
 	}
 	vm_cpu_free(&was);
+	vm_vcpu_nodes_read(root, &host->numa, vm->pid, &vm->cpu, &vm->numa);
 	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
 		       vm->cgroup_v1_memory, host->page_size_bytes, &vm->cg);
 	/* The hugetlb controller's files, only for a VM that maps huge pages (read at every sample). */
