@@ -1,6 +1,6 @@
 /* A VM's I/O and placement counters (parse/io_stat.c, parse/numa_stat.c): /proc/PID/io,
- * io.stat, blkio, fdinfo's iff:, net/dev, numa_stat, a task's Cpus_allowed_list, and whether a
- * QEMU command line has a tap.
+ * io.stat, blkio, fdinfo's iff:, net/dev, numa_stat, numa_maps, a task's Cpus_allowed_list, and
+ * whether a QEMU command line has a tap.
  * No figure read is negative, a name stays in its buffer, a failed parse leaves its outputs as
  * they were, and a cgroup's sums never fall below one device's figure. */
 #include <errno.h>
@@ -45,6 +45,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = parse_cpus_allowed(buf, size, cpus, 128);
 	FUZZ_CHECK(r == 0 || r == -ENOENT || r == -EINVAL || r == -ERANGE);
 	FUZZ_CHECK(r != -ENOENT || (cpus[0] == 0 && cpus[1] == 0));
+	struct numa_maps_sum maps = {.nnodes = 99};
+	if (parse_numa_maps(buf, size, &maps) == 0) {
+		FUZZ_CHECK(maps.nnodes <= NUMA_NODES_MAX);
+		for (size_t i = 0; i < NUMA_NODES_MAX; i++)
+			FUZZ_CHECK(maps.hugetlb_bytes[i] >= 0 && maps.hugetlb_bytes[i] <= maps.bytes[i] &&
+				   (i < maps.nnodes || maps.bytes[i] == 0));
+	} else {
+		FUZZ_CHECK(maps.nnodes == 99);
+	}
 	(void)qemu_cmdline_has_tap(buf, size);
 	return 0;
 }

@@ -5,6 +5,8 @@
 
 #include "out/json.h"
 
+static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
+
 /* The vCPUs as a JSON array, written when the table is printed. */
 static void vcpus_json(struct json *j, const char *key, const void *value)
 {
@@ -52,29 +54,43 @@ static void ifaces_json(struct json *j, const char *key, const void *value)
 	json_array_end(j);
 }
 
-/* Where the VM's memory sits (its scope's numa_stat, null without one) and the nodes its vCPUs
- * may run on: {"nodes": {"0": bytes, ...}, "vcpu_nodes": [0], ...}, each unknown one null with
- * its reason. */
+/* Bytes per node as {"0": bytes, ...}. */
+static void nodes_json(struct json *j, const char *key, const int64_t *bytes, size_t n)
+{
+	json_object_begin(j, key);
+	for (size_t i = 0; i < n; i++) {
+		char node[24];
+		snprintf(node, sizeof(node), "%zu", i);
+		json_int(j, node, bytes[i]);
+	}
+	json_object_end(j);
+}
+
+/* Where the VM's memory sits (its scope's numa_stat, or with --exact its numa_maps, whose huge
+ * pages are also apart) and the nodes its vCPUs may run on: {"nodes": {"0": bytes, ...},
+ * "vcpu_nodes": [0], ...}, each unknown one null with its reason. */
 static void numa_json(struct json *j, const char *key, const void *value)
 {
 	const struct vm *vm = value;
 	const struct vm_cgroup *cg = &vm->cg;
+	const struct vm_numa *n = &vm->numa;
+	bool exact = n->maps_known || n->maps_why[0];
 	json_object_begin(j, key);
-	if (cg->numa_known) {
-		json_object_begin(j, "nodes");
-		for (size_t i = 0; i < cg->numa_nodes; i++) {
-			char node[24];
-			snprintf(node, sizeof(node), "%zu", i);
-			json_int(j, node, cg->numa_bytes[i]);
-		}
-		json_object_end(j);
-	} else {
+	if (n->maps_known)
+		nodes_json(j, "nodes", n->maps.bytes, n->maps.nnodes);
+	else if (!exact && cg->numa_known)
+		nodes_json(j, "nodes", cg->numa_bytes, cg->numa_nodes);
+	else
 		json_null(j, "nodes");
-	}
-	json_string(j, "nodes_unavailable", cg->numa_known ? NULL
+	json_string(j, "nodes_source", n->maps_known ? "numa_maps" : !exact && cg->numa_known ? "numa_stat" : NULL);
+	json_string(j, "nodes_unavailable", exact ? or_null(n->maps_why)
+					    : cg->numa_known ? NULL
 					    : vm->vm_scope ? "no memory.numa_stat in its cgroup scope"
 							   : "no cgroup scope of its own");
-	const struct vm_numa *n = &vm->numa;
+	if (n->maps_known)
+		nodes_json(j, "hugetlb_nodes", n->maps.hugetlb_bytes, n->maps.nnodes);
+	else
+		json_null(j, "hugetlb_nodes");
 	if (n->vcpu_nodes_known) {
 		json_array_begin(j, "vcpu_nodes");
 		for (int i = 0; i < NUMA_NODES_MAX; i++)
@@ -158,8 +174,6 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_THP] = {"thp_bytes", "THP", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_NUMA] = {"numa", "NUMA", COL_STR, COL_JSON_ONLY, 0, numa_json},
 };
-
-static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
 
 void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
 {

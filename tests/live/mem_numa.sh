@@ -3,7 +3,8 @@
 # topology (read from /sys/devices/system/node), and on the same live /proc against a sys root
 # whose two nodes hold CPU 0 and CPU 1 (the rest of /sys linked in): the vCPUs pinned to CPU 0
 # give [0], one moved to CPU 1 gives [0,1], both on CPU 1 gives [1]; a guest without vCPU
-# threads gives null with its reason, never [].
+# threads gives null with its reason, never []. With --exact, numa_maps' bytes over the nodes are
+# the guest's RSS.
 . "$VMHOST_TESTS/lib.sh"
 [ "$(nproc)" -ge 2 ] || skip "needs two CPUs to pin two vCPUs apart"
 
@@ -27,6 +28,15 @@ else
 	check "the vCPUs' nodes are known" jq -e --argjson p "$G" '.vms[] | select(.pid == $p) | .numa.vcpu_nodes | length >= 1' "$TEST_TMP/host.json"
 fi
 check "no vCPU threads: null with the reason" jq -e --argjson p "$N" '.vms[] | select(.pid == $p) | .numa.vcpu_nodes == null and (.numa.vcpu_nodes_unavailable | test("no vCPU threads"))' "$TEST_TMP/host.json"
+
+# --exact: where the memory sits by numa_maps, on this host's pages.
+"$VMHOST" mem --exact --json >"$TEST_TMP/exact.json" || die "mem --exact failed"
+say "--exact: $(jq -c --argjson p "$G" '.vms[] | select(.pid == $p) | [.rss_bytes, .numa.nodes, .numa.hugetlb_nodes]' "$TEST_TMP/exact.json")"
+check "--exact: nodes from numa_maps" jq -e --argjson p "$G" '.vms[] | select(.pid == $p) | .numa.nodes_source == "numa_maps"' "$TEST_TMP/exact.json"
+sum=$(jq --argjson p "$G" '.vms[] | select(.pid == $p) | [.numa.nodes[]] | add' "$TEST_TMP/exact.json")
+rss=$(jq --argjson p "$G" '.vms[] | select(.pid == $p) | .rss_bytes' "$TEST_TMP/exact.json")
+check "--exact: numa_maps' bytes over the nodes are its RSS within 2% ($sum, $rss)" near "${sum:-0}" "${rss:-1}" 2
+check "--exact: no hugetlbfs memory on any node" jq -e --argjson p "$G" '.vms[] | select(.pid == $p) | [.numa.hugetlb_nodes[]] | add == 0' "$TEST_TMP/exact.json"
 
 # Two nodes of one CPU each, around the live /proc.
 S=$TEST_TMP/sys

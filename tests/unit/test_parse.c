@@ -422,6 +422,30 @@ static void cpu_lists_as_bits(void **state)
 	assert_true(allowed[0] == 0xa);
 }
 
+static void numa_maps_forms(void **state)
+{
+	(void)state;
+	struct numa_maps_sum m;
+	const char real[] = "55d0c0a00000 default file=/usr/bin/qemu mapped=800 N0=800 kernelpagesize_kB=4\n"
+			    "7f5000000000 default\n"
+			    "7f4000000000 bind:1 file=/dev/hugepages/qemu_back_mem.pc.ram huge dirty=512 N1=512 kernelpagesize_kB=2048\n"
+			    "7f1000000000 interleave:0-1 anon=3 dirty=3 N0=1 N1=2 kernelpagesize_kB=4\n";
+	assert_int_equal(parse_numa_maps(real, sizeof(real) - 1, &m), 0);
+	assert_int_equal(m.nnodes, 2);
+	assert_true(m.bytes[0] == 801 * 4096 && m.bytes[1] == 512LL * 2048 * 1024 + 2 * 4096);
+	assert_true(m.hugetlb_bytes[0] == 0 && m.hugetlb_bytes[1] == 512LL * 2048 * 1024);
+	assert_int_equal(parse_numa_maps("", 0, &m), 0); /* no mapping: nothing on any node */
+	assert_int_equal(m.nnodes, 0);
+	m.nnodes = 7;
+	assert_int_equal(parse_numa_maps(S("7f00 default anon=1 N0=1 kernelpagesize_kB=4"), &m), -EINVAL); /* cut */
+	assert_int_equal(parse_numa_maps(S("7f00 default anon=1 N0=1\n"), &m), -EINVAL); /* no page size */
+	assert_int_equal(parse_numa_maps(S("7f00 default N64=1 kernelpagesize_kB=4\n"), &m), -EINVAL);
+	assert_int_equal(parse_numa_maps(S("7f00 default N0=x kernelpagesize_kB=4\n"), &m), -EINVAL);
+	assert_int_equal(parse_numa_maps(S("7f00 default N0=1 kernelpagesize_kB=0\n"), &m), -EINVAL);
+	assert_int_equal(parse_numa_maps(S("7f00 default N0=9223372036854775807 kernelpagesize_kB=4\n"), &m), -EINVAL);
+	assert_int_equal(m.nnodes, 7); /* untouched by the bad ones */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -432,7 +456,7 @@ int main(void)
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),
 		cmocka_unit_test(advisor_mode), cmocka_unit_test(fuzz_regressions),
 		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(qemu_taps), cmocka_unit_test(numa_stat_forms),
-		cmocka_unit_test(cpu_lists_as_bits),
+		cmocka_unit_test(cpu_lists_as_bits), cmocka_unit_test(numa_maps_forms),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void vm_numa_unknown(struct vm_numa *ret) { memset(ret, 0, sizeof(*ret)); }
@@ -52,4 +53,35 @@ void vm_vcpu_nodes_read(const struct io_root *root, const struct host_numa *host
 	ret->vcpu_nodes = nodes;
 	ret->vcpu_nodes_known = true;
 	ret->vcpu_nodes_why[0] = '\0';
+}
+
+void vm_numa_maps_read(const struct io_root *root, const pid_t *pids, size_t npids, struct vm_numa *ret)
+{
+	struct numa_maps_sum sum = {0};
+	ret->maps_known = false;
+	for (size_t i = 0; i < npids; i++) {
+		char *buf;
+		size_t len;
+		struct numa_maps_sum one;
+		int r = io_read_alloc(root, IO_PROC, &buf, &len, "%d/numa_maps", (int)pids[i]);
+		if (r == 0) {
+			r = parse_numa_maps(buf, len, &one);
+			free(buf);
+		}
+		if (r < 0 && i > 0)
+			continue; /* a helper that exits is no longer counted */
+		if (r < 0) {
+			snprintf(ret->maps_why, sizeof(ret->maps_why), "numa_maps: %s",
+				 r == -EINVAL ? "malformed or cut" : strerror(-r));
+			return;
+		}
+		for (size_t k = 0; k < one.nnodes; k++) {
+			sum.bytes[k] += one.bytes[k];
+			sum.hugetlb_bytes[k] += one.hugetlb_bytes[k];
+		}
+		sum.nnodes = one.nnodes > sum.nnodes ? one.nnodes : sum.nnodes;
+	}
+	ret->maps = sum;
+	ret->maps_known = true;
+	ret->maps_why[0] = '\0';
 }
