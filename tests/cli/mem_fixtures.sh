@@ -182,6 +182,8 @@ check "a vCPU's status without Cpus_allowed_list: vcpu_nodes null with the reaso
 check "no vCPU threads: vcpu_nodes null, never []" jq -e '.vms[] | select(.name=="gone") | .numa.vcpu_nodes == null and .numa.vcpu_nodes_unavailable == "no vCPU threads found"' "$TEST_TMP/io.json"
 "$VMHOST" --proc-root $IF/proc --sys-root $VMHOST_FIXTURES/host-v1/sys mem --json >"$TEST_TMP/io-nonuma.json" 2>/dev/null
 check "no node tree under /sys: vcpu_nodes null with the reason" jq -e '.vms[] | select(.name=="v2disk") | .numa.vcpu_nodes == null and (.numa.vcpu_nodes_unavailable | test("no NUMA topology"))' "$TEST_TMP/io-nonuma.json"
+"$VMHOST" --proc-root $IF/proc --sys-root $IF/sys doctor --interval 0 --json >"$TEST_TMP/io-doctor.json"
+check "doctor: v2disk's memory 75% on node 1 while its vCPUs run on node 0; v1disk's vCPUs span both" jq -e '[.findings[] | select(.id == "vm-numa-remote-memory") | [.vm, .evidence.memory_nodes, .evidence.vcpu_nodes, (.evidence.remote_percent | floor)]] == [["v2disk","1","0",75]]' "$TEST_TMP/io-doctor.json"
 "$VMHOST" --proc-root $IF/proc --sys-root $IF/sys --csv mem >"$TEST_TMP/io.csv"
 check "CSV: the io fields and the interfaces as JSON" sh -c "head -1 '$TEST_TMP/io.csv' | grep -q ',io.read_bytes,io.write_bytes,.*,interfaces,interfaces_unavailable' && grep -q '^4001,.*vnet0' '$TEST_TMP/io.csv'"
 
