@@ -1,6 +1,6 @@
 /* A VM's I/O and placement counters (parse/io_stat.c, parse/numa_stat.c): /proc/PID/io,
- * io.stat, blkio, fdinfo's iff:, net/dev, numa_stat, numa_maps, a task's Cpus_allowed_list, and
- * whether a QEMU command line has a tap.
+ * io.stat, blkio, fdinfo's iff:, a macvtap's /dev/tapN, net/dev, numa_stat, numa_maps, a task's
+ * Cpus_allowed_list, and whether a QEMU command line has a tap.
  * No figure read is negative, a name stays in its buffer, a failed parse leaves its outputs as
  * they were, and a cgroup's sums never fall below one device's figure. */
 #include <errno.h>
@@ -54,6 +54,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_CHECK(maps.nnodes == 99);
 	}
+	char target[64];
+	snprintf(target, sizeof(target), "%.*s", (int)(size < 63 ? size : 63), buf);
+	int ifindex = -1;
+	if (parse_dev_tap(target, &ifindex) == 0)
+		FUZZ_CHECK(ifindex > 0 && !strncmp(target, "/dev/tap", 8));
+	else
+		FUZZ_CHECK(ifindex == -1);
 	(void)qemu_cmdline_has_tap(buf, size);
 	return 0;
 }

@@ -422,6 +422,21 @@ static void cpu_lists_as_bits(void **state)
 	assert_true(allowed[0] == 0xa);
 }
 
+static void macvtap_devices(void **state)
+{
+	(void)state;
+	int ifindex = -1;
+	assert_int_equal(parse_dev_tap("/dev/tap12", &ifindex), 0);
+	assert_int_equal(ifindex, 12);
+	assert_int_equal(parse_dev_tap("/dev/tap", &ifindex), -EINVAL);
+	assert_int_equal(parse_dev_tap("/dev/tap0", &ifindex), -EINVAL); /* no interface has ifindex 0 */
+	assert_int_equal(parse_dev_tap("/dev/tap1x", &ifindex), -EINVAL);
+	assert_int_equal(parse_dev_tap("/dev/tape", &ifindex), -EINVAL);
+	assert_int_equal(parse_dev_tap("/dev/net/tun", &ifindex), -EINVAL);
+	assert_int_equal(parse_dev_tap("/dev/tap99999999999", &ifindex), -EINVAL);
+	assert_int_equal(ifindex, 12); /* untouched */
+}
+
 static void numa_maps_forms(void **state)
 {
 	(void)state;
@@ -457,6 +472,7 @@ int main(void)
 		cmocka_unit_test(advisor_mode), cmocka_unit_test(fuzz_regressions),
 		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(qemu_taps), cmocka_unit_test(numa_stat_forms),
 		cmocka_unit_test(cpu_lists_as_bits), cmocka_unit_test(numa_maps_forms),
+		cmocka_unit_test(macvtap_devices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
