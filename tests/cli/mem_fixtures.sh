@@ -190,6 +190,12 @@ check "no vCPU threads: vcpu_nodes null, never []" jq -e '.vms[] | select(.name=
 check "no node tree under /sys: vcpu_nodes null with the reason" jq -e '.vms[] | select(.name=="v2disk") | .numa.vcpu_nodes == null and (.numa.vcpu_nodes_unavailable | test("no NUMA topology"))' "$TEST_TMP/io-nonuma.json"
 "$VMHOST" --proc-root $IF/proc --sys-root $IF/sys doctor --interval 0 --json >"$TEST_TMP/io-doctor.json"
 check "doctor: v2disk's memory 75% on node 1 while its vCPUs run on node 0; v1disk's vCPUs span both" jq -e '[.findings[] | select(.id == "vm-numa-remote-memory") | [.vm, .evidence.memory_nodes, .evidence.vcpu_nodes, (.evidence.remote_percent | floor)]] == [["v2disk","1","0",75]]' "$TEST_TMP/io-doctor.json"
+"$VMHOST" --proc-root $IF/proc --sys-root $IF/sys mem >"$TEST_TMP/io.txt"
+"$VMHOST" --proc-root $IF/proc --sys-root $IF/sys mem --io-columns >"$TEST_TMP/io-cols.txt"
+check "the default table stays narrow: no I/O columns" sh -c "! grep -q 'IO READ' '$TEST_TMP/io.txt'"
+check "--io-columns: IO READ and IO WRITE, v2disk's 1.00 MiB read and 256 MiB written" sh -c "head -1 '$TEST_TMP/io-cols.txt' | grep -Eq 'IO READ +IO WRITE\$' && grep -Eq '^4001 .* 1\.00 MiB +256 MiB\$' '$TEST_TMP/io-cols.txt'"
+check "--io-columns: unknown I/O is n/a, never 0" grep -Eq '^4004 .* n/a +n/a$' "$TEST_TMP/io-cols.txt"
+check "--io-columns without --interval: no rates" sh -c "! grep -q 'WRITE/S' '$TEST_TMP/io-cols.txt'"
 "$VMHOST" --proc-root $IF/proc --sys-root $IF/sys --csv mem >"$TEST_TMP/io.csv"
 check "CSV: the io fields and the interfaces as JSON" sh -c "head -1 '$TEST_TMP/io.csv' | grep -q ',io.read_bytes,io.write_bytes,.*,interfaces,interfaces_unavailable' && grep -q '^4001,.*vnet0' '$TEST_TMP/io.csv'"
 
