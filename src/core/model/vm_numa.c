@@ -7,18 +7,22 @@
 
 void vm_numa_unknown(struct vm_numa *ret) { memset(ret, 0, sizeof(*ret)); }
 
-/* The nodes of the CPUs a thread is allowed on, into *nodes. 0 or a negative errno. */
-static int thread_nodes(const struct io_root *root, const struct host_numa *host, pid_t pid, pid_t tid,
-			uint64_t *nodes)
+/* The nodes of the CPUs a thread is allowed on, into *nodes. 0, -ESRCH when the thread is gone,
+ * or another negative errno with why set. */
+static int thread_nodes(const struct io_root *root, const struct host_numa *host, pid_t pid, const struct vcpu *v,
+			uint64_t *nodes, char *why, size_t cap)
 {
 	char buf[4096];
-	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/status", (int)pid, (int)tid);
-	if (n < 0)
-		return (int)n;
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/task/%d/status", (int)pid, (int)v->tid);
+	if (n == -ENOENT || n == -ESRCH)
+		return -ESRCH;
 	uint64_t cpus[HOST_CPUS_MAX / 64] = {0};
-	int r = parse_cpus_allowed(buf, (size_t)n, cpus, HOST_CPUS_MAX);
-	if (r < 0)
+	int r = n < 0 ? (int)n : parse_cpus_allowed(buf, (size_t)n, cpus, HOST_CPUS_MAX);
+	if (r < 0) {
+		snprintf(why, cap, "vCPU %d's status (task %d): %s", v->index, (int)v->tid,
+			 n < 0 ? strerror(-r) : r == -ENOENT ? "no Cpus_allowed_list" : "unreadable Cpus_allowed_list");
 		return r;
+	}
 	for (int c = 0; c < HOST_CPUS_MAX; c++)
 		if ((cpus[c / 64] >> (c % 64) & 1) && host->cpu_node[c] >= 0)
 			*nodes |= UINT64_C(1) << host->cpu_node[c];
@@ -38,17 +42,20 @@ void vm_vcpu_nodes_read(const struct io_root *root, const struct host_numa *host
 		snprintf(ret->vcpu_nodes_why, sizeof(ret->vcpu_nodes_why), "%s", why);
 		return;
 	}
-	uint64_t nodes = 0;
-	if (host->nnodes == 1)
-		nodes = 1; /* every CPU is node 0's */
+	uint64_t nodes = host->nnodes == 1 ? 1 : 0; /* one node: every CPU is node 0's, nothing to read */
+	size_t read = 0;
 	for (size_t i = 0; host->nnodes > 1 && i < cpu->nvcpus; i++) {
-		int r = thread_nodes(root, host, pid, cpu->vcpus[i].tid, &nodes);
-		if (r < 0) {
-			snprintf(ret->vcpu_nodes_why, sizeof(ret->vcpu_nodes_why), "vCPU %d's status (task %d): %s",
-				 cpu->vcpus[i].index, (int)cpu->vcpus[i].tid,
-				 r == -ENOENT ? "no Cpus_allowed_list" : strerror(-r));
+		/* A vCPU thread gone since it was listed (unplugged, or the VM stopping) is left out. */
+		int r = thread_nodes(root, host, pid, &cpu->vcpus[i], &nodes, ret->vcpu_nodes_why,
+				     sizeof(ret->vcpu_nodes_why));
+		if (r < 0 && r != -ESRCH)
 			return;
-		}
+		read += r == 0;
+	}
+	if (!nodes) {
+		snprintf(ret->vcpu_nodes_why, sizeof(ret->vcpu_nodes_why), "%s",
+			 read ? "its vCPUs' CPUs are in no node's cpulist" : "its vCPU threads are gone");
+		return;
 	}
 	ret->vcpu_nodes = nodes;
 	ret->vcpu_nodes_known = true;
