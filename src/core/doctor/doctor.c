@@ -652,6 +652,7 @@ static void check_small_pages(const struct doctor_rule *r, const struct doctor_e
 		ev_bytes(f, "guest_ram_bytes", ram);
 		ev_bytes(f, "rss_anon_bytes", anon);
 		ev_bytes(f, "thp_bytes", thp);
+		ev_str(f, "thp_source", vm->cg.thp_bytes.known ? "cgroup memory.stat" : "smaps_rollup AnonHugePages");
 		ev_num(f, "thp_percent", DV_PERCENT, pct);
 		ev_str(f, "transparent_hugepage", e->thp_mode);
 		ev_int(f, "ksm_merging_pages", vm->mem.ksm_merging_pages);
