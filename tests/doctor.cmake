@@ -5,6 +5,7 @@ vmhost_script_test(doctor_live live/doctor_live.sh "live" ksm)
 vmhost_script_test(doctor_growth_live live/doctor_growth.sh "live")
 vmhost_script_test(doctor_growth_writes_live live/doctor_growth_writes.sh "live")
 vmhost_script_test(doctor_small_pages_live live/doctor_small_pages.sh "live")
+vmhost_script_test(doctor_numa_live live/doctor_numa.sh "live")
 vmhost_script_test(doctor_vcpu_live live/doctor_vcpu.sh "live")
 vmhost_script_test(doctor_kvm_live live/doctor_kvm.sh "live")
 # Skipped (not passed, not failed) only where /dev/kvm is absent.

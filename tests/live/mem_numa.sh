@@ -40,11 +40,7 @@ check "--exact: no hugetlbfs memory on any node" jq -e --argjson p "$G" '.vms[] 
 
 # Two nodes of one CPU each, around the live /proc.
 S=$TEST_TMP/sys
-mkdir -p "$S/devices/system/node/node0" "$S/devices/system/node/node1"
-for d in /sys/*; do [ "$d" = /sys/devices ] || ln -s "$d" "$S/${d##*/}"; done
-echo 0-1 >"$S/devices/system/node/online"
-echo 0 >"$S/devices/system/node/node0/cpulist"
-echo 1 >"$S/devices/system/node/node1/cpulist"
+two_node_sys "$S"
 two() { "$VMHOST" --sys-root "$S" mem --json >"$TEST_TMP/two.json" || die "mem on two nodes failed"; numa "$TEST_TMP/two.json" "$G" | jq -c .vcpu_nodes; }
 taskset -pc 0 "$T0" >/dev/null && taskset -pc 0 "$T1" >/dev/null || die "taskset failed"
 check "both vCPUs on CPU 0: node [0]" [ "$(two)" = "[0]" ]

@@ -715,8 +715,8 @@ static void check_numa_remote(const struct doctor_rule *r, const struct doctor_e
 		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
 		advise(f, "every access from its vCPUs to that memory crosses the interconnect: bind its memory to its "
 			  "vCPUs' node%s (libvirt <numatune><memory mode='strict' nodeset='%s'/>, QEMU under numactl "
-			  "--cpunodebind=%s --membind=%s; move what is there with migratepages PID %s %s), or let its "
-			  "vCPUs run where the memory is", strchr(cpu, ',') ? "s" : "", cpu, cpu, cpu, mem, cpu);
+			  "--cpunodebind=%s --membind=%s; move what is there with migratepages %d %s %s), or let its "
+			  "vCPUs run where the memory is", strchr(cpu, ',') ? "s" : "", cpu, cpu, cpu, (int)vm->pid, mem, cpu);
 	}
 }
 
