@@ -1,4 +1,4 @@
-/* A kernel CPU list (parse_cpu_list_count, /sys/devices/system/cpu/online): a count is at least
+/* A kernel CPU list (parse_cpu_list_count and parse_cpu_list, /sys/devices/system/cpu/online): a count is at least
  * one CPU and at most 2^20, else -EINVAL or -ERANGE; the count printed as a list of ranges (of at
  * most 65537 CPUs each, the longest range it takes) counts the same. */
 #include <errno.h>
@@ -21,5 +21,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	fuzz_puts(&text, "\n");
 	FUZZ_CHECK(parse_cpu_list_count(text.buf, text.len) == n);
+	/* As a bit set: the same count where every CPU fits, and no more bits set (a CPU listed twice counts twice). */
+	uint64_t bits[16] = {0};
+	int b = parse_cpu_list((const char *)data, size, bits, 1024);
+	FUZZ_CHECK(b == n || b == -ERANGE);
+	int set = 0;
+	for (size_t i = 0; b == n && i < 16; i++)
+		set += __builtin_popcountll(bits[i]);
+	FUZZ_CHECK(b != n || (set >= 1 && set <= n)); /* "1,1" counts 2, sets 1 */
 	return 0;
 }

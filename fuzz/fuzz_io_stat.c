@@ -1,7 +1,10 @@
 /* A VM's I/O and placement counters (parse/io_stat.c, parse/numa_stat.c): /proc/PID/io,
- * io.stat, blkio, fdinfo's iff:, net/dev, numa_stat, and whether a QEMU command line has a tap.
+ * io.stat, blkio, fdinfo's iff:, a macvtap's /dev/tapN, net/dev, numa_stat, numa_maps, a task's
+ * Cpus_allowed_list, and whether a QEMU command line has a tap.
  * No figure read is negative, a name stays in its buffer, a failed parse leaves its outputs as
  * they were, and a cgroup's sums never fall below one device's figure. */
+#include <errno.h>
+
 #include "fuzz.h"
 #include "parse/io_stat.h"
 #include "parse/numa_stat.h"
@@ -38,6 +41,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_CHECK(n <= NUMA_NODES_MAX && (r == 0 || n == 0));
 	for (size_t i = 0; i < NUMA_NODES_MAX; i++)
 		FUZZ_CHECK(nodes[i] >= 0 && (i < n || nodes[i] == 0));
+	uint64_t cpus[2] = {0};
+	r = parse_cpus_allowed(buf, size, cpus, 128);
+	FUZZ_CHECK(r == 0 || r == -ENOENT || r == -EINVAL || r == -ERANGE);
+	FUZZ_CHECK(r != -ENOENT || (cpus[0] == 0 && cpus[1] == 0));
+	struct numa_maps_sum maps = {.nnodes = 99};
+	if (parse_numa_maps(buf, size, &maps) == 0) {
+		FUZZ_CHECK(maps.nnodes <= NUMA_NODES_MAX);
+		for (size_t i = 0; i < NUMA_NODES_MAX; i++)
+			FUZZ_CHECK(maps.hugetlb_bytes[i] >= 0 && maps.hugetlb_bytes[i] <= maps.bytes[i] &&
+				   (i < maps.nnodes || maps.bytes[i] == 0));
+	} else {
+		FUZZ_CHECK(maps.nnodes == 99);
+	}
+	char target[64];
+	snprintf(target, sizeof(target), "%.*s", (int)(size < 63 ? size : 63), buf);
+	int ifindex = -1;
+	if (parse_dev_tap(target, &ifindex) == 0)
+		FUZZ_CHECK(ifindex > 0 && !strncmp(target, "/dev/tap", 8));
+	else
+		FUZZ_CHECK(ifindex == -1);
 	(void)qemu_cmdline_has_tap(buf, size);
 	return 0;
 }

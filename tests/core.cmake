@@ -22,6 +22,8 @@ vmhost_script_test(cli_mem_fixtures cli/mem_fixtures.sh "cli;sanitize")
 vmhost_script_test(cli_usage cli/usage.sh "cli;sanitize")
 vmhost_script_test(live_mem_processes live/mem_processes.sh "live")
 vmhost_script_test(live_mem_memo live/mem_memo.sh "live")
+vmhost_script_test(live_mem_numa live/mem_numa.sh "live")
+vmhost_script_test(live_mem_io_columns live/mem_io_columns.sh "live")
 vmhost_script_test(live_churn live/churn.sh "live")
 vmhost_script_test(live_share live/share_live.sh "live")
 # A VM moved between cgroups while read (issue 13: bad input).

@@ -78,6 +78,19 @@ fake_guest() {
 	die "fake guest $name did not start"
 }
 
+# two_node_sys DIR: a sys root in DIR of two NUMA nodes holding CPU 0 (node 0) and CPU 1 (node 1),
+# the rest of this host's /sys linked in: the live /proc read as on a two-node host.
+two_node_sys() {
+	local s=$1 d
+	mkdir -p "$s/devices/system/node/node0" "$s/devices/system/node/node1"
+	for d in /sys/*; do [ "$d" = /sys/devices ] || ln -s "$d" "$s/${d##*/}"; done
+	for d in /sys/devices/*; do [ "$d" = /sys/devices/system ] || ln -s "$d" "$s/devices/${d##*/}"; done
+	for d in /sys/devices/system/*; do [ "$d" = /sys/devices/system/node ] || ln -s "$d" "$s/devices/system/${d##*/}"; done
+	echo 0-1 >"$s/devices/system/node/online"
+	echo 0 >"$s/devices/system/node/node0/cpulist"
+	echo 1 >"$s/devices/system/node/node1/cpulist"
+}
+
 # without_library NAME CMD...: runs CMD where the dynamic loader finds no libNAME (root): in a mount
 # namespace of its own, the library's directory is replaced by symbolic links to everything else
 # in it. For the libraries vmhost loads when a command needs them (src/core/base/dynlib.h).

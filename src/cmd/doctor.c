@@ -90,7 +90,8 @@ static int read_growth(const struct ctx *ctx, const char *db, double warmup, str
 		struct doctor_growth *d = &e->growth[e->ngrowth++];
 		*d = (struct doctor_growth){.pid = v->vm.pid, .bytes_per_hour = v->result.bytes_per_hour,
 					    .growth_bytes = v->result.growth_bytes, .first_seconds = v->result.first_t,
-					    .samples = v->result.samples, .overhead_bytes = v->last_overhead};
+					    .samples = v->result.samples, .overhead_bytes = v->last_overhead,
+					    .written_bytes = v->written_bytes};
 		memcpy(d->name, v->vm.name, sizeof(d->name));
 	}
 	e->growth_known = true;

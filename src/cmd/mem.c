@@ -19,6 +19,7 @@ struct mem_opts {
 	int guest_poll_seconds;    /* --guest-poll: set the balloon's stats polling interval first */
 	bool io;                   /* --io: each QEMU's disks (QMP query-blockstats, or libvirt's) */
 	const char *libvirt_uri;   /* --libvirt-uri; NULL: qemu:///system */
+	bool io_columns;           /* --io-columns: the VMM's storage I/O in the human table too */
 };
 
 static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
@@ -42,6 +43,7 @@ static const struct opt mem_opt_table[] = {
 	{OPT("pss-budget", 'b', OPT_NUMBER), OPT_AT(struct mem_opts, pss_budget_seconds), .lo = 0, .hi = 60,
 	 .error = "--pss-budget takes seconds (0 to 60, e.g. 0.005), not '%s'"},
 	{OPT("guest", 'g', OPT_FLAG), OPT_AT(struct mem_opts, guest)},
+	{OPT("io-columns", 0, OPT_FLAG), OPT_AT(struct mem_opts, io_columns)},
 	{OPT("guest-poll", 'G', OPT_COUNT), OPT_AT(struct mem_opts, guest_poll_seconds), .lo = 1, .hi = 3600,
 	 .error = "--guest-poll takes whole seconds (1 to 3600), not '%s'", .call = opt_guest_poll},
 	{OPT("io", 'I', OPT_FLAG), OPT_AT(struct mem_opts, io)},
@@ -51,7 +53,8 @@ static const struct opt mem_opt_table[] = {
 
 static void mem_help(void)
 {
-	printf("usage: vmhost mem [--pid PID]... [--exact] [--interval SEC] [--guest] [--io] [--json|--csv] [--bytes]\n"
+	printf("usage: vmhost mem [--pid PID]... [--exact] [--interval SEC] [--guest] [--io] [--io-columns]\n"
+	       "                  [--json|--csv] [--bytes]\n"
 	       "\n"
 	       "Per-VM memory: every QEMU (qemu-system-*, qemu-kvm, Proxmox kvm), cloud-hypervisor,\n"
 	       "firecracker and crosvm process, with helpers (swtpm, virtiofsd) that share its cgroup scope.\n"
@@ -95,6 +98,9 @@ static void mem_help(void)
 	       "                  cache mode and AIO its command line gives each disk\n"
 	       "  --libvirt-uri URI  libvirt to ask for those, read-only (default qemu:///system), one\n"
 	       "                  call for every domain, 0.75 s at most\n"
+	       "  --io-columns    the table also shows the storage I/O of the VMM and its helpers\n"
+	       "                  (/proc/PID/io): IO READ, IO WRITE, and with --interval READ/S, WRITE/S\n"
+	       "                  (JSON and CSV always have them, as io.*)\n"
 	       "\n"
 	       "JSON adds per VM: cpu_seconds, vcpu_delay_seconds, vcpus (index, tid, cpu/delay seconds\n"
 	       "and percent), cgroup_memory_bytes, cgroup_memory_limit_bytes (null: unlimited),\n"
@@ -232,7 +238,7 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 }
 
 /* The human table shows the rates only when measured, the cgroup only when a VM has one, the
- * huge pages only when a VM has some, the guest's view only when asked. */
+ * huge pages only when a VM has some, the guest's view and the storage I/O only when asked. */
 static void mem_columns(struct col *cols, const struct mem_opts *o, const struct vm_list *vms)
 {
 	memcpy(cols, vm_cols, sizeof(vm_cols));
@@ -246,6 +252,14 @@ static void mem_columns(struct col *cols, const struct mem_opts *o, const struct
 	vm_cols_hugetlb(cols, vms);
 	if (!o->guest)
 		cols[VMC_BALLOON].flags = cols[VMC_GUEST_AVAIL].flags = COL_JSON_ONLY;
+	if (o->io_columns) {
+		cols[VMC_IO_READ].flags &= ~(unsigned)COL_JSON_ONLY;
+		cols[VMC_IO_WRITE].flags &= ~(unsigned)COL_JSON_ONLY;
+	}
+	if (o->io_columns && o->interval_seconds > 0) {
+		cols[VMC_IO_READ_RATE].flags &= ~(unsigned)COL_JSON_ONLY;
+		cols[VMC_IO_WRITE_RATE].flags &= ~(unsigned)COL_JSON_ONLY;
+	}
 }
 
 /* The VMs' table in the columns mem_columns chose (kept as long as the table is), by PSS. NULL

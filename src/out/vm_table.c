@@ -82,19 +82,53 @@ static void disks_json(struct json *j, const char *key, const void *value)
 	json_array_end(j);
 }
 
-/* The scope's memory per NUMA node: {"nodes": {"0": bytes, ...}, "vcpu_nodes": null (not read yet)}. */
-static void numa_json(struct json *j, const char *key, const void *value)
+/* Bytes per node as {"0": bytes, ...}. */
+static void nodes_json(struct json *j, const char *key, const int64_t *bytes, size_t n)
 {
-	const struct vm_cgroup *cg = value;
 	json_object_begin(j, key);
-	json_object_begin(j, "nodes");
-	for (size_t i = 0; i < cg->numa_nodes; i++) {
+	for (size_t i = 0; i < n; i++) {
 		char node[24];
 		snprintf(node, sizeof(node), "%zu", i);
-		json_int(j, node, cg->numa_bytes[i]);
+		json_int(j, node, bytes[i]);
 	}
 	json_object_end(j);
-	json_null(j, "vcpu_nodes");
+}
+
+/* Where the VM's memory sits (its scope's numa_stat, or with --exact its numa_maps, whose huge
+ * pages are also apart) and the nodes its vCPUs may run on: {"nodes": {"0": bytes, ...},
+ * "vcpu_nodes": [0], ...}, each unknown one null with its reason. */
+static void numa_json(struct json *j, const char *key, const void *value)
+{
+	const struct vm *vm = value;
+	const struct vm_cgroup *cg = &vm->cg;
+	const struct vm_numa *n = &vm->numa;
+	bool exact = n->maps_known || n->maps_why[0];
+	json_object_begin(j, key);
+	if (n->maps_known)
+		nodes_json(j, "nodes", n->maps.bytes, n->maps.nnodes);
+	else if (!exact && cg->numa_known)
+		nodes_json(j, "nodes", cg->numa_bytes, cg->numa_nodes);
+	else
+		json_null(j, "nodes");
+	json_string(j, "nodes_source", n->maps_known ? "numa_maps" : !exact && cg->numa_known ? "numa_stat" : NULL);
+	json_string(j, "nodes_unavailable", exact ? or_null(n->maps_why)
+					    : cg->numa_known ? NULL
+					    : vm->vm_scope ? "no memory.numa_stat in its cgroup scope"
+							   : "no cgroup scope of its own");
+	if (n->maps_known)
+		nodes_json(j, "hugetlb_nodes", n->maps.hugetlb_bytes, n->maps.nnodes);
+	else
+		json_null(j, "hugetlb_nodes");
+	if (n->vcpu_nodes_known) {
+		json_array_begin(j, "vcpu_nodes");
+		for (int i = 0; i < NUMA_NODES_MAX; i++)
+			if (n->vcpu_nodes >> i & 1)
+				json_int(j, NULL, i);
+		json_array_end(j);
+	} else {
+		json_null(j, "vcpu_nodes");
+	}
+	json_string(j, "vcpu_nodes_unavailable", n->vcpu_nodes_known ? NULL : n->vcpu_nodes_why);
 	json_object_end(j);
 }
 
@@ -244,7 +278,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_OOM, cg->oom_kills);
 	table_set_maybe(t, VMC_CG_HUGETLB, cg->hugetlb_bytes);
 	table_set_maybe(t, VMC_THP, vm->thp_bytes);
-	table_set_value(t, VMC_NUMA, cg->numa_known ? cg : NULL); /* null: no numa_stat (no scope) */
+	table_set_value(t, VMC_NUMA, vm);
 	for (int k = 0; k < PRESSURE_NKINDS; k++) {
 		if (!cg->have_pressure[k])
 			continue;

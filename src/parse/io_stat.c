@@ -128,6 +128,24 @@ int parse_fdinfo_iff(const char *buf, size_t len, char *name, size_t cap)
 	return -ENOENT;
 }
 
+int parse_dev_tap(const char *target, int *ret_ifindex)
+{
+	static const char prefix[] = "/dev/tap";
+	size_t pl = sizeof(prefix) - 1;
+	if (strncmp(target, prefix, pl) || !target[pl])
+		return -EINVAL;
+	int v = 0;
+	for (const char *p = target + pl; *p; p++) {
+		if (*p < '0' || *p > '9' || v > (INT32_MAX - (*p - '0')) / 10)
+			return -EINVAL;
+		v = v * 10 + (*p - '0');
+	}
+	if (v <= 0) /* ifindex 0 is no interface */
+		return -EINVAL;
+	*ret_ifindex = v;
+	return 0;
+}
+
 /* "  name: rx_bytes rx_packets errs drop fifo frame compressed multicast tx_bytes tx_packets errs
  * drop fifo colls carrier compressed" */
 static int net_dev_line(const char *p, const char *nl, struct net_dev_stats *ret)

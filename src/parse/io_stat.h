@@ -32,6 +32,10 @@ int parse_blkio(const char *buf, size_t len, int64_t *ret_read, int64_t *ret_wri
  * the name does not fit or is none the kernel allows (a NUL, '/', ':' or a blank in it). */
 int parse_fdinfo_iff(const char *buf, size_t len, char *name, size_t cap);
 
+/* A macvtap's character device, as a VMM's fd links to it ("/dev/tap12"), into its interface's
+ * ifindex (12). 0, or -EINVAL when target is no /dev/tapN. */
+int parse_dev_tap(const char *target, int *ret_ifindex);
+
 /* Whether a QEMU command line (NUL-separated) has a tap network backend (-netdev, -nic or -net
  * of type tap or bridge, in the key=value or the JSON form): only then has it tun fds to look at. */
 bool qemu_cmdline_has_tap(const char *cmdline, size_t len);

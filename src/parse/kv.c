@@ -225,7 +225,7 @@ static long cpu_number(const char *buf, size_t len, size_t *i)
 	return *i == start || (*i < len && buf[*i] >= '0' && buf[*i] <= '9') ? -1 : v;
 }
 
-int parse_cpu_list_count(const char *buf, size_t len)
+int parse_cpu_list(const char *buf, size_t len, uint64_t *bits, size_t nbits)
 {
 	long n = 0;
 	size_t i = 0;
@@ -237,6 +237,10 @@ int parse_cpu_list_count(const char *buf, size_t len)
 		}
 		if (a < 0 || b < a || b - a > 65536)
 			return -EINVAL;
+		if (bits && (size_t)b >= nbits)
+			return -ERANGE;
+		for (long c = a; bits && c <= b; c++)
+			bits[c / 64] |= UINT64_C(1) << (c % 64);
 		n += b - a + 1;
 		if (n > 1 << 20)
 			return -ERANGE;
@@ -247,6 +251,8 @@ int parse_cpu_list_count(const char *buf, size_t len)
 	}
 	return n ? (int)n : -EINVAL;
 }
+
+int parse_cpu_list_count(const char *buf, size_t len) { return parse_cpu_list(buf, len, NULL, 0); }
 
 int parse_hugepages_dir(const char *name, int64_t *ret_bytes)
 {

@@ -119,6 +119,9 @@ int parse_sysfs_choice(const char *buf, char *ret, size_t cap);
 /* How many CPUs a kernel CPU list names ("0-3,6,8-9\n" -> 7, /sys/devices/system/cpu/online).
  * Returns the count or -EINVAL/-ERANGE. */
 int parse_cpu_list_count(const char *buf, size_t len);
+/* The same list as a bit set: CPU c sets bits[c / 64] bit c % 64 (bits holds nbits, a multiple of
+ * 64, and is only added to); -ERANGE when a CPU is nbits or more (bits then partly set). */
+int parse_cpu_list(const char *buf, size_t len, uint64_t *bits, size_t nbits);
 
 /* A huge page pool's directory under /sys/kernel/mm/hugepages: "hugepages-2048kB" -> 2097152
  * (bytes). 0 or -EINVAL. */

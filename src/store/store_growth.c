@@ -19,6 +19,22 @@ void growth_scan_free(struct growth_scan *g)
 	g->n = 0;
 }
 
+/* What the VM wrote to storage between t0 and t1: its io_write counter's last minus its first
+ * known value there; unknown without two, or when the counter went back (not one process). */
+static maybe_i64 written_over(const struct store_vm_point *p, size_t n, double t0, double t1)
+{
+	const struct store_vm_point *first = NULL, *last = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!p[i].io_write.known || !(p[i].t >= t0 && p[i].t <= t1))
+			continue;
+		first = first ? first : &p[i];
+		last = &p[i];
+	}
+	if (!first || first == last || last->io_write.v < first->io_write.v)
+		return UNKNOWN;
+	return MAYBE(last->io_write.v - first->io_write.v);
+}
+
 static int judge(struct store *s, const struct growth_scan *g, const struct growth_params *params,
 		 struct growth_vm *v)
 {
@@ -42,6 +58,7 @@ static int judge(struct store *s, const struct growth_scan *g, const struct grow
 						 .populated = p[i].populated};
 	}
 	r = growth_assess(gp, m, v->vm.started_seconds, params, &v->result);
+	v->written_bytes = r == 0 ? written_over(p, n, v->result.first_t, v->result.last_t) : UNKNOWN;
 	free(gp);
 	free(p);
 	return r;

@@ -17,6 +17,7 @@ struct growth_vm {
 	struct store_vm vm;
 	struct growth_result result;
 	maybe_i64 last_overhead; /* the newest overhead figure in the window */
+	maybe_i64 written_bytes; /* written to storage (io_write) over the judged span; unknown without a trend */
 };
 
 struct growth_scan {

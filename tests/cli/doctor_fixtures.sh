@@ -51,7 +51,7 @@ for fx in "$VMHOST_FIXTURES"/doctor-*/; do
 		has("vm") and has("pid") and (.evidence|type)=="object" and (.evidence|length) > 0 and
 		(.advice|type)=="string" and (.advice|length) > 10)' "$TEST_TMP/$id.json"
 done
-check "an overlay for each of 21 fixture findings" [ "$n" -eq 21 ]
+check "an overlay for each of 23 fixture findings" [ "$n" -eq 23 ]
 
 # Who and what: the VM a finding concerns, and figures that prove it.
 J=$TEST_TMP
@@ -75,6 +75,8 @@ doctor "$t" --json >"$J/emulation.json"
 check "exits: web2 emulates 2 instructions per exit (no exit kind dominates), web1 stays I/O" jqe '[.findings[] | [.vm, .evidence.kind, .evidence.insn_emulation]] == [["web1","I/O",0],["web2","emulation",2000000]]' "$J/emulation.json"
 check "tap dropping: web1's vnet3, 1500 of the packets sent to the guest" jqe '.findings[0] | .vm=="web1" and .evidence.interface=="vnet3" and .evidence.tx_dropped==1500 and .evidence.rx_dropped==0 and (.summary|test("2.4% of the packets sent to the guest"))' "$J/vm-tap-dropping.json"
 check "hugepages: 2 GiB unused" jqe '.findings[0].evidence.unused_bytes==2147483648' "$J/hugepages-unused.json"
+check "small pages: web2's 2 GiB, none of it on THP while THP is madvise" jqe '.findings[0] | .vm=="web2" and .evidence.thp_bytes==0 and .evidence.transparent_hugepage=="madvise" and (.summary|test("^its 2.0 GiB of guest RAM is on 4 KiB pages")) and (.advice|contains("<hugepages/>") and contains("prealloc"))' "$J/vm-ram-small-pages.json"
+check "NUMA: 65% of web1's memory on node 1, its vCPUs on node 0" jqe '.findings[0] | .vm=="web1" and .evidence.remote_bytes==1526726656 and .evidence.memory_nodes=="1" and .evidence.vcpu_nodes=="0" and (.summary|test("^65% of its 2.2 GiB on node 1, its vCPUs on node 0$")) and (.advice|test("nodeset=.0."))' "$J/vm-numa-remote-memory.json"
 
 # Near misses: just below each threshold, nothing.
 near_miss() { # what OVERLAY-ID FILE CONTENT
@@ -98,6 +100,16 @@ near_miss "exits: fewer than a million in web1's life" vm-exits-dominated sys/ke
 near_miss "web2 merged 2% of the pages ksmd tracks" vm-ksm-no-yield proc/1002/ksm_stat 'ksm_rmap_items 524288\nksm_zero_pages 486\nksm_merging_pages 10000\nksm_mergeable: yes\n'
 near_miss "web2 yields nothing but ksmd has not scanned twice" vm-ksm-no-yield sys/kernel/mm/ksm/full_scans '1\n'
 near_miss "a tap dropping 0.8% of the packets sent to the guest" vm-tap-dropping proc/1001/net/dev ' vnet3: 50000000 40000 0 0 0 0 0 0 90000000 60000 0 500 0 0 0 0\n'
+W2='sys/fs/cgroup/machine.slice/machine-qemu\x2d2\x2dweb2.scope'
+near_miss "web2 with 6% of its anonymous memory on THP" vm-ram-small-pages "$W2/memory.stat" 'anon 2331803648\nanon_thp 140509184\n'
+near_miss "web2 merging 10% of its memory with KSM (which splits huge pages)" vm-ram-small-pages proc/1002/ksm_stat 'ksm_rmap_items 60000\nksm_zero_pages 0\nksm_merging_pages 57000\nksm_mergeable: yes\n'
+t=$(tree small-guest "$VMHOST_FIXTURES/doctor-vm-ram-small-pages")
+tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^size=2097152k$/size=1048576k/; s/"size":2147483648/"size":1073741824/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"
+sed -i 's/^RssAnon:.*/RssAnon:\t 1000000 kB/' "$t/proc/1002/status"
+check "near miss: web2 of 1 GiB, all on 4 KiB pages (small guests are not judged)" [ "$(ids "$t")" = "[]" ]
+near_miss "web1's memory 24% on node 1" vm-numa-remote-memory "$S/memory.numa_stat" 'anon N0=1772363776 N1=559669248\n'
+near_miss "web1's vCPUs allowed on both nodes" vm-numa-remote-memory proc/1001/task/1011/status 'Name:\tx\nCpus_allowed_list:\t0-7\n'
+near_miss "web1's remote memory under 256 MiB" vm-numa-remote-memory "$S/memory.numa_stat" 'anon N0=100000000 N1=200000000\n'
 near_miss "THP never with the only guest RAM on hugetlbfs" thp-never sys/kernel/mm/transparent_hugepage/enabled 'always [madvise] never\n'
 t=$(tree nested-cpu-host "$VMHOST_FIXTURES/doctor-kvm-nested-unused")
 tr '\0' '\n' <"$t/proc/1002/cmdline" | sed 's/^-smp$/-cpu\nhost\n-smp/' | tr '\n' '\0' >"$t/proc/1002/cmdline.new" && mv "$t/proc/1002/cmdline.new" "$t/proc/1002/cmdline"

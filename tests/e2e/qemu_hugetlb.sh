@@ -100,6 +100,8 @@ for form in backend mempath; do
 		[ "$(get $pid mem '[.memory_cost_bytes == .pss_bytes + 67108864, .memory_cost_bytes >= 67108864 + .overhead_bytes - (.rss_bytes - .pss_bytes)] | tostring')" = "[true,true]" ]
 	check "$form: --exact: 64 MiB of private huge pages, cost = exact PSS + 64 MiB" \
 		[ "$(get $pid exact '[.hugetlb_private_bytes, .hugetlb_shared_bytes, .memory_cost_bytes == .pss_bytes + 67108864] | tostring')" = "[$MIB64,0,true]" ]
+	check "$form: --exact: numa_maps recognises its 64 MiB of hugetlbfs guest RAM over the nodes" \
+		[ "$(get $pid exact '[.numa.nodes_source, ([.numa.hugetlb_nodes[]] | add)] | tostring')" = "[\"numa_maps\",$MIB64]" ]
 done
 check "host: at least the pages reserved here, used by at least these two" \
 	jq -e '.host.hugetlb_total_bytes >= 134217728 and .host.hugetlb_used_bytes >= 134217728' "$TEST_TMP/mem.json"

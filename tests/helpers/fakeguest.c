@@ -12,12 +12,16 @@
  *                                                   seconds (a booting guest); else fill, then mark
  *   -fake-unmap-after S                             unmap the upper half of its RAM S seconds after
  *                                                   it is filled (a mapping gone under a reader)
+ *   -fake-write BYTES_PER_SECOND -fake-write-file F write F steadily with O_DIRECT, 1 MiB at a time,
+ *                                                   round a 32 MiB ring (a guest writing its disk)
  * Prints "ready" on stdout once its memory is filled; stops on SIGTERM. */
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/bench/workload.h"
@@ -37,6 +41,40 @@ static void *busy_thread(void *arg)
 	for (;;)
 		(*spins)++;
 	return NULL;
+}
+
+struct writer {
+	int fd;
+	unsigned long long bytes_per_second;
+	void *buf;
+};
+
+#define WRITE_CHUNK (1u << 20)
+#define WRITE_RING (32u << 20)
+
+/* Writes a chunk every 1/(rate/chunk) seconds, O_DIRECT so /proc/PID/io counts every one. */
+static void *writer_thread(void *arg)
+{
+	struct writer *w = arg;
+	double period = (double)WRITE_CHUNK / (double)w->bytes_per_second;
+	struct timespec ts = {.tv_sec = (time_t)period, .tv_nsec = (long)((period - (double)(time_t)period) * 1e9)};
+	for (off_t off = 0;; off = (off + WRITE_CHUNK) % WRITE_RING) {
+		if (pwrite(w->fd, w->buf, WRITE_CHUNK, off) != (ssize_t)WRITE_CHUNK)
+			perror("fakeguest: write");
+		nanosleep(&ts, NULL);
+	}
+	return NULL;
+}
+
+static int start_writer(const char *path, unsigned long long bytes_per_second)
+{
+	static struct writer w;
+	w = (struct writer){.fd = open(path, O_WRONLY | O_CREAT | O_DIRECT, 0600), .bytes_per_second = bytes_per_second};
+	if (w.fd < 0 || posix_memalign(&w.buf, 4096, WRITE_CHUNK))
+		return -1;
+	memset(w.buf, 0xa5, WRITE_CHUNK);
+	pthread_t t;
+	return pthread_create(&t, NULL, writer_thread, &w) ? -1 : 0;
 }
 
 /* Threads that look like QEMU's, in its order: the RCU thread, the vCPUs by QEMU's names, an
@@ -63,6 +101,8 @@ int main(int argc, char **argv)
 {
 	int vcpus = 0;
 	bool busy = false;
+	unsigned long long write_rate = 0;
+	const char *write_file = NULL;
 	struct workload_spec s = {.guest_bytes = 64u << 20, .shared_fraction = 0.5, .zero_fraction = 0.1,
 				  .image_seed = 1, .thp = true, .mergeable = true};
 	for (int i = 1; i < argc; i++) {
@@ -103,6 +143,14 @@ int main(int argc, char **argv)
 			s.fill_seconds = atof(v);
 		else if (!strcmp(o, "-fake-unmap-after"))
 			s.unmap_after_seconds = atof(v);
+		else if (!strcmp(o, "-fake-write"))
+			write_rate = strtoull(v, NULL, 10);
+		else if (!strcmp(o, "-fake-write-file"))
+			write_file = v;
+	}
+	if (write_rate && (!write_file || start_writer(write_file, write_rate) < 0)) {
+		perror("fakeguest: -fake-write needs a -fake-write-file it can open with O_DIRECT");
+		return 1;
 	}
 	if (vcpus > 0 && start_threads(vcpus, busy) < 0) {
 		fprintf(stderr, "fakeguest: cannot start threads\n");

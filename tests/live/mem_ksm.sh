@@ -49,7 +49,7 @@ compare() { # label pid max_error_pct_of_rss
 for i in 1 2 3; do eval compare sym$i \$SYM$i 2; done
 
 "$VMHOST" mem --json >"$TEST_TMP/all.json"
-sum=$(jq '[.vms[] | select(.name | test("^sym")) | .ksm_merging_pages] | add' "$TEST_TMP/all.json")
+sum=$(jq '[.vms[] | select((.name // "") | test("^sym")) | .ksm_merging_pages] | add' "$TEST_TMP/all.json")
 kernel_sum=0
 for i in 1 2 3; do eval p=\$SYM$i; kernel_sum=$((kernel_sum + $(awk '/^ksm_merging_pages/ {print $2}' /proc/$p/ksm_stat))); done
 check "per-VM ksm_merging_pages are the kernel's ($sum vs $kernel_sum)" [ "$sum" = "$kernel_sum" ]
@@ -58,8 +58,8 @@ host=$(( $(cat $KSM/pages_shared) + $(cat $KSM/pages_sharing) ))
 check "all processes' ksm_merging_pages add up to pages_shared + pages_sharing ($all vs $host)" [ "$all" = "$host" ]
 [ "$all" != "$sum" ] && say "note: other processes on this machine share KSM pages ($((all - sum)) mappings); the host-wide mean weight includes them"
 check "ksm section matches sysfs" jq -e --argjson s "$(cat $KSM/pages_sharing)" '.ksm.pages_sharing == $s and .ksm.run == 0' "$TEST_TMP/all.json"
-check "KSM saves each guest something" jq -e '[.vms[] | select(.name | test("^sym")) | .ksm_saved_bytes > 10000000] | length > 0 and all' "$TEST_TMP/all.json"
-check "PSS is below RSS once merged" jq -e '[.vms[] | select(.name | test("^sym")) | .pss_bytes < .rss_bytes] | length > 0 and all' "$TEST_TMP/all.json"
+check "KSM saves each guest something" jq -e '[.vms[] | select((.name // "") | test("^sym")) | .ksm_saved_bytes > 10000000] | length > 0 and all' "$TEST_TMP/all.json"
+check "PSS is below RSS once merged" jq -e '[.vms[] | select((.name // "") | test("^sym")) | .pss_bytes < .rss_bytes] | length > 0 and all' "$TEST_TMP/all.json"
 
 # --exact agrees with smaps_rollup.
 "$VMHOST" mem --exact --json --pid "$SYM1" >"$TEST_TMP/exact.json"

@@ -199,12 +199,129 @@ static void guest_ram_sum_with_an_unknown_part(void **state)
 	doctor_findings_free(&f);
 }
 
+/* The summary of a VM that grew growth bytes while it wrote written: the write wording from writes
+ * of at least the growth, the plain one below or unknown. */
+static void growth_summary(int64_t growth, maybe_i64 written, char *ret, size_t cap)
+{
+	struct doctor_evidence e = healthy();
+	struct doctor_growth g = {.pid = 7, .bytes_per_hour = 3600.0 * (double)growth / 600, .growth_bytes = (double)growth,
+				  .first_seconds = 1e9, .samples = 20, .overhead_bytes = MAYBE(growth), .written_bytes = written};
+	e.growth = &g;
+	e.ngrowth = 1;
+	e.growth_known = true;
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	assert_int_equal(count(&f, "vm-overhead-growing"), 1);
+	snprintf(ret, cap, "%s | %s", f.v[0].summary, f.v[0].advice);
+	doctor_findings_free(&f);
+}
+
+static void growth_with_writes(void **state)
+{
+	(void)state;
+	char s[1024];
+	growth_summary(600 * MiB, MAYBE(10240 * MiB), s, sizeof(s));
+	assert_non_null(strstr(s, "grew 600 MiB while it wrote 10.0 GiB"));
+	assert_non_null(strstr(s, "cache=none"));
+	growth_summary(600 * MiB, MAYBE(600 * MiB), s, sizeof(s));
+	assert_non_null(strstr(s, "grew 600 MiB while it wrote 600 MiB"));
+	growth_summary(600 * MiB, MAYBE(599 * MiB), s, sizeof(s)); /* wrote less than it grew: not a cache */
+	assert_null(strstr(s, "wrote"));
+	assert_non_null(strstr(s, "grows 3600.0 MiB per hour"));
+	growth_summary(600 * MiB, UNKNOWN, s, sizeof(s));
+	assert_null(strstr(s, "wrote"));
+	assert_null(strstr(s, "write cache"));
+}
+
+/* One QEMU guest of ram bytes, anon populated, thp on THP (unknown: < 0), merged KSM pages, with
+ * THP in mode. */
+static size_t small_pages_findings(const char *mode, int64_t ram, int64_t anon, int64_t thp, int64_t merged)
+{
+	struct vm vm;
+	memset(&vm, 0, sizeof(vm));
+	vm.pid = 10;
+	vm.cfg.vmm = VMM_QEMU;
+	vm.cfg.guest_ram_bytes = MAYBE(ram);
+	vm.mem.rss_anon = MAYBE(anon);
+	vm.mem.ksm_merging_pages = MAYBE(merged);
+	vm.thp_bytes = thp < 0 ? UNKNOWN : MAYBE(thp);
+	struct doctor_evidence e = healthy();
+	snprintf(e.thp_mode, sizeof(e.thp_mode), "%s", mode);
+	e.vms = (struct vm_list){.vms = &vm, .n = 1};
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	size_t n = count(&f, "vm-ram-small-pages");
+	doctor_findings_free(&f);
+	return n;
+}
+
+static void small_pages_thresholds(void **state)
+{
+	(void)state;
+	int64_t G = 1024 * MiB;
+	assert_int_equal(small_pages_findings("madvise", 8 * G, 8 * G, 0, 0), 1);
+	assert_int_equal(small_pages_findings("always", 8 * G, 8 * G, 8 * G / 20, 0), 1);     /* 5%: still ~none */
+	assert_int_equal(small_pages_findings("always", 8 * G, 8 * G, 8 * G / 20 + 1, 0), 0);
+	assert_int_equal(small_pages_findings("never", 8 * G, 8 * G, 0, 0), 0);              /* thp-never's */
+	assert_int_equal(small_pages_findings("", 8 * G, 8 * G, 0, 0), 0);                   /* mode unknown */
+	assert_int_equal(small_pages_findings("madvise", 8 * G, 8 * G, -1, 0), 0);           /* THP unknown */
+	assert_int_equal(small_pages_findings("madvise", 2 * G - 1, 2 * G, 0, 0), 0);        /* a small guest */
+	assert_int_equal(small_pages_findings("madvise", 8 * G, 4 * G - 1, 0, 0), 0);        /* not populated yet */
+	/* KSM merging 10% of it split the huge pages: its trade, not a finding. */
+	assert_int_equal(small_pages_findings("madvise", 8 * G, 8 * G, 0, 8 * G / 4096 / 10 + 1), 0);
+	assert_int_equal(small_pages_findings("madvise", 8 * G, 8 * G, 0, 8 * G / 4096 / 20), 1);
+}
+
+/* A guest of 8 GiB whose memory is node0/node1 bytes (scope's numa_stat), its vCPUs on the nodes of
+ * vcpu_mask (0: unknown), on a host of nodes nodes. */
+static size_t numa_findings(int nodes, int64_t node0, int64_t node1, uint64_t vcpu_mask, char *summary, size_t cap)
+{
+	struct vm vm;
+	memset(&vm, 0, sizeof(vm));
+	vm.pid = 10;
+	vm.cfg.vmm = VMM_QEMU;
+	vm.cfg.guest_ram_bytes = MAYBE(8192 * MiB);
+	vm.cg.numa_known = true;
+	vm.cg.numa_nodes = 2;
+	vm.cg.numa_bytes[0] = node0;
+	vm.cg.numa_bytes[1] = node1;
+	vm.numa.vcpu_nodes_known = vcpu_mask != 0;
+	vm.numa.vcpu_nodes = vcpu_mask;
+	struct doctor_evidence e = healthy();
+	e.numa_nodes = nodes;
+	e.vms = (struct vm_list){.vms = &vm, .n = 1};
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	size_t n = count(&f, "vm-numa-remote-memory");
+	if (n && summary)
+		snprintf(summary, cap, "%s", f.v[0].summary);
+	doctor_findings_free(&f);
+	return n;
+}
+
+static void numa_remote_thresholds(void **state)
+{
+	(void)state;
+	char s[256] = "";
+	assert_int_equal(numa_findings(2, 3114 * MiB, 5078 * MiB, 1, s, sizeof(s)), 1);
+	assert_string_equal(s, "62% of its 8.0 GiB on node 1, its vCPUs on node 0");
+	assert_int_equal(numa_findings(2, 5078 * MiB, 3114 * MiB, 2, s, sizeof(s)), 1);
+	assert_string_equal(s, "62% of its 8.0 GiB on node 0, its vCPUs on node 1");
+	assert_int_equal(numa_findings(2, 6144 * MiB, 2048 * MiB, 1, NULL, 0), 1);     /* 25% */
+	assert_int_equal(numa_findings(2, 6145 * MiB, 2047 * MiB, 1, NULL, 0), 0);     /* under 25% */
+	assert_int_equal(numa_findings(2, 3114 * MiB, 5078 * MiB, 3, NULL, 0), 0);     /* vCPUs on both */
+	assert_int_equal(numa_findings(2, 3114 * MiB, 5078 * MiB, 0, NULL, 0), 0);     /* vCPUs' nodes unknown */
+	assert_int_equal(numa_findings(1, 3114 * MiB, 5078 * MiB, 1, NULL, 0), 0);     /* one node online */
+	assert_int_equal(numa_findings(2, 100 * MiB, 255 * MiB, 1, NULL, 0), 0);       /* under 256 MiB remote */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(cpu_lists), cmocka_unit_test(severities), cmocka_unit_test(ksm_cpu_thresholds),
 		cmocka_unit_test(smaps_thresholds), cmocka_unit_test(sorted_by_severity),
-		cmocka_unit_test(guest_ram_sum_with_an_unknown_part),
+		cmocka_unit_test(guest_ram_sum_with_an_unknown_part), cmocka_unit_test(growth_with_writes),
+		cmocka_unit_test(small_pages_thresholds), cmocka_unit_test(numa_remote_thresholds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -401,6 +401,66 @@ static void numa_stat_forms(void **state)
 	assert_true(n == 2 && one[0] == 4 && one[1] == 5); /* untouched by the bad ones */
 }
 
+static void cpu_lists_as_bits(void **state)
+{
+	(void)state;
+	uint64_t bits[2] = {0};
+	assert_int_equal(parse_cpu_list(S("0-2,64,127\n"), bits, 128), 5);
+	assert_true(bits[0] == 7 && bits[1] == (1 | UINT64_C(1) << 63));
+	assert_int_equal(parse_cpu_list(S("128\n"), bits, 128), -ERANGE); /* past the set */
+	assert_int_equal(parse_cpu_list(S("3-1\n"), bits, 128), -EINVAL);
+	assert_int_equal(parse_cpu_list_count(S("128\n")), 1);            /* counting has no bound */
+	uint64_t allowed[1] = {0};
+	const char st[] = "Name:\tCPU 0/KVM\nCpus_allowed:\tf0\nCpus_allowed_list:\t4-7\nMems_allowed_list:\t0\n";
+	assert_int_equal(parse_cpus_allowed(st, sizeof(st) - 1, allowed, 64), 0);
+	assert_true(allowed[0] == 0xf0);
+	allowed[0] = 0;
+	assert_int_equal(parse_cpus_allowed(S("Name:\tx\nCpus_allowed:\tf0\n"), allowed, 64), -ENOENT);
+	assert_int_equal(parse_cpus_allowed(S("Cpus_allowed_list:\t4-x\n"), allowed, 64), -EINVAL);
+	assert_int_equal(parse_cpus_allowed(S("Cpus_allowed_list:\t\n"), allowed, 64), -EINVAL);
+	assert_int_equal(parse_cpus_allowed(S("Cpus_allowed_list:\t1,3"), allowed, 64), 0); /* the last line, unended */
+	assert_true(allowed[0] == 0xa);
+}
+
+static void macvtap_devices(void **state)
+{
+	(void)state;
+	int ifindex = -1;
+	assert_int_equal(parse_dev_tap("/dev/tap12", &ifindex), 0);
+	assert_int_equal(ifindex, 12);
+	assert_int_equal(parse_dev_tap("/dev/tap", &ifindex), -EINVAL);
+	assert_int_equal(parse_dev_tap("/dev/tap0", &ifindex), -EINVAL); /* no interface has ifindex 0 */
+	assert_int_equal(parse_dev_tap("/dev/tap1x", &ifindex), -EINVAL);
+	assert_int_equal(parse_dev_tap("/dev/tape", &ifindex), -EINVAL);
+	assert_int_equal(parse_dev_tap("/dev/net/tun", &ifindex), -EINVAL);
+	assert_int_equal(parse_dev_tap("/dev/tap99999999999", &ifindex), -EINVAL);
+	assert_int_equal(ifindex, 12); /* untouched */
+}
+
+static void numa_maps_forms(void **state)
+{
+	(void)state;
+	struct numa_maps_sum m;
+	const char real[] = "55d0c0a00000 default file=/usr/bin/qemu mapped=800 N0=800 kernelpagesize_kB=4\n"
+			    "7f5000000000 default\n"
+			    "7f4000000000 bind:1 file=/dev/hugepages/qemu_back_mem.pc.ram huge dirty=512 N1=512 kernelpagesize_kB=2048\n"
+			    "7f1000000000 interleave:0-1 anon=3 dirty=3 N0=1 N1=2 kernelpagesize_kB=4\n";
+	assert_int_equal(parse_numa_maps(real, sizeof(real) - 1, &m), 0);
+	assert_int_equal(m.nnodes, 2);
+	assert_true(m.bytes[0] == 801 * 4096 && m.bytes[1] == 512LL * 2048 * 1024 + 2 * 4096);
+	assert_true(m.hugetlb_bytes[0] == 0 && m.hugetlb_bytes[1] == 512LL * 2048 * 1024);
+	assert_int_equal(parse_numa_maps("", 0, &m), 0); /* no mapping: nothing on any node */
+	assert_int_equal(m.nnodes, 0);
+	m.nnodes = 7;
+	assert_int_equal(parse_numa_maps(S("7f00 default anon=1 N0=1 kernelpagesize_kB=4"), &m), -EINVAL); /* cut */
+	assert_int_equal(parse_numa_maps(S("7f00 default anon=1 N0=1\n"), &m), -EINVAL); /* no page size */
+	assert_int_equal(parse_numa_maps(S("7f00 default N64=1 kernelpagesize_kB=4\n"), &m), -EINVAL);
+	assert_int_equal(parse_numa_maps(S("7f00 default N0=x kernelpagesize_kB=4\n"), &m), -EINVAL);
+	assert_int_equal(parse_numa_maps(S("7f00 default N0=1 kernelpagesize_kB=0\n"), &m), -EINVAL);
+	assert_int_equal(parse_numa_maps(S("7f00 default N0=9223372036854775807 kernelpagesize_kB=4\n"), &m), -EINVAL);
+	assert_int_equal(m.nnodes, 7); /* untouched by the bad ones */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -411,6 +471,8 @@ int main(void)
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),
 		cmocka_unit_test(advisor_mode), cmocka_unit_test(fuzz_regressions),
 		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(qemu_taps), cmocka_unit_test(numa_stat_forms),
+		cmocka_unit_test(cpu_lists_as_bits), cmocka_unit_test(numa_maps_forms),
+		cmocka_unit_test(macvtap_devices),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

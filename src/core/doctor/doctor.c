@@ -32,6 +32,13 @@
 #define KSM_NO_YIELD_MIN_SCANS 2                    /* the unstable tree merges on a page's second scan */
 #define TAP_DROPPED_SHARE 0.01                      /* of a tap's packets in one direction */
 #define TAP_DROPPED_MIN 100                         /* fewer drops are noise */
+#define SMALL_PAGES_MIN_GUEST_BYTES (2.0 * GiB)     /* smaller guests gain too little from huge pages */
+#define SMALL_PAGES_MIN_ANON_SHARE 0.5              /* of guest RAM populated: an idle new guest has none */
+#define SMALL_PAGES_MAX_THP_SHARE 0.05              /* of its anonymous memory on THP: ~none */
+#define SMALL_PAGES_KSM_SHARE 0.10                  /* KSM merged this much of it: KSM split the huge pages */
+#define NUMA_REMOTE_SHARE 0.25                      /* of its memory on nodes its vCPUs do not run on */
+#define NUMA_REMOTE_MIN_BYTES (256.0 * MiB)         /* less is not worth moving */
+#define GROWTH_WRITES_MIN_SHARE 1.0                 /* written over the growth: a write cache can explain it */
 
 const char *doctor_severity_name(enum doctor_severity s)
 {
@@ -332,19 +339,41 @@ static void check_zero_pages(const struct doctor_rule *r, const struct doctor_ev
 
 /* ---- growth ---- */
 
+/* Growth that a write cache explains: the VM wrote at least what it grew over the same samples
+ * (a cache cannot hold more than passed through it). */
+static bool grew_with_writes(const struct doctor_growth *g)
+{
+	return g->written_bytes.known && g->growth_bytes > 0 &&
+	       (double)g->written_bytes.v >= GROWTH_WRITES_MIN_SHARE * g->growth_bytes;
+}
+
 static void check_growth(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	for (size_t i = 0; e->growth_known && i < e->ngrowth; i++) {
 		const struct doctor_growth *g = &e->growth[i];
-		struct doctor_finding *f = add(out, r, g->pid, g->name, "memory beyond guest RAM grows %.1f MiB per hour",
-					       g->bytes_per_hour / MiB);
+		bool writes = grew_with_writes(g);
+		double wrote = writes ? (double)g->written_bytes.v : 0;
+		struct doctor_finding *f =
+			writes ? add(out, r, g->pid, g->name,
+				     "memory beyond guest RAM grew %.0f MiB while it wrote %.*f %s (%.1f MiB per hour)",
+				     g->growth_bytes / MiB, wrote < GiB ? 0 : 1, wrote < GiB ? wrote / MiB : wrote / GiB,
+				     wrote < GiB ? "MiB" : "GiB", g->bytes_per_hour / MiB)
+			       : add(out, r, g->pid, g->name, "memory beyond guest RAM grows %.1f MiB per hour",
+				     g->bytes_per_hour / MiB);
 		ev_bytes(f, "overhead_growth_bytes_per_hour", bytes_of(g->bytes_per_hour));
 		ev_bytes(f, "growth_bytes", bytes_of(g->growth_bytes));
 		ev_bytes(f, "overhead_bytes", g->overhead_bytes);
+		ev_bytes(f, "written_bytes", g->written_bytes);
 		ev_num(f, "since_seconds", DV_TIME, g->first_seconds);
 		ev_int(f, "samples", MAYBE((int64_t)g->samples));
-		advise(f, "the VMM leaks or caches: 'vmhost report --db FILE --out r.html' charts it; check its block "
-			  "cache (cache=none or a bounded l2-cache-size) and plan a restart or live migration");
+		if (writes)
+			advise(f, "growth that follows the VM's writes is its disk's write cache: give the disk cache=none "
+				  "(O_DIRECT, the guest's page cache does the caching) or bound the cache (qcow2 "
+				  "l2-cache-size/cache-clean-interval, RBD rbd_cache_size, writeback cache size), then "
+				  "'vmhost report --db FILE' to see it level off");
+		else
+			advise(f, "the VMM leaks or caches: 'vmhost report --db FILE --out r.html' charts it; check its block "
+				  "cache (cache=none or a bounded l2-cache-size) and plan a restart or live migration");
 	}
 }
 
@@ -599,6 +628,98 @@ static void check_thp_never(const struct doctor_rule *r, const struct doctor_evi
 		  "/sys/kernel/mm/transparent_hugepage/enabled (QEMU asks for huge pages with madvise)");
 }
 
+/* Guest RAM populated on 4 KiB pages while THP would serve it (the mode lets QEMU ask). */
+static void check_small_pages(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	if (strcmp(e->thp_mode, "always") && strcmp(e->thp_mode, "madvise"))
+		return;
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		maybe_i64 ram = vm->cfg.guest_ram_bytes, anon = vm->mem.rss_anon, thp = vm->thp_bytes;
+		if (!is_vm(vm) || ram_on_hugetlb(&vm->cfg, &vm->mem) || !ram.known || !anon.known || !thp.known ||
+		    (double)ram.v < SMALL_PAGES_MIN_GUEST_BYTES ||
+		    (double)anon.v < SMALL_PAGES_MIN_ANON_SHARE * (double)ram.v ||
+		    (double)thp.v > SMALL_PAGES_MAX_THP_SHARE * (double)anon.v)
+			continue;
+		double merged = vm->mem.ksm_merging_pages.known
+					? (double)vm->mem.ksm_merging_pages.v * (double)e->host.page_size_bytes : 0;
+		if (merged >= SMALL_PAGES_KSM_SHARE * (double)anon.v)
+			continue; /* KSM splits the huge pages it merges from: a trade, not a mistake */
+		double pct = 100.0 * (double)thp.v / (double)anon.v;
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+					       "its %.1f GiB of guest RAM is on 4 KiB pages (%.1f%% on huge pages, THP %s)",
+					       (double)ram.v / GiB, pct, e->thp_mode);
+		ev_bytes(f, "guest_ram_bytes", ram);
+		ev_bytes(f, "rss_anon_bytes", anon);
+		ev_bytes(f, "thp_bytes", thp);
+		ev_str(f, "thp_source", vm->cg.thp_bytes.known ? "cgroup memory.stat" : "smaps_rollup AnonHugePages");
+		ev_num(f, "thp_percent", DV_PERCENT, pct);
+		ev_str(f, "transparent_hugepage", e->thp_mode);
+		ev_int(f, "ksm_merging_pages", vm->mem.ksm_merging_pages);
+		advise(f, "every guest TLB miss walks 4 KiB tables on both sides (kvm_stat's largepages 0): back guest "
+			  "RAM with huge pages (QEMU -object memory-backend-file,mem-path=/dev/hugepages,prealloc=on; "
+			  "libvirt <memoryBacking><hugepages/></memoryBacking>), or let THP serve it: a VMM that "
+			  "madvises its RAM (QEMU does), THP defrag madvise, and enough free contiguous memory at start");
+	}
+}
+
+/* "0" or "0,2": the nodes of a mask. */
+static void node_list(uint64_t mask, char *buf, size_t cap)
+{
+	size_t w = 0;
+	buf[0] = '\0';
+	for (int n = 0; n < NUMA_NODES_MAX && w < cap; n++)
+		if (mask >> n & 1)
+			w += (size_t)snprintf(buf + w, cap - w, "%s%d", w ? "," : "", n);
+}
+
+/* Where the VM's memory sits: numa_maps (--exact) or its scope's numa_stat; 0 nodes unknown. */
+static size_t vm_node_bytes(const struct vm *vm, const int64_t **ret)
+{
+	*ret = vm->numa.maps_known ? vm->numa.maps.bytes : vm->cg.numa_bytes;
+	return vm->numa.maps_known ? vm->numa.maps.nnodes : vm->cg.numa_known ? vm->cg.numa_nodes : 0;
+}
+
+static void check_numa_remote(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; e->numa_nodes >= 2 && i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const int64_t *bytes;
+		size_t n = vm_node_bytes(vm, &bytes);
+		if (!is_vm(vm) || !n || !vm->numa.vcpu_nodes_known || !vm->numa.vcpu_nodes)
+			continue;
+		double total = 0, remote = 0;
+		uint64_t remote_nodes = 0;
+		for (size_t k = 0; k < n; k++) {
+			total += (double)bytes[k];
+			if (!(vm->numa.vcpu_nodes >> k & 1) && bytes[k] > 0) {
+				remote += (double)bytes[k];
+				remote_nodes |= UINT64_C(1) << k;
+			}
+		}
+		if (!(total > 0) || remote < NUMA_REMOTE_MIN_BYTES || remote < NUMA_REMOTE_SHARE * total)
+			continue;
+		char mem[128], cpu[128];
+		node_list(remote_nodes, mem, sizeof(mem));
+		node_list(vm->numa.vcpu_nodes, cpu, sizeof(cpu));
+		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+					       "%.0f%% of its %.1f GiB on node%s %s, its vCPUs on node%s %s",
+					       100.0 * remote / total, total / GiB, strchr(mem, ',') ? "s" : "", mem,
+					       strchr(cpu, ',') ? "s" : "", cpu);
+		ev_num(f, "remote_percent", DV_PERCENT, 100.0 * remote / total);
+		ev_bytes(f, "remote_bytes", bytes_of(remote));
+		ev_bytes(f, "memory_bytes", bytes_of(total));
+		ev_str(f, "memory_nodes", mem);
+		ev_str(f, "vcpu_nodes", cpu);
+		ev_str(f, "source", vm->numa.maps_known ? "numa_maps" : "numa_stat");
+		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		advise(f, "every access from its vCPUs to that memory crosses the interconnect: bind its memory to its "
+			  "vCPUs' node%s (libvirt <numatune><memory mode='strict' nodeset='%s'/>, QEMU under numactl "
+			  "--cpunodebind=%s --membind=%s; move what is there with migratepages %d %s %s), or let its "
+			  "vCPUs run where the memory is", strchr(cpu, ',') ? "s" : "", cpu, cpu, cpu, (int)vm->pid, mem, cpu);
+	}
+}
+
 static void check_hugepages(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	const struct meminfo *m = &e->host.mem;
@@ -717,6 +838,8 @@ const struct doctor_rule doctor_rules[] = {
 	{"vm-near-cgroup-limit", DOCTOR_WARNING, NULL, check_near_limit, "a VM's cgroup near its memory limit"},
 	{"vm-swapping", DOCTOR_WARNING, NULL, check_swap, "guest memory on host swap"},
 	{"vm-tap-dropping", DOCTOR_WARNING, NULL, check_tap_dropping, "a VM's tap dropping packets"},
+	{"vm-numa-remote-memory", DOCTOR_WARNING, NULL, check_numa_remote,
+	 "a VM's memory on NUMA nodes its vCPUs do not run on"},
 	{"vcpu-delay-high", DOCTOR_WARNING, NULL, check_vcpu_delay, "vCPUs waiting for host CPUs"},
 	{"vm-overhead-growing", DOCTOR_WARNING, NULL, check_growth, "a VM flagged by 'vmhost growth' (--db)"},
 	{"ksm-cpu-without-gain", DOCTOR_WARNING, NULL, check_ksm_cpu, "ksmd CPU for little or no gain"},
@@ -734,6 +857,8 @@ const struct doctor_rule doctor_rules[] = {
 	{"vm-exits-dominated", DOCTOR_INFO, NULL, check_exits, "a VM's exits dominated by I/O, MMIO or halt"},
 	{"vcpus-overcommit", DOCTOR_INFO, NULL, check_overcommit, "more vCPUs than host CPUs"},
 	{"thp-never", DOCTOR_INFO, NULL, check_thp_never, "guest RAM on 4 KiB pages: THP never"},
+	{"vm-ram-small-pages", DOCTOR_INFO, NULL, check_small_pages,
+	 "a large guest's RAM on 4 KiB pages while THP could serve it"},
 };
 const size_t doctor_nrules = sizeof(doctor_rules) / sizeof(doctor_rules[0]);
 

@@ -62,6 +62,7 @@ struct doctor_growth {
 	double first_seconds;                /* Unix seconds of its first usable sample */
 	size_t samples;
 	maybe_i64 overhead_bytes;            /* the newest figure */
+	maybe_i64 written_bytes;             /* written to storage over those samples (io_write); unknown */
 };
 
 struct doctor_opts {

@@ -80,12 +80,14 @@ static int cmp_rss_desc(const void *a, const void *b)
 	return rx < ry ? 1 : rx > ry ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Times smaps_rollup reads, largest VMs first, until the budget is spent (at least one read). */
-static int time_smaps(const struct io_root *root, const struct vm_list *vms, double budget, struct doctor_evidence *e)
+/* Times smaps_rollup reads, largest VMs first, until the budget is spent (at least one read).
+ * A VM without a scope (so without helpers) learns there what its cgroup would have told: its
+ * THP, and on a NUMA host its numa_maps. */
+static int time_smaps(const struct io_root *root, struct vm_list *vms, double budget, struct doctor_evidence *e)
 {
 	if (!(budget > 0) || !vms->n)
 		return 0;
-	const struct vm **order = calloc(vms->n, sizeof(*order));
+	struct vm **order = calloc(vms->n, sizeof(*order));
 	e->smaps = calloc(vms->n, sizeof(*e->smaps));
 	if (!order || !e->smaps) {
 		free(order);
@@ -105,6 +107,14 @@ static int time_smaps(const struct io_root *root, const struct vm_list *vms, dou
 		spent += dt;
 		if (r < 0)
 			continue;
+		if (!order[i]->thp_bytes.known && order[i]->nhelpers == 0)
+			order[i]->thp_bytes = sr.anon_huge_pages;
+		/* Where its memory sits, on a NUMA host, when no scope's numa_stat said (one walk more). */
+		if (!order[i]->cg.numa_known && order[i]->nhelpers == 0 && e->host.numa.nnodes > 1) {
+			double t1 = clock_monotonic_seconds();
+			vm_numa_maps_read(root, &order[i]->pid, 1, &order[i]->numa);
+			spent += clock_monotonic_seconds() - t1; /* within the budget, not in the smaps timing */
+		}
 		struct doctor_smaps *s = &e->smaps[e->nsmaps++];
 		*s = (struct doctor_smaps){.pid = order[i]->pid, .rss_bytes = order[i]->mem.rss, .seconds = dt};
 		snprintf(s->name, sizeof(s->name), "%s", order[i]->cfg.name);

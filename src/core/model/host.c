@@ -62,6 +62,34 @@ static maybe_i64 pool_bytes(const struct host *h, bool free)
 maybe_i64 host_hugetlb_total_bytes(const struct host *h) { return pool_bytes(h, false); }
 maybe_i64 host_hugetlb_free_bytes(const struct host *h) { return pool_bytes(h, true); }
 
+/* The online nodes and each one's CPUs; nnodes stays 0 when the tree says nothing usable. */
+static void numa_read(const struct io_root *root, struct host_numa *ret)
+{
+	memset(ret->cpu_node, -1, sizeof(ret->cpu_node));
+	char buf[4096];
+	uint64_t online = 0;
+	ssize_t n = io_read(root, IO_SYS, buf, sizeof(buf), "devices/system/node/online");
+	if (n <= 0 || parse_cpu_list(buf, (size_t)n, &online, NUMA_NODES_MAX) < 0)
+		return;
+	int nnodes = 0;
+	for (int node = 0; node < NUMA_NODES_MAX; node++) {
+		uint64_t cpus[HOST_CPUS_MAX / 64] = {0};
+		if (!(online >> node & 1))
+			continue;
+		n = io_read(root, IO_SYS, buf, sizeof(buf), "devices/system/node/node%d/cpulist", node);
+		if (n < 0)
+			return; /* an online node without its CPUs: no map rather than a wrong one */
+		/* A node of memory only has an empty list. */
+		if (n > 1 && parse_cpu_list(buf, (size_t)n, cpus, HOST_CPUS_MAX) < 0)
+			return;
+		for (int c = 0; c < HOST_CPUS_MAX; c++)
+			if (cpus[c / 64] >> (c % 64) & 1)
+				ret->cpu_node[c] = (signed char)node;
+		nnodes = node + 1;
+	}
+	ret->nnodes = nnodes;
+}
+
 int host_read(const struct io_root *root, struct host *ret)
 {
 	memset(ret, 0, sizeof(*ret));
@@ -78,5 +106,6 @@ int host_read(const struct io_root *root, struct host *ret)
 		return -EINVAL;
 	ret->mem_known = true;
 	hugepages_read(root, ret);
+	numa_read(root, &ret->numa);
 	return 0;
 }

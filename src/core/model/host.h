@@ -3,7 +3,15 @@
 #define VMHOST_CORE_HOST_H
 
 #include "core/model/ksm.h"
+#include "parse/numa_stat.h"
 #include "parse/parse.h"
+
+/* The NUMA nodes and their CPUs (/sys/devices/system/node/online, nodeN/cpulist). */
+#define HOST_CPUS_MAX 1024
+struct host_numa {
+	int nnodes;                           /* the highest online node + 1; 0 unknown */
+	signed char cpu_node[HOST_CPUS_MAX];  /* each CPU's node; -1 none or unknown */
+};
 
 /* One size of huge pages reserved (/sys/kernel/mm/hugepages/hugepages-NkB). */
 struct hugepage_pool {
@@ -24,6 +32,7 @@ struct host {
 	int64_t page_size_bytes;
 	long clock_ticks_per_second;
 	bool schedstats; /* kernel.sched_schedstats is 1: threads' sched files have wait_sum */
+	struct host_numa numa;
 };
 
 /* This machine's page size (sysconf, read once): the one source of it. */

@@ -777,15 +777,23 @@ static void add_exact_hugetlb(struct vm *vm, const struct smaps_rollup *sr)
 	vm->hugetlb_shared_mappers += sr->shared_hugetlb.v > 0;
 }
 
+/* The VMM's pid, then its helpers', into pids (room for 1 + VM_MAX_HELPERS); how many. */
+static size_t vm_pids(const struct vm *vm, pid_t *pids)
+{
+	pids[0] = vm->pid;
+	memcpy(pids + 1, vm->helpers, vm->nhelpers * sizeof(pid_t));
+	return 1 + vm->nhelpers;
+}
+
 /* Disk and network counters of the VMM and its helpers, its scope and its taps. */
 static void measure_io(const struct io_root *root, struct vm *vm, const struct vm *before)
 {
-	pid_t pids[1 + VM_MAX_HELPERS] = {vm->pid};
-	memcpy(pids + 1, vm->helpers, vm->nhelpers * sizeof(pid_t));
+	pid_t pids[1 + VM_MAX_HELPERS];
+	size_t npids = vm_pids(vm, pids);
 	struct vm_io was = vm->io; /* a memo's or discovery's: its interfaces when it has them */
 	/* QEMU says on its command line whether it has a tap; other VMMs are asked their fds. */
 	bool taps = vm->cfg.vmm != VMM_QEMU || !vm->cmdline || qemu_cmdline_has_tap(vm->cmdline, vm->cmdline_len);
-	struct vm_io_source src = {pids, 1 + vm->nhelpers, vm->vm_scope ? vm->cgroup : NULL, vm->cgroup_version, taps};
+	struct vm_io_source src = {pids, npids, vm->vm_scope ? vm->cgroup : NULL, vm->cgroup_version, taps};
 	vm_io_read(root, &src, before ? &before->io : &was, &vm->io);
 }
 
@@ -817,6 +825,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 		}
 	}
 	vm_cpu_free(&was);
+	vm_vcpu_nodes_read(root, &host->numa, vm->pid, &vm->cpu, &vm->numa);
 	vm_cgroup_read(root, vm->vm_scope && vm->cgroup_version == 2 ? vm->cgroup : NULL,
 		       vm->cgroup_v1_memory, host->page_size_bytes, &vm->cg);
 	/* The hugetlb controller's files, only for a VM that maps huge pages (read at every sample). */
@@ -852,6 +861,8 @@ static int measure_exact(const struct io_root *root, const struct host *host, st
 		vm->thp_bytes = i == 0 ? sr.anon_huge_pages : maybe_add(vm->thp_bytes, sr.anon_huge_pages);
 		add_exact_hugetlb(vm, &sr);
 	}
+	pid_t pids[1 + VM_MAX_HELPERS];
+	vm_numa_maps_read(root, pids, vm_pids(vm, pids), &vm->numa);
 	if (!ok) {
 		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = vm->thp_bytes = UNKNOWN;
 	} else {
@@ -917,6 +928,8 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
 	vm->hugetlb_shared_mappers = 0;
 	vm->thp_bytes = vm->cg.thp_bytes;
+	vm->numa.maps_known = false;
+	vm->numa.maps_why[0] = '\0';
 	if ((flags & VM_MEASURE_EXACT) && (r = measure_exact(root, host, vm, &denied)) < 0)
 		return r;
 	vm->denied_files = denied;

@@ -10,6 +10,7 @@
 #include "core/model/vm_cost.h"
 #include "core/model/vm_disks.h"
 #include "core/model/vm_io.h"
+#include "core/model/vm_numa.h"
 #include "io/io.h"
 #include "parse/vmcmd.h"
 
@@ -53,6 +54,7 @@ struct vm {
 	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
 	struct vm_io io;           /* disk and network counters of the VMM, its helpers and its taps */
+	struct vm_numa numa;       /* the nodes its vCPUs may run on */
 	struct guest_view *guest;  /* vm_read_guest's, owned; NULL: not read (the record stays small) */
 	struct vm_disks *disks;    /* vm_read_qmp's or vm_read_virt_disks', owned; NULL: not asked */
 };

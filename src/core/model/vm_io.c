@@ -66,25 +66,71 @@ static void read_cgroup_io(const struct io_root *root, const char *scope, int ve
 	}
 }
 
-/* One fd: a tun fd's interface added to ret. 0 (not a tun fd, or added), or a negative errno. */
-static int take_tun_fd(const struct io_root *root, pid_t pid, const char *fd, struct vm_io *ret, char *why,
-		       size_t cap)
+/* The interface whose ifindex is ifindex (/sys/class/net/NAME/ifindex) into name. 0, -ENOENT
+ * when there is none, or a negative errno. */
+static int iface_by_index(const struct io_root *root, int ifindex, char *name, size_t cap)
 {
-	char target[64], buf[512], name[16];
-	if (io_readlink(root, IO_PROC, target, sizeof(target), "%d/fd/%s", pid, fd) < 0 ||
-	    strcmp(target, "/dev/net/tun") != 0)
-		return 0; /* closed meanwhile, or another file */
+	char **names;
+	size_t n;
+	int r = io_list_dir(root, IO_SYS, &names, &n, "class/net");
+	if (r < 0)
+		return r;
+	r = -ENOENT;
+	for (size_t i = 0; i < n && r == -ENOENT; i++) {
+		char buf[32];
+		int64_t v;
+		ssize_t len = io_read(root, IO_SYS, buf, sizeof(buf), "class/net/%s/ifindex", names[i]);
+		if (len > 0 && buf[len - 1] == '\n')
+			buf[len - 1] = '\0';
+		if (len > 0 && parse_i64(buf, &v) == 0 && v == ifindex && strlen(names[i]) < cap) {
+			snprintf(name, cap, "%s", names[i]);
+			r = 0;
+		}
+	}
+	io_free_names(names, n);
+	return r;
+}
+
+/* The interface of one fd into name: a tun fd's (fdinfo's iff:), or a macvtap's (/dev/tapN: the
+ * interface of ifindex N). 1 found, 0 not such an fd (or closed meanwhile), or a negative errno. */
+static int fd_iface(const struct io_root *root, pid_t pid, const char *fd, char *name, size_t name_cap, char *why,
+		    size_t cap)
+{
+	char target[64], buf[512];
+	int ifindex;
+	if (io_readlink(root, IO_PROC, target, sizeof(target), "%d/fd/%s", pid, fd) < 0)
+		return 0;
+	if (strcmp(target, "/dev/net/tun") != 0) {
+		if (parse_dev_tap(target, &ifindex) < 0)
+			return 0; /* another file */
+		int r = iface_by_index(root, ifindex, name, name_cap);
+		if (r == -ENOENT)
+			snprintf(why, cap, "macvtap fd %s (%s): no interface has ifindex %d", fd, target, ifindex);
+		else if (r < 0)
+			why_errno(why, cap, "/sys/class/net", r);
+		return r < 0 ? r : 1;
+	}
 	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/fdinfo/%s", pid, fd);
-	int r = n < 0 ? (int)n : parse_fdinfo_iff(buf, (size_t)n, name, sizeof(name));
+	int r = n < 0 ? (int)n : parse_fdinfo_iff(buf, (size_t)n, name, name_cap);
 	if (r == -ENOENT && n >= 0)
 		snprintf(why, cap, "tun fd %s has no iff: in its fdinfo", fd);
 	else if (r < 0)
 		why_errno(why, cap, "/proc/PID/fdinfo", r);
-	if (r < 0)
+	return r < 0 ? r : 1;
+}
+
+/* One fd: its interface added to ret, once (a multiqueue tap has one fd per queue). 0 or a
+ * negative errno. */
+static int take_iface_fd(const struct io_root *root, pid_t pid, const char *fd, struct vm_io *ret, char *why,
+			 size_t cap)
+{
+	char name[16];
+	int r = fd_iface(root, pid, fd, name, sizeof(name), why, cap);
+	if (r <= 0)
 		return r;
 	for (size_t i = 0; i < ret->nifaces; i++)
 		if (!strcmp(ret->ifaces[i].name, name))
-			return 0; /* a multiqueue tap: one fd per queue */
+			return 0;
 	if (ret->nifaces == VM_IO_IFACES_MAX)
 		return 0;
 	snprintf(ret->ifaces[ret->nifaces++].name, sizeof(ret->ifaces[0].name), "%s", name);
@@ -103,7 +149,7 @@ int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, 
 	struct vm_io found = *ret;
 	found.nifaces = 0;
 	for (size_t i = 0; i < nfds && r == 0; i++)
-		r = take_tun_fd(root, pid, fds[i], &found, ret_why, cap);
+		r = take_iface_fd(root, pid, fds[i], &found, ret_why, cap);
 	io_free_names(fds, nfds);
 	if (r < 0)
 		return r;

@@ -1,7 +1,8 @@
 /* What a VM moves through the host: the VMM's own I/O (/proc/PID/io over the VMM and its
- * helpers), its scope's block I/O (cgroup v2 io.stat, v1 blkio), and its taps (found from its
- * tun file descriptors, read from /sys/class/net/IF/statistics). A tap's rx is what the guest
- * sent. Counters only: a few small files per VM. Unknown figures stay unknown, with a reason. */
+ * helpers), its scope's block I/O (cgroup v2 io.stat, v1 blkio), and its taps and macvtaps (found
+ * from its tun and /dev/tapN file descriptors, read from the VMM's /proc/PID/net/dev). A tap's rx
+ * is what the guest sent. Counters only: a few small files per VM. Unknown figures stay unknown,
+ * with a reason. */
 #ifndef VMHOST_CORE_VM_IO_H
 #define VMHOST_CORE_VM_IO_H
 
@@ -53,8 +54,10 @@ struct vm_io_source {
 void vm_io_read(const struct io_root *root, const struct vm_io_source *src, const struct vm_io *before,
 		struct vm_io *ret);
 
-/* The interfaces of a process's tun fds (/proc/PID/fd -> /dev/net/tun, then fdinfo's iff:).
- * 0, -ENOENT: a tun fd without iff: (ret_why says which), or another negative errno. */
+/* The interfaces of a process's tun fds (/proc/PID/fd -> /dev/net/tun, then fdinfo's iff:) and
+ * macvtap fds (-> /dev/tapN: the interface whose /sys/class/net/NAME/ifindex is N). 0, -ENOENT: a
+ * tun fd without iff: or a macvtap without its interface (ret_why says which), or another
+ * negative errno. */
 int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, char *ret_why, size_t cap);
 
 /* The VM's taps summed: unknown when the list is, or when one tap's figure is (a tap gone). */
