@@ -17,7 +17,7 @@ grep -q ready "$TEST_TMP/guest.out" || die "fakeguest did not start"
 "$VMHOST" record --db "$DB" --interval 0.1 --duration 0.5 >"$TEST_TMP/rec.out"
 check "record exits 0" [ $? -eq 0 ]
 check "samples in the database" ge "$(sqlite3 "$DB" 'SELECT count(*) FROM samples')" 3
-check "schema version 4" [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 4 ]
+check "schema version 5" [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 5 ]
 check "WAL mode" [ "$(sqlite3 "$DB" 'PRAGMA journal_mode')" = wal ]
 "$VMHOST" --json record --db "$DB" --interval 0.1 --duration 0.2 >"$TEST_TMP/rec.json"
 check "record --json summary" jq -e '.samples >= 1 and .dropped_samples == 0' "$TEST_TMP/rec.json"
