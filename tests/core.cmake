@@ -23,6 +23,7 @@ vmhost_script_test(live_mem_processes live/mem_processes.sh "live")
 vmhost_script_test(live_mem_memo live/mem_memo.sh "live")
 vmhost_script_test(live_churn live/churn.sh "live")
 vmhost_script_test(live_share live/share_live.sh "live")
+vmhost_script_test(live_share_report live/share_report.sh "live")
 # A VM moved between cgroups while read (issue 13: bad input).
 vmhost_script_test(live_cgroup_move live/cgroup_move.sh "live")
 vmhost_script_test(live_mem_ksm live/mem_ksm.sh "live" ksm)

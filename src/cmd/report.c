@@ -12,8 +12,10 @@
 #include "io/file.h"
 #include "out/json.h"
 #include "out/report_html.h"
+#include "out/report_share.h"
 #include "store/store_growth.h"
 #include "store/store_series.h"
+#include "store/store_share.h"
 
 struct report_opts {
 	const char *db, *out, *title;
@@ -177,6 +179,27 @@ static void vm_section(FILE *f, struct store *s, const struct report_data *d, co
 	report_html_vm_end(f);
 }
 
+/* The latest sharing map, its VMs ordered so that clusters sit together; or the line on how to
+ * make one. */
+static int share_section(FILE *f, struct store *s, const char *db)
+{
+	struct share_run run;
+	int r = store_share_latest(s, &run);
+	if (r == -ENODATA) {
+		report_html_share(f, NULL, NULL, db);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	size_t *order = malloc((run.n ? run.n : 1) * sizeof(*order));
+	r = order ? share_run_order(&run, order) : -ENOMEM;
+	if (r == 0)
+		report_html_share(f, &run, order, db);
+	free(order);
+	share_run_free(&run);
+	return r;
+}
+
 static int write_report(FILE *f, struct store *s, const struct report_opts *o, const char **what)
 {
 	struct report_data d = {0};
@@ -199,6 +222,8 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 	report_html_host(f, &d.host, d.rows, d.nvms, d.since, d.until);
 	report_html_flagged(f, &o->growth.params, o->growth.window_seconds, d.rows, d.nvms);
 	report_html_ksm(f, &d.host, d.since, d.until);
+	if ((r = share_section(f, s, o->db)) < 0)
+		goto out;
 	struct series_set exits;
 	if (store_kvm_rate_series(s, 0, "exits", d.since, d.until, REPORT_MAX_POINTS, &exits) == 0) {
 		report_html_kvm(f, &exits, d.since, d.until);

@@ -50,6 +50,9 @@ check "report's one script is inline" [ "$(grep -io '<script[^>]*>' "$TEST_TMP/r
 check "report loads nothing from the network" bash -c "! grep -Eo '(src|href)=\"[^\"#][^\"]*' '$TEST_TMP/r.html' | grep -q ."
 check "no temporary file left" [ ! -e "$TEST_TMP/r.html.tmp" ]
 check "report charts the guest" grep -q "<figcaption>cli-guest (pid $GUEST)" "$TEST_TMP/r.html"
+check "without a sharing map, one line on how to make one" \
+	grep -Fq "No sharing map in this database: <code>vmhost share --db $DB</code> makes one." "$TEST_TMP/r.html"
+check "... and no map" bash -c "! grep -q 'id=\"sharemap\"' '$TEST_TMP/r.html'"
 
 # A frozen host tree (tests/fixtures/host-mixed): what is stored is exactly what 'mem' shows,
 # and unknown stays NULL.
