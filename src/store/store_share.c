@@ -91,6 +91,20 @@ static int insert_pairs(struct store *s, const struct share_run *r, int64_t id)
 	return e;
 }
 
+/* Pairs are most of a map (n x n rows): those of runs older than the 5-minute means' retention
+ * go, the runs' own rows and their VMs' stay. */
+static int forget_old_pairs(struct store *s, const struct share_run *r)
+{
+	sqlite3_stmt *st = NULL;
+	int e = prepare(s, "DELETE FROM share_pairs WHERE run_id IN (SELECT id FROM share_runs WHERE t_ms < ?1)", &st);
+	if (e < 0)
+		return e;
+	sq.bind_int64(st, 1, llround((r->t - store_retention_default.minute5_seconds) * 1000.0));
+	e = step_row(s, st);
+	sq.finalize(st);
+	return e;
+}
+
 int store_share_write(struct store *s, const struct share_run *r)
 {
 	int64_t id = 0;
@@ -102,6 +116,8 @@ int store_share_write(struct store *s, const struct share_run *r)
 		e = insert_vms(s, r, id);
 	if (e == 0)
 		e = insert_pairs(s, r, id);
+	if (e == 0)
+		e = forget_old_pairs(s, r);
 	if (e == 0)
 		e = exec(s, "COMMIT");
 	if (e < 0)

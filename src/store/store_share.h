@@ -6,8 +6,9 @@
 #include "core/share/share_run.h"
 #include "store/store.h"
 
-/* Writes the run in one transaction (its pairs that share nothing are left out). 0 or a negative
- * errno (store_strerror): nothing of the run is kept then. */
+/* Writes the run in one transaction (its pairs that share nothing are left out), and forgets the
+ * pairs of runs taken over 30 days before it (their run and VM rows stay). 0 or a negative errno
+ * (store_strerror): nothing of the run is kept then. */
 int store_share_write(struct store *s, const struct share_run *r);
 /* The latest run into *ret (share_run_free it). -ENODATA when there is none. */
 int store_share_latest(struct store *s, struct share_run *ret);

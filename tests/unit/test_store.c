@@ -472,6 +472,41 @@ static void share_run_beside_a_recorder(void **state)
 	share_run_free(&w2);
 }
 
+static int64_t count_rows(const char *sql)
+{
+	sqlite3 *raw;
+	sqlite3_stmt *st;
+	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sq.prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sq.step(st), SQLITE_ROW);
+	int64_t n = sq.column_int64(st, 0);
+	sq.finalize(st);
+	sq.close_v2(raw);
+	return n;
+}
+
+/* A map's pairs (n x n rows) are kept 30 days; its run and VM rows stay. */
+static void old_maps_lose_their_pairs(void **state)
+{
+	(void)state;
+	struct store *s;
+	struct share_run w;
+	assert_int_equal(store_open_side(db, &s), 0);
+	three_vm_run(&w, 1.8e9 - 31 * 86400.0);
+	assert_int_equal(store_share_write(s, &w), 0);
+	w.t = 1.8e9 - 29 * 86400.0;
+	assert_int_equal(store_share_write(s, &w), 0);
+	assert_int_equal(count_rows("SELECT count(*) FROM share_pairs"), 2 * 6);
+	w.t = 1.8e9;
+	assert_int_equal(store_share_write(s, &w), 0);
+	store_close(s);
+	assert_int_equal(count_rows("SELECT count(*) FROM share_pairs"), 2 * 6);
+	assert_int_equal(count_rows("SELECT count(*) FROM share_pairs WHERE run_id = 1"), 0);
+	assert_int_equal(count_rows("SELECT count(*) FROM share_runs"), 3);
+	assert_int_equal(count_rows("SELECT count(*) FROM share_vms"), 9);
+	share_run_free(&w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -486,6 +521,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(schema_3_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_4_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(share_run_beside_a_recorder, setup, teardown),
+		cmocka_unit_test_setup_teardown(old_maps_lose_their_pairs, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
