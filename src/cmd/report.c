@@ -179,23 +179,42 @@ static void vm_section(FILE *f, struct store *s, const struct report_data *d, co
 	report_html_vm_end(f);
 }
 
-/* The latest sharing map, its VMs ordered so that clusters sit together; or the line on how to
- * make one. */
-static int share_section(FILE *f, struct store *s, const char *db)
+/* The section of each VM of the map: a recorded series of its pid and name that ran when the
+ * map was taken (within a sample's slack), else -1. */
+static void share_sections(const struct share_run *run, const struct report_data *d, long long *ret)
+{
+	for (size_t i = 0; i < run->n; i++) {
+		ret[i] = -1;
+		for (size_t k = 0; k < d->nvms; k++) {
+			const struct store_vm *v = &d->vms[k];
+			if (v->pid == run->vms[i].pid && !strcmp(v->name, run->vms[i].name) &&
+			    run->t >= v->first_seconds - 60 && run->t <= v->last_seconds + 60)
+				ret[i] = (long long)v->id;
+		}
+	}
+}
+
+/* The latest sharing map, its VMs ordered so that clusters sit together and linked to their
+ * sections; or the line on how to make one. */
+static int share_section(FILE *f, struct store *s, const struct report_data *d, const char *db)
 {
 	struct share_run run;
 	int r = store_share_latest(s, &run);
 	if (r == -ENODATA) {
-		report_html_share(f, NULL, NULL, db);
+		report_html_share(f, NULL, NULL, NULL, db);
 		return 0;
 	}
 	if (r < 0)
 		return r;
 	size_t *order = malloc((run.n ? run.n : 1) * sizeof(*order));
-	r = order ? share_run_order(&run, order) : -ENOMEM;
-	if (r == 0)
-		report_html_share(f, &run, order, db);
+	long long *sections = malloc((run.n ? run.n : 1) * sizeof(*sections));
+	r = order && sections ? share_run_order(&run, order) : -ENOMEM;
+	if (r == 0) {
+		share_sections(&run, d, sections);
+		report_html_share(f, &run, order, sections, db);
+	}
 	free(order);
+	free(sections);
 	share_run_free(&run);
 	return r;
 }
@@ -222,7 +241,7 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 	report_html_host(f, &d.host, d.rows, d.nvms, d.since, d.until);
 	report_html_flagged(f, &o->growth.params, o->growth.window_seconds, d.rows, d.nvms);
 	report_html_ksm(f, &d.host, d.since, d.until);
-	if ((r = share_section(f, s, o->db)) < 0)
+	if ((r = share_section(f, s, &d, o->db)) < 0)
 		goto out;
 	struct series_set exits;
 	if (store_kvm_rate_series(s, 0, "exits", d.since, d.until, REPORT_MAX_POINTS, &exits) == 0) {

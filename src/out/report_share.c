@@ -8,7 +8,7 @@
 #include "out/svg.h"
 #include "out/table.h"
 
-#define MAP_PLOT 720.0  /* px of the cells' square at most (cells of 6 px at least) */
+#define MAP_PLOT 880.0  /* px of the cells' square at most (cells of 6 px at least): the page's width less the names */
 #define CELL_MAX 28.0
 #define CELL_MIN 6.0
 #define LABEL_CHARS 24  /* of a VM's name on the axes */
@@ -35,6 +35,7 @@ static double bin_floor(int b, int64_t max_pages)
 struct map {
 	const struct share_run *run;
 	size_t *order; /* display place -> VM */
+	const long long *sections; /* VM -> its section's id, -1 none; or NULL */
 	int64_t max_pages;
 	double cell, font, left, top, width, height;
 };
@@ -85,18 +86,22 @@ static void map_layout(struct map *m)
 		m->max_pages = r->pairs[i] > m->max_pages ? r->pairs[i] : m->max_pages;
 }
 
-/* The names on both axes: rows on the left, columns above, read upwards. */
+/* The names on both axes: rows on the left (linked to the VM's section), columns above, read
+ * upwards. */
 static void map_labels(FILE *f, const struct map *m)
 {
 	for (size_t i = 0; i < m->run->n; i++) {
 		char b[LABEL_CHARS + 16];
 		label_of(&m->run->vms[m->order[i]], b, sizeof(b));
 		double mid = (double)i * m->cell + m->cell / 2;
+		long long section = m->sections ? m->sections[m->order[i]] : -1;
+		if (section >= 0)
+			fprintf(f, "<a href=\"#vm-%lld\">", section);
 		fprintf(f, "<text class=\"r\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\" dy=\".35em\">", m->left - 4,
 			m->top + mid);
 		svg_escape(f, b);
-		fprintf(f, "</text><text transform=\"translate(%.1f %.1f) rotate(-90)\" dy=\".35em\">", m->left + mid,
-			m->top - 4);
+		fprintf(f, "</text>%s<text transform=\"translate(%.1f %.1f) rotate(-90)\" dy=\".35em\">",
+			section >= 0 ? "</a>" : "", m->left + mid, m->top - 4);
 		svg_escape(f, b);
 		fputs("</text>\n", f);
 	}
@@ -211,7 +216,8 @@ static void map_line(FILE *f, const struct share_run *r)
 	fputs(partial ? ".</p>\n" : "</p>\n", f);
 }
 
-void report_html_share(FILE *f, const struct share_run *run, const size_t *order, const char *db)
+void report_html_share(FILE *f, const struct share_run *run, const size_t *order, const long long *sections,
+		       const char *db)
 {
 	fputs("<h2 id=\"sharing\">Who shares memory with whom</h2>\n", f);
 	if (!run || !run->n) {
@@ -220,7 +226,7 @@ void report_html_share(FILE *f, const struct share_run *run, const size_t *order
 		fputs("</code> makes one.</p>\n", f);
 		return;
 	}
-	struct map m = {.run = run, .order = malloc(run->n * sizeof(size_t))};
+	struct map m = {.run = run, .order = malloc(run->n * sizeof(size_t)), .sections = sections};
 	if (!m.order) {
 		fputs("<p class=\"note\">(out of memory drawing the sharing map)</p>\n", f);
 		return;

@@ -88,6 +88,7 @@ check "typing web-08 in the filter shows web-080 and web-085 only" \
 # The sharing map of 100 VMs: every VM on its axes, one path per colour, the five kinds of VM
 # (30% shared within a kind, 2% across) in five runs of rows, and a cell's figures on hover.
 check "the sharing map names 100 VMs" [ "$(grep -o '<text class="r"' "$H" | wc -l)" = 100 ]
+check "... each linked to its section" [ "$(grep -o '<a href="#vm-[0-9]*"><text class="r"' "$H" | wc -l)" = 100 ]
 check "... in at most 8 paths" [ "$(grep -Eo '<path class="h[1-8]"' "$H" | wc -l)" -le 8 ]
 check "... VMs of one kind side by side" [ "$(grep -o '<text class="r"[^>]*>[a-z]*' "$H" | sed 's/.*>//' | uniq | wc -l)" = 5 ]
 chrome --dump-dom "file://$H#cell=0,1" >"$TEST_TMP/cell.dom" 2>"$TEST_TMP/cell.log"

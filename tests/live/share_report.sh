@@ -44,6 +44,8 @@ check "other shares nothing with img-1" [ -z "$(sqlite3 "$DB" "SELECT p.pages FR
 check "report exits 0" [ $? -eq 0 ]
 check "the section" grep -q '<h2 id="sharing">Who shares memory with whom</h2>' "$H"
 check "when, the sample rate and the error bound" grep -Eq 'Taken [0-9-]+ [0-9:]+ [A-Z]+ over 4 VMs \([0-9.]+ MiB of guest RAM read\), sampling 1/8 of the page hashes: each figure within &plusmn;[0-9.]+ [KM]iB' "$H"
+id=$(sqlite3 "$DB" "SELECT id FROM vms WHERE name = 'img-1'")
+check "img-1's name on the map links to its section" grep -q "<a href=\"#vm-$id\"><text class=\"r\"[^>]*>img-1</text></a>" "$H"
 check "what merging everything would save against what KSM saves" grep -Eq 'KSM could save <b>[0-9.]+ [KMG]?i?B</b>; it saved <b>([0-9.]+ [KMG]?i?B|n/a)</b> then' "$H"
 
 # The map as Chromium laid it out: names on the rows, figures, the cells of the darkest colour.
