@@ -53,6 +53,22 @@ check "report charts the guest" grep -q "<figcaption>cli-guest (pid $GUEST)" "$T
 check "without a sharing map, one line on how to make one" \
 	grep -Fq "No sharing map in this database: <code>vmhost share --db $DB</code> makes one." "$TEST_TMP/r.html"
 check "... and no map" bash -c "! grep -q 'id=\"sharemap\"' '$TEST_TMP/r.html'"
+# A map as vmhost share keeps it (docs/record.md): three VMs, one read in part, one with a name to
+# escape; a pair sharing nothing has no row. The map, its line and its escaping, also under ASan.
+sqlite3 "$DB" "INSERT INTO share_runs VALUES (7, 1800000000000, 16, 4096, 3000, 90, 4096000, NULL, 3);
+	INSERT INTO share_vms VALUES (7, 0, 11, 'web-a', 1000, 30, 100, 40, 512, NULL),
+		(7, 1, 12, 'x<b>&\"''', 1000, 30, 100, 40, 512, 'vm-exited'), (7, 2, 13, 'web-b', 1000, 30, 100, 40, 512, NULL);
+	INSERT INTO share_pairs VALUES (7, 0, 2, 800), (7, 2, 0, 790), (7, 1, 1, 64), (7, 0, 1, 16), (7, 1, 0, 16);"
+"$VMHOST" report --db "$DB" --out "$TEST_TMP/m.html" >/dev/null
+check "report with a sharing map exits 0" [ $? -eq 0 ]
+check "the map of 3 VMs" grep -q '<svg id="sharemap" [^>]* data-n="3"' "$TEST_TMP/m.html"
+check "... web-b, web-a, then x that shares a little with web-a" \
+	[ "$(grep -o '<text class="r"[^>]*>[^<]*' "$TEST_TMP/m.html" | sed 's/.*>//' | tr '\n' ' ')" = "web-b web-a x&lt;b&gt;&amp;&quot;&apos; " ]
+check "... the figures in MiB in that order, row by row" grep -q 'data-mib="0,3.09,0,3.12,0,0.06,0,0.06,0.25"' "$TEST_TMP/m.html"
+check "... a name escaped" grep -Fq ">x&lt;b&gt;&amp;&quot;&apos;</text>" "$TEST_TMP/m.html"
+check "... the one read in part said so" grep -Fq "Read in part: x&lt;b&gt;&amp;&quot;&apos; (vm-exited)." "$TEST_TMP/m.html"
+check "... KSM's savings then unknown: n/a" grep -Fq "could save <b>3.91 MiB</b>; it saved <b>n/a</b> then." "$TEST_TMP/m.html"
+check "... no line on how to make one" bash -c "! grep -q 'No sharing map' '$TEST_TMP/m.html'"
 
 # A frozen host tree (tests/fixtures/host-mixed): what is stored is exactly what 'mem' shows,
 # and unknown stays NULL.
