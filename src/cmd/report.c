@@ -199,9 +199,11 @@ static void share_sections(const struct share_run *run, const struct report_data
 static int share_section(FILE *f, struct store *s, const struct report_data *d, const char *db)
 {
 	struct share_run run;
+	struct report_share rs = {.ksm_saved_now_bytes = series_last(series_row(&d->host, SERIES_HOST_KSM_SAVED), d->host.n),
+				  .db = db};
 	int r = store_share_latest(s, &run);
 	if (r == -ENODATA) {
-		report_html_share(f, NULL, NULL, NULL, db);
+		report_html_share(f, &rs);
 		return 0;
 	}
 	if (r < 0)
@@ -211,7 +213,10 @@ static int share_section(FILE *f, struct store *s, const struct report_data *d, 
 	r = order && sections ? share_run_order(&run, order) : -ENOMEM;
 	if (r == 0) {
 		share_sections(&run, d, sections);
-		report_html_share(f, &run, order, sections, db);
+		rs.run = &run;
+		rs.order = order;
+		rs.sections = sections;
+		report_html_share(f, &rs);
 	}
 	free(order);
 	free(sections);

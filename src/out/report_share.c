@@ -182,9 +182,9 @@ static void map_svg(FILE *f, const struct map *m)
 }
 
 /* When, how sampled, how exact, and what merging everything would save against what KSM saves. */
-static void map_line(FILE *f, const struct share_run *r)
+static void map_line(FILE *f, const struct share_run *r, double ksm_saved_now)
 {
-	char when[64], read[32], err[32], could[32], now[32] = "n/a";
+	char when[64], read[32], err[32], could[32], then[32] = "n/a", now[32] = "n/a";
 	int64_t bound = 0, pages = 0;
 	for (size_t i = 0; i < r->n; i++) {
 		bound = r->vms[i].error_bound_pages > bound ? r->vms[i].error_bound_pages : bound;
@@ -195,13 +195,16 @@ static void map_line(FILE *f, const struct share_run *r)
 	fmt_bytes(err, sizeof(err), bound * r->page_size);
 	fmt_bytes(could, sizeof(could), r->mergeable_savings_bytes);
 	if (r->ksm_saved_bytes.known)
-		fmt_bytes(now, sizeof(now), r->ksm_saved_bytes.v);
+		fmt_bytes(then, sizeof(then), r->ksm_saved_bytes.v);
+	if (isfinite(ksm_saved_now))
+		fmt_bytes(now, sizeof(now), (int64_t)llround(ksm_saved_now));
 	fprintf(f, "<p class=\"sub\">Taken %s over %zu VMs (%s of guest RAM read), sampling 1/%lld of the page "
 		   "hashes: each figure within &plusmn;%s (two standard errors, the largest of the VMs&apos;). "
 		   "With every VM merged KSM could save <b>%s</b>; it saved <b>%s</b> then",
-		when, r->n, read, (long long)r->sample_n, err, could, now);
+		when, r->n, read, (long long)r->sample_n, err, could, then);
 	if (r->ksm_saved_bytes.known && r->mergeable_savings_bytes > 0)
 		fprintf(f, " (%.0f%% of it)", 100.0 * (double)r->ksm_saved_bytes.v / (double)r->mergeable_savings_bytes);
+	fprintf(f, " and saves <b>%s</b> now (the last sample)", now);
 	fputs(". Rows: a VM&apos;s pages; columns: the VM that also holds them; the diagonal: pages a VM holds "
 	      "twice or more. VMs that share the most sit side by side.", f);
 	size_t partial = 0;
@@ -216,25 +219,25 @@ static void map_line(FILE *f, const struct share_run *r)
 	fputs(partial ? ".</p>\n" : "</p>\n", f);
 }
 
-void report_html_share(FILE *f, const struct share_run *run, const size_t *order, const long long *sections,
-		       const char *db)
+void report_html_share(FILE *f, const struct report_share *s)
 {
+	const struct share_run *run = s->run;
 	fputs("<h2 id=\"sharing\">Who shares memory with whom</h2>\n", f);
 	if (!run || !run->n) {
 		fputs("<p class=\"sub\">No sharing map in this database: <code>vmhost share --db ", f);
-		html_escape(f, db);
+		html_escape(f, s->db);
 		fputs("</code> makes one.</p>\n", f);
 		return;
 	}
-	struct map m = {.run = run, .order = malloc(run->n * sizeof(size_t)), .sections = sections};
+	struct map m = {.run = run, .order = malloc(run->n * sizeof(size_t)), .sections = s->sections};
 	if (!m.order) {
 		fputs("<p class=\"note\">(out of memory drawing the sharing map)</p>\n", f);
 		return;
 	}
 	for (size_t i = 0; i < run->n; i++)
-		m.order[i] = order ? order[i] : i;
+		m.order[i] = s->order ? s->order[i] : i;
 	map_layout(&m);
-	map_line(f, run);
+	map_line(f, run, s->ksm_saved_now_bytes);
 	map_svg(f, &m);
 	free(m.order);
 }

@@ -11,11 +11,16 @@
 
 #define SHARE_BINS 8 /* colours of the heat map */
 
-/* The section; run NULL: one line on how to make one (db names the database). order: the VMs'
- * order on both axes (share_run_order), NULL for the run's; sections: per VM of the run the id of
- * its section in the page (#vm-ID), -1 for none, or NULL. */
-void report_html_share(FILE *f, const struct share_run *run, const size_t *order, const long long *sections,
-		       const char *db);
+struct report_share {
+	const struct share_run *run; /* NULL: none in the database */
+	const size_t *order;         /* the VMs on both axes (share_run_order); NULL: the run's */
+	const long long *sections;   /* per VM of the run its section in the page (#vm-ID), -1 none; or NULL */
+	double ksm_saved_now_bytes;  /* KSM's savings at the recording's last sample; NaN unknown */
+	const char *db;              /* named in the line on how to make a map */
+};
+
+/* The section: the map, or one line on how to make one. */
+void report_html_share(FILE *f, const struct report_share *s);
 
 /* The colour of a cell of pages (0: none, else 1..SHARE_BINS) against the map's largest. */
 int report_share_bin(int64_t pages, int64_t max_pages);

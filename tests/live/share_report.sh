@@ -46,7 +46,8 @@ check "the section" grep -q '<h2 id="sharing">Who shares memory with whom</h2>' 
 check "when, the sample rate and the error bound" grep -Eq 'Taken [0-9-]+ [0-9:]+ [A-Z]+ over 4 VMs \([0-9.]+ MiB of guest RAM read\), sampling 1/8 of the page hashes: each figure within &plusmn;[0-9.]+ [KM]iB' "$H"
 id=$(sqlite3 "$DB" "SELECT id FROM vms WHERE name = 'img-1'")
 check "img-1's name on the map links to its section" grep -q "<a href=\"#vm-$id\"><text class=\"r\"[^>]*>img-1</text></a>" "$H"
-check "what merging everything would save against what KSM saves" grep -Eq 'KSM could save <b>[0-9.]+ [KMG]?i?B</b>; it saved <b>([0-9.]+ [KMG]?i?B|n/a)</b> then' "$H"
+check "what merging everything would save against what KSM saves" \
+	grep -Eq 'KSM could save <b>[0-9.]+ [KMG]?i?B</b>; it saved <b>[0-9.]+ [KMG]?i?B</b> then( \([0-9]+% of it\))? and saves <b>[0-9.]+ [KMG]?i?B</b> now \(the last sample\)' "$H"
 
 # The map as Chromium laid it out: names on the rows, figures, the cells of the darkest colour.
 chrome --dump-dom "file://$H#cell=0,1" >"$TEST_TMP/map.dom" 2>"$TEST_TMP/map.log"
