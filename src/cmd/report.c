@@ -144,10 +144,23 @@ static int report_rows(struct store *s, struct report_data *d)
 	return r;
 }
 
+/* The recording's time range; a database that holds only sharing maps (vmhost share, no record
+ * yet) is read as empty at its latest map's time. */
+static int time_range(struct store *s, double *ret_first, double *ret_last)
+{
+	int r = store_time_range(s, ret_first, ret_last);
+	struct share_run run;
+	if (r != -ENODATA || store_share_latest(s, &run) < 0)
+		return r;
+	*ret_first = *ret_last = run.t;
+	share_run_free(&run);
+	return 0;
+}
+
 static int report_load(struct store *s, const struct report_opts *o, struct report_data *d)
 {
 	double first;
-	int r = store_time_range(s, &first, &d->until);
+	int r = time_range(s, &first, &d->until);
 	if (r < 0)
 		return r;
 	d->since = o->window_seconds > 0 && d->until - o->window_seconds > first ? d->until - o->window_seconds : first;

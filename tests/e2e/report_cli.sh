@@ -70,6 +70,17 @@ check "... the one read in part said so" grep -Fq "Read in part: x&lt;b&gt;&amp;
 check "... KSM's savings then unknown: n/a; now the recording's" \
 	grep -Eq "could save <b>3.91 MiB</b>; it saved <b>n/a</b> then and saves <b>[0-9.]+ [KMG]?i?B</b> now \(the last sample\)\." "$TEST_TMP/m.html"
 check "... no line on how to make one" bash -c "! grep -q 'No sharing map' '$TEST_TMP/m.html'"
+# A database with sharing maps and no samples yet (vmhost share before any record): the page with
+# the map, its charts empty; without a map such a database is still an error.
+sqlite3 "$DB" ".backup '$TEST_TMP/maponly.db'"
+sqlite3 "$TEST_TMP/maponly.db" "DELETE FROM kvm_samples; DELETE FROM vm_samples; DELETE FROM vms; DELETE FROM samples;"
+"$VMHOST" report --db "$TEST_TMP/maponly.db" --out "$TEST_TMP/maponly.html" >/dev/null
+check "only a sharing map, no samples: the report, exit 0" [ $? -eq 0 ]
+check "... with the map" grep -q '<svg id="sharemap" [^>]* data-n="3"' "$TEST_TMP/maponly.html"
+sqlite3 "$TEST_TMP/maponly.db" "DELETE FROM share_pairs; DELETE FROM share_vms; DELETE FROM share_runs;"
+"$VMHOST" report --db "$TEST_TMP/maponly.db" --out "$TEST_TMP/empty.html" 2>"$TEST_TMP/empty.err" >/dev/null
+check "neither samples nor a map: exit 1" [ $? -eq 1 ]
+check "... no samples recorded yet" grep -q "no samples recorded yet" "$TEST_TMP/empty.err"
 
 # A frozen host tree (tests/fixtures/host-mixed): what is stored is exactly what 'mem' shows,
 # and unknown stays NULL.
