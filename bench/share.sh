@@ -86,7 +86,7 @@ converge() {
 # KSM counts (ksm_zero_pages): freed when KSM split their huge pages (the kernel remaps zero-filled
 # subpages on a split), in neither of KSM's counters.
 zero_freed() {
-	"$vmhost" share $(pidargs "$@") --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json 2>/dev/null |
+	"$vmhost" share --db "$tmp/vmhost.db" $(pidargs "$@") --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json 2>/dev/null |
 		jq '[.vms[] | .zero_mapped_pages - .ksm_zero_pages] | add'
 }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", (a - b) / b * 100 }'; }
@@ -104,7 +104,7 @@ guest h1a 0.8
 guest h1b 0.5
 guest h1c 0.2
 pages=$((mib * 256))
-"$vmhost" share $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/h1.json" 2>/dev/null
+"$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/h1.json" 2>/dev/null
 echo "== pairs on host 1 (1/$rate, $mib MiB guests: $pages pages) =="
 worst=0
 for x in h1a h1b h1c; do
@@ -121,7 +121,7 @@ echo "worst pair error: $worst% of a guest's pages"
 jq -r '.vms[] | "sketch of \(.name): \(.sketch_bytes) bytes for \(.pages) pages read: \(.sketch_bytes * 262144 / .pages / 1024 | floor) KiB per GiB"' "$tmp/h1.json"
 jq -r '"share CPU: \([.vms[].cpu_seconds] | add) s for \([.vms[].pages] | add) pages: \(([.vms[].cpu_seconds] | add) / (([.vms[].pages] | add) / 262144)) s per GiB hashed"' "$tmp/h1.json"
 t0=$EPOCHREALTIME
-/usr/bin/time -f "%U %S" -o "$tmp/time" "$vmhost" share $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 20 --key-file "$key" --json >/dev/null 2>&1
+/usr/bin/time -f "%U %S" -o "$tmp/time" "$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 20 --key-file "$key" --json >/dev/null 2>&1
 t1=$EPOCHREALTIME
 read -r u s <"$tmp/time"
 awk -v u="$u" -v s="$s" -v a="$t0" -v b="$t1" 'BEGIN { c = u + s; w = b - a; printf "--cpu-budget 20: %.2f s CPU in %.2f s: %.1f%% of one CPU\n", c, w, c / w * 100 }'
@@ -134,8 +134,8 @@ echo "   (against KSM's counters alone: $(pct "$pred1" "$got1"))"
 
 guest h2a 0.6
 guest h2b 0.3
-"$vmhost" share $(pidargs h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/h2.json" 2>/dev/null
-"$vmhost" share $(pidargs h1a h1b h1c h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/all.json" 2>/dev/null
+"$vmhost" share --db "$tmp/vmhost.db" $(pidargs h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/h2.json" 2>/dev/null
+"$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/all.json" 2>/dev/null
 pred2=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h2.json")
 predall=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/all.json")
 gotall=$(($(converge) - base))

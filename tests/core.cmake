@@ -26,6 +26,7 @@ vmhost_script_test(live_mem_numa live/mem_numa.sh "live")
 vmhost_script_test(live_mem_io_columns live/mem_io_columns.sh "live")
 vmhost_script_test(live_churn live/churn.sh "live")
 vmhost_script_test(live_share live/share_live.sh "live")
+vmhost_script_test(live_share_report live/share_report.sh "live")
 # A VM moved between cgroups while read (issue 13: bad input).
 vmhost_script_test(live_cgroup_move live/cgroup_move.sh "live")
 vmhost_script_test(live_mem_ksm live/mem_ksm.sh "live" ksm)

@@ -91,6 +91,20 @@ two_node_sys() {
 	echo 1 >"$s/devices/system/node/node1/cpulist"
 }
 
+# chrome ARGS... URL: headless Chromium with no name resolving (no network), its console on
+# stderr (lines with ":CONSOLE"), a fresh profile, a 1280x1000 window.
+chrome() {
+	local profile rc
+	profile=$(mktemp -d)
+	timeout 120 chromium --headless --no-sandbox --disable-gpu --disable-quic --no-first-run \
+		--disable-background-networking --disable-component-update --disable-sync \
+		--host-resolver-rules="MAP * ~NOTFOUND" --enable-logging=stderr --v=0 \
+		--user-data-dir="$profile" --window-size=1280,1000 "$@"
+	rc=$?
+	rm -rf "$profile"
+	return $rc
+}
+
 # without_library NAME CMD...: runs CMD where the dynamic loader finds no libNAME (root): in a mount
 # namespace of its own, the library's directory is replaced by symbolic links to everything else
 # in it. For the libraries vmhost loads when a command needs them (src/core/base/dynlib.h).

@@ -12,8 +12,10 @@
 #include "io/file.h"
 #include "out/json.h"
 #include "out/report_html.h"
+#include "out/report_share.h"
 #include "store/store_growth.h"
 #include "store/store_series.h"
+#include "store/store_share.h"
 
 struct report_opts {
 	const char *db, *out, *title;
@@ -142,10 +144,23 @@ static int report_rows(struct store *s, struct report_data *d)
 	return r;
 }
 
+/* The recording's time range; a database that holds only sharing maps (vmhost share, no record
+ * yet) is read as empty at its latest map's time. */
+static int time_range(struct store *s, double *ret_first, double *ret_last)
+{
+	int r = store_time_range(s, ret_first, ret_last);
+	struct share_run run;
+	if (r != -ENODATA || store_share_latest(s, &run) < 0)
+		return r;
+	*ret_first = *ret_last = run.t;
+	share_run_free(&run);
+	return 0;
+}
+
 static int report_load(struct store *s, const struct report_opts *o, struct report_data *d)
 {
 	double first;
-	int r = store_time_range(s, &first, &d->until);
+	int r = time_range(s, &first, &d->until);
 	if (r < 0)
 		return r;
 	d->since = o->window_seconds > 0 && d->until - o->window_seconds > first ? d->until - o->window_seconds : first;
@@ -177,6 +192,51 @@ static void vm_section(FILE *f, struct store *s, const struct report_data *d, co
 	report_html_vm_end(f);
 }
 
+/* The section of each VM of the map: a recorded series of its pid and name that ran when the
+ * map was taken (within a sample's slack), else -1. */
+static void share_sections(const struct share_run *run, const struct report_data *d, long long *ret)
+{
+	for (size_t i = 0; i < run->n; i++) {
+		ret[i] = -1;
+		for (size_t k = 0; k < d->nvms; k++) {
+			const struct store_vm *v = &d->vms[k];
+			if (v->pid == run->vms[i].pid && !strcmp(v->name, run->vms[i].name) &&
+			    run->t >= v->first_seconds - 60 && run->t <= v->last_seconds + 60)
+				ret[i] = (long long)v->id;
+		}
+	}
+}
+
+/* The latest sharing map, its VMs ordered so that clusters sit together and linked to their
+ * sections; or the line on how to make one. */
+static int share_section(FILE *f, struct store *s, const struct report_data *d, const char *db)
+{
+	struct share_run run;
+	struct report_share rs = {.ksm_saved_now_bytes = series_last(series_row(&d->host, SERIES_HOST_KSM_SAVED), d->host.n),
+				  .db = db};
+	int r = store_share_latest(s, &run);
+	if (r == -ENODATA) {
+		report_html_share(f, &rs);
+		return 0;
+	}
+	if (r < 0)
+		return r;
+	size_t *order = malloc((run.n ? run.n : 1) * sizeof(*order));
+	long long *sections = malloc((run.n ? run.n : 1) * sizeof(*sections));
+	r = order && sections ? share_run_order(&run, order) : -ENOMEM;
+	if (r == 0) {
+		share_sections(&run, d, sections);
+		rs.run = &run;
+		rs.order = order;
+		rs.sections = sections;
+		report_html_share(f, &rs);
+	}
+	free(order);
+	free(sections);
+	share_run_free(&run);
+	return r;
+}
+
 static int write_report(FILE *f, struct store *s, const struct report_opts *o, const char **what)
 {
 	struct report_data d = {0};
@@ -199,6 +259,8 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 	report_html_host(f, &d.host, d.rows, d.nvms, d.since, d.until);
 	report_html_flagged(f, &o->growth.params, o->growth.window_seconds, d.rows, d.nvms);
 	report_html_ksm(f, &d.host, d.since, d.until);
+	if ((r = share_section(f, s, &d, o->db)) < 0)
+		goto out;
 	struct series_set exits;
 	if (store_kvm_rate_series(s, 0, "exits", d.since, d.until, REPORT_MAX_POINTS, &exits) == 0) {
 		report_html_kvm(f, &exits, d.since, d.until);

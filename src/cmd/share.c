@@ -12,10 +12,12 @@
 #include "cmd/opts.h"
 #include "core/base/clock.h"
 #include "core/model/survey.h"
+#include "core/share/share_run.h"
 #include "core/share/sketch.h"
 #include "io/vmread.h"
 #include "out/json.h"
 #include "out/table.h"
+#include "store/store_share.h"
 
 #define SHARE_MAX_PIDS 256
 #define SAMPLE_MAX (1u << 20)
@@ -26,6 +28,7 @@ struct share_opts {
 	long sample_n;
 	double cpu_budget;
 	const char *key_file;
+	const char *db; /* where the map is kept for the report, as record's */
 };
 
 static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
@@ -51,12 +54,14 @@ static const struct opt share_opt_table[] = {
 	{OPT("cpu-budget", 0, OPT_NUMBER), OPT_AT(struct share_opts, cpu_budget), .lo = 0, .hi = 100,
 	 .error = "--cpu-budget takes a percent of one CPU from 0 (no limit) to 100, not '%s'"},
 	{OPT("key-file", 0, OPT_STRING), OPT_AT(struct share_opts, key_file)},
+	{OPT("db", 'd', OPT_STRING), OPT_AT(struct share_opts, db)},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
 static void share_help(void)
 {
-	printf("usage: vmhost share [--pid PID]... [--sample 1/N] [--cpu-budget PCT] [--key-file FILE] [--json]\n"
+	printf("usage: vmhost share [--pid PID]... [--sample 1/N] [--cpu-budget PCT] [--key-file FILE] [--db FILE]\n"
+	       "                    [--json]\n"
 	       "\n"
 	       "Reads each VM's guest RAM (never writing it; root or CAP_SYS_PTRACE), hashes every resident\n"
 	       "4 KiB page with a keyed hash, keeps the pages whose hash is in the lowest 1/N of the hash\n"
@@ -70,6 +75,8 @@ static void share_help(void)
 	       "  --key-file FILE   the fleet's hash key (root-only, mode 0600), created when absent;\n"
 	       "                    without it a random key for this run: its sketches compare among\n"
 	       "                    themselves only\n"
+	       "  --db FILE         keep the map in this database for 'vmhost report' (default ./vmhost.db,\n"
+	       "                    record's; written beside a running recorder)\n"
 	       "\n"
 	       "A sketch read only in part (the VM exited, a RAM mapping went away, no permission) is\n"
 	       "marked partial with its reason. What a sketch reveals, and what not: docs/share.md.\n");
@@ -199,6 +206,28 @@ static void share_human(const struct sketch *s, size_t n, const struct share_map
 	printf("\nhost: KSM could save %s with every VM merged; it saves %s now\n", a, now.known ? b : "n/a");
 }
 
+/* Keeps the map in --db for the report; a database that cannot take it is a warning, the map is
+ * printed all the same. */
+static void share_store(struct ctx *ctx, const struct share_opts *o, const struct sketch *s, size_t n,
+			const struct share_map *m, const struct host *h)
+{
+	struct share_run run;
+	struct store *db = NULL;
+	int r = share_run_of(s, n, m, clock_wall_seconds(), h->page_size_bytes,
+			     ksm_saved_bytes(&h->ksm, h->page_size_bytes), &run);
+	if (r == 0) {
+		r = store_open_side(o->db, &db);
+		if (r == 0)
+			r = store_share_write(db, &run);
+		store_close(db);
+		share_run_free(&run);
+	}
+	if (r < 0)
+		warn(ctx, "the sharing map is not kept in %s: %s", o->db, store_strerror(r));
+	else if (ctx->format != OUT_JSON)
+		printf("\nkept in %s: 'vmhost report --db %s' draws it\n", o->db, o->db);
+}
+
 /* Sketches every wanted VM into *ret (n of them). 0 or -ENOMEM. */
 static int sketch_all(struct ctx *ctx, const struct share_opts *o, const struct vm_list *vms,
 		      const struct siphash_key *key, struct sketch **ret, size_t *ret_n)
@@ -231,7 +260,8 @@ static int sketch_all(struct ctx *ctx, const struct share_opts *o, const struct 
 	return 0;
 }
 
-static int share_report(struct ctx *ctx, struct sketch *s, size_t n, const struct host *host)
+static int share_report(struct ctx *ctx, const struct share_opts *o, struct sketch *s, size_t n,
+			const struct host *host)
 {
 	size_t denied = 0;
 	for (size_t i = 0; i < n; i++)
@@ -249,13 +279,15 @@ static int share_report(struct ctx *ctx, struct sketch *s, size_t n, const struc
 		printf("no VMs found (QEMU, cloud-hypervisor, firecracker, crosvm); --pid PID adds any process\n");
 	else
 		share_human(s, n, &m, host);
+	if (n)
+		share_store(ctx, o, s, n, &m, host);
 	share_map_free(&m);
 	return EXIT_OK;
 }
 
 int cmd_share(struct ctx *ctx, int argc, char **argv)
 {
-	struct share_opts o = {.sample_n = 64, .cpu_budget = 50};
+	struct share_opts o = {.sample_n = 64, .cpu_budget = 50, .db = "vmhost.db"};
 	static const struct opts_spec spec = OPTS_SPEC(share_opt_table, 0, share_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc != OPTS_GO)
@@ -277,7 +309,7 @@ int cmd_share(struct ctx *ctx, int argc, char **argv)
 	struct sketch *s = NULL;
 	size_t n = 0;
 	r = sketch_all(ctx, &o, &vms, &key, &s, &n);
-	rc = r < 0 ? fail(ctx, EXIT_FAIL, "sketches", "%s", strerror(-r)) : share_report(ctx, s, n, &host);
+	rc = r < 0 ? fail(ctx, EXIT_FAIL, "sketches", "%s", strerror(-r)) : share_report(ctx, &o, s, n, &host);
 	for (size_t i = 0; i < n; i++)
 		sketch_free(&s[i]);
 	free(s);

@@ -546,6 +546,18 @@ void report_html_vm_end(FILE *f) { fputs("</details>\n", f); }
  * browser test's hooks: "#sort=KEY" in the address clicks that column once when the page loads,
  * "#filter=TEXT" types TEXT into the filter, "#first-screen" lists the captions and legends the window shows in the body's data-first-screen. */
 static const char page_script[] =
+	/* The sharing map (out/report_share.c): a cell's figures under the pointer, in the map's title
+	 * and the line below it; "#cell=ROW,COLUMN" shows one when the page loads. */
+	"(function(){var m=document.getElementById('sharemap');if(!m)return;"
+	"var n=+m.getAttribute('data-n'),v=m.getAttribute('data-mib').split(','),er=m.getAttribute('data-err').split(','),"
+	"x0=+m.getAttribute('data-x'),y0=+m.getAttribute('data-y'),c=+m.getAttribute('data-cell'),"
+	"nm=m.querySelectorAll('text.r'),tip=document.getElementById('sharetip'),tt=m.querySelector('title');"
+	"function show(i,j){if(!(i>=0&&j>=0&&i<n&&j<n))return;var a=nm[i].textContent,b=nm[j].textContent,"
+	"s=(i===j?a+': '+v[i*n+j]+' MiB it holds twice or more':a+' \u2192 '+b+': '+v[i*n+j]+' MiB of '+a+"
+	"'\u2019s memory also in '+b)+' (\u00b1'+er[i]+' MiB)';tip.textContent=s;tt.textContent=s;}"
+	"m.addEventListener('mousemove',function(e){var p=m.createSVGPoint();p.x=e.clientX;p.y=e.clientY;"
+	"p=p.matrixTransform(m.getScreenCTM().inverse());show(Math.floor((p.y-y0)/c),Math.floor((p.x-x0)/c));});"
+	"var h=/^#cell=(\\d+),(\\d+)$/.exec(location.hash);if(h)show(+h[1],+h[2]);})();"
 	"(function(){if(location.hash==='#first-screen'){var v=[],e=document.querySelectorAll('figcaption,.legend span');"
 	"for(var k=0;k<e.length;k++)if(e[k].getBoundingClientRect().bottom<=innerHeight)v.push(e[k].textContent);"
 	"document.body.setAttribute('data-first-screen',v.join('|'));}"

@@ -209,7 +209,18 @@ static int migrate(struct store *s, int64_t version)
 		int r = exec_sql(s, "BEGIN IMMEDIATE");
 		if (r < 0)
 			return r;
-		r = exec_sql(s, store_migrations[v]);
+		/* Another writer (a recorder beside `share`) may have migrated it meanwhile. */
+		int64_t now = v;
+		r = query_int(s, "PRAGMA user_version", &now);
+		if (r == 0 && now > v) {
+			v = now - 1;
+			r = exec_sql(s, "COMMIT");
+			if (r < 0)
+				return r;
+			continue;
+		}
+		if (r == 0)
+			r = exec_sql(s, store_migrations[v]);
 		if (r == 0) {
 			char sql[96];
 			snprintf(sql, sizeof(sql), "PRAGMA application_id = %d; PRAGMA user_version = %lld",
@@ -267,8 +278,9 @@ static void remove_stale_sides(const struct store *s)
 	io_remove(side);
 }
 
-/* store_open's work; after_delete: the database at path was deleted under us (follow_path). */
-static int open_writer(const char *path, bool after_delete, struct store **ret)
+/* store_open's work; after_delete: the database at path was deleted under us (follow_path);
+ * side: store_open_side, without the recorders' lock. */
+static int open_writer(const char *path, bool after_delete, bool side, struct store **ret)
 {
 	/* SQLite first: without it, no file is made. */
 	int r = sqlite_load(NULL, 0);
@@ -284,8 +296,8 @@ static int open_writer(const char *path, bool after_delete, struct store **ret)
 		r = -ENOMEM;
 		goto fail;
 	}
-	s->lock_fd = io_lock(path, 0); /* the writers' lock: the database file itself */
-	if (s->lock_fd < 0) {
+	s->lock_fd = side ? -1 : io_lock(path, 0); /* the writers' lock: the database file itself */
+	if (!side && s->lock_fd < 0) {
 		r = s->lock_fd;
 		goto fail;
 	}
@@ -295,6 +307,8 @@ static int open_writer(const char *path, bool after_delete, struct store **ret)
 	r = open_db(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &version);
 	if (r < 0)
 		goto fail;
+	if (side) /* one transaction now and then: it may wait for a recorder's sample */
+		sq.busy_timeout(s->db, READER_BUSY_MS);
 	/* WAL: readers never block the recorder; NORMAL sync: a crash loses at most the last commits
 	 * (power loss), never consistency. */
 	r = exec_sql(s, "PRAGMA journal_mode = WAL");
@@ -315,7 +329,13 @@ fail:
 	return r;
 }
 
-int store_open(const char *path, struct store **ret) { return open_writer(path, false, ret); }
+int store_open(const char *path, struct store **ret) { return open_writer(path, false, false, ret); }
+
+int store_open_side(const char *path, struct store **ret) { return open_writer(path, false, true, ret); }
+
+sqlite3 *store_sqlite(struct store *s) { return s->db; }
+
+int store_sqlite_errno(struct store *s, int rc) { return errno_from_sqlite(s->db, rc); }
 
 /* A file: URI for path (percent-escaping what URIs reserve), with query. */
 static int file_uri(const char *path, const char *query, char *buf, size_t cap)
@@ -745,7 +765,7 @@ static int follow_path(struct store *s)
 	s->db = NULL;
 	close(s->lock_fd);
 	s->lock_fd = -1;
-	int r = open_writer(s->path, true, &fresh);
+	int r = open_writer(s->path, true, false, &fresh);
 	if (r < 0)
 		return r;
 	/* fresh's handles into s, which the caller keeps using; its caches start empty too */

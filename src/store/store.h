@@ -22,7 +22,7 @@
 #include "core/model/snapshot.h"
 #include "parse/parse.h"
 
-#define STORE_SCHEMA_VERSION 4
+#define STORE_SCHEMA_VERSION 5
 
 struct store;
 
@@ -39,6 +39,10 @@ extern const struct store_retention store_retention_default; /* 2 days, 30 days,
  * -EPROTO not a vmhost database (or corrupt), -EPROTONOSUPPORT written by a newer vmhost,
  * -ELIBACC no SQLite library (nothing created; store_strerror names it). */
 int store_open(const char *path, struct store **ret);
+/* Opens (creating or migrating) a database for a writer of its own rows beside a recorder: the
+ * sharing maps (store_share.h). No writer lock: SQLite's lock, waited for up to 5 s, puts its
+ * transactions between a recorder's samples. Errors as store_open's, never -EBUSY. */
+int store_open_side(const char *path, struct store **ret);
 /* Opens an existing database for reading only (no lock; safe while a writer runs). -ENOENT when
  * it does not exist, -ELIBACC without SQLite. */
 int store_open_read(const char *path, struct store **ret);

@@ -54,6 +54,21 @@ static const char *const store_migrations[] = {
 	"ALTER TABLE vm_samples ADD COLUMN net_rx INTEGER;"
 	"ALTER TABLE vm_samples ADD COLUMN net_tx INTEGER;"
 	"ALTER TABLE vm_samples ADD COLUMN net_dropped INTEGER;",
+	/* 4 -> 5: the sharing maps of `vmhost share`: a row per run, per VM of it (vm: its place in
+	 * the run) and per pair of VMs sharing pages (a's pages whose content b also holds; a = b: the
+	 * pages a duplicates within itself). Pages of the run's page_size; bytes where named so. */
+	"CREATE TABLE share_runs ("
+	" id INTEGER PRIMARY KEY, t_ms INTEGER NOT NULL, sample_n INTEGER NOT NULL, page_size INTEGER NOT NULL,"
+	" host_pages INTEGER NOT NULL, zero_pages INTEGER NOT NULL, mergeable_savings INTEGER NOT NULL,"
+	" ksm_saved INTEGER, vm_count INTEGER NOT NULL);"
+	"CREATE TABLE share_vms ("
+	" run_id INTEGER NOT NULL REFERENCES share_runs (id), vm INTEGER NOT NULL, pid INTEGER NOT NULL, name TEXT,"
+	" pages INTEGER NOT NULL, zero_pages INTEGER NOT NULL, unique_pages INTEGER NOT NULL,"
+	" error_bound_pages INTEGER NOT NULL, sketch_bytes INTEGER NOT NULL, partial_reason TEXT,"
+	" PRIMARY KEY (run_id, vm)) WITHOUT ROWID;"
+	"CREATE TABLE share_pairs ("
+	" run_id INTEGER NOT NULL REFERENCES share_runs (id), a INTEGER NOT NULL, b INTEGER NOT NULL,"
+	" pages INTEGER NOT NULL, PRIMARY KEY (run_id, a, b)) WITHOUT ROWID;",
 };
 
 /* Downsampling: the value columns and how a bucket's mean is formed (gauges: rounded mean;

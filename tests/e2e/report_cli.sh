@@ -17,7 +17,7 @@ grep -q ready "$TEST_TMP/guest.out" || die "fakeguest did not start"
 "$VMHOST" record --db "$DB" --interval 0.1 --duration 0.5 >"$TEST_TMP/rec.out"
 check "record exits 0" [ $? -eq 0 ]
 check "samples in the database" ge "$(sqlite3 "$DB" 'SELECT count(*) FROM samples')" 3
-check "schema version 4" [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 4 ]
+check "schema version 5" [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 5 ]
 check "WAL mode" [ "$(sqlite3 "$DB" 'PRAGMA journal_mode')" = wal ]
 "$VMHOST" --json record --db "$DB" --interval 0.1 --duration 0.2 >"$TEST_TMP/rec.json"
 check "record --json summary" jq -e '.samples >= 1 and .dropped_samples == 0' "$TEST_TMP/rec.json"
@@ -50,6 +50,37 @@ check "report's one script is inline" [ "$(grep -io '<script[^>]*>' "$TEST_TMP/r
 check "report loads nothing from the network" bash -c "! grep -Eo '(src|href)=\"[^\"#][^\"]*' '$TEST_TMP/r.html' | grep -q ."
 check "no temporary file left" [ ! -e "$TEST_TMP/r.html.tmp" ]
 check "report charts the guest" grep -q "<figcaption>cli-guest (pid $GUEST)" "$TEST_TMP/r.html"
+check "without a sharing map, one line on how to make one" \
+	grep -Fq "No sharing map in this database: <code>vmhost share --db $DB</code> makes one." "$TEST_TMP/r.html"
+check "... and no map" bash -c "! grep -q 'id=\"sharemap\"' '$TEST_TMP/r.html'"
+# A map as vmhost share keeps it (docs/record.md): three VMs, one read in part, one with a name to
+# escape; a pair sharing nothing has no row. The map, its line and its escaping, also under ASan.
+sqlite3 "$DB" "INSERT INTO share_runs VALUES (7, 1800000000000, 16, 4096, 3000, 90, 4096000, NULL, 3);
+	INSERT INTO share_vms VALUES (7, 0, 11, 'web-a', 1000, 30, 100, 40, 512, NULL),
+		(7, 1, 12, 'x<b>&\"''', 1000, 30, 100, 40, 512, 'vm-exited'), (7, 2, 13, 'web-b', 1000, 30, 100, 40, 512, NULL);
+	INSERT INTO share_pairs VALUES (7, 0, 2, 800), (7, 2, 0, 790), (7, 1, 1, 64), (7, 0, 1, 16), (7, 1, 0, 16);"
+"$VMHOST" report --db "$DB" --out "$TEST_TMP/m.html" >/dev/null
+check "report with a sharing map exits 0" [ $? -eq 0 ]
+check "the map of 3 VMs" grep -q '<svg id="sharemap" [^>]* data-n="3"' "$TEST_TMP/m.html"
+check "... web-b, web-a, then x that shares a little with web-a" \
+	[ "$(grep -o '<text class="r"[^>]*>[^<]*' "$TEST_TMP/m.html" | sed 's/.*>//' | tr '\n' ' ')" = "web-b web-a x&lt;b&gt;&amp;&quot;&apos; " ]
+check "... the figures in MiB in that order, row by row" grep -q 'data-mib="0,3.09,0,3.12,0,0.06,0,0.06,0.25"' "$TEST_TMP/m.html"
+check "... a name escaped" grep -Fq ">x&lt;b&gt;&amp;&quot;&apos;</text>" "$TEST_TMP/m.html"
+check "... the one read in part said so" grep -Fq "Read in part: x&lt;b&gt;&amp;&quot;&apos; (vm-exited)." "$TEST_TMP/m.html"
+check "... KSM's savings then unknown: n/a; now the recording's" \
+	grep -Eq "could save <b>3.91 MiB</b>; it saved <b>n/a</b> then and saves <b>[0-9.]+ [KMG]?i?B</b> now \(the last sample\)\." "$TEST_TMP/m.html"
+check "... no line on how to make one" bash -c "! grep -q 'No sharing map' '$TEST_TMP/m.html'"
+# A database with sharing maps and no samples yet (vmhost share before any record): the page with
+# the map, its charts empty; without a map such a database is still an error.
+sqlite3 "$DB" ".backup '$TEST_TMP/maponly.db'"
+sqlite3 "$TEST_TMP/maponly.db" "DELETE FROM kvm_samples; DELETE FROM vm_samples; DELETE FROM vms; DELETE FROM samples;"
+"$VMHOST" report --db "$TEST_TMP/maponly.db" --out "$TEST_TMP/maponly.html" >/dev/null
+check "only a sharing map, no samples: the report, exit 0" [ $? -eq 0 ]
+check "... with the map" grep -q '<svg id="sharemap" [^>]* data-n="3"' "$TEST_TMP/maponly.html"
+sqlite3 "$TEST_TMP/maponly.db" "DELETE FROM share_pairs; DELETE FROM share_vms; DELETE FROM share_runs;"
+"$VMHOST" report --db "$TEST_TMP/maponly.db" --out "$TEST_TMP/empty.html" 2>"$TEST_TMP/empty.err" >/dev/null
+check "neither samples nor a map: exit 1" [ $? -eq 1 ]
+check "... no samples recorded yet" grep -q "no samples recorded yet" "$TEST_TMP/empty.err"
 
 # A frozen host tree (tests/fixtures/host-mixed): what is stored is exactly what 'mem' shows,
 # and unknown stays NULL.

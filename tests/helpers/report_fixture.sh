@@ -6,7 +6,9 @@
 # The schema is the store's own: growth_fixture creates it, and its rows are deleted.
 #   web-005, db-001, ci-002, cache-003, batch-004 ...: guest RAM 1, 2, 4 or 8 GiB; every 17th VM's
 #   overhead grows 40 MiB/hour over the last day (flagged);
-#   CPU and exits follow a day's cycle; KSM merges part of each guest's RAM.
+#   CPU and exits follow a day's cycle; KSM merges part of each guest's RAM;
+#   one sharing map an hour before the end (vmhost share at 1/64): every pair shares 2% of the
+#   smaller guest (a base image: a cell for every pair, the largest map), VMs of one kind 30%.
 # Usage: report_fixture.sh GROWTH_FIXTURE FILE.db [NVMS [DAYS]]
 set -eu
 FIXTURE=$1 DB=$2 NVMS=${3:-100} DAYS=${4:-30}
@@ -68,5 +70,18 @@ SELECT vm_id, (SELECT id FROM kvm_counters WHERE name = 'exits'), t_ms, resoluti
        CAST((d + 0.5 * day) * 86400 * (200 + vm_id * 13 % 900) AS INTEGER) FROM gen;
 INSERT INTO kvm_samples (vm_id, counter_id, t_ms, resolution, value)
 SELECT 0, counter_id, t_ms, MIN(resolution), SUM(value) FROM kvm_samples GROUP BY counter_id, t_ms;
+INSERT INTO share_vms (run_id, vm, pid, name, pages, zero_pages, unique_pages, error_bound_pages, sketch_bytes)
+SELECT 1, id - 1, pid, name, guest_ram_bytes * 9 / 40960, guest_ram_bytes / 40960, guest_ram_bytes * 4 / 40960,
+       CAST(2 * sqrt(guest_ram_bytes * 9 / 40960 * 63) AS INTEGER), guest_ram_bytes * 9 / 40960 / 64 * 8 FROM vms;
+INSERT INTO share_pairs (run_id, a, b, pages)
+SELECT 1, x.id - 1, y.id - 1,
+       CASE WHEN x.id = y.id THEN x.guest_ram_bytes / 409600
+            ELSE min(x.guest_ram_bytes, y.guest_ram_bytes) / 4096 * (CASE WHEN x.id % 5 = y.id % 5 THEN 30 ELSE 2 END) / 100
+                 + (x.id * y.id) % 97 * 64 END
+FROM vms x, vms y;
+INSERT INTO share_runs (id, t_ms, sample_n, page_size, host_pages, zero_pages, mergeable_savings, ksm_saved, vm_count)
+SELECT 1, $END - 3600000, 64, 4096, SUM(pages), SUM(zero_pages), SUM(pages) * 4096 * 35 / 100,
+       SUM(pages) * 4096 / 5, COUNT(*)
+FROM share_vms;
 COMMIT;
 SQL

@@ -7,6 +7,7 @@
 # exits mid-read, a mapping that goes away, no permission; a key file others may read refused.
 . "$VMHOST_TESTS/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: process_vm_readv of other users' processes"
+cd "$TEST_TMP" || die "no $TEST_TMP" # each run keeps its map in ./vmhost.db, as record's default
 
 MIB=128
 PAGES=$((MIB * 256))

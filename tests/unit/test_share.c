@@ -6,11 +6,13 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
 #include "core/base/siphash.h"
+#include "core/share/share_run.h"
 #include "core/share/sketch.h"
 
 static const struct siphash_key ref_key = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
@@ -99,12 +101,78 @@ static void map_by_hand(void **state)
 		sketch_free(&s[i]);
 }
 
+/* The run keeps the map's figures: a's pages b holds off the diagonal, its own duplicates on it. */
+static void run_of_map(void **state)
+{
+	(void)state;
+	const uint64_t a[] = {3, 2, 1, 2}, b[] = {4, 2, 3};
+	struct sketch s[2] = {hand(a, 4, 10), hand(b, 3, 0)};
+	snprintf(s[0].name, sizeof(s[0].name), "web1");
+	s[1].gap = SKETCH_VM_EXITED;
+	struct share_map m;
+	struct share_run r;
+	assert_int_equal(share_map_build(s, 2, true, &m), 0);
+	assert_int_equal(share_run_of(s, 2, &m, 1.8e9, 4096, MAYBE(8192), &r), 0);
+	assert_int_equal(r.pairs[0], 4);  /* a's second 2 */
+	assert_int_equal(r.pairs[1], 12); /* a's 2, 2, 3 in b */
+	assert_int_equal(r.pairs[2], 8);  /* b's 2, 3 in a */
+	assert_int_equal(r.pairs[3], 0);
+	assert_int_equal(r.mergeable_savings_bytes, m.mergeable_pages * 4096);
+	assert_int_equal(r.sample_n, 4);
+	assert_string_equal(r.vms[0].name, "web1");
+	assert_string_equal(r.vms[0].partial_reason, "");
+	assert_string_equal(r.vms[1].partial_reason, "vm-exited");
+	assert_int_equal(r.vms[1].unique_pages, m.vms[1].unique_pages);
+	share_run_free(&r);
+	share_map_free(&m);
+	for (int i = 0; i < 2; i++)
+		sketch_free(&s[i]);
+}
+
+static size_t place_of(const size_t *order, size_t n, size_t vm)
+{
+	for (size_t i = 0; i < n; i++)
+		if (order[i] == vm)
+			return i;
+	fail();
+	return 0;
+}
+
+/* Clusters sit together: {0, 3, 5} (0-3 and 3-5 share the most) first as the largest, then
+ * {1, 4}, then 2 that shares nothing; every VM once. */
+static void order_keeps_clusters_together(void **state)
+{
+	(void)state;
+	struct share_run r;
+	assert_int_equal(share_run_alloc(6, &r), 0);
+	const size_t n = 6;
+	const int64_t links[][3] = {{0, 3, 100}, {3, 5, 90}, {0, 5, 10}, {1, 4, 50}, {4, 1, 40}, {1, 0, 1}};
+	for (size_t k = 0; k < sizeof(links) / sizeof(links[0]); k++)
+		r.pairs[links[k][0] * n + links[k][1]] = links[k][2];
+	r.pairs[2 * n + 2] = 1000; /* its own duplicates link it to nobody */
+	r.pairs[1 * n + 0] = 0;
+	size_t order[6];
+	assert_int_equal(share_run_order(&r, order), 0);
+	size_t seen = 0;
+	for (size_t i = 0; i < n; i++)
+		seen |= (size_t)1 << order[i];
+	assert_int_equal(seen, 0x3f);
+	assert_int_equal(labs((long)place_of(order, n, 0) - (long)place_of(order, n, 3)), 1);
+	assert_int_equal(labs((long)place_of(order, n, 3) - (long)place_of(order, n, 5)), 1);
+	assert_true(place_of(order, n, 0) < 3 && place_of(order, n, 3) < 3 && place_of(order, n, 5) < 3);
+	assert_int_equal(labs((long)place_of(order, n, 1) - (long)place_of(order, n, 4)), 1);
+	assert_int_equal(order[5], 2);
+	share_run_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(siphash_reference_vector),
 		cmocka_unit_test(sampling_is_by_content),
 		cmocka_unit_test(map_by_hand),
+		cmocka_unit_test(run_of_map),
+		cmocka_unit_test(order_keeps_clusters_together),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
