@@ -61,7 +61,8 @@ static void plan_help(void)
 	       "\n"
 	       "  --sketch FILE   a host's sketches, written by 'vmhost share --out FILE' (repeatable)\n"
 	       "  --from URL      a host's sketches from its 'vmhost serve': http://[USER:PASS@]HOST:PORT/sketch\n"
-	       "                  (plain HTTP only; basic auth from the URL's user and password)\n"
+	       "                  (plain HTTP only; basic auth from the URL's user and password, which\n"
+	       "                  others on this machine can see in ps: prefer an SSH tunnel to loopback)\n"
 	       "  --vm NAME       only this VM (by name, or pid on its host)\n"
 	       "  --timeout SEC   for each --from, connecting and reading together (default 120: the\n"
 	       "                  server sketches its VMs on request, under its CPU budget)\n");
@@ -304,8 +305,11 @@ static void plan_human(const struct plan_opts *o, const struct plan_host *hosts,
 	int64_t freed = each_move(o, hosts, p, move_human, NULL);
 	char a[32];
 	fmt_bytes(a, sizeof(a), page_bytes(freed));
-	printf("%s frees %s of host memory once KSM has merged%s\n", freed ? "  the plan" : "  no move frees memory:", a,
-	       p->memory_checked ? "" : " (not checked against host memory: a sketch lacks MemAvailable)");
+	if (freed)
+		printf("  the plan frees %s of host memory once KSM has merged%s\n", a,
+		       p->memory_checked ? "" : " (not checked against host memory: a sketch lacks MemAvailable)");
+	else
+		printf("  no move frees memory\n");
 }
 
 static int plan_and_print(struct ctx *ctx, const struct plan_opts *o, const struct sketch_file *files,

@@ -151,6 +151,12 @@ static void plan_by_hand(void **state)
 	assert_int_equal(p.nmoves, 1);
 	assert_int_equal(p.moves[0].vm, 0);
 	share_plan_free(&p);
+	va[0].gap = 1; /* x's sketch partial: it stays, and y comes to it */
+	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
+	assert_int_equal(p.nmoves, 1);
+	assert_int_equal(p.moves[0].vm, 2);
+	share_plan_free(&p);
+	va[0].gap = 0;
 	fb.mem_available_bytes = -1; /* unknown: not checked, and said so */
 	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
 	assert_false(p.memory_checked);

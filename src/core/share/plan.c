@@ -152,14 +152,16 @@ static int64_t need_on(const struct plan_host *hosts, const struct share_plan *p
 	return need > 0 ? need : 0;
 }
 
-/* The move that frees the most and fits its target, or false when none frees anything. */
+/* The move that frees the most and fits its target, or false when none frees anything. A VM whose
+ * sketch is partial never moves: what it would share is not known in full. */
 static bool best_move(const struct plan_host *hosts, const struct share_plan *p, const struct work *w,
 		      struct plan_move *ret)
 {
 	bool found = false;
 	for (size_t v = 0; v < w->nvms; v++) {
 		size_t from = w->where[v];
-		for (size_t h = 0; h < w->nhosts && !w->moved[v]; h++) {
+		bool partial = hosts[p->vms[v].host].file->vms[p->vms[v].index].gap != 0;
+		for (size_t h = 0; h < w->nhosts && !w->moved[v] && !partial; h++) {
 			int64_t gain = w->common[v * w->nhosts + h] - w->common[v * w->nhosts + from];
 			int64_t need = need_on(hosts, p, w, v, h);
 			if (h == from || gain <= 0 || (w->avail_pages[h] >= 0 && need > w->avail_pages[h]))
