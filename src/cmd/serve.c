@@ -385,6 +385,7 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 	int sig = 0;
 	while (rc == EXIT_OK && sigwait(&stop, &sig) != 0)
 		;
+	serve_sketch_stop(sv.sketch); /* a sketching run in a worker ends now, not when it is done */
 	serve_http_stop(sv.http);
 	serve_cache_free(sv.cache);
 	serve_sketch_free(sv.sketch);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,6 +13,7 @@ struct serve_sketch {
 	pthread_mutex_t lock; /* one sketching run at a time; guards body and taken_at */
 	struct serve_body *body;
 	double taken_at;
+	volatile sig_atomic_t stop; /* serve_sketch_stop: a run in progress ends, partial and unkept */
 };
 
 int serve_sketch_new(const struct serve_sketch_config *cfg, struct serve_sketch **ret)
@@ -35,6 +37,12 @@ void serve_sketch_free(struct serve_sketch *s)
 	free(s);
 }
 
+void serve_sketch_stop(struct serve_sketch *s)
+{
+	if (s)
+		s->stop = 1;
+}
+
 const char *serve_sketch_refusal(const struct serve_sketch *s) { return s->cfg.refusal; }
 
 /* A fresh run over every VM, under the budget, as a body of one reference. */
@@ -42,12 +50,16 @@ static int take(struct serve_sketch *s, struct serve_body **ret)
 {
 	struct sketch_budget budget;
 	sketch_budget_start(&budget, s->cfg.cpu_percent);
-	struct sketch_opts o = {.key = s->cfg.key, .sample_n = s->cfg.sample_n, .budget = &budget};
+	struct sketch_opts o = {.key = s->cfg.key, .sample_n = s->cfg.sample_n, .budget = &budget, .stop = &s->stop};
 	struct serve_body *b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	int r = sketch_file_take(&s->cfg.root, &o, &b->data, &b->len);
 	explicit_bzero(&o.key, sizeof(o.key));
+	if (r == 0 && s->stop) { /* cut short by the stop: partial sketches are not served as a host's */
+		free(b->data);
+		r = -ECANCELED;
+	}
 	if (r < 0) {
 		free(b);
 		return r;

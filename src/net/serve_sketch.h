@@ -26,10 +26,13 @@ struct serve_sketch;
 int serve_sketch_new(const struct serve_sketch_config *cfg, struct serve_sketch **ret);
 void serve_sketch_free(struct serve_sketch *s);
 
+/* Cuts a sketching run short (serve is stopping): its request gets -ECANCELED, nothing is kept.
+ * From any thread, before the HTTP server is stopped. */
+void serve_sketch_stop(struct serve_sketch *s);
 /* The reason /sketch is refused here, or NULL when it is served. */
 const char *serve_sketch_refusal(const struct serve_sketch *s);
 /* A reference to the sketches, no older than a minute (one run at a time: a request during a run
- * waits for it). Release with serve_body_unref. 0 or a negative errno. */
+ * waits for it). Release with serve_body_unref. 0 or a negative errno (-ECANCELED: stopped). */
 int serve_sketch_get(struct serve_sketch *s, struct serve_body **ret);
 
 #endif

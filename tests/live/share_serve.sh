@@ -68,6 +68,25 @@ rc=$?
 check "a wrong password: exit 77 ($rc), 401" sh -c "[ $rc = 77 ] && grep -q 'HTTP 401' '$TEST_TMP/err'"
 stop_pid "$SERVER"
 
+# SIGTERM in the middle of a slow sketching run (1% of a CPU over 256 MiB: about a minute): serve
+# stops within seconds, the run cut short, not waited for.
+fake_guest serve-big -m 256 -fake-seed 7202 -fake-guest "$RANDOM" -fake-nomerge
+BIG=$SPAWNED
+spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 5 --no-kvm --key-file "$KEY" --sketch-cpu-budget 1 \
+	2>"$TEST_TMP/serve.log"
+SERVER=$SPAWNED
+serve_port "$TEST_TMP/serve.log" "$SERVER" || die "vmhost serve did not start"
+curl -s -o /dev/null --max-time 120 "http://127.0.0.1:$PORT/sketch" &
+CURL=$!
+sleep 2
+start=$SECONDS
+kill -TERM "$SERVER"
+for i in $(seq 100); do kill -0 "$SERVER" 2>/dev/null || break; sleep 0.1; done
+check "SIGTERM during a sketching run: serve stopped in $((SECONDS - start)) s (at most 10)" sh -c "! kill -0 $SERVER 2>/dev/null"
+stop_pid "$SERVER"
+wait "$CURL" 2>/dev/null
+stop_pid "$BIG"
+
 serve_on 127.0.0.1
 check "without --key-file: no /sketch (404)" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/sketch")" = 404 ]
 stop_pid "$SERVER"
