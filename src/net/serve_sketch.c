@@ -2,7 +2,6 @@
 
 #include <errno.h>
 #include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,7 +12,7 @@ struct serve_sketch {
 	pthread_mutex_t lock; /* one sketching run at a time; guards body and taken_at */
 	struct serve_body *body;
 	double taken_at;
-	volatile sig_atomic_t stop; /* serve_sketch_stop: a run in progress ends, partial and unkept */
+	atomic_bool stop; /* serve_sketch_stop: a run in progress ends, partial and unkept */
 };
 
 int serve_sketch_new(const struct serve_sketch_config *cfg, struct serve_sketch **ret)
@@ -22,6 +21,7 @@ int serve_sketch_new(const struct serve_sketch_config *cfg, struct serve_sketch 
 	if (!s)
 		return -ENOMEM;
 	s->cfg = *cfg;
+	atomic_init(&s->stop, false);
 	pthread_mutex_init(&s->lock, NULL);
 	*ret = s;
 	return 0;
@@ -40,7 +40,7 @@ void serve_sketch_free(struct serve_sketch *s)
 void serve_sketch_stop(struct serve_sketch *s)
 {
 	if (s)
-		s->stop = 1;
+		atomic_store(&s->stop, true);
 }
 
 const char *serve_sketch_refusal(const struct serve_sketch *s) { return s->cfg.refusal; }
@@ -50,13 +50,13 @@ static int take(struct serve_sketch *s, struct serve_body **ret)
 {
 	struct sketch_budget budget;
 	sketch_budget_start(&budget, s->cfg.cpu_percent);
-	struct sketch_opts o = {.key = s->cfg.key, .sample_n = s->cfg.sample_n, .budget = &budget, .stop = &s->stop};
+	struct sketch_opts o = {.key = s->cfg.key, .sample_n = s->cfg.sample_n, .budget = &budget, .cancel = &s->stop};
 	struct serve_body *b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
 	int r = sketch_file_take(&s->cfg.root, &o, &b->data, &b->len);
 	explicit_bzero(&o.key, sizeof(o.key));
-	if (r == 0 && s->stop) { /* cut short by the stop: partial sketches are not served as a host's */
+	if (r == 0 && atomic_load(&s->stop)) { /* cut short by the stop: partial sketches are not served as a host's */
 		free(b->data);
 		r = -ECANCELED;
 	}

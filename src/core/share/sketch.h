@@ -7,6 +7,7 @@
 #define VMHOST_CORE_SKETCH_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -63,6 +64,7 @@ struct sketch_opts {
 	sketch_progress progress;
 	void *progress_arg;
 	volatile sig_atomic_t *stop; /* non-zero: stop reading (the sketch is then partial) */
+	const atomic_bool *cancel;   /* the same, set from another thread (serve stopping) */
 };
 
 /* The page's place in the sample: true when its hash is in the lowest 1/n of the space. */
