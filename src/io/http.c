@@ -27,37 +27,34 @@ static int wait_for(int fd, short events, double deadline)
 	}
 }
 
-/* A non-blocking socket connected to one of the addresses. An fd or a negative errno. */
+/* One address: a non-blocking socket connected to it by the deadline. An fd or a negative errno. */
+static int connect_one(const struct addrinfo *a, double deadline)
+{
+	int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
+	if (fd < 0)
+		return -errno;
+	int r = connect(fd, a->ai_addr, a->ai_addrlen) == 0 ? 0 : errno != EINPROGRESS ? -errno : wait_for(fd, POLLOUT, deadline);
+	if (r == 0) {
+		int so = 0;
+		socklen_t len = sizeof(so);
+		r = getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &len) < 0 ? -errno : -so;
+	}
+	if (r < 0)
+		close(fd);
+	return r < 0 ? r : fd;
+}
+
+/* A socket connected to one of the host's addresses, tried in turn. An fd or a negative errno. */
 static int connect_any(const char *host, const char *port, double deadline)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
 	if (getaddrinfo(host, port, &hints, &res) != 0)
 		return -EHOSTUNREACH;
-	int err = -ECONNREFUSED;
-	for (struct addrinfo *a = res; a; a = a->ai_next) {
-		int fd = socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK, a->ai_protocol);
-		if (fd < 0) {
-			err = -errno;
-			continue;
-		}
-		if (connect(fd, a->ai_addr, a->ai_addrlen) == 0 ||
-		    (errno == EINPROGRESS && (err = wait_for(fd, POLLOUT, deadline)) == 0)) {
-			int so = 0;
-			socklen_t len = sizeof(so);
-			if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &so, &len) == 0 && so == 0) {
-				freeaddrinfo(res);
-				return fd;
-			}
-			err = -(so ? so : errno);
-		} else if (errno != EINPROGRESS) {
-			err = -errno;
-		}
-		close(fd);
-		if (err == -ETIMEDOUT)
-			break;
-	}
+	int fd = -ECONNREFUSED;
+	for (struct addrinfo *a = res; a && fd < 0 && fd != -ETIMEDOUT; a = a->ai_next)
+		fd = connect_one(a, deadline);
 	freeaddrinfo(res);
-	return err;
+	return fd;
 }
 
 static int send_all(int fd, const char *data, size_t len, double deadline)
