@@ -8,6 +8,9 @@
 #include "core/model/survey.h"
 #include "core/share/fleet.h"
 
+/* A file's partial reason is the enum's value. */
+_Static_assert(SKETCH_STOPPED == SKETCH_FILE_GAP_MAX, "sketch_file.h's partial reasons follow enum sketch_gap");
+
 uint64_t sketch_key_fingerprint(const struct siphash_key *key)
 {
 	static const char message[] = "vmhost sketch key fingerprint, version 1";
