@@ -7,7 +7,8 @@
 # sketch size per GiB; share's CPU per GiB hashed and its --cpu-budget; host 1's predicted
 # savings against what KSM reaches when left to converge; host 2's guests then started beside
 # them, sketched apart (two hosts that never ran together, one key) and predicted together
-# against KSM's convergence; ksmd's CPU for one full scan at the kernel default; and the yield
+# against KSM's convergence, by one share run over both sets and by the two hosts' sketch files
+# joined by share plan (each alone, plus what the plan's moves free); ksmd's CPU for one full scan at the kernel default; and the yield
 # rule on a guest that shares nothing, with ksmd's CPU per full scan before and after merging
 # is turned off for it (restarted with -fake-nomerge, as mem-merge=off would).
 # Takes the machine-wide KSM lock, and restores every KSM setting it changes on exit.
@@ -104,7 +105,8 @@ guest h1a 0.8
 guest h1b 0.5
 guest h1c 0.2
 pages=$((mib * 256))
-"$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/h1.json" 2>/dev/null
+"$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --out "$tmp/h1.sketch" --json \
+	>"$tmp/h1.json" 2>/dev/null
 echo "== pairs on host 1 (1/$rate, $mib MiB guests: $pages pages) =="
 worst=0
 for x in h1a h1b h1c; do
@@ -134,7 +136,14 @@ echo "   (against KSM's counters alone: $(pct "$pred1" "$got1"))"
 
 guest h2a 0.6
 guest h2b 0.3
-"$vmhost" share --db "$tmp/vmhost.db" $(pidargs h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/h2.json" 2>/dev/null
+"$vmhost" share --db "$tmp/vmhost.db" $(pidargs h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --out "$tmp/h2.sketch" --json \
+	>"$tmp/h2.json" 2>/dev/null
+# The two hosts' sketch files (host 1's written before it ran with host 2) joined by share plan:
+# running them together saves what each saves alone plus what the plan's moves free.
+"$vmhost" share plan --sketch "$tmp/h1.sketch" --sketch "$tmp/h2.sketch" --json >"$tmp/plan.json" 2>"$tmp/plan.err" ||
+	echo "share plan failed: $(cat "$tmp/plan.err")"
+freed=$(jq '.plan.freed_bytes / 4096' "$tmp/plan.json")
+moves=$(jq -r '[.plan.moves[] | "\(.name) to \(.to | split("/") | last) (\(.freed_bytes / 4096) pages)"] | join(", ")' "$tmp/plan.json")
 "$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/all.json" 2>/dev/null
 pred2=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h2.json")
 predall=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/all.json")
@@ -143,7 +152,11 @@ splitall=$(zero_freed h1a h1b h1c h2a h2b)
 # host 1's empty pages were freed before the joint sketch: it no longer counts them; add them back
 predall=$((predall + $(jq '[.vms[] | .zero_mapped_pages - .ksm_zero_pages] | add' "$tmp/all.json")))
 echo "host 2 alone: predicted $pred2 pages; both hosts' guests together: predicted $predall, KSM's counters reached $gotall pages + $splitall empty pages freed by splits = $((gotall + splitall)): $(pct "$predall" $((gotall + splitall)))"
-echo "(the together figure is one share run over the five guests with the fleet key; sketches saved apart and joined by 'share plan' are not built yet)"
+predplan=$((pred1 + pred2 + freed))
+echo "two sketch files joined by share plan: host 1 alone $pred1 + host 2 alone $pred2 + the plan's moves $freed ($moves) = $predplan pages; KSM reached $((gotall + splitall)) with both hosts' guests together: $(pct "$predplan" $((gotall + splitall)))"
+# What the moves can free: the image pages both hosts hold (host 2's 60%, within host 1's 80%).
+movetruth=$(truth 0.6 $pages)
+echo "the plan's moves free $freed pages; truth $movetruth: $(pct "$freed" "$movetruth")"
 
 echo 100 >$K/pages_to_scan
 echo 20 >$K/sleep_millisecs

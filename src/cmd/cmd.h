@@ -8,6 +8,7 @@
 
 #include "io/file.h"
 #include "io/io.h"
+#include "core/base/siphash.h"
 #include "io/term.h"
 #include "out/doc.h"
 
@@ -86,6 +87,13 @@ typedef int (*cmd_fn)(struct ctx *ctx, int argc, char **argv);
 int cmd_overview(struct ctx *ctx, int argc, char **argv);
 int cmd_mem(struct ctx *ctx, int argc, char **argv);
 int cmd_share(struct ctx *ctx, int argc, char **argv);
+int cmd_share_map(struct ctx *ctx, int argc, char **argv);
+/* share and serve: the fleet's hash key from key_file (created 0600 when absent; refused when
+ * others may read it), else a random one for this run. EXIT_OK or the exit code after the error. */
+int fleet_key(struct ctx *ctx, const char *key_file, struct siphash_key *ret);
+/* A --sample option's "1/N" or "N" into *ret. EXIT_OK or EXIT_USAGE. */
+int opt_sample_rate(struct ctx *ctx, const char *arg, long *ret);
+int cmd_share_plan(struct ctx *ctx, int argc, char **argv);
 int cmd_ksm(struct ctx *ctx, int argc, char **argv);     /* ksm, ksm tune, ksm sweep */
 int cmd_bench(struct ctx *ctx, int argc, char **argv);   /* bench accounting|ksm|alloc */
 int cmd_exits(struct ctx *ctx, int argc, char **argv);

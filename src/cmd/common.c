@@ -10,6 +10,8 @@
 #include "core/base/clock.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
+#include "io/vmread.h"
+#include "parse/sketch_file.h"
 #include "out/json.h"
 #include "out/svg.h"
 
@@ -297,3 +299,28 @@ int wait_key_until(const struct term *t, double deadline)
 }
 
 int exit_code_for(int err) { return err == -EACCES || err == -EPERM ? EXIT_NOPERM : EXIT_FAIL; }
+
+int opt_sample_rate(struct ctx *ctx, const char *arg, long *ret)
+{
+	long n;
+	const char *s = strncmp(arg, "1/", 2) ? arg : arg + 2;
+	if (arg_count(s, &n) < 0 || n > (long)SKETCH_FILE_SAMPLE_MAX)
+		return usage_error(ctx, "--sample takes 1/N with N from 1 to %u (e.g. 1/64), not '%s'",
+				   SKETCH_FILE_SAMPLE_MAX, arg);
+	*ret = n;
+	return EXIT_OK;
+}
+
+int fleet_key(struct ctx *ctx, const char *key_file, struct siphash_key *ret)
+{
+	int created = 0;
+	int r = key_file ? io_secret_key(key_file, ret, sizeof(*ret), &created) : io_random_key(ret, sizeof(*ret));
+	if (r == -EPERM && key_file)
+		return fail(ctx, EXIT_NOPERM, "key file", "%s: must be a regular file only its owner (root) may read: "
+			    "chmod 600", key_file);
+	if (r < 0)
+		return fail(ctx, exit_code_for(r), "key file", "%s: %s", key_file ? key_file : "getrandom", strerror(-r));
+	if (created)
+		warn(ctx, "created a new key in %s: copy it to every host whose sketches are to compare", key_file);
+	return EXIT_OK;
+}

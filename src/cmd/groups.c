@@ -1,4 +1,4 @@
-/* Command groups: "vmhost ksm ..." and "vmhost bench ...". */
+/* Command groups: "vmhost ksm ...", "vmhost bench ..." and "vmhost share ...". */
 #include "cmd/cmd.h"
 
 int cmd_ksm(struct ctx *ctx, int argc, char **argv)
@@ -18,4 +18,12 @@ int cmd_bench(struct ctx *ctx, int argc, char **argv)
 		{"alloc", cmd_bench_alloc, "memory population (VM creation) speed against memory size"},
 	};
 	return dispatch(ctx, "bench", table, sizeof(table) / sizeof(table[0]), NULL, argc, argv);
+}
+
+int cmd_share(struct ctx *ctx, int argc, char **argv)
+{
+	static const struct subcommand table[] = {
+		{"plan", cmd_share_plan, "where each VM would share the most, across hosts' sketches"},
+	};
+	return dispatch(ctx, "share", table, sizeof(table) / sizeof(table[0]), cmd_share_map, argc, argv);
 }

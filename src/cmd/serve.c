@@ -1,4 +1,5 @@
-/* vmhost serve: Prometheus metrics on /metrics (docs/serve.md). */
+/* vmhost serve: Prometheus metrics on /metrics, and with --key-file the host's sketches on
+ * /sketch (docs/serve.md, docs/share.md). */
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
@@ -38,6 +39,9 @@ struct serve_opts {
 	bool insecure_listen;
 	bool io;                 /* --io: each QEMU's disks with every sample */
 	const char *libvirt_uri; /* --libvirt-uri; NULL: qemu:///system */
+	const char *key_file;   /* /sketch: the fleet's key */
+	long sketch_sample;
+	double sketch_cpu_budget;
 };
 
 static void serve_help(void)
@@ -58,6 +62,11 @@ static void serve_help(void)
 	       "                       basic_auth_users: NAME: BCRYPT-HASH); docs/serve.md\n"
 	       "  --insecure-listen    listen beyond loopback without --web-config (refused otherwise:\n"
 	       "                       VM names and uuids would be readable by anyone who can connect)\n"
+	       "  --key-file FILE      serve /sketch: this host's content sketches under the fleet's key,\n"
+	       "                       for 'vmhost share plan --from'; only on loopback or with basic\n"
+	       "                       auth (403 otherwise); made on request, kept for a minute\n"
+	       "  --sketch-sample 1/N  the sketches' sample (default 1/64, as vmhost share)\n"
+	       "  --sketch-cpu-budget PCT  a sketching run's CPU, percent of one CPU (default 50)\n"
 	       "  --min-interval SEC   gather at most once per SEC (default %g); scrapes inside it share\n"
 	       "                       one snapshot; 0 gathers on every scrape\n"
 	       "  --pid PID            also watch this process, VM or not (repeatable)\n"
@@ -108,6 +117,11 @@ static int opt_kvm_events(struct ctx *ctx, void *opts, const char *arg)
 	return opt_regex_once(ctx, "--kvm-events", arg, &o->kvm_events, &o->have_kvm_events);
 }
 
+static int opt_sketch_sample(struct ctx *ctx, void *opts, const char *arg)
+{
+	return opt_sample_rate(ctx, arg, &((struct serve_opts *)opts)->sketch_sample);
+}
+
 static const struct opt serve_opt_table[] = {
 	{OPT("listen", 'l', OPT_STRING), OPT_AT(struct serve_opts, listen), .call = opt_listen},
 	{OPT("min-interval", 'i', OPT_NUMBER), OPT_AT(struct serve_opts, min_interval), .lo = 0, .hi = 86400,
@@ -133,6 +147,10 @@ static const struct opt serve_opt_table[] = {
 	{OPT("insecure-listen", 'I', OPT_FLAG), OPT_AT(struct serve_opts, insecure_listen)},
 	{OPT("io", 0, OPT_FLAG), OPT_AT(struct serve_opts, io)},
 	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct serve_opts, libvirt_uri)},
+	{OPT("key-file", 0, OPT_STRING), OPT_AT(struct serve_opts, key_file)},
+	{OPT("sketch-sample", 0, OPT_CALL), .call = opt_sketch_sample},
+	{OPT("sketch-cpu-budget", 0, OPT_NUMBER), OPT_AT(struct serve_opts, sketch_cpu_budget), .lo = 0, .hi = 100,
+	 .error = "--sketch-cpu-budget takes a percent of one CPU from 0 (no limit) to 100, not '%s'"},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
@@ -209,7 +227,7 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = SAMPLER_MIN_INTERVAL_SECONDS,
 			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10,
-			       .threads = 2,
+			       .threads = 2, .sketch_sample = 64, .sketch_cpu_budget = 50,
 			       .db_interval = SAMPLER_INTERVAL_SECONDS};
 	static const struct opts_spec spec = OPTS_SPEC_CHECKED(serve_opt_table, 0, serve_help, serve_check);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
@@ -230,6 +248,7 @@ struct server {
 	struct sampler *sampler;
 	struct sample_feed *feed;
 	struct serve_cache *cache;
+	struct serve_sketch *sketch; /* /sketch, with --key-file */
 	struct serve_http *http;
 	struct kvm_host kvm_host; /* the module and its parameters, read at start */
 	struct web_files web;     /* --web-config */
@@ -273,6 +292,29 @@ static int start_sampling(struct server *sv)
 	return EXIT_OK;
 }
 
+/* /sketch with --key-file: refused (403, with why) unless the listener is loopback or basic auth
+ * guards it: page hashes say which pages a guest holds to whoever has the key or guesses pages. */
+static int start_sketch(struct server *sv, int fd)
+{
+	const struct serve_opts *o = sv->o;
+	if (!o->key_file)
+		return EXIT_OK;
+	struct serve_sketch_config c = {.root = sv->ctx->root, .sample_n = (uint64_t)o->sketch_sample,
+					.cpu_percent = o->sketch_cpu_budget};
+	int rc = fleet_key(sv->ctx, o->key_file, &c.key);
+	if (rc != EXIT_OK)
+		return rc;
+	struct sockaddr_storage addr;
+	socklen_t len = sizeof(addr);
+	bool loopback = getsockname(fd, (struct sockaddr *)&addr, &len) == 0 && serve_is_loopback(&addr);
+	if (!loopback && !(o->web_config && sv->web.config.nusers))
+		c.refusal = "/sketch is served only on loopback or with basic auth (--web-config "
+			    "basic_auth_users): this listener is open to anyone who can connect";
+	int r = serve_sketch_new(&c, &sv->sketch);
+	explicit_bzero(&c.key, sizeof(c.key));
+	return r < 0 ? fail(sv->ctx, EXIT_FAIL, "starting", "%s", strerror(-r)) : EXIT_OK;
+}
+
 static int start_http(struct server *sv)
 {
 	struct ctx *ctx = sv->ctx;
@@ -288,16 +330,24 @@ static int start_http(struct server *sv)
 	int rc = open_listener(ctx, o, web, &fd);
 	if (rc != EXIT_OK)
 		return rc;
+	if ((rc = start_sketch(sv, fd)) != EXIT_OK) {
+		close(fd);
+		return rc;
+	}
 	char where[128], why_not[256];
 	serve_socket_name(fd, where, sizeof(where));
 	struct serve_http_config hc = {.listen_fd = fd, .threads = o->threads, .max_connections = o->max_connections,
 				       .per_client = o->per_client, .request_deadline = o->request_deadline,
 				       .timeout_seconds = o->timeout_seconds, .connection_memory = 16 * 1024,
-				       .cache = sv->cache, .web = web, .error = why_not, .error_cap = sizeof(why_not)};
+				       .cache = sv->cache, .sketch = sv->sketch, .web = web, .error = why_not, .error_cap = sizeof(why_not)};
 	if (serve_http_start(&hc, &sv->http) < 0) {
 		close(fd);
 		return fail(ctx, EXIT_FAIL, "starting the HTTP server", "%s%s%s", where, why_not[0] ? ": " : "", why_not);
 	}
+	if (sv->sketch)
+		fprintf(stderr, "vmhost: serve: /sketch %s\n",
+			serve_sketch_refusal(sv->sketch) ? "answers 403 here: not loopback, and no basic auth"
+							 : "serves this host's sketches (made on request, kept for a minute)");
 	enum kvm_avail why;
 	if (!o->no_kvm && !sampler_kvm(sv->sampler, &why))
 		fprintf(stderr, "vmhost: serve: no KVM counters (vmhost_kvm_available 0): %s\n", kvm_avail_hint(why));
@@ -345,8 +395,10 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 	int sig = 0;
 	while (rc == EXIT_OK && sigwait(&stop, &sig) != 0)
 		;
+	serve_sketch_stop(sv.sketch); /* a sketching run in a worker ends now, not when it is done */
 	serve_http_stop(sv.http);
 	serve_cache_free(sv.cache);
+	serve_sketch_free(sv.sketch);
 	sample_feed_stop(sv.feed); /* a sample in flight is finished (and recorded) first */
 	if (sig)
 		fprintf(stderr, "vmhost: serve: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");

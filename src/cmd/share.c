@@ -14,13 +14,14 @@
 #include "core/model/survey.h"
 #include "core/share/share_run.h"
 #include "core/share/sketch.h"
+#include "core/share/fleet.h"
+#include "io/file.h"
 #include "io/vmread.h"
 #include "out/json.h"
 #include "out/table.h"
 #include "store/store_share.h"
 
 #define SHARE_MAX_PIDS 256
-#define SAMPLE_MAX (1u << 20)
 
 struct share_opts {
 	pid_t pids[SHARE_MAX_PIDS];
@@ -29,6 +30,7 @@ struct share_opts {
 	double cpu_budget;
 	const char *key_file;
 	const char *db; /* where the map is kept for the report, as record's */
+	const char *out; /* --out FILE: the sketches, for share plan (parse/sketch_file.h) */
 };
 
 static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
@@ -37,15 +39,9 @@ static int opt_pid(struct ctx *ctx, void *opts, const char *arg)
 	return opt_pid_add(ctx, arg, o->pids, &o->npids, SHARE_MAX_PIDS, "too many --pid options");
 }
 
-/* "1/N" or "N": the share of the hash space kept. */
 static int opt_sample(struct ctx *ctx, void *opts, const char *arg)
 {
-	long n;
-	const char *s = strncmp(arg, "1/", 2) ? arg : arg + 2;
-	if (arg_count(s, &n) < 0 || n > (long)SAMPLE_MAX)
-		return usage_error(ctx, "--sample takes 1/N with N from 1 to %u (e.g. 1/64), not '%s'", SAMPLE_MAX, arg);
-	((struct share_opts *)opts)->sample_n = n;
-	return EXIT_OK;
+	return opt_sample_rate(ctx, arg, &((struct share_opts *)opts)->sample_n);
 }
 
 static const struct opt share_opt_table[] = {
@@ -55,13 +51,15 @@ static const struct opt share_opt_table[] = {
 	 .error = "--cpu-budget takes a percent of one CPU from 0 (no limit) to 100, not '%s'"},
 	{OPT("key-file", 0, OPT_STRING), OPT_AT(struct share_opts, key_file)},
 	{OPT("db", 'd', OPT_STRING), OPT_AT(struct share_opts, db)},
+	{OPT("out", 'o', OPT_STRING), OPT_AT(struct share_opts, out)},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
 static void share_help(void)
 {
 	printf("usage: vmhost share [--pid PID]... [--sample 1/N] [--cpu-budget PCT] [--key-file FILE] [--db FILE]\n"
-	       "                    [--json]\n"
+	       "                    [--out FILE] [--json]\n"
+	       "       vmhost share plan (--sketch FILE | --from URL)... [--vm NAME] [--json]\n"
 	       "\n"
 	       "Reads each VM's guest RAM (never writing it; root or CAP_SYS_PTRACE), hashes every resident\n"
 	       "4 KiB page with a keyed hash, keeps the pages whose hash is in the lowest 1/N of the hash\n"
@@ -77,25 +75,11 @@ static void share_help(void)
 	       "                    themselves only\n"
 	       "  --db FILE         keep the map in this database for 'vmhost report' (default ./vmhost.db,\n"
 	       "                    record's; written beside a running recorder)\n"
+	       "  --out FILE        also write the sketches there (with the host's MemTotal and\n"
+	       "                    MemAvailable and the key's fingerprint), for 'vmhost share plan'\n"
 	       "\n"
 	       "A sketch read only in part (the VM exited, a RAM mapping went away, no permission) is\n"
 	       "marked partial with its reason. What a sketch reveals, and what not: docs/share.md.\n");
-}
-
-/* The key: the fleet's from --key-file, else a random one for this run. */
-static int share_key(struct ctx *ctx, const struct share_opts *o, struct siphash_key *ret)
-{
-	int created = 0;
-	int r = o->key_file ? io_secret_key(o->key_file, ret, sizeof(*ret), &created) : io_random_key(ret, sizeof(*ret));
-	if (r == -EPERM && o->key_file)
-		return fail(ctx, EXIT_NOPERM, "key file", "%s: must be a regular file only its owner (root) may read: "
-			    "chmod 600", o->key_file);
-	if (r < 0)
-		return fail(ctx, exit_code_for(r), "key file", "%s: %s", o->key_file ? o->key_file : "getrandom",
-			    strerror(-r));
-	if (created)
-		warn(ctx, "created a new key in %s: copy it to every host whose sketches are to compare", o->key_file);
-	return EXIT_OK;
 }
 
 static void progress(void *arg, const struct sketch *s)
@@ -103,16 +87,6 @@ static void progress(void *arg, const struct sketch *s)
 	(void)arg;
 	fprintf(stderr, "\rvmhost: share: %s (pid %d): %lld MiB read   ", s->name[0] ? s->name : "?", (int)s->pid,
 		(long long)(s->pages * SKETCH_PAGE_BYTES >> 20));
-}
-
-static bool wanted(const struct share_opts *o, const struct vm *vm)
-{
-	if (!o->npids)
-		return vm->cfg.vmm != VMM_PROCESS;
-	for (size_t i = 0; i < o->npids; i++)
-		if (o->pids[i] == vm->pid)
-			return true;
-	return false;
 }
 
 static void vm_json(struct json *j, const struct sketch *s, size_t n, const struct share_map *m, size_t i)
@@ -228,36 +202,34 @@ static void share_store(struct ctx *ctx, const struct share_opts *o, const struc
 		printf("\nkept in %s: 'vmhost report --db %s' draws it\n", o->db, o->db);
 }
 
-/* Sketches every wanted VM into *ret (n of them). 0 or -ENOMEM. */
+/* Sketches every wanted VM into *ret (n of them), with progress on a terminal. 0 or -ENOMEM. */
 static int sketch_all(struct ctx *ctx, const struct share_opts *o, const struct vm_list *vms,
 		      const struct siphash_key *key, struct sketch **ret, size_t *ret_n)
 {
-	struct sketch *s = calloc(vms->n ? vms->n : 1, sizeof(*s));
-	if (!s)
-		return -ENOMEM;
 	struct sketch_budget budget;
 	sketch_budget_start(&budget, o->cpu_budget);
 	bool tty = ctx->format == OUT_HUMAN && isatty(STDERR_FILENO);
 	struct sketch_opts so = {.key = *key, .sample_n = (uint64_t)o->sample_n, .budget = &budget,
 				 .progress = tty ? progress : NULL, .stop = stop_flag()};
-	size_t n = 0;
-	for (size_t i = 0; i < vms->n; i++) {
-		if (!wanted(o, &vms->vms[i]))
-			continue;
-		int r = sketch_take(&ctx->root, &vms->vms[i], &so, &s[n]);
-		if (r < 0) {
-			for (size_t k = 0; k < n; k++)
-				sketch_free(&s[k]);
-			free(s);
-			return r;
-		}
-		n++;
-	}
+	int r = sketch_vms(&ctx->root, vms, o->pids, o->npids, &so, ret, ret_n);
 	if (tty)
 		fputs("\r\033[K", stderr);
-	*ret = s;
-	*ret_n = n;
-	return 0;
+	return r;
+}
+
+/* --out: the sketches as a file, replaced whole. */
+static int write_sketches(struct ctx *ctx, const struct share_opts *o, const struct host *host, const struct sketch *s,
+			  size_t n, const struct siphash_key *key)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int r = sketch_file_of_host(host, s, n, key, &buf, &len);
+	if (r == 0)
+		r = io_write_whole(o->out, buf, len, 0600);
+	free(buf);
+	if (r < 0)
+		return fail(ctx, exit_code_for(r), "writing the sketches", "%s: %s", o->out, strerror(-r));
+	return EXIT_OK;
 }
 
 static int share_report(struct ctx *ctx, const struct share_opts *o, struct sketch *s, size_t n,
@@ -285,7 +257,7 @@ static int share_report(struct ctx *ctx, const struct share_opts *o, struct sket
 	return EXIT_OK;
 }
 
-int cmd_share(struct ctx *ctx, int argc, char **argv)
+int cmd_share_map(struct ctx *ctx, int argc, char **argv)
 {
 	struct share_opts o = {.sample_n = 64, .cpu_budget = 50, .db = "vmhost.db"};
 	static const struct opts_spec spec = OPTS_SPEC(share_opt_table, 0, share_help);
@@ -295,7 +267,7 @@ int cmd_share(struct ctx *ctx, int argc, char **argv)
 	if (strcmp(ctx->root.proc, "/proc"))
 		return fail(ctx, EXIT_USAGE, "--proc-root", "share reads live processes' memory: only with /proc");
 	struct siphash_key key;
-	if ((rc = share_key(ctx, &o, &key)) != EXIT_OK)
+	if ((rc = fleet_key(ctx, o.key_file, &key)) != EXIT_OK)
 		return rc;
 	struct host host;
 	struct vm_list vms;
@@ -310,6 +282,8 @@ int cmd_share(struct ctx *ctx, int argc, char **argv)
 	size_t n = 0;
 	r = sketch_all(ctx, &o, &vms, &key, &s, &n);
 	rc = r < 0 ? fail(ctx, EXIT_FAIL, "sketches", "%s", strerror(-r)) : share_report(ctx, &o, s, n, &host);
+	if (rc == EXIT_OK && o.out)
+		rc = write_sketches(ctx, &o, &host, s, n, &key);
 	for (size_t i = 0; i < n; i++)
 		sketch_free(&s[i]);
 	free(s);

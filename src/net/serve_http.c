@@ -19,6 +19,7 @@
 struct serve_http {
 	struct MHD_Daemon *daemon;
 	struct serve_cache *cache;
+	struct serve_sketch *sketch;
 	struct serve_guard *guard;
 	struct serve_auth *auth;
 	pthread_mutex_t log_lock;
@@ -34,6 +35,8 @@ static const char index_html[] =
 	"KSM and ksmd CPU.</p>\n"
 	"<ul><li><a href=\"/metrics\">/metrics</a>: Prometheus text format 0.0.4, or OpenMetrics 1.0 "
 	"when the Accept header asks for it</li>\n"
+	"<li><a href=\"/sketch\">/sketch</a>: this host's content sketches, for "
+	"<code>vmhost share plan --from</code> (with --key-file; loopback or basic auth only)</li>\n"
 	"<li>An HTML report with charts: <code>vmhost report --db FILE --out report.html</code> "
 	"on a database written by <code>vmhost record</code> or <code>vmhost serve --db</code></li></ul>\n"
 	"</body></html>\n";
@@ -54,6 +57,37 @@ static enum MHD_Result reply_static(struct MHD_Connection *conn, unsigned status
 
 static void body_release(void *cls) { serve_body_unref(cls); }
 
+/* A one-line plain text answer (copied: msg may be on the stack). */
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *msg)
+{
+	struct MHD_Response *r = mhd.create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_MUST_COPY);
+	if (!r)
+		return MHD_NO;
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	enum MHD_Result ok = mhd.queue_response(conn, status, r);
+	mhd.destroy_response(r);
+	return ok;
+}
+
+/* A shared body: the response borrows it; the last connection done with it frees it. */
+static enum MHD_Result reply_body(struct MHD_Connection *conn, struct serve_body *b, const char *content_type,
+				  const char *vary)
+{
+	struct MHD_Response *r = mhd.create_response_from_buffer_with_free_callback_cls(b->len, b->data,
+											 body_release, b);
+	if (!r) {
+		serve_body_unref(b);
+		return MHD_NO;
+	}
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, content_type);
+	mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	if (vary)
+		mhd.add_response_header(r, MHD_HTTP_HEADER_VARY, vary);
+	enum MHD_Result ok = mhd.queue_response(conn, MHD_HTTP_OK, r);
+	mhd.destroy_response(r);
+	return ok;
+}
+
 static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection *conn)
 {
 	const char *accept = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
@@ -63,27 +97,29 @@ static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection
 	if (err < 0) {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "vmhost: serve: gathering metrics: %s\n", strerror(-err));
-		struct MHD_Response *r = mhd.create_response_from_buffer(strlen(msg), msg, MHD_RESPMEM_MUST_COPY);
-		if (!r)
-			return MHD_NO;
-		mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-		enum MHD_Result ok = mhd.queue_response(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, r);
-		mhd.destroy_response(r);
-		return ok;
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 	}
-	/* The response borrows the shared body; the last connection done with it frees it. */
-	struct MHD_Response *r = mhd.create_response_from_buffer_with_free_callback_cls(b->len, b->data,
-											 body_release, b);
-	if (!r) {
-		serve_body_unref(b);
-		return MHD_NO;
+	return reply_body(conn, b, prom_content_type(b->format), "Accept");
+}
+
+/* /sketch: refused where the listener is open to anyone, else the cached or fresh sketches. */
+static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection *conn)
+{
+	char msg[512];
+	if (!h->sketch)
+		return reply_text(conn, MHD_HTTP_NOT_FOUND, "no /sketch: start vmhost serve with --key-file FILE (the fleet's key)\n");
+	const char *refusal = serve_sketch_refusal(h->sketch);
+	if (refusal) {
+		snprintf(msg, sizeof(msg), "%s\n", refusal);
+		return reply_text(conn, MHD_HTTP_FORBIDDEN, msg);
 	}
-	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, prom_content_type(b->format));
-	mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-	mhd.add_response_header(r, MHD_HTTP_HEADER_VARY, "Accept");
-	enum MHD_Result ok = mhd.queue_response(conn, MHD_HTTP_OK, r);
-	mhd.destroy_response(r);
-	return ok;
+	struct serve_body *b;
+	int err = serve_sketch_get(h->sketch, &b);
+	if (err < 0) {
+		snprintf(msg, sizeof(msg), "vmhost: serve: sketching: %s\n", strerror(-err));
+		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
+	}
+	return reply_body(conn, b, "application/octet-stream", NULL);
 }
 
 /* Basic auth when the web config has users: 401 with a WWW-Authenticate challenge otherwise. */
@@ -143,6 +179,8 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		return MHD_NO; /* not reached: a body was refused above */
 	if (!strcmp(url, "/metrics"))
 		return reply_metrics(h, conn);
+	if (!strcmp(url, "/sketch"))
+		return reply_sketch(h, conn);
 	if (!strcmp(url, "/"))
 		return reply_static(conn, MHD_HTTP_OK, "text/html; charset=utf-8", index_html, NULL);
 	return reply_static(conn, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", "not found: try /metrics\n", NULL);
@@ -206,6 +244,7 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 	if (!h)
 		return -ENOMEM;
 	h->cache = cfg->cache;
+	h->sketch = cfg->sketch;
 	h->error = cfg->error;
 	h->error_cap = cfg->error_cap;
 	if (h->error && h->error_cap)

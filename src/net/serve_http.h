@@ -11,6 +11,7 @@
 #include "net/listen_addr.h"
 #include "net/serve_cache.h"
 #include "net/serve_guard.h"
+#include "net/serve_sketch.h"
 #include "net/web_files.h"
 
 struct serve_http_config {
@@ -22,6 +23,7 @@ struct serve_http_config {
 	unsigned timeout_seconds; /* an idle (or trickling) connection is closed after this */
 	size_t connection_memory; /* per connection: request line and headers must fit */
 	struct serve_cache *cache;
+	struct serve_sketch *sketch; /* /sketch; NULL: 404 (no --key-file) */
 	const struct web_files *web; /* --web-config: TLS and basic auth; NULL: plain HTTP, no auth */
 	char *error;              /* libmicrohttpd's reason when starting fails ("" if it gave none) */
 	size_t error_cap;

@@ -14,6 +14,7 @@
 #include "core/base/siphash.h"
 #include "core/share/share_run.h"
 #include "core/share/sketch.h"
+#include "core/share/fleet.h"
 
 static const struct siphash_key ref_key = {0x0706050403020100ull, 0x0f0e0d0c0b0a0908ull};
 
@@ -165,6 +166,77 @@ static void order_keeps_clusters_together(void **state)
 	share_run_free(&r);
 }
 
+/* Host A runs x (contents 1 2 3 4) and a (10 11); host B runs y (1 2 3) and b (20), at 1/4. x's
+ * content is on B: its best target, the one move, freeing 3 contents x 4 pages. */
+static uint64_t hx[] = {1, 2, 3, 4}, ha[] = {10, 11}, hy[] = {1, 2, 3}, hb[] = {20};
+
+static struct sketch_file_vm fvm(int pid, uint64_t *h, size_t n)
+{
+	return (struct sketch_file_vm){.pid = pid, .ram_pages = 100, .pages = 100, .zero_pages = 5, .hashes = h, .nhashes = n};
+}
+
+static void plan_by_hand(void **state)
+{
+	(void)state;
+	struct sketch_file_vm va[] = {fvm(1, hx, 4), fvm(2, ha, 2)}, vb[] = {fvm(3, hy, 3), fvm(4, hb, 1)};
+	struct sketch_file fa = {.sample_n = 4, .key_fingerprint = 7, .mem_total_bytes = 1 << 30,
+				 .mem_available_bytes = 1 << 30, .vms = va, .nvms = 2};
+	struct sketch_file fb = fa;
+	fb.vms = vb;
+	struct plan_host hosts[] = {{"A", &fa}, {"B", &fb}};
+	struct share_plan p;
+	char why[256] = "";
+	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
+	assert_int_equal(p.nvms, 4);
+	assert_int_equal(p.vms[0].common_pages[0], 0);
+	assert_int_equal(p.vms[0].common_pages[1], 3 * 4);
+	assert_int_equal(p.vms[0].best_host, 1);
+	assert_int_equal(p.vms[0].zero_pages, 5);
+	assert_int_equal(p.vms[2].common_pages[0], 3 * 4); /* y would share 1 2 3 with x on A */
+	assert_int_equal(p.vms[1].best_host, 0);            /* a shares nothing: it stays */
+	assert_int_equal(p.nmoves, 1);                       /* x to B; then y has nothing on A */
+	assert_true(p.moves[0].vm == 0 && p.moves[0].from == 0 && p.moves[0].to == 1);
+	assert_int_equal(p.moves[0].freed_pages, 12);
+	assert_int_equal(p.moves[0].need_pages, 100 - 5 - 12);
+	assert_int_equal(p.freed_pages, 12);
+	assert_true(p.memory_checked);
+	share_plan_free(&p);
+	/* B too full for x (it needs 83 pages there): y goes to x instead. */
+	fb.mem_available_bytes = 82 * 4096;
+	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
+	assert_int_equal(p.vms[0].best_host, 1);
+	assert_int_equal(p.nmoves, 1);
+	assert_true(p.moves[0].vm == 2 && p.moves[0].from == 1 && p.moves[0].to == 0);
+	share_plan_free(&p);
+	fa.mem_available_bytes = 0; /* and A full too: nothing moves */
+	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
+	assert_int_equal(p.nmoves, 0);
+	fa.mem_available_bytes = 1 << 30;
+	share_plan_free(&p);
+	fb.mem_available_bytes = 83 * 4096; /* exactly enough */
+	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
+	assert_int_equal(p.nmoves, 1);
+	assert_int_equal(p.moves[0].vm, 0);
+	share_plan_free(&p);
+	va[0].gap = 1; /* x's sketch partial: it stays, and y comes to it */
+	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
+	assert_int_equal(p.nmoves, 1);
+	assert_int_equal(p.moves[0].vm, 2);
+	share_plan_free(&p);
+	va[0].gap = 0;
+	fb.mem_available_bytes = -1; /* unknown: not checked, and said so */
+	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
+	assert_false(p.memory_checked);
+	share_plan_free(&p);
+	fb.key_fingerprint = 8;
+	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "different keys"));
+	fb.key_fingerprint = 7;
+	fb.sample_n = 8;
+	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "sampled at 1/4"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +245,7 @@ int main(void)
 		cmocka_unit_test(map_by_hand),
 		cmocka_unit_test(run_of_map),
 		cmocka_unit_test(order_keeps_clusters_together),
+		cmocka_unit_test(plan_by_hand),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

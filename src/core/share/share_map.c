@@ -4,32 +4,26 @@
 
 #include "core/share/sketch.h"
 
-struct tagged {
-	uint64_t hash;
-	size_t vm;
-};
-
 static int cmp_tagged(const void *a, const void *b)
 {
-	const struct tagged *x = a, *y = b;
+	const struct sketch_tag *x = a, *y = b;
 	if (x->hash != y->hash)
 		return x->hash < y->hash ? -1 : 1;
 	return x->vm < y->vm ? -1 : x->vm > y->vm;
 }
 
-/* Every kept hash with its VM, sorted by hash then VM: each content's holders side by side. */
-static struct tagged *tag_all(const struct sketch *s, size_t n, size_t *ret_total)
+struct sketch_tag *sketch_tag_all(const struct sketch *s, size_t n, size_t *ret_total)
 {
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += s[i].nhashes;
-	struct tagged *t = malloc((total ? total : 1) * sizeof(*t));
+	struct sketch_tag *t = malloc((total ? total : 1) * sizeof(*t));
 	if (!t)
 		return NULL;
 	size_t w = 0;
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < s[i].nhashes; k++)
-			t[w++] = (struct tagged){s[i].hashes[k], i};
+			t[w++] = (struct sketch_tag){s[i].hashes[k], i};
 	qsort(t, total, sizeof(*t), cmp_tagged);
 	*ret_total = total;
 	return t;
@@ -79,7 +73,7 @@ int share_map_build(const struct sketch *s, size_t n, bool zero_pages_free, stru
 	size_t total = 0;
 	size_t *members = malloc((n ? n : 1) * sizeof(*members));
 	int64_t *count = malloc((n ? n : 1) * sizeof(*count));
-	struct tagged *t = tag_all(s, n, &total);
+	struct sketch_tag *t = sketch_tag_all(s, n, &total);
 	if (!members || !count || !t) {
 		free(members);
 		free(count);

@@ -161,7 +161,7 @@ static int read_range(pid_t pid, int pagemap, struct zero_frames *z, const struc
 {
 	uint64_t bits[CHUNK_PAGES];
 	for (uint64_t addr = r->start; addr < r->end; addr += CHUNK_PAGES * SKETCH_PAGE_BYTES) {
-		if (o->stop && *o->stop) {
+		if ((o->stop && *o->stop) || (o->cancel && atomic_load(o->cancel))) {
 			s->gap = SKETCH_STOPPED;
 			return 0;
 		}

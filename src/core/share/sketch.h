@@ -7,6 +7,7 @@
 #define VMHOST_CORE_SKETCH_H
 
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -32,6 +33,7 @@ const char *sketch_gap_name(enum sketch_gap g); /* NULL for SKETCH_COMPLETE */
 struct sketch {
 	pid_t pid;
 	char name[256];
+	char uuid[64];       /* "" unknown */
 	uint64_t sample_n;   /* 1/N of the hash space kept */
 	int64_t ram_pages;   /* pages in its guest RAM mappings */
 	int64_t pages;       /* resident pages read (the others hold nothing to share) */
@@ -62,6 +64,7 @@ struct sketch_opts {
 	sketch_progress progress;
 	void *progress_arg;
 	volatile sig_atomic_t *stop; /* non-zero: stop reading (the sketch is then partial) */
+	const atomic_bool *cancel;   /* the same, set from another thread (serve stopping) */
 };
 
 /* The page's place in the sample: true when its hash is in the lowest 1/n of the space. */
@@ -79,6 +82,15 @@ void sketch_finish(struct sketch *s);
 static inline size_t sketch_bytes(const struct sketch *s) { return s->nhashes * sizeof(uint64_t); }
 
 /* ---- the sharing map ---- */
+
+/* One kept hash and the sketch it came from. */
+struct sketch_tag {
+	uint64_t hash;
+	size_t vm;
+};
+/* Every kept hash of n sketches with its sketch's index, sorted by hash then sketch: each
+ * content's holders side by side. A fresh array of *ret_total, or NULL (no memory). */
+struct sketch_tag *sketch_tag_all(const struct sketch *s, size_t n, size_t *ret_total);
 
 struct share_vm {
 	int64_t self_shared_pages; /* duplicates within itself: pages KSM frees in it alone */

@@ -1,4 +1,4 @@
-#include "parse/web_config.h"
+#include "net/web_config.h"
 
 #include <errno.h>
 #include <stdarg.h>

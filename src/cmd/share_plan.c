@@ -1,0 +1,358 @@
+/* vmhost share plan: sketches of several hosts (files of `share --out`, or serve's /sketch) read
+ * together: per VM the memory it would share on each host, its best target, and a greedy
+ * consolidation plan for the fleet with the host memory it frees (docs/share.md). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "core/share/fleet.h"
+#include "io/file.h"
+#include "io/http.h"
+#include "out/json.h"
+#include "out/table.h"
+#include "net/http_url.h"
+
+#define PLAN_MAX_HOSTS 64
+#define SKETCH_MAX_BYTES (1024u << 20)
+
+struct plan_source {
+	const char *arg;
+	bool url;
+};
+
+struct plan_opts {
+	struct plan_source sources[PLAN_MAX_HOSTS];
+	size_t nsources;
+	const char *vm;
+	double timeout;
+};
+
+static int add_source(struct ctx *ctx, void *opts, const char *arg, bool url)
+{
+	struct plan_opts *o = opts;
+	if (o->nsources == PLAN_MAX_HOSTS)
+		return usage_error(ctx, "at most %d hosts (--sketch and --from together)", PLAN_MAX_HOSTS);
+	o->sources[o->nsources++] = (struct plan_source){arg, url};
+	return EXIT_OK;
+}
+static int opt_sketch(struct ctx *ctx, void *opts, const char *arg) { return add_source(ctx, opts, arg, false); }
+static int opt_from(struct ctx *ctx, void *opts, const char *arg) { return add_source(ctx, opts, arg, true); }
+
+static const struct opt plan_opt_table[] = {
+	{OPT("sketch", 's', OPT_CALL), .call = opt_sketch},
+	{OPT("from", 'f', OPT_CALL), .call = opt_from},
+	{OPT("vm", 'v', OPT_STRING), OPT_AT(struct plan_opts, vm)},
+	{OPT("timeout", 't', OPT_SECONDS), OPT_AT(struct plan_opts, timeout), .lo = 1, .hi = 3600,
+	 .error = "--timeout takes seconds from 1 to 3600, not '%s'"},
+	{OPT("help", 'h', OPT_HELP)},
+};
+
+static void plan_help(void)
+{
+	printf("usage: vmhost share plan (--sketch FILE | --from URL)... [--vm NAME] [--timeout SEC] [--json]\n"
+	       "\n"
+	       "Reads the sketches of several hosts (one key, one sample rate) and says, per VM, the memory\n"
+	       "it would share on each host (pages whose content a VM there holds, plus its zero pages),\n"
+	       "the best target, and a greedy consolidation plan for the fleet: the VM whose move frees the\n"
+	       "most first, each at most once, within each target's MemAvailable; and the memory it frees.\n"
+	       "\n"
+	       "  --sketch FILE   a host's sketches, written by 'vmhost share --out FILE' (repeatable)\n"
+	       "  --from URL      a host's sketches from its 'vmhost serve': http://[USER:PASS@]HOST:PORT/sketch\n"
+	       "                  (plain HTTP only; basic auth from the URL's user and password, which\n"
+	       "                  others on this machine can see in ps: prefer an SSH tunnel to loopback)\n"
+	       "  --vm NAME       only this VM (by name, or pid on its host)\n"
+	       "  --timeout SEC   for each --from, connecting and reading together (default 120: the\n"
+	       "                  server sketches its VMs on request, under its CPU budget)\n");
+}
+
+/* The reply's body moved to the front of its buffer, or the server's refusal as the error. */
+static int take_body(struct ctx *ctx, const char *url, char *reply, size_t len, size_t *ret_len)
+{
+	size_t body = 0, body_len = 0;
+	int status = 0;
+	if (http_reply_parse(reply, len, &status, &body, &body_len) < 0)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: not an HTTP reply, or one cut short", url);
+	if (status != 200) {
+		int line = (int)strcspn(reply + body, "\r\n");
+		return fail(ctx, status == 401 || status == 403 ? EXIT_NOPERM : EXIT_FAIL, "--from", "%s: HTTP %d: %.*s",
+			    url, status, line > 200 ? 200 : line, reply + body);
+	}
+	memmove(reply, reply + body, body_len);
+	*ret_len = body_len;
+	return EXIT_OK;
+}
+
+static int fetch(struct ctx *ctx, const struct plan_opts *o, const char *url, char **ret, size_t *ret_len)
+{
+	struct http_url u;
+	int r = http_url_parse(url, &u);
+	if (r < 0)
+		return fail(ctx, EXIT_USAGE, "--from", "%s: %s", url,
+			    r == -ENOTSUP ? "only http:// URLs are fetched (plain HTTP)"
+					  : "not an http://[USER:PASS@]HOST[:PORT]/PATH URL");
+	char auth[512] = "", request[2048];
+	if (u.user[0] && http_basic_auth(u.user, u.password, auth, sizeof(auth)) < 0)
+		return fail(ctx, EXIT_USAGE, "--from", "%s: user and password too long", url);
+	int n = snprintf(request, sizeof(request), "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: vmhost\r\n%s%s%s"
+			 "Connection: close\r\n\r\n", u.path, u.host, auth[0] ? "Authorization: " : "", auth,
+			 auth[0] ? "\r\n" : "");
+	char *reply = NULL;
+	size_t len = 0;
+	r = n > 0 && (size_t)n < sizeof(request)
+		    ? io_http_exchange(u.host, u.port, request, (size_t)n, o->timeout, SKETCH_MAX_BYTES, &reply, &len)
+		    : -ENAMETOOLONG;
+	explicit_bzero(&u, sizeof(u));
+	explicit_bzero(auth, sizeof(auth));
+	explicit_bzero(request, sizeof(request));
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url, strerror(-r));
+	int rc = take_body(ctx, url, reply, len, ret_len);
+	if (rc != EXIT_OK)
+		free(reply);
+	else
+		*ret = reply;
+	return rc;
+}
+
+static int load(struct ctx *ctx, const struct plan_opts *o, const struct plan_source *src, struct sketch_file *ret)
+{
+	char *buf = NULL, why[256] = "";
+	size_t len = 0;
+	if (src->url) {
+		int rc = fetch(ctx, o, src->arg, &buf, &len);
+		if (rc != EXIT_OK)
+			return rc;
+	} else {
+		int e = io_read_path(src->arg, SKETCH_MAX_BYTES, &buf, &len);
+		if (e < 0)
+			return fail(ctx, exit_code_for(e), "--sketch", "%s: %s", src->arg, strerror(-e));
+	}
+	int r = sketch_file_parse(buf, len, ret, why, sizeof(why));
+	free(buf);
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, src->url ? "--from" : "--sketch", "%s: %s", src->arg,
+			    r == -EINVAL ? why : strerror(-r));
+	return EXIT_OK;
+}
+
+/* Hosts are called by the name in their sketches, or by where they came from when two share a
+ * name (or one has none). */
+static void label_hosts(const struct plan_opts *o, const struct sketch_file *files, struct plan_host *hosts)
+{
+	for (size_t h = 0; h < o->nsources; h++) {
+		bool clash = !files[h].host[0];
+		for (size_t k = 0; k < o->nsources && !clash; k++)
+			clash = k != h && !strcmp(files[k].host, files[h].host);
+		hosts[h] = (struct plan_host){.label = clash ? o->sources[h].arg : files[h].host, .file = &files[h]};
+	}
+}
+
+static const struct sketch_file_vm *vm_of(const struct plan_host *hosts, const struct plan_vm *v)
+{
+	return &hosts[v->host].file->vms[v->index];
+}
+
+/* --vm NAME: the VM of that name, or of that pid. */
+static bool vm_wanted(const struct plan_opts *o, const struct sketch_file_vm *f)
+{
+	if (!o->vm)
+		return true;
+	char pid[16];
+	snprintf(pid, sizeof(pid), "%d", (int)f->pid);
+	return !strcmp(o->vm, f->name) || !strcmp(o->vm, pid);
+}
+
+static int64_t page_bytes(int64_t pages) { return pages * SKETCH_FILE_PAGE_BYTES; }
+
+static void hosts_json(struct json *j, const struct plan_host *hosts, size_t n, const struct plan_opts *o)
+{
+	json_array_begin(j, "hosts");
+	for (size_t h = 0; h < n; h++) {
+		const struct sketch_file *f = hosts[h].file;
+		char fp[20];
+		snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)f->key_fingerprint);
+		json_object_begin(j, NULL);
+		json_string(j, "name", hosts[h].label);
+		json_string(j, "source", o->sources[h].arg);
+		json_int(j, "vms", (int64_t)f->nvms);
+		json_int(j, "sample", (int64_t)f->sample_n);
+		json_string(j, "key_fingerprint", fp);
+		json_maybe(j, "mem_total_bytes", f->mem_total_bytes < 0 ? UNKNOWN : MAYBE(f->mem_total_bytes));
+		json_maybe(j, "mem_available_bytes", f->mem_available_bytes < 0 ? UNKNOWN : MAYBE(f->mem_available_bytes));
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void vm_json(struct json *j, const struct plan_host *hosts, const struct share_plan *p, const struct plan_vm *v)
+{
+	const struct sketch_file_vm *f = vm_of(hosts, v);
+	json_object_begin(j, NULL);
+	json_string(j, "name", f->name[0] ? f->name : NULL);
+	json_int(j, "pid", f->pid);
+	json_string(j, "uuid", f->uuid[0] ? f->uuid : NULL);
+	json_string(j, "host", hosts[v->host].label);
+	json_int(j, "bytes", page_bytes(f->pages));
+	json_int(j, "zero_bytes", page_bytes(v->zero_pages));
+	json_bool(j, "partial", f->gap != 0);
+	json_string(j, "partial_reason", sketch_gap_name((enum sketch_gap)f->gap));
+	json_array_begin(j, "shares");
+	for (size_t h = 0; h < p->nhosts; h++) {
+		json_object_begin(j, NULL);
+		json_string(j, "host", hosts[h].label);
+		json_int(j, "common_bytes", page_bytes(v->common_pages[h]));
+		json_int(j, "shared_bytes", page_bytes(v->common_pages[h] + v->zero_pages));
+		json_object_end(j);
+	}
+	json_array_end(j);
+	json_string(j, "best_host", hosts[v->best_host].label);
+	json_int(j, "best_gain_bytes", page_bytes(v->common_pages[v->best_host] - v->common_pages[v->host]));
+	json_object_end(j);
+}
+
+typedef void (*move_fn)(void *arg, const struct plan_host *hosts, const struct plan_move *mv,
+			const struct sketch_file_vm *f);
+
+/* Calls fn for each move of the plan (of --vm's VM only, with --vm); what they free together. */
+static int64_t each_move(const struct plan_opts *o, const struct plan_host *hosts, const struct share_plan *p,
+			 move_fn fn, void *arg)
+{
+	int64_t freed = 0;
+	for (size_t m = 0; m < p->nmoves; m++) {
+		const struct plan_move *mv = &p->moves[m];
+		const struct sketch_file_vm *f = vm_of(hosts, &p->vms[mv->vm]);
+		if (!vm_wanted(o, f))
+			continue;
+		freed += mv->freed_pages;
+		fn(arg, hosts, mv, f);
+	}
+	return freed;
+}
+
+static void move_json(void *arg, const struct plan_host *hosts, const struct plan_move *mv, const struct sketch_file_vm *f)
+{
+	struct json *j = arg;
+	json_object_begin(j, NULL);
+	json_string(j, "name", f->name[0] ? f->name : NULL);
+	json_int(j, "pid", f->pid);
+	json_string(j, "from", hosts[mv->from].label);
+	json_string(j, "to", hosts[mv->to].label);
+	json_int(j, "freed_bytes", page_bytes(mv->freed_pages));
+	json_int(j, "need_bytes", page_bytes(mv->need_pages));
+	json_object_end(j);
+}
+
+static void move_human(void *arg, const struct plan_host *hosts, const struct plan_move *mv,
+		       const struct sketch_file_vm *f)
+{
+	(void)arg;
+	char a[32], b[32];
+	fmt_bytes(a, sizeof(a), page_bytes(mv->freed_pages));
+	fmt_bytes(b, sizeof(b), page_bytes(mv->need_pages));
+	printf("  move %s (pid %d) from %s to %s: frees %s (takes %s there)\n", f->name[0] ? f->name : "-",
+	       (int)f->pid, hosts[mv->from].label, hosts[mv->to].label, a, b);
+}
+
+static void plan_json(const struct plan_opts *o, const struct plan_host *hosts, const struct share_plan *p)
+{
+	struct json j;
+	json_init(&j, stdout, false);
+	json_object_begin(&j, NULL);
+	hosts_json(&j, hosts, p->nhosts, o);
+	json_array_begin(&j, "vms");
+	for (size_t v = 0; v < p->nvms; v++)
+		if (vm_wanted(o, vm_of(hosts, &p->vms[v])))
+			vm_json(&j, hosts, p, &p->vms[v]);
+	json_array_end(&j);
+	json_object_begin(&j, "plan");
+	json_array_begin(&j, "moves");
+	int64_t freed = each_move(o, hosts, p, move_json, &j);
+	json_array_end(&j);
+	json_int(&j, "freed_bytes", page_bytes(freed));
+	json_bool(&j, "memory_checked", p->memory_checked);
+	json_object_end(&j);
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+static void vm_human(const struct plan_host *hosts, const struct share_plan *p, const struct plan_vm *v)
+{
+	const struct sketch_file_vm *f = vm_of(hosts, v);
+	char a[32], b[32];
+	fmt_bytes(a, sizeof(a), page_bytes(v->common_pages[v->best_host] - v->common_pages[v->host]));
+	printf("%s (pid %d) on %s%s%s: best on %s", f->name[0] ? f->name : "-", (int)f->pid, hosts[v->host].label,
+	       f->gap ? ", PARTIAL: " : "", f->gap ? sketch_gap_name((enum sketch_gap)f->gap) : "",
+	       hosts[v->best_host].label);
+	if (v->best_host != v->host)
+		printf(" (+%s)", a);
+	printf("\n");
+	for (size_t h = 0; h < p->nhosts; h++) {
+		fmt_bytes(a, sizeof(a), page_bytes(v->common_pages[h] + v->zero_pages));
+		fmt_bytes(b, sizeof(b), page_bytes(v->common_pages[h]));
+		printf("  %-24.24s %10s shared (%s with its VMs)\n", hosts[h].label, a, b);
+	}
+}
+
+static void plan_human(const struct plan_opts *o, const struct plan_host *hosts, const struct share_plan *p)
+{
+	for (size_t v = 0; v < p->nvms; v++)
+		if (vm_wanted(o, vm_of(hosts, &p->vms[v])))
+			vm_human(hosts, p, &p->vms[v]);
+	printf("\nplan:\n");
+	int64_t freed = each_move(o, hosts, p, move_human, NULL);
+	char a[32];
+	fmt_bytes(a, sizeof(a), page_bytes(freed));
+	if (freed)
+		printf("  the plan frees %s of host memory once KSM has merged%s\n", a,
+		       p->memory_checked ? "" : " (not checked against host memory: a sketch lacks MemAvailable)");
+	else
+		printf("  no move frees memory\n");
+}
+
+static int plan_and_print(struct ctx *ctx, const struct plan_opts *o, const struct sketch_file *files,
+			  struct plan_host *hosts, struct share_plan *p)
+{
+	char why[512];
+	label_hosts(o, files, hosts);
+	int r = share_plan_build(hosts, o->nsources, p, why, sizeof(why));
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "comparing sketches", "%s", r == -EINVAL ? why : strerror(-r));
+	bool found = !o->vm;
+	for (size_t v = 0; v < p->nvms && !found; v++)
+		found = vm_wanted(o, vm_of(hosts, &p->vms[v]));
+	if (!found)
+		return fail(ctx, EXIT_USAGE, "--vm", "no VM named %s in the sketches", o->vm);
+	if (ctx->format == OUT_JSON)
+		plan_json(o, hosts, p);
+	else
+		plan_human(o, hosts, p);
+	return EXIT_OK;
+}
+
+int cmd_share_plan(struct ctx *ctx, int argc, char **argv)
+{
+	struct plan_opts o = {.timeout = 120};
+	static const struct opts_spec spec = OPTS_SPEC(plan_opt_table, 0, plan_help);
+	int rc = opts_parse(ctx, &spec, argc, argv, &o);
+	if (rc != OPTS_GO)
+		return rc;
+	if (!o.nsources)
+		return usage_error(ctx, "share plan needs at least one --sketch FILE or --from URL");
+	struct sketch_file files[PLAN_MAX_HOSTS];
+	struct plan_host hosts[PLAN_MAX_HOSTS];
+	size_t loaded = 0;
+	rc = EXIT_OK;
+	for (; loaded < o.nsources && rc == EXIT_OK; loaded++)
+		if ((rc = load(ctx, &o, &o.sources[loaded], &files[loaded])) != EXIT_OK)
+			break;
+	struct share_plan p = {0};
+	if (rc == EXIT_OK)
+		rc = plan_and_print(ctx, &o, files, hosts, &p);
+	share_plan_free(&p);
+	for (size_t h = 0; h < loaded; h++)
+		sketch_file_free(&files[h]);
+	return rc;
+}

@@ -1,0 +1,27 @@
+/* `share plan --from URL`: an http:// URL with optional user:password, and the reply of a plain
+ * HTTP/1.0 GET. Pure, as the other HTTP-side parsers here: buffers in, structs out
+ * (fuzz/fuzz_sketch_file.c). */
+#ifndef VMHOST_NET_HTTP_URL_H
+#define VMHOST_NET_HTTP_URL_H
+
+#include <stddef.h>
+
+struct http_url {
+	char user[128], password[128]; /* "" when the URL has none (percent-escapes decoded) */
+	char host[256];                /* a name, an IPv4 address, or an IPv6 one without brackets */
+	char port[8];                  /* "80" when none is given */
+	char path[1024];               /* "/" when none is given */
+};
+
+/* "http://[user[:password]@]host[:port][/path]". 0; -ENOTSUP for another scheme (https
+ * included); -EINVAL for anything malformed or too long. */
+int http_url_parse(const char *url, struct http_url *ret);
+
+/* "Basic BASE64(user:password)" into buf. 0 or -ENAMETOOLONG. */
+int http_basic_auth(const char *user, const char *password, char *buf, size_t cap);
+
+/* A whole HTTP/1.x reply: its status, and where its body is. A Content-Length must match the body
+ * that came (a reply cut short is -EINVAL); without one the body runs to the end. 0 or -EINVAL. */
+int http_reply_parse(const char *buf, size_t len, int *ret_status, size_t *ret_body_offset, size_t *ret_body_len);
+
+#endif

@@ -1,0 +1,137 @@
+/* io/http.c, share plan --from's socket work, against real loopback sockets: a reply read to the
+ * server's close, the deadline when the server never answers, the size cap, a refused port. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "io/http.h"
+
+/* A loopback listener; its port into port[]. */
+static int listener(char *port, size_t cap)
+{
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	socklen_t len = sizeof(a);
+	assert_true(fd >= 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	assert_int_equal(listen(fd, 4), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&a, &len), 0);
+	snprintf(port, cap, "%u", ntohs(a.sin_port));
+	return fd;
+}
+
+/* A child that accepts one connection, reads the request, sends reply_bytes of reply, closes. */
+static pid_t server(int fd, const char *reply, size_t reply_bytes)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid)
+		return pid;
+	int c = accept(fd, NULL, NULL);
+	char req[4096];
+	ssize_t n = c < 0 ? -1 : recv(c, req, sizeof(req) - 1, 0);
+	int ok = n > 0 && strstr(req, "GET /sketch HTTP/1.0") == req;
+	for (size_t sent = 0; ok && sent < reply_bytes;) {
+		ssize_t w = send(c, reply + sent, reply_bytes - sent, MSG_NOSIGNAL);
+		if (w <= 0)
+			break;
+		sent += (size_t)w;
+	}
+	_exit(ok ? 0 : 1);
+}
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static const char request[] = "GET /sketch HTTP/1.0\r\nHost: x\r\nConnection: close\r\n\r\n";
+
+static void reply_read_to_close(void **state)
+{
+	(void)state;
+	char port[8];
+	int fd = listener(port, sizeof(port));
+	const char reply[] = "HTTP/1.0 200 OK\r\n\r\nhello";
+	pid_t pid = server(fd, reply, strlen(reply));
+	char *got = NULL;
+	size_t len = 0;
+	assert_int_equal(io_http_exchange("127.0.0.1", port, request, strlen(request), 5, 1 << 20, &got, &len), 0);
+	assert_int_equal(len, strlen(reply));
+	assert_memory_equal(got, reply, len);
+	free(got);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0); /* it saw the request */
+	close(fd);
+}
+
+static void deadline(void **state)
+{
+	(void)state;
+	char port[8];
+	int fd = listener(port, sizeof(port)); /* connects (the backlog), never answers */
+	char *got = NULL;
+	size_t len = 0;
+	double t0 = now();
+	assert_int_equal(io_http_exchange("127.0.0.1", port, request, strlen(request), 0.5, 1 << 20, &got, &len),
+			 -ETIMEDOUT);
+	double took = now() - t0;
+	assert_true(took >= 0.45 && took < 2);
+	assert_null(got);
+	close(fd);
+}
+
+static void size_cap(void **state)
+{
+	(void)state;
+	char port[8];
+	int fd = listener(port, sizeof(port));
+	size_t big = 300 * 1024;
+	char *reply = malloc(big);
+	memset(reply, 'x', big);
+	pid_t pid = server(fd, reply, big);
+	char *got = NULL;
+	size_t len = 0;
+	assert_int_equal(io_http_exchange("127.0.0.1", port, request, strlen(request), 5, 100 * 1024, &got, &len), -EFBIG);
+	assert_null(got);
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	free(reply);
+	close(fd);
+}
+
+static void refused(void **state)
+{
+	(void)state;
+	char port[8];
+	close(listener(port, sizeof(port))); /* a port nobody listens on now */
+	char *got = NULL;
+	size_t len = 0;
+	assert_int_equal(io_http_exchange("127.0.0.1", port, request, strlen(request), 5, 1 << 20, &got, &len),
+			 -ECONNREFUSED);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(reply_read_to_close), cmocka_unit_test(deadline), cmocka_unit_test(size_cap),
+		cmocka_unit_test(refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
