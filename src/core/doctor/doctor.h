@@ -44,6 +44,14 @@ struct doctor_exits {
 	double seconds;     /* of the interval; NaN for lifetime totals */
 	maybe_i64 exits;
 	maybe_i64 kinds[DOCTOR_EXIT_NKINDS];
+	maybe_i64 halt_poll_ns, halt_poll_fail_ns; /* host CPU polling its halted vCPUs (success + fail), and failed */
+};
+
+/* A VM whose KVM counters no source could read, with the reader's reason. */
+struct doctor_unreadable {
+	pid_t pid;
+	char name[256];
+	char why[320];
 };
 
 /* One timed smaps_rollup read. */
@@ -86,6 +94,8 @@ struct doctor_evidence {
 	struct doctor_exits *exits; /* VMs with readable KVM counters */
 	size_t nexits;
 	char kvm_counters_why[160]; /* why there are none ("" when read or no VM) */
+	struct doctor_unreadable *unreadable; /* VMs whose KVM counters could not be read */
+	size_t nunreadable;
 	struct doctor_smaps *smaps;
 	size_t nsmaps;
 	bool growth_known;          /* a database was read */
@@ -140,6 +150,10 @@ struct doctor_rule {
 };
 extern const struct doctor_rule doctor_rules[];
 extern const size_t doctor_nrules;
+
+/* The rule with that id, or with an old id kept as a deprecated alias ("vcpu-wait-high" is
+ * "vcpu-delay-high"); *ret_deprecated (may be NULL) says which. NULL: no such rule. */
+const struct doctor_rule *doctor_rule_find(const char *id, bool *ret_deprecated);
 
 /* Runs every rule; findings sorted by severity (critical first), then by rule order and pid.
  * 0 or -ENOMEM. */

@@ -9,6 +9,7 @@
 #include "core/base/clock.h"
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_delta.h"
+#include "core/kvm/kvm_halt.h"
 #include "core/tune/tuner_daemon.h"
 
 static int count_online_cpus(const struct io_root *root)
@@ -35,6 +36,31 @@ static const struct vm *vm_by_pid(const struct vm_list *l, pid_t pid)
 	return NULL;
 }
 
+/* A VM no source could read: kept with the reader's reason (a TCG guest has no KVM counters to
+ * read, so it is not one). */
+static void note_unreadable(const struct kvm_vm_sample *now, const struct vm *vm, struct doctor_evidence *e)
+{
+	if (strstr(now->unavailable, "not accel=kvm"))
+		return;
+	struct doctor_unreadable *u = &e->unreadable[e->nunreadable++];
+	*u = (struct doctor_unreadable){.pid = now->pid};
+	snprintf(u->name, sizeof(u->name), "%s", vm ? vm->cfg.name : now->name);
+	snprintf(u->why, sizeof(u->why), "%s", now->unavailable[0] ? now->unavailable : "no source gave its counters");
+}
+
+/* Counter c of a VM: its change between was and now, or now's total without an earlier read. */
+static maybe_i64 counter_of(const struct kvm_reader *kr, int c, const struct kvm_vm_sample *was,
+			    const struct kvm_vm_sample *now, double seconds)
+{
+	if (c < 0)
+		return UNKNOWN;
+	if (!was)
+		return now->values[c];
+	return kvm_change(kvm_counter_kind(kr, (size_t)c), was->values[c], now->values[c], seconds,
+			  kvm_vm_appeared(was, now))
+		.delta;
+}
+
 /* Exits of each VM (debugfs, or QMP): over the interval between a and b, or b's totals (a NULL). */
 static int exits_from(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_sample *b,
 		      const struct vm_list *vms, struct doctor_evidence *e)
@@ -42,31 +68,29 @@ static int exits_from(const struct kvm_reader *kr, const struct kvm_sample *a, c
 	int total_idx = kvm_counter_index(kr, "exits"), idx[DOCTOR_EXIT_NKINDS];
 	for (int k = 0; k < DOCTOR_EXIT_NKINDS; k++)
 		idx[k] = kvm_counter_index(kr, doctor_exit_counter(k));
-	if (total_idx < 0)
-		return 0;
+	struct kvm_halt_index hx;
+	kvm_halt_index(kr, &hx);
 	e->exits = calloc(b->nvms ? b->nvms : 1, sizeof(*e->exits));
-	if (!e->exits)
+	e->unreadable = calloc(b->nvms ? b->nvms : 1, sizeof(*e->unreadable));
+	if (!e->exits || !e->unreadable)
 		return -ENOMEM;
 	double seconds = a ? b->monotonic_seconds - a->monotonic_seconds : NAN;
 	for (size_t i = 0; i < b->nvms; i++) {
 		const struct kvm_vm_sample *now = &b->vms[i];
 		const struct kvm_vm_sample *was = a ? kvm_sample_find(a, now->dir) : NULL;
+		const struct vm *vm = vm_by_pid(vms, now->pid);
+		if (now->source == KVM_SOURCE_NONE && vm)
+			note_unreadable(now, vm, e);
 		if (now->source == KVM_SOURCE_NONE || (a && !was))
 			continue;
 		struct doctor_exits *x = &e->exits[e->nexits];
 		*x = (struct doctor_exits){.pid = now->pid, .over_interval = a != NULL, .seconds = seconds};
-		const struct vm *vm = vm_by_pid(vms, now->pid);
 		snprintf(x->name, sizeof(x->name), "%s", vm ? vm->cfg.name : now->name);
-		for (int k = -1; k < DOCTOR_EXIT_NKINDS; k++) {
-			int c = k < 0 ? total_idx : idx[k];
-			maybe_i64 v = UNKNOWN;
-			if (c >= 0 && !a)
-				v = now->values[c];
-			else if (c >= 0)
-				v = kvm_change(kvm_counter_kind(kr, (size_t)c), was->values[c], now->values[c], seconds,
-					       kvm_vm_appeared(was, now)).delta;
-			*(k < 0 ? &x->exits : &x->kinds[k]) = v;
-		}
+		for (int k = -1; k < DOCTOR_EXIT_NKINDS; k++)
+			*(k < 0 ? &x->exits : &x->kinds[k]) = counter_of(kr, k < 0 ? total_idx : idx[k], was, now, seconds);
+		maybe_i64 ok = counter_of(kr, hx.success_ns, was, now, seconds);
+		x->halt_poll_fail_ns = counter_of(kr, hx.fail_ns, was, now, seconds);
+		x->halt_poll_ns = ok.known && x->halt_poll_fail_ns.known ? MAYBE(ok.v + x->halt_poll_fail_ns.v) : UNKNOWN;
 		if (x->exits.known)
 			e->nexits++;
 	}
@@ -189,9 +213,12 @@ void doctor_evidence_free(struct doctor_evidence *e)
 	vm_list_free(&e->vms);
 	kvm_host_free(&e->kvm);
 	free(e->exits);
+	free(e->unreadable);
 	free(e->smaps);
 	free(e->growth);
 	e->exits = NULL;
+	e->unreadable = NULL;
+	e->nunreadable = 0;
 	e->smaps = NULL;
 	e->growth = NULL;
 	e->nexits = e->nsmaps = e->ngrowth = 0;
