@@ -1,5 +1,6 @@
 #include "out/vm_table.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -137,6 +138,7 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_IFACES_WHY] = {"interfaces_unavailable", "INTERFACES", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_THP] = {"thp_bytes", "THP", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_NUMA] = {"numa", "NUMA", COL_STR, COL_JSON_ONLY, 0, numa_json},
+	[VMC_HALT_POLL] = {"halt_poll_seconds", "HALT POLL", COL_FLOAT, COL_JSON_ONLY, 3},
 };
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
@@ -213,6 +215,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_OOM, cg->oom_kills);
 	table_set_maybe(t, VMC_CG_HUGETLB, cg->hugetlb_bytes);
 	table_set_maybe(t, VMC_THP, vm->thp_bytes);
+	table_set_float(t, VMC_HALT_POLL, vm->halt_poll_ns.known ? (double)vm->halt_poll_ns.v / 1e9 : NAN);
 	table_set_value(t, VMC_NUMA, cg->numa_known ? cg : NULL); /* null: no numa_stat (no scope) */
 	for (int k = 0; k < PRESSURE_NKINDS; k++) {
 		if (!cg->have_pressure[k])

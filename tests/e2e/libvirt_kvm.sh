@@ -79,6 +79,8 @@ say "halt polling through libvirt: $(jq -c '.vms[0].halt_poll' "$TEST_TMP/v.json
 check "libvirt: halt polling known per VM (not null)" jq -e '.vms[0].halt_poll | .poll_seconds >= 0 and .poll_seconds_per_second >= 0 and .wait_seconds_per_second >= 0' "$TEST_TMP/v.json"
 check "libvirt --vcpu: vCPU 0's exits and halt polling from vcpu.0.*, the VM's" \
 	jq -e '.vms[0] | (.vcpus | length) == 1 and .vcpus[0].index == 0 and .vcpus[0].counters.exits.delta == .counters.exits.delta and .counters.exits.delta > 0 and .vcpus[0].halt_poll.poll_seconds == .halt_poll.poll_seconds' "$TEST_TMP/v.json"
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json mem --guest --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/m.json" 2>/dev/null
+check "mem --guest --json: halt_poll_seconds through libvirt, a number" jq -e '.vms[0].halt_poll_seconds >= 0' "$TEST_TMP/m.json"
 
 # top, record and doctor read it through the same reader.
 "$VMHOST" top --batch --iterations 2 --interval 0.5 >"$TEST_TMP/top" 2>/dev/null

@@ -159,6 +159,10 @@ check "halting guest: over 500 halts/s, some polled, asleep a good part of the t
 	jq -e '.vms[0] | .counters.halt_exits.per_second > 500 and .halt_poll.polls > 0 and .halt_poll.wait_seconds_per_second > 0.3' "$TEST_TMP/h.json"
 check "halting guest: halt polling read through QMP (no null), per vCPU the VM's" \
 	jq -e '.vms[0] | .source == "qmp" and (.halt_poll | .poll_seconds_per_second >= 0 and .success_seconds_per_second >= 0 and .fail_seconds_per_second >= 0 and .poll_seconds >= 0) and .vcpus[0].halt_poll.polls == .halt_poll.polls' "$TEST_TMP/h.json"
+"$VMHOST" --json mem --guest --pid "$HALTQ" >"$TEST_TMP/hm.json" 2>/dev/null
+check "mem --guest --json: its halt_poll_seconds through QMP, a number" jq -e '.vms[0].halt_poll_seconds >= 0' "$TEST_TMP/hm.json"
+"$VMHOST" --json mem --pid "$HALTQ" >"$TEST_TMP/hm0.json" 2>/dev/null
+[ -d /sys/kernel/debug/kvm ] || check "mem --json without --guest or debugfs: halt_poll_seconds null" jq -e '.vms[0].halt_poll_seconds == null' "$TEST_TMP/hm0.json"
 stop_pid "$HALTQ"
 
 "$P" hold "$SOCK" 4 >"$TEST_TMP/hold" &
