@@ -84,6 +84,11 @@ for f in "$K/1001-12/halt_poll_success_ns" "$K/halt_poll_success_ns"; do echo $(
 wait $HDOC
 check "halt polling over an interval: ~30% of a CPU, the rate in the summary" jqe '[.findings[] | select(.id == "vm-halt-polling")] | length == 1 and .[0].evidence.over == "interval" and .[0].evidence.halt_poll_seconds == 0.6 and .[0].evidence.halt_poll_percent > 20 and .[0].evidence.halt_poll_percent < 31 and (.[0].summary | test("% of a host CPU polling"))' "$J/halt-interval.json"
 check "unreadable counters: web2, why and how to open them" jqe '.findings[0] | .vm=="web2" and (.evidence.why|test("no QMP socket")) and (.advice|contains("-qmp unix:") and contains("mount -t debugfs"))' "$J/vm-kvm-counters-unreadable.json"
+t=$(tree unreadable-tcg "$VMHOST_FIXTURES/doctor-vm-kvm-counters-unreadable")
+mkdir "$t/proc/1002/fd" && ln -s /dev/null "$t/proc/1002/fd/0" && ln -s 'socket:[4242]' "$t/proc/1002/fd/1"
+check "near miss: a VM none of whose fds is a KVM VM (TCG) is not unreadable" [ "$(ids "$t")" = "[]" ]
+ln -s anon_inode:kvm-vm "$t/proc/1002/fd/2"
+check "... and one holding anon_inode:kvm-vm is" [ "$(ids "$t")" = '["vm-kvm-counters-unreadable"]' ]
 t=$(tree unreadable-libvirt "$VMHOST_FIXTURES/doctor-vm-kvm-counters-unreadable")
 rm -rf "$t/sys/kernel/debug"
 tr '\0' '\n' <"$t/proc/1001/cmdline" | sed 's/^-name$/-chardev\nsocket,id=charmonitor,fd=31,server=on,wait=off\n-mon\nchardev=charmonitor,id=monitor,mode=control\n-name/' | tr '\n' '\0' >"$t/proc/1001/cmdline.new" && mv "$t/proc/1001/cmdline.new" "$t/proc/1001/cmdline"

@@ -36,11 +36,12 @@ static const struct vm *vm_by_pid(const struct vm_list *l, pid_t pid)
 	return NULL;
 }
 
-/* A VM no source could read: kept with the reader's reason (a TCG guest has no KVM counters to
- * read, so it is not one). */
-static void note_unreadable(const struct kvm_vm_sample *now, const struct vm *vm, struct doctor_evidence *e)
+/* A VM no source could read: kept with the reader's reason. A guest without KVM (TCG: QEMU says
+ * so, or none of its fds is a KVM VM) has no KVM counters to read, so it is not one. */
+static void note_unreadable(const struct io_root *root, const struct kvm_vm_sample *now, const struct vm *vm,
+			    struct doctor_evidence *e)
 {
-	if (strstr(now->unavailable, "not accel=kvm"))
+	if (strstr(now->unavailable, "not accel=kvm") || io_proc_fd_links_to(root, now->pid, "anon_inode:kvm-vm") == 0)
 		return;
 	struct doctor_unreadable *u = &e->unreadable[e->nunreadable++];
 	*u = (struct doctor_unreadable){.pid = now->pid};
@@ -62,8 +63,8 @@ static maybe_i64 counter_of(const struct kvm_reader *kr, int c, const struct kvm
 }
 
 /* Exits of each VM (debugfs, or QMP): over the interval between a and b, or b's totals (a NULL). */
-static int exits_from(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_sample *b,
-		      const struct vm_list *vms, struct doctor_evidence *e)
+static int exits_from(const struct io_root *root, const struct kvm_reader *kr, const struct kvm_sample *a,
+		      const struct kvm_sample *b, const struct vm_list *vms, struct doctor_evidence *e)
 {
 	int total_idx = kvm_counter_index(kr, "exits"), idx[DOCTOR_EXIT_NKINDS];
 	for (int k = 0; k < DOCTOR_EXIT_NKINDS; k++)
@@ -80,7 +81,7 @@ static int exits_from(const struct kvm_reader *kr, const struct kvm_sample *a, c
 		const struct kvm_vm_sample *was = a ? kvm_sample_find(a, now->dir) : NULL;
 		const struct vm *vm = vm_by_pid(vms, now->pid);
 		if (now->source == KVM_SOURCE_NONE && vm)
-			note_unreadable(now, vm, e);
+			note_unreadable(root, now, vm, e);
 		if (now->source == KVM_SOURCE_NONE || (a && !was))
 			continue;
 		struct doctor_exits *x = &e->exits[e->nexits];
@@ -173,7 +174,7 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 		e.ksm_after = e.ksm_before;
 	}
 	if (kr && kvm_reader_sample_vms(kr, &e.vms, &kb) == 0) {
-		if ((!interval || have_ka) && exits_from(kr, have_ka ? &ka : NULL, &kb, &e.vms, &e) < 0)
+		if ((!interval || have_ka) && exits_from(root, kr, have_ka ? &ka : NULL, &kb, &e.vms, &e) < 0)
 			r = -ENOMEM;
 		kvm_sample_free(&kb);
 	}
