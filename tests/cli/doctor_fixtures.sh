@@ -94,6 +94,11 @@ rm -rf "$t/sys/kernel/debug"
 tr '\0' '\n' <"$t/proc/1001/cmdline" | sed 's/^-name$/-chardev\nsocket,id=charmonitor,fd=31,server=on,wait=off\n-mon\nchardev=charmonitor,id=monitor,mode=control\n-name/' | tr '\n' '\0' >"$t/proc/1001/cmdline.new" && mv "$t/proc/1001/cmdline.new" "$t/proc/1001/cmdline"
 doctor "$t" --json >"$J/unreadable-libvirt.json"
 check "unreadable counters without debugfs: both VMs, web1's monitor libvirt's (its fix says libvirtd)" jqe '[.findings[] | select(.id == "vm-kvm-counters-unreadable") | .vm] == ["web1","web2"] and (.findings[] | select(.vm == "web1") | (.evidence.why|test("libvirt")) and (.advice|contains("libvirtd")))' "$J/unreadable-libvirt.json"
+t=$(tree mmio "$VMHOST_FIXTURES/doctor-vm-exits-dominated")
+echo 3500000 >"$t/sys/kernel/debug/kvm/1001-12/mmio_exits"
+echo 500000 >"$t/sys/kernel/debug/kvm/1001-12/io_exits"
+doctor "$t" --json >"$J/mmio.json"
+check "exits: web1's MMIO exits (70%), the fix names ioeventfd" jqe '.findings[0] | .vm=="web1" and .evidence.kind=="MMIO" and .evidence.mmio_exits==3500000 and (.summary|test("^70% of its KVM exits are MMIO exits")) and (.advice|contains("ioeventfd"))' "$J/mmio.json"
 check "tap dropping: web1's vnet3, 1500 of the packets sent to the guest" jqe '.findings[0] | .vm=="web1" and .evidence.interface=="vnet3" and .evidence.tx_dropped==1500 and .evidence.rx_dropped==0 and (.summary|test("2.4% of the packets sent to the guest"))' "$J/vm-tap-dropping.json"
 check "hugepages: 2 GiB unused" jqe '.findings[0].evidence.unused_bytes==2147483648' "$J/hugepages-unused.json"
 
