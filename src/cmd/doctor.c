@@ -26,8 +26,8 @@ struct doctor_cmd_opts {
 static void doctor_help(void)
 {
 	printf("usage: vmhost doctor [--db FILE [--warmup SEC]] [--fail-on info|warning|critical]\n"
-	       "                     [--interval SEC] [--smaps-budget SEC] [--only ID,...] [--skip ID,...]\n"
-	       "                     [--list] [--json]\n"
+	       "                     [--interval SEC] [--smaps-budget SEC] [--reasons] [--only ID,...]\n"
+	       "                     [--skip ID,...] [--list] [--json]\n"
 	       "\n"
 	       "One pass over the host and its VMs (and, with --db, over the recorded history): a list\n"
 	       "of findings, critical first, each with the VM it concerns (or the host), the figures\n"
@@ -46,6 +46,8 @@ static void doctor_help(void)
 	       "  --only ID,...      only these rules' findings (repeatable; ids as --list shows them)\n"
 	       "  --skip ID,...      silence these rules (repeatable); an old id (vcpu-wait-high) is\n"
 	       "                     accepted for its new one, with a warning (deprecated)\n"
+	       "  --reasons          also count exit reasons over the interval (tracepoints, as\n"
+	       "                     'vmhost exits --reasons'): which port or MMIO access a VM's exits hit\n"
 	       "  --list             the rules: id, severity, what each looks for\n"
 	       "\n"
 	       "Every finding, its threshold and why: docs/doctor.md.\n");
@@ -113,6 +115,7 @@ static const struct opt doctor_opt_table[] = {
 	 .error = "--interval takes seconds (e.g. 1, 0.5, or 0), not '%s'"},
 	{OPT("smaps-budget", 's', OPT_NUMBER), OPT_AT(struct doctor_cmd_opts, gather.smaps_budget_seconds), .lo = 0,
 	 .hi = 10, .error = "--smaps-budget takes seconds (0 to 10), not '%s'"},
+	{OPT("reasons", 'r', OPT_FLAG), OPT_AT(struct doctor_cmd_opts, gather.reasons)},
 	{OPT("only", 'o', OPT_CALL), .call = opt_only},
 	{OPT("skip", 'k', OPT_CALL), .call = opt_skip},
 	{OPT("list", 'l', OPT_FLAG), OPT_AT(struct doctor_cmd_opts, list)},
@@ -177,6 +180,8 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "looking at the host", "%s", strerror(-r));
+	if (e.reasons_why[0])
+		warn(ctx, "exit reasons not counted: %s", e.reasons_why);
 	if (e.vms.denied)
 		warn(ctx, "no permission to read some /proc files of %u process%s (their findings may be missing); run as root",
 		     e.vms.denied, e.vms.denied == 1 ? "" : "es");

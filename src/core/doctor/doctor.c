@@ -421,9 +421,14 @@ static void check_exits(const struct doctor_rule *r, const struct doctor_evidenc
 		if (top < 0)
 			continue;
 		double share = (double)x->kinds[top].v / total;
-		char rate[64] = "";
+		char rate[160] = "";
 		if (x->over_interval)
 			snprintf(rate, sizeof(rate), " at %.0f exits/s", total / x->seconds);
+		const char *slash = strchr(x->top_reason, '/');
+		double hit = x->top_reason_count.known && slash ? (double)x->top_reason_count.v / total : 0;
+		if (hit >= EXITS_DOMINANT_SHARE) /* --reasons: which port or MMIO access */
+			snprintf(rate + strlen(rate), sizeof(rate) - strlen(rate), ", %.0f%% of them %s %s", 100 * hit,
+				 !strncmp(x->top_reason, "kvm_pio/", 8) ? "port" : "MMIO", slash + 1);
 		struct doctor_finding *f =
 			top == DOCTOR_EXIT_EMULATION
 				? add(out, r, x->pid, x->name, "KVM emulates %.1f guest instructions per exit%s", share, rate)
@@ -435,6 +440,12 @@ static void check_exits(const struct doctor_rule *r, const struct doctor_evidenc
 			ev_int(f, exit_kinds[k].counter, x->kinds[k]);
 		if (x->over_interval)
 			ev_num(f, "exits_per_second", DV_FLOAT, total / x->seconds);
+		if (x->top_reason_count.known) {
+			ev_str(f, "top_reason", x->top_reason);
+			ev_int(f, "top_reason_count", x->top_reason_count);
+			ev_int(f, "port_accesses", x->pio_count);
+			ev_int(f, "mmio_accesses", x->mmio_count);
+		}
 		const struct vm *vm = find_vm(e, x->pid);
 		if (x->over_interval && vm)
 			ev_num(f, "vm_cpu_percent", DV_PERCENT, vm->cpu.cpu_percent); /* what the exits cost the host */

@@ -62,6 +62,30 @@ static maybe_i64 counter_of(const struct kvm_reader *kr, int c, const struct kvm
 		.delta;
 }
 
+/* The exit reasons' port and MMIO accesses of a VM over the interval: the busiest and the sums. A
+ * reason counter the earlier read (of was_n counters) did not have yet was opened during the
+ * interval: its whole count is the interval's. */
+static void reasons_of(const struct kvm_reader *kr, size_t was_n, const struct kvm_vm_sample *was,
+		       const struct kvm_vm_sample *now, size_t now_n, double seconds, struct doctor_exits *x)
+{
+	x->top_reason_count = x->pio_count = x->mmio_count = UNKNOWN;
+	for (size_t c = 0; was && c < now_n; c++) {
+		const char *name = kvm_counter_name(kr, c);
+		bool pio = !strncmp(name, "kvm_pio/", 8), mmio = !strncmp(name, "kvm_mmio/", 9);
+		if (kvm_counter_kind(kr, c) != KVM_STAT_REASON || (!pio && !mmio))
+			continue;
+		maybe_i64 d = c < was_n ? counter_of(kr, (int)c, was, now, seconds) : now->values[c];
+		if (!d.known)
+			continue;
+		maybe_i64 *sum = pio ? &x->pio_count : &x->mmio_count;
+		*sum = MAYBE((sum->known ? sum->v : 0) + d.v);
+		if (!x->top_reason_count.known || d.v > x->top_reason_count.v) {
+			x->top_reason_count = d;
+			snprintf(x->top_reason, sizeof(x->top_reason), "%s", name);
+		}
+	}
+}
+
 /* Exits of each VM (debugfs, or QMP): over the interval between a and b, or b's totals (a NULL). */
 static int exits_from(const struct io_root *root, const struct kvm_reader *kr, const struct kvm_sample *a,
 		      const struct kvm_sample *b, const struct vm_list *vms, struct doctor_evidence *e)
@@ -92,6 +116,7 @@ static int exits_from(const struct io_root *root, const struct kvm_reader *kr, c
 		maybe_i64 ok = counter_of(kr, hx.success_ns, was, now, seconds);
 		x->halt_poll_fail_ns = counter_of(kr, hx.fail_ns, was, now, seconds);
 		x->halt_poll_ns = ok.known && x->halt_poll_fail_ns.known ? MAYBE(ok.v + x->halt_poll_fail_ns.v) : UNKNOWN;
+		reasons_of(kr, a ? a->ncounters : 0, was, now, b->ncounters, seconds, x);
 		if (x->exits.known)
 			e->nexits++;
 	}
@@ -152,7 +177,7 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 	enum kvm_avail why;
 	struct kvm_sample ka = {0}, kb = {0};
 	bool have_ka = false;
-	if (kvm_reader_open_with(root, KVM_READ_QMP, &kr, &why) < 0) {
+	if (kvm_reader_open_with(root, KVM_READ_QMP | (o->reasons && interval ? KVM_READ_REASONS : 0), &kr, &why) < 0) {
 		kr = NULL;
 		snprintf(e.kvm_counters_why, sizeof(e.kvm_counters_why), "%s", kvm_avail_hint(why));
 	} else if (interval) {
@@ -174,6 +199,9 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 		e.ksm_after = e.ksm_before;
 	}
 	if (kr && kvm_reader_sample_vms(kr, &e.vms, &kb) == 0) {
+		if (o->reasons)
+			snprintf(e.reasons_why, sizeof(e.reasons_why), "%s",
+				 !interval ? "--reasons needs an interval" : kvm_reader_reasons_why(kr));
 		if ((!interval || have_ka) && exits_from(root, kr, have_ka ? &ka : NULL, &kb, &e.vms, &e) < 0)
 			r = -ENOMEM;
 		kvm_sample_free(&kb);
