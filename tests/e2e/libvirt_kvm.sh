@@ -117,7 +117,12 @@ kill -STOP "$LIBVIRTD" && STOPPED=$LIBVIRTD
 t0=$EPOCHREALTIME
 unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec timeout 10 "$0" exits --once --interval 1 --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/h.out" 2>"$TEST_TMP/h.err"
 t1=$EPOCHREALTIME
+# doctor while it hangs: the domain's counters are unreadable, said as an info finding with the fix.
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec timeout 10 "$0" --json doctor --interval 0 --only vm-kvm-counters-unreadable' "$VMHOST" >"$TEST_TMP/hd.json" 2>/dev/null
 kill -CONT "$LIBVIRTD"; STOPPED=""
+say "doctor with libvirtd stopped: $(jq -c --argjson p "$PID" '[.findings[] | select(.pid == $p) | {id, why: .evidence.why}]' "$TEST_TMP/hd.json")"
+check "libvirtd hung: doctor says its counters cannot be read, why (no answer) and to get libvirtd answering" \
+	jq -e --argjson p "$PID" '[.findings[] | select(.pid == $p and .id == "vm-kvm-counters-unreadable" and .severity == "info" and (.evidence.why | test("no answer")) and (.advice | contains("libvirtd")))] | length == 1' "$TEST_TMP/hd.json"
 took=$(awk -v s="$t0" -v e="$t1" 'BEGIN { printf "%.2f", e - s }')
 say "libvirtd stopped (SIGSTOP): exits --once took $took s: $(tr '\n' ' ' <"$TEST_TMP/h.err")"
 check "libvirtd hung: exits --once returns within 2 s" awk -v t="$took" 'BEGIN { exit !(t < 2) }'
