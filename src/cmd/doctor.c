@@ -10,19 +10,24 @@
 #include "out/doctor_view.h"
 #include "store/store_growth.h"
 
+#define DOCTOR_SELECT_MAX 64 /* rules --only and --skip can name (doctor_nrules is 28) */
+
 struct doctor_cmd_opts {
 	const char *db;           /* --db: also judge the recorded history */
 	double warmup_seconds;    /* --warmup: growth's warm-up (NaN: growth's default) */
 	bool fail_on_set;         /* --fail-on */
 	enum doctor_severity fail_on;
 	bool list;                /* --list: the rules */
+	bool only_set;            /* --only given: keep only[] */
+	bool only[DOCTOR_SELECT_MAX], skip[DOCTOR_SELECT_MAX]; /* by index in doctor_rules */
 	struct doctor_opts gather;
 };
 
 static void doctor_help(void)
 {
 	printf("usage: vmhost doctor [--db FILE [--warmup SEC]] [--fail-on info|warning|critical]\n"
-	       "                     [--interval SEC] [--smaps-budget SEC] [--list] [--json]\n"
+	       "                     [--interval SEC] [--smaps-budget SEC] [--reasons] [--only ID,...]\n"
+	       "                     [--skip ID,...] [--list] [--json]\n"
 	       "\n"
 	       "One pass over the host and its VMs (and, with --db, over the recorded history): a list\n"
 	       "of findings, critical first, each with the VM it concerns (or the host), the figures\n"
@@ -38,6 +43,11 @@ static void doctor_help(void)
 	       "                     started, no KSM rates\n"
 	       "  --smaps-budget SEC time spent reading smaps_rollup of the largest VMs, to measure its\n"
 	       "                     cost [0.05]; 0: not measured\n"
+	       "  --only ID,...      only these rules' findings (repeatable; ids as --list shows them)\n"
+	       "  --skip ID,...      silence these rules (repeatable); an old id (vcpu-wait-high) is\n"
+	       "                     accepted for its new one, with a warning (deprecated)\n"
+	       "  --reasons          also count exit reasons over the interval (tracepoints, as\n"
+	       "                     'vmhost exits --reasons'): which port or MMIO access a VM's exits hit\n"
 	       "  --list             the rules: id, severity, what each looks for\n"
 	       "\n"
 	       "Every finding, its threshold and why: docs/doctor.md.\n");
@@ -52,6 +62,50 @@ static int opt_fail_on(struct ctx *ctx, void *opts, const char *arg)
 	return EXIT_OK;
 }
 
+/* --only and --skip: a comma-separated list of rule ids into set[], old ids taken with a warning. */
+static int rule_list(struct ctx *ctx, const char *opt, const char *arg, bool *set)
+{
+	char buf[1024];
+	snprintf(buf, sizeof(buf), "%s", arg);
+	char *save = NULL;
+	for (char *id = strtok_r(buf, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
+		bool old = false;
+		const struct doctor_rule *r = doctor_rule_find(id, &old);
+		if (!r)
+			return usage_error(ctx, "%s: no rule '%s' (vmhost doctor --list)", opt, id);
+		if (old)
+			warn(ctx, "%s: '%s' is the deprecated id of '%s'", opt, id, r->id);
+		if ((size_t)(r - doctor_rules) < DOCTOR_SELECT_MAX)
+			set[r - doctor_rules] = true;
+	}
+	return EXIT_OK;
+}
+
+static int opt_only(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct doctor_cmd_opts *o = opts;
+	o->only_set = true;
+	return rule_list(ctx, "--only", arg, o->only);
+}
+
+static int opt_skip(struct ctx *ctx, void *opts, const char *arg)
+{
+	return rule_list(ctx, "--skip", arg, ((struct doctor_cmd_opts *)opts)->skip);
+}
+
+/* Drops the findings of rules --only left out or --skip silenced, in order. */
+static void keep_selected(const struct doctor_cmd_opts *o, struct doctor_findings *f)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct doctor_rule *r = doctor_rule_find(f->v[i].id, NULL);
+		size_t k = r ? (size_t)(r - doctor_rules) : 0;
+		if (!r || ((!o->only_set || o->only[k]) && !o->skip[k]))
+			f->v[w++] = f->v[i];
+	}
+	f->n = w;
+}
+
 static const struct opt doctor_opt_table[] = {
 	{OPT("db", 'd', OPT_STRING), OPT_AT(struct doctor_cmd_opts, db)},
 	{OPT("fail-on", 'f', OPT_CALL), .call = opt_fail_on},
@@ -61,6 +115,9 @@ static const struct opt doctor_opt_table[] = {
 	 .error = "--interval takes seconds (e.g. 1, 0.5, or 0), not '%s'"},
 	{OPT("smaps-budget", 's', OPT_NUMBER), OPT_AT(struct doctor_cmd_opts, gather.smaps_budget_seconds), .lo = 0,
 	 .hi = 10, .error = "--smaps-budget takes seconds (0 to 10), not '%s'"},
+	{OPT("reasons", 'r', OPT_FLAG), OPT_AT(struct doctor_cmd_opts, gather.reasons)},
+	{OPT("only", 'o', OPT_CALL), .call = opt_only},
+	{OPT("skip", 'k', OPT_CALL), .call = opt_skip},
 	{OPT("list", 'l', OPT_FLAG), OPT_AT(struct doctor_cmd_opts, list)},
 	{OPT("help", 'h', OPT_HELP)},
 };
@@ -124,6 +181,8 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 		return fail(ctx, EXIT_FAIL, "reading host memory", "%s/meminfo: %s", ctx->root.proc, strerror(-r));
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "looking at the host", "%s", strerror(-r));
+	if (e.reasons_why[0])
+		warn(ctx, "exit reasons not counted: %s", e.reasons_why);
 	if (e.vms.denied)
 		warn(ctx, "no permission to read some /proc files of %u process%s (their findings may be missing); run as root",
 		     e.vms.denied, e.vms.denied == 1 ? "" : "es");
@@ -137,6 +196,7 @@ int cmd_doctor(struct ctx *ctx, int argc, char **argv)
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "checking", "%s", strerror(-r));
 
+	keep_selected(&o, &f);
 	ctx_doc(ctx, &d);
 	doctor_view(&d, &f);
 	r = doc_finish(&d);

@@ -6,6 +6,8 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "core/kvm/kvm.h"
+#include "core/kvm/kvm_halt.h"
 #include "core/model/survey.h"
 #include "out/vm_table.h"
 
@@ -309,6 +311,35 @@ static void print_mem(struct ctx *ctx, const struct mem_opts *o, const struct vm
 	}
 }
 
+/* --json's halt_poll_seconds: KVM's halt polling of each VM since it started, from debugfs, and
+ * with --guest (which visits each QEMU's monitor anyway) through QMP or libvirt; null elsewhere. */
+static void read_halt_poll(const struct ctx *ctx, bool guest, struct vm_list *vms)
+{
+	struct kvm_reader *kr;
+	enum kvm_avail why;
+	struct kvm_sample s;
+	if (kvm_reader_open_with(&ctx->root, guest ? KVM_READ_QMP : 0, &kr, &why) < 0)
+		return;
+	if (kvm_reader_sample_vms(kr, vms, &s) == 0) {
+		struct kvm_halt_index ix;
+		kvm_halt_index(kr, &ix);
+		for (size_t i = 0; i < vms->n; i++) {
+			maybe_i64 sum = UNKNOWN; /* a process with several KVM VMs: their sum, unknown if one is */
+			bool first = true;
+			for (size_t k = 0; k < s.nvms; k++) {
+				if (s.vms[k].pid != vms->vms[i].pid)
+					continue;
+				maybe_i64 x = kvm_halt_poll_ns(&ix, s.vms[k].values);
+				sum = first ? x : maybe_add(sum, x);
+				first = false;
+			}
+			vms->vms[i].halt_poll_ns = sum;
+		}
+		kvm_sample_free(&s);
+	}
+	kvm_reader_close(kr);
+}
+
 static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 {
 	struct mem_opts o = {.pss_budget_seconds = 0.005};
@@ -340,6 +371,8 @@ static int run(struct ctx *ctx, int argc, char **argv, bool overview)
 	struct kvm_host kvm = {0};
 	if (ctx->format == OUT_JSON || (ctx->format != OUT_CSV && overview))
 		kvm_host_read(&ctx->root, &kvm);
+	if (ctx->format == OUT_JSON)
+		read_halt_poll(ctx, o.guest, &vms);
 	struct col cols[VMC_NCOLS];
 	struct table *t = mem_table(&o, &vms, &host, cols);
 	rc = EXIT_OK;

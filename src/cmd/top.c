@@ -46,13 +46,15 @@ static void top_help(void)
 	       "  KSMD%%      ksmd's CPU spent on the VM: ksmd's CPU x its share of the pages ksmd tracks\n"
 	       "  READ/S WRITE/S  storage bytes a second of the VMM and its helpers (/proc/PID/io)\n"
 	       "  NET RX/S NET TX/S  bytes a second on the VM's taps as the host sees them (RX: the guest sent)\n"
+	       "  POLL%%      host CPU KVM spent polling the VM's halted vCPUs for a wake-up (halt_poll_ns),\n"
+	       "             100 = one CPU, where its KVM counters are readable\n"
 	       "\n"
 	       "keys: q quit; < > (or arrows) move the sort column, o the next one, r reverses; / filters\n"
 	       "by name (Enter keeps it, Esc clears it); e an exact refresh now. Ctrl-C also quits.\n"
 	       "\n"
 	       "  --interval SEC  seconds between refreshes (default 1)\n"
 	       "  --sort COLUMN   name, cpu, delay, rss, pss, ksm, overhead, exits, cgroup, mempsi,\n"
-	       "                  cpupsi, iopsi, cost, ksmd, read, write, netrx, nettx or pid (default\n"
+	       "                  cpupsi, iopsi, cost, ksmd, read, write, netrx, nettx, poll or pid (default\n"
 	       "                  cpu; numbers largest first, names A-Z; wait: the old name of delay)\n"
 	       "  --reverse       the other way round\n"
 	       "  --filter TEXT   only VMs whose name (or a helper's) contains TEXT (any case)\n"
@@ -64,7 +66,7 @@ static void top_help(void)
 	       "--batch frame: '# vmhost top time_unix=T interval_seconds=S seconds=S vms=N exact=no\n"
 	       "skipped=N', '# host mem_total_bytes=B mem_available_bytes=B ksm_saved_bytes=B\n"
 	       "ksmd_cpu_percent=P', a heading 'kind pid vm_pid name cpu delay rss pss ksm overhead exits\n"
-	       "cgroup mempsi cpupsi iopsi cost ksmd read write netrx nettx', a line per VM (kind vm) and\n"
+	       "cgroup mempsi cpupsi iopsi cost ksmd read write netrx nettx poll', a line per VM (kind vm) and\n"
 	       "helper (kind helper, vm_pid its VM's), then an empty line. Fields are separated by one tab;\n"
 	       "bytes in bytes, percent and rates with one decimal, n/a unknown. --json adds\n"
 	       "vcpu_wait_percent, the deprecated name of vcpu_delay_percent (for one release).\n"
@@ -76,7 +78,7 @@ static int opt_sort(struct ctx *ctx, void *opts, const char *arg)
 	if (top_col_parse(arg, &((struct top_opts *)opts)->sort) < 0)
 		return usage_error(ctx, "--sort takes a column (name, cpu, delay, rss, pss, ksm, overhead, exits,"
 					" cgroup, mempsi, cpupsi, iopsi, cost, ksmd,"
-					" read, write, netrx, nettx, pid), not '%s'", arg);
+					" read, write, netrx, nettx, poll, pid), not '%s'", arg);
 	return EXIT_OK;
 }
 

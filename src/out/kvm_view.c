@@ -8,6 +8,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/kvm/kvm_halt.h"
 #include "out/table.h"
 #include "out/text.h"
 
@@ -86,9 +87,38 @@ static void json_reasons(struct json *j, const struct kvm_reader *kr, const stru
 	}
 }
 
+/* "halt_poll": seconds of one host CPU per second spent polling halted vCPUs (caught the wake-up,
+ * or gave up and slept), and asleep; null with why where the source has no halt counters. */
+static void json_halt(struct json *j, const struct kvm_halt_index *ix, const struct kvm_delta *d,
+		      const struct kvm_change *changes, const char *why)
+{
+	bool present = ix->success_ns >= 0 || ix->fail_ns >= 0 || ix->wait_ns >= 0, selected = false;
+	for (size_t s = 0; s < d->nsel; s++)
+		selected |= (int)d->sel[s] == ix->success_ns || (int)d->sel[s] == ix->fail_ns ||
+			    (int)d->sel[s] == ix->wait_ns;
+	if (present && !selected)
+		return; /* --fields left them out */
+	struct kvm_halt h;
+	kvm_halt_change(ix, d->sel, d->nsel, changes, &h);
+	json_object_begin(j, "halt_poll");
+	json_double(j, "poll_seconds_per_second", h.poll_per_second);
+	json_double(j, "success_seconds_per_second", h.success_per_second);
+	json_double(j, "fail_seconds_per_second", h.fail_per_second);
+	json_double(j, "wait_seconds_per_second", h.wait_per_second);
+	json_double(j, "poll_seconds", h.poll_ns.known ? (double)h.poll_ns.v / 1e9 : NAN);
+	json_maybe(j, "polls", h.polls);
+	json_maybe(j, "successful_polls", h.successful_polls);
+	if (!h.poll_ns.known)
+		json_string(j, "unavailable", why && why[0] ? why
+					      : ix->success_ns < 0 || ix->fail_ns < 0
+						      ? "its source has no halt_poll_success_ns/halt_poll_fail_ns"
+						      : "its source did not give halt_poll_success_ns and halt_poll_fail_ns");
+	json_object_end(j);
+}
+
 /* "vcpus": [{"index": 0, "counters": {...}}], the counters a vCPU has (known at the later read). */
 static void json_vcpus(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d,
-		       const struct kvm_delta_vm *view)
+		       const struct kvm_halt_index *ix, const struct kvm_delta_vm *view)
 {
 	json_array_begin(j, "vcpus");
 	for (size_t c = 0; c < view->nvcpus; c++) {
@@ -100,6 +130,7 @@ static void json_vcpus(struct json *j, const struct kvm_reader *kr, const struct
 				json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]),
 					    &view->vcpus[c].changes[s]);
 		json_object_end(j);
+		json_halt(j, ix, d, view->vcpus[c].changes, NULL);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -107,6 +138,8 @@ static void json_vcpus(struct json *j, const struct kvm_reader *kr, const struct
 
 void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d)
 {
+	struct kvm_halt_index ix;
+	kvm_halt_index(kr, &ix);
 	json_double(j, "interval_seconds", d->seconds);
 	json_object_begin(j, "kinds");
 	for (size_t s = 0; s < d->nsel; s++)
@@ -118,6 +151,7 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 		if (!is_reason(kr, d, s))
 			json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]), &d->total[s]);
 	json_reasons(j, kr, d, d->total);
+	json_halt(j, &ix, d, d->total, NULL);
 	json_object_end(j);
 	json_array_begin(j, "vms");
 	for (size_t v = 0; v < d->nvms; v++) {
@@ -132,8 +166,9 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 					    &view->changes[s]);
 		json_object_end(j);
 		json_reasons(j, kr, d, view->changes);
+		json_halt(j, &ix, d, view->changes, view->vm->unavailable);
 		if (view->nvcpus)
-			json_vcpus(j, kr, d, view);
+			json_vcpus(j, kr, d, &ix, view);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -369,6 +404,28 @@ void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 	}
 }
 
+void kvm_view_halt(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+{
+	struct kvm_halt_index ix;
+	kvm_halt_index(kr, &ix);
+	for (size_t v = 0; v < d->nvms; v++) {
+		struct kvm_halt h;
+		kvm_halt_change(&ix, d->sel, d->nsel, d->vms[v].changes, &h);
+		if (!(h.poll_per_second > 0))
+			continue;
+		char label[64];
+		kvm_vm_label(label, sizeof(label), d->vms[v].vm);
+		fprintf(f, "%s halt polling: %.1f%% of a host CPU (caught the wake-up %.1f%%, gave up %.1f%%)", label,
+			100 * h.poll_per_second, 100 * h.success_per_second, 100 * h.fail_per_second);
+		if (isfinite(h.wait_per_second))
+			fprintf(f, ", halted asleep %.1f%%", 100 * h.wait_per_second);
+		if (h.polls.known && h.successful_polls.known && h.polls.v > 0)
+			fprintf(f, "; %.0f polls/s, %.0f%% caught", (double)h.polls.v / d->seconds,
+				100.0 * (double)h.successful_polls.v / (double)h.polls.v);
+		fprintf(f, "%s\n", eol);
+	}
+}
+
 void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all)
 {
 	char list[1024], secs[32];
@@ -383,6 +440,7 @@ void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 		fprintf(f, "(every selected counter is zero)\n");
 	fprintf(f, "\n");
 	kvm_view_vcpus(f, kr, d, "");
+	kvm_view_halt(f, kr, d, "");
 	kvm_view_notes(f, d, "");
 	fprintf(f, "PER SEC: events per second; for *_ns times, percent of the interval (of one CPU)\n");
 }
@@ -406,6 +464,7 @@ void kvm_view_frame(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 	if (hidden)
 		fprintf(f, "(%zu more VM%s not shown: widen the terminal, or --vm NAME)%s\n", hidden,
 			hidden == 1 ? "" : "s", eol);
+	kvm_view_halt(f, kr, d, eol);
 	kvm_view_notes(f, d, eol);
 	if (fr->full_screen)
 		fputs("\033[J", f);

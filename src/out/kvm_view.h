@@ -32,6 +32,10 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol);
 /* With per-vCPU reads: a line per VM of each vCPU's exits per second (when exits is selected). */
 void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
 
+/* A line per VM that polled halted vCPUs: polling as percent of one host CPU, caught vs gave up,
+ * halted asleep, polls per second (when halt_poll_*_ns are selected and known). */
+void kvm_view_halt(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
+
 /* The whole --once reading: heading, table, notes, legend. */
 void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all);
 

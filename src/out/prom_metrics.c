@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/kvm/kvm_halt.h"
+
 /* KSM sysfs files exposed as they are (pages and counts), in base units where they have one. */
 struct ksm_metric {
 	const char *name;
@@ -458,6 +460,42 @@ static const struct vm *snapshot_vm(const struct snapshot *s, pid_t pid)
 	return NULL;
 }
 
+/* The labels of a VM process's series (vm, pid, uuid), pid's text in buf. */
+static void group_labels(const struct snapshot *s, const struct kvm_vm_sample *first, char *buf, size_t cap,
+			 struct prom_label *labels)
+{
+	const struct vm *vm = snapshot_vm(s, first->pid);
+	snprintf(buf, cap, "%d", (int)first->pid);
+	labels[0] = (struct prom_label){"vm", vm ? vm->cfg.name : first->name};
+	labels[1] = (struct prom_label){"pid", buf};
+	labels[2] = (struct prom_label){"uuid", vm ? vm->cfg.uuid : ""};
+}
+
+/* vmhost_vm_halt_poll_seconds_total: host CPU spent polling the VM's halted vCPUs (success and
+ * fail), the VM's series absent where its source has no halt polling counters. */
+static void kvm_halt_family(struct prom *p, const struct snapshot *s, const struct kvm_sample *ks,
+			    const struct kvm_order *order)
+{
+	struct kvm_halt_index ix;
+	kvm_halt_index_of_sample(ks, &ix);
+	char pid[16];
+	struct prom_label labels[VM_LABELS];
+	prom_family(p, "vmhost_vm_halt_poll_seconds_total", PROM_COUNTER,
+		    "Host CPU time KVM spent polling the VM's halted vCPUs for a wake-up (halt_poll_success_ns + "
+		    "halt_poll_fail_ns; the kvm module's halt_poll_ns caps each poll).");
+	for (size_t g = 0, end; g < ks->nvms; g = end) {
+		maybe_i64 sum = MAYBE(0);
+		for (end = g; end < ks->nvms && order[end].pid == order[g].pid; end++) {
+			maybe_i64 x = kvm_halt_poll_ns(&ix, ks->vms[order[end].idx].values);
+			sum = x.known && sum.known ? MAYBE(sum.v + x.v) : UNKNOWN;
+		}
+		if (!sum.known)
+			continue;
+		group_labels(s, &ks->vms[order[g].idx], pid, sizeof(pid), labels);
+		prom_double(p, labels, VM_LABELS, (double)sum.v / 1e9);
+	}
+}
+
 /* One per-VM family. A process with several KVM VMs (several debugfs directories) is one
  * series, their sum: the labels name the process, not its file descriptors. */
 static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct snapshot *s,
@@ -470,12 +508,7 @@ static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct
 	for (size_t g = 0, end; g < ks->nvms; g = end) {
 		for (end = g + 1; end < ks->nvms && order[end].pid == order[g].pid;)
 			end++;
-		const struct kvm_vm_sample *first = &ks->vms[order[g].idx];
-		const struct vm *vm = snapshot_vm(s, first->pid);
-		snprintf(pid, sizeof(pid), "%d", (int)first->pid);
-		labels[0] = (struct prom_label){"vm", vm ? vm->cfg.name : first->name};
-		labels[1] = (struct prom_label){"pid", pid};
-		labels[2] = (struct prom_label){"uuid", vm ? vm->cfg.uuid : ""};
+		group_labels(s, &ks->vms[order[g].idx], pid, sizeof(pid), labels);
 		for (size_t i = 0; i < ks->ncounters; i++) {
 			if (kvm_sample_counter_kind(ks, i) != f->kind || !kvm_selected(k, i))
 				continue;
@@ -534,6 +567,7 @@ static void kvm_families(struct prom *p, const struct snapshot *s, const struct 
 			kvm_value(p, &l, 1, fam->kind, k->host[i].v);
 		}
 	}
+	kvm_halt_family(p, s, ks, order);
 	free(order);
 }
 

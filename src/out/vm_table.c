@@ -1,5 +1,6 @@
 #include "out/vm_table.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -204,6 +205,7 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_DISKS] = {"disks", "DISKS", COL_STR, COL_JSON_ONLY, 0, disks_json},
 	[VMC_DISKS_SOURCE] = {"disks_source", "DISKS FROM", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_DISKS_WHY] = {"disks_unavailable", "DISKS", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_HALT_POLL] = {"halt_poll_seconds", "HALT POLL", COL_FLOAT, COL_JSON_ONLY, 3},
 };
 
 void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
@@ -278,6 +280,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_OOM, cg->oom_kills);
 	table_set_maybe(t, VMC_CG_HUGETLB, cg->hugetlb_bytes);
 	table_set_maybe(t, VMC_THP, vm->thp_bytes);
+	table_set_float(t, VMC_HALT_POLL, vm->halt_poll_ns.known ? (double)vm->halt_poll_ns.v / 1e9 : NAN);
 	table_set_value(t, VMC_NUMA, vm);
 	for (int k = 0; k < PRESSURE_NKINDS; k++) {
 		if (!cg->have_pressure[k])

@@ -61,6 +61,8 @@ check "growth options" has 'vmhost growth --' --db --window
 check "report options" has 'vmhost report --' --db --out
 check "serve options" has 'vmhost serve --' --listen --db
 check "doctor options" has 'vmhost doctor --' --db --json --fail-on
+check "doctor --skip offers the rule ids (current ones: the old vcpu-wait-high is not offered)" \
+	[ "$(got 'vmhost doctor --skip vcpu-')" = "vcpu-delay-high" ]
 check "doctor --fail-on offers its levels" [ "$(got 'vmhost doctor --fail-on ')" = "$(printf 'critical\ninfo\nwarning')" ]
 check "top options" has 'vmhost top --' --interval --sort --batch --iterations --filter
 check "a command prefix is resolved as vmhost resolves it" has 'vmhost me --' --exact

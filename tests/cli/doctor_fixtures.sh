@@ -51,7 +51,7 @@ for fx in "$VMHOST_FIXTURES"/doctor-*/; do
 		has("vm") and has("pid") and (.evidence|type)=="object" and (.evidence|length) > 0 and
 		(.advice|type)=="string" and (.advice|length) > 10)' "$TEST_TMP/$id.json"
 done
-check "an overlay for each of 23 fixture findings" [ "$n" -eq 23 ]
+check "an overlay for each of 25 fixture findings" [ "$n" -eq 25 ]
 
 # Who and what: the VM a finding concerns, and figures that prove it.
 J=$TEST_TMP
@@ -73,6 +73,32 @@ echo 2000000 >"$t/sys/kernel/debug/kvm/1002-12/insn_emulation"
 echo 0 >"$t/sys/kernel/debug/kvm/1001-12/insn_emulation"
 doctor "$t" --json >"$J/emulation.json"
 check "exits: web2 emulates 2 instructions per exit (no exit kind dominates), web1 stays I/O" jqe '[.findings[] | [.vm, .evidence.kind, .evidence.insn_emulation]] == [["web1","I/O",0],["web2","emulation",2000000]]' "$J/emulation.json"
+check "halt polling: web1's 1.5 s polling against 0.5 s of guest, with the module's setting" jqe '.findings[0] | .vm=="web1" and .evidence.halt_poll_seconds==1.5 and .evidence.vcpu_cpu_seconds==2 and .evidence.halt_poll_ns=="200000" and (.advice|contains("/sys/module/kvm/parameters/halt_poll_ns") and contains("poll-control"))' "$J/vm-halt-polling.json"
+# Over an interval: 0.6 s of polling added to web1 a second into a 2 s window, its vCPUs idle.
+t=$(tree halt-interval "$VMHOST_FIXTURES/doctor-vm-halt-polling")
+K=$t/sys/kernel/debug/kvm
+"$VMHOST" --proc-root "$t/proc" --sys-root "$t/sys" doctor --interval 2 --json >"$J/halt-interval.json" &
+HDOC=$!
+sleep 1
+for f in "$K/1001-12/halt_poll_success_ns" "$K/halt_poll_success_ns"; do echo $(($(cat "$f") + 600000000)) >"$f"; done
+wait $HDOC
+check "halt polling over an interval: ~30% of a CPU, the rate in the summary" jqe '[.findings[] | select(.id == "vm-halt-polling")] | length == 1 and .[0].evidence.over == "interval" and .[0].evidence.halt_poll_seconds == 0.6 and .[0].evidence.halt_poll_percent > 20 and .[0].evidence.halt_poll_percent < 31 and (.[0].summary | test("% of a host CPU polling"))' "$J/halt-interval.json"
+check "unreadable counters: web2, why and how to open them" jqe '.findings[0] | .vm=="web2" and (.evidence.why|test("no QMP socket")) and (.advice|contains("-qmp unix:") and contains("mount -t debugfs"))' "$J/vm-kvm-counters-unreadable.json"
+t=$(tree unreadable-tcg "$VMHOST_FIXTURES/doctor-vm-kvm-counters-unreadable")
+mkdir "$t/proc/1002/fd" && ln -s /dev/null "$t/proc/1002/fd/0" && ln -s 'socket:[4242]' "$t/proc/1002/fd/1"
+check "near miss: a VM none of whose fds is a KVM VM (TCG) is not unreadable" [ "$(ids "$t")" = "[]" ]
+ln -s anon_inode:kvm-vm "$t/proc/1002/fd/2"
+check "... and one holding anon_inode:kvm-vm is" [ "$(ids "$t")" = '["vm-kvm-counters-unreadable"]' ]
+t=$(tree unreadable-libvirt "$VMHOST_FIXTURES/doctor-vm-kvm-counters-unreadable")
+rm -rf "$t/sys/kernel/debug"
+tr '\0' '\n' <"$t/proc/1001/cmdline" | sed 's/^-name$/-chardev\nsocket,id=charmonitor,fd=31,server=on,wait=off\n-mon\nchardev=charmonitor,id=monitor,mode=control\n-name/' | tr '\n' '\0' >"$t/proc/1001/cmdline.new" && mv "$t/proc/1001/cmdline.new" "$t/proc/1001/cmdline"
+doctor "$t" --json >"$J/unreadable-libvirt.json"
+check "unreadable counters without debugfs: both VMs, web1's monitor libvirt's (its fix says libvirtd)" jqe '[.findings[] | select(.id == "vm-kvm-counters-unreadable") | .vm] == ["web1","web2"] and (.findings[] | select(.vm == "web1") | (.evidence.why|test("libvirt")) and (.advice|contains("libvirtd")))' "$J/unreadable-libvirt.json"
+t=$(tree mmio "$VMHOST_FIXTURES/doctor-vm-exits-dominated")
+echo 3500000 >"$t/sys/kernel/debug/kvm/1001-12/mmio_exits"
+echo 500000 >"$t/sys/kernel/debug/kvm/1001-12/io_exits"
+doctor "$t" --json >"$J/mmio.json"
+check "exits: web1's MMIO exits (70%), the fix names ioeventfd" jqe '.findings[0] | .vm=="web1" and .evidence.kind=="MMIO" and .evidence.mmio_exits==3500000 and (.summary|test("^70% of its KVM exits are MMIO exits")) and (.advice|contains("ioeventfd"))' "$J/mmio.json"
 check "tap dropping: web1's vnet3, 1500 of the packets sent to the guest" jqe '.findings[0] | .vm=="web1" and .evidence.interface=="vnet3" and .evidence.tx_dropped==1500 and .evidence.rx_dropped==0 and (.summary|test("2.4% of the packets sent to the guest"))' "$J/vm-tap-dropping.json"
 check "hugepages: 2 GiB unused" jqe '.findings[0].evidence.unused_bytes==2147483648' "$J/hugepages-unused.json"
 check "small pages: web2's 2 GiB, none of it on THP while THP is madvise" jqe '.findings[0] | .vm=="web2" and .evidence.thp_bytes==0 and .evidence.transparent_hugepage=="madvise" and (.summary|test("^its 2.0 GiB of guest RAM is on 4 KiB pages")) and (.advice|contains("<hugepages/>") and contains("prealloc"))' "$J/vm-ram-small-pages.json"
@@ -97,6 +123,7 @@ near_miss "chained pages with use_zero_pages 1" ksm-zero-pages-chained sys/kerne
 near_miss "512 MiB of huge pages unused" hugepages-unused proc/meminfo "$(sed 's/^HugePages_Free:.*/HugePages_Free:      256/' "$HEALTHY/proc/meminfo")\n"
 near_miss "exits: I/O 50% of web1's" vm-exits-dominated sys/kernel/debug/kvm/1001-12/io_exits '2500000\n'
 near_miss "exits: fewer than a million in web1's life" vm-exits-dominated sys/kernel/debug/kvm/1001-12/exits '900000\n'
+near_miss "halt polling: 1.0 s polling against 1.0 s of guest" vm-halt-polling sys/kernel/debug/kvm/1001-12/halt_poll_success_ns '700000000\n'
 near_miss "web2 merged 2% of the pages ksmd tracks" vm-ksm-no-yield proc/1002/ksm_stat 'ksm_rmap_items 524288\nksm_zero_pages 486\nksm_merging_pages 10000\nksm_mergeable: yes\n'
 near_miss "web2 yields nothing but ksmd has not scanned twice" vm-ksm-no-yield sys/kernel/mm/ksm/full_scans '1\n'
 near_miss "a tap dropping 0.8% of the packets sent to the guest" vm-tap-dropping proc/1001/net/dev ' vnet3: 50000000 40000 0 0 0 0 0 0 90000000 60000 0 500 0 0 0 0\n'
@@ -148,6 +175,16 @@ check "human: the host's findings say host" grep -q '^info     thp-never  host: 
 check "human: evidence indented under its finding" grep -qE '^    oom_kills +2$' "$TEST_TMP/several.txt"
 check "human: the fix last, after the evidence" sh -c "awk '/^[a-z]/{ if (n) exit 1; n=1; next } /^    fix: /{ n=0; next } !/^    /{ exit 1 } END { exit n }' '$TEST_TMP/several.txt'"
 check "human: sizes for people" grep -qE '^    swap_bytes +200 MiB$' "$TEST_TMP/several.txt"
+
+# --only and --skip select rules by id; the old id vcpu-wait-high stands for vcpu-delay-high.
+check "--only two of three rules" [ "$(doctor "$t" --json --only vm-swapping --only thp-never | jq -c '[.findings[].id]')" = '["vm-swapping","thp-never"]' ]
+check "--skip a list" [ "$(doctor "$t" --json --skip vm-oom-kills,thp-never | jq -c '[.findings[].id]')" = '["vm-swapping"]' ]
+d=$(tree delay-alias "$VMHOST_FIXTURES/doctor-vcpu-delay-high")
+check "--skip vcpu-wait-high (deprecated) silences vcpu-delay-high" [ "$(doctor "$d" --json --skip vcpu-wait-high 2>"$TEST_TMP/alias.err" | jq -c '[.findings[].id]')" = '[]' ]
+check "--skip vcpu-wait-high: a warning names the new id" grep -q "'vcpu-wait-high' is the deprecated id of 'vcpu-delay-high'" "$TEST_TMP/alias.err"
+check "--only vcpu-wait-high keeps vcpu-delay-high" [ "$(doctor "$d" --json --only vcpu-wait-high 2>/dev/null | jq -c '[.findings[].id]')" = '["vcpu-delay-high"]' ]
+doctor "$d" --only no-such-rule >/dev/null 2>&1
+check "--only with an unknown id: usage error 2" [ $? -eq 2 ]
 
 # --fail-on: 1 when a finding reaches the level, else 0.
 doctor "$t" --fail-on critical >/dev/null

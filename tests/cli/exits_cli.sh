@@ -92,6 +92,17 @@ check "new VM: delta is its whole count" jq -e '.vms[] | select(.pid == 777) | .
 check "vanished VM listed" test "$(jq -c '[.vanished[] | .name]' "$TEST_TMP/a.json")" = '["build"]'
 check "vanished VM not a reset of the total" jq -e '(.total.exits.reset | not) and .total.exits.delta == 640' "$TEST_TMP/a.json" >/dev/null
 
+# --- halt polling: 0.2 s caught and 0.1 s given up by web1 during a command's run ---
+fixture exits-intel
+poll="add $K/1234-12/halt_poll_success_ns 200000000; add $K/1234-12/halt_poll_fail_ns 100000000; add $K/1234-12/halt_attempted_poll 3000; add $K/1234-12/halt_successful_poll 2000"
+vx --json -- bash -c "$(declare -f add); $poll; sleep 0.3" >"$TEST_TMP/hp.json" 2>/dev/null
+check "halt polling: web1's poll seconds/s is success + fail, success twice fail" jq -e '.vms[] | select(.name == "web1") | .halt_poll | .poll_seconds_per_second > 0 and .poll_seconds_per_second < 1 and (.success_seconds_per_second / .fail_seconds_per_second | . > 1.999 and . < 2.001) and .polls == 3000 and .successful_polls == 2000' "$TEST_TMP/hp.json"
+check "halt polling: a VM that did not poll is 0 (known), in the total too" jq -e '(.vms[] | select(.name == "db1") | .halt_poll.poll_seconds_per_second == 0) and .total.halt_poll.polls == 3000' "$TEST_TMP/hp.json"
+fixture exits-intel
+vx -- bash -c "$(declare -f add); $poll; sleep 0.3" >"$TEST_TMP/hp.txt" 2>/dev/null
+check "halt polling: a line for web1 under the table, none for db1" \
+	[ "$(grep -c '^web1 halt polling: [0-9.]*% of a host CPU (caught the wake-up [0-9.]*%, gave up [0-9.]*%), halted asleep 0.0%; [0-9]* polls/s, 67% caught$' "$TEST_TMP/hp.txt") $(grep -c '^db1 halt polling' "$TEST_TMP/hp.txt")" = "1 0" ]
+
 # --- -- CMD: deltas over a command's run ---
 fixture exits-amd
 vx --json -- sh -c "echo from-the-command; echo \$((\$(cat $K/3101-14/exits) + 123)) > $K/3101-14/exits; sleep 0.2; exit 3" >"$TEST_TMP/c.json" 2>"$TEST_TMP/c.err"

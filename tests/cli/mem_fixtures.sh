@@ -19,6 +19,14 @@ fields='pid name uuid vmm cgroup guest_ram_bytes rss_bytes rss_anon_bytes rss_fi
 for f in $fields; do
 	jq -e --arg f "$f" '(.vms | length) > 0 and all(.vms[]; has($f))' "$TEST_TMP/mem.json" >/dev/null || fail "field $f missing in a VM"
 done
+check "halt_poll_seconds null without KVM counters (no debugfs, no --guest)" jq -e 'all(.vms[]; has("halt_poll_seconds") and .halt_poll_seconds == null)' "$TEST_TMP/mem.json"
+# From debugfs where it has them: the doctor fixtures' host with web1 halt polling 1.5 s; web2's
+# directory has no halt_poll_* files: null, not 0.
+H=$TEST_TMP/halt-host
+cp -r "$VMHOST_FIXTURES/doctor-healthy" "$H" && cp -r "$VMHOST_FIXTURES/doctor-vm-halt-polling/." "$H/"
+"$VMHOST" --proc-root "$H/proc" --sys-root "$H/sys" --json mem >"$TEST_TMP/halt.json"
+check "halt_poll_seconds from debugfs: web1 1.5, web2 null" \
+	[ "$(jq -c '[.vms[] | [.name, .halt_poll_seconds]] | sort' "$TEST_TMP/halt.json")" = '[["web1",1.5],["web2",null]]' ]
 check "skipped counts the vanished guest" jq -e '.skipped == 1' "$TEST_TMP/mem.json"
 check "older kernel without ksm_stat gives null, not 0" jq -e '.vms[] | select(.name=="old") | .ksm_zero_pages == null and .ksm_profit_bytes == null' "$TEST_TMP/mem.json"
 check "swtpm counted with web1" jq -e '.vms[] | select(.name=="web1") | .helpers == 1 and .rss_bytes == 2370715648' "$TEST_TMP/mem.json"

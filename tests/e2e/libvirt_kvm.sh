@@ -72,6 +72,16 @@ check "its source is libvirt, its vmm qemu, its name the domain's" \
 check "its exit rate is within 0.5-2x of virsh domstats' ($ours against $virsh_rate)" \
 	awk -v a="$ours" -v b="$virsh_rate" 'BEGIN { exit !(b > 0 && a >= 0.5 * b && a <= 2 * b) }'
 
+# Halt polling through libvirt (vcpu.N.halt_poll_*_ns.sum): known, per VM and per vCPU (this
+# firmware never halts, so 0, but read, not null).
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json exits --once --interval 0.5 --vcpu --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/v.json" 2>/dev/null
+say "halt polling through libvirt: $(jq -c '.vms[0].halt_poll' "$TEST_TMP/v.json"); vCPUs: $(jq -c '[.vms[0].vcpus[] | {index, exits: .counters.exits.delta}]' "$TEST_TMP/v.json")"
+check "libvirt: halt polling known per VM (not null)" jq -e '.vms[0].halt_poll | .poll_seconds >= 0 and .poll_seconds_per_second >= 0 and .wait_seconds_per_second >= 0' "$TEST_TMP/v.json"
+check "libvirt --vcpu: vCPU 0's exits and halt polling from vcpu.0.*, the VM's" \
+	jq -e '.vms[0] | (.vcpus | length) == 1 and .vcpus[0].index == 0 and .vcpus[0].counters.exits.delta == .counters.exits.delta and .counters.exits.delta > 0 and .vcpus[0].halt_poll.poll_seconds == .halt_poll.poll_seconds' "$TEST_TMP/v.json"
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json mem --guest --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/m.json" 2>/dev/null
+check "mem --guest --json: halt_poll_seconds through libvirt, a number" jq -e '.vms[0].halt_poll_seconds >= 0' "$TEST_TMP/m.json"
+
 # top, record and doctor read it through the same reader.
 "$VMHOST" top --batch --iterations 2 --interval 0.5 >"$TEST_TMP/top" 2>/dev/null
 top_exits=$(awk -F'\t' -v p="$PID" '$1 == "vm" && $2 == p { e = $11 } END { print e }' "$TEST_TMP/top")
@@ -82,7 +92,8 @@ rows=$(sqlite3 "$TEST_TMP/k.db" "SELECT count(*) FROM kvm_samples k JOIN kvm_cou
 check "record stores its exits ($rows rows)" ge "${rows:-0}" 2
 "$VMHOST" --json doctor --interval 1 >"$TEST_TMP/doctor.json" 2>/dev/null
 say "doctor on it: $(jq -c --argjson p "$PID" '[.findings[] | select(.pid == $p) | {id, summary}]' "$TEST_TMP/doctor.json")"
-check "doctor has a finding about its exits" jq -e --argjson p "$PID" '[.findings[] | select(.pid == $p and (.id | test("exits")))] | length >= 1' "$TEST_TMP/doctor.json"
+check "doctor has a finding about its exits, with the rate" jq -e --argjson p "$PID" '[.findings[] | select(.pid == $p and .id == "vm-exits-dominated" and (.summary | test("at [0-9]+ exits/s")) and .evidence.exits_per_second > 1000)] | length >= 1' "$TEST_TMP/doctor.json"
+check "doctor: no vm-kvm-counters-unreadable for it (libvirt reads it)" jq -e --argjson p "$PID" '[.findings[] | select(.pid == $p and .id == "vm-kvm-counters-unreadable")] | length == 0' "$TEST_TMP/doctor.json"
 
 # serve reads it through libvirt too, and keeps answering scrapes while libvirtd hangs.
 serve_start "$TEST_TMP/serve.log" "" --min-interval 0.2 || die "serve did not start"
@@ -90,6 +101,7 @@ scrape() { curl -s -m 5 -o "$TEST_TMP/$1.prom" -w '%{http_code} %{time_total}' "
 exits_of() { awk -v p="pid=\"$PID\"" '/^vmhost_kvm_events_total\{/ && index($0, p) && /event="exits"/ { print $2 }' "$TEST_TMP/$1.prom"; }
 scrape s1 >/dev/null; sleep 0.5; scrape s2 >/dev/null
 say "serve: vmhost_kvm_events_total{event=exits} $(exits_of s1) -> $(exits_of s2)"
+check "serve exports its vmhost_vm_halt_poll_seconds_total" grep -q "^vmhost_vm_halt_poll_seconds_total{.*pid=\"$PID\"" "$TEST_TMP/s2.prom"
 check "serve exports the libvirt domain's exits, growing" awk -v a="$(exits_of s1)" -v b="$(exits_of s2)" 'BEGIN { exit !(a > 0 && b > a) }'
 kill -STOP "$LIBVIRTD" && STOPPED=$LIBVIRTD
 sleep 0.3
@@ -105,7 +117,12 @@ kill -STOP "$LIBVIRTD" && STOPPED=$LIBVIRTD
 t0=$EPOCHREALTIME
 unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec timeout 10 "$0" exits --once --interval 1 --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/h.out" 2>"$TEST_TMP/h.err"
 t1=$EPOCHREALTIME
+# doctor while it hangs: the domain's counters are unreadable, said as an info finding with the fix.
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec timeout 10 "$0" --json doctor --interval 0 --only vm-kvm-counters-unreadable' "$VMHOST" >"$TEST_TMP/hd.json" 2>/dev/null
 kill -CONT "$LIBVIRTD"; STOPPED=""
+say "doctor with libvirtd stopped: $(jq -c --argjson p "$PID" '[.findings[] | select(.pid == $p) | {id, why: .evidence.why}]' "$TEST_TMP/hd.json")"
+check "libvirtd hung: doctor says its counters cannot be read, why (no answer) and to get libvirtd answering" \
+	jq -e --argjson p "$PID" '[.findings[] | select(.pid == $p and .id == "vm-kvm-counters-unreadable" and .severity == "info" and (.evidence.why | test("no answer")) and (.advice | contains("libvirtd")))] | length == 1' "$TEST_TMP/hd.json"
 took=$(awk -v s="$t0" -v e="$t1" 'BEGIN { printf "%.2f", e - s }')
 say "libvirtd stopped (SIGSTOP): exits --once took $took s: $(tr '\n' ' ' <"$TEST_TMP/h.err")"
 check "libvirtd hung: exits --once returns within 2 s" awk -v t="$took" 'BEGIN { exit !(t < 2) }'

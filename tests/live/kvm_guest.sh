@@ -145,6 +145,26 @@ rows=$(sqlite3 "$TEST_TMP/k.db" "SELECT count(*) FROM kvm_samples k JOIN kvm_cou
 check "record stores the QMP guest's exits ($rows rows)" ge "$rows" 2
 check "the socket is usable after serve and record" test "$("$P" qmp "$SOCK" query-status | jq -r .status)" = running
 
+# Halt polling on a guest that halts: the halting firmware (PIT at 10 kHz, sti; hlt) through QMP.
+# What KVM polls depends on the host's load (a poll ends as soon as another task wants the CPU),
+# so the figures are checked for being read, and the halts and polls for being real.
+sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/halt.bin" halt
+spawn qemu-system-x86_64 -name haltguest -machine pc,accel=kvm -bios "$TEST_TMP/halt.bin" -m 16 -nographic -nodefaults \
+	-qmp "unix:$TEST_TMP/halt.sock,server=on,wait=off"
+HALTQ=$SPAWNED
+for i in $(seq 100); do [ -S "$TEST_TMP/halt.sock" ] && break; sleep 0.1; done
+"$VMHOST" --json exits --once --interval 1 --vcpu --pid "$HALTQ" >"$TEST_TMP/h.json" 2>/dev/null
+say "halting guest: $(jq -c '.vms[0] | {halts: .counters.halt_exits.per_second, halt_poll}' "$TEST_TMP/h.json")"
+check "halting guest: over 500 halts/s, some polled, asleep a good part of the time" \
+	jq -e '.vms[0] | .counters.halt_exits.per_second > 500 and .halt_poll.polls > 0 and .halt_poll.wait_seconds_per_second > 0.3' "$TEST_TMP/h.json"
+check "halting guest: halt polling read through QMP (no null), per vCPU the VM's" \
+	jq -e '.vms[0] | .source == "qmp" and (.halt_poll | .poll_seconds_per_second >= 0 and .success_seconds_per_second >= 0 and .fail_seconds_per_second >= 0 and .poll_seconds >= 0) and .vcpus[0].halt_poll.polls == .halt_poll.polls' "$TEST_TMP/h.json"
+"$VMHOST" --json mem --guest --pid "$HALTQ" >"$TEST_TMP/hm.json" 2>/dev/null
+check "mem --guest --json: its halt_poll_seconds through QMP, a number" jq -e '.vms[0].halt_poll_seconds >= 0' "$TEST_TMP/hm.json"
+"$VMHOST" --json mem --pid "$HALTQ" >"$TEST_TMP/hm0.json" 2>/dev/null
+[ -d /sys/kernel/debug/kvm ] || check "mem --json without --guest or debugfs: halt_poll_seconds null" jq -e '.vms[0].halt_poll_seconds == null' "$TEST_TMP/hm0.json"
+stop_pid "$HALTQ"
+
 "$P" hold "$SOCK" 4 >"$TEST_TMP/hold" &
 TEST_PIDS="$TEST_PIDS $!"
 sleep 0.5

@@ -54,9 +54,9 @@ for i in $(seq 100); do grep -q ready "$TEST_TMP/web1.out" "$TEST_TMP/db1.out" "
 rc=$?
 check "batch: exit 0, nothing on stderr" sh -c "[ $rc = 0 ] && ! [ -s '$TEST_TMP/batch.err' ]"
 check "batch: two frames, each a '# vmhost top' line, a '# host' line, a heading and an empty line" \
-	test "$(grep -c '^# vmhost top time_unix=' "$TEST_TMP/batch") $(grep -c '^# host mem_total_bytes=[0-9]' "$TEST_TMP/batch") $(grep -c '^kind	pid	vm_pid	name	cpu	delay	rss	pss	ksm	overhead	exits	cgroup	mempsi	cpupsi	iopsi	cost	ksmd	read	write	netrx	nettx$' "$TEST_TMP/batch") $(grep -c '^$' "$TEST_TMP/batch")" = "2 2 2 2"
-check "batch: every row has the heading's 21 fields" \
-	test "$(awk -F'\t' '/^(vm|helper)\t/ && NF != 21 { bad++ } END { print bad + 0 }' "$TEST_TMP/batch")" = 0
+	test "$(grep -c '^# vmhost top time_unix=' "$TEST_TMP/batch") $(grep -c '^# host mem_total_bytes=[0-9]' "$TEST_TMP/batch") $(grep -c '^kind	pid	vm_pid	name	cpu	delay	rss	pss	ksm	overhead	exits	cgroup	mempsi	cpupsi	iopsi	cost	ksmd	read	write	netrx	nettx	poll$' "$TEST_TMP/batch") $(grep -c '^$' "$TEST_TMP/batch")" = "2 2 2 2"
+check "batch: every row has the heading's 22 fields" \
+	test "$(awk -F'\t' '/^(vm|helper)\t/ && NF != 22 { bad++ } END { print bad + 0 }' "$TEST_TMP/batch")" = 0
 check "batch: the VMs, the TCG guest among them" \
 	sh -c "for n in web1 db1 build tcgguest; do awk -F'\t' -v n=\$n '\$1 == \"vm\" && \$4 == n { f = 1 } END { exit !f }' '$TEST_TMP/batch' || exit 1; done"
 check "batch: db1's helpers are rows right under it, with its pid as vm_pid" \
@@ -213,8 +213,12 @@ if [ -c /dev/kvm ]; then
 		-qmp "unix:$TEST_TMP/kvm.sock,server=on,wait=off"
 	KVMQ=$SPAWNED
 	for i in $(seq 100); do [ -S "$TEST_TMP/kvm.sock" ] && break; sleep 0.1; done
-	rate=$("$VMHOST" top --batch --iterations 2 --interval 0.5 --filter fwguest | awk -F'\t' '$1 == "vm" { r = $11 } END { print r }')
-	say "fwguest: $rate exits/s in top"
+	"$VMHOST" top --batch --iterations 2 --interval 0.5 --filter fwguest >"$TEST_TMP/kvm.batch"
+	rate=$(awk -F'\t' '$1 == "vm" { r = $11 } END { print r }' "$TEST_TMP/kvm.batch")
+	poll=$(awk -F'\t' '$1 == "vm" { r = $22 } END { print r }' "$TEST_TMP/kvm.batch")
+	say "fwguest: $rate exits/s, POLL% $poll in top"
+	check "KVM guest: POLL% read through QMP, a number (its firmware never halts: 0.0), not n/a" \
+		awk -v p="$poll" 'BEGIN { exit !(p ~ /^[0-9]+\.[0-9]$/) }'
 	check "KVM guest: exits/s read (over 1000)" ge "${rate:-0}" 1000
 	tmux -L "$SOCK" respawn-pane -k "bash $TEST_TMP/run.sh kvm --interval 0.3 --sort exits"
 	wait_screen '^fwguest +[0-9.]+ .*[0-9.]+[kM]?$' || true

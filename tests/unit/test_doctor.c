@@ -255,6 +255,27 @@ static size_t small_pages_findings(const char *mode, int64_t ram, int64_t anon, 
 	return n;
 }
 
+/* vm-halt-polling over a 2 s interval: one VM with two vCPUs at cpu percent each, poll_ns of polling. */
+static size_t halt_findings(double vcpu_percent, maybe_i64 poll_ns)
+{
+	struct doctor_evidence e = healthy();
+	struct vm vm = {.pid = 42};
+	struct vcpu vcpus[2] = {vcpu_unread(0, 43), vcpu_unread(1, 44)};
+	vcpus[0].cpu_percent = vcpus[1].cpu_percent = vcpu_percent;
+	vm.cpu.vcpus = vcpus;
+	vm.cpu.nvcpus = 2;
+	e.vms = (struct vm_list){.vms = &vm, .n = 1};
+	struct doctor_exits x = {.pid = 42, .over_interval = true, .seconds = 2, .exits = MAYBE(10),
+				 .halt_poll_ns = poll_ns, .halt_poll_fail_ns = MAYBE(0)};
+	e.exits = &x;
+	e.nexits = 1;
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	size_t n = count(&f, "vm-halt-polling");
+	doctor_findings_free(&f);
+	return n;
+}
+
 static void small_pages_thresholds(void **state)
 {
 	(void)state;
@@ -315,6 +336,30 @@ static void numa_remote_thresholds(void **state)
 	assert_int_equal(numa_findings(2, 100 * MiB, 255 * MiB, 1, NULL, 0), 0);       /* under 256 MiB remote */
 }
 
+/* Polling against the vCPUs' CPU minus the polling (it runs in them), above 5% of a CPU. */
+static void halt_poll_thresholds(void **state)
+{
+	(void)state;
+	assert_int_equal(halt_findings(30, MAYBE(700000000)), 1); /* 0.7 s polled of 1.2 s: guest 0.5 s */
+	assert_int_equal(halt_findings(30, MAYBE(500000000)), 0); /* 0.5 s of 1.2 s: the guest ran more */
+	assert_int_equal(halt_findings(2, MAYBE(80000000)), 0);   /* 4% of a CPU: noise */
+	assert_int_equal(halt_findings(30, UNKNOWN), 0);          /* no halt counters: no verdict */
+	assert_int_equal(halt_findings(NAN, MAYBE(700000000)), 0); /* vCPU CPU unknown: no verdict */
+}
+
+static void rule_ids_and_aliases(void **state)
+{
+	(void)state;
+	bool old = true;
+	const struct doctor_rule *r = doctor_rule_find("vcpu-delay-high", &old);
+	assert_non_null(r);
+	assert_false(old);
+	assert_ptr_equal(doctor_rule_find("vcpu-wait-high", &old), r);
+	assert_true(old);
+	assert_null(doctor_rule_find("vcpu-wait", NULL));
+	assert_non_null(doctor_rule_find("vm-halt-polling", NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -322,6 +367,7 @@ int main(void)
 		cmocka_unit_test(smaps_thresholds), cmocka_unit_test(sorted_by_severity),
 		cmocka_unit_test(guest_ram_sum_with_an_unknown_part), cmocka_unit_test(growth_with_writes),
 		cmocka_unit_test(small_pages_thresholds), cmocka_unit_test(numa_remote_thresholds),
+		cmocka_unit_test(halt_poll_thresholds), cmocka_unit_test(rule_ids_and_aliases),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,6 +13,7 @@
 #include <cmocka.h>
 
 #include "core/kvm/kvm_delta.h"
+#include "core/kvm/kvm_halt.h"
 
 struct two_reads {
 	char proc[PATH_MAX], sys[PATH_MAX];
@@ -94,6 +95,50 @@ static void test_steady(void **state)
 	assert_int_equal(d.total[e].total.v, t->b.total[t->exits].v); /* the kernel's global file */
 	assert_int_equal(d.increase[e].v, 400);
 	assert_int_equal(d.increase[h].v, 500000000);
+	kvm_delta_free(&d);
+}
+
+/* Halt polling from the counters every source names alike: success + fail per second of wall time,
+ * of one CPU; unknown (NaN, not 0) once one of the two is missing. */
+static void test_halt_poll(void **state)
+{
+	struct two_reads *t = *state;
+	struct kvm_halt_index ix;
+	kvm_halt_index(t->kr, &ix);
+	assert_true(ix.success_ns >= 0 && ix.fail_ns >= 0 && ix.wait_ns >= 0 && ix.attempted >= 0 && ix.successful >= 0);
+	struct kvm_halt_index by_name;
+	kvm_halt_index_of_sample(&t->b, &by_name);
+	assert_memory_equal(&ix, &by_name, sizeof(ix));
+	bump(&t->b, 0, (size_t)ix.success_ns, 300000000); /* 0.3 s caught, 0.1 s gave up, in 2 s */
+	bump(&t->b, 0, (size_t)ix.fail_ns, 100000000);
+	bump(&t->b, 0, (size_t)ix.wait_ns, 1000000000);
+	bump(&t->b, 0, (size_t)ix.attempted, 4000);
+	bump(&t->b, 0, (size_t)ix.successful, 3000);
+	maybe_i64 at_b = kvm_halt_poll_ns(&ix, t->b.vms[0].values);
+	assert_true(at_b.known);
+	assert_int_equal(at_b.v, t->b.vms[0].values[ix.success_ns].v + t->b.vms[0].values[ix.fail_ns].v);
+	struct kvm_delta d;
+	assert_int_equal(kvm_delta_build(t->kr, &t->a, &t->b, NULL, &d), 0);
+	struct kvm_halt h;
+	kvm_halt_change(&ix, d.sel, d.nsel, d.vms[0].changes, &h);
+	assert_true(fabs(h.poll_per_second - 0.2) < 1e-9);
+	assert_true(fabs(h.success_per_second - 0.15) < 1e-9);
+	assert_true(fabs(h.fail_per_second - 0.05) < 1e-9);
+	assert_true(fabs(h.wait_per_second - 0.5) < 1e-9);
+	assert_true(h.poll_ns.known && h.poll_ns.v == at_b.v);
+	assert_true(h.polls.known && h.polls.v == 4000 && h.successful_polls.known && h.successful_polls.v == 3000);
+	kvm_halt_change(&ix, d.sel, d.nsel, d.vms[1].changes, &h); /* did not poll: 0, known */
+	assert_true(h.poll_per_second == 0);
+	t->b.vms[0].values[ix.fail_ns] = UNKNOWN; /* a source without the fail counter */
+	assert_false(kvm_halt_poll_ns(&ix, t->b.vms[0].values).known);
+	kvm_delta_free(&d);
+	assert_int_equal(kvm_delta_build(t->kr, &t->a, &t->b, NULL, &d), 0);
+	kvm_halt_change(&ix, d.sel, d.nsel, d.vms[0].changes, &h);
+	assert_true(isnan(h.poll_per_second) && isnan(h.fail_per_second) && !h.poll_ns.known);
+	assert_true(fabs(h.success_per_second - 0.15) < 1e-9);
+	struct kvm_halt_index none = {-1, -1, -1, -1, -1}; /* the counters absent from the set */
+	kvm_halt_change(&none, d.sel, d.nsel, d.vms[0].changes, &h);
+	assert_true(isnan(h.poll_per_second) && isnan(h.wait_per_second) && !h.polls.known);
 	kvm_delta_free(&d);
 }
 
@@ -285,6 +330,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_steady, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_halt_poll, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_reset, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_appeared_by_start_time, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_first_read, setup, teardown),

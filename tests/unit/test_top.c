@@ -64,7 +64,7 @@ static void add_exits(struct top_reading *r, pid_t pid, uint64_t start, double r
 {
 	r->exits = realloc(r->exits, (r->nexits + 1) * sizeof(*r->exits));
 	assert_non_null(r->exits);
-	r->exits[r->nexits++] = (struct top_exits){pid, start, rate};
+	r->exits[r->nexits++] = (struct top_exits){pid, start, rate, rate / 10}; /* polling with the exits */
 }
 
 static const struct top_row *row_of(const struct top_view *v, pid_t pid)
@@ -125,7 +125,7 @@ static void test_sort_each_column(void **state)
 	three_vms(&a, &b, &v);
 	assert_true(fabs(row_of(&v, 20)->v[TOP_CPU] - 300.0) < 1e-9);
 	const enum top_col numeric[] = {TOP_CPU, TOP_DELAY, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD,
-					TOP_EXITS, TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI};
+					TOP_EXITS, TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI, TOP_POLL};
 	for (size_t i = 0; i < sizeof(numeric) / sizeof(numeric[0]); i++) {
 		/* largest first, unknown (delta) last; reversed: smallest first, unknown still last */
 		expect_order(&v, numeric[i], false, (const pid_t[]){20, 30, 10, 40}, 4);
@@ -285,13 +285,13 @@ static void test_batch_frame(void **state)
 	assert_true(!strncmp(line, "# host mem_total_bytes=", 23));
 	line = strtok_r(NULL, "\n", &save);
 	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\tdelay\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi\tcost"
-				  "\tksmd\tread\twrite\tnetrx\tnettx");
+				  "\tksmd\tread\twrite\tnetrx\tnettx\tpoll");
 	size_t rows = 0;
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		size_t tabs = 0;
 		for (char *p = line; *p; p++)
 			tabs += *p == '\t';
-		assert_int_equal(tabs, 20);
+		assert_int_equal(tabs, 21);
 		rows++;
 	}
 	assert_int_equal(rows, 4);

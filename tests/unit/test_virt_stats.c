@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -75,11 +76,45 @@ static void test_domain_values(void **state)
 	assert_null(kvm_virt_find(&all, ""));
 }
 
+/* Per vCPU (exits --vcpu): each vCPU's own vcpu.N.NAME, vCPUs in ascending N whatever the order
+ * libvirt gives them in, the VM's own (vm.NAME) unknown for a vCPU, halt polling among them with
+ * the names `virsh domstats --vm --vcpu` gives on this host. */
+static void test_domain_vcpus(void **state)
+{
+	(void)state;
+	struct virt_param params[] = {
+		param("vcpu.1.exits.sum", 1000),        param("vcpu.0.exits.sum", 598981),
+		param("vcpu.0.halt_poll_success_ns.sum", 700), param("vcpu.0.halt_poll_fail_ns.sum", 300),
+		param("vcpu.1.halt_poll_fail_ns.sum", 5), param("vm.remote_tlb_flush.sum", 3), param("vcpu.0.delay", 8700000),
+	};
+	struct virt_domain d = {.uuid = "8f1c0b34-1111-4222-8333-944455556666", .params = params,
+				.nparams = sizeof(params) / sizeof(*params)};
+	const char *names[] = {"exits", "halt_poll_success_ns", "halt_poll_fail_ns", "remote_tlb_flush"};
+	int vcpus = -1, *index = NULL;
+	maybe_i64 *per = NULL;
+	assert_int_equal(kvm_virt_vcpus(&d, names, 4, &vcpus, &per, &index), 0);
+	assert_int_equal(vcpus, 2);
+	assert_true(index[0] == 0 && index[1] == 1);
+	assert_true(per[0].known && per[0].v == 598981 && per[1].v == 700 && per[2].v == 300);
+	assert_false(per[3].known); /* the VM's own counter is no vCPU's */
+	assert_true(per[4].known && per[4].v == 1000);
+	assert_false(per[5].known); /* vCPU 1 has no halt_poll_success_ns: unknown, not 0 */
+	assert_true(per[6].known && per[6].v == 5);
+	free(per);
+	free(index);
+	struct virt_domain none = {.params = params + 5, .nparams = 1}; /* vm.* only */
+	assert_int_equal(kvm_virt_vcpus(&none, names, 4, &vcpus, &per, &index), 0);
+	assert_int_equal(vcpus, 0);
+	free(per);
+	free(index);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_field_names),
 		cmocka_unit_test(test_domain_values),
+		cmocka_unit_test(test_domain_vcpus),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -39,6 +39,8 @@
 #define NUMA_REMOTE_SHARE 0.25                      /* of its memory on nodes its vCPUs do not run on */
 #define NUMA_REMOTE_MIN_BYTES (256.0 * MiB)         /* less is not worth moving */
 #define GROWTH_WRITES_MIN_SHARE 1.0                 /* written over the growth: a write cache can explain it */
+#define HALT_POLL_MIN_SHARE 0.05                    /* of one CPU over the interval: less is noise */
+#define HALT_POLL_MIN_SECONDS 1.0                   /* the same without an interval */
 
 const char *doctor_severity_name(enum doctor_severity s)
 {
@@ -423,6 +425,14 @@ static void check_nested(const struct doctor_rule *r, const struct doctor_eviden
 		  "or +vmx later needs it back)", e->kvm.module, e->kvm.module);
 }
 
+static const struct vm *find_vm(const struct doctor_evidence *e, pid_t pid)
+{
+	for (size_t i = 0; i < e->vms.n; i++)
+		if (e->vms.vms[i].pid == pid)
+			return &e->vms.vms[i];
+	return NULL;
+}
+
 static void check_exits(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	for (size_t i = 0; i < e->nexits; i++) {
@@ -440,10 +450,18 @@ static void check_exits(const struct doctor_rule *r, const struct doctor_evidenc
 		if (top < 0)
 			continue;
 		double share = (double)x->kinds[top].v / total;
+		char rate[160] = "";
+		if (x->over_interval)
+			snprintf(rate, sizeof(rate), " at %.0f exits/s", total / x->seconds);
+		const char *slash = strchr(x->top_reason, '/');
+		double hit = x->top_reason_count.known && slash ? (double)x->top_reason_count.v / total : 0;
+		if (hit >= EXITS_DOMINANT_SHARE) /* --reasons: which port or MMIO access */
+			snprintf(rate + strlen(rate), sizeof(rate) - strlen(rate), ", %.0f%% of them %s %s", 100 * hit,
+				 !strncmp(x->top_reason, "kvm_pio/", 8) ? "port" : "MMIO", slash + 1);
 		struct doctor_finding *f =
 			top == DOCTOR_EXIT_EMULATION
-				? add(out, r, x->pid, x->name, "KVM emulates %.1f guest instructions per exit", share)
-				: add(out, r, x->pid, x->name, "%.0f%% of its KVM exits are %s exits", 100.0 * share,
+				? add(out, r, x->pid, x->name, "KVM emulates %.1f guest instructions per exit%s", share, rate)
+				: add(out, r, x->pid, x->name, "%.0f%% of its KVM exits%s are %s exits", 100.0 * share, rate,
 				      exit_kinds[top].kind);
 		ev_str(f, "kind", exit_kinds[top].kind);
 		ev_int(f, "exits", x->exits);
@@ -451,8 +469,86 @@ static void check_exits(const struct doctor_rule *r, const struct doctor_evidenc
 			ev_int(f, exit_kinds[k].counter, x->kinds[k]);
 		if (x->over_interval)
 			ev_num(f, "exits_per_second", DV_FLOAT, total / x->seconds);
+		if (x->top_reason_count.known) {
+			ev_str(f, "top_reason", x->top_reason);
+			ev_int(f, "top_reason_count", x->top_reason_count);
+			ev_int(f, "port_accesses", x->pio_count);
+			ev_int(f, "mmio_accesses", x->mmio_count);
+		}
+		const struct vm *vm = find_vm(e, x->pid);
+		if (x->over_interval && vm)
+			ev_num(f, "vm_cpu_percent", DV_PERCENT, vm->cpu.cpu_percent); /* what the exits cost the host */
 		ev_str(f, "over", x->over_interval ? "interval" : "lifetime");
 		advise(f, "%s", exit_kinds[top].why);
+	}
+}
+
+/* The vCPU threads' CPU over the window of x (seconds), NaN unknown: polling runs in them. */
+static double vcpu_cpu_seconds(const struct vm *vm, const struct doctor_exits *x)
+{
+	double sum = vm && vm->cpu.nvcpus ? 0 : NAN;
+	for (size_t k = 0; vm && k < vm->cpu.nvcpus; k++)
+		sum += x->over_interval ? vm->cpu.vcpus[k].cpu_percent / 100 * x->seconds : vm->cpu.vcpus[k].cpu_seconds;
+	return sum;
+}
+
+static void check_halt_poll(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->nexits; i++) {
+		const struct doctor_exits *x = &e->exits[i];
+		double poll = x->halt_poll_ns.known ? (double)x->halt_poll_ns.v / 1e9 : NAN;
+		double vcpu = vcpu_cpu_seconds(find_vm(e, x->pid), x), guest = vcpu - poll;
+		if (!(poll >= (x->over_interval ? HALT_POLL_MIN_SHARE * x->seconds : HALT_POLL_MIN_SECONDS)) ||
+		    !isfinite(guest) || poll <= guest)
+			continue;
+		struct doctor_finding *f =
+			x->over_interval
+				? add(out, r, x->pid, x->name,
+				      "KVM spent %.0f%% of a host CPU polling its halted vCPUs, more than the %.0f%% they ran the guest",
+				      100 * poll / x->seconds, 100 * (guest > 0 ? guest : 0) / x->seconds)
+				: add(out, r, x->pid, x->name,
+				      "KVM spent %.1f s of host CPU polling its halted vCPUs, more than the %.1f s they ran the guest",
+				      poll, guest > 0 ? guest : 0);
+		ev_num(f, "halt_poll_seconds", DV_SECONDS, poll);
+		ev_num(f, "halt_poll_fail_seconds", DV_SECONDS, (double)x->halt_poll_fail_ns.v / 1e9);
+		ev_num(f, "vcpu_cpu_seconds", DV_SECONDS, vcpu);
+		if (x->over_interval)
+			ev_num(f, "halt_poll_percent", DV_PERCENT, 100 * poll / x->seconds);
+		const char *max = kvm_host_param(&e->kvm, "halt_poll_ns"), *shrink = kvm_host_param(&e->kvm, "halt_poll_ns_shrink");
+		ev_str(f, "halt_poll_ns", max ? max : "unknown");
+		ev_str(f, "halt_poll_ns_shrink", shrink ? shrink : "unknown");
+		ev_str(f, "over", x->over_interval ? "interval" : "lifetime");
+		advise(f, "KVM spins up to halt_poll_ns (%s ns) after each halt in case the wake-up comes soon, here mostly "
+			  "for nothing: lower it (echo 50000 > /sys/module/kvm/parameters/halt_poll_ns; 0 is off; every VM) or "
+			  "back off sooner (halt_poll_ns_shrink, now %s). Per VM (no halt-poll setting in QEMU 7.2 or "
+			  "libvirt 9.0): a guest with cpuidle-haltpoll and libvirt <kvm><poll-control state='on'/> polls "
+			  "inside instead",
+		       max ? max : "?", shrink ? shrink : "?");
+	}
+}
+
+/* How to open a VM's counters, by what the reader said was in the way. */
+static const char *unreadable_fix(const char *why)
+{
+	if (strstr(why, "libvirt"))
+		return "libvirt holds its monitor: vmhost reads it through libvirt, so libvirtd must run and answer "
+		       "(virsh -c qemu:///system domstats --vm NAME; another URI: --libvirt-uri), or mount debugfs "
+		       "(mount -t debugfs none /sys/kernel/debug)";
+	if (strstr(why, "QMP") || strstr(why, "qmp") || strstr(why, "monitor"))
+		return "give QEMU a QMP socket vmhost may visit (-qmp unix:/run/NAME.qmp,server=on,wait=off; or "
+		       "vmhost exits --qmp-socket PID=PATH for one elsewhere), or mount debugfs (mount -t debugfs none "
+		       "/sys/kernel/debug)";
+	return "mount debugfs as root (mount -t debugfs none /sys/kernel/debug): every KVM VM has a directory there; "
+	       "for QEMU a QMP socket (query-stats) or libvirt also work";
+}
+
+static void check_unreadable(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->nunreadable; i++) {
+		const struct doctor_unreadable *u = &e->unreadable[i];
+		struct doctor_finding *f = add(out, r, u->pid, u->name, "its KVM counters (exits, halt polling) cannot be read");
+		ev_str(f, "why", u->why);
+		advise(f, "%s", unreadable_fix(u->why));
 	}
 }
 
@@ -854,13 +950,39 @@ const struct doctor_rule doctor_rules[] = {
 	{"ksm-merge-across-nodes", DOCTOR_INFO, NULL, check_merge_across_nodes, "KSM merging across NUMA nodes"},
 	{"ksm-zero-pages-chained", DOCTOR_INFO, NULL, check_zero_pages, "use_zero_pages off while KSM chains pages"},
 	{"kvm-nested-unused", DOCTOR_INFO, NULL, check_nested, "nested on while no guest offers VMX"},
-	{"vm-exits-dominated", DOCTOR_INFO, NULL, check_exits, "a VM's exits dominated by I/O, MMIO or halt"},
+	{"vm-exits-dominated", DOCTOR_INFO, NULL, check_exits, "a VM's exits dominated by I/O, MMIO, halt or emulation"},
+	{"vm-halt-polling", DOCTOR_INFO, NULL, check_halt_poll, "a VM whose halted vCPUs KVM polls more than they run"},
+	{"vm-kvm-counters-unreadable", DOCTOR_INFO, NULL, check_unreadable, "a VM whose KVM counters no source can read"},
 	{"vcpus-overcommit", DOCTOR_INFO, NULL, check_overcommit, "more vCPUs than host CPUs"},
 	{"thp-never", DOCTOR_INFO, NULL, check_thp_never, "guest RAM on 4 KiB pages: THP never"},
 	{"vm-ram-small-pages", DOCTOR_INFO, NULL, check_small_pages,
 	 "a large guest's RAM on 4 KiB pages while THP could serve it"},
 };
 const size_t doctor_nrules = sizeof(doctor_rules) / sizeof(doctor_rules[0]);
+
+/* Old ids, accepted for one release (docs/doctor.md). */
+static const struct {
+	const char *old, *id;
+} rule_aliases[] = {
+	{"vcpu-wait-high", "vcpu-delay-high"},
+};
+
+const struct doctor_rule *doctor_rule_find(const char *id, bool *ret_deprecated)
+{
+	bool deprecated = false;
+	for (size_t a = 0; a < sizeof(rule_aliases) / sizeof(rule_aliases[0]); a++)
+		if (!strcmp(id, rule_aliases[a].old)) {
+			id = rule_aliases[a].id;
+			deprecated = true;
+		}
+	for (size_t i = 0; i < doctor_nrules; i++)
+		if (!strcmp(doctor_rules[i].id, id)) {
+			if (ret_deprecated)
+				*ret_deprecated = deprecated;
+			return &doctor_rules[i];
+		}
+	return NULL;
+}
 
 int doctor_check(const struct doctor_evidence *e, struct doctor_findings *ret)
 {

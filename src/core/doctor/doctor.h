@@ -44,6 +44,18 @@ struct doctor_exits {
 	double seconds;     /* of the interval; NaN for lifetime totals */
 	maybe_i64 exits;
 	maybe_i64 kinds[DOCTOR_EXIT_NKINDS];
+	maybe_i64 halt_poll_ns, halt_poll_fail_ns; /* host CPU polling its halted vCPUs (success + fail), and failed */
+	/* With --reasons: the port or MMIO access its exits hit most ("kvm_pio/0x80 out"), how often
+	 * and how many port and MMIO accesses in all; "" and unknown without. */
+	char top_reason[64];
+	maybe_i64 top_reason_count, pio_count, mmio_count;
+};
+
+/* A VM whose KVM counters no source could read, with the reader's reason. */
+struct doctor_unreadable {
+	pid_t pid;
+	char name[256];
+	char why[320];
 };
 
 /* One timed smaps_rollup read. */
@@ -69,6 +81,7 @@ struct doctor_opts {
 	double interval_seconds;     /* > 0: rates over this interval; 0: one reading, lifetime figures */
 	double smaps_budget_seconds; /* time for timed smaps_rollup reads (0: none) */
 	const char *memo_dir;        /* NULL, or the VMs remembered between runs (survey_opts) */
+	bool reasons;                /* count exit reasons (ports, MMIO) over the interval: tracepoints */
 };
 
 struct doctor_evidence {
@@ -87,6 +100,9 @@ struct doctor_evidence {
 	struct doctor_exits *exits; /* VMs with readable KVM counters */
 	size_t nexits;
 	char kvm_counters_why[160]; /* why there are none ("" when read or no VM) */
+	char reasons_why[256];      /* with reasons: why they were not counted ("" when they were) */
+	struct doctor_unreadable *unreadable; /* VMs whose KVM counters could not be read */
+	size_t nunreadable;
 	struct doctor_smaps *smaps;
 	size_t nsmaps;
 	bool growth_known;          /* a database was read */
@@ -102,7 +118,7 @@ void doctor_evidence_free(struct doctor_evidence *e);
 
 /* ---- findings (core/doctor/doctor.c: the rules) ---- */
 
-#define DOCTOR_MAX_EVIDENCE 10
+#define DOCTOR_MAX_EVIDENCE 14
 
 enum doctor_value { DV_INT, DV_BYTES, DV_FLOAT, DV_PERCENT, DV_SECONDS, DV_TIME, DV_STR };
 
@@ -141,6 +157,10 @@ struct doctor_rule {
 };
 extern const struct doctor_rule doctor_rules[];
 extern const size_t doctor_nrules;
+
+/* The rule with that id, or with an old id kept as a deprecated alias ("vcpu-wait-high" is
+ * "vcpu-delay-high"); *ret_deprecated (may be NULL) says which. NULL: no such rule. */
+const struct doctor_rule *doctor_rule_find(const char *id, bool *ret_deprecated);
 
 /* Runs every rule; findings sorted by severity (critical first), then by rule order and pid.
  * 0 or -ENOMEM. */

@@ -9,6 +9,7 @@
 #include "core/base/clock.h"
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_delta.h"
+#include "core/kvm/kvm_halt.h"
 #include "core/tune/tuner_daemon.h"
 
 static int count_online_cpus(const struct io_root *root)
@@ -35,38 +36,87 @@ static const struct vm *vm_by_pid(const struct vm_list *l, pid_t pid)
 	return NULL;
 }
 
+/* A VM no source could read: kept with the reader's reason. A guest without KVM (TCG: QEMU says
+ * so, or none of its fds is a KVM VM) has no KVM counters to read, so it is not one. */
+static void note_unreadable(const struct io_root *root, const struct kvm_vm_sample *now, const struct vm *vm,
+			    struct doctor_evidence *e)
+{
+	if (strstr(now->unavailable, "not accel=kvm") || io_proc_fd_links_to(root, now->pid, "anon_inode:kvm-vm") == 0)
+		return;
+	struct doctor_unreadable *u = &e->unreadable[e->nunreadable++];
+	*u = (struct doctor_unreadable){.pid = now->pid};
+	snprintf(u->name, sizeof(u->name), "%s", vm ? vm->cfg.name : now->name);
+	snprintf(u->why, sizeof(u->why), "%s", now->unavailable[0] ? now->unavailable : "no source gave its counters");
+}
+
+/* Counter c of a VM: its change between was and now, or now's total without an earlier read. */
+static maybe_i64 counter_of(const struct kvm_reader *kr, int c, const struct kvm_vm_sample *was,
+			    const struct kvm_vm_sample *now, double seconds)
+{
+	if (c < 0)
+		return UNKNOWN;
+	if (!was)
+		return now->values[c];
+	return kvm_change(kvm_counter_kind(kr, (size_t)c), was->values[c], now->values[c], seconds,
+			  kvm_vm_appeared(was, now))
+		.delta;
+}
+
+/* The exit reasons' port and MMIO accesses of a VM over the interval: the busiest and the sums. A
+ * reason counter the earlier read (of was_n counters) did not have yet was opened during the
+ * interval: its whole count is the interval's. */
+static void reasons_of(const struct kvm_reader *kr, size_t was_n, const struct kvm_vm_sample *was,
+		       const struct kvm_vm_sample *now, size_t now_n, double seconds, struct doctor_exits *x)
+{
+	x->top_reason_count = x->pio_count = x->mmio_count = UNKNOWN;
+	for (size_t c = 0; was && c < now_n; c++) {
+		const char *name = kvm_counter_name(kr, c);
+		bool pio = !strncmp(name, "kvm_pio/", 8), mmio = !strncmp(name, "kvm_mmio/", 9);
+		if (kvm_counter_kind(kr, c) != KVM_STAT_REASON || (!pio && !mmio))
+			continue;
+		maybe_i64 d = c < was_n ? counter_of(kr, (int)c, was, now, seconds) : now->values[c];
+		if (!d.known)
+			continue;
+		maybe_i64 *sum = pio ? &x->pio_count : &x->mmio_count;
+		*sum = MAYBE((sum->known ? sum->v : 0) + d.v);
+		if (!x->top_reason_count.known || d.v > x->top_reason_count.v) {
+			x->top_reason_count = d;
+			snprintf(x->top_reason, sizeof(x->top_reason), "%s", name);
+		}
+	}
+}
+
 /* Exits of each VM (debugfs, or QMP): over the interval between a and b, or b's totals (a NULL). */
-static int exits_from(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_sample *b,
-		      const struct vm_list *vms, struct doctor_evidence *e)
+static int exits_from(const struct io_root *root, const struct kvm_reader *kr, const struct kvm_sample *a,
+		      const struct kvm_sample *b, const struct vm_list *vms, struct doctor_evidence *e)
 {
 	int total_idx = kvm_counter_index(kr, "exits"), idx[DOCTOR_EXIT_NKINDS];
 	for (int k = 0; k < DOCTOR_EXIT_NKINDS; k++)
 		idx[k] = kvm_counter_index(kr, doctor_exit_counter(k));
-	if (total_idx < 0)
-		return 0;
+	struct kvm_halt_index hx;
+	kvm_halt_index(kr, &hx);
 	e->exits = calloc(b->nvms ? b->nvms : 1, sizeof(*e->exits));
-	if (!e->exits)
+	e->unreadable = calloc(b->nvms ? b->nvms : 1, sizeof(*e->unreadable));
+	if (!e->exits || !e->unreadable)
 		return -ENOMEM;
 	double seconds = a ? b->monotonic_seconds - a->monotonic_seconds : NAN;
 	for (size_t i = 0; i < b->nvms; i++) {
 		const struct kvm_vm_sample *now = &b->vms[i];
 		const struct kvm_vm_sample *was = a ? kvm_sample_find(a, now->dir) : NULL;
+		const struct vm *vm = vm_by_pid(vms, now->pid);
+		if (now->source == KVM_SOURCE_NONE && vm)
+			note_unreadable(root, now, vm, e);
 		if (now->source == KVM_SOURCE_NONE || (a && !was))
 			continue;
 		struct doctor_exits *x = &e->exits[e->nexits];
 		*x = (struct doctor_exits){.pid = now->pid, .over_interval = a != NULL, .seconds = seconds};
-		const struct vm *vm = vm_by_pid(vms, now->pid);
 		snprintf(x->name, sizeof(x->name), "%s", vm ? vm->cfg.name : now->name);
-		for (int k = -1; k < DOCTOR_EXIT_NKINDS; k++) {
-			int c = k < 0 ? total_idx : idx[k];
-			maybe_i64 v = UNKNOWN;
-			if (c >= 0 && !a)
-				v = now->values[c];
-			else if (c >= 0)
-				v = kvm_change(kvm_counter_kind(kr, (size_t)c), was->values[c], now->values[c], seconds,
-					       kvm_vm_appeared(was, now)).delta;
-			*(k < 0 ? &x->exits : &x->kinds[k]) = v;
-		}
+		for (int k = -1; k < DOCTOR_EXIT_NKINDS; k++)
+			*(k < 0 ? &x->exits : &x->kinds[k]) = counter_of(kr, k < 0 ? total_idx : idx[k], was, now, seconds);
+		maybe_i64 ok = counter_of(kr, hx.success_ns, was, now, seconds);
+		x->halt_poll_fail_ns = counter_of(kr, hx.fail_ns, was, now, seconds);
+		x->halt_poll_ns = ok.known && x->halt_poll_fail_ns.known ? MAYBE(ok.v + x->halt_poll_fail_ns.v) : UNKNOWN;
+		reasons_of(kr, a ? a->ncounters : 0, was, now, b->ncounters, seconds, x);
 		if (x->exits.known)
 			e->nexits++;
 	}
@@ -137,7 +187,7 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 	enum kvm_avail why;
 	struct kvm_sample ka = {0}, kb = {0};
 	bool have_ka = false;
-	if (kvm_reader_open_with(root, KVM_READ_QMP, &kr, &why) < 0) {
+	if (kvm_reader_open_with(root, KVM_READ_QMP | (o->reasons && interval ? KVM_READ_REASONS : 0), &kr, &why) < 0) {
 		kr = NULL;
 		snprintf(e.kvm_counters_why, sizeof(e.kvm_counters_why), "%s", kvm_avail_hint(why));
 	} else if (interval) {
@@ -159,7 +209,10 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 		e.ksm_after = e.ksm_before;
 	}
 	if (kr && kvm_reader_sample_vms(kr, &e.vms, &kb) == 0) {
-		if ((!interval || have_ka) && exits_from(kr, have_ka ? &ka : NULL, &kb, &e.vms, &e) < 0)
+		if (o->reasons)
+			snprintf(e.reasons_why, sizeof(e.reasons_why), "%s",
+				 !interval ? "--reasons needs an interval" : kvm_reader_reasons_why(kr));
+		if ((!interval || have_ka) && exits_from(root, kr, have_ka ? &ka : NULL, &kb, &e.vms, &e) < 0)
 			r = -ENOMEM;
 		kvm_sample_free(&kb);
 	}
@@ -199,9 +252,12 @@ void doctor_evidence_free(struct doctor_evidence *e)
 	vm_list_free(&e->vms);
 	kvm_host_free(&e->kvm);
 	free(e->exits);
+	free(e->unreadable);
 	free(e->smaps);
 	free(e->growth);
 	e->exits = NULL;
+	e->unreadable = NULL;
+	e->nunreadable = 0;
 	e->smaps = NULL;
 	e->growth = NULL;
 	e->nexits = e->nsmaps = e->ngrowth = 0;

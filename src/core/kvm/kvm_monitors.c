@@ -79,8 +79,10 @@ static int libvirt_domains(struct kvm_reader *r)
 	return l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
 }
 
-/* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid. */
-static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, char *why, size_t cap)
+/* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid; with
+ * per (KVM_READ_VCPUS) each vCPU's too. */
+static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, int *vcpus, maybe_i64 **per,
+			int **index, char *why, size_t cap)
 {
 	int e = libvirt_domains(r);
 	if (e < 0) {
@@ -110,7 +112,7 @@ static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **va
 		*values = v;
 	}
 	kvm_virt_values(dom, r->names, r->ncounters, *values);
-	return 0;
+	return per ? kvm_virt_vcpus(dom, r->names, r->ncounters, vcpus, per, index) : 0;
 }
 
 /* Reads one VM through QMP into values ([ncounters]); 0, or a negative errno with why set. */
@@ -118,8 +120,9 @@ static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qm
 		    int *vcpus, maybe_i64 **per,
 		    int **index, char *why, size_t cap)
 {
+	bool want = r->flags & KVM_READ_VCPUS;
 	if (qmp->kind == VM_QMP_FD)
-		return libvirt_read(r, d, values, why, cap);
+		return libvirt_read(r, d, values, vcpus, want ? per : NULL, index, why, cap);
 	if (qmp->kind != VM_QMP_UNIX) {
 		snprintf(why, cap, "%s", vm_qmp_hint(qmp->kind));
 		return -ENOENT;
@@ -127,7 +130,6 @@ static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qm
 	struct kvm_qmp_entry *e = qmp_entry(r, d, qmp->path);
 	if (!e)
 		return -ENOMEM;
-	bool want = r->flags & KVM_READ_VCPUS;
 	int rc = e->permanent ? e->permanent
 			      : kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
 	if (rc == -ENODATA || rc == -EOPNOTSUPP)

@@ -50,6 +50,9 @@ struct vm {
 	/* Anonymous memory on THP: the scope's memory.stat (cg.thp_bytes), or with --exact the VMM's and
 	 * its helpers' smaps_rollup AnonHugePages; unknown without either. */
 	maybe_i64 thp_bytes;
+	/* Host CPU KVM spent polling its halted vCPUs, since it started (core/kvm/kvm_halt.h): set by
+	 * the command that read KVM's counters (mem --json); unknown otherwise. */
+	maybe_i64 halt_poll_ns;
 	unsigned denied_files;     /* files of the VM we had no permission to read (figures n/a) */
 	struct vm_cpu cpu;         /* VMM + helpers, and each vCPU thread */
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */

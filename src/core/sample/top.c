@@ -9,6 +9,7 @@
 #include "core/base/clock.h"
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_delta.h"
+#include "core/kvm/kvm_halt.h"
 #include "core/model/ksm.h"
 #include "core/model/survey.h"
 #include "parse/parse.h"
@@ -19,7 +20,7 @@ static const char *const col_keys[TOP_NCOLS] = {
 	[TOP_MEM_PSI] = "mempsi", [TOP_PID] = "pid", [TOP_CPU_PSI] = "cpupsi", [TOP_IO_PSI] = "iopsi",
 	[TOP_COST] = "cost", [TOP_KSMD] = "ksmd",
 	[TOP_DISK_READ] = "read", [TOP_DISK_WRITE] = "write", [TOP_NET_RX] = "netrx",
-	[TOP_NET_TX] = "nettx",
+	[TOP_NET_TX] = "nettx", [TOP_POLL] = "poll",
 };
 
 const char *top_col_key(enum top_col c) { return c < TOP_NCOLS ? col_keys[c] : NULL; }
@@ -131,6 +132,8 @@ static void read_exits(struct top_source *s, struct top_reading *r)
 	s->exits_readable = r->exits_readable;
 	int exits = kvm_counter_index(s->kr, "exits");
 	struct kvm_delta d;
+	struct kvm_halt_index ix;
+	kvm_halt_index(s->kr, &ix);
 	if (s->have_last && exits >= 0 && kvm_delta_build(s->kr, &s->last, &now, NULL, &d) == 0) {
 		size_t sel = d.nsel;
 		for (size_t k = 0; k < d.nsel; k++)
@@ -139,9 +142,12 @@ static void read_exits(struct top_source *s, struct top_reading *r)
 		r->exits = d.nvms && sel < d.nsel ? calloc(d.nvms, sizeof(*r->exits)) : NULL;
 		for (size_t v = 0; r->exits && v < d.nvms; v++) {
 			const struct kvm_vm_sample *vm = d.vms[v].vm;
+			struct kvm_halt h;
+			kvm_halt_change(&ix, d.sel, d.nsel, d.vms[v].changes, &h);
 			if (vm->start_ticks && isfinite(d.vms[v].changes[sel].per_second))
 				r->exits[r->nexits++] = (struct top_exits){vm->pid, vm->start_ticks,
-									   d.vms[v].changes[sel].per_second};
+									   d.vms[v].changes[sel].per_second,
+									   100 * h.poll_per_second};
 		}
 		kvm_delta_free(&d);
 	}
@@ -240,8 +246,10 @@ static void vm_row(struct top_row *row, const struct top_reading *before, struct
 		if (vm->cg.have_pressure[k])
 			v[psi_cols[k]] = vm->cg.pressure[k].some_avg10;
 	for (size_t e = 0; e < after->nexits; e++)
-		if (after->exits[e].pid == vm->pid && after->exits[e].start_ticks == vm->start_ticks)
+		if (after->exits[e].pid == vm->pid && after->exits[e].start_ticks == vm->start_ticks) {
 			v[TOP_EXITS] = after->exits[e].per_second;
+			v[TOP_POLL] = after->exits[e].poll_percent;
+		}
 }
 
 static void helper_row(struct top_row *row, const struct top_reading *before, const struct top_helper *h,

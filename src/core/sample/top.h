@@ -29,7 +29,7 @@
 enum top_col {
 	TOP_NAME, TOP_CPU, TOP_DELAY, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD, TOP_EXITS, TOP_CG_MEM,
 	TOP_MEM_PSI, TOP_PID, TOP_CPU_PSI, TOP_IO_PSI, TOP_COST, TOP_KSMD, TOP_DISK_READ, TOP_DISK_WRITE, TOP_NET_RX,
-	TOP_NET_TX, TOP_NCOLS
+	TOP_NET_TX, TOP_POLL, TOP_NCOLS
 };
 
 /* The column's short name (--sort, the batch format's heading): "name", "cpu", "pss", ... */
@@ -47,11 +47,12 @@ struct top_helper {
 	double cpu_seconds;    /* NaN unknown */
 };
 
-/* A VM's exit rate in a reading (from the KVM delta since the reading before). */
+/* A VM's exit rate and halt polling in a reading (from the KVM delta since the reading before). */
 struct top_exits {
 	pid_t pid;
 	uint64_t start_ticks;
 	double per_second;
+	double poll_percent; /* host CPU spent polling its halted vCPUs, percent of one CPU; NaN unknown */
 };
 
 struct top_reading {
