@@ -17,6 +17,10 @@
 /* The fields of one reading inside the caller's open JSON object. */
 void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d);
 
+/* A reason's time ("seconds", "count", "histogram": [{"from_ns", "to_ns", "count"}] of the
+ * buckets that hold any) into the caller's open JSON object. */
+void kvm_view_json_time(struct json *j, const struct kvm_exit_time *t);
+
 /* The table; max_width and max_rows 0 = no limit (with max_rows, lines end in a clear-to-eol for a
  * full-screen view). show_all keeps counters that are zero. Returns the lines printed; VMs without
  * a column in *ret_hidden_vms. */

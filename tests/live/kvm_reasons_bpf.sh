@@ -5,6 +5,9 @@
 # line, when asked for (VMHOST_KVM_REASONS=perf), when the kernel refuses eBPF (CAP_BPF and
 # CAP_SYS_ADMIN dropped by setpriv: perf still works with CAP_PERFMON) and where libbpf1 is
 # missing (hidden from the loader). serve --kvm-reasons says which counter in its log.
+# --reasons-time: the time in the VMM per userspace exit (exit to the thread's next KVM_RUN) is
+# exactly N IO exits long, its histogram holds them all, and a guest whose VMM sleeps S in each IO
+# exit's handling shows a mean of at least S; --reasons alone and the perf filters time nothing.
 # Needs /dev/kvm and root (debugfs and tracefs mounted in a private mount namespace).
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
@@ -66,6 +69,39 @@ check "libbpf1 missing: perf filters, and the loader's reason with the package" 
 	jq -e '.reasons_counter | startswith("perf tracepoint filters: eBPF not loaded: libbpf.so.1") and contains("apt install libbpf1")' "$TEST_TMP/nolib.json"
 exact nolib "0x80 out"
 
+# timed NAME OPTION IO_SLEEP OUTER: `exits OPTION` over a helper guest whose IO exits are handled
+# IO_SLEEP seconds each, into $TEST_TMP/NAME.json.
+timed() {
+	local name=$1 option=$2 io_sleep=$3 outer=$4 guest
+	spawn "$G" --io $N --io-sleep "$io_sleep" --wait-signal --sleep-after 8
+	guest=$SPAWNED
+	sleep 0.3
+	$outer "${MOUNT[@]}" "$VMHOST" --json exits "$option" --pid "$guest" -- sh -c "kill -USR1 $guest; sleep 2" \
+		>"$TEST_TMP/$name.json" 2>"$TEST_TMP/$name.err"
+	check "$name: exit 0" [ $? = 0 ]
+	stop_pid "$guest"
+	say "$name: $(jq -c '.vms[0].reasons.kvm_userspace_exit.IO' "$TEST_TMP/$name.json")"
+}
+io() { jq -r ".vms[0].reasons.kvm_userspace_exit.IO.$2" "$TEST_TMP/$1.json"; }
+timed time --reasons-time 0 ""
+check "time: eBPF, timed" jq -e '.reasons_counter == "eBPF (counted in the kernel)"' "$TEST_TMP/time.json"
+check "time: IO exits counted $N, timed $N" [ "$(io time delta) $(io time count)" = "$N $N" ]
+check "time: their time is more than 0" jq -e '.vms[0].reasons.kvm_userspace_exit.IO.seconds > 0' "$TEST_TMP/time.json"
+check "time: the histogram holds every timed exit" \
+	jq -e '.vms[0].reasons.kvm_userspace_exit.IO | ([.histogram[].count] | add) == .count' "$TEST_TMP/time.json"
+check "time: the buckets are log2 of ns" \
+	jq -e '[.vms[0].reasons.kvm_userspace_exit.IO.histogram[] | .to_ns == 2 * (if .from_ns == 0 then 1 else .from_ns end)] | all' "$TEST_TMP/time.json"
+check "time: kvm_pio is a count, not timed" jq -e '.vms[0].reasons.kvm_pio["0x80 out"] | has("seconds") | not' "$TEST_TMP/time.json"
+timed slept --reasons-time 0.0005 ""
+check "slept: IO exits timed $N" [ "$(io slept count)" = $N ]
+check "slept: the mean is at least the VMM's 0.5 ms of handling" \
+	jq -e '.vms[0].reasons.kvm_userspace_exit.IO | .seconds / .count >= 0.0005' "$TEST_TMP/slept.json"
+timed untimed --reasons 0 ""
+check "untimed: --reasons alone times nothing" jq -e '.vms[0].reasons.kvm_userspace_exit.IO | has("seconds") | not' "$TEST_TMP/untimed.json"
+timed perf_time --reasons-time 0 "env VMHOST_KVM_REASONS=perf"
+check "perf_time: counted $N by the perf filters, no time made up" \
+	jq -e --argjson n $N '.vms[0].reasons.kvm_userspace_exit.IO | .delta == $n and (has("seconds") | not)' "$TEST_TMP/perf_time.json"
+
 # The human form says it in one line.
 spawn "$G" --io $N --wait-signal --sleep-after 5
 GUEST=$SPAWNED
@@ -75,25 +111,39 @@ check "text: which counter, in one line" grep -qx 'exit reasons counted by eBPF 
 stop_pid "$GUEST"
 
 # serve --kvm-reasons: its log names the counter once; the counts are exact.
-for mode in bpf perf; do
+# scrape NAME COUNTER OPTION: serve OPTION counting by COUNTER (bpf, perf) on a fresh helper
+# guest, scraped before and after the guest's run into $TEST_TMP/serve.NAME.txt (log: .log).
+scrape() {
 	spawn "$G" --io $N --mmio $M --wait-signal --sleep-after 5
 	GUEST=$SPAWNED
 	sleep 0.3
-	spawn env VMHOST_KVM_REASONS=$mode "${MOUNT[@]}" "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0 --kvm-reasons --pid "$GUEST" \
-		2>"$TEST_TMP/serve.$mode.log"
+	spawn env VMHOST_KVM_REASONS="$2" "${MOUNT[@]}" "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0 "$3" --pid "$GUEST" \
+		2>"$TEST_TMP/serve.$1.log"
 	SERVER=$SPAWNED
-	serve_port "$TEST_TMP/serve.$mode.log" "$SERVER" || die "serve ($mode) did not start"
+	serve_port "$TEST_TMP/serve.$1.log" "$SERVER" || die "serve ($1) did not start"
 	curl -s "http://127.0.0.1:$PORT/metrics" >/dev/null
 	kill -USR1 "$GUEST"
 	sleep 0.5
-	curl -s "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/serve.$mode.txt"
-	rv() { awk -v e="$1" -v r="$2" -v p="$GUEST" '/^vmhost_kvm_exit_reasons_total\{/ && index($0, "pid=\"" p "\"") && index($0, "event=\"" e "\"") && index($0, "reason=\"" r "\"") { print $NF }' "$TEST_TMP/serve.$mode.txt"; }
-	check "serve ($mode): kvm_pio 0x80 out $N, IO $N, MMIO $M" [ "$(rv kvm_pio '0x80 out') $(rv kvm_userspace_exit IO) $(rv kvm_userspace_exit MMIO)" = "$N $N $M" ]
+	curl -s "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/serve.$1.txt"
 	stop_pid "$SERVER"
 	stop_pid "$GUEST"
+}
+for mode in bpf perf; do
+	scrape $mode $mode --kvm-reasons
+	rv() { awk -v e="$1" -v r="$2" -v p="$GUEST" '/^vmhost_kvm_exit_reasons_total\{/ && index($0, "pid=\"" p "\"") && index($0, "event=\"" e "\"") && index($0, "reason=\"" r "\"") { print $NF }' "$TEST_TMP/serve.$mode.txt"; }
+	check "serve ($mode): kvm_pio 0x80 out $N, IO $N, MMIO $M" [ "$(rv kvm_pio '0x80 out') $(rv kvm_userspace_exit IO) $(rv kvm_userspace_exit MMIO)" = "$N $N $M" ]
 	grep 'exit reasons counted by' "$TEST_TMP/serve.$mode.log"
 	check "serve ($mode): the log says which counter, once" test "$(grep -c 'exit reasons counted by' "$TEST_TMP/serve.$mode.log")" = 1
 done
+# serve --kvm-reasons-time: the time per reason and the exits timed, the helper's N IO exits.
+scrape time bpf --kvm-reasons-time
+series() { awk -v m="$1" -v p="$GUEST" 'index($0, m "{") == 1 && index($0, "pid=\"" p "\"") && index($0, "event=\"kvm_userspace_exit\"") && index($0, "reason=\"IO\"") { print $NF }' "$TEST_TMP/serve.time.txt"; }
+say "serve (time): IO $(series vmhost_kvm_exit_reason_seconds_total) s over $(series vmhost_kvm_exit_reason_timed_total) exits"
+check "serve (time): the $N IO exits timed" [ "$(series vmhost_kvm_exit_reason_timed_total)" = $N ]
+check "serve (time): their seconds more than 0" awk -v s="$(series vmhost_kvm_exit_reason_seconds_total)" 'BEGIN { exit !(s > 0) }'
+check "serve (time): the families are described" grep -q '^# TYPE vmhost_kvm_exit_reason_seconds_total counter' "$TEST_TMP/serve.time.txt"
+check "serve (bpf): no time without --kvm-reasons-time" sh -c "! grep -q vmhost_kvm_exit_reason_seconds_total '$TEST_TMP/serve.bpf.txt'"
+
 check "serve (bpf): eBPF" grep -q 'exit reasons counted by eBPF' "$TEST_TMP/serve.bpf.log"
 check "serve (perf): the perf filters" grep -q 'exit reasons counted by perf tracepoint filters' "$TEST_TMP/serve.perf.log"
 finish

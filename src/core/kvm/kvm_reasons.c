@@ -13,10 +13,35 @@ static void kvm_reasons_counter_choose(struct kvm_reader *r)
 {
 	char why[256];
 	r->bpf_tried = true;
-	if (kvm_bpf_open(&r->root, &r->bpf, why, sizeof(why)) == 0)
-		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "eBPF (counted in the kernel)");
+	bool timed = r->flags & KVM_READ_REASON_TIMES;
+	if (kvm_bpf_open(&r->root, timed, &r->bpf, why, sizeof(why)) == 0)
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "eBPF (counted in the kernel%s%s)",
+			 timed && why[0] ? "; not timed: " : "", timed ? why : "");
 	else
 		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "perf tracepoint filters: %s", why);
+}
+
+/* The trace's times into the sample: the reason counters that had an exit end, by counter. */
+static int sample_times(const struct kvm_reader *r, const struct kvm_trace *t, struct kvm_vm_sample *s)
+{
+	size_t n = kvm_trace_ncounters(t), k = 0;
+	struct kvm_exit_time *all = calloc(n ? n : 1, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (kvm_trace_times(t, all) < 0) {
+		free(all);
+		return 0; /* not timed */
+	}
+	for (size_t i = 0; i < n && i < r->nreasons; i++)
+		k += all[i].count > 0;
+	free(s->times);
+	s->ntimes = 0;
+	s->times = calloc(k ? k : 1, sizeof(*s->times));
+	for (size_t i = 0; s->times && i < n && i < r->nreasons; i++)
+		if (all[i].count > 0)
+			s->times[s->ntimes++] = (struct kvm_reason_time){.counter = r->reasons_first + i, .t = all[i]};
+	free(all);
+	return s->times ? 0 : -ENOMEM;
 }
 
 /* A new entry for pid, its events opened (inherited: a followed command's). NULL without memory. */
@@ -119,6 +144,8 @@ static int add_followed(struct kvm_reader *r, struct kvm_sample *ret, const stru
 	ret->vms = v;
 	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
 	*s = (struct kvm_vm_sample){.pid = e->pid, .kvm_fd = -1, .vcpus = -1, .vmm = e->vmm, .values = values};
+	if ((err = sample_times(r, e->t, s)) < 0)
+		return err;
 	snprintf(s->dir, sizeof(s->dir), "%d-run", (int)e->pid);
 	snprintf(s->unavailable, sizeof(s->unavailable),
 		 "the command's VM was in no read of debugfs or QMP (it came and went between them): exit reasons only");
@@ -154,6 +181,8 @@ int kvm_reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 		for (size_t i = 0; i < n && i < r->nreasons; i++)
 			s->values[r->reasons_first + i] = v_tr[i];
 		free(v_tr);
+		if ((err = sample_times(r, e->t, s)) < 0)
+			break;
 	}
 	for (size_t i = 0; i < r->ntraces && !err; i++)
 		if (r->traces[i].followed && !r->traces[i].seen && r->traces[i].t)
@@ -171,4 +200,12 @@ int kvm_reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 	if (r->nreasons)
 		r->reasons_why[0] = '\0';
 	return err;
+}
+
+bool kvm_reader_reasons_timed(const struct kvm_reader *r, const char *event)
+{
+	for (unsigned e = 0; e < KVM_TRACE_NEVENTS; e++)
+		if (!strcmp(kvm_trace_event_name((enum kvm_trace_event)e), event))
+			return kvm_bpf_timed(r->bpf, e);
+	return false;
 }

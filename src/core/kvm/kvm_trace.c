@@ -68,6 +68,7 @@ struct kvm_trace {
 	pid_t *tids;         /* the config's threads, sorted, for bpf */
 	size_t ntids;
 	uint64_t *base;      /* [ncounters]: bpf's counts at open */
+	struct kvm_exit_time *base_times; /* [ncounters]: bpf's times at open; NULL: nothing timed */
 };
 
 const char *kvm_trace_event_name(enum kvm_trace_event e)
@@ -403,7 +404,28 @@ static int open_bpf(struct kvm_trace *t, const struct kvm_trace_config *c)
 		return -ENOMEM;
 	t->bpf = c->bpf;
 	kvm_bpf_tally(t->bpf, t->pid, t->tids, t->ntids, classify, t, t->base, t->ncounters);
+	if (!kvm_bpf_timed(t->bpf, KVM_BPF_EXIT) && !kvm_bpf_timed(t->bpf, KVM_BPF_USERSPACE_EXIT))
+		return 0;
+	if (!(t->base_times = calloc(t->ncounters, sizeof(*t->base_times))))
+		return -ENOMEM;
+	kvm_bpf_tally_times(t->bpf, t->pid, t->tids, t->ntids, classify, t, t->base_times, t->ncounters);
 	return 0;
+}
+
+int kvm_trace_times(const struct kvm_trace *t, struct kvm_exit_time *times)
+{
+	if (!t->base_times)
+		return -ENODATA;
+	memset(times, 0, t->ncounters * sizeof(*times));
+	kvm_bpf_tally_times(t->bpf, t->pid, t->tids, t->ntids, classify, t, times, t->ncounters);
+	for (size_t c = 0; c < t->ncounters; c++)
+		kvm_exit_time_sub(&times[c], &t->base_times[c], &times[c]); /* false: the map lost them */
+	return 0;
+}
+
+bool kvm_trace_timed(const struct kvm_trace *t, enum kvm_trace_event e)
+{
+	return t->base_times && kvm_bpf_timed(t->bpf, e);
 }
 
 static int sample_bpf(struct kvm_trace *t, maybe_i64 *values)
@@ -467,6 +489,7 @@ void kvm_trace_close(struct kvm_trace *t)
 		kvm_bpf_forget(t->bpf, t->pid);
 	free(t->tids);
 	free(t->base);
+	free(t->base_times);
 	for (size_t i = 0; i < t->ncounters; i++)
 		free(t->counters[i].filter);
 	free(t->counters);
