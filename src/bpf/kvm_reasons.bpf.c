@@ -8,7 +8,11 @@
  * stamps its thread; kvm_entry ends a kvm_exit (the time KVM handled it, in the kernel and maybe
  * in the VMM), the thread's next KVM_RUN ioctl ends a kvm_userspace_exit (the time in the VMM:
  * the return to user space, the VMM's handling, any wait for a CPU, until it asks to run again).
- * The times go to `times` under the exit's own key: sum, count, log2 histogram. */
+ * The times go to `times` under the exit's own key: sum, count, log2 histogram.
+ *
+ * Followed (exits -- CMD): the command's tgid is in `followed`, and every process or thread it
+ * and its descendants fork is added there on sched_process_fork, naming the command: their
+ * exits are keyed by the command's tgid, as perf's inherited events counted them. */
 #include <linux/bpf.h>
 #include <linux/types.h>
 #include <bpf/bpf_helpers.h>
@@ -44,6 +48,14 @@ struct {
 	__type(value, struct kvm_bpf_pending);
 } pending SEC(".maps");
 
+/* tgid (or the tid of a thread a followed process made) -> the followed command's tgid. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, KVM_BPF_MAX_FOLLOWED);
+	__type(key, __u32);
+	__type(value, __u32);
+} followed SEC(".maps");
+
 /* Never written: the zeroes a new key of times starts from (too large for the BPF stack). */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -59,6 +71,23 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } lost SEC(".maps");
+
+/* Event e's fields when user space filled them (its counting or timing is on), else NULL. */
+static __always_inline struct kvm_bpf_fields *fields_on(__u32 e)
+{
+	struct kvm_bpf_fields *f = bpf_map_lookup_elem(&fields, &e);
+	return f && f->a_size ? f : NULL;
+}
+
+/* Whom a process's exits count for: the followed command that started it, else itself. The
+ * array lookup first: nothing else is paid while no command is followed. */
+static __always_inline __u32 owner(__u32 tgid)
+{
+	if (!fields_on(KVM_BPF_FORK))
+		return tgid;
+	__u32 *root = bpf_map_lookup_elem(&followed, &tgid);
+	return root ? *root : tgid;
+}
 
 static __always_inline void lose(void)
 {
@@ -83,8 +112,7 @@ static __always_inline __u32 log2_ns(__u64 v)
 /* Whether exits of event are timed: the entry that ends them has its fields filled. */
 static __always_inline int timed(__u32 ender)
 {
-	struct kvm_bpf_fields *f = bpf_map_lookup_elem(&fields, &ender);
-	return f && f->a_size;
+	return fields_on(ender) != NULL;
 }
 
 static __always_inline void stamp(const struct kvm_bpf_key *k)
@@ -110,7 +138,7 @@ static __always_inline int end_exit(__u32 event)
 	if (!p || !p->ts)
 		return 0;
 	__u64 ns = bpf_ktime_get_ns() - p->ts;
-	struct kvm_bpf_key k = {.tgid = id >> 32, .tid = (__u32)id, .event = event, .a = p->a, .b = p->b};
+	struct kvm_bpf_key k = {.tgid = owner(id >> 32), .tid = (__u32)id, .event = event, .a = p->a, .b = p->b};
 	p->ts = 0; /* ended: cheaper than a delete */
 	struct kvm_bpf_time *t = bpf_map_lookup_elem(&times, &k);
 	if (!t) {
@@ -132,11 +160,11 @@ static __always_inline int end_exit(__u32 event)
 
 static __always_inline int count(void *ctx, __u32 event)
 {
-	struct kvm_bpf_fields *f = bpf_map_lookup_elem(&fields, &event);
-	if (!f || !f->a_size)
+	struct kvm_bpf_fields *f = fields_on(event);
+	if (!f)
 		return 0;
 	__u64 id = bpf_get_current_pid_tgid();
-	struct kvm_bpf_key k = {.tgid = id >> 32, .tid = (__u32)id, .event = event};
+	struct kvm_bpf_key k = {.tgid = owner(id >> 32), .tid = (__u32)id, .event = event};
 	bpf_probe_read_kernel(&k.a, sizeof(k.a), (char *)ctx + f->a_offset);
 	if (f->b_size)
 		bpf_probe_read_kernel(&k.b, sizeof(k.b), (char *)ctx + f->b_offset);
@@ -182,13 +210,29 @@ int kvm_entry(void *ctx)
 SEC("tracepoint/syscalls/sys_enter_ioctl")
 int kvm_run_ioctl(void *ctx)
 {
-	__u32 e = KVM_BPF_RUN;
-	struct kvm_bpf_fields *f = bpf_map_lookup_elem(&fields, &e);
-	if (!f || !f->a_size)
+	struct kvm_bpf_fields *f = fields_on(KVM_BPF_RUN);
+	if (!f)
 		return 0;
 	__u32 cmd = 0;
 	bpf_probe_read_kernel(&cmd, sizeof(cmd), (char *)ctx + f->a_offset);
 	return cmd == KVM_BPF_KVM_RUN ? end_exit(KVM_BPF_USERSPACE_EXIT) : 0;
+}
+
+/* Runs in the forking task: a child of a followed process is followed, for the same command. */
+SEC("tracepoint/sched/sched_process_fork")
+int followed_fork(void *ctx)
+{
+	struct kvm_bpf_fields *f = fields_on(KVM_BPF_FORK);
+	if (!f)
+		return 0;
+	__u32 parent = bpf_get_current_pid_tgid() >> 32;
+	__u32 *root = bpf_map_lookup_elem(&followed, &parent);
+	if (!root)
+		return 0;
+	__u32 child = 0, command = *root;
+	bpf_probe_read_kernel(&child, sizeof(child), (char *)ctx + f->a_offset);
+	bpf_map_update_elem(&followed, &child, &command, BPF_ANY);
+	return 0;
 }
 
 char LICENSE[] SEC("license") = "GPL";

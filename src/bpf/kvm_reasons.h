@@ -13,10 +13,13 @@
 /* The events that end a timed exit: their fields' entries switch the timing on (a_size not 0). */
 #define KVM_BPF_ENTRY 4          /* kvm_entry: ends a kvm_exit's time (a: vcpu_id, not read) */
 #define KVM_BPF_RUN 5            /* syscalls:sys_enter_ioctl, a: cmd; KVM_RUN ends a userspace exit's */
-#define KVM_BPF_NFIELDS 6
+/* sched:sched_process_fork, a: child_pid; its a_size not 0: some process is followed */
+#define KVM_BPF_FORK 6
+#define KVM_BPF_NFIELDS 7
 
 #define KVM_BPF_MAX_KEYS 16384
 #define KVM_BPF_MAX_THREADS 16384 /* vCPU threads with an exit not yet ended */
+#define KVM_BPF_MAX_FOLLOWED 4096 /* processes and threads a followed command started */
 #define KVM_BPF_KVM_RUN 0xAE80u   /* _IO(KVMIO, 0x80) */
 /* log2 buckets of nanoseconds: bucket i counts times in [2^i, 2^(i+1)) ns (bucket 0 also 0 ns). */
 #define KVM_BPF_TIME_BUCKETS 64

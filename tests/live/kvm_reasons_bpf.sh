@@ -8,6 +8,9 @@
 # --reasons-time: the time in the VMM per userspace exit (exit to the thread's next KVM_RUN) is
 # exactly N IO exits long, its histogram holds them all, and a guest whose VMM sleeps S in each IO
 # exit's handling shows a mean of at least S; --reasons alone and the perf filters time nothing.
+# A followed command that forks the VMM (exits -- sh -c 'kvmguest; true') has the VMM's exits on
+# its own row, exactly, by eBPF (its descendants followed from sched_process_fork), timed too,
+# and by the perf filters (inherited events).
 # Needs /dev/kvm and root (debugfs and tracefs mounted in a private mount namespace).
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
@@ -101,6 +104,24 @@ check "untimed: --reasons alone times nothing" jq -e '.vms[0].reasons.kvm_usersp
 timed perf_time --reasons-time 0 "env VMHOST_KVM_REASONS=perf"
 check "perf_time: counted $N by the perf filters, no time made up" \
 	jq -e --argjson n $N '.vms[0].reasons.kvm_userspace_exit.IO | .delta == $n and (has("seconds") | not)' "$TEST_TMP/perf_time.json"
+
+# fork MODE OPTION: a command whose child is the VMM, into $TEST_TMP/fork.MODE.json
+fork() {
+	env VMHOST_KVM_REASONS="$1" "${MOUNT[@]}" "$VMHOST" --json exits "$2" -- sh -c "$G --io $N >/dev/null; true" \
+		>"$TEST_TMP/fork.$1.json" 2>"$TEST_TMP/fork.$1.err"
+	check "fork ($1): exit 0" [ $? = 0 ]
+	say "fork ($1): $(jq -c '[.vms[] | {pid, unavailable, io: .reasons.kvm_userspace_exit.IO}]' "$TEST_TMP/fork.$1.json")"
+}
+ROW='[.vms[] | select((.unavailable // "") | startswith("the command"))]'
+for mode in bpf perf; do
+	fork $mode --reasons
+	check "fork ($mode): one row for the command, its child's kvm_pio 0x80 out exactly $N" \
+		jq -e --argjson n $N "$ROW | length == 1 and .[0].reasons.kvm_pio[\"0x80 out\"].delta == \$n" "$TEST_TMP/fork.$mode.json"
+done
+check "fork (bpf): counted by eBPF" jq -e '.reasons_counter == "eBPF (counted in the kernel)"' "$TEST_TMP/fork.bpf.json"
+fork time --reasons-time
+check "fork (time): the child's $N IO exits timed on the command's row" \
+	jq -e --argjson n $N "$ROW | .[0].reasons.kvm_userspace_exit.IO | .delta == \$n and .count == \$n and .seconds > 0" "$TEST_TMP/fork.time.json"
 
 # The human form says it in one line.
 spawn "$G" --io $N --wait-signal --sleep-after 5

@@ -23,7 +23,8 @@ struct kvm_bpf {
 	struct bpf_object *obj; /* NULL: replayed (kvm_bpf_replay), nothing to read */
 	struct bpf_link *links[KVM_BPF_NFIELDS];
 	size_t nlinks;
-	int counts_fd, times_fd, lost_fd;
+	int counts_fd, times_fd, lost_fd, followed_fd;
+	bool following; /* followed_fork attached and its fields written */
 	int ncpus;
 	void *percpu; /* one lookup's values, [ncpus] of the largest */
 	struct tally *keys; /* the last refresh, sorted by tgid */
@@ -196,6 +197,7 @@ static const struct {
 	{"kvm/kvm_mmio", "type", NULL, 0},
 	{"kvm/kvm_entry", "vcpu_id", NULL, 0},
 	{"syscalls/sys_enter_ioctl", "cmd", NULL, 0},
+	{"sched/sched_process_fork", "child_pid", NULL, 0},
 };
 
 /* Where the program finds event e's fields: from its format file under tracefs. */
@@ -272,7 +274,8 @@ static int load(const struct io_root *root, struct kvm_bpf *b)
 	b->counts_fd = map_fd(b, "counts");
 	b->times_fd = map_fd(b, "times");
 	b->lost_fd = map_fd(b, "lost");
-	if (b->counts_fd < 0 || b->times_fd < 0 || b->lost_fd < 0)
+	b->followed_fd = map_fd(b, "followed");
+	if (b->counts_fd < 0 || b->times_fd < 0 || b->lost_fd < 0 || b->followed_fd < 0)
 		return -EPROTO;
 	int r = write_fields(root, b, 0, KVM_BPF_NEVENTS);
 	for (unsigned e = 0; e < KVM_BPF_NEVENTS && r == 0; e++)
@@ -361,6 +364,20 @@ void kvm_bpf_close(struct kvm_bpf *b)
 	free_snapshot(b);
 }
 
+int kvm_bpf_follow(const struct io_root *root, struct kvm_bpf *b, pid_t pid)
+{
+	if (!b->obj)
+		return -EINVAL;
+	uint32_t p = (uint32_t)pid;
+	if (libbpf.bpf_map_update_elem(b->followed_fd, &p, &p, BPF_ANY) < 0)
+		return -errno;
+	int r = 0;
+	if (!b->following && (r = attach(b, "followed_fork")) == 0 &&
+	    (r = write_fields(root, b, KVM_BPF_FORK, KVM_BPF_FORK + 1)) == 0)
+		b->following = true;
+	return r;
+}
+
 typedef int add_fn(struct kvm_bpf *b, const struct kvm_bpf_key *k, const void *percpu);
 static int add_count_any(struct kvm_bpf *b, const struct kvm_bpf_key *k, const void *v) { return add_count(b, k, v); }
 static int add_time_any(struct kvm_bpf *b, const struct kvm_bpf_key *k, const void *v) { return add_time(b, k, v); }
@@ -437,5 +454,10 @@ void kvm_bpf_close(struct kvm_bpf *b)
 }
 int kvm_bpf_refresh(struct kvm_bpf *b) { (void)b; return 0; }
 void kvm_bpf_forget(struct kvm_bpf *b, pid_t tgid) { (void)b, (void)tgid; }
+int kvm_bpf_follow(const struct io_root *root, struct kvm_bpf *b, pid_t pid)
+{
+	(void)root, (void)b, (void)pid;
+	return -EOPNOTSUPP;
+}
 uint64_t kvm_bpf_lost(const struct kvm_bpf *b) { (void)b; return 0; }
 #endif

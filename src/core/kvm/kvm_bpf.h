@@ -68,6 +68,11 @@ struct kvm_bpf_record {
 int kvm_bpf_replay(int ncpus, unsigned timed, struct kvm_bpf **ret);
 int kvm_bpf_replay_set(struct kvm_bpf *b, const struct kvm_bpf_record *recs, size_t n);
 
+/* Follows a command from before its exec (exits -- CMD): the exits of pid and of every process
+ * it and its descendants start from now on are counted (and timed) under pid, as the perf
+ * filters' inherited events count them. 0, or a negative errno (the fork tracepoint refused). */
+int kvm_bpf_follow(const struct io_root *root, struct kvm_bpf *b, pid_t pid);
+
 /* Removes tgid's keys from the map (its counter closed): they would fill it. */
 void kvm_bpf_forget(struct kvm_bpf *b, pid_t tgid);
 

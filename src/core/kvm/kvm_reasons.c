@@ -91,7 +91,15 @@ int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0)
 		return -ENOMEM;
 	enum vmm_kind vmm = parse_vmm_kind(argv0, strlen(argv0) + 1);
 	e->vmm = vmm == VMM_NONE ? VMM_KVM : vmm;
-	return e->t ? 0 : -ENODEV;
+	if (!e->t)
+		return -ENODEV;
+	int rc = r->bpf ? kvm_bpf_follow(&r->root, r->bpf, pid) : 0; /* the perf events are inherited */
+	if (rc < 0) { /* said where the counter is named: the command's own exits are counted */
+		size_t len = strlen(r->reasons_counter);
+		snprintf(r->reasons_counter + len, sizeof(r->reasons_counter) - len,
+			 "; the command's children not followed: %s", strerror(-rc));
+	}
+	return 0;
 }
 
 /* The first open trace fixes the reason counters ("<event>/<reason>", the same for every VM). */
