@@ -129,11 +129,16 @@ static void json_vcpus(struct json *j, const struct kvm_reader *kr, const struct
 		json_object_begin(j, NULL);
 		json_int(j, "index", view->vcpus[c].index);
 		json_object_begin(j, "counters");
-		for (size_t s = 0; s < d->nsel; s++)
+		bool reasons = false;
+		for (size_t s = 0; s < d->nsel; s++) {
+			reasons |= is_reason(kr, d, s) && view->vcpus[c].changes[s].total.known;
 			if (!is_reason(kr, d, s) && view->vcpus[c].changes[s].total.known)
 				json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]),
 					    &view->vcpus[c].changes[s]);
+		}
 		json_object_end(j);
+		if (reasons) /* counted by thread (eBPF) */
+			json_reasons(j, kr, d, view->vcpus[c].changes, NULL);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -436,6 +441,39 @@ void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 	}
 }
 
+/* The busiest reason of one vCPU over the interval: its position in sel, or nsel for none. */
+static size_t busiest_reason(const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_change *ch)
+{
+	size_t best = d->nsel;
+	for (size_t s = 0; s < d->nsel; s++)
+		if (is_reason(kr, d, s) && ch[s].per_second > 0 && (best == d->nsel || ch[s].per_second > ch[best].per_second))
+			best = s;
+	return best;
+}
+
+void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+{
+	for (size_t v = 0; v < d->nvms; v++) {
+		const struct kvm_delta_vm *view = &d->vms[v];
+		bool any = false;
+		for (size_t c = 0; c < view->nvcpus; c++) {
+			size_t s = busiest_reason(kr, d, view->vcpus[c].changes);
+			if (s == d->nsel)
+				continue;
+			char label[64], rate[32];
+			if (!any) {
+				kvm_vm_label(label, sizeof(label), view->vm);
+				fprintf(f, "%s busiest exit reason by vCPU:", label);
+				any = true;
+			}
+			fmt_rate(rate, sizeof(rate), KVM_STAT_REASON, &view->vcpus[c].changes[s]);
+			fprintf(f, "  %d: %s %s/s", view->vcpus[c].index, kvm_counter_name(kr, d->sel[s]), rate);
+		}
+		if (any)
+			fprintf(f, "%s\n", eol);
+	}
+}
+
 void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all)
 {
 	char list[1024], secs[32];
@@ -450,6 +488,7 @@ void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 		fprintf(f, "(every selected counter is zero)\n");
 	fprintf(f, "\n");
 	kvm_view_vcpus(f, kr, d, "");
+	kvm_view_vcpu_reasons(f, kr, d, "");
 	kvm_view_notes(f, d, "");
 	fprintf(f, "PER SEC: events per second; for *_ns times, percent of the interval (of one CPU)\n");
 	if (any_times(d))

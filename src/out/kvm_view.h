@@ -36,6 +36,9 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol);
 /* With per-vCPU reads: a line per VM of each vCPU's exits per second (when exits is selected). */
 void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
 
+/* With reasons counted per vCPU (eBPF, --vcpu): a line per VM of each vCPU's busiest reason. */
+void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
+
 /* The whole --once reading: heading, table, notes, legend. */
 void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all);
 

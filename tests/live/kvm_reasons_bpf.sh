@@ -11,6 +11,9 @@
 # A followed command that forks the VMM (exits -- sh -c 'kvmguest; true') has the VMM's exits on
 # its own row, exactly, by eBPF (its descendants followed from sched_process_fork), timed too,
 # and by the perf filters (inherited events).
+# Per vCPU (--vcpu): QEMU's firmware guest with 2 vCPUs loops on `out 0x80` on vCPU 0 only:
+# vCPU 0 (its thread named "CPU 0/KVM") has every kvm_pio 0x80 out, vCPU 1 none; the helper's one
+# unnamed vCPU thread is vCPU 0 by order, with exactly N.
 # Needs /dev/kvm and root (debugfs and tracefs mounted in a private mount namespace).
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
@@ -122,6 +125,37 @@ check "fork (bpf): counted by eBPF" jq -e '.reasons_counter == "eBPF (counted in
 fork time --reasons-time
 check "fork (time): the child's $N IO exits timed on the command's row" \
 	jq -e --argjson n $N "$ROW | .[0].reasons.kvm_userspace_exit.IO | .delta == \$n and .count == \$n and .seconds > 0" "$TEST_TMP/fork.time.json"
+
+# vcpus NAME PID ARGS...: `exits --reasons --vcpu --pid PID ARGS` into $TEST_TMP/NAME.json
+vcpus() {
+	local name=$1 pid=$2
+	shift 2
+	"${MOUNT[@]}" "$VMHOST" --json exits --reasons --vcpu --pid "$pid" "$@" >"$TEST_TMP/$name.json" 2>"$TEST_TMP/$name.err"
+	check "$name: exit 0" [ $? = 0 ]
+	say "$name: $(jq -c '[.vms[0].vcpus[] | {index, pio: .reasons.kvm_pio["0x80 out"].delta}]' "$TEST_TMP/$name.json")"
+}
+pio() { jq -r --argjson i "$2" '.vms[0].vcpus[] | select(.index == $i) | .reasons.kvm_pio["0x80 out"].delta' "$TEST_TMP/$1.json"; }
+spawn "$G" --io $N --wait-signal --sleep-after 5
+GUEST=$SPAWNED
+sleep 0.3
+vcpus vcpu_helper "$GUEST" -- sh -c "kill -USR1 $GUEST; sleep 0.5"
+stop_pid "$GUEST"
+check "vcpu_helper: vCPU 0 by order, kvm_pio 0x80 out exactly $N" [ "$(pio vcpu_helper 0)" = $N ]
+if command -v qemu-system-x86_64 >/dev/null; then
+	sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
+	spawn qemu-system-x86_64 -name reasons-smp -machine pc,accel=kvm -smp 2 -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults
+	QEMU=$SPAWNED
+	sleep 1
+	vcpus vcpu_qemu "$QEMU" --once --interval 1
+	stop_pid "$QEMU"
+	check "vcpu_qemu: vCPUs 0 and 1 listed" jq -e '[.vms[0].vcpus[].index] == [0, 1]' "$TEST_TMP/vcpu_qemu.json"
+	check "vcpu_qemu: vCPU 0 loops on port 0x80 (over 100 in the second)" [ "$(pio vcpu_qemu 0)" -gt 100 ]
+	check "vcpu_qemu: vCPU 1 never runs it" [ "$(pio vcpu_qemu 1)" = 0 ]
+	check "vcpu_qemu: the vCPUs' counts are the VM's" \
+		jq -e '.vms[0] | .reasons.kvm_pio["0x80 out"].delta == ([.vcpus[].reasons.kvm_pio["0x80 out"].delta] | add)' "$TEST_TMP/vcpu_qemu.json"
+else
+	die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
+fi
 
 # The human form says it in one line.
 spawn "$G" --io $N --wait-signal --sleep-after 5

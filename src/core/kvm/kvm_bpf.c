@@ -173,6 +173,25 @@ void kvm_bpf_tally_times(const struct kvm_bpf *b, pid_t tgid, const pid_t *tids,
 	}
 }
 
+int kvm_bpf_threads(const struct kvm_bpf *b, pid_t tgid, pid_t **ret, size_t *ret_n)
+{
+	size_t first = first_key(b->keys, b->nkeys, sizeof(*b->keys), tgid), n = 0;
+	pid_t *tids = malloc((b->nkeys - first ? b->nkeys - first : 1) * sizeof(*tids));
+	if (!tids)
+		return -ENOMEM;
+	for (size_t i = first; i < b->nkeys && b->keys[i].key.tgid == (uint32_t)tgid; i++)
+		tids[n++] = (pid_t)b->keys[i].key.tid;
+	if (n > 1)
+		qsort(tids, n, sizeof(*tids), cmp_tid);
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++)
+		if (!w || tids[w - 1] != tids[i])
+			tids[w++] = tids[i];
+	*ret = tids;
+	*ret_n = w;
+	return 0;
+}
+
 bool kvm_bpf_timed(const struct kvm_bpf *b, unsigned event)
 {
 	return b && (b->timed & (1u << event));

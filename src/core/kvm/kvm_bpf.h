@@ -51,6 +51,9 @@ void kvm_bpf_tally(const struct kvm_bpf *b, pid_t tgid, const pid_t *tids, size_
 void kvm_bpf_tally_times(const struct kvm_bpf *b, pid_t tgid, const pid_t *tids, size_t ntids,
 			 kvm_bpf_classify_fn *classify, const void *ctx, struct kvm_exit_time *times, size_t n);
 
+/* The threads of tgid with counted exits as of the last refresh, sorted. 0 or -ENOMEM. */
+int kvm_bpf_threads(const struct kvm_bpf *b, pid_t tgid, pid_t **ret, size_t *ret_n);
+
 /* Whether exits of event (KVM_BPF_EXIT, KVM_BPF_USERSPACE_EXIT) are timed. b NULL: false. */
 bool kvm_bpf_timed(const struct kvm_bpf *b, unsigned event);
 

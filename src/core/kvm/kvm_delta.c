@@ -73,6 +73,11 @@ static int add_vcpus(const struct kvm_reader *kr, const struct kvm_sample *a, co
 		for (size_t s = 0; s < d->nsel; s++) {
 			size_t i = d->sel[s];
 			maybe_i64 prev = was && i < a->ncounters ? was->values[i] : UNKNOWN;
+			/* reasons are counted by thread (eBPF): a vCPU thread the earlier read did not list
+			 * had none counted yet, if its VM's reasons were counted then */
+			if (!was && !fresh && before && i < a->ncounters && kvm_counter_kind(kr, i) == KVM_STAT_REASON &&
+			    before->values[i].known)
+				prev = MAYBE(0);
 			out->changes[s] = kvm_change(kvm_counter_kind(kr, i), prev, now->values[i], d->seconds, fresh);
 		}
 	}

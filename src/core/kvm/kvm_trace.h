@@ -82,6 +82,11 @@ int kvm_trace_sample(struct kvm_trace *t, maybe_i64 *values);
 /* Counted by eBPF (no perf events, kvm_trace_nthreads 0). */
 bool kvm_trace_uses_bpf(const struct kvm_trace *t);
 
+/* eBPF only (-ENODATA with perf filters): the process's threads with counted exits, sorted
+ * (0 or -ENOMEM); one thread's counts since the trace opened into values[ncounters]. */
+int kvm_trace_threads(const struct kvm_trace *t, pid_t **ret, size_t *ret_n);
+int kvm_trace_sample_thread(struct kvm_trace *t, pid_t tid, maybe_i64 *values);
+
 /* With an eBPF counter that times exits (kvm_bpf_open's timed): each counter's time since open
  * (core/kvm/kvm_time.h; zero for counters not timed) into times[ncounters]. 0, or -ENODATA when
  * no exit of this trace is timed (perf filters, or timing not asked for or refused). */
