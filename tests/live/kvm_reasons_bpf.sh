@@ -27,15 +27,28 @@ MOUNT=(unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs non
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 	exec "$@"' sh)
 DROP="setpriv --inh-caps=-bpf,-sys_admin --bounding-set=-bpf,-sys_admin"
+# held_guest NAME ARGS...: a helper guest held until SIGUSR1, its output in $TEST_TMP/NAME.guest,
+# its pid in GUEST. run_guest NAME: the command that lets it run and waits until it says it is
+# done (20 s at most): its exits here take from 0.1 s to over a second, by the host's load and
+# the counter attached, so no fixed sleep is long enough.
+held_guest() {
+	local name=$1
+	shift
+	spawn "$G" "$@" --wait-signal >"$TEST_TMP/$name.guest"
+	GUEST=$SPAWNED
+	sleep 0.3
+}
+run_guest() {
+	echo "kill -USR1 $GUEST; for i in \$(seq 400); do grep -q '^io_exits=' '$TEST_TMP/$1.guest' && break; sleep 0.05; done"
+}
 
 # reasons NAME PORT OUTER INNER: `exits --reasons` over a fresh helper guest's run, into
 # $TEST_TMP/NAME.json; OUTER runs before the mount namespace (env, without_library), INNER inside.
 reasons() {
 	local name=$1 port=$2 outer=$3 inner=$4 guest
-	spawn "$G" --io $N --mmio $M --port "$port" --wait-signal --sleep-after 5
-	guest=$SPAWNED
-	sleep 0.3
-	$outer "${MOUNT[@]}" $inner "$VMHOST" --json exits --reasons --pid "$guest" -- sh -c "kill -USR1 $guest; sleep 0.5" \
+	held_guest "$name" --io $N --mmio $M --port "$port" --sleep-after 5
+	guest=$GUEST
+	$outer "${MOUNT[@]}" $inner "$VMHOST" --json exits --reasons --pid "$guest" -- sh -c "$(run_guest "$name")" \
 		>"$TEST_TMP/$name.json" 2>"$TEST_TMP/$name.err"
 	check "$name: exit 0" [ $? = 0 ]
 	stop_pid "$guest"
@@ -79,10 +92,9 @@ exact nolib "0x80 out"
 # IO_SLEEP seconds each, into $TEST_TMP/NAME.json.
 timed() {
 	local name=$1 option=$2 io_sleep=$3 outer=$4 guest
-	spawn "$G" --io $N --io-sleep "$io_sleep" --wait-signal --sleep-after 8
-	guest=$SPAWNED
-	sleep 0.3
-	$outer "${MOUNT[@]}" "$VMHOST" --json exits "$option" --pid "$guest" -- sh -c "kill -USR1 $guest; sleep 2" \
+	held_guest "$name" --io $N --io-sleep "$io_sleep" --sleep-after 8
+	guest=$GUEST
+	$outer "${MOUNT[@]}" "$VMHOST" --json exits "$option" --pid "$guest" -- sh -c "$(run_guest "$name")" \
 		>"$TEST_TMP/$name.json" 2>"$TEST_TMP/$name.err"
 	check "$name: exit 0" [ $? = 0 ]
 	stop_pid "$guest"
@@ -105,6 +117,7 @@ check "slept: the mean is at least the VMM's 0.5 ms of handling" \
 timed untimed --reasons 0 ""
 check "untimed: --reasons alone times nothing" jq -e '.vms[0].reasons.kvm_userspace_exit.IO | has("seconds") | not' "$TEST_TMP/untimed.json"
 timed perf_time --reasons-time 0 "env VMHOST_KVM_REASONS=perf"
+check "perf_time: the counter says the exits are not timed" jq -e '.reasons_counter | endswith("; exits not timed (eBPF only)")' "$TEST_TMP/perf_time.json"
 check "perf_time: counted $N by the perf filters, no time made up" \
 	jq -e --argjson n $N '.vms[0].reasons.kvm_userspace_exit.IO | .delta == $n and (has("seconds") | not)' "$TEST_TMP/perf_time.json"
 
@@ -135,10 +148,8 @@ vcpus() {
 	say "$name: $(jq -c '[.vms[0].vcpus[] | {index, pio: .reasons.kvm_pio["0x80 out"].delta}]' "$TEST_TMP/$name.json")"
 }
 pio() { jq -r --argjson i "$2" '.vms[0].vcpus[] | select(.index == $i) | .reasons.kvm_pio["0x80 out"].delta' "$TEST_TMP/$1.json"; }
-spawn "$G" --io $N --wait-signal --sleep-after 5
-GUEST=$SPAWNED
-sleep 0.3
-vcpus vcpu_helper "$GUEST" -- sh -c "kill -USR1 $GUEST; sleep 0.5"
+held_guest vcpu_helper --io $N --sleep-after 5
+vcpus vcpu_helper "$GUEST" -- sh -c "$(run_guest vcpu_helper)"
 stop_pid "$GUEST"
 check "vcpu_helper: vCPU 0 by order, kvm_pio 0x80 out exactly $N" [ "$(pio vcpu_helper 0)" = $N ]
 if command -v qemu-system-x86_64 >/dev/null; then
@@ -158,10 +169,8 @@ else
 fi
 
 # The human form says it in one line.
-spawn "$G" --io $N --wait-signal --sleep-after 5
-GUEST=$SPAWNED
-sleep 0.3
-"${MOUNT[@]}" "$VMHOST" exits --reasons --pid "$GUEST" -- sh -c "kill -USR1 $GUEST; sleep 0.5" >"$TEST_TMP/text" 2>&1
+held_guest text --io $N --sleep-after 5
+"${MOUNT[@]}" "$VMHOST" exits --reasons --pid "$GUEST" -- sh -c "$(run_guest text)" >"$TEST_TMP/text" 2>&1
 check "text: which counter, in one line" grep -qx 'exit reasons counted by eBPF (counted in the kernel)' "$TEST_TMP/text"
 stop_pid "$GUEST"
 
@@ -169,16 +178,13 @@ stop_pid "$GUEST"
 # scrape NAME COUNTER OPTION: serve OPTION counting by COUNTER (bpf, perf) on a fresh helper
 # guest, scraped before and after the guest's run into $TEST_TMP/serve.NAME.txt (log: .log).
 scrape() {
-	spawn "$G" --io $N --mmio $M --wait-signal --sleep-after 5
-	GUEST=$SPAWNED
-	sleep 0.3
+	held_guest "serve.$1" --io $N --mmio $M --sleep-after 5
 	spawn env VMHOST_KVM_REASONS="$2" "${MOUNT[@]}" "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0 "$3" --pid "$GUEST" \
 		2>"$TEST_TMP/serve.$1.log"
 	SERVER=$SPAWNED
 	serve_port "$TEST_TMP/serve.$1.log" "$SERVER" || die "serve ($1) did not start"
 	curl -s "http://127.0.0.1:$PORT/metrics" >/dev/null
-	kill -USR1 "$GUEST"
-	sleep 0.5
+	sh -c "$(run_guest "serve.$1")"
 	curl -s "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/serve.$1.txt"
 	stop_pid "$SERVER"
 	stop_pid "$GUEST"

@@ -19,7 +19,8 @@ static void kvm_reasons_counter_choose(struct kvm_reader *r)
 		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "eBPF (counted in the kernel%s%s)",
 			 timed && why[0] ? "; not timed: " : "", timed ? why : "");
 	else
-		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "perf tracepoint filters: %s", why);
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "perf tracepoint filters: %s%s", why,
+			 timed ? "; exits not timed (eBPF only)" : "");
 }
 
 /* The trace's times into the sample: the reason counters that had an exit end, by counter. */
