@@ -64,7 +64,7 @@ struct {
 	__type(value, struct kvm_bpf_time);
 } time_zero SEC(".maps");
 
-/* Keys that did not fit in counts (the map full): user space reports them as lost. */
+/* Exits that did not fit in counts or times (the map full): user space reports them as lost. */
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, 1);

@@ -81,7 +81,7 @@ static void exits_help(void)
 	       "                   the exit to the thread's next KVM_RUN (the VMM's handling and any wait for\n"
 	       "                   a CPU), on any host. kvm_exit: to the thread's next kvm_entry, only on hosts\n"
 	       "                   that fire both (bare metal, ordinary nested KVM; never KVM nested on PVM).\n"
-	       "                   Hooks every ioctl on the host: costs the guest more (docs/exits.md)\n"
+	       "                   Hooks every ioctl on the host: about a tenth of an exit-bound guest's exits\n"
 	       "  --vcpu           also every counter per vCPU (JSON \"vcpus\"; a line of exits/s per vCPU);\n"
 	       "                   with --reasons counted by eBPF, each vCPU's reasons too (its thread: QEMU's\n"
 	       "                   \"CPU N/KVM\" and the like by name, other VMMs' threads with exits in order\n"

@@ -79,7 +79,7 @@ int kvm_bpf_follow(const struct io_root *root, struct kvm_bpf *b, pid_t pid);
 /* Removes tgid's keys from the map (its counter closed): they would fill it. */
 void kvm_bpf_forget(struct kvm_bpf *b, pid_t tgid);
 
-/* Exits not counted since load because the map was full (KVM_BPF_MAX_KEYS keys). */
+/* Exits not counted, or not timed, since load because a map was full (KVM_BPF_MAX_KEYS keys). */
 uint64_t kvm_bpf_lost(const struct kvm_bpf *b);
 
 #endif

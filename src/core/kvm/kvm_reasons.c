@@ -258,7 +258,7 @@ int kvm_reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 	uint64_t lost = r->bpf ? kvm_bpf_lost(r->bpf) : 0;
 	if (lost) /* the counts are short: said where the counter is named */
 		snprintf(r->reasons_counter, sizeof(r->reasons_counter),
-			 "eBPF (counted in the kernel; %llu exits not counted: its map is full)", (unsigned long long)lost);
+			 "eBPF (counted in the kernel; %llu exits not counted or not timed: its maps are full)", (unsigned long long)lost);
 	for (size_t v = 0; v < ret->nvms && !err; v++) {
 		struct kvm_vm_sample *s = &ret->vms[v];
 		struct kvm_trace_entry *e = trace_entry(r, s);
