@@ -6,6 +6,7 @@ vmhost_unit_test(test_qmp)
 vmhost_unit_test(test_vmcmd_qmp)
 vmhost_unit_test(test_qmp_stats)
 vmhost_unit_test(test_trace_format)
+vmhost_unit_test(test_kvm_times)
 vmhost_unit_test(test_kvm_host)
 vmhost_unit_test(test_virt_stats)
 

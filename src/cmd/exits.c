@@ -31,6 +31,7 @@ struct exits_opts {
 	bool have_fields;
 	long count; /* refreshes before stopping (live, log); 0 = until interrupted */
 	bool reasons; /* count exit reasons by tracepoints */
+	bool reasons_time; /* and time them (eBPF) */
 	bool vcpu;    /* and every counter per vCPU */
 	pid_t qmp_pids[MAX_FILTERS]; /* --qmp-socket PID=PATH */
 	const char *qmp_paths[MAX_FILTERS];
@@ -48,7 +49,7 @@ struct exits_opts {
 static void exits_help(void)
 {
 	printf("usage: vmhost exits [--once|--log] [--interval SEC] [--count N] [--vm NAME]... [--pid PID]...\n"
-	       "                    [--fields REGEX] [--reasons] [--vcpu] [--qmp-socket PID=PATH]...\n"
+	       "                    [--fields REGEX] [--reasons] [--reasons-time] [--vcpu] [--qmp-socket PID=PATH]...\n"
 	       "                    [--libvirt-uri URI] [--json|--csv] [-- CMD ARGS...]\n"
 	       "\n"
 	       "KVM exit and event counters, per VM and in total, from debugfs (<sys-root>/kernel/debug/kvm)\n"
@@ -74,10 +75,17 @@ static void exits_help(void)
 	       "  --reasons        also count exits by reason from tracepoints (kvm_exit, kvm_userspace_exit,\n"
 	       "                   kvm_pio per port, kvm_mmio): rows kvm_pio/0x80 out ...; counted in the\n"
 	       "                   kernel by eBPF (root, or CAP_BPF and CAP_PERFMON; needs tracefs), else by\n"
-	       "                   perf filters (a third of an exit-bound guest's exits); a line says which.\n"
-	       "                   No time per exit reason: that needs kvm_exit and kvm_entry, which hosts\n"
-	       "                   running KVM nested (PVM) never fire\n"
-	       "  --vcpu           also every counter per vCPU (JSON \"vcpus\"; a line of exits/s per vCPU)\n"
+	       "                   perf filters (a third of an exit-bound guest's exits); a line says which\n"
+	       "  --reasons-time   --reasons, and the time per exit reason (eBPF only): JSON seconds, count,\n"
+	       "                   histogram per VM and reason, a MEAN TIME column. kvm_userspace_exit: from\n"
+	       "                   the exit to the thread's next KVM_RUN (the VMM's handling and any wait for\n"
+	       "                   a CPU), on any host. kvm_exit: to the thread's next kvm_entry, only on hosts\n"
+	       "                   that fire both (bare metal, ordinary nested KVM; never KVM nested on PVM).\n"
+	       "                   Hooks every ioctl on the host: about a tenth of an exit-bound guest's exits\n"
+	       "  --vcpu           also every counter per vCPU (JSON \"vcpus\"; a line of exits/s per vCPU);\n"
+	       "                   with --reasons counted by eBPF, each vCPU's reasons too (its thread: QEMU's\n"
+	       "                   \"CPU N/KVM\" and the like by name, other VMMs' threads with exits in order\n"
+	       "                   of thread id) and a line of each vCPU's busiest reason\n"
 	       "  --qmp-socket PID=PATH  the QMP socket of that QEMU where its command line has none\n"
 	       "  --libvirt-uri URI  libvirt to ask, read-only (default qemu:///system); each read waits\n"
 	       "                   at most 0.75 s for it: a hung libvirtd costs that and a reason\n"
@@ -128,6 +136,7 @@ static const struct opt exits_opt_table[] = {
 	{OPT("pid", 'p', OPT_CALL), .call = opt_pid},
 	{OPT("fields", 'f', OPT_CALL), .call = opt_fields},
 	{OPT("reasons", 'r', OPT_FLAG), OPT_AT(struct exits_opts, reasons)},
+	{OPT("reasons-time", 'T', OPT_FLAG), OPT_AT(struct exits_opts, reasons_time)},
 	{OPT("vcpu", 'V', OPT_FLAG), OPT_AT(struct exits_opts, vcpu)},
 	{OPT("qmp-socket", 'Q', OPT_CALL), .call = opt_qmp_socket},
 	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct exits_opts, libvirt_uri)},
@@ -425,7 +434,10 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 	struct kvm_reader *kr = NULL;
 	enum kvm_avail why;
 	char qmp_why[400] = "";
-	int r = kvm_reader_open_with(&ctx->root, KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0) | (o.vcpu ? KVM_READ_VCPUS : 0), &kr, &why);
+	o.reasons |= o.reasons_time;
+	unsigned flags = KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0) | (o.reasons_time ? KVM_READ_REASON_TIMES : 0) |
+			 (o.vcpu ? KVM_READ_VCPUS : 0);
+	int r = kvm_reader_open_with(&ctx->root, flags, &kr, &why);
 	for (size_t i = 0; r == 0 && i < o.nqmp; i++)
 		r = kvm_reader_qmp_socket(kr, o.qmp_pids[i], o.qmp_paths[i]);
 	if (r == 0)

@@ -33,6 +33,7 @@ struct serve_opts {
 	double db_interval;
 	bool no_kvm;
 	bool kvm_reasons;
+	bool kvm_reasons_time;
 	regex_t kvm_events;
 	bool have_kvm_events;
 	const char *web_config;
@@ -77,8 +78,12 @@ static void serve_help(void)
 	       "                       regex, unanchored: 'exits|halt_wait_ns'); default all of them\n"
 	       "  --kvm-reasons        also count each VM's exits by reason from tracepoints\n"
 	       "                       (vmhost_kvm_exit_reasons_total; needs tracefs): in the kernel by\n"
-	       "                       eBPF, else by perf filters; the log says which. No time per\n"
-	       "                       reason: hosts running KVM nested (PVM) fire no kvm_exit/kvm_entry\n"
+	       "                       eBPF, else by perf filters; the log says which\n"
+	       "  --kvm-reasons-time   --kvm-reasons, and the time per exit reason (eBPF only;\n"
+	       "                       vmhost_kvm_exit_reason_seconds_total, _timed_total): kvm_userspace_exit\n"
+	       "                       to the thread's next KVM_RUN on any host; kvm_exit to its next\n"
+	       "                       kvm_entry where the host fires both (not KVM nested on PVM).\n"
+	       "                       Hooks every ioctl on the host (docs/exits.md for its cost)\n"
 	       "  --no-kvm             do not read KVM's debugfs counters at all\n"
 	       "  --io                 also each QEMU's disks (vmhost_vm_disk_*{device}: bytes, operations\n"
 	       "                       and their time by op): one short QMP visit per VM per snapshot\n"
@@ -143,6 +148,7 @@ static const struct opt serve_opt_table[] = {
 	{OPT("kvm-events", 'k', OPT_CALL), .call = opt_kvm_events},
 	{OPT("no-kvm", 'K', OPT_FLAG), OPT_AT(struct serve_opts, no_kvm)},
 	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct serve_opts, kvm_reasons)},
+	{OPT("kvm-reasons-time", 'E', OPT_FLAG), OPT_AT(struct serve_opts, kvm_reasons_time)},
 	{OPT("web-config", 'w', OPT_STRING), OPT_AT(struct serve_opts, web_config)},
 	{OPT("insecure-listen", 'I', OPT_FLAG), OPT_AT(struct serve_opts, insecure_listen)},
 	{OPT("io", 0, OPT_FLAG), OPT_AT(struct serve_opts, io)},
@@ -159,7 +165,7 @@ static int serve_check(struct ctx *ctx, void *opts, int argc, char **argv)
 {
 	(void)argc, (void)argv;
 	const struct serve_opts *o = opts;
-	if (o->no_kvm && o->kvm_reasons)
+	if (o->no_kvm && (o->kvm_reasons || o->kvm_reasons_time))
 		return usage_error(ctx, "--kvm-reasons and --no-kvm contradict each other");
 	if (o->no_kvm && o->have_kvm_events)
 		return usage_error(ctx, "--kvm-events and --no-kvm contradict each other");
@@ -277,7 +283,8 @@ static int start_sampling(struct server *sv)
 			return fail(ctx, EXIT_FAIL, "opening the database", "%s: %s", o->db, store_strerror(r));
 		sink = store_sink(sv->store, o->db);
 	}
-	struct sampler_config sc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids, .kvm = !o->no_kvm, .kvm_reasons = o->kvm_reasons,
+	struct sampler_config sc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids, .kvm = !o->no_kvm,
+				    .kvm_reasons = o->kvm_reasons || o->kvm_reasons_time, .kvm_reason_times = o->kvm_reasons_time,
 				    .kvm_every_sample = true, .interval_seconds = o->db_interval,
 				    .disks = o->io, .libvirt_uri = o->libvirt_uri,
 				    .kvm_interval_seconds = SAMPLER_KVM_INTERVAL_SECONDS,

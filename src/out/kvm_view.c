@@ -22,9 +22,30 @@ static const char *const log_default_fields[] = {
 
 /* ---- JSON ---- */
 
-static void json_change(struct json *j, const char *key, enum kvm_stat_kind kind, const struct kvm_change *c)
+/* A reason's time over the interval: seconds, the exits that ended, their log2 histogram (the
+ * buckets that hold any: [from_ns, to_ns)). */
+void kvm_view_json_time(struct json *j, const struct kvm_exit_time *t)
 {
-	json_object_begin(j, key);
+	json_double(j, "seconds", (double)t->ns / 1e9);
+	json_int(j, "count", (int64_t)t->count);
+	json_array_begin(j, "histogram");
+	for (int i = 0; i < KVM_TIME_BUCKETS; i++) {
+		if (!t->hist[i])
+			continue;
+		json_object_begin(j, NULL);
+		json_int(j, "from_ns", i ? (int64_t)(UINT64_C(1) << i) : 0);
+		if (i < 62)
+			json_int(j, "to_ns", (int64_t)(UINT64_C(2) << i));
+		else
+			json_null(j, "to_ns");
+		json_int(j, "count", (int64_t)t->hist[i]);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+static void json_change_fields(struct json *j, enum kvm_stat_kind kind, const struct kvm_change *c)
+{
 	json_maybe(j, "total", c->total);
 	json_maybe(j, "delta", c->delta);
 	json_double(j, "per_second", c->per_second);
@@ -32,6 +53,12 @@ static void json_change(struct json *j, const char *key, enum kvm_stat_kind kind
 		json_double(j, "fraction", c->per_second / 1e9);
 	if (kind != KVM_STAT_GAUGE)
 		json_bool(j, "reset", c->reset);
+}
+
+static void json_change(struct json *j, const char *key, enum kvm_stat_kind kind, const struct kvm_change *c)
+{
+	json_object_begin(j, key);
+	json_change_fields(j, kind, c);
 	json_object_end(j);
 }
 
@@ -59,10 +86,12 @@ static bool is_reason(const struct kvm_reader *kr, const struct kvm_delta *d, si
 	return kvm_counter_kind(kr, d->sel[s]) == KVM_STAT_REASON;
 }
 
-/* Reason counters ("kvm_pio/0x80 out") as {"kvm_pio": {"0x80 out": {...}}}, events in order. */
+/* Reason counters ("kvm_pio/0x80 out") as {"kvm_pio": {"0x80 out": {...}}}, events in order;
+ * with times (a VM's, NULL for none), a timed event's reasons also have their time. */
 static void json_reasons(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d,
-			 const struct kvm_change *ch)
+			 const struct kvm_change *ch, const struct kvm_exit_time *times)
 {
+	bool timed = false;
 	char event[64] = "";
 	bool any = false;
 	for (size_t s = 0; s < d->nsel; s++) {
@@ -77,9 +106,14 @@ static void json_reasons(struct json *j, const struct kvm_reader *kr, const stru
 				json_object_end(j);
 			snprintf(event, sizeof(event), "%.*s", (int)elen, name);
 			json_object_begin(j, event);
+			timed = times && kvm_reader_reasons_timed(kr, event);
 		}
 		any = true;
-		json_change(j, slash ? slash + 1 : name, KVM_STAT_REASON, &ch[s]);
+		json_object_begin(j, slash ? slash + 1 : name);
+		json_change_fields(j, KVM_STAT_REASON, &ch[s]);
+		if (timed)
+			kvm_view_json_time(j, &times[s]);
+		json_object_end(j);
 	}
 	if (any) {
 		json_object_end(j);
@@ -125,11 +159,16 @@ static void json_vcpus(struct json *j, const struct kvm_reader *kr, const struct
 		json_object_begin(j, NULL);
 		json_int(j, "index", view->vcpus[c].index);
 		json_object_begin(j, "counters");
-		for (size_t s = 0; s < d->nsel; s++)
+		bool reasons = false;
+		for (size_t s = 0; s < d->nsel; s++) {
+			reasons |= is_reason(kr, d, s) && view->vcpus[c].changes[s].total.known;
 			if (!is_reason(kr, d, s) && view->vcpus[c].changes[s].total.known)
 				json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]),
 					    &view->vcpus[c].changes[s]);
+		}
 		json_object_end(j);
+		if (reasons) /* counted by thread (eBPF) */
+			json_reasons(j, kr, d, view->vcpus[c].changes, NULL);
 		json_halt(j, ix, d, view->vcpus[c].changes, NULL);
 		json_object_end(j);
 	}
@@ -150,7 +189,7 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 	for (size_t s = 0; s < d->nsel; s++)
 		if (!is_reason(kr, d, s))
 			json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]), &d->total[s]);
-	json_reasons(j, kr, d, d->total);
+	json_reasons(j, kr, d, d->total, NULL);
 	json_halt(j, &ix, d, d->total, NULL);
 	json_object_end(j);
 	json_array_begin(j, "vms");
@@ -165,7 +204,7 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 				json_change(j, kvm_counter_name(kr, d->sel[s]), kvm_counter_kind(kr, d->sel[s]),
 					    &view->changes[s]);
 		json_object_end(j);
-		json_reasons(j, kr, d, view->changes);
+		json_reasons(j, kr, d, view->changes, view->times);
 		json_halt(j, &ix, d, view->changes, view->vm->unavailable);
 		if (view->nvcpus)
 			json_vcpus(j, kr, d, &ix, view);
@@ -282,8 +321,34 @@ static bool row_is_quiet(const struct kvm_change *c)
 	return c->total.known && c->total.v == 0 && (!c->delta.known || c->delta.v == 0) && !c->reset;
 }
 
-/* Cells of the human table, one row per counter; columns EVENT TOTAL DELTA PER SEC, then the
- * per-second rate of each VM that fits in max_width (0 = no limit). Returns the lines printed. */
+/* The mean time of a reason's exits that ended in the interval, over the VMs timed: "-" when none. */
+static void fmt_mean(char *buf, size_t cap, const struct kvm_delta *d, size_t s)
+{
+	uint64_t ns = 0, n = 0;
+	for (size_t v = 0; v < d->nvms; v++)
+		if (d->vms[v].times) {
+			ns += d->vms[v].times[s].ns;
+			n += d->vms[v].times[s].count;
+		}
+	if (!n)
+		snprintf(buf, cap, "-");
+	else if ((double)ns / (double)n < 1e4)
+		snprintf(buf, cap, "%.2fus", (double)ns / (double)n / 1e3);
+	else
+		fmt_seconds(buf, cap, (double)ns / (double)n / 1e9);
+}
+
+static bool any_times(const struct kvm_delta *d)
+{
+	for (size_t v = 0; v < d->nvms; v++)
+		if (d->vms[v].times)
+			return true;
+	return false;
+}
+
+/* Cells of the human table, one row per counter; columns EVENT TOTAL DELTA PER SEC (MEAN TIME
+ * when exits are timed), then the per-second rate of each VM that fits in max_width (0 = no
+ * limit). Returns the lines printed. */
 int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all, size_t max_width,
 		       size_t max_rows, size_t *ret_hidden_vms)
 {
@@ -298,7 +363,8 @@ int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 	qsort(rows, nrows, sizeof(*rows), cmp_rows);
 
 	/* VM columns: as many as fit; one VM alone is the total already. */
-	size_t width = W_NAME + 2 * (W_NUM + 1) + W_RATE + 1, nvmcols = 0;
+	bool mean = any_times(d);
+	size_t width = W_NAME + 2 * (W_NUM + 1) + W_RATE + 1 + (mean ? W_RATE + 1 : 0), nvmcols = 0;
 	size_t colw[64];
 	char label[64][64];
 	for (size_t v = 0; d->nvms > 1 && v < d->nvms && v < 64; v++) {
@@ -316,6 +382,8 @@ int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 
 	int lines = 0;
 	fprintf(f, "%-*s %*s %*s %*s", W_NAME, "EVENT", W_NUM, "TOTAL", W_NUM, "DELTA", W_RATE, "PER SEC");
+	if (mean)
+		fprintf(f, " %*s", W_RATE, "MEAN TIME");
 	for (size_t v = 0; v < nvmcols; v++)
 		fprintf(f, "  %*.*s", (int)colw[v], (int)colw[v], label[v]);
 	fputs(max_rows ? "\033[K\n" : "\n", f);
@@ -329,6 +397,10 @@ int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 		fmt_rate(rate, sizeof(rate), kind, &d->total[s]);
 		fprintf(f, "%-*s %*s %*s %*s", W_NAME, kvm_counter_name(kr, d->sel[s]), W_NUM, total, W_NUM, delta,
 			W_RATE, rate);
+		if (mean) {
+			fmt_mean(rate, sizeof(rate), d, s);
+			fprintf(f, " %*s", W_RATE, rate);
+		}
 		for (size_t v = 0; v < nvmcols; v++) {
 			fmt_rate(rate, sizeof(rate), kind, &d->vms[v].changes[s]);
 			fprintf(f, "  %*s", (int)colw[v], rate);
@@ -426,6 +498,39 @@ void kvm_view_halt(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 	}
 }
 
+/* The busiest reason of one vCPU over the interval: its position in sel, or nsel for none. */
+static size_t busiest_reason(const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_change *ch)
+{
+	size_t best = d->nsel;
+	for (size_t s = 0; s < d->nsel; s++)
+		if (is_reason(kr, d, s) && ch[s].per_second > 0 && (best == d->nsel || ch[s].per_second > ch[best].per_second))
+			best = s;
+	return best;
+}
+
+void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+{
+	for (size_t v = 0; v < d->nvms; v++) {
+		const struct kvm_delta_vm *view = &d->vms[v];
+		bool any = false;
+		for (size_t c = 0; c < view->nvcpus; c++) {
+			size_t s = busiest_reason(kr, d, view->vcpus[c].changes);
+			if (s == d->nsel)
+				continue;
+			char label[64], rate[32];
+			if (!any) {
+				kvm_vm_label(label, sizeof(label), view->vm);
+				fprintf(f, "%s busiest exit reason by vCPU:", label);
+				any = true;
+			}
+			fmt_rate(rate, sizeof(rate), KVM_STAT_REASON, &view->vcpus[c].changes[s]);
+			fprintf(f, "  %d: %s %s/s", view->vcpus[c].index, kvm_counter_name(kr, d->sel[s]), rate);
+		}
+		if (any)
+			fprintf(f, "%s\n", eol);
+	}
+}
+
 void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all)
 {
 	char list[1024], secs[32];
@@ -441,8 +546,12 @@ void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 	fprintf(f, "\n");
 	kvm_view_vcpus(f, kr, d, "");
 	kvm_view_halt(f, kr, d, "");
+	kvm_view_vcpu_reasons(f, kr, d, "");
 	kvm_view_notes(f, d, "");
 	fprintf(f, "PER SEC: events per second; for *_ns times, percent of the interval (of one CPU)\n");
+	if (any_times(d))
+		fprintf(f, "MEAN TIME: of the exits that ended in the interval: kvm_exit to the thread's next kvm_entry;\n"
+			   "kvm_userspace_exit to its next KVM_RUN (the VMM's handling and any wait for a CPU)\n");
 }
 
 void kvm_view_frame(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_frame *fr)

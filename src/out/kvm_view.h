@@ -17,6 +17,10 @@
 /* The fields of one reading inside the caller's open JSON object. */
 void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d);
 
+/* A reason's time ("seconds", "count", "histogram": [{"from_ns", "to_ns", "count"}] of the
+ * buckets that hold any) into the caller's open JSON object. */
+void kvm_view_json_time(struct json *j, const struct kvm_exit_time *t);
+
 /* The table; max_width and max_rows 0 = no limit (with max_rows, lines end in a clear-to-eol for a
  * full-screen view). show_all keeps counters that are zero. Returns the lines printed; VMs without
  * a column in *ret_hidden_vms. */
@@ -35,6 +39,9 @@ void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 /* A line per VM that polled halted vCPUs: polling as percent of one host CPU, caught vs gave up,
  * halted asleep, polls per second (when halt_poll_*_ns are selected and known). */
 void kvm_view_halt(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
+
+/* With reasons counted per vCPU (eBPF, --vcpu): a line per VM of each vCPU's busiest reason. */
+void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
 
 /* The whole --once reading: heading, table, notes, legend. */
 void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all);

@@ -460,15 +460,29 @@ static const struct vm *snapshot_vm(const struct snapshot *s, pid_t pid)
 	return NULL;
 }
 
-/* The labels of a VM process's series (vm, pid, uuid), pid's text in buf. */
-static void group_labels(const struct snapshot *s, const struct kvm_vm_sample *first, char *buf, size_t cap,
-			 struct prom_label *labels)
+/* The labels of a process's series (vm, pid, uuid); pid is the caller's buffer. */
+static void kvm_vm_labels(struct prom_label *labels, const struct snapshot *s, const struct kvm_vm_sample *first,
+			  char *pid, size_t cap)
 {
 	const struct vm *vm = snapshot_vm(s, first->pid);
-	snprintf(buf, cap, "%d", (int)first->pid);
+	snprintf(pid, cap, "%d", (int)first->pid);
 	labels[0] = (struct prom_label){"vm", vm ? vm->cfg.name : first->name};
-	labels[1] = (struct prom_label){"pid", buf};
+	labels[1] = (struct prom_label){"pid", pid};
 	labels[2] = (struct prom_label){"uuid", vm ? vm->cfg.uuid : ""};
+}
+
+/* "kvm_pio/0x80 out" as the labels event and reason after the VM's; the labels' count. */
+static size_t kvm_reason_labels(struct prom_label *labels, const char *name, char *ev, size_t cap)
+{
+	const char *slash = strchr(name, '/');
+	if (!slash) {
+		labels[VM_LABELS] = (struct prom_label){"event", name};
+		return VM_LABELS + 1;
+	}
+	snprintf(ev, cap, "%.*s", (int)(slash - name), name);
+	labels[VM_LABELS] = (struct prom_label){"event", ev};
+	labels[VM_LABELS + 1] = (struct prom_label){"reason", slash + 1};
+	return VM_LABELS + 2;
 }
 
 /* vmhost_vm_halt_poll_seconds_total: host CPU spent polling the VM's halted vCPUs (success and
@@ -491,7 +505,7 @@ static void kvm_halt_family(struct prom *p, const struct snapshot *s, const stru
 		}
 		if (!sum.known)
 			continue;
-		group_labels(s, &ks->vms[order[g].idx], pid, sizeof(pid), labels);
+		kvm_vm_labels(labels, s, &ks->vms[order[g].idx], pid, sizeof(pid));
 		prom_double(p, labels, VM_LABELS, (double)sum.v / 1e9);
 	}
 }
@@ -508,7 +522,7 @@ static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct
 	for (size_t g = 0, end; g < ks->nvms; g = end) {
 		for (end = g + 1; end < ks->nvms && order[end].pid == order[g].pid;)
 			end++;
-		group_labels(s, &ks->vms[order[g].idx], pid, sizeof(pid), labels);
+		kvm_vm_labels(labels, s, &ks->vms[order[g].idx], pid, sizeof(pid));
 		for (size_t i = 0; i < ks->ncounters; i++) {
 			if (kvm_sample_counter_kind(ks, i) != f->kind || !kvm_selected(k, i))
 				continue;
@@ -519,18 +533,76 @@ static void kvm_vm_family(struct prom *p, const struct prom_kvm *k, const struct
 			}
 			if (!sum.known)
 				continue;
-			const char *name = kvm_sample_counter_name(ks, i), *slash = strchr(name, '/');
+			const char *name = kvm_sample_counter_name(ks, i);
 			size_t nl = VM_LABELS + 1;
-			if (f->kind == KVM_STAT_REASON && slash) { /* "kvm_pio/0x80 out": event and reason */
-				snprintf(ev, sizeof(ev), "%.*s", (int)(slash - name), name);
-				labels[VM_LABELS + 1] = (struct prom_label){"reason", slash + 1};
-				nl++;
-			}
-			labels[VM_LABELS] = (struct prom_label){
-				"event", f->kind == KVM_STAT_REASON && slash ? ev : kvm_event_label(name, f->kind, ev, sizeof(ev))};
+			if (f->kind == KVM_STAT_REASON)
+				nl = kvm_reason_labels(labels, name, ev, sizeof(ev));
+			else
+				labels[VM_LABELS] = (struct prom_label){"event", kvm_event_label(name, f->kind, ev, sizeof(ev))};
 			kvm_value(p, labels, nl, f->kind, sum.v);
 		}
 	}
+}
+
+/* A process's time for reason counter i, summed over its VMs: false when none timed it. */
+static bool kvm_reason_time(const struct kvm_sample *ks, const struct kvm_order *order, size_t g, size_t end,
+			    size_t i, struct kvm_exit_time *ret)
+{
+	bool any = false;
+	*ret = (struct kvm_exit_time){0};
+	for (size_t v = g; v < end; v++) {
+		const struct kvm_vm_sample *vm = &ks->vms[order[v].idx];
+		for (size_t t = 0; t < vm->ntimes; t++)
+			if (vm->times[t].counter == i) {
+				kvm_exit_time_add(ret, &vm->times[t].t);
+				any = true;
+			}
+	}
+	return any;
+}
+
+/* serve --kvm-reasons-time: the time per exit reason and the exits timed (their mean is the
+ * ratio), the reasons with an exit ended since vmhost first saw the VM. */
+static void kvm_time_families(struct prom *p, const struct prom_kvm *k, const struct snapshot *s,
+			      const struct kvm_order *order)
+{
+	static const char *const names[2] = {"vmhost_kvm_exit_reason_seconds_total", "vmhost_kvm_exit_reason_timed_total"};
+	static const char *const helps[2] = {
+		"Time of the VM's exits by reason (serve --kvm-reasons-time, eBPF): kvm_exit to its thread's next kvm_entry "
+		"(hosts that fire both), kvm_userspace_exit to its thread's next KVM_RUN (the VMM's handling and any wait "
+		"for a CPU).",
+		"The VM's exits timed in vmhost_kvm_exit_reason_seconds_total (an exit is timed once it ended): the mean is "
+		"the ratio of the two."};
+	const struct kvm_sample *ks = k->sample;
+	char pid[16], ev[64];
+	struct prom_label labels[VM_LABELS + 2];
+	for (int fam = 0; fam < 2; fam++) {
+		prom_family(p, names[fam], PROM_COUNTER, helps[fam]);
+		for (size_t g = 0, end; g < ks->nvms; g = end) {
+			for (end = g + 1; end < ks->nvms && order[end].pid == order[g].pid;)
+				end++;
+			kvm_vm_labels(labels, s, &ks->vms[order[g].idx], pid, sizeof(pid));
+			for (size_t i = 0; i < ks->ncounters; i++) {
+				struct kvm_exit_time t;
+				if (kvm_sample_counter_kind(ks, i) != KVM_STAT_REASON || !kvm_selected(k, i) ||
+				    !kvm_reason_time(ks, order, g, end, i, &t))
+					continue;
+				size_t nl = kvm_reason_labels(labels, kvm_sample_counter_name(ks, i), ev, sizeof(ev));
+				if (fam == 0)
+					prom_double(p, labels, nl, (double)t.ns / 1e9);
+				else
+					prom_int(p, labels, nl, (int64_t)t.count);
+			}
+		}
+	}
+}
+
+static bool kvm_sample_timed(const struct kvm_sample *ks)
+{
+	for (size_t v = 0; v < ks->nvms; v++)
+		if (ks->vms[v].times)
+			return true;
+	return false;
 }
 
 static void kvm_families(struct prom *p, const struct snapshot *s, const struct prom_kvm *k)
@@ -556,6 +628,8 @@ static void kvm_families(struct prom *p, const struct snapshot *s, const struct 
 		if (fam->kind == KVM_STAT_REASON && !kvm_sample_reasons_counted(ks))
 			continue;
 		kvm_vm_family(p, k, s, order, fam);
+		if (fam->kind == KVM_STAT_REASON && kvm_sample_timed(ks))
+			kvm_time_families(p, k, s, order);
 		if (!fam->host_name)
 			continue;
 		prom_family(p, fam->host_name, PROM_COUNTER, fam->host_help);

@@ -4,8 +4,11 @@
  * with ecx = N port writes to port dx, esi = M byte writes to ds:bx, an address outside the only
  * memory slot (so each is an MMIO exit), then hlt (no in-kernel irqchip: a KVM_EXIT_HLT).
  *
- *   kvmguest [--io N] [--mmio M] [--port P] [--sleep-before SEC] [--sleep-after SEC] [--wait-signal]
+ *   kvmguest [--io N] [--mmio M] [--port P] [--io-sleep SEC] [--sleep-before SEC] [--sleep-after SEC]
+ *            [--wait-signal]
  *
+ * --io-sleep: each port write's exit is handled that long (a nanosleep before the next KVM_RUN),
+ * a VMM's handling time known in advance.
  * Prints "ready pid=PID" once the vCPU exists, waits (--sleep-before, or until SIGUSR1 with
  * --wait-signal), runs, then prints the exits it handled itself:
  *   io_exits=N mmio_exits=M hlt_exits=1 intr_exits=0 other_exits=0 kvm_runs=K
@@ -66,7 +69,7 @@ static int fail(const char *what)
 int main(int argc, char **argv)
 {
 	unsigned long n_io = 1000, n_mmio = 0, port = 0x80;
-	double before = 0, after = 0;
+	double before = 0, after = 0, io_sleep = 0;
 	int wait_signal = 0;
 	for (int i = 1; i < argc; i++) {
 		const char *o = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -85,6 +88,8 @@ int main(int argc, char **argv)
 			n_mmio = strtoul(v, NULL, 0);
 		else if (!strcmp(o, "--port"))
 			port = strtoul(v, NULL, 0);
+		else if (!strcmp(o, "--io-sleep"))
+			io_sleep = atof(v);
 		else if (!strcmp(o, "--sleep-before"))
 			before = atof(v);
 		else if (!strcmp(o, "--sleep-after"))
@@ -157,9 +162,10 @@ int main(int argc, char **argv)
 		}
 		switch (run->exit_reason) {
 		case KVM_EXIT_IO:
-			if (run->io.direction == KVM_EXIT_IO_OUT && run->io.port == port && run->io.size == 1)
+			if (run->io.direction == KVM_EXIT_IO_OUT && run->io.port == port && run->io.size == 1) {
 				io += run->io.count;
-			else
+				sleep_seconds(io_sleep);
+			} else
 				other++;
 			break;
 		case KVM_EXIT_MMIO:

@@ -39,12 +39,13 @@ check "exits --reasons -- PROGRAM: the host total has them too" \
 
 # Without debugfs, a running KVM user of no known VMM is listed (its counters unknown, and why)
 # and its exit reasons are counted by tracepoints like any VM's.
-spawn "$G" --io $N --wait-signal --sleep-after 5
+spawn "$G" --io $N --wait-signal --sleep-after 5 >"$TEST_TMP/nd.guest"
 GUEST=$SPAWNED
 sleep 0.3
 unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-	exec "$0" --json exits --reasons --pid "$1" -- sh -c "kill -USR1 $1; sleep 0.5"' "$VMHOST" "$GUEST" >"$TEST_TMP/nd.json" 2>"$TEST_TMP/nd.err"
+	exec "$0" --json exits --reasons --pid "$1" -- sh -c "kill -USR1 $1; for i in \$(seq 400); do grep -q ^io_exits= $2 && break; sleep 0.05; done"' \
+	"$VMHOST" "$GUEST" "$TEST_TMP/nd.guest" >"$TEST_TMP/nd.json" 2>"$TEST_TMP/nd.err"
 say "without debugfs: $(jq -c '[.vms[] | {pid, vmm, source, unavailable, pio: .reasons.kvm_pio["0x80 out"].delta}]' "$TEST_TMP/nd.json")"
 check "without debugfs: the running KVM user is listed, vmm kvm, with why its counters are unknown" \
 	jq -e --argjson p "$GUEST" '[.vms[] | select(.pid == $p)] | length == 1 and .[0].vmm == "kvm" and .[0].source == null and (.[0].unavailable | test("debugfs"))' "$TEST_TMP/nd.json"

@@ -31,12 +31,15 @@ check "kvm_userspace_exit MMIO: exactly $M" test "$(count kvm_userspace_exit MMI
 check "kvm_userspace_exit HLT: exactly 1" test "$(count kvm_userspace_exit HLT)" = 1
 # vmhost exits --reasons on the same helper: debugfs and tracefs mounted in a private mount
 # namespace; the guest runs during -- CMD (SIGUSR1) and then sleeps, so both reads see it.
-spawn "$G" --io $N --mmio $M --wait-signal --sleep-after 5
+# The command waits for the guest to say it is done (its exits take from 0.1 s to over a second
+# here, by the host's load): a fixed 0.5 s cut them short.
+spawn "$G" --io $N --mmio $M --wait-signal --sleep-after 5 >"$TEST_TMP/r.guest"
 GUEST=$SPAWNED
 sleep 0.3
 unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-	exec "$0" --json exits --reasons --pid "$1" -- sh -c "kill -USR1 $1; sleep 0.5"' "$VMHOST" "$GUEST" >"$TEST_TMP/r.json" 2>"$TEST_TMP/r.err"
+	exec "$0" --json exits --reasons --pid "$1" -- sh -c "kill -USR1 $1; for i in \$(seq 400); do grep -q ^io_exits= $2 && break; sleep 0.05; done"' \
+	"$VMHOST" "$GUEST" "$TEST_TMP/r.guest" >"$TEST_TMP/r.json" 2>"$TEST_TMP/r.err"
 check "exits --reasons: exit 0" [ $? = 0 ]
 reason() { jq --arg e "$1" --arg r "$2" '.vms[0].reasons[$e][$r].delta' "$TEST_TMP/r.json"; }
 say "exits --reasons: kvm_pio 0x80 out $(reason kvm_pio '0x80 out'), IO $(reason kvm_userspace_exit IO), MMIO $(reason kvm_userspace_exit MMIO), HLT $(reason kvm_userspace_exit HLT)"

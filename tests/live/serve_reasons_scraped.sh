@@ -5,7 +5,8 @@
 # the server stops at the first report (halt_on_error) and its log says where. The reasons appear
 # once per server, and TSan saw the old code's race in about a third of such runs here: under
 # TSan the test makes 8 of them (about 25 s), elsewhere two. Rounds alternate the counters: eBPF
-# (odd rounds) and the perf filters (even, VMHOST_KVM_REASONS=perf); the ASan build runs it too.
+# timing the exits too (odd rounds, --kvm-reasons-time: the time families rendered while they
+# appear) and the perf filters (even, VMHOST_KVM_REASONS=perf); the ASan build runs it too.
 # Needs /dev/kvm, debugfs and tracefs (mounted in a private mount namespace): skipped otherwise.
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
@@ -44,13 +45,14 @@ scraper() {
 
 # round N: a fresh server and a fresh guest, its checks named "round N: ...".
 round() {
-	local r=$1 scrapers="" c i rc ok bad mode
+	local r=$1 scrapers="" c i rc ok bad mode option
 	mode=$([ $((r % 2)) = 1 ] && echo bpf || echo perf)
+	option=$([ $mode = bpf ] && echo --kvm-reasons-time || echo --kvm-reasons)
 	rm -f "$TEST_TMP/stop" "$TEST_TMP"/scraper.*
 	spawn env VMHOST_KVM_REASONS=$mode unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug
 		mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-		exec "$0" --proc-root "$1" serve --listen 127.0.0.1:0 --min-interval 0 --threads 4 --kvm-reasons --kvm-events "exits|/"' \
-		"$VMHOST" "$PROC" 2>"$TEST_TMP/serve.log"
+		exec "$0" --proc-root "$1" serve --listen 127.0.0.1:0 --min-interval 0 --threads 4 "$2" --kvm-events "exits|/"' \
+		"$VMHOST" "$PROC" "$option" 2>"$TEST_TMP/serve.log"
 	SERVER=$SPAWNED
 	serve_port "$TEST_TMP/serve.log" "$SERVER" || die "round $r: serve did not start"
 	curl -s "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/first.txt"
@@ -78,6 +80,8 @@ round() {
 	check "round $r: every scrape answered" [ "$bad" = 0 ]
 	check "round $r: the guest's exit reasons appeared while scraped" \
 		grep -q "^vmhost_kvm_exit_reasons_total{.*pid=\"$GUEST\".*event=\"kvm_pio\",reason=\"0x80 out\"} 1000$" "$TEST_TMP/last.txt"
+	[ $mode = bpf ] && check "round $r: the guest's 1000 IO exits timed" \
+		grep -q "^vmhost_kvm_exit_reason_timed_total{.*pid=\"$GUEST\".*event=\"kvm_userspace_exit\",reason=\"IO\"} 1000$" "$TEST_TMP/last.txt"
 	check "round $r: --kvm-events kept the matching counters only (no time counters)" \
 		sh -c "! grep -q '^vmhost_kvm_time_seconds_total{' '$TEST_TMP/last.txt'"
 	check "round $r: the server ran throughout" kill -0 "$SERVER"

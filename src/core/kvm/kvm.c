@@ -364,6 +364,7 @@ void kvm_sample_free(struct kvm_sample *s)
 		return;
 	for (size_t i = 0; s->vms && i < s->nvms; i++) {
 		free(s->vms[i].values);
+		free(s->vms[i].times);
 		kvm_free_vcpus(&s->vms[i]);
 	}
 	free(s->vms);

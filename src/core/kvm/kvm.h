@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/kvm/kvm_time.h"
 #include "io/io.h"
 #include "parse/kvm_debugfs.h"
 #include "parse/parse.h"
@@ -63,6 +64,10 @@ struct kvm_vm_sample {
 	char unavailable[320]; /* why counters are missing, in one line; "" when all were read */
 	struct kvm_vcpu_sample *vcpu; /* [nvcpu] by index, with KVM_READ_VCPUS */
 	size_t nvcpu;
+	/* With KVM_READ_REASON_TIMES: the timed reason counters' times (cumulative like values),
+	 * sorted by counter, those with no exit ended left out; NULL when none is timed. */
+	struct kvm_reason_time *times;
+	size_t ntimes;
 };
 
 struct kvm_counter;
@@ -96,6 +101,11 @@ int kvm_reader_open(const struct io_root *root, struct kvm_reader **ret, enum kv
  * ("kvm_exit/HLT", "kvm_userspace_exit/IO", "kvm_pio/0x80 out"), added to the set once the first
  * VM's events are open; kvm_reader_reasons_why() says why there are none. */
 #define KVM_READ_REASONS (1u << 1)
+/* KVM_READ_REASON_TIMES: with KVM_READ_REASONS, also the time per exit reason where eBPF
+ * counts them (core/kvm/kvm_time.h, kvm_vm_sample.times): kvm_exit's to the next kvm_entry
+ * where the host fires both (not under PVM), kvm_userspace_exit's to the thread's next KVM_RUN;
+ * kvm_reader_reasons_counter() says when it cannot be measured. */
+#define KVM_READ_REASON_TIMES (1u << 3)
 /* KVM_READ_VCPUS: also each vCPU's counters (debugfs vcpuN/ files, or QMP's per-vCPU stats). */
 #define KVM_READ_VCPUS (1u << 2)
 int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_reader **ret,
@@ -106,6 +116,9 @@ const char *kvm_reader_reasons_why(const struct kvm_reader *r);
 /* Which counter counts the exit reasons, in one line: "eBPF (counted in the kernel)" or "perf
  * tracepoint filters: <why eBPF is not used>"; "" before the first VM's reasons were opened. */
 const char *kvm_reader_reasons_counter(const struct kvm_reader *r);
+/* Whether the exits of event ("kvm_exit", "kvm_userspace_exit") are timed (KVM_READ_REASON_TIMES
+ * granted): a reason of it with no time in a sample had no exit end. */
+bool kvm_reader_reasons_timed(const struct kvm_reader *r, const char *event);
 /* The QMP socket of the VM process pid, where its command line has none (or another): used by
  * KVM_READ_QMP from the next read on. 0 or -ENOMEM. */
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path);

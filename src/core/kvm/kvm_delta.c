@@ -15,6 +15,7 @@ void kvm_delta_free(struct kvm_delta *d)
 {
 	for (size_t i = 0; d->vms && i < d->nvms; i++) {
 		free(d->vms[i].changes);
+		free(d->vms[i].times);
 		for (size_t c = 0; d->vms[i].vcpus && c < d->vms[i].nvcpus; c++)
 			free(d->vms[i].vcpus[c].changes);
 		free(d->vms[i].vcpus);
@@ -72,8 +73,39 @@ static int add_vcpus(const struct kvm_reader *kr, const struct kvm_sample *a, co
 		for (size_t s = 0; s < d->nsel; s++) {
 			size_t i = d->sel[s];
 			maybe_i64 prev = was && i < a->ncounters ? was->values[i] : UNKNOWN;
+			/* reasons are counted by thread (eBPF): a vCPU thread the earlier read did not list
+			 * had none counted yet, if its VM's reasons were counted then */
+			if (!was && !fresh && before && i < a->ncounters && kvm_counter_kind(kr, i) == KVM_STAT_REASON &&
+			    before->values[i].known)
+				prev = MAYBE(0);
 			out->changes[s] = kvm_change(kvm_counter_kind(kr, i), prev, now->values[i], d->seconds, fresh);
 		}
+	}
+	return 0;
+}
+
+static const struct kvm_exit_time *time_of(const struct kvm_vm_sample *vm, size_t counter)
+{
+	for (size_t i = 0; vm && i < vm->ntimes; i++)
+		if (vm->times[i].counter == counter)
+			return &vm->times[i].t;
+	return NULL;
+}
+
+/* The interval's time per kept counter, when the later read timed any of the VM's exits. */
+static int add_times(const struct kvm_vm_sample *before, const struct kvm_delta *d, struct kvm_delta_vm *view)
+{
+	if (!view->vm->times)
+		return 0;
+	view->times = calloc(d->nsel ? d->nsel : 1, sizeof(*view->times));
+	if (!view->times)
+		return -ENOMEM;
+	static const struct kvm_exit_time none;
+	for (size_t s = 0; s < d->nsel; s++) {
+		const struct kvm_exit_time *now = time_of(view->vm, d->sel[s]);
+		const struct kvm_exit_time *was = view->appeared ? NULL : time_of(before, d->sel[s]);
+		if (now)
+			kvm_exit_time_sub(now, was ? was : &none, &view->times[s]); /* false: cleared, left zero */
 	}
 	return 0;
 }
@@ -100,7 +132,7 @@ static int add_vms(const struct kvm_reader *kr, const struct kvm_sample *a, cons
 			view->changes[s] = kvm_change(kvm_counter_kind(kr, i), was, vm->values[i], d->seconds,
 						      view->appeared);
 		}
-		if (add_vcpus(kr, a, before, d, view) < 0)
+		if (add_vcpus(kr, a, before, d, view) < 0 || add_times(before, d, view) < 0)
 			return -ENOMEM;
 	}
 	for (size_t v = 0; a && v < a->nvms; v++)

@@ -40,6 +40,9 @@ struct kvm_delta_vm {
 	struct kvm_change *changes;     /* [nsel] */
 	struct kvm_delta_vcpu *vcpus;   /* [nvcpus] when the reads have them (KVM_READ_VCPUS) */
 	size_t nvcpus;
+	/* [nsel] the time of the exits that ended in the interval, per kept reason counter (zero
+	 * where none did); NULL when the later read timed none of the VM's exits. */
+	struct kvm_exit_time *times;
 };
 
 /* Which VMs and counters to keep; NULL callbacks keep everything. */

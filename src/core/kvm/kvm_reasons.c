@@ -7,16 +7,132 @@
 #include "core/kvm/kvm_bpf.h"
 #include "core/kvm/kvm_host.h"
 #include "core/kvm/kvm_trace.h"
+#include "core/model/vm_cost.h"
 
 /* eBPF where it loads, the perf filters where it does not: said in one line. */
 static void kvm_reasons_counter_choose(struct kvm_reader *r)
 {
 	char why[256];
 	r->bpf_tried = true;
-	if (kvm_bpf_open(&r->root, &r->bpf, why, sizeof(why)) == 0)
-		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "eBPF (counted in the kernel)");
+	bool timed = r->flags & KVM_READ_REASON_TIMES;
+	if (kvm_bpf_open(&r->root, timed, &r->bpf, why, sizeof(why)) == 0)
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "eBPF (counted in the kernel%s%s)",
+			 timed && why[0] ? "; not timed: " : "", timed ? why : "");
 	else
-		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "perf tracepoint filters: %s", why);
+		snprintf(r->reasons_counter, sizeof(r->reasons_counter), "perf tracepoint filters: %s%s", why,
+			 timed ? "; exits not timed (eBPF only)" : "");
+}
+
+/* The trace's times into the sample: the reason counters that had an exit end, by counter. */
+static int sample_times(const struct kvm_reader *r, const struct kvm_trace *t, struct kvm_vm_sample *s)
+{
+	size_t n = kvm_trace_ncounters(t), k = 0;
+	struct kvm_exit_time *all = calloc(n ? n : 1, sizeof(*all));
+	if (!all)
+		return -ENOMEM;
+	if (kvm_trace_times(t, all) < 0) {
+		free(all);
+		return 0; /* not timed */
+	}
+	for (size_t i = 0; i < n && i < r->nreasons; i++)
+		k += all[i].count > 0;
+	free(s->times);
+	s->ntimes = 0;
+	s->times = calloc(k ? k : 1, sizeof(*s->times));
+	for (size_t i = 0; s->times && i < n && i < r->nreasons; i++)
+		if (all[i].count > 0)
+			s->times[s->ntimes++] = (struct kvm_reason_time){.counter = r->reasons_first + i, .t = all[i]};
+	free(all);
+	return s->times ? 0 : -ENOMEM;
+}
+
+/* s's vCPU of that index, made (every counter unknown) when the reads before gave none. */
+static struct kvm_vcpu_sample *vcpu_slot(struct kvm_vm_sample *s, int index, size_t ncounters)
+{
+	for (size_t c = 0; c < s->nvcpu; c++)
+		if (s->vcpu[c].index == index)
+			return &s->vcpu[c];
+	maybe_i64 *values = malloc((ncounters ? ncounters : 1) * sizeof(*values));
+	struct kvm_vcpu_sample *v = values ? realloc(s->vcpu, (s->nvcpu + 1) * sizeof(*v)) : NULL;
+	if (!v) {
+		free(values);
+		return NULL;
+	}
+	for (size_t i = 0; i < ncounters; i++)
+		values[i] = UNKNOWN;
+	s->vcpu = v;
+	size_t at = s->nvcpu++;
+	while (at > 0 && s->vcpu[at - 1].index > index) { /* kept sorted by index */
+		s->vcpu[at] = s->vcpu[at - 1];
+		at--;
+	}
+	s->vcpu[at] = (struct kvm_vcpu_sample){.index = index, .values = values};
+	return &s->vcpu[at];
+}
+
+/* The vCPU threads of s's process: named ones by their index (QEMU "CPU 3/KVM", ...), else the
+ * threads with counted exits, numbered in the order of their ids (*ret_by_order). */
+static int vcpu_threads(const struct kvm_reader *r, const struct kvm_trace *t, pid_t pid, pid_t **ret_tids,
+			int **ret_index, size_t *ret_n, bool *ret_by_order)
+{
+	struct vm_cpu cpu = {0};
+	pid_t *tids = NULL;
+	size_t n = 0;
+	int err = 0;
+	if (vcpus_read(&r->root, pid, NULL, &cpu) == 0 && cpu.nvcpus) {
+		n = cpu.nvcpus;
+		tids = malloc(n * sizeof(*tids));
+		for (size_t i = 0; tids && i < n; i++)
+			tids[i] = cpu.vcpus[i].tid;
+		err = tids ? 0 : -ENOMEM;
+	} else {
+		err = kvm_trace_threads(t, &tids, &n);
+	}
+	int *index = err == 0 ? malloc((n ? n : 1) * sizeof(*index)) : NULL;
+	for (size_t i = 0; index && i < n; i++)
+		index[i] = cpu.nvcpus ? cpu.vcpus[i].index : (int)i;
+	*ret_by_order = !cpu.nvcpus;
+	vm_cpu_free(&cpu);
+	if (!index) {
+		free(tids);
+		return err < 0 ? err : -ENOMEM;
+	}
+	*ret_tids = tids;
+	*ret_index = index;
+	*ret_n = n;
+	return 0;
+}
+
+/* Each vCPU's exit reasons (KVM_READ_VCPUS, counted by eBPF: its keys are by thread). */
+static int vcpu_reasons(struct kvm_reader *r, struct kvm_trace *t, struct kvm_vm_sample *s)
+{
+	pid_t *tids;
+	int *index;
+	size_t n, nc = kvm_trace_ncounters(t);
+	bool by_order;
+	int err = vcpu_threads(r, t, s->pid, &tids, &index, &n, &by_order);
+	if (err < 0)
+		return err;
+	/* numbered by order, a vCPU (from debugfs or QMP) past the threads that exited had none */
+	for (size_t c = 0; by_order && c < s->nvcpu; c++)
+		for (size_t k = 0; k < nc && k < r->nreasons; k++)
+			s->vcpu[c].values[r->reasons_first + k] = MAYBE(0);
+	maybe_i64 *v = malloc((nc ? nc : 1) * sizeof(*v));
+	err = v ? 0 : -ENOMEM;
+	for (size_t i = 0; i < n && err == 0; i++) {
+		struct kvm_vcpu_sample *c = vcpu_slot(s, index[i], r->ncounters);
+		if (!c) {
+			err = -ENOMEM;
+			break;
+		}
+		kvm_trace_sample_thread(t, tids[i], v);
+		for (size_t k = 0; k < nc && k < r->nreasons; k++)
+			c->values[r->reasons_first + k] = v[k];
+	}
+	free(v);
+	free(tids);
+	free(index);
+	return err;
 }
 
 /* A new entry for pid, its events opened (inherited: a followed command's). NULL without memory. */
@@ -66,7 +182,15 @@ int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0)
 		return -ENOMEM;
 	enum vmm_kind vmm = parse_vmm_kind(argv0, strlen(argv0) + 1);
 	e->vmm = vmm == VMM_NONE ? VMM_KVM : vmm;
-	return e->t ? 0 : -ENODEV;
+	if (!e->t)
+		return -ENODEV;
+	int rc = r->bpf ? kvm_bpf_follow(&r->root, r->bpf, pid) : 0; /* the perf events are inherited */
+	if (rc < 0) { /* said where the counter is named: the command's own exits are counted */
+		size_t len = strlen(r->reasons_counter);
+		snprintf(r->reasons_counter + len, sizeof(r->reasons_counter) - len,
+			 "; the command's children not followed: %s", strerror(-rc));
+	}
+	return 0;
 }
 
 /* The first open trace fixes the reason counters ("<event>/<reason>", the same for every VM). */
@@ -119,6 +243,8 @@ static int add_followed(struct kvm_reader *r, struct kvm_sample *ret, const stru
 	ret->vms = v;
 	struct kvm_vm_sample *s = &ret->vms[ret->nvms++];
 	*s = (struct kvm_vm_sample){.pid = e->pid, .kvm_fd = -1, .vcpus = -1, .vmm = e->vmm, .values = values};
+	if ((err = sample_times(r, e->t, s)) < 0)
+		return err;
 	snprintf(s->dir, sizeof(s->dir), "%d-run", (int)e->pid);
 	snprintf(s->unavailable, sizeof(s->unavailable),
 		 "the command's VM was in no read of debugfs or QMP (it came and went between them): exit reasons only");
@@ -132,7 +258,7 @@ int kvm_reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 	uint64_t lost = r->bpf ? kvm_bpf_lost(r->bpf) : 0;
 	if (lost) /* the counts are short: said where the counter is named */
 		snprintf(r->reasons_counter, sizeof(r->reasons_counter),
-			 "eBPF (counted in the kernel; %llu exits not counted: its map is full)", (unsigned long long)lost);
+			 "eBPF (counted in the kernel; %llu exits not counted or not timed: its maps are full)", (unsigned long long)lost);
 	for (size_t v = 0; v < ret->nvms && !err; v++) {
 		struct kvm_vm_sample *s = &ret->vms[v];
 		struct kvm_trace_entry *e = trace_entry(r, s);
@@ -154,6 +280,10 @@ int kvm_reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 		for (size_t i = 0; i < n && i < r->nreasons; i++)
 			s->values[r->reasons_first + i] = v_tr[i];
 		free(v_tr);
+		if ((err = sample_times(r, e->t, s)) < 0)
+			break;
+		if ((r->flags & KVM_READ_VCPUS) && kvm_trace_uses_bpf(e->t) && (err = vcpu_reasons(r, e->t, s)) < 0)
+			break;
 	}
 	for (size_t i = 0; i < r->ntraces && !err; i++)
 		if (r->traces[i].followed && !r->traces[i].seen && r->traces[i].t)
@@ -171,4 +301,12 @@ int kvm_reasons_pass(struct kvm_reader *r, struct kvm_sample *ret)
 	if (r->nreasons)
 		r->reasons_why[0] = '\0';
 	return err;
+}
+
+bool kvm_reader_reasons_timed(const struct kvm_reader *r, const char *event)
+{
+	for (unsigned e = 0; e < KVM_TRACE_NEVENTS; e++)
+		if (!strcmp(kvm_trace_event_name((enum kvm_trace_event)e), event))
+			return kvm_bpf_timed(r->bpf, e);
+	return false;
 }

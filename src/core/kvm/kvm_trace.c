@@ -68,6 +68,10 @@ struct kvm_trace {
 	pid_t *tids;         /* the config's threads, sorted, for bpf */
 	size_t ntids;
 	uint64_t *base;      /* [ncounters]: bpf's counts at open */
+	struct kvm_exit_time *base_times; /* [ncounters]: bpf's times at open; NULL: nothing timed */
+	pid_t *base_tids;    /* bpf's threads with counts at open, sorted */
+	size_t nbase_tids;
+	uint64_t *thread_base; /* [nbase_tids][ncounters]: their counts at open */
 };
 
 const char *kvm_trace_event_name(enum kvm_trace_event e)
@@ -403,7 +407,54 @@ static int open_bpf(struct kvm_trace *t, const struct kvm_trace_config *c)
 		return -ENOMEM;
 	t->bpf = c->bpf;
 	kvm_bpf_tally(t->bpf, t->pid, t->tids, t->ntids, classify, t, t->base, t->ncounters);
+	if ((r = kvm_bpf_threads(t->bpf, t->pid, &t->base_tids, &t->nbase_tids)) < 0)
+		return r;
+	if (!(t->thread_base = calloc((t->nbase_tids ? t->nbase_tids : 1) * t->ncounters, sizeof(*t->thread_base))))
+		return -ENOMEM;
+	for (size_t i = 0; i < t->nbase_tids; i++)
+		kvm_bpf_tally(t->bpf, t->pid, &t->base_tids[i], 1, classify, t, t->thread_base + i * t->ncounters, t->ncounters);
+	if (!kvm_bpf_timed(t->bpf, KVM_BPF_EXIT) && !kvm_bpf_timed(t->bpf, KVM_BPF_USERSPACE_EXIT))
+		return 0;
+	if (!(t->base_times = calloc(t->ncounters, sizeof(*t->base_times))))
+		return -ENOMEM;
+	kvm_bpf_tally_times(t->bpf, t->pid, t->tids, t->ntids, classify, t, t->base_times, t->ncounters);
 	return 0;
+}
+
+int kvm_trace_threads(const struct kvm_trace *t, pid_t **ret, size_t *ret_n)
+{
+	return t->bpf ? kvm_bpf_threads(t->bpf, t->pid, ret, ret_n) : -ENODATA;
+}
+
+int kvm_trace_sample_thread(struct kvm_trace *t, pid_t tid, maybe_i64 *values)
+{
+	if (!t->bpf)
+		return -ENODATA;
+	memset(t->scratch, 0, t->ncounters * sizeof(*t->scratch));
+	kvm_bpf_tally(t->bpf, t->pid, &tid, 1, classify, t, t->scratch, t->ncounters);
+	const pid_t *at = bsearch(&tid, t->base_tids, t->nbase_tids, sizeof(tid), cmp_pid);
+	const uint64_t *base = at ? t->thread_base + (size_t)(at - t->base_tids) * t->ncounters : NULL;
+	for (size_t c = 0; c < t->ncounters; c++) {
+		uint64_t b = base ? base[c] : 0;
+		values[c] = MAYBE(t->scratch[c] > b ? (int64_t)(t->scratch[c] - b) : 0);
+	}
+	return 0;
+}
+
+int kvm_trace_times(const struct kvm_trace *t, struct kvm_exit_time *times)
+{
+	if (!t->base_times)
+		return -ENODATA;
+	memset(times, 0, t->ncounters * sizeof(*times));
+	kvm_bpf_tally_times(t->bpf, t->pid, t->tids, t->ntids, classify, t, times, t->ncounters);
+	for (size_t c = 0; c < t->ncounters; c++)
+		kvm_exit_time_sub(&times[c], &t->base_times[c], &times[c]); /* false: the map lost them */
+	return 0;
+}
+
+bool kvm_trace_timed(const struct kvm_trace *t, enum kvm_trace_event e)
+{
+	return t->base_times && kvm_bpf_timed(t->bpf, e);
 }
 
 static int sample_bpf(struct kvm_trace *t, maybe_i64 *values)
@@ -467,6 +518,9 @@ void kvm_trace_close(struct kvm_trace *t)
 		kvm_bpf_forget(t->bpf, t->pid);
 	free(t->tids);
 	free(t->base);
+	free(t->base_times);
+	free(t->base_tids);
+	free(t->thread_base);
 	for (size_t i = 0; i < t->ncounters; i++)
 		free(t->counters[i].filter);
 	free(t->counters);

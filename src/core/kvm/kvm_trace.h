@@ -23,6 +23,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/kvm/kvm_time.h"
 #include "io/io.h"
 #include "parse/parse.h"
 
@@ -80,6 +81,18 @@ int kvm_trace_sample(struct kvm_trace *t, maybe_i64 *values);
 
 /* Counted by eBPF (no perf events, kvm_trace_nthreads 0). */
 bool kvm_trace_uses_bpf(const struct kvm_trace *t);
+
+/* eBPF only (-ENODATA with perf filters): the process's threads with counted exits, sorted
+ * (0 or -ENOMEM); one thread's counts since the trace opened into values[ncounters]. */
+int kvm_trace_threads(const struct kvm_trace *t, pid_t **ret, size_t *ret_n);
+int kvm_trace_sample_thread(struct kvm_trace *t, pid_t tid, maybe_i64 *values);
+
+/* With an eBPF counter that times exits (kvm_bpf_open's timed): each counter's time since open
+ * (core/kvm/kvm_time.h; zero for counters not timed) into times[ncounters]. 0, or -ENODATA when
+ * no exit of this trace is timed (perf filters, or timing not asked for or refused). */
+int kvm_trace_times(const struct kvm_trace *t, struct kvm_exit_time *times);
+/* Whether exits of event e are timed. */
+bool kvm_trace_timed(const struct kvm_trace *t, enum kvm_trace_event e);
 
 /* The counter an eBPF key of event e with fields (a, b) adds to (exit_reason; reason, errno;
  * rw, port; type), as the counters' filters would take that record; -1 for none. */

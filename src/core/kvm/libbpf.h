@@ -19,8 +19,8 @@
 	X(bpf_map_update_elem)                                                                         \
 	X(bpf_object__close)                                                                           \
 	X(bpf_object__find_map_by_name)                                                                \
+	X(bpf_object__find_program_by_name)                                                            \
 	X(bpf_object__load)                                                                            \
-	X(bpf_object__next_program)                                                                    \
 	X(bpf_object__open_mem)                                                                        \
 	X(bpf_program__attach)                                                                         \
 	X(libbpf_num_possible_cpus)                                                                    \

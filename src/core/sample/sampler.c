@@ -84,8 +84,9 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret)
 		s->sink = *cfg->sink;
 	s->cfg.sink = cfg->sink ? &s->sink : NULL;
 	s->kvm_why = KVM_NO_KVM;
-	if (cfg->kvm && kvm_reader_open_with(&cfg->root, KVM_READ_QMP | (cfg->kvm_reasons ? KVM_READ_REASONS : 0),
-						&s->kvm, &s->kvm_why) < 0)
+	unsigned kvm_flags = KVM_READ_QMP | (cfg->kvm_reasons ? KVM_READ_REASONS : 0) |
+			     (cfg->kvm_reason_times ? KVM_READ_REASON_TIMES : 0);
+	if (cfg->kvm && kvm_reader_open_with(&cfg->root, kvm_flags, &s->kvm, &s->kvm_why) < 0)
 		s->kvm = NULL; /* remembered in kvm_why */
 	/* every VM's same few files, read every sample by this one thread: kept open between samples
 	 * (the KVM reader, opened above, keeps its own) */

@@ -67,6 +67,7 @@ struct sampler_config {
 	size_t nextra;
 	bool kvm;                   /* read KVM's counters (debugfs, or QMP where it is closed) */
 	bool kvm_reasons;           /* and the VMs' exit reasons by tracepoints (core/kvm/kvm_trace.h) */
+	bool kvm_reason_times;      /* and their time (KVM_READ_REASON_TIMES) */
 	bool kvm_every_sample;      /* with every snapshot (serve exports them); else only when a
 	                             * recorded sample is due for KVM rows */
 	bool disks;                 /* each QEMU's disks with every sample: a short QMP visit per VM
