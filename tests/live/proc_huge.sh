@@ -29,10 +29,10 @@ check "its cgroup path is about 4 KiB (${#path} characters)" ge "${#path}" 4000
 
 "$VMHOST" --json mem >"$TEST_TMP/mem.json" 2>"$TEST_TMP/mem.err"
 check "mem: exit 0" [ $? -eq 0 ]
-vm() { jq -c --argjson p "$G" '.vms[] | select(.pid == $p)' "$TEST_TMP/mem.json"; }
+vm() { jq -e --argjson p "$G" "[.vms[] | select(.pid == \$p) | $1] == [true]" "$TEST_TMP/mem.json" >/dev/null; }
 check "mem: the guest is listed with its name and 16 MiB of guest RAM" \
-	sh -c "echo '$(vm)' | jq -e '.name == \"huge\" and .guest_ram_bytes == 16777216 and .rss_bytes > 0' >/dev/null"
-check "mem: its cgroup is null, not a cut path" sh -c "echo '$(vm)' | jq -e '.cgroup == null' >/dev/null"
+	vm '.name == "huge" and .guest_ram_bytes == 16777216 and .rss_bytes > 0'
+check "mem: its cgroup is null, not a cut path" vm '.cgroup == null'
 "$VMHOST" mem >"$TEST_TMP/mem.txt" 2>&1
 check "mem's table has the guest's row" grep -Eq "^ *$G +huge +qemu +16.0 MiB" "$TEST_TMP/mem.txt"
 
