@@ -22,7 +22,8 @@ struct doctor_cmd_opts {
 static void doctor_help(void)
 {
 	printf("usage: vmhost doctor [--db FILE [--warmup SEC]] [--fail-on info|warning|critical]\n"
-	       "                     [--interval SEC] [--smaps-budget SEC] [--list] [--json]\n"
+	       "                     [--interval SEC] [--smaps-budget SEC] [--libvirt-uri URI] [--list]\n"
+	       "                     [--json]\n"
 	       "\n"
 	       "One pass over the host and its VMs (and, with --db, over the recorded history): a list\n"
 	       "of findings, critical first, each with the VM it concerns (or the host), the figures\n"
@@ -38,6 +39,8 @@ static void doctor_help(void)
 	       "                     started, no KSM rates\n"
 	       "  --smaps-budget SEC time spent reading smaps_rollup of the largest VMs, to measure its\n"
 	       "                     cost [0.05]; 0: not measured\n"
+	       "  --libvirt-uri URI  the libvirt whose QEMUs' KVM counters to read, read-only (default\n"
+	       "                     qemu:///system); each read waits at most 0.75 s for it\n"
 	       "  --list             the rules: id, severity, what each looks for\n"
 	       "\n"
 	       "Every finding, its threshold and why: docs/doctor.md.\n");
@@ -61,6 +64,7 @@ static const struct opt doctor_opt_table[] = {
 	 .error = "--interval takes seconds (e.g. 1, 0.5, or 0), not '%s'"},
 	{OPT("smaps-budget", 's', OPT_NUMBER), OPT_AT(struct doctor_cmd_opts, gather.smaps_budget_seconds), .lo = 0,
 	 .hi = 10, .error = "--smaps-budget takes seconds (0 to 10), not '%s'"},
+	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct doctor_cmd_opts, gather.libvirt_uri)},
 	{OPT("list", 'l', OPT_FLAG), OPT_AT(struct doctor_cmd_opts, list)},
 	{OPT("help", 'h', OPT_HELP)},
 };

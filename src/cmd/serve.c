@@ -11,6 +11,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "core/kvm/kvm_host.h"
+#include "core/kvm/kvm_pace.h"
 #include "core/sample/sampler_feed.h"
 #include "io/socket.h"
 #include "net/serve_cache.h"
@@ -32,6 +33,8 @@ struct serve_opts {
 	double db_interval;
 	bool no_kvm;
 	bool kvm_reasons;
+	double kvm_interval; /* a QEMU 7.1-8.0's vCPU statistics at most this often */
+	const char *libvirt_uri;
 	regex_t kvm_events;
 	bool have_kvm_events;
 	const char *web_config;
@@ -42,6 +45,7 @@ static void serve_help(void)
 {
 	printf("usage: vmhost serve [--listen ADDR:PORT] [--web-config FILE] [--min-interval SEC] [--pid PID]...\n"
 	       "                    [--db FILE] [--max-connections N] [--timeout SEC] [--threads N]\n"
+	       "                    [--kvm-interval SEC] [--libvirt-uri URI]\n"
 	       "\n"
 	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
 	       "memory (RSS by type, PSS, swap, KSM merged and profit, VMM overhead), and KVM's event and\n"
@@ -68,6 +72,13 @@ static void serve_help(void)
 	       "                       (vmhost_kvm_exit_reasons_total; needs tracefs): in the kernel by\n"
 	       "                       eBPF, else by perf filters; the log says which. No time per\n"
 	       "                       reason: hosts running KVM nested (PVM) fire no kvm_exit/kvm_entry\n"
+	       "  --kvm-interval SEC   read a QEMU 7.1-8.0's KVM counters at most this often (default %g;\n"
+	       "                       0: every gathering), exporting its last read in between: those\n"
+	       "                       QEMUs interrupt every vCPU to answer, at most 0.03%% of a vCPU at\n"
+	       "                       one read a second (docs/exits.md); 8.1 and later, debugfs and\n"
+	       "                       libvirt are read at every gathering\n"
+	       "  --libvirt-uri URI    the libvirt whose QEMUs to read, read-only (default\n"
+	       "                       qemu:///system); each gathering waits at most 0.75 s for it\n"
 	       "  --no-kvm             do not read KVM's debugfs counters at all\n"
 	       "  --max-connections N  open connections at most (default 64); a new one beyond it closes\n"
 	       "                       the oldest that is not being answered, so scrapes get through\n"
@@ -78,7 +89,7 @@ static void serve_help(void)
 	       "  --threads N          worker threads (default 2)\n"
 	       "\n"
 	       "Only GET and HEAD are answered (405 otherwise). Stops on SIGINT or SIGTERM.\n",
-	       SAMPLER_MIN_INTERVAL_SECONDS, SAMPLER_INTERVAL_SECONDS);
+	       SAMPLER_MIN_INTERVAL_SECONDS, SAMPLER_INTERVAL_SECONDS, KVM_PACE_INTERVAL_SECONDS);
 }
 
 static int opt_listen(struct ctx *ctx, void *opts, const char *arg)
@@ -121,6 +132,9 @@ static const struct opt serve_opt_table[] = {
 	 .error = "--request-deadline takes seconds up to 3600, not '%s'"},
 	{OPT("kvm-events", 'k', OPT_CALL), .call = opt_kvm_events},
 	{OPT("no-kvm", 'K', OPT_FLAG), OPT_AT(struct serve_opts, no_kvm)},
+	{OPT("kvm-interval", 'V', OPT_SECONDS0), OPT_AT(struct serve_opts, kvm_interval),
+	 .error = "--kvm-interval takes seconds (0: every gathering), not '%s'"},
+	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct serve_opts, libvirt_uri)},
 	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct serve_opts, kvm_reasons)},
 	{OPT("web-config", 'w', OPT_STRING), OPT_AT(struct serve_opts, web_config)},
 	{OPT("insecure-listen", 'I', OPT_FLAG), OPT_AT(struct serve_opts, insecure_listen)},
@@ -200,7 +214,7 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = SAMPLER_MIN_INTERVAL_SECONDS,
 			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10,
-			       .threads = 2,
+			       .threads = 2, .kvm_interval = KVM_PACE_INTERVAL_SECONDS,
 			       .db_interval = SAMPLER_INTERVAL_SECONDS};
 	static const struct opts_spec spec = OPTS_SPEC_CHECKED(serve_opt_table, 0, serve_help, serve_check);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
@@ -252,6 +266,7 @@ static int start_sampling(struct server *sv)
 	struct sampler_config sc = {.root = ctx->root, .extra = o->pids, .nextra = o->npids, .kvm = !o->no_kvm, .kvm_reasons = o->kvm_reasons,
 				    .kvm_every_sample = true, .interval_seconds = o->db_interval,
 				    .kvm_interval_seconds = SAMPLER_KVM_INTERVAL_SECONDS,
+				    .kvm_pace_seconds = o->kvm_interval, .libvirt_uri = o->libvirt_uri,
 				    .sink = o->db ? &sink : NULL, .warn = sampler_warning, .warn_cls = ctx};
 	if (sampler_new(&sc, &sv->sampler) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));

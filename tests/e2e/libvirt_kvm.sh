@@ -84,6 +84,44 @@ check "record stores its exits ($rows rows)" ge "${rows:-0}" 2
 say "doctor on it: $(jq -c --argjson p "$PID" '[.findings[] | select(.pid == $p) | {id, summary}]' "$TEST_TMP/doctor.json")"
 check "doctor has a finding about its exits" jq -e --argjson p "$PID" '[.findings[] | select(.pid == $p and (.id | test("exits")))] | length >= 1' "$TEST_TMP/doctor.json"
 
+# --libvirt-uri on top, serve, record and doctor: a libvirt URI that names no hypervisor costs each
+# a one-line reason within its deadline, never a hang, and the domain is then not read.
+BAD=qemu:///nonexistent
+t0=$EPOCHREALTIME
+timeout 20 "$VMHOST" top --batch --iterations 1 --interval 0.3 --libvirt-uri "$BAD" >"$TEST_TMP/bad.top" 2>&1
+rc=$?
+took=$(awk -v s="$t0" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.2f", e - s }')
+bad_exits=$(awk -F'\t' -v p="$PID" '$1 == "vm" && $2 == p { e = $11 } END { print e }' "$TEST_TMP/bad.top")
+say "top --libvirt-uri $BAD: exit $rc in $took s, its EXITS/S $bad_exits"
+check "top --libvirt-uri $BAD: exit 0 within 5 s, the domain's EXITS/S n/a" \
+	sh -c "[ $rc = 0 ] && awk -v t=$took 'BEGIN { exit !(t < 5) }' && [ '$bad_exits' = n/a ]"
+t0=$EPOCHREALTIME
+timeout 20 "$VMHOST" record --db "$TEST_TMP/bad.db" --interval 0.3 --kvm-interval 0.3 --duration 0.9 --quiet \
+	--libvirt-uri "$BAD" 2>"$TEST_TMP/bad.rec"
+rc=$?
+took=$(awk -v s="$t0" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.2f", e - s }')
+rows=$(sqlite3 "$TEST_TMP/bad.db" "SELECT count(*) FROM kvm_samples k JOIN kvm_counters c ON c.id = k.counter_id JOIN vms v ON v.id = k.vm_id WHERE c.name = 'exits' AND v.pid = $PID")
+say "record --libvirt-uri $BAD: exit $rc in $took s, $rows exits rows for the domain"
+check "record --libvirt-uri $BAD: exit 0 within 5 s, no exits rows for the domain" \
+	sh -c "[ $rc = 0 ] && awk -v t=$took 'BEGIN { exit !(t < 5) }' && [ '${rows:-0}' = 0 ]"
+t0=$EPOCHREALTIME
+timeout 20 "$VMHOST" --json doctor --interval 0.5 --libvirt-uri "$BAD" >"$TEST_TMP/bad.doctor" 2>/dev/null
+rc=$?
+took=$(awk -v s="$t0" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.2f", e - s }')
+say "doctor --libvirt-uri $BAD: exit $rc in $took s: $(jq -c --argjson p "$PID" '[.findings[] | select(.pid == $p) | .summary]' "$TEST_TMP/bad.doctor")"
+check "doctor --libvirt-uri $BAD: exit 0 within 5 s, no exits finding for the domain" \
+	sh -c "[ $rc = 0 ] && awk -v t=$took 'BEGIN { exit !(t < 5) }' && jq -e --argjson p $PID '[.findings[] | select(.pid == \$p and (.id | test(\"exits\")))] | length == 0' '$TEST_TMP/bad.doctor' >/dev/null"
+serve_start "$TEST_TMP/bad.serve" "" --min-interval 0 --libvirt-uri "$BAD" || die "serve did not start"
+code=$(curl -s -m 5 -o "$TEST_TMP/bad.prom" -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT/metrics")
+stop_pid "$SERVER"
+say "serve --libvirt-uri $BAD: scrape $code (status, seconds)"
+check "serve --libvirt-uri $BAD: answered within 2 s, no exits series for the domain" \
+	sh -c "awk -v c='$code' 'BEGIN { split(c, x, \" \"); exit !(x[1] == 200 && x[2] < 2) }' && ! grep -q '^vmhost_kvm_events_total{.*pid=\"$PID\".*event=\"exits\"' '$TEST_TMP/bad.prom'"
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" exits --once --interval 0.3 --pid "$1" --libvirt-uri "$2"' \
+	"$VMHOST" "$PID" "$BAD" >/dev/null 2>"$TEST_TMP/bad.exits"
+say "exits --libvirt-uri $BAD: $(tr '\n' ' ' <"$TEST_TMP/bad.exits")"
+check "exits --libvirt-uri $BAD: the reason names the URI, in one line" grep -q "libvirt $BAD: cannot connect: " "$TEST_TMP/bad.exits"
+
 # serve reads it through libvirt too, and keeps answering scrapes while libvirtd hangs.
 serve_start "$TEST_TMP/serve.log" "" --min-interval 0.2 || die "serve did not start"
 scrape() { curl -s -m 5 -o "$TEST_TMP/$1.prom" -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT/metrics"; }

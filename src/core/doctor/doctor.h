@@ -68,6 +68,7 @@ struct doctor_opts {
 	double interval_seconds;     /* > 0: rates over this interval; 0: one reading, lifetime figures */
 	double smaps_budget_seconds; /* time for timed smaps_rollup reads (0: none) */
 	const char *memo_dir;        /* NULL, or the VMs remembered between runs (survey_opts) */
+	const char *libvirt_uri;     /* the libvirt to read libvirt's QEMUs through; NULL qemu:///system */
 };
 
 struct doctor_evidence {

@@ -4,7 +4,28 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/clock.h"
+#include "core/kvm/kvm_pace.h"
 #include "core/kvm/kvm_qmp.h"
+
+static void qmp_read_free(struct kvm_qmp_read *x)
+{
+	free(x->values);
+	free(x->per);
+	free(x->index);
+	*x = (struct kvm_qmp_read){0};
+}
+
+void kvm_qmp_entry_free(struct kvm_qmp_entry *e)
+{
+	kvm_qmp_vm_free(e->q);
+	qmp_read_free(&e->last);
+	qmp_read_free(&e->before);
+}
+
+void kvm_reader_pace(struct kvm_reader *r, double seconds) { r->pace_seconds = seconds > 0 ? seconds : 0; }
+
+const char *kvm_reader_pace_why(const struct kvm_reader *r) { return r->pace_why; }
 
 static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d, const char *path)
 {
@@ -30,7 +51,7 @@ static void qmp_forget_unseen(struct kvm_reader *r)
 	size_t w = 0;
 	for (size_t i = 0; i < r->nqmps; i++) {
 		if (!r->qmps[i].seen) {
-			kvm_qmp_vm_free(r->qmps[i].q);
+			kvm_qmp_entry_free(&r->qmps[i]);
 			continue;
 		}
 		r->qmps[i].seen = false;
@@ -62,6 +83,18 @@ int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms)
 	return 0;
 }
 
+/* One VM's read through QMP: 0 or why not (rc), its values [ncounters], with KVM_READ_VCPUS its
+ * vCPUs' (per, index); whatever a sample does not take is freed after. */
+struct qmp_got {
+	int rc;
+	maybe_i64 *values, *per;
+	int vcpus, *index;
+	enum kvm_source source; /* where the figures came from: QMP, or libvirt holding the monitor */
+	char why[320];
+	const struct kvm_qmp_entry *paced; /* a paced VM's entry, with its last reads; else NULL */
+	bool held;                         /* its last read reused, not read now */
+};
+
 /* libvirt's statistics of every running domain, asked once per read. */
 static int libvirt_domains(struct kvm_reader *r)
 {
@@ -80,8 +113,11 @@ static int libvirt_domains(struct kvm_reader *r)
 }
 
 /* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid. */
-static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, char *why, size_t cap)
+static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got *g)
 {
+	maybe_i64 **values = &g->values;
+	char *why = g->why;
+	size_t cap = sizeof(g->why);
 	int e = libvirt_domains(r);
 	if (e < 0) {
 		snprintf(why, cap, "%s", r->libvirt.why);
@@ -113,43 +149,141 @@ static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **va
 	return 0;
 }
 
-/* Reads one VM through QMP into values ([ncounters]); 0, or a negative errno with why set. */
-static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, maybe_i64 **values,
-		    int *vcpus, maybe_i64 **per,
-		    int **index, char *why, size_t cap)
+/* One visit to a VM's QMP socket into g; the first read without debugfs fixes the counter set. */
+static int qmp_visit(struct kvm_reader *r, struct kvm_qmp_entry *e, struct qmp_got *g)
 {
-	if (qmp->kind == VM_QMP_FD)
-		return libvirt_read(r, d, values, why, cap);
-	if (qmp->kind != VM_QMP_UNIX) {
-		snprintf(why, cap, "%s", vm_qmp_hint(qmp->kind));
-		return -ENOENT;
-	}
-	struct kvm_qmp_entry *e = qmp_entry(r, d, qmp->path);
-	if (!e)
-		return -ENOMEM;
 	bool want = r->flags & KVM_READ_VCPUS;
 	int rc = e->permanent ? e->permanent
-			      : kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
+			      : kvm_qmp_vm_read(e->q, r->names, r->ncounters, g->values, &g->vcpus, want ? &g->per : NULL,
+						&g->index);
 	if (rc == -ENODATA || rc == -EOPNOTSUPP)
 		e->permanent = rc; /* not asked again: the reason stays */
 	if (rc == 0 && !r->ncounters) {
 		if ((rc = counters_from_qmp(r, e->q)) < 0)
 			return rc;
-		maybe_i64 *v = realloc(*values, (r->ncounters ? r->ncounters : 1) * sizeof(*v));
+		maybe_i64 *v = realloc(g->values, (r->ncounters ? r->ncounters : 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
-		*values = v;
+		g->values = v;
 		if (want) {
-			free(*per);
-			free(*index);
-			*per = NULL;
-			*index = NULL;
+			free(g->per);
+			free(g->index);
+			g->per = NULL;
+			g->index = NULL;
 		}
-		rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
+		rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, g->values, &g->vcpus, want ? &g->per : NULL,
+				     &g->index);
 	}
-	if (rc < 0)
-		snprintf(why, cap, "QMP %.100s: %.200s", qmp->path, kvm_qmp_vm_reason(e->q));
 	return rc;
+}
+
+/* x = a copy of n values, or of vcpus rows of them (stride n) as rows of stride `stride`, the
+ * counters past n unknown. 0 or -ENOMEM. */
+static int copy_rows(maybe_i64 **ret, const maybe_i64 *from, size_t n, size_t rows, size_t stride)
+{
+	maybe_i64 *x = malloc((rows * stride > 0 ? rows * stride : 1) * sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	for (size_t c = 0; c < rows; c++)
+		for (size_t i = 0; i < stride; i++)
+			x[c * stride + i] = i < n ? from[c * n + i] : UNKNOWN;
+	free(*ret);
+	*ret = x;
+	return 0;
+}
+
+/* A paced VM read just now: its read becomes the last, the last the one before. */
+static int pace_keep(struct kvm_reader *r, struct kvm_qmp_entry *e, const struct qmp_got *g, double now)
+{
+	struct kvm_qmp_read x = {.seconds = now, .n = r->ncounters, .vcpus = g->vcpus};
+	size_t nv = g->per && g->vcpus > 0 ? (size_t)g->vcpus : 0;
+	int err = copy_rows(&x.values, g->values, x.n, 1, x.n);
+	if (!err && nv) {
+		err = copy_rows(&x.per, g->per, x.n, nv, x.n);
+		x.index = malloc(nv * sizeof(*x.index));
+		if (!err && x.index)
+			memcpy(x.index, g->index, nv * sizeof(*x.index));
+		else
+			err = -ENOMEM;
+	}
+	if (err) {
+		qmp_read_free(&x);
+		return err;
+	}
+	qmp_read_free(&e->before);
+	e->before = e->last;
+	e->last = x;
+	return 0;
+}
+
+/* A paced VM between reads: its last read again. */
+static int pace_hold(struct kvm_reader *r, const struct kvm_qmp_entry *e, struct qmp_got *g)
+{
+	const struct kvm_qmp_read *x = &e->last;
+	g->held = true;
+	g->vcpus = x->vcpus;
+	if (copy_rows(&g->values, x->values, x->n, 1, r->ncounters) < 0)
+		return -ENOMEM;
+	if (!(r->flags & KVM_READ_VCPUS) || !x->per)
+		return 0;
+	g->index = malloc((size_t)x->vcpus * sizeof(*g->index));
+	if (!g->index || copy_rows(&g->per, x->per, x->n, (size_t)x->vcpus, r->ncounters) < 0)
+		return -ENOMEM;
+	memcpy(g->index, x->index, (size_t)x->vcpus * sizeof(*g->index));
+	return 0;
+}
+
+/* Reads one VM through QMP into g (values [ncounters]); 0, or a negative errno with why set. A
+ * QEMU whose vCPU statistics interrupt its vCPUs is read at the reader's pace, held between. */
+static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, struct qmp_got *g)
+{
+	if (qmp->kind == VM_QMP_FD)
+		return libvirt_read(r, d, g);
+	if (qmp->kind != VM_QMP_UNIX) {
+		snprintf(g->why, sizeof(g->why), "%s", vm_qmp_hint(qmp->kind));
+		return -ENOENT;
+	}
+	struct kvm_qmp_entry *e = qmp_entry(r, d, qmp->path);
+	if (!e)
+		return -ENOMEM;
+	double now = clock_monotonic_seconds();
+	if (!e->permanent && !kvm_pace_due(kvm_qmp_vm_version(e->q), r->pace_seconds, e->reads, e->last.seconds, now)) {
+		kvm_pace_why(r->pace_why, sizeof(r->pace_why), kvm_qmp_vm_version(e->q), r->pace_seconds);
+		g->paced = e;
+		return pace_hold(r, e, g);
+	}
+	int rc = qmp_visit(r, e, g);
+	if (rc < 0) {
+		snprintf(g->why, sizeof(g->why), "QMP %.100s: %.200s", qmp->path, kvm_qmp_vm_reason(e->q));
+		return rc;
+	}
+	e->reads++;
+	unsigned version = kvm_qmp_vm_version(e->q);
+	if (!(r->pace_seconds > 0) || !kvm_pace_interrupts(version))
+		return 0;
+	kvm_pace_why(r->pace_why, sizeof(r->pace_why), version, r->pace_seconds);
+	g->paced = e;
+	return pace_keep(r, e, g, now);
+}
+
+/* A paced VM's sample: when its figures were read, and the read before for its last figures. */
+static int pace_mark(struct kvm_vm_sample *s, const struct qmp_got *g)
+{
+	const struct kvm_qmp_read *last = &g->paced->last, *before = &g->paced->before;
+	s->read_seconds = last->seconds;
+	s->held = g->held;
+	if (!before->values)
+		return 0;
+	if (copy_rows(&s->before, before->values, before->n, 1, before->n) < 0)
+		return -ENOMEM;
+	s->nbefore = before->n;
+	s->before_seconds = before->seconds;
+	for (size_t c = 0; c < s->nvcpu && before->per; c++)
+		for (int k = 0; k < before->vcpus; k++)
+			if (before->index[k] == s->vcpu[c].index &&
+			    copy_rows(&s->vcpu[c].before, before->per + (size_t)k * before->n, before->n, 1, before->n) < 0)
+				return -ENOMEM;
+	return 0;
 }
 
 /* A VM of another VMM that debugfs does not list (debugfs closed): listed with why, its counters
@@ -188,16 +322,6 @@ static struct vm_qmp qmp_socket_of(const struct kvm_reader *r, const struct vm *
 	return qmp;
 }
 
-/* One VM's read through QMP: 0 or why not (rc), its values [ncounters], with KVM_READ_VCPUS its
- * vCPUs' (per, index); whatever a sample does not take is freed after. */
-struct qmp_got {
-	int rc;
-	maybe_i64 *values, *per;
-	int vcpus, *index;
-	enum kvm_source source; /* where the figures came from: QMP, or libvirt holding the monitor */
-	char why[320];
-};
-
 /* A VM in debugfs whose files are partly denied: QMP's figures replace its own, or it says why not. */
 static int qmp_fill_denied(struct kvm_reader *r, struct kvm_sample *ret, struct kvm_vm_sample *s, struct qmp_got *g)
 {
@@ -213,7 +337,9 @@ static int qmp_fill_denied(struct kvm_reader *r, struct kvm_sample *ret, struct 
 	s->unavailable[0] = '\0';
 	ret->denied -= s->denied;
 	s->denied = 0;
-	return g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0 ? -ENOMEM : 0;
+	if (g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0)
+		return -ENOMEM;
+	return g->paced ? pace_mark(s, g) : 0;
 }
 
 /* A QEMU VM without a debugfs directory: a sample of its own, read through QMP or saying why not. */
@@ -235,7 +361,9 @@ static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct
 		snprintf(s->unavailable, sizeof(s->unavailable), "%s%.300s", r->debugfs ? "" : "no debugfs; ", g->why);
 		return 0;
 	}
-	return g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0 ? -ENOMEM : 0;
+	if (g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0)
+		return -ENOMEM;
+	return g->paced ? pace_mark(s, g) : 0;
 }
 
 /* One discovered VM: through QMP when it is QEMU and debugfs lacks or denies its counters.
@@ -253,7 +381,7 @@ static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm 
 		return -ENOMEM;
 	struct vm_qmp qmp = qmp_socket_of(r, d);
 	g.source = qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP;
-	g.rc = qmp_read(r, d, &qmp, &g.values, &g.vcpus, &g.per, &g.index, g.why, sizeof(g.why));
+	g.rc = qmp_read(r, d, &qmp, &g);
 	int err = g.rc == -ENOMEM ? -ENOMEM : s ? qmp_fill_denied(r, ret, s, &g) : qmp_append(r, ret, d, &g);
 	*via_qmp |= g.rc == 0;
 	free(g.values);
@@ -276,6 +404,7 @@ int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct 
 	int err = 0;
 	bool via_qmp = false;
 	r->libvirt.asked = false; /* libvirt is asked again at this read, if a VM needs it */
+	r->pace_why[0] = '\0';
 	for (size_t i = 0; i < list->n && !err; i++)
 		err = qmp_vm(r, ret, &list->vms[i], &via_qmp);
 	vm_list_free(&found);

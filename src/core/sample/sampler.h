@@ -70,6 +70,8 @@ struct sampler_config {
 	                             * recorded sample is due for KVM rows */
 	double interval_seconds;    /* between recorded samples */
 	double kvm_interval_seconds; /* KVM rows go with a recorded sample at most this often */
+	double kvm_pace_seconds;    /* a QEMU 7.1-8.0's vCPU statistics at most this often (kvm_reader_pace); 0 every read */
+	const char *libvirt_uri;    /* the libvirt to read libvirt's QEMUs through; NULL qemu:///system */
 	const struct sample_sink *sink; /* copied; NULL: sampler_record writes nothing */
 	void (*warn)(void *cls, const char *line); /* NULL: warnings are dropped */
 	void *warn_cls;
