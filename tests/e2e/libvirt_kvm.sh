@@ -72,6 +72,14 @@ check "its source is libvirt, its vmm qemu, its name the domain's" \
 check "its exit rate is within 0.5-2x of virsh domstats' ($ours against $virsh_rate)" \
 	awk -v a="$ours" -v b="$virsh_rate" 'BEGIN { exit !(b > 0 && a >= 0.5 * b && a <= 2 * b) }'
 
+# Per vCPU (exits --vcpu): libvirt's vcpu.N.* statistics for each vCPU; one vCPU here, so its
+# exits are the VM's.
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json exits --once --interval 0.5 --vcpu --pid "$1" --fields "^exits$"' \
+	"$VMHOST" "$PID" >"$TEST_TMP/v.json" 2>/dev/null
+say "exits --vcpu: $(jq -c '.vms[0] | {source, vcpus: [.vcpus[]? | {index, exits: .counters.exits.delta}], exits: .counters.exits.delta}' "$TEST_TMP/v.json")"
+check "exits --vcpu on the libvirt domain: vCPU 0 alone, its exits the VM's (> 0)" \
+	jq -e '.vms[0] | .source == "libvirt" and (.vcpus | length) == 1 and .vcpus[0].index == 0 and .vcpus[0].counters.exits.delta == .counters.exits.delta and .counters.exits.delta > 0' "$TEST_TMP/v.json"
+
 # top, record and doctor read it through the same reader.
 "$VMHOST" top --batch --iterations 2 --interval 0.5 >"$TEST_TMP/top" 2>/dev/null
 top_exits=$(awk -F'\t' -v p="$PID" '$1 == "vm" && $2 == p { e = $11 } END { print e }' "$TEST_TMP/top")

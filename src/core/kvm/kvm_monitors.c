@@ -7,6 +7,7 @@
 #include "core/base/clock.h"
 #include "core/kvm/kvm_pace.h"
 #include "core/kvm/kvm_qmp.h"
+#include "parse/virt_stats.h"
 
 static void qmp_read_free(struct kvm_qmp_read *x)
 {
@@ -112,7 +113,45 @@ static int libvirt_domains(struct kvm_reader *r)
 	return l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
 }
 
-/* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid. */
+/* Each vCPU's counters of a libvirt domain (vcpu.N.*): kvm_virt_values over that vCPU's statistics
+ * alone, into g's per and index. 0 or -ENOMEM. */
+static int libvirt_vcpus(const struct virt_domain *dom, const char *const *names, size_t n, struct qmp_got *g)
+{
+	int last = -1;
+	for (size_t p = 0; p < dom->nparams; p++) {
+		char name[64];
+		int vcpu;
+		if (parse_virt_kvm_stat(dom->params[p].field, &vcpu, name, sizeof(name)) == 0 && vcpu > last)
+			last = vcpu;
+	}
+	if (last < 0)
+		return 0;
+	size_t nv = (size_t)last + 1;
+	struct virt_param *own = malloc((dom->nparams ? dom->nparams : 1) * sizeof(*own));
+	g->per = malloc((nv * n > 0 ? nv * n : 1) * sizeof(*g->per));
+	g->index = malloc(nv * sizeof(*g->index));
+	if (!own || !g->per || !g->index) {
+		free(own);
+		return -ENOMEM;
+	}
+	for (size_t c = 0; c < nv; c++) {
+		struct virt_domain one = {.params = own};
+		for (size_t p = 0; p < dom->nparams; p++) {
+			char name[64];
+			int vcpu;
+			if (parse_virt_kvm_stat(dom->params[p].field, &vcpu, name, sizeof(name)) == 0 && vcpu == (int)c)
+				own[one.nparams++] = dom->params[p];
+		}
+		kvm_virt_values(&one, names, n, g->per + c * n);
+		g->index[c] = (int)c;
+	}
+	g->vcpus = (int)nv;
+	free(own);
+	return 0;
+}
+
+/* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid (and,
+ * with KVM_READ_VCPUS, each vCPU's). */
 static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got *g)
 {
 	maybe_i64 **values = &g->values;
@@ -146,7 +185,7 @@ static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got
 		*values = v;
 	}
 	kvm_virt_values(dom, r->names, r->ncounters, *values);
-	return 0;
+	return r->flags & KVM_READ_VCPUS ? libvirt_vcpus(dom, r->names, r->ncounters, g) : 0;
 }
 
 /* One visit to a VM's QMP socket into g; the first read without debugfs fixes the counter set. */
