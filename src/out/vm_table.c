@@ -137,6 +137,7 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_IFACES_WHY] = {"interfaces_unavailable", "INTERFACES", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_THP] = {"thp_bytes", "THP", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_NUMA] = {"numa", "NUMA", COL_STR, COL_JSON_ONLY, 0, numa_json},
+	[VMC_BALLOON_MAX] = {"balloon_maximum_bytes", "BALLOON MAX", COL_BYTES, COL_JSON_ONLY, 0},
 };
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }
@@ -231,6 +232,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	const struct guest_view *g = vm->guest;
 	if (g) {
 		table_set_maybe(t, VMC_BALLOON, g->balloon_bytes);
+		table_set_maybe(t, VMC_BALLOON_MAX, g->maximum_bytes);
 		table_set_maybe(t, VMC_GUEST_AVAIL, g->available_bytes);
 		table_set_maybe(t, VMC_GUEST_FREE, g->free_bytes);
 		table_set_maybe(t, VMC_GUEST_CACHES, g->caches_bytes);

@@ -1,6 +1,12 @@
 #include "core/model/survey.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "core/base/clock.h"
+#include "core/base/virt.h"
+#include "core/model/guest_view.h"
 #include "core/model/pss_sample.h"
 #include "core/model/vm_memo.h"
 
@@ -34,6 +40,39 @@ static void rates(const struct vm_list *before, struct vm_list *after, double se
 	}
 }
 
+/* Each QEMU's guest view: through its QMP socket or, where libvirt holds its monitor, from one
+ * libvirt call for them all (balloon statistics, read-only qemu:///system, within its deadline). */
+static void read_guests(const struct io_root *root, const struct survey_opts *o, const struct host *host,
+			struct vm_list *vms)
+{
+	struct virt *v = NULL;
+	struct virt_domains doms = {0};
+	char why[256] = "";
+	int asked = 1; /* 1: not yet; then virt_domain_stats' answer */
+	double now = clock_wall_seconds();
+	bool this_host = !root->proc || !strcmp(root->proc, "/proc"); /* a tree's VMs are not libvirtd's */
+	for (size_t i = 0; i < vms->n; i++) {
+		struct vm *vm = &vms->vms[i];
+		if (vm->cfg.vmm != VMM_QEMU)
+			continue;
+		if (vm->cfg.qmp.kind != VM_QMP_FD || !this_host) {
+			vm_read_guest(vm, host, SURVEY_GUEST_TIMEOUT_MS, o->guest_poll_seconds, now);
+			continue;
+		}
+		if (asked == 1)
+			asked = virt_new(NULL, SURVEY_LIBVIRT_DEADLINE_MS, &v) < 0
+					? -ENOMEM
+					: virt_domain_stats(v, VIRT_STATS_BALLOON, &doms, why, sizeof(why));
+		struct guest_view g;
+		guest_view_from_libvirt(&doms, &vm->cfg, now, &g);
+		if (asked < 0)
+			snprintf(g.why, sizeof(g.why), "%s", why[0] ? why : strerror(-asked));
+		vm_set_guest(vm, host, &g);
+	}
+	virt_domains_free(&doms);
+	virt_free(v);
+}
+
 int survey_take(const struct io_root *root, const struct survey_opts *o, struct host *ret_host,
 		struct vm_list *ret_vms, enum survey_step *ret_step)
 {
@@ -63,9 +102,8 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 	}
 	if (!o->exact)
 		pss_refine(root, &host, &vms, o->pss_budget_seconds);
-	for (size_t i = 0; o->guest && i < vms.n; i++)
-		if (vms.vms[i].cfg.vmm == VMM_QEMU)
-			vm_read_guest(&vms.vms[i], &host, SURVEY_GUEST_TIMEOUT_MS, o->guest_poll_seconds, clock_wall_seconds());
+	if (o->guest)
+		read_guests(root, o, &host, &vms);
 	if (use_memo)
 		vm_memo_save(o->memo_dir, &memo, &vms); /* a memo not written costs the next run some reads */
 	*ret_host = host;

@@ -776,11 +776,11 @@ static void add_exact_hugetlb(struct vm *vm, const struct smaps_rollup *sr)
 	vm->hugetlb_shared_mappers += sr->shared_hugetlb.v > 0;
 }
 
-void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall)
+void vm_set_guest(struct vm *vm, const struct host *host, const struct guest_view *g)
 {
 	if (!vm->guest && !(vm->guest = malloc(sizeof(*vm->guest))))
 		return; /* out of memory: the guest's view stays unread */
-	guest_view_read(&vm->cfg, timeout_ms, poll_seconds, now_wall, vm->guest);
+	*vm->guest = *g;
 	maybe_i64 balloon = vm->guest->balloon_bytes;
 	if (vm->overhead_method != METHOD_ESTIMATE || !balloon.known || !vm->cfg.guest_ram_bytes.known ||
 	    balloon.v >= vm->cfg.guest_ram_bytes.v)
@@ -789,6 +789,13 @@ void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int p
 	struct vm_config ballooned = vm->cfg;
 	ballooned.guest_ram_bytes = balloon;
 	vm->overhead_bytes = overhead_estimate(&vm->mem, &ballooned, host->page_size_bytes);
+}
+
+void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall)
+{
+	struct guest_view g;
+	guest_view_read(&vm->cfg, timeout_ms, poll_seconds, now_wall, &g);
+	vm_set_guest(vm, host, &g);
 }
 
 /* Disk and network counters of the VMM and its helpers, its scope and its taps. */

@@ -99,6 +99,8 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 /* Reads the guest's own view through QMP (core/model/guest_view.h) and, when the balloon holds back
  * some of guest RAM, takes it out of what the overhead estimate assumes is populated. */
 void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall);
+/* The guest's view read elsewhere (libvirt's balloon statistics), with what it implies. */
+void vm_set_guest(struct vm *vm, const struct host *host, const struct guest_view *g);
 
 /* Reads one process's cheap counters (status, ksm_stat). */
 int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied);
