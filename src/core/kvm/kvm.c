@@ -195,6 +195,7 @@ void kvm_reader_close(struct kvm_reader *r)
 	free(r->traces);
 	virt_free(r->libvirt.conn);
 	virt_domains_free(&r->libvirt.domains);
+	virt_domains_free(&r->libvirt.before);
 	kvm_bpf_close(r->bpf);
 	free(r->sockets);
 	free(r->names);

@@ -94,23 +94,45 @@ struct qmp_got {
 	char why[320];
 	const struct kvm_qmp_entry *paced; /* a paced VM's entry, with its last reads; else NULL */
 	bool held;                         /* its last read reused, not read now */
+	struct kvm_qmp_entry libvirt;      /* a paced libvirt VM's last reads (paced points here) */
 };
 
-/* libvirt's statistics of every running domain, asked once per read. */
+/* The QEMU version libvirt reports (major*1000000 + minor*1000 + micro) as QMP's greeting has it. */
+static unsigned libvirt_qemu_version(const struct virt_domains *d)
+{
+	unsigned long v = d->hypervisor_version;
+	return (unsigned)(v / 1000000 * 10000 + v / 1000 % 1000 * 100 + v % 1000);
+}
+
+/* libvirt's statistics of every running domain, asked once per read; when its QEMU is one that
+ * interrupts every vCPU for them, at most every pace_seconds (the last answer held between). */
 static int libvirt_domains(struct kvm_reader *r)
 {
 	struct kvm_libvirt *l = &r->libvirt;
 	if (l->asked)
 		return l->result;
 	l->asked = true;
-	virt_domains_free(&l->domains);
+	double now = clock_monotonic_seconds();
+	l->held = l->result == 0 && !kvm_pace_due(libvirt_qemu_version(&l->domains), r->pace_seconds, l->reads,
+						   l->read_seconds, now);
+	if (l->held)
+		return 0;
+	virt_domains_free(&l->before);
+	l->before = l->domains; /* the read before, for a held VM's last figures */
+	l->before_seconds = l->read_seconds;
+	l->domains = (struct virt_domains){0};
 	if (r->root.proc && strcmp(r->root.proc, "/proc")) { /* a tree's VMs are not libvirtd's */
 		snprintf(l->why, sizeof(l->why), "libvirt: not asked about the VMs of a --proc-root tree");
 		return l->result = -ENOENT;
 	}
 	if (!l->conn && virt_new(l->uri[0] ? l->uri : NULL, l->deadline_ms > 0 ? l->deadline_ms : 750, &l->conn) < 0)
 		return l->result = -ENOMEM;
-	return l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
+	l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
+	if (l->result == 0) {
+		l->reads++;
+		l->read_seconds = now;
+	}
+	return l->result;
 }
 
 /* Each vCPU's counters of a libvirt domain (vcpu.N.*): kvm_virt_values over that vCPU's statistics
@@ -150,6 +172,37 @@ static int libvirt_vcpus(const struct virt_domain *dom, const char *const *names
 	return 0;
 }
 
+/* A libvirt VM whose QEMU is paced: its last read and the one before (for its last figures) in
+ * g->libvirt, the same shape as a QMP VM's entry. 0 or -ENOMEM. */
+static int libvirt_pace(struct kvm_reader *r, const struct virt_domain *dom, struct qmp_got *g)
+{
+	const struct kvm_libvirt *l = &r->libvirt;
+	unsigned version = libvirt_qemu_version(&l->domains);
+	if (!(r->pace_seconds > 0) || !kvm_pace_interrupts(version))
+		return 0;
+	kvm_pace_why(r->pace_why, sizeof(r->pace_why), version, r->pace_seconds);
+	g->paced = &g->libvirt;
+	g->held = l->held;
+	g->libvirt.last.seconds = l->read_seconds;
+	const struct virt_domain *was = kvm_virt_find(&l->before, dom->uuid);
+	if (!was || !(l->before_seconds > 0))
+		return 0;
+	struct kvm_qmp_read *b = &g->libvirt.before;
+	struct qmp_got per = {0};
+	*b = (struct kvm_qmp_read){.seconds = l->before_seconds, .n = r->ncounters,
+				   .values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(maybe_i64))};
+	if (!b->values || ((r->flags & KVM_READ_VCPUS) && libvirt_vcpus(was, r->names, r->ncounters, &per) < 0)) {
+		free(per.per);
+		free(per.index);
+		return -ENOMEM;
+	}
+	kvm_virt_values(was, r->names, r->ncounters, b->values);
+	b->per = per.per;
+	b->index = per.index;
+	b->vcpus = per.vcpus;
+	return 0;
+}
+
 /* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid (and,
  * with KVM_READ_VCPUS, each vCPU's). */
 static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got *g)
@@ -185,7 +238,9 @@ static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got
 		*values = v;
 	}
 	kvm_virt_values(dom, r->names, r->ncounters, *values);
-	return r->flags & KVM_READ_VCPUS ? libvirt_vcpus(dom, r->names, r->ncounters, g) : 0;
+	if ((r->flags & KVM_READ_VCPUS) && libvirt_vcpus(dom, r->names, r->ncounters, g) < 0)
+		return -ENOMEM;
+	return libvirt_pace(r, dom, g);
 }
 
 /* One visit to a VM's QMP socket into g; the first read without debugfs fixes the counter set. */
@@ -426,6 +481,8 @@ static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm 
 	free(g.values);
 	free(g.per);
 	free(g.index);
+	qmp_read_free(&g.libvirt.last);
+	qmp_read_free(&g.libvirt.before);
 	return err;
 }
 

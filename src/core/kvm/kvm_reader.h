@@ -101,6 +101,12 @@ struct kvm_reader {
 		int result;                 /* and what it answered */
 		struct virt_domains domains;
 		char why[256];
+		/* paced like a QMP QEMU when libvirt's QEMU is 7.1-8.0 (its vcpu group asks the same
+		 * query-stats): the call's successful reads, when the last was, the one before it */
+		unsigned reads;
+		bool held;                  /* this read reuses domains */
+		double read_seconds, before_seconds;
+		struct virt_domains before;
 	} libvirt;
 	double pace_seconds;         /* kvm_reader_pace's; 0 none */
 	char pace_why[128];          /* kvm_reader_pace_why's */
