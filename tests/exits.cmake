@@ -3,6 +3,7 @@
 vmhost_unit_test(test_exits_parse)
 vmhost_unit_test(test_exits_reader)
 vmhost_unit_test(test_kvm_delta)
+vmhost_unit_test(test_kvm_pace)
 vmhost_script_test(exits_cli cli/exits_cli.sh "cli;sanitize")
 vmhost_script_test(exits_live cli/exits_live.sh "cli;sanitize")
 vmhost_script_test(exits_golden cli/exits_golden.sh "cli;sanitize")

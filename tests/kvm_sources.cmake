@@ -20,6 +20,7 @@ set_target_properties(kvmprobe PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BIN
 vmhost_script_test(live_qmp_client live/qmp_client.sh "live")
 vmhost_script_test(live_kvm_trace_setup live/kvm_trace_setup.sh "live")
 vmhost_script_test(live_kvm_guest live/kvm_guest.sh "live")
+vmhost_script_test(live_qmp_pace live/qmp_pace.sh "live")
 vmhost_script_test(live_kvm_reasons_bpf live/kvm_reasons_bpf.sh "live")
 # Skipped (not passed, not failed) only where /dev/kvm is absent.
 

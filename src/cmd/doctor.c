@@ -27,7 +27,7 @@ static void doctor_help(void)
 {
 	printf("usage: vmhost doctor [--db FILE [--warmup SEC]] [--fail-on info|warning|critical]\n"
 	       "                     [--interval SEC] [--smaps-budget SEC] [--reasons] [--only ID,...]\n"
-	       "                     [--skip ID,...] [--list] [--json]\n"
+	       "                     [--skip ID,...] [--libvirt-uri URI] [--list] [--json]\n"
 	       "\n"
 	       "One pass over the host and its VMs (and, with --db, over the recorded history): a list\n"
 	       "of findings, critical first, each with the VM it concerns (or the host), the figures\n"
@@ -48,6 +48,8 @@ static void doctor_help(void)
 	       "                     accepted for its new one, with a warning (deprecated)\n"
 	       "  --reasons          also count exit reasons over the interval (tracepoints, as\n"
 	       "                     'vmhost exits --reasons'): which port or MMIO access a VM's exits hit\n"
+	       "  --libvirt-uri URI  the libvirt whose QEMUs' KVM counters to read, read-only (default\n"
+	       "                     qemu:///system); each read waits at most 0.75 s for it\n"
 	       "  --list             the rules: id, severity, what each looks for\n"
 	       "\n"
 	       "Every finding, its threshold and why: docs/doctor.md.\n");
@@ -118,6 +120,7 @@ static const struct opt doctor_opt_table[] = {
 	{OPT("reasons", 'r', OPT_FLAG), OPT_AT(struct doctor_cmd_opts, gather.reasons)},
 	{OPT("only", 'o', OPT_CALL), .call = opt_only},
 	{OPT("skip", 'k', OPT_CALL), .call = opt_skip},
+	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct doctor_cmd_opts, gather.libvirt_uri)},
 	{OPT("list", 'l', OPT_FLAG), OPT_AT(struct doctor_cmd_opts, list)},
 	{OPT("help", 'h', OPT_HELP)},
 };

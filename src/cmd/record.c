@@ -19,12 +19,13 @@ struct record_opts {
 	struct store_retention retention;
 	bool quiet;
 	bool kvm_reasons;          /* also the exit reasons by tracepoints */
+	const char *libvirt_uri;   /* NULL: qemu:///system */
 };
 
 static void record_help(void)
 {
 	printf("usage: vmhost record [--db FILE] [--interval SEC] [--duration SEC] [--keep-raw SEC]\n"
-	       "                     [--kvm-interval SEC] [--kvm-reasons] [--quiet]\n"
+	       "                     [--kvm-interval SEC] [--kvm-reasons] [--libvirt-uri URI] [--quiet]\n"
 	       "\n"
 	       "Samples host memory, KSM (status, ksmd CPU), every VM's memory figures (those of\n"
 	       "'vmhost mem', with the cheap estimates) and, where debugfs is readable, KVM's counters\n"
@@ -38,9 +39,12 @@ static void record_help(void)
 	       "  --keep-raw SEC   keep every sample this long (default 2 days); older ones become\n"
 	       "                   5-minute means (kept 30 days), then 1-hour means (kept 5 years)\n"
 	       "  --kvm-interval SEC  KVM counters at most this often (default %g; 0: never); only\n"
-	       "                   changed values are stored\n"
+	       "                   changed values are stored; a QEMU 7.1-8.0, which interrupts every vCPU\n"
+	       "                   to answer (docs/exits.md), is thus read only this often too\n"
 	       "  --kvm-reasons    also each VM's exits by reason from tracepoints (needs tracefs): by eBPF,\n"
 	       "                   else by perf filters; the log says which\n"
+	       "  --libvirt-uri URI  the libvirt whose QEMUs' KVM counters to read, read-only (default\n"
+	       "                   qemu:///system); each read waits at most 0.75 s for it\n"
 	       "  --quiet          no start and end lines\n"
 	       "\n"
 	       "Read it back with 'vmhost growth' and 'vmhost report'. Schema and sizes: docs/record.md.\n",
@@ -57,6 +61,7 @@ static const struct opt record_opt_table[] = {
 	 .error = "--keep-raw takes seconds, not '%s'"},
 	{OPT("kvm-interval", 'K', OPT_SECONDS0), OPT_AT(struct record_opts, kvm_interval),
 	 .error = "--kvm-interval takes seconds (0: never), not '%s'"},
+	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct record_opts, libvirt_uri)},
 	{OPT("quiet", 'q', OPT_FLAG), OPT_AT(struct record_opts, quiet)},
 	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct record_opts, kvm_reasons)},
 	{OPT("help", 'h', OPT_HELP)},
@@ -123,7 +128,7 @@ static int start_sampler(struct ctx *ctx, const struct record_opts *o, struct st
 {
 	struct sample_sink sink = store_sink(store, o->db);
 	struct sampler_config sc = {.root = ctx->root, .kvm = o->kvm_interval > 0, .kvm_reasons = o->kvm_reasons, .interval_seconds = o->interval,
-				    .kvm_interval_seconds = o->kvm_interval, .sink = &sink,
+				    .kvm_interval_seconds = o->kvm_interval, .libvirt_uri = o->libvirt_uri, .sink = &sink,
 				    .warn = sampler_warning, .warn_cls = ctx};
 	if (sampler_new(&sc, ret) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));

@@ -12,6 +12,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "core/kvm/kvm_host.h"
+#include "core/kvm/kvm_pace.h"
 #include "core/sample/sampler_feed.h"
 #include "io/socket.h"
 #include "net/serve_cache.h"
@@ -34,6 +35,7 @@ struct serve_opts {
 	bool no_kvm;
 	bool kvm_reasons;
 	bool kvm_reasons_time;
+	double kvm_interval; /* a QEMU 7.1-8.0's vCPU statistics at most this often */
 	regex_t kvm_events;
 	bool have_kvm_events;
 	const char *web_config;
@@ -49,6 +51,7 @@ static void serve_help(void)
 {
 	printf("usage: vmhost serve [--listen ADDR:PORT] [--web-config FILE] [--min-interval SEC] [--pid PID]...\n"
 	       "                    [--db FILE] [--io] [--max-connections N] [--timeout SEC] [--threads N]\n"
+	       "                    [--kvm-interval SEC] [--libvirt-uri URI]\n"
 	       "\n"
 	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
 	       "memory (RSS by type, PSS, swap, KSM merged and profit, VMM overhead), and KVM's event and\n"
@@ -84,12 +87,18 @@ static void serve_help(void)
 	       "                       to the thread's next KVM_RUN on any host; kvm_exit to its next\n"
 	       "                       kvm_entry where the host fires both (not KVM nested on PVM).\n"
 	       "                       Hooks every ioctl on the host (docs/exits.md for its cost)\n"
+	       "  --kvm-interval SEC   read a QEMU 7.1-8.0's KVM counters at most this often (default %g;\n"
+	       "                       0: every gathering), through QMP or libvirt, exporting its last\n"
+	       "                       read in between: those QEMUs interrupt every vCPU to answer, at\n"
+	       "                       most 0.03%% of a vCPU at one read a second (docs/exits.md); 8.1\n"
+	       "                       and later, and debugfs, are read at every gathering\n"
 	       "  --no-kvm             do not read KVM's debugfs counters at all\n"
 	       "  --io                 also each QEMU's disks (vmhost_vm_disk_*{device}: bytes, operations\n"
 	       "                       and their time by op): one short QMP visit per VM per snapshot\n"
 	       "                       (query-blockstats, 0.3 s at most), or libvirt's block statistics\n"
 	       "                       for the domains whose monitor libvirt holds (one call)\n"
-	       "  --libvirt-uri URI    libvirt to ask for those (read-only; default qemu:///system)\n"
+	       "  --libvirt-uri URI    the libvirt whose QEMUs to read (KVM counters, --io's disks),\n"
+	       "                       read-only (default qemu:///system); each call waits at most 0.75 s\n"
 	       "  --max-connections N  open connections at most (default 64); a new one beyond it closes\n"
 	       "                       the oldest that is not being answered, so scrapes get through\n"
 	       "  --per-client N       connections from one address at most (default 16), likewise\n"
@@ -99,7 +108,7 @@ static void serve_help(void)
 	       "  --threads N          worker threads (default 2)\n"
 	       "\n"
 	       "Only GET and HEAD are answered (405 otherwise). Stops on SIGINT or SIGTERM.\n",
-	       SAMPLER_MIN_INTERVAL_SECONDS, SAMPLER_INTERVAL_SECONDS);
+	       SAMPLER_MIN_INTERVAL_SECONDS, SAMPLER_INTERVAL_SECONDS, KVM_PACE_INTERVAL_SECONDS);
 }
 
 static int opt_listen(struct ctx *ctx, void *opts, const char *arg)
@@ -147,6 +156,8 @@ static const struct opt serve_opt_table[] = {
 	 .error = "--request-deadline takes seconds up to 3600, not '%s'"},
 	{OPT("kvm-events", 'k', OPT_CALL), .call = opt_kvm_events},
 	{OPT("no-kvm", 'K', OPT_FLAG), OPT_AT(struct serve_opts, no_kvm)},
+	{OPT("kvm-interval", 'V', OPT_SECONDS0), OPT_AT(struct serve_opts, kvm_interval),
+	 .error = "--kvm-interval takes seconds (0: every gathering), not '%s'"},
 	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct serve_opts, kvm_reasons)},
 	{OPT("kvm-reasons-time", 'E', OPT_FLAG), OPT_AT(struct serve_opts, kvm_reasons_time)},
 	{OPT("web-config", 'w', OPT_STRING), OPT_AT(struct serve_opts, web_config)},
@@ -233,7 +244,7 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = SAMPLER_MIN_INTERVAL_SECONDS,
 			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10,
-			       .threads = 2, .sketch_sample = 64, .sketch_cpu_budget = 50,
+			       .threads = 2, .kvm_interval = KVM_PACE_INTERVAL_SECONDS, .sketch_sample = 64, .sketch_cpu_budget = 50,
 			       .db_interval = SAMPLER_INTERVAL_SECONDS};
 	static const struct opts_spec spec = OPTS_SPEC_CHECKED(serve_opt_table, 0, serve_help, serve_check);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
@@ -288,6 +299,7 @@ static int start_sampling(struct server *sv)
 				    .kvm_every_sample = true, .interval_seconds = o->db_interval,
 				    .disks = o->io, .libvirt_uri = o->libvirt_uri,
 				    .kvm_interval_seconds = SAMPLER_KVM_INTERVAL_SECONDS,
+				    .kvm_pace_seconds = o->kvm_interval,
 				    .sink = o->db ? &sink : NULL, .warn = sampler_warning, .warn_cls = ctx};
 	if (sampler_new(&sc, &sv->sampler) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));

@@ -9,6 +9,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "core/base/clock.h"
+#include "core/kvm/kvm_pace.h"
 #include "core/sample/top.h"
 #include "io/term.h"
 #include "out/top_view.h"
@@ -22,12 +23,14 @@ struct top_opts {
 	char filter[FILTER_MAX];
 	bool batch;
 	long iterations; /* frames before stopping; 0 = until stopped */
+	double kvm_interval; /* a QEMU 7.1-8.0's vCPU statistics at most this often */
+	const char *libvirt_uri; /* NULL: qemu:///system */
 };
 
 static void top_help(void)
 {
 	printf("usage: vmhost top [--interval SEC] [--sort COLUMN] [--reverse] [--filter TEXT]\n"
-	       "                  [--batch [--iterations N] [--json]]\n"
+	       "                  [--kvm-interval SEC] [--libvirt-uri URI] [--batch [--iterations N] [--json]]\n"
 	       "\n"
 	       "The live view of every VM's cost: a header with host memory, KSM's savings and ksmd's CPU,\n"
 	       "then a row per VM, its helpers (swtpm, virtiofsd) right under it. Each refresh reads\n"
@@ -58,6 +61,12 @@ static void top_help(void)
 	       "                  cpu; numbers largest first, names A-Z; wait: the old name of delay)\n"
 	       "  --reverse       the other way round\n"
 	       "  --filter TEXT   only VMs whose name (or a helper's) contains TEXT (any case)\n"
+	       "  --kvm-interval SEC  EXITS/S of a QEMU 7.1-8.0 (QMP or libvirt) read at most this often\n"
+	       "                  (default %g; 0: every refresh), its last rate shown in between: those\n"
+	       "                  QEMUs interrupt every vCPU to answer, at most 0.03%% of a vCPU at one\n"
+	       "                  read a second (docs/exits.md); 8.1 and later, debugfs: every refresh\n"
+	       "  --libvirt-uri URI  the libvirt whose QEMUs' EXITS/S to read, read-only (default\n"
+	       "                  qemu:///system); each refresh waits at most 0.75 s for it\n"
 	       "  --batch         plain frames on stdout, one per refresh, the first after one interval\n"
 	       "                  (also what top prints when stdout is not a terminal)\n"
 	       "  --iterations N  stop after N frames\n"
@@ -70,7 +79,8 @@ static void top_help(void)
 	       "helper (kind helper, vm_pid its VM's), then an empty line. Fields are separated by one tab;\n"
 	       "bytes in bytes, percent and rates with one decimal, n/a unknown. --json adds\n"
 	       "vcpu_wait_percent, the deprecated name of vcpu_delay_percent (for one release).\n"
-	       "See docs/top.md.\n");
+	       "See docs/top.md.\n",
+	       KVM_PACE_INTERVAL_SECONDS);
 }
 
 static int opt_sort(struct ctx *ctx, void *opts, const char *arg)
@@ -98,6 +108,9 @@ static const struct opt top_opt_table[] = {
 	{OPT("reverse", 'r', OPT_FLAG), OPT_AT(struct top_opts, reverse)},
 	{OPT("filter", 'f', OPT_CALL), .call = opt_filter},
 	{OPT("batch", 'b', OPT_FLAG), OPT_AT(struct top_opts, batch)},
+	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct top_opts, libvirt_uri)},
+	{OPT("kvm-interval", 'K', OPT_SECONDS0), OPT_AT(struct top_opts, kvm_interval),
+	 .error = "--kvm-interval takes seconds (0: every refresh), not '%s'"},
 	{OPT("iterations", 'n', OPT_COUNT), OPT_AT(struct top_opts, iterations),
 	 .error = "--iterations takes a positive number, not '%s'"},
 	{OPT("help", 'h', OPT_HELP)},
@@ -251,7 +264,7 @@ static int draw(const struct ctx *ctx, const struct ui *u, const struct top_view
 		.interval_seconds = u->o->interval_seconds, .cols = u->cols, .rows = rows,
 		.full_screen = u->term->tty_out, .colour = u->term->tty_out && !(no_color && *no_color),
 		.keys = u->term->tty_in, .sort = u->o->sort, .reverse = u->o->reverse, .filter = u->o->filter,
-		.editing = u->editing, .exits_why = top_source_exits_why(src),
+		.editing = u->editing, .exits_why = top_source_exits_why(src), .exits_note = top_source_exits_note(src),
 	};
 	(void)ctx;
 	top_view_frame(stdout, v, order, n, &fr);
@@ -325,13 +338,15 @@ out:
 
 int cmd_top(struct ctx *ctx, int argc, char **argv)
 {
-	struct top_opts o = {.interval_seconds = 1.0, .sort = TOP_CPU};
+	struct top_opts o = {.interval_seconds = 1.0, .sort = TOP_CPU, .kvm_interval = KVM_PACE_INTERVAL_SECONDS};
 	int rc = opts_parse(ctx, &top_spec, argc, argv, &o);
 	if (rc != OPTS_GO)
 		return rc;
 	struct top_source *src;
 	if (top_source_open(&ctx->root, &src) < 0)
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
+	top_source_pace(src, o.kvm_interval);
+	top_source_libvirt(src, o.libvirt_uri);
 	stop_clear();
 	stop_catch(false);
 	rc = o.batch || !isatty(STDOUT_FILENO) ? batch_mode(ctx, &o, src) : live_mode(ctx, &o, src);

@@ -198,6 +198,11 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 		json_object_begin(j, NULL);
 		json_vm_ident(j, view->vm);
 		json_bool(j, "appeared", view->appeared);
+		if (view->vm->read_seconds > 0) { /* paced: how old its figures are, what they are over */
+			json_bool(j, "held", view->held);
+			json_double(j, "stats_age_seconds", view->age_seconds);
+			json_double(j, "stats_interval_seconds", view->seconds);
+		}
 		json_object_begin(j, "counters");
 		for (size_t s = 0; s < d->nsel; s++)
 			if (!is_reason(kr, d, s))
@@ -223,6 +228,8 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
 		json_string(j, "reasons_unavailable", d->reasons_why);
 	if (d->reasons_counter && d->reasons_counter[0])
 		json_string(j, "reasons_counter", d->reasons_counter);
+	if (d->pace_why && d->pace_why[0])
+		json_string(j, "vcpu_stats_paced", d->pace_why);
 }
 
 /* ---- human formats ---- */
@@ -451,6 +458,8 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol)
 		fprintf(f, "exit reasons not counted: %s%s\n", d->reasons_why, eol);
 	else if (d->reasons_counter && d->reasons_counter[0])
 		fprintf(f, "exit reasons counted by %s%s\n", d->reasons_counter, eol);
+	if (d->pace_why && d->pace_why[0])
+		fprintf(f, "%s (--kvm-interval); between reads its last figures are shown%s\n", d->pace_why, eol);
 	if (!d->nvms && !d->nlisted)
 		fprintf(f, "KVM is loaded but no VM is running (no <pid>-<fd> directory in debugfs)%s\n", eol);
 }

@@ -230,6 +230,10 @@ void top_view_frame(FILE *f, const struct top_view *v, const size_t *order, size
 		snprintf(line, sizeof(line), "EXITS/S n/a: %s", fr->exits_why);
 		text_line(f, fr, line);
 	}
+	if (on[TOP_EXITS] && fr->exits_note && fr->exits_note[0]) {
+		snprintf(line, sizeof(line), "EXITS/S: %s", fr->exits_note);
+		text_line(f, fr, line);
+	}
 	if (fr->editing) {
 		snprintf(line, sizeof(line), "filter: %s_   (Enter keeps it, Esc clears it)", fr->filter);
 		text_line(f, fr, line);

@@ -27,6 +27,7 @@ struct top_frame {
 	const char *filter;  /* "" none */
 	bool editing;        /* the filter is being typed */
 	const char *exits_why; /* why exits/s is n/a everywhere ("" when read) */
+	const char *exits_note; /* how some VMs' exits/s are read (a paced QEMU); "" or NULL none */
 };
 
 /* One frame of the rows order[0..n). */

@@ -206,6 +206,7 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_DISKS_SOURCE] = {"disks_source", "DISKS FROM", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_DISKS_WHY] = {"disks_unavailable", "DISKS", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_HALT_POLL] = {"halt_poll_seconds", "HALT POLL", COL_FLOAT, COL_JSON_ONLY, 3},
+	[VMC_BALLOON_MAX] = {"balloon_maximum_bytes", "BALLOON MAX", COL_BYTES, COL_JSON_ONLY, 0},
 };
 
 void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
@@ -303,6 +304,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	const struct guest_view *g = vm->guest;
 	if (g) {
 		table_set_maybe(t, VMC_BALLOON, g->balloon_bytes);
+		table_set_maybe(t, VMC_BALLOON_MAX, g->maximum_bytes);
 		table_set_maybe(t, VMC_GUEST_AVAIL, g->available_bytes);
 		table_set_maybe(t, VMC_GUEST_FREE, g->free_bytes);
 		table_set_maybe(t, VMC_GUEST_CACHES, g->caches_bytes);

@@ -93,6 +93,20 @@ check "  ... libvirt's scope for domain id $v_id" [ $scope = yes ]
 say "RSS: vmhost $(vm .rss_bytes) B, virsh dommemstat $v_rss_kib KiB"
 check "RSS within 3% of virsh dommemstat's" near "$(vm .rss_bytes)" $((v_rss_kib * 1024)) 3
 
+# mem --guest: libvirt holds the monitor, so the balloon comes from libvirt's statistics (one
+# call for all its domains). No balloon device here: balloon.current and .maximum still come, the
+# guest's own stats do not, and it says why.
+"$VMHOST" mem --guest --json >"$TEST_TMP/guest.json" || die "mem --guest --json failed"
+g() { jq -r --argjson p "$PID" ".vms[] | select(.pid == \$p) | $1" "$TEST_TMP/guest.json"; }
+$VIRSH domstats --balloon "$DOM" >"$TEST_TMP/balloon"
+b_cur=$(awk -F= '/balloon\.current=/ { print $2 }' "$TEST_TMP/balloon")
+b_max=$(awk -F= '/balloon\.maximum=/ { print $2 }' "$TEST_TMP/balloon")
+say "mem --guest: balloon $(g .balloon_bytes) B, maximum $(g .balloon_maximum_bytes) B; virsh domstats --balloon: current $b_cur KiB, maximum $b_max KiB; $(g .guest_unavailable)"
+check "mem --guest: balloon_bytes and balloon_maximum_bytes are libvirt's balloon.current and .maximum" \
+	[ "$(g .balloon_bytes) $(g .balloon_maximum_bytes)" = "$((b_cur * 1024)) $((b_max * 1024))" ]
+check "mem --guest: no guest stats without a balloon device, and it says why" \
+	jq -e --argjson p "$PID" '.vms[] | select(.pid == $p) | .guest_available_bytes == null and (.guest_unavailable | startswith("libvirt: the guest reports no memory stats"))' "$TEST_TMP/guest.json"
+
 # CPU: the guest spins one shell loop (vmhost.spin), so its one vCPU thread is busy. libvirt's
 # vcpu.0.time is the vCPU thread's CPU time; vmhost's comes from the same thread's schedstat.
 "$VMHOST" mem --json --interval 2 >"$TEST_TMP/cpu.json" || die "mem --interval failed"

@@ -82,6 +82,17 @@ check "libvirt --vcpu: vCPU 0's exits and halt polling from vcpu.0.*, the VM's" 
 unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json mem --guest --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/m.json" 2>/dev/null
 check "mem --guest --json: halt_poll_seconds through libvirt, a number" jq -e '.vms[0].halt_poll_seconds >= 0' "$TEST_TMP/m.json"
 
+# libvirt's vcpu group asks QEMU 7.2 the same query-stats (every vCPU interrupted): exits --log
+# with --kvm-interval 2 asks libvirt at most every 2 s, its last figures held in between.
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json exits --log --interval 0.25 --count 12 --kvm-interval 2 --pid "$1" --fields "^exits$"' \
+	"$VMHOST" "$PID" >"$TEST_TMP/paced.json" 2>/dev/null
+say "exits --log --kvm-interval 2, per line (held, age, over): $(jq -r '.vms[0] | "\(.held),\(.stats_age_seconds),\(.stats_interval_seconds)"' "$TEST_TMP/paced.json" | tr '\n' ' ')"
+say "  $(jq -r .vcpu_stats_paced "$TEST_TMP/paced.json" | sort -u)"
+check "exits --log through libvirt: paced, and the JSON says why" \
+	jq -se 'all(.[]; .vcpu_stats_paced | test("^QEMU 7\\.[1-9]|^QEMU 8\\.0")) and all(.[]; .vms[0].source == "libvirt")' "$TEST_TMP/paced.json"
+check "exits --log through libvirt: held lines keep the last rate (> 0); fresh reads at least 1.96 s apart" \
+	jq -se '[.[] | .vms[0]] | ([.[] | select(.held)] | length >= 4 and all(.[]; .counters.exits.per_second > 0)) and ([.[] | select(.held == false) | .stats_interval_seconds] | .[1:] | all(.[]; . >= 1.96))' "$TEST_TMP/paced.json"
+
 # top, record and doctor read it through the same reader.
 "$VMHOST" top --batch --iterations 2 --interval 0.5 >"$TEST_TMP/top" 2>/dev/null
 top_exits=$(awk -F'\t' -v p="$PID" '$1 == "vm" && $2 == p { e = $11 } END { print e }' "$TEST_TMP/top")
@@ -95,11 +106,49 @@ say "doctor on it: $(jq -c --argjson p "$PID" '[.findings[] | select(.pid == $p)
 check "doctor has a finding about its exits, with the rate" jq -e --argjson p "$PID" '[.findings[] | select(.pid == $p and .id == "vm-exits-dominated" and (.summary | test("at [0-9]+ exits/s")) and .evidence.exits_per_second > 1000)] | length >= 1' "$TEST_TMP/doctor.json"
 check "doctor: no vm-kvm-counters-unreadable for it (libvirt reads it)" jq -e --argjson p "$PID" '[.findings[] | select(.pid == $p and .id == "vm-kvm-counters-unreadable")] | length == 0' "$TEST_TMP/doctor.json"
 
+# --libvirt-uri on top, serve, record and doctor: a libvirt URI that names no hypervisor costs each
+# a one-line reason within its deadline, never a hang, and the domain is then not read.
+BAD=qemu:///nonexistent
+t0=$EPOCHREALTIME
+timeout 20 "$VMHOST" top --batch --iterations 1 --interval 0.3 --libvirt-uri "$BAD" >"$TEST_TMP/bad.top" 2>&1
+rc=$?
+took=$(awk -v s="$t0" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.2f", e - s }')
+bad_exits=$(awk -F'\t' -v p="$PID" '$1 == "vm" && $2 == p { e = $11 } END { print e }' "$TEST_TMP/bad.top")
+say "top --libvirt-uri $BAD: exit $rc in $took s, its EXITS/S $bad_exits"
+check "top --libvirt-uri $BAD: exit 0 within 5 s, the domain's EXITS/S n/a" \
+	sh -c "[ $rc = 0 ] && awk -v t=$took 'BEGIN { exit !(t < 5) }' && [ '$bad_exits' = n/a ]"
+t0=$EPOCHREALTIME
+timeout 20 "$VMHOST" record --db "$TEST_TMP/bad.db" --interval 0.3 --kvm-interval 0.3 --duration 0.9 --quiet \
+	--libvirt-uri "$BAD" 2>"$TEST_TMP/bad.rec"
+rc=$?
+took=$(awk -v s="$t0" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.2f", e - s }')
+rows=$(sqlite3 "$TEST_TMP/bad.db" "SELECT count(*) FROM kvm_samples k JOIN kvm_counters c ON c.id = k.counter_id JOIN vms v ON v.id = k.vm_id WHERE c.name = 'exits' AND v.pid = $PID")
+say "record --libvirt-uri $BAD: exit $rc in $took s, $rows exits rows for the domain"
+check "record --libvirt-uri $BAD: exit 0 within 5 s, no exits rows for the domain" \
+	sh -c "[ $rc = 0 ] && awk -v t=$took 'BEGIN { exit !(t < 5) }' && [ '${rows:-0}' = 0 ]"
+t0=$EPOCHREALTIME
+timeout 20 "$VMHOST" --json doctor --interval 0.5 --libvirt-uri "$BAD" >"$TEST_TMP/bad.doctor" 2>/dev/null
+rc=$?
+took=$(awk -v s="$t0" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.2f", e - s }')
+say "doctor --libvirt-uri $BAD: exit $rc in $took s: $(jq -c --argjson p "$PID" '[.findings[] | select(.pid == $p) | .summary]' "$TEST_TMP/bad.doctor")"
+check "doctor --libvirt-uri $BAD: exit 0 within 5 s, no exits finding for the domain" \
+	sh -c "[ $rc = 0 ] && awk -v t=$took 'BEGIN { exit !(t < 5) }' && jq -e --argjson p $PID '[.findings[] | select(.pid == \$p and (.id | test(\"exits\")))] | length == 0' '$TEST_TMP/bad.doctor' >/dev/null"
+serve_start "$TEST_TMP/bad.serve" "" --min-interval 0 --libvirt-uri "$BAD" || die "serve did not start"
+code=$(curl -s -m 5 -o "$TEST_TMP/bad.prom" -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT/metrics")
+stop_pid "$SERVER"
+say "serve --libvirt-uri $BAD: scrape $code (status, seconds)"
+check "serve --libvirt-uri $BAD: answered within 2 s, no exits series for the domain" \
+	sh -c "awk -v c='$code' 'BEGIN { split(c, x, \" \"); exit !(x[1] == 200 && x[2] < 2) }' && ! grep -q '^vmhost_kvm_events_total{.*pid=\"$PID\".*event=\"exits\"' '$TEST_TMP/bad.prom'"
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" exits --once --interval 0.3 --pid "$1" --libvirt-uri "$2"' \
+	"$VMHOST" "$PID" "$BAD" >/dev/null 2>"$TEST_TMP/bad.exits"
+say "exits --libvirt-uri $BAD: $(tr '\n' ' ' <"$TEST_TMP/bad.exits")"
+check "exits --libvirt-uri $BAD: the reason names the URI, in one line" grep -q "libvirt $BAD: cannot connect: " "$TEST_TMP/bad.exits"
+
 # serve reads it through libvirt too, and keeps answering scrapes while libvirtd hangs.
 serve_start "$TEST_TMP/serve.log" "" --min-interval 0.2 || die "serve did not start"
 scrape() { curl -s -m 5 -o "$TEST_TMP/$1.prom" -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT/metrics"; }
 exits_of() { awk -v p="pid=\"$PID\"" '/^vmhost_kvm_events_total\{/ && index($0, p) && /event="exits"/ { print $2 }' "$TEST_TMP/$1.prom"; }
-scrape s1 >/dev/null; sleep 0.5; scrape s2 >/dev/null
+scrape s1 >/dev/null; sleep 1.1; scrape s2 >/dev/null # libvirt's QEMU 7.2: read at most every 1 s
 say "serve: vmhost_kvm_events_total{event=exits} $(exits_of s1) -> $(exits_of s2)"
 check "serve exports its vmhost_vm_halt_poll_seconds_total" grep -q "^vmhost_vm_halt_poll_seconds_total{.*pid=\"$PID\"" "$TEST_TMP/s2.prom"
 check "serve exports the libvirt domain's exits, growing" awk -v a="$(exits_of s1)" -v b="$(exits_of s2)" 'BEGIN { exit !(a > 0 && b > a) }'

@@ -127,13 +127,20 @@ static void test_change_sum(void **state)
 	struct kvm_change sum = kvm_change_zero();
 	struct kvm_change a = kvm_change(KVM_STAT_EVENTS, MAYBE(10), MAYBE(30), 2.0, false);
 	struct kvm_change b = kvm_change(KVM_STAT_EVENTS, MAYBE(5), MAYBE(25), 2.0, false);
-	kvm_change_add(&sum, &a, 2.0);
-	kvm_change_add(&sum, &b, 2.0);
+	kvm_change_add(&sum, &a);
+	kvm_change_add(&sum, &b);
 	assert_int_equal(sum.total.v, 55);
 	assert_int_equal(sum.delta.v, 40);
 	assert_true(fabs(sum.per_second - 20.0) < 1e-9);
+	/* a part over another interval (a paced VM's 10 s): no delta, its rate still summed */
+	struct kvm_change paced = kvm_change(KVM_STAT_EVENTS, MAYBE(0), MAYBE(100), 10.0, false);
+	paced.delta = UNKNOWN;
+	struct kvm_change mixed = sum;
+	kvm_change_add(&mixed, &paced);
+	assert_false(mixed.delta.known);
+	assert_true(fabs(mixed.per_second - 30.0) < 1e-9);
 	struct kvm_change r = kvm_change(KVM_STAT_EVENTS, MAYBE(50), MAYBE(1), 2.0, false);
-	kvm_change_add(&sum, &r, 2.0);
+	kvm_change_add(&sum, &r);
 	assert_true(sum.reset);
 	assert_false(sum.delta.known);
 	assert_true(isnan(sum.per_second));

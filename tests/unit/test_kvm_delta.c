@@ -305,9 +305,9 @@ static void test_vcpus(void **state)
 	a0[t->exits] = MAYBE(1000);
 	b0[t->exits] = MAYBE(1600);
 	b1[t->exits] = MAYBE(70);
-	va[0] = (struct kvm_vcpu_sample){0, a0};
-	vb[0] = (struct kvm_vcpu_sample){0, b0};
-	vb[1] = (struct kvm_vcpu_sample){1, b1};
+	va[0] = (struct kvm_vcpu_sample){.index = 0, .values = a0};
+	vb[0] = (struct kvm_vcpu_sample){.index = 0, .values = b0};
+	vb[1] = (struct kvm_vcpu_sample){.index = 1, .values = b1};
 	t->a.vms[0].vcpu = va;
 	t->a.vms[0].nvcpu = 1;
 	t->b.vms[0].vcpu = vb;
@@ -326,6 +326,53 @@ static void test_vcpus(void **state)
 	t->a.vms[0].nvcpu = t->b.vms[0].nvcpu = 0;
 }
 
+/* A paced VM (a QEMU 7.2 read every 10 s): held, its last change again over the time between its
+ * last two reads, nothing added to increase; read again, its change over the time since its
+ * reading in the earlier sample. The host total has the rates summed and no delta. */
+static void test_paced(void **state)
+{
+	struct two_reads *t = *state;
+	size_t nc = t->a.ncounters;
+	struct kvm_vm_sample *va = &t->a.vms[0], *vb = &t->b.vms[0];
+	int64_t x = va->values[t->exits].v;
+	maybe_i64 before[nc];
+	for (size_t i = 0; i < nc; i++)
+		before[i] = va->values[i];
+	before[t->exits] = MAYBE(x - 5000); /* 5000 exits in the 10 s before its last read */
+	va->read_seconds = vb->read_seconds = t->a.monotonic_seconds - 0.5;
+	vb->held = true;
+	vb->before = before;
+	vb->nbefore = nc;
+	vb->before_seconds = vb->read_seconds - 10.0;
+	bump(&t->b, 1, t->exits, 300); /* an unpaced VM: 150/s over the 2 s */
+	struct kvm_delta d;
+	assert_int_equal(kvm_delta_build(t->kr, &t->a, &t->b, NULL, &d), 0);
+	size_t e = pos(&d, t->exits);
+	assert_true(d.vms[0].held);
+	assert_true(fabs(d.vms[0].seconds - 10.0) <= 1e-9);
+	assert_true(fabs(d.vms[0].age_seconds - 2.5) <= 1e-9);
+	assert_int_equal(d.vms[0].changes[e].delta.v, 5000);
+	assert_true(fabs(d.vms[0].changes[e].per_second - 500.0) <= 1e-9);
+	assert_false(d.vms[1].held);
+	assert_true(fabs(d.vms[1].seconds - 2.0) <= 1e-9);
+	assert_int_equal(d.increase[e].v, 300);             /* the held VM adds nothing */
+	assert_false(d.total[e].delta.known);               /* 5000 in 10 s and 300 in 2 s: no one delta */
+	assert_true(fabs(d.total[e].per_second - 650.0) <= 1e-9);
+	kvm_delta_free(&d);
+	/* Read again 8 s after its reading in a: 4000 more exits over those 8 s. */
+	vb->held = false;
+	vb->read_seconds = va->read_seconds + 8.0;
+	vb->values[t->exits] = MAYBE(x + 4000);
+	assert_int_equal(kvm_delta_build(t->kr, &t->a, &t->b, NULL, &d), 0);
+	assert_false(d.vms[0].held);
+	assert_true(fabs(d.vms[0].seconds - 8.0) <= 1e-9);
+	assert_int_equal(d.vms[0].changes[e].delta.v, 4000);
+	assert_true(fabs(d.vms[0].changes[e].per_second - 500.0) <= 1e-9);
+	assert_int_equal(d.increase[e].v, 4300);
+	kvm_delta_free(&d);
+	vb->before = NULL; /* on the stack: not for kvm_sample_free */
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -339,6 +386,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_unreadable_vm, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_no_vm_directories, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_vcpus, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_paced, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

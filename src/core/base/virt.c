@@ -28,6 +28,7 @@
 	X(ConnectOpenReadOnly)                                                                         \
 	X(ConnectClose)                                                                                \
 	X(ConnectGetAllDomainStats)                                                                    \
+	X(ConnectGetVersion)                                                                           \
 	X(DomainStatsRecordListFree)                                                                   \
 	X(DomainGetUUIDString)                                                                         \
 	X(DomainGetName)
@@ -62,6 +63,7 @@ struct virt {
 	bool abandoned;      /* its caller stopped waiting: the worker drops the answer */
 	double pending_since;
 	virConnectPtr conn;  /* used by one worker at a time */
+	unsigned long version; /* the hypervisor's version; 0 not asked yet (or unknown) */
 	unsigned groups;     /* the pending call's question and answer */
 	int result;
 	struct virt_domains out;
@@ -92,6 +94,7 @@ void virt_domains_free(struct virt_domains *d)
 	free(d->v);
 	d->v = NULL;
 	d->n = 0;
+	d->hypervisor_version = 0;
 }
 
 const struct virt_domain *virt_domain_find(const struct virt_domains *d, const char *uuid)
@@ -161,6 +164,12 @@ static int fetch(struct virt *v, unsigned groups, struct virt_domains *ret, char
 	}
 	int r = copy_out(recs, n, ret);
 	lv.DomainStatsRecordListFree(recs);
+	/* The hypervisor's version (QEMU's for the qemu driver), asked once and only with the vcpu
+	 * group, whose reads it decides the pace of: a libvirtd just restarted can take seconds to
+	 * answer it (its QEMU capabilities), longer than a call's deadline. */
+	if (r == 0 && (groups & VIRT_STATS_VCPU) && !v->version && lv.ConnectGetVersion(v->conn, &v->version) < 0)
+		v->version = 0;
+	ret->hypervisor_version = v->version;
 	return r;
 }
 

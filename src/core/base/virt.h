@@ -44,6 +44,8 @@ struct virt_domain {
 struct virt_domains {
 	struct virt_domain *v;
 	size_t n;
+	unsigned long hypervisor_version; /* virConnectGetVersion's: major*1000000 + minor*1000 + micro
+	                                   * (QEMU's for qemu:///system); 0 unknown */
 };
 void virt_domains_free(struct virt_domains *d);
 /* The domain with that uuid (any case), or NULL. */

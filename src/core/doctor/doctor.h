@@ -82,6 +82,7 @@ struct doctor_opts {
 	double smaps_budget_seconds; /* time for timed smaps_rollup reads (0: none) */
 	const char *memo_dir;        /* NULL, or the VMs remembered between runs (survey_opts) */
 	bool reasons;                /* count exit reasons (ports, MMIO) over the interval: tracepoints */
+	const char *libvirt_uri;     /* the libvirt to read libvirt's QEMUs through; NULL qemu:///system */
 };
 
 struct doctor_evidence {

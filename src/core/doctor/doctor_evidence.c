@@ -190,8 +190,9 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 	if (kvm_reader_open_with(root, KVM_READ_QMP | (o->reasons && interval ? KVM_READ_REASONS : 0), &kr, &why) < 0) {
 		kr = NULL;
 		snprintf(e.kvm_counters_why, sizeof(e.kvm_counters_why), "%s", kvm_avail_hint(why));
-	} else if (interval) {
-		have_ka = kvm_reader_sample(kr, &ka) == 0;
+	} else {
+		kvm_reader_libvirt(kr, o->libvirt_uri, 750);
+		have_ka = interval && kvm_reader_sample(kr, &ka) == 0;
 	}
 
 	struct survey_opts so = {.interval_seconds = o->interval_seconds, .memo_dir = o->memo_dir};

@@ -188,13 +188,14 @@ void kvm_reader_close(struct kvm_reader *r)
 	for (size_t i = 0; r->global_fds && i < r->ncounters; i++)
 		io_close(r->global_fds[i]);
 	for (size_t i = 0; i < r->nqmps; i++)
-		kvm_qmp_vm_free(r->qmps[i].q);
+		kvm_qmp_entry_free(&r->qmps[i]);
 	free(r->qmps);
 	for (size_t i = 0; i < r->ntraces; i++)
 		kvm_trace_close(r->traces[i].t);
 	free(r->traces);
 	virt_free(r->libvirt.conn);
 	virt_domains_free(&r->libvirt.domains);
+	virt_domains_free(&r->libvirt.before);
 	kvm_bpf_close(r->bpf);
 	free(r->sockets);
 	free(r->names);
@@ -206,8 +207,10 @@ void kvm_reader_close(struct kvm_reader *r)
 
 void kvm_free_vcpus(struct kvm_vm_sample *s)
 {
-	for (size_t c = 0; s->vcpu && c < s->nvcpu; c++)
+	for (size_t c = 0; s->vcpu && c < s->nvcpu; c++) {
 		free(s->vcpu[c].values);
+		free(s->vcpu[c].before);
+	}
 	free(s->vcpu);
 	s->vcpu = NULL;
 	s->nvcpu = 0;
@@ -365,6 +368,7 @@ void kvm_sample_free(struct kvm_sample *s)
 	for (size_t i = 0; s->vms && i < s->nvms; i++) {
 		free(s->vms[i].values);
 		free(s->vms[i].times);
+		free(s->vms[i].before);
 		kvm_free_vcpus(&s->vms[i]);
 	}
 	free(s->vms);
@@ -423,12 +427,11 @@ struct kvm_change kvm_change_zero(void)
 	return (struct kvm_change){.total = MAYBE(0), .delta = MAYBE(0), .per_second = 0};
 }
 
-void kvm_change_add(struct kvm_change *sum, const struct kvm_change *part, double seconds)
+void kvm_change_add(struct kvm_change *sum, const struct kvm_change *part)
 {
 	sum->total = sum->total.known && part->total.known ? MAYBE(sum->total.v + part->total.v) : UNKNOWN;
 	sum->delta = sum->delta.known && part->delta.known ? MAYBE(sum->delta.v + part->delta.v) : UNKNOWN;
 	sum->reset |= part->reset;
-	sum->per_second = sum->delta.known && seconds > 0 && !isnan(part->per_second) ? (double)sum->delta.v / seconds
-										 : NAN;
+	sum->per_second = isnan(sum->per_second) || isnan(part->per_second) ? NAN : sum->per_second + part->per_second;
 }
 

@@ -48,6 +48,7 @@ const char *kvm_source_name(enum kvm_source s); /* "debugfs", "qmp", "libvirt"; 
 struct kvm_vcpu_sample {
 	int index;
 	maybe_i64 *values; /* [ncounters] */
+	maybe_i64 *before; /* [its VM's nbefore] the read before values' (a paced VM's); NULL none */
 };
 
 struct kvm_vm_sample {
@@ -68,6 +69,15 @@ struct kvm_vm_sample {
 	 * sorted by counter, those with no exit ended left out; NULL when none is timed. */
 	struct kvm_reason_time *times;
 	size_t ntimes;
+	/* A paced VM (kvm_reader_pace: a QEMU 7.1-8.0 read at most every so often): its monitor's
+	 * counters are the read at read_seconds (CLOCK_MONOTONIC), reused (held) between reads;
+	 * before[nbefore] is the read before that one, at before_seconds (NULL: none yet), so that
+	 * its last figures can be shown between reads. Exit reasons are always this sample's own.
+	 * Not paced: read_seconds 0 (read with the sample), never held. */
+	double read_seconds, before_seconds;
+	bool held;
+	maybe_i64 *before;
+	size_t nbefore;
 };
 
 struct kvm_counter;
@@ -132,6 +142,12 @@ int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0);
  * libvirt's): uri NULL is qemu:///system, read-only; each read asks it once, within deadline_ms
  * (libvirt blocks: a hung libvirtd costs that and a reason, never a hang). 0 or -ENOMEM. */
 int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms);
+/* Long-running readers: a QEMU 7.1-8.0's vCPU statistics (each read interrupts every vCPU,
+ * core/kvm/kvm_pace.h) at most every seconds, its last read reused in between; 0: every read. */
+void kvm_reader_pace(struct kvm_reader *r, double seconds);
+/* The one line on that pace ("QEMU 7.2 interrupts every vCPU for query-stats: read every 10 s")
+ * when the latest read paced a VM, else "". */
+const char *kvm_reader_pace_why(const struct kvm_reader *r);
 /* One read to see whether any VM that keep keeps (NULL: every VM) can be read (without debugfs,
  * through QMP or libvirt): 0, or -ENOENT with why the first of them could not be in why
  * (": VM NAME: reason"; "" when there is none). */
@@ -175,8 +191,9 @@ struct kvm_change {
 struct kvm_change kvm_change(enum kvm_stat_kind kind, maybe_i64 before, maybe_i64 after, double seconds,
 			     bool appeared);
 
-/* Adds one VM's change into a sum (delta unknown as soon as one part is; reset is sticky). */
-void kvm_change_add(struct kvm_change *sum, const struct kvm_change *part, double seconds);
+/* Adds one VM's change into a sum (delta unknown as soon as one part's is, the rates summed, NaN as
+ * soon as one is; reset is sticky). */
+void kvm_change_add(struct kvm_change *sum, const struct kvm_change *part);
 /* The neutral element for kvm_change_add. */
 struct kvm_change kvm_change_zero(void);
 

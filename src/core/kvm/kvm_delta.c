@@ -49,6 +49,12 @@ static void add_increase(maybe_i64 *sum, const struct kvm_change *c)
 		*sum = MAYBE((sum->known ? sum->v : 0) + c->total.v);
 }
 
+/* What a VM's change of a counter of this kind is over: exit reasons are every VM's own. */
+static double interval(const struct kvm_delta *d, const struct kvm_delta_vm *view, enum kvm_stat_kind kind)
+{
+	return kind == KVM_STAT_REASON ? d->seconds : view->seconds;
+}
+
 /* One vCPU's changes, against the same index in the earlier read (none: it appeared). */
 static int add_vcpus(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_vm_sample *before,
 		     struct kvm_delta *d, struct kvm_delta_vm *view)
@@ -72,13 +78,15 @@ static int add_vcpus(const struct kvm_reader *kr, const struct kvm_sample *a, co
 			return -ENOMEM;
 		for (size_t s = 0; s < d->nsel; s++) {
 			size_t i = d->sel[s];
+			enum kvm_stat_kind kind = kvm_counter_kind(kr, i);
 			maybe_i64 prev = was && i < a->ncounters ? was->values[i] : UNKNOWN;
 			/* reasons are counted by thread (eBPF): a vCPU thread the earlier read did not list
 			 * had none counted yet, if its VM's reasons were counted then */
-			if (!was && !fresh && before && i < a->ncounters && kvm_counter_kind(kr, i) == KVM_STAT_REASON &&
-			    before->values[i].known)
+			if (!was && !fresh && before && i < a->ncounters && kind == KVM_STAT_REASON && before->values[i].known)
 				prev = MAYBE(0);
-			out->changes[s] = kvm_change(kvm_counter_kind(kr, i), prev, now->values[i], d->seconds, fresh);
+			if (view->held && kind != KVM_STAT_REASON) /* its last change again */
+				prev = now->before && i < vm->nbefore ? now->before[i] : UNKNOWN;
+			out->changes[s] = kvm_change(kind, prev, now->values[i], interval(d, view, kind), fresh);
 		}
 	}
 	return 0;
@@ -110,6 +118,23 @@ static int add_times(const struct kvm_vm_sample *before, const struct kvm_delta 
 	return 0;
 }
 
+/* A paced VM's own interval: since its reading in the earlier read, or, not read since (held),
+ * between its last two reads. */
+static void pace(const struct kvm_sample *a, const struct kvm_sample *b, const struct kvm_vm_sample *before,
+		 struct kvm_delta_vm *view, double reads_seconds)
+{
+	const struct kvm_vm_sample *vm = view->vm;
+	view->seconds = reads_seconds;
+	if (!(vm->read_seconds > 0))
+		return;
+	view->age_seconds = b->monotonic_seconds > vm->read_seconds ? b->monotonic_seconds - vm->read_seconds : 0;
+	if (view->appeared || !before)
+		return;
+	double then = before->read_seconds > 0 ? before->read_seconds : a->monotonic_seconds;
+	view->held = then == vm->read_seconds;
+	view->seconds = !view->held ? vm->read_seconds - then : vm->before ? vm->read_seconds - vm->before_seconds : 0;
+}
+
 static int add_vms(const struct kvm_reader *kr, const struct kvm_sample *a, const struct kvm_sample *b,
 		   const struct kvm_delta_filter *f, struct kvm_delta *d)
 {
@@ -121,6 +146,7 @@ static int add_vms(const struct kvm_reader *kr, const struct kvm_sample *a, cons
 		struct kvm_delta_vm *view = &d->vms[d->nvms++];
 		view->vm = vm;
 		view->appeared = kvm_vm_appeared(before, vm);
+		pace(a, b, before, view, d->seconds);
 		view->changes = malloc((d->nsel ? d->nsel : 1) * sizeof(*view->changes));
 		if (!view->changes)
 			return -ENOMEM;
@@ -128,9 +154,11 @@ static int add_vms(const struct kvm_reader *kr, const struct kvm_sample *a, cons
 		 * read has no value for the new ones. */
 		for (size_t s = 0; s < d->nsel; s++) {
 			size_t i = d->sel[s];
+			enum kvm_stat_kind kind = kvm_counter_kind(kr, i);
 			maybe_i64 was = !view->appeared && i < a->ncounters ? before->values[i] : UNKNOWN;
-			view->changes[s] = kvm_change(kvm_counter_kind(kr, i), was, vm->values[i], d->seconds,
-						      view->appeared);
+			if (view->held && kind != KVM_STAT_REASON) /* its last change again */
+				was = vm->before && i < vm->nbefore ? vm->before[i] : UNKNOWN;
+			view->changes[s] = kvm_change(kind, was, vm->values[i], interval(d, view, kind), view->appeared);
 		}
 		if (add_vcpus(kr, a, before, d, view) < 0 || add_times(before, d, view) < 0)
 			return -ENOMEM;
@@ -157,11 +185,15 @@ static void add_totals(const struct kvm_reader *kr, const struct kvm_sample *a, 
 				add_increase(&d->increase[s], &global);
 		} else {
 			for (size_t v = 0; v < d->nvms; v++) {
-				if (!counted(&d->vms[v], kind, i))
+				const struct kvm_delta_vm *view = &d->vms[v];
+				if (!counted(view, kind, i))
 					continue;
-				kvm_change_add(&sum, &d->vms[v].changes[s], d->seconds);
-				if (kind != KVM_STAT_GAUGE)
-					add_increase(&d->increase[s], &d->vms[v].changes[s]);
+				struct kvm_change part = view->changes[s];
+				if (interval(d, view, kind) != d->seconds) /* a delta over another interval */
+					part.delta = UNKNOWN;
+				kvm_change_add(&sum, &part);
+				if (kind != KVM_STAT_GAUGE && !(view->held && kind != KVM_STAT_REASON))
+					add_increase(&d->increase[s], &view->changes[s]);
 			}
 		}
 		/* Without readable global files (QMP only), the VMs' sum stands for them. */
@@ -189,6 +221,7 @@ int kvm_delta_build(const struct kvm_reader *kr, const struct kvm_sample *a, con
 	d->nlisted = b->nvms;
 	d->reasons_why = kvm_reader_reasons_why(kr);
 	d->reasons_counter = kvm_reader_reasons_counter(kr);
+	d->pace_why = kvm_reader_pace_why(kr);
 	size_t nc = b->ncounters, na = a ? a->nvms : 0;
 	d->sel = malloc((nc ? nc : 1) * sizeof(*d->sel));
 	d->total = malloc((nc ? nc : 1) * sizeof(*d->total));

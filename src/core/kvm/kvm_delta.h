@@ -20,7 +20,11 @@
  *   whose value is unknown left out; the global file's the same way when there are no VMs.
  *   Events of a VM that went away since the earlier read are not counted.
  * - VMs whose counters have no source (kvm_vm_sample.unavailable says why) are listed, not summed;
- *   without global files (QMP only) the host total is the sum over the VMs read. */
+ *   without global files (QMP only) the host total is the sum over the VMs read.
+ * - A paced VM (kvm_reader_pace) changes over the time between its own reads: when it was not
+ *   read since the earlier read (held), its change is its last one again (between the read before
+ *   and its last), and it adds nothing to increase; its exit reasons change as any VM's. A sum
+ *   over VMs whose intervals differ has rates (summed) and no delta. */
 #ifndef VMHOST_CORE_KVM_DELTA_H
 #define VMHOST_CORE_KVM_DELTA_H
 
@@ -37,6 +41,9 @@ struct kvm_delta_vcpu {
 struct kvm_delta_vm {
 	const struct kvm_vm_sample *vm; /* in the later read */
 	bool appeared;                  /* created during the interval */
+	bool held;                      /* paced, not read since the earlier read: its last change again */
+	double seconds;                 /* what its changes are over: the reads' interval, a paced VM's own */
+	double age_seconds;             /* how old its figures are at the later read (0 unless paced) */
 	struct kvm_change *changes;     /* [nsel] */
 	struct kvm_delta_vcpu *vcpus;   /* [nvcpus] when the reads have them (KVM_READ_VCPUS) */
 	size_t nvcpus;
@@ -68,6 +75,7 @@ struct kvm_delta {
 	size_t nlisted;            /* VMs in the later read before filtering */
 	const char *reasons_why;   /* the reader's kvm_reader_reasons_why(), while it lives */
 	const char *reasons_counter; /* the reader's kvm_reader_reasons_counter(), while it lives */
+	const char *pace_why;      /* the reader's kvm_reader_pace_why(), while it lives */
 };
 
 /* Builds the change from a (NULL: nothing before) to b. Returns 0 or -ENOMEM (ret zeroed). */

@@ -4,7 +4,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/clock.h"
+#include "core/kvm/kvm_pace.h"
 #include "core/kvm/kvm_qmp.h"
+#include "parse/virt_stats.h"
+
+static void qmp_read_free(struct kvm_qmp_read *x)
+{
+	free(x->values);
+	free(x->per);
+	free(x->index);
+	*x = (struct kvm_qmp_read){0};
+}
+
+void kvm_qmp_entry_free(struct kvm_qmp_entry *e)
+{
+	kvm_qmp_vm_free(e->q);
+	qmp_read_free(&e->last);
+	qmp_read_free(&e->before);
+}
+
+void kvm_reader_pace(struct kvm_reader *r, double seconds) { r->pace_seconds = seconds > 0 ? seconds : 0; }
+
+const char *kvm_reader_pace_why(const struct kvm_reader *r) { return r->pace_why; }
 
 static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d, const char *path)
 {
@@ -30,7 +52,7 @@ static void qmp_forget_unseen(struct kvm_reader *r)
 	size_t w = 0;
 	for (size_t i = 0; i < r->nqmps; i++) {
 		if (!r->qmps[i].seen) {
-			kvm_qmp_vm_free(r->qmps[i].q);
+			kvm_qmp_entry_free(&r->qmps[i]);
 			continue;
 		}
 		r->qmps[i].seen = false;
@@ -62,28 +84,95 @@ int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms)
 	return 0;
 }
 
-/* libvirt's statistics of every running domain, asked once per read. */
+/* One VM's read through QMP: 0 or why not (rc), its values [ncounters], with KVM_READ_VCPUS its
+ * vCPUs' (per, index); whatever a sample does not take is freed after. */
+struct qmp_got {
+	int rc;
+	maybe_i64 *values, *per;
+	int vcpus, *index;
+	enum kvm_source source; /* where the figures came from: QMP, or libvirt holding the monitor */
+	char why[320];
+	const struct kvm_qmp_entry *paced; /* a paced VM's entry, with its last reads; else NULL */
+	bool held;                         /* its last read reused, not read now */
+	struct kvm_qmp_entry libvirt;      /* a paced libvirt VM's last reads (paced points here) */
+};
+
+/* The QEMU version libvirt reports (major*1000000 + minor*1000 + micro) as QMP's greeting has it. */
+static unsigned libvirt_qemu_version(const struct virt_domains *d)
+{
+	unsigned long v = d->hypervisor_version;
+	return (unsigned)(v / 1000000 * 10000 + v / 1000 % 1000 * 100 + v % 1000);
+}
+
+/* libvirt's statistics of every running domain, asked once per read; when its QEMU is one that
+ * interrupts every vCPU for them, at most every pace_seconds (the last answer held between). */
 static int libvirt_domains(struct kvm_reader *r)
 {
 	struct kvm_libvirt *l = &r->libvirt;
 	if (l->asked)
 		return l->result;
 	l->asked = true;
-	virt_domains_free(&l->domains);
+	double now = clock_monotonic_seconds();
+	l->held = l->result == 0 && !kvm_pace_due(libvirt_qemu_version(&l->domains), r->pace_seconds, l->reads,
+						   l->read_seconds, now);
+	if (l->held)
+		return 0;
+	virt_domains_free(&l->before);
+	l->before = l->domains; /* the read before, for a held VM's last figures */
+	l->before_seconds = l->read_seconds;
+	l->domains = (struct virt_domains){0};
 	if (r->root.proc && strcmp(r->root.proc, "/proc")) { /* a tree's VMs are not libvirtd's */
 		snprintf(l->why, sizeof(l->why), "libvirt: not asked about the VMs of a --proc-root tree");
 		return l->result = -ENOENT;
 	}
 	if (!l->conn && virt_new(l->uri[0] ? l->uri : NULL, l->deadline_ms > 0 ? l->deadline_ms : 750, &l->conn) < 0)
 		return l->result = -ENOMEM;
-	return l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
+	l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
+	if (l->result == 0) {
+		l->reads++;
+		l->read_seconds = now;
+	}
+	return l->result;
 }
 
-/* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid; with
- * per (KVM_READ_VCPUS) each vCPU's too. */
-static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **values, int *vcpus, maybe_i64 **per,
-			int **index, char *why, size_t cap)
+/* A libvirt VM whose QEMU is paced: its last read and the one before (for its last figures) in
+ * g->libvirt, the same shape as a QMP VM's entry. 0 or -ENOMEM. */
+static int libvirt_pace(struct kvm_reader *r, const struct virt_domain *dom, struct qmp_got *g)
 {
+	const struct kvm_libvirt *l = &r->libvirt;
+	unsigned version = libvirt_qemu_version(&l->domains);
+	if (!(r->pace_seconds > 0) || !kvm_pace_interrupts(version))
+		return 0;
+	kvm_pace_why(r->pace_why, sizeof(r->pace_why), version, r->pace_seconds);
+	g->paced = &g->libvirt;
+	g->held = l->held;
+	g->libvirt.last.seconds = l->read_seconds;
+	const struct virt_domain *was = kvm_virt_find(&l->before, dom->uuid);
+	if (!was || !(l->before_seconds > 0))
+		return 0;
+	struct kvm_qmp_read *b = &g->libvirt.before;
+	struct qmp_got per = {0};
+	*b = (struct kvm_qmp_read){.seconds = l->before_seconds, .n = r->ncounters,
+				   .values = malloc((r->ncounters ? r->ncounters : 1) * sizeof(maybe_i64))};
+	if (!b->values || ((r->flags & KVM_READ_VCPUS) && kvm_virt_vcpus(was, r->names, r->ncounters, &per.vcpus, &per.per, &per.index) < 0)) {
+		free(per.per);
+		free(per.index);
+		return -ENOMEM;
+	}
+	kvm_virt_values(was, r->names, r->ncounters, b->values);
+	b->per = per.per;
+	b->index = per.index;
+	b->vcpus = per.vcpus;
+	return 0;
+}
+
+/* A QEMU whose monitor libvirt holds: its counters from libvirt's statistics, by its uuid (and,
+ * with KVM_READ_VCPUS, each vCPU's). */
+static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got *g)
+{
+	maybe_i64 **values = &g->values;
+	char *why = g->why;
+	size_t cap = sizeof(g->why);
 	int e = libvirt_domains(r);
 	if (e < 0) {
 		snprintf(why, cap, "%s", r->libvirt.why);
@@ -112,46 +201,146 @@ static int libvirt_read(struct kvm_reader *r, const struct vm *d, maybe_i64 **va
 		*values = v;
 	}
 	kvm_virt_values(dom, r->names, r->ncounters, *values);
-	return per ? kvm_virt_vcpus(dom, r->names, r->ncounters, vcpus, per, index) : 0;
+	if ((r->flags & KVM_READ_VCPUS) && kvm_virt_vcpus(dom, r->names, r->ncounters, &g->vcpus, &g->per, &g->index) < 0)
+		return -ENOMEM;
+	return libvirt_pace(r, dom, g);
 }
 
-/* Reads one VM through QMP into values ([ncounters]); 0, or a negative errno with why set. */
-static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, maybe_i64 **values,
-		    int *vcpus, maybe_i64 **per,
-		    int **index, char *why, size_t cap)
+/* One visit to a VM's QMP socket into g; the first read without debugfs fixes the counter set. */
+static int qmp_visit(struct kvm_reader *r, struct kvm_qmp_entry *e, struct qmp_got *g)
 {
 	bool want = r->flags & KVM_READ_VCPUS;
-	if (qmp->kind == VM_QMP_FD)
-		return libvirt_read(r, d, values, vcpus, want ? per : NULL, index, why, cap);
-	if (qmp->kind != VM_QMP_UNIX) {
-		snprintf(why, cap, "%s", vm_qmp_hint(qmp->kind));
-		return -ENOENT;
-	}
-	struct kvm_qmp_entry *e = qmp_entry(r, d, qmp->path);
-	if (!e)
-		return -ENOMEM;
 	int rc = e->permanent ? e->permanent
-			      : kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
+			      : kvm_qmp_vm_read(e->q, r->names, r->ncounters, g->values, &g->vcpus, want ? &g->per : NULL,
+						&g->index);
 	if (rc == -ENODATA || rc == -EOPNOTSUPP)
 		e->permanent = rc; /* not asked again: the reason stays */
 	if (rc == 0 && !r->ncounters) {
 		if ((rc = counters_from_qmp(r, e->q)) < 0)
 			return rc;
-		maybe_i64 *v = realloc(*values, (r->ncounters ? r->ncounters : 1) * sizeof(*v));
+		maybe_i64 *v = realloc(g->values, (r->ncounters ? r->ncounters : 1) * sizeof(*v));
 		if (!v)
 			return -ENOMEM;
-		*values = v;
+		g->values = v;
 		if (want) {
-			free(*per);
-			free(*index);
-			*per = NULL;
-			*index = NULL;
+			free(g->per);
+			free(g->index);
+			g->per = NULL;
+			g->index = NULL;
 		}
-		rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, *values, vcpus, want ? per : NULL, index);
+		rc = kvm_qmp_vm_read(e->q, r->names, r->ncounters, g->values, &g->vcpus, want ? &g->per : NULL,
+				     &g->index);
 	}
-	if (rc < 0)
-		snprintf(why, cap, "QMP %.100s: %.200s", qmp->path, kvm_qmp_vm_reason(e->q));
 	return rc;
+}
+
+/* x = a copy of n values, or of vcpus rows of them (stride n) as rows of stride `stride`, the
+ * counters past n unknown. 0 or -ENOMEM. */
+static int copy_rows(maybe_i64 **ret, const maybe_i64 *from, size_t n, size_t rows, size_t stride)
+{
+	maybe_i64 *x = malloc((rows * stride > 0 ? rows * stride : 1) * sizeof(*x));
+	if (!x)
+		return -ENOMEM;
+	for (size_t c = 0; c < rows; c++)
+		for (size_t i = 0; i < stride; i++)
+			x[c * stride + i] = i < n ? from[c * n + i] : UNKNOWN;
+	free(*ret);
+	*ret = x;
+	return 0;
+}
+
+/* A paced VM read just now: its read becomes the last, the last the one before. */
+static int pace_keep(struct kvm_reader *r, struct kvm_qmp_entry *e, const struct qmp_got *g, double now)
+{
+	struct kvm_qmp_read x = {.seconds = now, .n = r->ncounters, .vcpus = g->vcpus};
+	size_t nv = g->per && g->vcpus > 0 ? (size_t)g->vcpus : 0;
+	int err = copy_rows(&x.values, g->values, x.n, 1, x.n);
+	if (!err && nv) {
+		err = copy_rows(&x.per, g->per, x.n, nv, x.n);
+		x.index = malloc(nv * sizeof(*x.index));
+		if (!err && x.index)
+			memcpy(x.index, g->index, nv * sizeof(*x.index));
+		else
+			err = -ENOMEM;
+	}
+	if (err) {
+		qmp_read_free(&x);
+		return err;
+	}
+	qmp_read_free(&e->before);
+	e->before = e->last;
+	e->last = x;
+	return 0;
+}
+
+/* A paced VM between reads: its last read again. */
+static int pace_hold(struct kvm_reader *r, const struct kvm_qmp_entry *e, struct qmp_got *g)
+{
+	const struct kvm_qmp_read *x = &e->last;
+	g->held = true;
+	g->vcpus = x->vcpus;
+	if (copy_rows(&g->values, x->values, x->n, 1, r->ncounters) < 0)
+		return -ENOMEM;
+	if (!(r->flags & KVM_READ_VCPUS) || !x->per)
+		return 0;
+	g->index = malloc((size_t)x->vcpus * sizeof(*g->index));
+	if (!g->index || copy_rows(&g->per, x->per, x->n, (size_t)x->vcpus, r->ncounters) < 0)
+		return -ENOMEM;
+	memcpy(g->index, x->index, (size_t)x->vcpus * sizeof(*g->index));
+	return 0;
+}
+
+/* Reads one VM through QMP into g (values [ncounters]); 0, or a negative errno with why set. A
+ * QEMU whose vCPU statistics interrupt its vCPUs is read at the reader's pace, held between. */
+static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, struct qmp_got *g)
+{
+	if (qmp->kind == VM_QMP_FD)
+		return libvirt_read(r, d, g);
+	if (qmp->kind != VM_QMP_UNIX) {
+		snprintf(g->why, sizeof(g->why), "%s", vm_qmp_hint(qmp->kind));
+		return -ENOENT;
+	}
+	struct kvm_qmp_entry *e = qmp_entry(r, d, qmp->path);
+	if (!e)
+		return -ENOMEM;
+	double now = clock_monotonic_seconds();
+	if (!e->permanent && !kvm_pace_due(kvm_qmp_vm_version(e->q), r->pace_seconds, e->reads, e->last.seconds, now)) {
+		kvm_pace_why(r->pace_why, sizeof(r->pace_why), kvm_qmp_vm_version(e->q), r->pace_seconds);
+		g->paced = e;
+		return pace_hold(r, e, g);
+	}
+	int rc = qmp_visit(r, e, g);
+	if (rc < 0) {
+		snprintf(g->why, sizeof(g->why), "QMP %.100s: %.200s", qmp->path, kvm_qmp_vm_reason(e->q));
+		return rc;
+	}
+	e->reads++;
+	unsigned version = kvm_qmp_vm_version(e->q);
+	if (!(r->pace_seconds > 0) || !kvm_pace_interrupts(version))
+		return 0;
+	kvm_pace_why(r->pace_why, sizeof(r->pace_why), version, r->pace_seconds);
+	g->paced = e;
+	return pace_keep(r, e, g, now);
+}
+
+/* A paced VM's sample: when its figures were read, and the read before for its last figures. */
+static int pace_mark(struct kvm_vm_sample *s, const struct qmp_got *g)
+{
+	const struct kvm_qmp_read *last = &g->paced->last, *before = &g->paced->before;
+	s->read_seconds = last->seconds;
+	s->held = g->held;
+	if (!before->values)
+		return 0;
+	if (copy_rows(&s->before, before->values, before->n, 1, before->n) < 0)
+		return -ENOMEM;
+	s->nbefore = before->n;
+	s->before_seconds = before->seconds;
+	for (size_t c = 0; c < s->nvcpu && before->per; c++)
+		for (int k = 0; k < before->vcpus; k++)
+			if (before->index[k] == s->vcpu[c].index &&
+			    copy_rows(&s->vcpu[c].before, before->per + (size_t)k * before->n, before->n, 1, before->n) < 0)
+				return -ENOMEM;
+	return 0;
 }
 
 /* A VM of another VMM that debugfs does not list (debugfs closed): listed with why, its counters
@@ -190,16 +379,6 @@ static struct vm_qmp qmp_socket_of(const struct kvm_reader *r, const struct vm *
 	return qmp;
 }
 
-/* One VM's read through QMP: 0 or why not (rc), its values [ncounters], with KVM_READ_VCPUS its
- * vCPUs' (per, index); whatever a sample does not take is freed after. */
-struct qmp_got {
-	int rc;
-	maybe_i64 *values, *per;
-	int vcpus, *index;
-	enum kvm_source source; /* where the figures came from: QMP, or libvirt holding the monitor */
-	char why[320];
-};
-
 /* A VM in debugfs whose files are partly denied: QMP's figures replace its own, or it says why not. */
 static int qmp_fill_denied(struct kvm_reader *r, struct kvm_sample *ret, struct kvm_vm_sample *s, struct qmp_got *g)
 {
@@ -215,7 +394,9 @@ static int qmp_fill_denied(struct kvm_reader *r, struct kvm_sample *ret, struct 
 	s->unavailable[0] = '\0';
 	ret->denied -= s->denied;
 	s->denied = 0;
-	return g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0 ? -ENOMEM : 0;
+	if (g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0)
+		return -ENOMEM;
+	return g->paced ? pace_mark(s, g) : 0;
 }
 
 /* A QEMU VM without a debugfs directory: a sample of its own, read through QMP or saying why not. */
@@ -237,7 +418,9 @@ static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct
 		snprintf(s->unavailable, sizeof(s->unavailable), "%s%.300s", r->debugfs ? "" : "no debugfs; ", g->why);
 		return 0;
 	}
-	return g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0 ? -ENOMEM : 0;
+	if (g->per && kvm_set_vcpus(s, (size_t)g->vcpus, g->index, g->per, r->ncounters) < 0)
+		return -ENOMEM;
+	return g->paced ? pace_mark(s, g) : 0;
 }
 
 /* One discovered VM: through QMP when it is QEMU and debugfs lacks or denies its counters.
@@ -255,7 +438,7 @@ static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm 
 		return -ENOMEM;
 	struct vm_qmp qmp = qmp_socket_of(r, d);
 	g.source = qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP;
-	g.rc = qmp_read(r, d, &qmp, &g.values, &g.vcpus, &g.per, &g.index, g.why, sizeof(g.why));
+	g.rc = qmp_read(r, d, &qmp, &g);
 	/* The first VM read may have just fixed the counter set: the VMs listed before it follow. */
 	if (g.rc != -ENOMEM && kvm_sample_fit(ret, ret->ncounters, r->ncounters) < 0)
 		g.rc = -ENOMEM;
@@ -264,6 +447,8 @@ static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm 
 	free(g.values);
 	free(g.per);
 	free(g.index);
+	qmp_read_free(&g.libvirt.last);
+	qmp_read_free(&g.libvirt.before);
 	return err;
 }
 
@@ -281,6 +466,7 @@ int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct 
 	int err = 0;
 	bool via_qmp = false;
 	r->libvirt.asked = false; /* libvirt is asked again at this read, if a VM needs it */
+	r->pace_why[0] = '\0';
 	for (size_t i = 0; i < list->n && !err; i++)
 		err = qmp_vm(r, ret, &list->vms[i], &via_qmp);
 	vm_list_free(&found);

@@ -35,6 +35,8 @@ void kvm_qmp_vm_free(struct kvm_qmp_vm *q)
 
 const char *kvm_qmp_vm_reason(const struct kvm_qmp_vm *q) { return qmp_stats_reason(q->src); }
 
+unsigned kvm_qmp_vm_version(const struct kvm_qmp_vm *q) { return qmp_stats_source_version(q->src); }
+
 static bool scalar(const struct qmp_stat_desc *d) { return d->kind != KVM_STAT_IGNORED; }
 
 /* The value of stat `name` in the sample: the VM's, or the sum over the vCPUs. */

@@ -30,6 +30,8 @@ void kvm_qmp_vm_free(struct kvm_qmp_vm *q);
 int kvm_qmp_vm_read(struct kvm_qmp_vm *q, const char *const *names, size_t n, maybe_i64 *values, int *ret_vcpus,
 		    maybe_i64 **ret_per_vcpu, int **ret_index);
 const char *kvm_qmp_vm_reason(const struct kvm_qmp_vm *q);
+/* Its QEMU's version (major*10000 + minor*100 + micro) from the last visit; 0 before one. */
+unsigned kvm_qmp_vm_version(const struct kvm_qmp_vm *q);
 
 /* The scalar stats of the schema (known after a successful read): VM-level, then vCPU-level
  * ones not already named. Returns the count; name and kind of stat i through the out arrays. */

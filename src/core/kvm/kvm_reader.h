@@ -37,13 +37,25 @@ struct kvm_vm_files {
 	bool listed; /* in the latest listing */
 };
 
-/* A VM read through QMP, kept across reads for its schema. */
+/* One read of a VM's monitor, kept for a paced VM: values [n], per [vcpus x n] and index [vcpus]
+ * with KVM_READ_VCPUS. */
+struct kvm_qmp_read {
+	double seconds; /* CLOCK_MONOTONIC when read */
+	maybe_i64 *values, *per;
+	int *index;
+	size_t n;
+	int vcpus;
+};
+
+/* A VM read through QMP, kept across reads for its schema (and a paced VM's last two reads). */
 struct kvm_qmp_entry {
 	pid_t pid;
 	uint64_t start_ticks;
 	struct kvm_qmp_vm *q;
 	int permanent; /* an error that will not change for this process (TCG, QEMU before 7.1) */
 	bool seen;
+	unsigned reads; /* successful reads */
+	struct kvm_qmp_read last, before;
 };
 
 /* A VM's exit reasons by tracepoints, kept open across reads. */
@@ -89,7 +101,15 @@ struct kvm_reader {
 		int result;                 /* and what it answered */
 		struct virt_domains domains;
 		char why[256];
+		/* paced like a QMP QEMU when libvirt's QEMU is 7.1-8.0 (its vcpu group asks the same
+		 * query-stats): the call's successful reads, when the last was, the one before it */
+		unsigned reads;
+		bool held;                  /* this read reuses domains */
+		double read_seconds, before_seconds;
+		struct virt_domains before;
 	} libvirt;
+	double pace_seconds;         /* kvm_reader_pace's; 0 none */
+	char pace_why[128];          /* kvm_reader_pace_why's */
 	struct kvm_bpf *bpf;         /* the reasons counted in the kernel (core/kvm/kvm_bpf.h); NULL: perf */
 	bool bpf_tried;
 	char reasons_counter[320];   /* which counter counts the reasons, and why */
@@ -122,6 +142,7 @@ int kvm_debugfs_read(struct kvm_reader *r, struct kvm_sample *ret);
 /* kvm_monitors.c: every QEMU VM whose debugfs counters are missing or denied, through QMP or
  * libvirt, or listed with the reason it cannot be read. given NULL: discovered here. */
 int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct kvm_sample *ret);
+void kvm_qmp_entry_free(struct kvm_qmp_entry *e);
 
 /* kvm_reasons.c: the exit reasons of every VM in ret, and of a followed command. */
 int kvm_reasons_pass(struct kvm_reader *r, struct kvm_sample *ret);

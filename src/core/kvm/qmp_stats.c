@@ -14,6 +14,7 @@ struct qmp_stats_source {
 	int timeout_ms;
 	struct qmp_stats_schema schema;
 	bool have_schema;
+	unsigned version; /* from the last visit's greeting; 0 unknown */
 	char reason[640];
 };
 
@@ -46,6 +47,11 @@ const struct qmp_stats_schema *qmp_stats_source_schema(const struct qmp_stats_so
 const char *qmp_stats_source_path(const struct qmp_stats_source *s)
 {
 	return s->path;
+}
+
+unsigned qmp_stats_source_version(const struct qmp_stats_source *s)
+{
+	return s->version;
 }
 
 const char *qmp_stats_reason(const struct qmp_stats_source *s)
@@ -95,6 +101,7 @@ int qmp_stats_read(struct qmp_stats_source *s, struct qmp_stats_sample *ret)
 		snprintf(s->reason, sizeof(s->reason), "%s", qmp_strerror(r));
 		return r;
 	}
+	s->version = qmp_qemu_version(q);
 	struct qmp_stats_sample sample = {0};
 	struct json_doc d = {0};
 	const struct json_value *v;

@@ -4,14 +4,17 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
+#include "core/base/virt.h"
 #include "io/qmp.h"
 #include "parse/json.h"
 
 static void unknown(struct guest_view *g)
 {
 	*g = (struct guest_view){.balloon_bytes = UNKNOWN, .available_bytes = UNKNOWN, .free_bytes = UNKNOWN,
-				 .caches_bytes = UNKNOWN, .major_faults = UNKNOWN, .stats_age_seconds = NAN};
+				 .caches_bytes = UNKNOWN, .major_faults = UNKNOWN, .maximum_bytes = UNKNOWN,
+				 .stats_age_seconds = NAN};
 }
 
 /* A guest stat: QEMU reports a stat the driver does not give as -1 (all ones). */
@@ -54,6 +57,47 @@ void guest_view_unread(const struct vm_config *cfg, const char *why, struct gues
 		snprintf(ret->why, sizeof(ret->why), "no virtio-balloon device on the command line");
 	else
 		snprintf(ret->why, sizeof(ret->why), "%s", why ? why : "not read");
+}
+
+/* A domain's parameter by its field name; NULL when it has none. */
+static const struct virt_param *param(const struct virt_domain *d, const char *field)
+{
+	for (size_t p = 0; p < d->nparams; p++)
+		if (!strcmp(d->params[p].field, field))
+			return &d->params[p];
+	return NULL;
+}
+
+static maybe_i64 kib(const struct virt_domain *d, const char *field)
+{
+	const struct virt_param *p = param(d, field);
+	return p && p->i >= 0 ? MAYBE(p->i * 1024) : UNKNOWN;
+}
+
+void guest_view_from_libvirt(const struct virt_domains *doms, const struct vm_config *cfg, double now_wall,
+			     struct guest_view *ret)
+{
+	unknown(ret);
+	const struct virt_domain *d = virt_domain_find(doms, cfg->uuid);
+	if (!d) {
+		snprintf(ret->why, sizeof(ret->why), "libvirt holds its monitor and has no running domain with its uuid (%.40s)",
+			 cfg->uuid[0] ? cfg->uuid : "none on its command line");
+		return;
+	}
+	ret->balloon_bytes = kib(d, "balloon.current");
+	ret->maximum_bytes = kib(d, "balloon.maximum");
+	const struct virt_param *last = param(d, "balloon.last-update");
+	if (last && last->i > 0) { /* the guest's balloon driver has reported */
+		ret->available_bytes = kib(d, "balloon.usable");
+		ret->free_bytes = kib(d, "balloon.unused");
+		ret->caches_bytes = kib(d, "balloon.disk_caches");
+		const struct virt_param *f = param(d, "balloon.major_fault");
+		ret->major_faults = f && f->i >= 0 ? MAYBE(f->i) : UNKNOWN;
+		ret->stats_age_seconds = now_wall - (double)last->i;
+	}
+	if (!ret->available_bytes.known)
+		snprintf(ret->why, sizeof(ret->why), "libvirt: the guest reports no memory stats (no virtio balloon, its "
+						     "driver, or the domain's memballoon stats period is 0)");
 }
 
 void guest_view_read(struct qmp *q, const struct vm_config *cfg, int poll_seconds, double now_wall,

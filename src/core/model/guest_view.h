@@ -1,7 +1,8 @@
 /* The guest's own view of its memory, from QEMU's monitor: the balloon's size (query-balloon)
  * and, when the guest's balloon driver reports them, its free, available and cache memory
  * (qom-get guest-stats of the balloon device). One short QMP visit per VM, never held: QEMU serves
- * one monitor client at a time, and libvirt or Proxmox tools may be waiting. */
+ * one monitor client at a time, and libvirt or Proxmox tools may be waiting. A QEMU whose monitor
+ * libvirt holds: the same from libvirt's balloon statistics (guest_view_from_libvirt). */
 #ifndef VMHOST_CORE_GUEST_VIEW_H
 #define VMHOST_CORE_GUEST_VIEW_H
 
@@ -14,6 +15,7 @@ struct guest_view {
 	maybe_i64 free_bytes;          /* stat-free-memory */
 	maybe_i64 caches_bytes;        /* stat-disk-caches */
 	maybe_i64 major_faults;        /* stat-major-faults, since the guest booted */
+	maybe_i64 maximum_bytes;       /* libvirt's balloon.maximum: the most the balloon may return (QMP: unknown) */
 	double stats_age_seconds;      /* since the guest last reported (NaN: never, or polling is off) */
 	char why[512];                 /* "" when read; else why not, in one line */
 };
@@ -30,6 +32,14 @@ void guest_view_read(struct qmp *q, const struct vm_config *cfg, int poll_second
 /* Every figure unknown, and why: the VM has no QMP socket or no balloon device, else why (the
  * session could not be opened). */
 void guest_view_unread(const struct vm_config *cfg, const char *why, struct guest_view *ret);
+
+/* The same from libvirt's statistics of the running domains (group VIRT_STATS_BALLOON), the VM's
+ * found by the uuid on its command line (pure): balloon.current and .maximum (KiB), and once the
+ * guest has reported (balloon.last-update), .usable (its MemAvailable), .unused, .disk_caches and
+ * .major_fault. No such domain: why says so. */
+struct virt_domains;
+void guest_view_from_libvirt(const struct virt_domains *doms, const struct vm_config *cfg, double now_wall,
+			     struct guest_view *ret);
 
 /* The same from replies already read (pure, for tests): query-balloon's return and qom-get
  * guest-stats' return (either NULL). */

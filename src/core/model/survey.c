@@ -1,6 +1,12 @@
 #include "core/model/survey.h"
 
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
 #include "core/base/clock.h"
+#include "core/base/virt.h"
+#include "core/model/guest_view.h"
 #include "core/model/pss_sample.h"
 #include "core/model/vm_memo.h"
 
@@ -65,7 +71,8 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 		pss_refine(root, &host, &vms, o->pss_budget_seconds);
 	if (o->guest || o->disks) {
 		struct vm_qmp_visit v = {.guest = o->guest, .disks = o->disks, .timeout_ms = SURVEY_GUEST_TIMEOUT_MS,
-					 .poll_seconds = o->guest_poll_seconds, .now_wall = clock_wall_seconds()};
+					 .poll_seconds = o->guest_poll_seconds, .now_wall = clock_wall_seconds(),
+					 .no_libvirt = root->proc && strcmp(root->proc, "/proc")};
 		vm_list_read_qmp(&vms, &host, &v, NULL, o->libvirt_uri);
 	}
 	if (use_memo)

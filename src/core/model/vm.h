@@ -112,10 +112,12 @@ struct vm_qmp_visit {
 	int timeout_ms;
 	int poll_seconds; /* > 0: set the balloon's guest-stats-polling-interval first */
 	double now_wall;
+	bool no_libvirt;  /* a --proc-root tree's VMs are not libvirtd's: not asked */
 };
 void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v);
 /* vm_read_qmp for every VM of l (v->disks also for the other VMMs: unknown, with the reason), and
- * the disks of the QEMUs whose monitor libvirt holds from libvirt's block statistics, in one call
+ * the disks and guest views of the QEMUs whose monitor libvirt holds from libvirt's block and
+ * balloon statistics (core/model/guest_view.h guest_view_from_libvirt), in one call
  * to libvirt_uri (NULL: qemu:///system) within VM_LIBVIRT_TIMEOUT_MS, on *conn (a connection kept
  * between calls: made when *conn is NULL, freed by the caller with virt_free; conn NULL: one made
  * for this call alone). */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/base/virt.h"
+#include "core/model/guest_view.h"
 #include "core/model/vm.h"
 #include "io/qmp.h"
 #include "parse/io_stat.h"
@@ -74,32 +75,45 @@ void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int p
 }
 
 
-/* The disks of every libvirt domain among l that need them (want[i]), in one call on *conn (made
- * when NULL; conn NULL: a connection for this call alone). */
-static void virt_disks(struct vm_list *l, const bool *want, struct virt **conn, const char *uri, int deadline_ms)
+/* One libvirt domain's disks and guest view as asked (doms: libvirt's answer when r is 0, else
+ * why it gave none). */
+static void virt_vm(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v,
+		    const struct virt_domains *doms, int r, const char *why)
 {
-	struct virt *own = NULL, **v = conn ? conn : &own;
-	struct virt_domains doms = {0};
-	char why[256] = "";
-	int r = *v ? 0 : virt_new(uri, deadline_ms, v);
-	if (r < 0)
-		snprintf(why, sizeof(why), "libvirt: out of memory");
-	else
-		r = virt_domain_stats(*v, VIRT_STATS_BLOCK, &doms, why, sizeof(why));
-	for (size_t i = 0; i < l->n; i++) {
-		struct vm *vm = &l->vms[i];
-		if (!want[i] || (!vm->disks && !(vm->disks = malloc(sizeof(*vm->disks)))))
-			continue;
-		const struct virt_domain *dom = r == 0 ? virt_domain_find(&doms, vm->cfg.uuid) : NULL;
+	const struct virt_domain *dom = r == 0 ? virt_domain_find(doms, vm->cfg.uuid) : NULL;
+	if (v->disks && (vm->disks || (vm->disks = malloc(sizeof(*vm->disks))))) {
 		struct qemu_disks *cmd = dom ? vm_cmdline_disks(vm) : NULL;
 		if (dom)
 			vm_disks_from_virt(dom, cmd, vm->disks);
-		else if (r == 0)
-			vm_disks_unread("libvirt lists no running domain with its uuid", vm->disks);
 		else
-			vm_disks_unread(why, vm->disks);
+			vm_disks_unread(r == 0 ? "libvirt lists no running domain with its uuid" : why, vm->disks);
 		free(cmd);
 	}
+	if (v->guest && (vm->guest || (vm->guest = malloc(sizeof(*vm->guest))))) {
+		guest_view_from_libvirt(doms, &vm->cfg, v->now_wall, vm->guest);
+		if (r < 0)
+			snprintf(vm->guest->why, sizeof(vm->guest->why), "%s", why);
+		balloon_overhead(vm, host);
+	}
+}
+
+/* The disks and guest views of every libvirt domain among l that needs them (want[i]), in one
+ * call on *conn (made when NULL; conn NULL: a connection for this call alone). */
+static void virt_visit(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, const bool *want,
+		       struct virt **conn, const char *uri)
+{
+	struct virt *own = NULL, **c = conn ? conn : &own;
+	struct virt_domains doms = {0};
+	char why[256] = "";
+	unsigned groups = (v->disks ? VIRT_STATS_BLOCK : 0) | (v->guest ? VIRT_STATS_BALLOON : 0);
+	int r = *c ? 0 : virt_new(uri, VM_LIBVIRT_TIMEOUT_MS, c);
+	if (r < 0)
+		snprintf(why, sizeof(why), "libvirt: out of memory");
+	else
+		r = virt_domain_stats(*c, groups, &doms, why, sizeof(why));
+	for (size_t i = 0; i < l->n; i++)
+		if (want[i])
+			virt_vm(&l->vms[i], host, v, &doms, r, why);
 	virt_domains_free(&doms);
 	virt_free(own);
 }
@@ -111,14 +125,14 @@ void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct v
 	bool any_libvirt = false;
 	for (size_t i = 0; i < l->n; i++) {
 		struct vm *vm = &l->vms[i];
-		struct vm_qmp_visit one = *v;
-		/* A monitor libvirt holds: the disks from libvirt, by the domain's uuid. */
-		if (v->disks && vm->cfg.vmm == VMM_QEMU && vm->cfg.qmp.kind == VM_QMP_FD && vm->cfg.uuid[0] && libvirt) {
+		/* A monitor libvirt holds: the disks and the balloon from libvirt, by the domain's uuid. */
+		if ((v->disks || v->guest) && !v->no_libvirt && vm->cfg.vmm == VMM_QEMU && vm->cfg.qmp.kind == VM_QMP_FD &&
+		    vm->cfg.uuid[0] && libvirt) {
 			libvirt[i] = any_libvirt = true;
-			one.disks = false;
+			continue;
 		}
 		if (vm->cfg.vmm == VMM_QEMU) {
-			vm_read_qmp(vm, host, &one);
+			vm_read_qmp(vm, host, v);
 		} else if (v->disks && (vm->disks || (vm->disks = malloc(sizeof(*vm->disks))))) {
 			char why[96];
 			snprintf(why, sizeof(why), "its VMM (%s) has no QMP: disks are read from QEMU", vmm_kind_name(vm->cfg.vmm));
@@ -126,6 +140,6 @@ void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct v
 		}
 	}
 	if (any_libvirt)
-		virt_disks(l, libvirt, conn, libvirt_uri, VM_LIBVIRT_TIMEOUT_MS);
+		virt_visit(l, host, v, libvirt, conn, libvirt_uri);
 	free(libvirt);
 }

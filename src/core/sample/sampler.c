@@ -23,6 +23,7 @@ struct sampler {
 	struct kvm_reader *kvm;
 	enum kvm_avail kvm_why;
 	bool reasons_counter_said; /* the one line on which counter counts the exit reasons */
+	bool pace_said;            /* the one line on a paced QEMU (kvm_reader_pace_why) */
 	struct sample *kvm_before;
 	maybe_i64 *kvm_host;
 	size_t nkvm_host;
@@ -88,6 +89,10 @@ int sampler_new(const struct sampler_config *cfg, struct sampler **ret)
 			     (cfg->kvm_reason_times ? KVM_READ_REASON_TIMES : 0);
 	if (cfg->kvm && kvm_reader_open_with(&cfg->root, kvm_flags, &s->kvm, &s->kvm_why) < 0)
 		s->kvm = NULL; /* remembered in kvm_why */
+	if (s->kvm) {
+		kvm_reader_pace(s->kvm, cfg->kvm_pace_seconds);
+		kvm_reader_libvirt(s->kvm, cfg->libvirt_uri, 750);
+	}
 	/* every VM's same few files, read every sample by this one thread: kept open between samples
 	 * (the KVM reader, opened above, keeps its own) */
 	if (io_cache_new(&s->cfg.root.cache) < 0)
@@ -205,6 +210,10 @@ static void kvm_refresh(struct sampler *s, struct sample *x)
 	if (!s->reasons_counter_said && kvm_reader_reasons_counter(s->kvm)[0]) {
 		s->reasons_counter_said = true;
 		sampler_warn(s, "exit reasons counted by %s", kvm_reader_reasons_counter(s->kvm));
+	}
+	if (!s->pace_said && kvm_reader_pace_why(s->kvm)[0]) {
+		s->pace_said = true;
+		sampler_warn(s, "%s (--kvm-interval); between reads its last figures are exported", kvm_reader_pace_why(s->kvm));
 	}
 	if (r == 0) {
 		sample_unref(s->kvm_before);

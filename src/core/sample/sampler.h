@@ -73,9 +73,10 @@ struct sampler_config {
 	bool disks;                 /* each QEMU's disks with every sample: a short QMP visit per VM
 	                             * (SAMPLER_QMP_TIMEOUT_MS at most), libvirt's block stats for the
 	                             * domains whose monitor it holds (one call, one connection kept) */
-	const char *libvirt_uri;    /* NULL: qemu:///system */
+	const char *libvirt_uri;    /* the libvirt to read libvirt's QEMUs through (KVM counters, disks); NULL qemu:///system */
 	double interval_seconds;    /* between recorded samples */
 	double kvm_interval_seconds; /* KVM rows go with a recorded sample at most this often */
+	double kvm_pace_seconds;    /* a QEMU 7.1-8.0's vCPU statistics at most this often (kvm_reader_pace); 0 every read */
 	const struct sample_sink *sink; /* copied; NULL: sampler_record writes nothing */
 	void (*warn)(void *cls, const char *line); /* NULL: warnings are dropped */
 	void *warn_cls;

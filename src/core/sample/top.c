@@ -49,6 +49,7 @@ struct top_source {
 	struct kvm_sample last;
 	bool have_last;
 	bool exits_readable;
+	char why[800]; /* top_source_exits_why's: the reader's, and the first VM it could not read */
 };
 
 int top_source_open(const struct io_root *root, struct top_source **ret)
@@ -64,6 +65,7 @@ int top_source_open(const struct io_root *root, struct top_source **ret)
 		s->ksmd_pid = 0;
 	if (kvm_reader_open_with(root, KVM_READ_QMP, &s->kr, &s->kvm_why) < 0)
 		s->kr = NULL;
+	snprintf(s->why, sizeof(s->why), "%s", kvm_avail_hint(s->kr ? s->kvm_why : KVM_NO_KVM));
 	*ret = s;
 	return 0;
 }
@@ -81,11 +83,24 @@ void top_source_close(struct top_source *s)
 
 const char *top_source_exits_why(const struct top_source *s)
 {
-	if (s->exits_readable)
-		return "";
-	if (!s->kr || s->kvm_why != KVM_AVAILABLE)
-		return kvm_avail_hint(s->kr ? s->kvm_why : KVM_NO_KVM);
-	return "no VM's KVM counters are readable";
+	return s->exits_readable ? "" : s->why;
+}
+
+void top_source_pace(struct top_source *s, double seconds)
+{
+	if (s->kr)
+		kvm_reader_pace(s->kr, seconds);
+}
+
+void top_source_libvirt(struct top_source *s, const char *uri)
+{
+	if (s->kr)
+		kvm_reader_libvirt(s->kr, uri, 750);
+}
+
+const char *top_source_exits_note(const struct top_source *s)
+{
+	return s->kr ? kvm_reader_pace_why(s->kr) : "";
 }
 
 /* Each helper's own status and stat: what top shows on the helper's line. */
@@ -121,15 +136,31 @@ static int read_helpers(const struct io_root *root, const struct host *host, str
 	return 0;
 }
 
+/* Why exits/s is n/a everywhere: the reader's reason, and the first VM it could not read. */
+static void set_why(struct top_source *s, const struct kvm_vm_sample *unread)
+{
+	const char *hint = s->kvm_why != KVM_AVAILABLE ? kvm_avail_hint(s->kvm_why) : "no VM's KVM counters are readable";
+	if (unread)
+		snprintf(s->why, sizeof(s->why), "%s; VM %.60s: %.320s", hint, unread->name[0] ? unread->name : "?",
+			 unread->unavailable);
+	else
+		snprintf(s->why, sizeof(s->why), "%s", hint);
+}
+
 /* The exits of every VM since the last KVM read, keyed by pid and start time. */
 static void read_exits(struct top_source *s, struct top_reading *r)
 {
 	struct kvm_sample now;
 	if (!s->kr || kvm_reader_sample_vms(s->kr, &r->vms, &now) < 0)
 		return;
-	for (size_t i = 0; i < now.nvms; i++)
+	const struct kvm_vm_sample *unread = NULL;
+	for (size_t i = 0; i < now.nvms; i++) {
 		r->exits_readable |= now.vms[i].source != KVM_SOURCE_NONE;
+		if (now.vms[i].source == KVM_SOURCE_NONE && now.vms[i].unavailable[0] && !unread)
+			unread = &now.vms[i];
+	}
 	s->exits_readable = r->exits_readable;
+	set_why(s, unread);
 	int exits = kvm_counter_index(s->kr, "exits");
 	struct kvm_delta d;
 	struct kvm_halt_index ix;

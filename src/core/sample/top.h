@@ -76,6 +76,12 @@ int top_source_open(const struct io_root *root, struct top_source **ret);
 void top_source_close(struct top_source *s);
 /* Why exits/s is n/a for every VM ("" when some VM's counters are read). */
 const char *top_source_exits_why(const struct top_source *s);
+/* A QEMU 7.1-8.0's vCPU statistics at most every seconds (core/kvm/kvm_pace.h; 0: every refresh),
+ * and the one line that says so when a VM is paced ("" otherwise). */
+void top_source_pace(struct top_source *s, double seconds);
+/* The libvirt to read libvirt's QEMUs through (NULL: qemu:///system). */
+void top_source_libvirt(struct top_source *s, const char *uri);
+const char *top_source_exits_note(const struct top_source *s);
 
 /* One reading: survey's cheap counters (exact: smaps_rollup and pagemap too), the helpers' own
  * figures, ksmd's CPU time and the exits since the last reading; before (NULL: none) is the
