@@ -16,7 +16,9 @@ cleanup() {
 	[ -f "$tmp/spawned" ] && while read -r p _; do kill "$p" 2>/dev/null; done <"$tmp/spawned"
 	rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 # Bash's clock, as bench/lib.sh's ms (a $(date) would count its own fork and exec).
 ms() { local t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1; awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'; }

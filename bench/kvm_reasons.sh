@@ -24,7 +24,9 @@ cleanup() {
 	[ -n "$qemu" ] && kill "$qemu" 2>/dev/null && wait "$qemu" 2>/dev/null
 	rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 sh "$(dirname "$0")/../tests/helpers/mkfw.sh" "$tmp/fw.bin"
 sock=$tmp/qmp.sock
 taskset -c 0 qemu-system-x86_64 -name reasons -machine pc,accel=kvm -bios "$tmp/fw.bin" -m 16 -nographic -nodefaults \

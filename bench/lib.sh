@@ -9,7 +9,9 @@ cleanup() {
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	rm -rf "$tmp"
 }
-trap cleanup EXIT INT TERM
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
 
 # fake_guests N PREFIX FAKEGUEST_OPTIONS...: N guests named PREFIX1..PREFIXN that discovery takes
 # for QEMU, each with -fake-guest i; returns once every one is filled and ready.

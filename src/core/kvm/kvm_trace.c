@@ -315,7 +315,7 @@ static int list_threads(struct kvm_trace *t, const struct kvm_trace_config *c, p
 static int update_threads(struct kvm_trace *t, const pid_t *tids, size_t n)
 {
 	for (size_t i = 0; i < t->nthreads; i++)
-		t->threads[i].seen = bsearch(&t->threads[i].tid, tids, n, sizeof(*tids), cmp_pid) != NULL;
+		t->threads[i].seen = n && bsearch(&t->threads[i].tid, tids, n, sizeof(*tids), cmp_pid) != NULL;
 	size_t k = 0;
 	for (size_t i = 0; i < t->nthreads; i++) {
 		struct thread_events *th = &t->threads[i];
