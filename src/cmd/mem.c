@@ -198,6 +198,8 @@ static void disk_lines(const struct vm_list *vms)
 			printf("  %s: cache %s, aio %s; read %s, wrote %s\n", disk->device, disk->cache[0] ? disk->cache : "n/a",
 			       disk->aio[0] ? disk->aio : "n/a", rd, wr);
 		}
+		if (d->why[0]) /* more disks than listed */
+			printf("  (%s)\n", d->why);
 	}
 }
 

@@ -300,7 +300,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	const struct vm_disks *d = vm->disks;
 	table_set_value(t, VMC_DISKS, d && d->known ? d : NULL); /* null: not asked, or not read */
 	table_set_str(t, VMC_DISKS_SOURCE, d && d->known ? d->source : NULL);
-	table_set_str(t, VMC_DISKS_WHY, !d ? "not asked: --io reads each QEMU's disks" : d->known ? NULL : d->why);
+	table_set_str(t, VMC_DISKS_WHY, !d ? "not asked: --io reads each QEMU's disks" : d->why[0] ? d->why : NULL);
 	const struct guest_view *g = vm->guest;
 	if (g) {
 		table_set_maybe(t, VMC_BALLOON, g->balloon_bytes);

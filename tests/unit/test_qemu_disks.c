@@ -305,6 +305,39 @@ static void test_virt(void **state)
 }
 
 /* A QEMU VM whose QMP socket is path, as vm_read_qmp sees it. */
+/* More disks than vmhost lists (VM_DISKS_MAX): the first ones, and how many were left out, said
+ * where the disks are, never a list that looks whole. */
+static void test_too_many(void **state)
+{
+	(void)state;
+	char text[8192] = "[";
+	for (int i = 0; i < VM_DISKS_MAX + 2; i++)
+		snprintf(text + strlen(text), sizeof(text) - strlen(text), "%s{\"device\": \"d%d\", \"stats\": {}}",
+			 i ? ", " : "", i);
+	strcat(text, "]");
+	struct json_doc doc;
+	assert_int_equal(json_parse(text, strlen(text), &doc), 0);
+	struct vm_disks d;
+	assert_int_equal(vm_disks_from_blockstats(&doc, json_root(&doc), NULL, &d), 0);
+	assert_true(d.known);
+	assert_int_equal(d.n, VM_DISKS_MAX);
+	assert_non_null(strstr(d.why, "2 more disks"));
+	json_free(&doc);
+	/* libvirt's: block.count says how many; a field of disk 17 is not read. */
+	struct virt_param params[] = {vparam("block.count", VM_DISKS_MAX + 3, NULL), vparam("block.0.name", 0, "vda"),
+				      vparam("block.17.name", 0, "vdr")};
+	struct virt_domain dom = {.params = params, .nparams = 3};
+	vm_disks_from_virt(&dom, NULL, &d);
+	assert_true(d.known);
+	assert_int_equal(d.n, 1);
+	assert_non_null(strstr(d.why, "3 more disks"));
+	/* Up to the limit: nothing said. */
+	params[0].i = 1;
+	dom.nparams = 2;
+	vm_disks_from_virt(&dom, NULL, &d);
+	assert_string_equal(d.why, "");
+}
+
 static void qmp_vm(struct vm *vm, const char *path, char *buf, size_t cap)
 {
 	char qmp[128];
@@ -399,7 +432,7 @@ int main(void)
 		cmocka_unit_test(test_libvirt_blockdev), cmocka_unit_test(test_blockdev_opts),
 		cmocka_unit_test(test_edges),           cmocka_unit_test(test_opt_bool),
 		cmocka_unit_test(test_blockstats),      cmocka_unit_test(test_virt),
-		cmocka_unit_test(test_visit),
+		cmocka_unit_test(test_visit),           cmocka_unit_test(test_too_many),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

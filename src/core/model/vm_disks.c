@@ -77,16 +77,26 @@ static void blockstats_entry(const struct json_doc *doc, const struct json_value
 	d->flush_seconds = stat_seconds(doc, s, "flush_total_time_ns");
 }
 
+/* A VM with more disks than vmhost lists: the list is its first ones, and why says so. */
+static void disks_left_out(struct vm_disks *d, size_t more)
+{
+	if (more)
+		snprintf(d->why, sizeof(d->why), "%zu more disks not listed: vmhost lists %d a VM", more, VM_DISKS_MAX);
+}
+
 int vm_disks_from_blockstats(const struct json_doc *doc, const struct json_value *ret_array,
 			     const struct qemu_disks *cmd, struct vm_disks *ret)
 {
 	if (!ret_array || ret_array->type != JSON_ARRAY)
 		return -EBADMSG;
 	struct vm_disks out = {.known = true, .source = "qmp"};
-	for (const struct json_value *e = json_first(doc, ret_array); e && out.n < VM_DISKS_MAX;
-	     e = json_next(doc, ret_array, e))
-		if (e->type == JSON_OBJECT)
+	size_t more = 0;
+	for (const struct json_value *e = json_first(doc, ret_array); e; e = json_next(doc, ret_array, e))
+		if (e->type == JSON_OBJECT && out.n < VM_DISKS_MAX)
 			blockstats_entry(doc, e, cmd, &out.d[out.n++]);
+		else if (e->type == JSON_OBJECT)
+			more++;
+	disks_left_out(&out, more);
 	*ret = out;
 	return 0;
 }
@@ -146,6 +156,9 @@ void vm_disks_from_virt(const struct virt_domain *dom, const struct qemu_disks *
 	}
 	for (size_t i = 0; i < out.n; i++)
 		disk_config(&out.d[i], cmd ? qemu_disks_find_file(cmd, paths[i]) : NULL);
+	for (size_t i = 0; i < dom->nparams; i++)
+		if (!strcmp(dom->params[i].field, "block.count") && !dom->params[i].s && dom->params[i].i > VM_DISKS_MAX)
+			disks_left_out(&out, (size_t)dom->params[i].i - VM_DISKS_MAX);
 	*ret = out;
 }
 
