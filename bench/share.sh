@@ -72,6 +72,7 @@ pidargs() { local g; for g in "$@"; do printf -- '--pid %s ' "${PID[$g]}"; done;
 converge() {
 	local scans0 last=-1 now t=0
 	scans0=$(cat $K/full_scans)
+	now=$(saved_pages) # what it reached, if no three full scans come (nothing to scan)
 	while [ $t -lt 240 ]; do
 		sleep 2
 		t=$((t + 2))
