@@ -71,9 +71,9 @@ static void test_domain_values(void **state)
 	assert_int_equal(kvm_virt_counters(&d, found, kinds, 1), 1);
 
 	struct virt_domains all = {.v = &d, .n = 1};
-	assert_ptr_equal(kvm_virt_find(&all, "8F1C0B34-1111-4222-8333-944455556666"), &d);
-	assert_null(kvm_virt_find(&all, "00000000-0000-0000-0000-000000000000"));
-	assert_null(kvm_virt_find(&all, ""));
+	assert_ptr_equal(virt_domain_find(&all, "8F1C0B34-1111-4222-8333-944455556666"), &d);
+	assert_null(virt_domain_find(&all, "00000000-0000-0000-0000-000000000000"));
+	assert_null(virt_domain_find(&all, ""));
 }
 
 /* Per vCPU (exits --vcpu): each vCPU's own vcpu.N.NAME, vCPUs in ascending N whatever the order

@@ -147,7 +147,7 @@ static int libvirt_pace(struct kvm_reader *r, const struct virt_domain *dom, str
 	g->paced = &g->libvirt;
 	g->held = l->held;
 	g->libvirt.last.seconds = l->read_seconds;
-	const struct virt_domain *was = kvm_virt_find(&l->before, dom->uuid);
+	const struct virt_domain *was = virt_domain_find(&l->before, dom->uuid);
 	if (!was || !(l->before_seconds > 0))
 		return 0;
 	struct kvm_qmp_read *b = &g->libvirt.before;
@@ -178,7 +178,7 @@ static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got
 		snprintf(why, cap, "%s", r->libvirt.why);
 		return e;
 	}
-	const struct virt_domain *dom = kvm_virt_find(&r->libvirt.domains, d->cfg.uuid);
+	const struct virt_domain *dom = virt_domain_find(&r->libvirt.domains, d->cfg.uuid);
 	if (!dom) {
 		snprintf(why, cap, "libvirt holds its monitor and has no running domain with its uuid (%.40s)",
 			 d->cfg.uuid[0] ? d->cfg.uuid : "none on its command line");

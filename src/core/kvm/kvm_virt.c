@@ -99,8 +99,3 @@ size_t kvm_virt_counters(const struct virt_domain *d, char (*names)[64], enum kv
 	}
 	return n;
 }
-
-const struct virt_domain *kvm_virt_find(const struct virt_domains *d, const char *uuid)
-{
-	return virt_domain_find(d, uuid);
-}

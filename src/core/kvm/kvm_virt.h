@@ -22,7 +22,4 @@ int kvm_virt_vcpus(const struct virt_domain *d, const char *const *names, size_t
  * at most cap into names (64 bytes each) and kinds; returns how many it wrote. */
 size_t kvm_virt_counters(const struct virt_domain *d, char (*names)[64], enum kvm_stat_kind *kinds, size_t cap);
 
-/* The domain with that uuid (any case), or NULL. */
-const struct virt_domain *kvm_virt_find(const struct virt_domains *d, const char *uuid);
-
 #endif

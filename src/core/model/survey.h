@@ -9,7 +9,6 @@
 
 /* One QMP visit per VM for the guest's view and disks: a busy or stuck monitor costs at most this. */
 #define SURVEY_GUEST_TIMEOUT_MS 300
-#define SURVEY_LIBVIRT_DEADLINE_MS 750 /* one libvirt call for the guest views of its QEMUs */
 
 struct survey_opts {
 	const pid_t *pids; /* --pid processes */
