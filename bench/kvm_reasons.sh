@@ -13,35 +13,20 @@ set -u
 build=${1:-build}
 secs=${2:-6}
 rounds=${3:-7}
-vmhost=$build/vmhost
-probe=$build/kvmprobe
-[ -c /dev/kvm ] || { echo "no /dev/kvm: nothing to measure"; exit 77; }
-tmp=$(mktemp -d)
-qemu=""
+. "$(dirname "$0")/lib.sh"
 tracer=""
-cleanup() {
-	[ -n "$tracer" ] && kill "$tracer" 2>/dev/null && wait "$tracer" 2>/dev/null
-	[ -n "$qemu" ] && kill "$qemu" 2>/dev/null && wait "$qemu" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-sh "$(dirname "$0")/../tests/helpers/mkfw.sh" "$tmp/fw.bin"
+trap '[ -z "$tracer" ] || detach; cleanup' EXIT
 sock=$tmp/qmp.sock
-taskset -c 0 qemu-system-x86_64 -name reasons -machine pc,accel=kvm -bios "$tmp/fw.bin" -m 16 -nographic -nodefaults \
-	-qmp "unix:$sock,server=on,wait=off" >/dev/null 2>&1 &
-qemu=$!
-for i in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
-exits() { "$probe" stats "$sock" | awk '$1 == "vcpu0" && $3 == "exits" { print $5 }'; }
+fw_qemu --name reasons --prefix "taskset -c 0" --qmp "$sock"
+qemu=$SPAWNED
 cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat" 2>/dev/null || echo 0; }
 # rate MODE: exits per second over secs into $tmp/MODE, and vmhost's CPU ms per refresh into
 # $tmp/MODE.cpu (one refresh a second)
 rate() {
 	local a b t0 t1 c0 c1
-	a=$(exits); t0=$(date +%s%N); c0=$([ -n "$tracer" ] && cpu_ticks "$tracer")
+	a=$(fw_exits "$sock"); t0=$(date +%s%N); c0=$([ -n "$tracer" ] && cpu_ticks "$tracer")
 	sleep "$secs"
-	b=$(exits); t1=$(date +%s%N); c1=$([ -n "$tracer" ] && cpu_ticks "$tracer")
+	b=$(fw_exits "$sock"); t1=$(date +%s%N); c1=$([ -n "$tracer" ] && cpu_ticks "$tracer")
 	awk -v a="$a" -v b="$b" -v t=$((t1 - t0)) 'BEGIN { printf "%d\n", (b - a) / (t / 1e9) }' >>"$tmp/$1"
 	[ -n "$tracer" ] && awk -v c=$((c1 - c0)) -v hz="$(getconf CLK_TCK)" -v t=$((t1 - t0)) \
 		'BEGIN { printf "%.2f\n", c / hz * 1000 / (t / 1e9) }' >>"$tmp/$1.cpu"
@@ -60,7 +45,6 @@ attach() { # attach MODE: vmhost exits --reasons on the guest, counting by MODE 
 	sleep 1
 }
 detach() { kill "$tracer"; wait "$tracer" 2>/dev/null; tracer=""; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 for r in $(seq "$rounds"); do
 	rate off
 	attach bpf; rate bpf; detach

@@ -1,7 +1,9 @@
-# Shared by the bench scripts: fake QEMU guests started and stopped by pid, a median, a timer.
-# Source it after setting build; it sets vmhost, fake, tmp and an EXIT/INT/TERM cleanup.
+# Shared by the bench scripts: fake QEMU guests and the firmware guest under QEMU started and
+# stopped by pid, a median, a timer.
+# Source it after setting build; it sets vmhost, fake, probe, tmp and an EXIT/INT/TERM cleanup.
 vmhost=$build/vmhost
 fake=$build/fakeguest
+probe=$build/kvmprobe
 tmp=$(mktemp -d)
 pids=""
 cleanup() {
@@ -13,14 +15,26 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
+die() { echo "${0##*/}: $*" >&2; exit 1; }
+skip() { echo "${0##*/}: skipped: $*"; exit 77; }
+# spawn CMD...: starts a background process, SPAWNED its pid, stopped by the cleanup.
+spawn() {
+	"$@" &
+	SPAWNED=$!
+	pids="$pids $SPAWNED"
+}
+# fw_qemu and fw_image: the firmware guest under a real QEMU (tests/helpers/fw_qemu.sh).
+FW_DIR=$tmp
+FW_PROBE=$probe
+. "$(dirname "${BASH_SOURCE[0]}")/../tests/helpers/fw_qemu.sh"
+
 # fake_guests N PREFIX FAKEGUEST_OPTIONS...: N guests named PREFIX1..PREFIXN that discovery takes
 # for QEMU, each with -fake-guest i; returns once every one is filled and ready.
 fake_guests() {
 	local n=$1 prefix=$2 i
 	shift 2
 	for i in $(seq "$n"); do
-		bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "$prefix$i" -fake-guest "$i" "$@" >"$tmp/$prefix$i.out" 2>/dev/null &
-		pids="$pids $!"
+		spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "$prefix$i" -fake-guest "$i" "$@" >"$tmp/$prefix$i.out" 2>/dev/null
 	done
 	for i in $(seq "$n"); do
 		until grep -q ready "$tmp/$prefix$i.out" 2>/dev/null; do sleep 0.05; done

@@ -19,29 +19,15 @@ set -u
 build=${1:-build}
 secs=${2:-6}
 rounds=${3:-7}
-probe=$build/kvmprobe
-[ -c /dev/kvm ] || { echo "no /dev/kvm: nothing to measure"; exit 77; }
-tmp=$(mktemp -d)
-qemu=""
+. "$(dirname "$0")/lib.sh"
 reader=""
-cleanup() {
-	[ -n "$reader" ] && kill "$reader" 2>/dev/null && wait "$reader" 2>/dev/null
-	[ -n "$qemu" ] && kill "$qemu" 2>/dev/null && wait "$qemu" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-sh "$(dirname "$0")/../tests/helpers/mkfw.sh" "$tmp/fw.bin"
+trap '[ -z "$reader" ] || detach; cleanup' EXIT
 sock=$tmp/qmp.sock
 rsock=$tmp/reader.sock
-taskset -c 0 qemu-system-x86_64 -name qmpcost -machine pc,accel=kvm -bios "$tmp/fw.bin" -m 16 -nographic -nodefaults \
-	-qmp "unix:$sock,server=on,wait=off" -qmp "unix:$rsock,server=on,wait=off" >/dev/null 2>&1 &
-qemu=$!
-for i in $(seq 100); do [ -S "$sock" ] && [ -S "$rsock" ] && break; sleep 0.1; done
+fw_qemu --name qmpcost --prefix "taskset -c 0" --qmp "$sock" --qmp "$rsock"
+qemu=$SPAWNED
 version=$("$probe" qmp "$sock" query-version | jq -r '.qemu | "\(.major).\(.minor).\(.micro)"')
 vcpu_tid=$("$probe" qmp "$sock" query-cpus-fast | jq '.[0]["thread-id"]')
-exits() { "$probe" stats "$sock" | awk '$1 == "vcpu0" && $3 == "exits" { print $5 }'; }
 vcpu_ns() { awk '{ print $1 }' "/proc/$qemu/task/$vcpu_tid/schedstat"; }
 vcpu_idle_ns() {
 	local run wait rest
@@ -53,9 +39,9 @@ qemu_ns() { awk '{ print $1 }' "/proc/$qemu/task/$qemu/schedstat"; } # the main 
 # second into $tmp/MODE.cpu, QEMU's main thread's CPU ms per second into $tmp/MODE.other
 rate() {
 	local a b t0 t1 v0 v1 q0 q1 i0 i1
-	a=$(exits); t0=$(date +%s%N); v0=$(vcpu_ns); q0=$(qemu_ns); i0=$(vcpu_idle_ns)
+	a=$(fw_exits "$sock"); t0=$(date +%s%N); v0=$(vcpu_ns); q0=$(qemu_ns); i0=$(vcpu_idle_ns)
 	sleep "$secs"
-	b=$(exits); t1=$(date +%s%N); v1=$(vcpu_ns); q1=$(qemu_ns); i1=$(vcpu_idle_ns)
+	b=$(fw_exits "$sock"); t1=$(date +%s%N); v1=$(vcpu_ns); q1=$(qemu_ns); i1=$(vcpu_idle_ns)
 	awk -v i=$((i1 - i0)) -v t=$((t1 - t0)) 'BEGIN { printf "%.2f\n", i / 1e6 / (t / 1e9) }' >>"$tmp/$1.blocked"
 	awk -v a="$a" -v b="$b" -v t=$((t1 - t0)) 'BEGIN { printf "%d\n", (b - a) / (t / 1e9) }' >>"$tmp/$1"
 	awk -v a="$a" -v b="$b" -v v=$((v1 - v0)) 'BEGIN { printf "%d\n", (b - a) / (v / 1e9) }' >>"$tmp/$1.cpu"
@@ -78,7 +64,6 @@ attach() {
 	sleep 1
 }
 detach() { kill "$reader"; wait "$reader" 2>/dev/null; reader=""; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%d-%d", lo, hi }'; }
 calls() { wc -l <"$tmp/$1.ms"; }
 # measure NAME HZ COMMAND [ARGS]: one window with that reader, and the calls it made in it

@@ -78,6 +78,11 @@ fake_guest() {
 	die "fake guest $name did not start"
 }
 
+# fw_qemu and fw_image: the firmware guest under a real QEMU (tests/helpers/fw_qemu.sh).
+FW_DIR=$TEST_TMP
+FW_PROBE=${VMHOST_BUILD:-}/kvmprobe
+. "$VMHOST_TESTS/helpers/fw_qemu.sh"
+
 # two_node_sys DIR: a sys root in DIR of two NUMA nodes holding CPU 0 (node 0) and CPU 1 (node 1),
 # the rest of this host's /sys linked in: the live /proc read as on a two-node host.
 two_node_sys() {

@@ -31,8 +31,8 @@ LIBVIRTD=$(cat /run/libvirtd.pid)
 
 getent group kvm >/dev/null && chgrp kvm /dev/kvm && chmod 660 /dev/kvm
 chmod 755 "$TEST_TMP"
-sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
-chmod 644 "$TEST_TMP/fw.bin"
+fw_image
+chmod 644 "$FW_IMAGE"
 UUID=$(cat /proc/sys/kernel/random/uuid)
 cat >"$TEST_TMP/domain.xml" <<XML
 <domain type='kvm'>
@@ -42,7 +42,7 @@ cat >"$TEST_TMP/domain.xml" <<XML
   <vcpu>1</vcpu>
   <os>
     <type arch='x86_64' machine='pc'>hvm</type>
-    <loader type='rom' readonly='yes'>$TEST_TMP/fw.bin</loader>
+    <loader type='rom' readonly='yes'>$FW_IMAGE</loader>
   </os>
   <devices><memballoon model='none'/></devices>
 </domain>

@@ -10,8 +10,16 @@
 #                      the PIT (channel 0, rate generator, divisor 119: 10 kHz), then `sti; hlt;
 #                      jmp hlt`. Measured on PVM: ~5,000 halts/s (real mode is emulated, so the
 #                      guest takes every other tick), halt_wait_ns ~96% of the time.
+#   mkfw.sh OUT idle   an idle guest: `hlt; jmp` back to the hlt at the reset vector (F4 EB FD),
+#                      interrupts off, so it halts once and sleeps.
 set -eu
-out=${1:?usage: mkfw.sh OUT [halt]}
+out=${1:?usage: mkfw.sh OUT [halt|idle]}
+# at_reset CODE: zeros, CODE (printf escapes) at the reset vector, zeros to 64 KiB
+at_reset() {
+	head -c 65520 /dev/zero
+	printf "$1"
+	head -c $((16 - $(printf "$1" | wc -c))) /dev/zero
+}
 case ${2:-} in
 halt)
 	# cli; xor ax,ax; mov ds,ax; mov ss,ax; mov sp,0x7000
@@ -31,13 +39,8 @@ halt)
 		head -c 11 /dev/zero
 	} >"$out"
 	;;
-'')
-	{
-		head -c 65520 /dev/zero
-		printf '\346\200\353\374'
-		head -c 12 /dev/zero
-	} >"$out"
-	;;
-*) echo "mkfw.sh: unknown kind '$2' (halt, or none)" >&2; exit 2 ;;
+'') at_reset '\346\200\353\374' >"$out" ;;
+idle) at_reset '\364\353\375' >"$out" ;;
+*) echo "mkfw.sh: unknown kind '$2' (halt, idle, or none)" >&2; exit 2 ;;
 esac
 [ "$(wc -c <"$out")" -eq 65536 ] || { echo "mkfw.sh: $out is not 64 KiB" >&2; exit 1; }

@@ -58,11 +58,8 @@ stop_pid "$GUEST"
 # counters null. (Its row kept a one-entry array, read far past its end: a heap overflow.)
 spawn "$G" --io 10 --sleep-before 60
 GUEST=$SPAWNED
-sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
-spawn qemu-system-x86_64 -name anykvmfw -machine pc,accel=kvm -bios "$TEST_TMP/fw.bin" -m 16 -nographic \
-	-nodefaults -qmp "unix:$TEST_TMP/qmp.sock,server=on,wait=off"
+fw_qemu --name anykvmfw --qmp "$TEST_TMP/qmp.sock"
 QEMU=$SPAWNED
-for i in $(seq 100); do [ -S "$TEST_TMP/qmp.sock" ] && break; sleep 0.1; done
 # record: its first read is the one that fixes the set (exits probes before its two reads).
 unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null
 	exec "$0" record --db "$1" --interval 0.2 --duration 1' "$VMHOST" "$TEST_TMP/r.db" 2>"$TEST_TMP/rec.err"

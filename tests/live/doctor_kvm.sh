@@ -6,20 +6,9 @@
 # on bare metal io_exits). The same guest paused (-S) makes no exits: nothing said.
 # Needs /dev/kvm: without it the test is skipped (exit 77) and says so. QEMU stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
-[ -c /dev/kvm ] || skip "/dev/kvm is absent on this machine (no KVM to run a guest on)"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
-sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
-start_qemu() { # NAME SOCKET ARGS...
-	local name=$1 sock=$2 i
-	shift 2
-	spawn qemu-system-x86_64 -name "$name" -machine pc,accel=kvm -bios "$TEST_TMP/fw.bin" -m 16 -nographic \
-		-nodefaults -qmp "unix:$sock,server=on,wait=off" "$@"
-	for i in $(seq 100); do [ -S "$sock" ] && return 0; sleep 0.1; done
-	die "QEMU $name did not create its QMP socket"
-}
-start_qemu doctor-fw "$TEST_TMP/run.sock"
+fw_qemu --name doctor-fw --qmp "$TEST_TMP/run.sock"
 RUN=$SPAWNED
-start_qemu doctor-paused "$TEST_TMP/paused.sock" -S
+fw_qemu --name doctor-paused --qmp "$TEST_TMP/paused.sock" -- -S
 PAUSED=$SPAWNED
 sleep 1
 "$VMHOST" doctor --interval 1 --smaps-budget 0 --json >"$TEST_TMP/d.json" 2>"$TEST_TMP/d.err" || die "doctor failed: $(cat "$TEST_TMP/d.err")"

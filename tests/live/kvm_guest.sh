@@ -78,14 +78,10 @@ exits=$(grep -c '^kvm_exit ' "$TEST_TMP/trace")
 [ "$exits" = 0 ] && say "kvm:kvm_exit did not fire (as on nested PVM): no reason counted"
 
 # The firmware guest under QEMU with accel=kvm: query-stats twice, a second apart.
-sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
 SOCK=$TEST_TMP/qmp.sock
-spawn qemu-system-x86_64 -name fwguest -machine pc,accel=kvm -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults \
-	-qmp "unix:$SOCK,server=on,wait=off"
+fw_qemu --name fwguest --qmp "$SOCK"
 QEMU=$SPAWNED
-for i in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
-exits() { "$P" stats "$SOCK" | awk '$1 == "vcpu0" && $3 == "exits" { print $5 }'; }
-a=$(exits); t0=$(date +%s%N); sleep 1; b=$(exits); t1=$(date +%s%N)
+a=$(fw_exits "$SOCK"); t0=$(date +%s%N); sleep 1; b=$(fw_exits "$SOCK"); t1=$(date +%s%N)
 rate=$(awk -v a="$a" -v b="$b" -v t=$((t1 - t0)) 'BEGIN { printf "%d", (b - a) / (t / 1e9) }')
 say "firmware guest: exits $a -> $b, $rate per second"
 check "query-stats: vCPU 0's exits grow by more than 10,000 a second" ge "$rate" 10000
@@ -97,10 +93,10 @@ check "the socket is usable after" test "$("$P" qmp "$SOCK" query-status | jq -r
 # vmhost exits on the same guest: no debugfs here (or a debugfs that refuses the vCPU counters),
 # so its counters come from QMP. Bracketed by QEMU's own figures: vmhost's delta over its 1 s
 # window lies inside QEMU's over the longer window around it.
-q0=$(exits)
+q0=$(fw_exits "$SOCK")
 "$VMHOST" --json exits --once --interval 1 --pid "$QEMU" --fields '^exits$' >"$TEST_TMP/x.json" 2>"$TEST_TMP/x.err"
 check "vmhost exits via QMP: exit 0" [ $? = 0 ]
-q1=$(exits)
+q1=$(fw_exits "$SOCK")
 jq -c '.vms[0] | {source, name, vcpus, unavailable, exits: .counters.exits}' "$TEST_TMP/x.json"
 check "the VM's source is qmp" jq -e '.vms[0].source == "qmp" and .vms[0].unavailable == null' "$TEST_TMP/x.json"
 d=$(jq '.vms[0].counters.exits.delta' "$TEST_TMP/x.json")
@@ -151,11 +147,8 @@ check "the socket is usable after serve and record" test "$("$P" qmp "$SOCK" que
 # Halt polling on a guest that halts: the halting firmware (PIT at 10 kHz, sti; hlt) through QMP.
 # What KVM polls depends on the host's load (a poll ends as soon as another task wants the CPU),
 # so the figures are checked for being read, and the halts and polls for being real.
-sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/halt.bin" halt
-spawn qemu-system-x86_64 -name haltguest -machine pc,accel=kvm -bios "$TEST_TMP/halt.bin" -m 16 -nographic -nodefaults \
-	-qmp "unix:$TEST_TMP/halt.sock,server=on,wait=off"
+fw_qemu --name haltguest --kind halt --qmp "$TEST_TMP/halt.sock"
 HALTQ=$SPAWNED
-for i in $(seq 100); do [ -S "$TEST_TMP/halt.sock" ] && break; sleep 0.1; done
 "$VMHOST" --json exits --once --interval 1 --vcpu --pid "$HALTQ" >"$TEST_TMP/h.json" 2>/dev/null
 say "halting guest: $(jq -c '.vms[0] | {halts: .counters.halt_exits.per_second, halt_poll}' "$TEST_TMP/h.json")"
 check "halting guest: over 500 halts/s, some polled, asleep a good part of the time" \

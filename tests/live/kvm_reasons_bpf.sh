@@ -152,21 +152,16 @@ held_guest vcpu_helper --io $N --sleep-after 5
 vcpus vcpu_helper "$GUEST" -- sh -c "$(run_guest vcpu_helper)"
 stop_pid "$GUEST"
 check "vcpu_helper: vCPU 0 by order, kvm_pio 0x80 out exactly $N" [ "$(pio vcpu_helper 0)" = $N ]
-if command -v qemu-system-x86_64 >/dev/null; then
-	sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
-	spawn qemu-system-x86_64 -name reasons-smp -machine pc,accel=kvm -smp 2 -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults
-	QEMU=$SPAWNED
-	sleep 1
-	vcpus vcpu_qemu "$QEMU" --once --interval 1
-	stop_pid "$QEMU"
-	check "vcpu_qemu: vCPUs 0 and 1 listed" jq -e '[.vms[0].vcpus[].index] == [0, 1]' "$TEST_TMP/vcpu_qemu.json"
-	check "vcpu_qemu: vCPU 0 loops on port 0x80 (over 100 in the second)" [ "$(pio vcpu_qemu 0)" -gt 100 ]
-	check "vcpu_qemu: vCPU 1 never runs it" [ "$(pio vcpu_qemu 1)" = 0 ]
-	check "vcpu_qemu: the vCPUs' counts are the VM's" \
-		jq -e '.vms[0] | .reasons.kvm_pio["0x80 out"].delta == ([.vcpus[].reasons.kvm_pio["0x80 out"].delta] | add)' "$TEST_TMP/vcpu_qemu.json"
-else
-	die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
-fi
+fw_qemu --name reasons-smp --smp 2
+QEMU=$SPAWNED
+sleep 1
+vcpus vcpu_qemu "$QEMU" --once --interval 1
+stop_pid "$QEMU"
+check "vcpu_qemu: vCPUs 0 and 1 listed" jq -e '[.vms[0].vcpus[].index] == [0, 1]' "$TEST_TMP/vcpu_qemu.json"
+check "vcpu_qemu: vCPU 0 loops on port 0x80 (over 100 in the second)" [ "$(pio vcpu_qemu 0)" -gt 100 ]
+check "vcpu_qemu: vCPU 1 never runs it" [ "$(pio vcpu_qemu 1)" = 0 ]
+check "vcpu_qemu: the vCPUs' counts are the VM's" \
+	jq -e '.vms[0] | .reasons.kvm_pio["0x80 out"].delta == ([.vcpus[].reasons.kvm_pio["0x80 out"].delta] | add)' "$TEST_TMP/vcpu_qemu.json"
 
 # The human form says it in one line.
 held_guest text --io $N --sleep-after 5

@@ -3,11 +3,9 @@
 # the one-line reasons when tracefs is not mounted or perf is not allowed. tracefs is mounted in
 # a private mount namespace when the host has none (nothing changes outside the test).
 . "$VMHOST_TESTS/lib.sh"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 [ "$(id -u)" = 0 ] || skip "needs root for perf tracepoints and tracefs"
 P=$VMHOST_BUILD/kvmprobe
-sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
-spawn qemu-system-x86_64 -machine pc,accel=tcg -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults -smp 2
+fw_qemu --accel tcg --smp 2
 QEMU=$SPAWNED
 sleep 1
 threads=$(ls /proc/$QEMU/task | wc -l)

@@ -2,18 +2,13 @@
 # TCG: the client does not care): replies, error replies, "busy" while another client holds the
 # monitor, the socket usable again after, a stale socket, a missing one. QEMU stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 P=$VMHOST_BUILD/kvmprobe
-sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
 accel=tcg
 [ -c /dev/kvm ] && [ -w /dev/kvm ] && accel=kvm
 say "QEMU with accel=$accel"
 SOCK=$TEST_TMP/qmp.sock
-spawn qemu-system-x86_64 -machine pc,accel=$accel -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults \
-	-qmp "unix:$SOCK,server=on,wait=off"
+fw_qemu --accel $accel --qmp "$SOCK"
 QEMU=$SPAWNED
-for i in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
-[ -S "$SOCK" ] || die "QEMU did not create its QMP socket"
 
 status() { "$P" qmp "$SOCK" query-status "$@" 2>"$TEST_TMP/err" | jq -r .status; }
 check "query-status answers: running" test "$(status)" = running

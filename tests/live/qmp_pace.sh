@@ -6,15 +6,10 @@
 # Needs /dev/kvm: without it this test is skipped (exit 77) and says so.
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
-[ -c /dev/kvm ] || skip "/dev/kvm is absent on this machine (no KVM to run a guest on)"
-command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 P=$VMHOST_BUILD/kvmprobe
-sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
 SOCK=$TEST_TMP/qmp.sock
-spawn qemu-system-x86_64 -name paced -machine pc,accel=kvm -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults \
-	-qmp "unix:$SOCK,server=on,wait=off"
+fw_qemu --name paced --qmp "$SOCK"
 QEMU=$SPAWNED
-for i in $(seq 100); do [ -S "$SOCK" ] && break; sleep 0.1; done
 version=$("$P" qmp "$SOCK" query-version | jq -r '.qemu | "\(.major).\(.minor)"')
 say "QEMU $version"
 case $version in

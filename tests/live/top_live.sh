@@ -42,12 +42,10 @@ VIRTIOFSD=$SPAWNED
 into_scope "$SWTPM"
 into_scope "$VIRTIOFSD"
 # A real QEMU under TCG, idle: its firmware halts at the reset vector (hlt; jmp back).
-{ head -c 65520 /dev/zero; printf '\364\353\375'; head -c 13 /dev/zero; } >"$TEST_TMP/hlt.bin"
-spawn qemu-system-x86_64 -name tcgguest -machine pc,accel=tcg -bios "$TEST_TMP/hlt.bin" -m 16 -nographic -nodefaults \
-	-qmp "unix:$TEST_TMP/tcg.sock,server=on,wait=off"
+fw_qemu --name tcgguest --accel tcg --kind idle --qmp "$TEST_TMP/tcg.sock"
 TCG=$SPAWNED
 for i in $(seq 100); do grep -q ready "$TEST_TMP/web1.out" "$TEST_TMP/db1.out" "$TEST_TMP/build.out" 2>/dev/null &&
-	[ "$(cat "$TEST_TMP"/*.out | grep -c ready)" = 3 ] && [ -S "$TEST_TMP/tcg.sock" ] && break; sleep 0.1; done
+	[ "$(cat "$TEST_TMP"/*.out | grep -c ready)" = 3 ] && break; sleep 0.1; done
 
 # ---- --batch: parsable frames, every --sort column ----
 "$VMHOST" top --batch --iterations 2 --interval 0.5 >"$TEST_TMP/batch" 2>"$TEST_TMP/batch.err"
@@ -208,11 +206,8 @@ done
 
 # The KVM firmware guest: its exits per second through QMP (no debugfs here).
 if [ -c /dev/kvm ]; then
-	sh "$VMHOST_TESTS/helpers/mkfw.sh" "$TEST_TMP/fw.bin"
-	spawn qemu-system-x86_64 -name fwguest -machine pc,accel=kvm -bios "$TEST_TMP/fw.bin" -m 16 -nographic -nodefaults \
-		-qmp "unix:$TEST_TMP/kvm.sock,server=on,wait=off"
+	fw_qemu --name fwguest --qmp "$TEST_TMP/kvm.sock"
 	KVMQ=$SPAWNED
-	for i in $(seq 100); do [ -S "$TEST_TMP/kvm.sock" ] && break; sleep 0.1; done
 	"$VMHOST" top --batch --iterations 2 --interval 0.5 --filter fwguest >"$TEST_TMP/kvm.batch"
 	rate=$(awk -F'\t' '$1 == "vm" { r = $11 } END { print r }' "$TEST_TMP/kvm.batch")
 	poll=$(awk -F'\t' '$1 == "vm" { r = $22 } END { print r }' "$TEST_TMP/kvm.batch")
