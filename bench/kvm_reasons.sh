@@ -40,7 +40,7 @@ attach() { # attach MODE: vmhost exits --reasons on the guest, counting by MODE 
 	tracer=$!
 	local said i
 	said="reasons counted by $([ "$counter" = bpf ] && echo eBPF || echo perf)"
-	for i in $(seq 100); do grep -q "$said" "$tmp/log.$1" && break; sleep 0.1; done # the first refresh
+	for i in $(seq 100); do grep -qs "$said" "$tmp/log.$1" && break; sleep 0.1; done # the first refresh
 	grep -q "$said" "$tmp/log.$1" || { echo "vmhost did not count by $1:"; cat "$tmp/log.$1"; exit 1; }
 	sleep 1
 }
