@@ -156,9 +156,11 @@ check "halting guest: over 500 halts/s, some polled, asleep a good part of the t
 check "halting guest: halt polling read through QMP (no null), per vCPU the VM's" \
 	jq -e '.vms[0] | .source == "qmp" and (.halt_poll | .poll_seconds_per_second >= 0 and .success_seconds_per_second >= 0 and .fail_seconds_per_second >= 0 and .poll_seconds >= 0) and .vcpus[0].halt_poll.polls == .halt_poll.polls' "$TEST_TMP/h.json"
 "$VMHOST" --json mem --guest --pid "$HALTQ" >"$TEST_TMP/hm.json" 2>/dev/null
-check "mem --guest --json: its halt_poll_seconds through QMP, a number" jq -e '.vms[0].halt_poll_seconds >= 0' "$TEST_TMP/hm.json"
+# mem --pid adds a process to the VMs it lists (other engineers' guests among them): by pid.
+halt_poll() { jq -e --argjson p "$HALTQ" "[.vms[] | select(.pid == \$p) | .halt_poll_seconds] | length == 1 and (.[0] $1)" "$2"; }
+check "mem --guest --json: its halt_poll_seconds through QMP, a number" halt_poll '>= 0' "$TEST_TMP/hm.json"
 "$VMHOST" --json mem --pid "$HALTQ" >"$TEST_TMP/hm0.json" 2>/dev/null
-[ -d /sys/kernel/debug/kvm ] || check "mem --json without --guest or debugfs: halt_poll_seconds null" jq -e '.vms[0].halt_poll_seconds == null' "$TEST_TMP/hm0.json"
+[ -d /sys/kernel/debug/kvm ] || check "mem --json without --guest or debugfs: halt_poll_seconds null" halt_poll '== null' "$TEST_TMP/hm0.json"
 stop_pid "$HALTQ"
 
 "$P" hold "$SOCK" 4 >"$TEST_TMP/hold" &
