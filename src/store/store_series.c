@@ -125,7 +125,7 @@ int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page
 		/* Recordings before schema 3 have PSS only: huge pages not counted there. */
 		series_row(&s, SERIES_VM_COST)[i] = p[i].memory_cost.known ? num(p[i].memory_cost) : num(p[i].pss);
 		series_row(&s, SERIES_VM_VCPU_DELAY)[i] =
-			i ? counter_percent(&p[i - 1], &p[i], p[i - 1].vcpu_wait_ms, p[i].vcpu_wait_ms) : NAN;
+			i ? counter_percent(&p[i - 1], &p[i], p[i - 1].vcpu_delay_ms, p[i].vcpu_delay_ms) : NAN;
 		vm_io_series(&s, p, i);
 	}
 	*ret = s;

@@ -168,7 +168,7 @@ static void vm_series_from_stored_points(void **state)
 	struct store_vm_point p[2] = {
 		{.t = 100, .rss = MAYBE((int64_t)(1100 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
 		 .ksm_merging_pages = MAYBE(256 * 100), .ksm_saved = MAYBE((int64_t)(50 * MiB)),
-		 .cpu_ms = MAYBE(20000), .vcpu_wait_ms = MAYBE(100), .io_write = MAYBE((int64_t)(10 * MiB)),
+		 .cpu_ms = MAYBE(20000), .vcpu_delay_ms = MAYBE(100), .io_write = MAYBE((int64_t)(10 * MiB)),
 		 .net_rx = MAYBE(1000), .net_tx = MAYBE(5000)},
 		/* more merged than resident guest RAM (a sample between two reads): capped */
 		{.t = 110, .rss = MAYBE((int64_t)(300 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
