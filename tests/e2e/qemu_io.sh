@@ -48,6 +48,11 @@ rec_w=$(sqlite3 "$TEST_TMP/io.db" "SELECT MAX(s.io_write) - MIN(s.io_write) FROM
 check "record: the VM's stored write bytes grew by its $MIB MiB (within 5%)" near "${rec_w:-0}" $((MIB << 20)) 5
 "$VMHOST" report --db "$TEST_TMP/io.db" --out "$TEST_TMP/io.html" >/dev/null 2>&1
 check "report: the VM's section charts its disk and network" grep -q 'e2e-io: disk and network, bytes a second' "$TEST_TMP/io.html"
+# disk0_chart: the section's chart of each disk holds disk0's written line, drawn (a polyline)
+disk0_chart() { awk '/<figcaption>e2e-io: disks, bytes a second/ {on = 1} on && /<polyline/ {line = 1}
+	on && /<span><i class="" style="background:[^"]*"><\/i>disk0 written</ {legend = 1} on && /<\/figure>/ {on = 0}
+	END {exit !(line && legend)}' "$TEST_TMP/io.html"; }
+check "report: ... and each disk (record --io): disk0's bytes written a second" disk0_chart
 
 # qmp_blockstats FIELD: the disk's counter as QEMU's query-blockstats gives it.
 qmp_blockstats() {
