@@ -142,6 +142,7 @@ const char *store_strerror(int err)
 	case -ENOSPC: return "disk full (no space left on device)";
 	case -EPROTO: return "not a vmhost database, or it is damaged";
 	case -EPROTONOSUPPORT: return "written by a newer vmhost (unknown schema version)";
+	case -ESTALE: return "written by an older vmhost: 'vmhost record' into it once migrates it";
 	case -ENODATA: return "no samples recorded yet";
 	case -ELIBACC: return sqlite_load_error() ? sqlite_load_error() : strerror(-err);
 	default: return strerror(-err);
@@ -368,7 +369,7 @@ static int open_read_uri(const char *uri, struct store **ret)
 	int64_t version;
 	r = open_db(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, &version);
 	if (r == 0 && version < READ_OLDEST_VERSION)
-		r = version == 0 ? -ENODATA : -EPROTONOSUPPORT; /* old schema: a writer migrates it */
+		r = version == 0 ? -ENODATA : -ESTALE; /* old schema: a writer migrates it */
 	s->version = version;
 	if (r < 0) {
 		store_close(s);
@@ -925,13 +926,14 @@ int store_downsample(struct store *s, double now_seconds)
 	if (r == 0)
 		r = downsample_tier(s, 300, 3600000, m5_cut);
 	if (r == 0) {
-		char sql[640];
+		/* A VM's disk rows have its samples' times (one transaction, the same tiers): they go with
+		 * them, and no series is removed while it has any. */
+		char sql[512];
 		snprintf(sql, sizeof(sql),
 			 "DELETE FROM samples WHERE t_ms < %lld; DELETE FROM vm_samples WHERE t_ms < %lld;"
 			 "DELETE FROM kvm_samples WHERE t_ms < %lld; DELETE FROM vm_disk_samples WHERE t_ms < %lld;"
 			 "DELETE FROM vms WHERE NOT EXISTS (SELECT 1 FROM vm_samples WHERE vm_id = vms.id);"
-			 "DELETE FROM kvm_samples WHERE vm_id != 0 AND vm_id NOT IN (SELECT id FROM vms);"
-			 "DELETE FROM vm_disk_samples WHERE vm_id NOT IN (SELECT id FROM vms);",
+			 "DELETE FROM kvm_samples WHERE vm_id != 0 AND vm_id NOT IN (SELECT id FROM vms);",
 			 (long long)h_cut, (long long)h_cut, (long long)h_cut, (long long)h_cut);
 		r = exec_sql(s, sql);
 	}

@@ -43,8 +43,9 @@ int store_open(const char *path, struct store **ret);
  * sharing maps (store_share.h). No writer lock: SQLite's lock, waited for up to 5 s, puts its
  * transactions between a recorder's samples. Errors as store_open's, never -EBUSY. */
 int store_open_side(const char *path, struct store **ret);
-/* Opens an existing database for reading only (no lock; safe while a writer runs). -ENOENT when
- * it does not exist, -ELIBACC without SQLite. */
+/* Opens an existing database for reading only (no lock; safe while a writer runs); one of schema 5
+ * is read as it is. -ENOENT when it does not exist, -ESTALE of an older schema (a writer migrates
+ * it), -ELIBACC without SQLite. */
 int store_open_read(const char *path, struct store **ret);
 void store_close(struct store *s); /* NULL is fine */
 

@@ -521,6 +521,27 @@ static void table_columns(const char *table, char *buf, size_t cap)
 	"INSERT INTO vm_samples (vm_id, t_ms, rss, cpu_ms, vcpu_wait_ms) VALUES (1, 1799999990000, 4096, 10, 1000),"\
 	" (1, 1799999995000, 4096, 20, 3500);"
 
+/* A schema-4 database no writer has migrated yet: readers refuse it as older, not newer (they
+ * said "written by a newer vmhost"), and say what migrates it. */
+static void schema_4_is_old_to_readers(void **state)
+{
+	(void)state;
+	sqlite3 *raw;
+	assert_int_equal(sqlite_load(NULL, 0), 0);
+	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
+	for (int v = 0; v < 4; v++)
+		assert_int_equal(sq.exec(raw, store_migrations[v], NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sq.exec(raw, "PRAGMA application_id = 1986881651; PRAGMA user_version = 4;", NULL, NULL, NULL),
+			 SQLITE_OK);
+	sq.close_v2(raw);
+	struct store *s;
+	int r = store_open_read(db, &s);
+	assert_int_equal(r, -ESTALE);
+	assert_non_null(strstr(store_strerror(r), "older vmhost"));
+	assert_non_null(strstr(store_strerror(r), "vmhost record"));
+	assert_int_equal(count_rows("PRAGMA user_version"), 4);
+}
+
 /* Schema 5 (the vCPUs' delay as vcpu_wait_ms, no disks): a reader reads it as it is, the delay
  * under its name and no disks; the next writer renames the column in place, keeping its figures,
  * and adds the disks' table. */
@@ -688,6 +709,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(schema_4_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_5_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_5_is_read_as_it_is, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_4_is_old_to_readers, setup, teardown),
 		cmocka_unit_test_setup_teardown(share_run_beside_a_recorder, setup, teardown),
 		cmocka_unit_test_setup_teardown(old_maps_lose_their_pairs, setup, teardown),
 	};
