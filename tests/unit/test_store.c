@@ -413,20 +413,26 @@ static void unknown_resident_is_not_populated(void **state)
 	store_close(s);
 }
 
-/* vm 1's points in a database left by vmhost at schema version (its migrations, then rows), once
- * this build opened it (migrating it in place) and wrote samples of other VMs. */
-static struct store_vm_point *old_database(int version, const char *rows, size_t *ret_n)
+/* The database vmhost left at schema version (its migrations), with rows. */
+static void vmhost_database(int version, const char *rows)
 {
 	sqlite3 *raw;
 	assert_int_equal(sqlite_load(NULL, 0), 0); /* loaded by store_open, or here */
 	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-	char *err = NULL, pragmas[128];
+	char pragmas[128];
 	for (int v = 0; v < version; v++)
-		assert_int_equal(sq.exec(raw, store_migrations[v], NULL, NULL, &err), SQLITE_OK);
+		assert_int_equal(sq.exec(raw, store_migrations[v], NULL, NULL, NULL), SQLITE_OK);
 	snprintf(pragmas, sizeof(pragmas), "PRAGMA application_id = 1986881651; PRAGMA user_version = %d;", version);
-	assert_int_equal(sq.exec(raw, pragmas, NULL, NULL, &err), SQLITE_OK);
-	assert_int_equal(sq.exec(raw, rows, NULL, NULL, &err), SQLITE_OK);
+	assert_int_equal(sq.exec(raw, pragmas, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sq.exec(raw, rows, NULL, NULL, NULL), SQLITE_OK);
 	sq.close_v2(raw);
+}
+
+/* vm 1's points in a database left by vmhost at schema version (its migrations, then rows), once
+ * this build opened it (migrating it in place) and wrote samples of other VMs. */
+static struct store_vm_point *old_database(int version, const char *rows, size_t *ret_n)
+{
+	vmhost_database(version, rows);
 	struct store *s;
 	assert_int_equal(store_open(db, &s), 0);
 	write_samples(s, 1.8e9, 10, 2, 1, 0);
@@ -526,14 +532,7 @@ static void table_columns(const char *table, char *buf, size_t cap)
 static void schema_4_is_old_to_readers(void **state)
 {
 	(void)state;
-	sqlite3 *raw;
-	assert_int_equal(sqlite_load(NULL, 0), 0);
-	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-	for (int v = 0; v < 4; v++)
-		assert_int_equal(sq.exec(raw, store_migrations[v], NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sq.exec(raw, "PRAGMA application_id = 1986881651; PRAGMA user_version = 4;", NULL, NULL, NULL),
-			 SQLITE_OK);
-	sq.close_v2(raw);
+	vmhost_database(4, "");
 	struct store *s;
 	int r = store_open_read(db, &s);
 	assert_int_equal(r, -ESTALE);
@@ -576,15 +575,7 @@ static void schema_5_is_migrated(void **state)
 static void schema_5_is_read_as_it_is(void **state)
 {
 	(void)state;
-	sqlite3 *raw;
-	assert_int_equal(sqlite_load(NULL, 0), 0);
-	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-	for (int v = 0; v < 5; v++)
-		assert_int_equal(sq.exec(raw, store_migrations[v], NULL, NULL, NULL), SQLITE_OK);
-	assert_int_equal(sq.exec(raw, "PRAGMA application_id = 1986881651; PRAGMA user_version = 5;" SCHEMA_5_ROWS
-				 "INSERT INTO samples (t_ms) VALUES (1799999990000), (1799999995000);",
-				 NULL, NULL, NULL), SQLITE_OK);
-	sq.close_v2(raw);
+	vmhost_database(5, SCHEMA_5_ROWS "INSERT INTO samples (t_ms) VALUES (1799999990000), (1799999995000);");
 	struct store *s;
 	assert_int_equal(store_open_read(db, &s), 0);
 	struct store_vm_point *p;
