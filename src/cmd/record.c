@@ -19,13 +19,14 @@ struct record_opts {
 	struct store_retention retention;
 	bool quiet;
 	bool kvm_reasons;          /* also the exit reasons by tracepoints */
+	bool io;                   /* --io: each QEMU's disks with every sample */
 	const char *libvirt_uri;   /* NULL: qemu:///system */
 };
 
 static void record_help(void)
 {
 	printf("usage: vmhost record [--db FILE] [--interval SEC] [--duration SEC] [--keep-raw SEC]\n"
-	       "                     [--kvm-interval SEC] [--kvm-reasons] [--libvirt-uri URI] [--quiet]\n"
+	       "                     [--kvm-interval SEC] [--kvm-reasons] [--io] [--libvirt-uri URI] [--quiet]\n"
 	       "\n"
 	       "Samples host memory, KSM (status, ksmd CPU), every VM's memory figures (those of\n"
 	       "'vmhost mem', with the cheap estimates) and, where debugfs is readable, KVM's counters\n"
@@ -43,8 +44,11 @@ static void record_help(void)
 	       "                   to answer (docs/exits.md), is thus read only this often too\n"
 	       "  --kvm-reasons    also each VM's exits by reason from tracepoints (needs tracefs): by eBPF,\n"
 	       "                   else by perf filters; the log says which\n"
-	       "  --libvirt-uri URI  the libvirt whose QEMUs' KVM counters to read, read-only (default\n"
-	       "                   qemu:///system); each read waits at most 0.75 s for it\n"
+	       "  --io             also each QEMU's disks (bytes, operations and their time, per device):\n"
+	       "                   one short QMP visit per VM per sample (query-blockstats, 0.3 s at most),\n"
+	       "                   or libvirt's block statistics for the domains whose monitor it holds\n"
+	       "  --libvirt-uri URI  the libvirt whose QEMUs to read (KVM counters, --io's disks), read-only\n"
+	       "                   (default qemu:///system); each read waits at most 0.75 s for it\n"
 	       "  --quiet          no start and end lines\n"
 	       "\n"
 	       "Read it back with 'vmhost growth' and 'vmhost report'. Schema and sizes: docs/record.md.\n",
@@ -64,6 +68,7 @@ static const struct opt record_opt_table[] = {
 	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct record_opts, libvirt_uri)},
 	{OPT("quiet", 'q', OPT_FLAG), OPT_AT(struct record_opts, quiet)},
 	{OPT("kvm-reasons", 'R', OPT_FLAG), OPT_AT(struct record_opts, kvm_reasons)},
+	{OPT("io", 0, OPT_FLAG), OPT_AT(struct record_opts, io)},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
@@ -128,6 +133,7 @@ static int start_sampler(struct ctx *ctx, const struct record_opts *o, struct st
 {
 	struct sample_sink sink = store_sink(store, o->db);
 	struct sampler_config sc = {.root = ctx->root, .kvm = o->kvm_interval > 0, .kvm_reasons = o->kvm_reasons, .interval_seconds = o->interval,
+				    .disks = o->io,
 				    .kvm_interval_seconds = o->kvm_interval, .libvirt_uri = o->libvirt_uri, .sink = &sink,
 				    .warn = sampler_warning, .warn_cls = ctx};
 	if (sampler_new(&sc, ret) < 0)

@@ -175,14 +175,19 @@ static int report_load(struct store *s, const struct report_opts *o, struct repo
 	return r;
 }
 
-/* A VM's section: memory, CPU and delay, KVM exits where recorded (a further rate is one more
- * report_html_vm_rate). */
+/* A VM's section: memory, CPU and delay, disk and network, each disk (record --io), KVM exits
+ * where recorded (a further rate is one more report_html_vm_rate). */
 static void vm_section(FILE *f, struct store *s, const struct report_data *d, const struct report_vm *vm)
 {
 	report_html_vm_begin(f, vm);
 	report_html_vm_chart(f, vm, vm->series, d->since, d->until);
 	report_html_vm_cpu(f, vm, vm->series, d->since, d->until);
 	report_html_vm_io(f, vm, vm->series, d->since, d->until);
+	struct store_disk_series disks;
+	if (store_disk_series(s, vm->id, d->since, d->until, REPORT_VM_POINTS, &disks) == 0) {
+		report_html_vm_disks(f, vm, &disks.set, disks.devices, disks.ndevices, disks.more, d->since, d->until);
+		series_free(&disks.set);
+	}
 	struct series_set rate;
 	if (store_kvm_rate_series(s, vm->id, "exits", d->since, d->until, REPORT_VM_POINTS, &rate) == 0) {
 		report_html_vm_rate(f, vm, "KVM exits per second", "debugfs kvm/PID-FD/exits", &rate, d->since,

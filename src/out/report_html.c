@@ -531,6 +531,30 @@ void report_html_vm_io(FILE *f, const struct report_vm *vm, const struct series_
 	      io, 4);
 }
 
+void report_html_vm_disks(FILE *f, const struct report_vm *vm, const struct series_set *s, const char (*devices)[64],
+			  size_t ndevices, size_t more, double since, double until)
+{
+	const char *const colors[] = {C_GUEST, C_OVERHEAD, C_KSM, C_CPU, C_SWAP, C_HUGE};
+	struct svg_series se[CHART_MAX_SERIES];
+	char names[CHART_MAX_SERIES][80];
+	size_t n = 0;
+	for (size_t d = 0; d < ndevices && n + 2 <= CHART_MAX_SERIES; d++) {
+		const char *color = colors[d % (sizeof(colors) / sizeof(colors[0]))];
+		snprintf(names[n], sizeof(names[n]), "%s written", devices[d]);
+		se[n] = (struct svg_series){.name = names[n], .color = color, .y = series_row(s, 2 * d + 1), .style = LINE};
+		n++;
+		snprintf(names[n], sizeof(names[n]), "%s read", devices[d]);
+		se[n] = (struct svg_series){.name = names[n], .color = color, .y = series_row(s, 2 * d), .style = DASHED};
+		n++;
+	}
+	char title[440], note[160];
+	snprintf(title, sizeof(title), "%s: disks, bytes a second", vm->name[0] ? vm->name : "unnamed");
+	int w = snprintf(note, sizeof(note), "each disk as QEMU counts it (record --io)");
+	if (more && w > 0 && (size_t)w < sizeof(note))
+		snprintf(note + w, sizeof(note) - (size_t)w, "; %zu more disk%s not drawn", more, more == 1 ? "" : "s");
+	chart(f, &(struct chart){title, note, SVG_BYTES, s, since, until, 160, 0, true}, se, n);
+}
+
 void report_html_vm_rate(FILE *f, const struct report_vm *vm, const char *what, const char *note,
 			 const struct series_set *rate, double since, double until)
 {

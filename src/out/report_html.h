@@ -53,10 +53,14 @@ void report_html_vm_begin(FILE *f, const struct report_vm *vm);
 /* Its memory stacked, and its fitted trend when flagged (enum series_vm_row). */
 void report_html_vm_chart(FILE *f, const struct report_vm *vm, const struct series_set *s, double since,
 			  double until);
-/* Its CPU and vCPU wait, where recorded. */
+/* Its CPU and vCPU delay, where recorded. */
 void report_html_vm_cpu(FILE *f, const struct report_vm *vm, const struct series_set *s, double since, double until);
 /* The VM's disk and network rates, next to its memory, where the recording has them (schema 4). */
 void report_html_vm_io(FILE *f, const struct report_vm *vm, const struct series_set *s, double since, double until);
+/* Its disks as QEMU counts them (record --io), bytes a second: rows 2 d (read) and 2 d + 1
+ * (written) of s for devices[d]; more: the VM's other disks, not drawn. */
+void report_html_vm_disks(FILE *f, const struct report_vm *vm, const struct series_set *s, const char (*devices)[64],
+			  size_t ndevices, size_t more, double since, double until);
 /* One rate of its own (one row: KVM exits, I/O ...), titled "NAME: what". */
 void report_html_vm_rate(FILE *f, const struct report_vm *vm, const char *what, const char *note,
 			 const struct series_set *rate, double since, double until);

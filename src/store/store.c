@@ -24,6 +24,9 @@
  * short, because serve's scrapes wait behind the recording of a sample. Readers wait 5 s. */
 #define WRITER_BUSY_MS 500
 #define READER_BUSY_MS 5000
+/* The oldest schema a reader reads as it is (a writer migrates it): 5 has the vCPUs' delay as
+ * vcpu_wait_ms and no disks. */
+#define READ_OLDEST_VERSION 5
 
 const struct store_retention store_retention_default = {
 	.raw_seconds = 2 * 86400.0,
@@ -40,7 +43,7 @@ struct vm_key {
 
 enum stmt_id {
 	ST_BEGIN, ST_COMMIT, ST_ROLLBACK, ST_INSERT_SAMPLE, ST_FIND_VM, ST_INSERT_VM, ST_INSERT_VM_SAMPLE,
-	ST_INSERT_KVM_COUNTER, ST_FIND_KVM_COUNTER, ST_INSERT_KVM_SAMPLE, ST_SAMPLE_AT, ST_COUNT
+	ST_INSERT_KVM_COUNTER, ST_FIND_KVM_COUNTER, ST_INSERT_KVM_SAMPLE, ST_SAMPLE_AT, ST_INSERT_DISK_SAMPLE, ST_COUNT
 };
 
 static const char *const stmt_sql[ST_COUNT] = {
@@ -59,7 +62,7 @@ static const char *const stmt_sql[ST_COUNT] = {
 			 " VALUES (?1, ?2, ?3, ?4, NULLIF(?5, ''), NULLIF(?6, ''), ?7, ?8)",
 	[ST_INSERT_VM_SAMPLE] = "INSERT OR REPLACE INTO vm_samples (vm_id, t_ms, resolution, populated, exact, rss,"
 				" rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved,"
-				" pss, overhead, cpu_ms, vcpu_wait_ms, cgroup_memory, cgroup_limit, oom_kills, hugetlb,"
+				" pss, overhead, cpu_ms, vcpu_delay_ms, cgroup_memory, cgroup_limit, oom_kills, hugetlb,"
 				" memory_cost, io_read, io_write, net_rx, net_tx, net_dropped)"
 				" VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
 				" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
@@ -68,6 +71,9 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_INSERT_KVM_SAMPLE] = "INSERT OR REPLACE INTO kvm_samples (vm_id, counter_id, t_ms, value)"
 				 " VALUES (?1, ?2, ?3, ?4)",
 	[ST_SAMPLE_AT] = "SELECT 1 FROM samples WHERE t_ms = ?1",
+	[ST_INSERT_DISK_SAMPLE] = "INSERT OR REPLACE INTO vm_disk_samples (vm_id, t_ms, device, read_bytes, write_bytes,"
+				  " read_ops, write_ops, flush_ops, read_time_ns, write_time_ns, flush_time_ns)"
+				  " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
 };
 
 /* The last KVM values written for one VM (vm_id 0: the host-wide sums), to write only changes. */
@@ -83,6 +89,7 @@ struct store {
 	bool writer;
 	char *path;  /* the writer's, to recreate the file when it is deleted under it */
 	int64_t t_ms; /* the sample being written: its time, unique in samples */
+	int64_t version; /* the schema's: a reader reads READ_OLDEST_VERSION on */
 	sqlite3_stmt *stmt[ST_COUNT];
 	struct vm_key *keys;
 	size_t nkeys, capkeys;
@@ -135,6 +142,7 @@ const char *store_strerror(int err)
 	case -ENOSPC: return "disk full (no space left on device)";
 	case -EPROTO: return "not a vmhost database, or it is damaged";
 	case -EPROTONOSUPPORT: return "written by a newer vmhost (unknown schema version)";
+	case -ESTALE: return "written by an older vmhost: 'vmhost record' into it once migrates it";
 	case -ENODATA: return "no samples recorded yet";
 	case -ELIBACC: return sqlite_load_error() ? sqlite_load_error() : strerror(-err);
 	default: return strerror(-err);
@@ -316,6 +324,7 @@ static int open_writer(const char *path, bool after_delete, bool side, struct st
 		r = exec_sql(s, "PRAGMA synchronous = NORMAL");
 	if (r == 0)
 		r = migrate(s, version);
+	s->version = STORE_SCHEMA_VERSION;
 	for (size_t i = 0; r == 0 && i < ST_COUNT; i++) {
 		int rc = sq.prepare_v3(s->db, stmt_sql[i], -1, SQLITE_PREPARE_PERSISTENT, &s->stmt[i], NULL);
 		r = errno_from_sqlite(s->db, rc);
@@ -359,8 +368,9 @@ static int open_read_uri(const char *uri, struct store **ret)
 		return r;
 	int64_t version;
 	r = open_db(s, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, &version);
-	if (r == 0 && version < STORE_SCHEMA_VERSION)
-		r = version == 0 ? -ENODATA : -EPROTONOSUPPORT; /* old schema: a writer migrates it */
+	if (r == 0 && version < READ_OLDEST_VERSION)
+		r = version == 0 ? -ENODATA : -ESTALE; /* old schema: a writer migrates it */
+	s->version = version;
 	if (r < 0) {
 		store_close(s);
 		return r;
@@ -538,6 +548,32 @@ static maybe_i64 ms_of(double seconds)
 	return isfinite(seconds) ? MAYBE(llround(seconds * 1000)) : UNKNOWN;
 }
 
+/* Seconds as whole nanoseconds (QEMU's unit); unknown for NaN. */
+static maybe_i64 ns_of(double seconds)
+{
+	return isfinite(seconds) ? MAYBE(llround(seconds * 1e9)) : UNKNOWN;
+}
+
+/* A row per disk of the VM, when its disks were read (record --io). */
+static int insert_disks(struct store *s, int64_t vm_id, const struct vm_disks *d)
+{
+	sqlite3_stmt *st = s->stmt[ST_INSERT_DISK_SAMPLE];
+	for (size_t i = 0; d && d->known && i < d->n; i++) {
+		const struct vm_disk *k = &d->d[i];
+		sq.bind_int64(st, 1, vm_id);
+		sq.bind_int64(st, 2, s->t_ms);
+		sq.bind_text(st, 3, k->device, -1, SQLITE_STATIC);
+		const maybe_i64 values[] = {k->read_bytes, k->write_bytes, k->read_ops, k->write_ops, k->flush_ops,
+					    ns_of(k->read_seconds), ns_of(k->write_seconds), ns_of(k->flush_seconds)};
+		for (size_t j = 0; j < sizeof(values) / sizeof(values[0]); j++)
+			bind_maybe(st, 4 + (int)j, values[j]);
+		int r = step_done(s, st);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 static int insert_vm(struct store *s, const struct snapshot *snap, const struct vm *vm)
 {
 	int64_t id;
@@ -574,7 +610,8 @@ static int insert_vm(struct store *s, const struct snapshot *snap, const struct 
 	bind_maybe(st, 25, net.rx_bytes);
 	bind_maybe(st, 26, net.tx_bytes);
 	bind_maybe(st, 27, net.dropped);
-	return step_done(s, st);
+	r = step_done(s, st);
+	return r < 0 ? r : insert_disks(s, id, vm->disks);
 }
 
 /* Forgets cached VMs that were not in this snapshot (they ended). */
@@ -849,34 +886,28 @@ struct sample_sink store_sink(struct store *s, const char *path)
 
 /* ---- retention ---- */
 
-/* Replaces the rows of one resolution older than cutoff_ms by means over width_ms buckets. */
+/* Replaces the rows of one resolution older than cutoff_ms by means over width_ms buckets, in
+ * every sampled table. */
 static int downsample_tier(struct store *s, int from, int64_t width_ms, int64_t cutoff_ms)
 {
-	char sql[4096];
-	int n = snprintf(sql, sizeof(sql),
-			 "INSERT OR REPLACE INTO samples (t_ms, resolution, %s)"
-			 " SELECT (t_ms / %lld) * %lld + %lld, %lld, %s FROM samples"
-			 " WHERE resolution = %d AND t_ms < %lld GROUP BY t_ms / %lld;"
-			 "DELETE FROM samples WHERE resolution = %d AND t_ms < %lld;"
-			 "INSERT OR REPLACE INTO vm_samples (vm_id, t_ms, resolution, %s)"
-			 " SELECT vm_id, (t_ms / %lld) * %lld + %lld, %lld, %s FROM vm_samples"
-			 " WHERE resolution = %d AND t_ms < %lld GROUP BY vm_id, t_ms / %lld;"
-			 "DELETE FROM vm_samples WHERE resolution = %d AND t_ms < %lld;"
-			 "INSERT OR REPLACE INTO kvm_samples (vm_id, counter_id, t_ms, resolution, value)"
-			 " SELECT vm_id, counter_id, (t_ms / %lld) * %lld + %lld, %lld, MAX(value) FROM kvm_samples"
-			 " WHERE resolution = %d AND t_ms < %lld GROUP BY vm_id, counter_id, t_ms / %lld;"
-			 "DELETE FROM kvm_samples WHERE resolution = %d AND t_ms < %lld;",
-			 store_sample_columns, (long long)width_ms, (long long)width_ms, (long long)width_ms / 2,
-			 (long long)width_ms / 1000, store_sample_means, from, (long long)cutoff_ms,
-			 (long long)width_ms, from, (long long)cutoff_ms, store_vm_sample_columns,
-			 (long long)width_ms, (long long)width_ms, (long long)width_ms / 2, (long long)width_ms / 1000,
-			 store_vm_sample_means, from, (long long)cutoff_ms, (long long)width_ms, from,
-			 (long long)cutoff_ms, (long long)width_ms, (long long)width_ms, (long long)width_ms / 2,
-			 (long long)width_ms / 1000, from, (long long)cutoff_ms, (long long)width_ms, from,
-			 (long long)cutoff_ms);
-	if (n < 0 || (size_t)n >= sizeof(sql))
-		return -ENAMETOOLONG;
-	return exec_sql(s, sql);
+	long long w = (long long)width_ms, cut = (long long)cutoff_ms;
+	for (size_t i = 0; i < sizeof(store_sampled_tables) / sizeof(store_sampled_tables[0]); i++) {
+		const struct store_sampled_table *k = &store_sampled_tables[i];
+		char sql[4096];
+		int n = snprintf(sql, sizeof(sql),
+				 "INSERT OR REPLACE INTO %s (%st_ms, resolution, %s)"
+				 " SELECT %s(t_ms / %lld) * %lld + %lld, %lld, %s FROM %s"
+				 " WHERE resolution = %d AND t_ms < %lld GROUP BY %st_ms / %lld;"
+				 "DELETE FROM %s WHERE resolution = %d AND t_ms < %lld;",
+				 k->table, k->keys, k->columns, k->keys, w, w, w / 2, w / 1000, k->means, k->table, from,
+				 cut, k->keys, w, k->table, from, cut);
+		if (n < 0 || (size_t)n >= sizeof(sql))
+			return -ENAMETOOLONG;
+		int r = exec_sql(s, sql);
+		if (r < 0)
+			return r;
+	}
+	return 0;
 }
 
 int store_downsample(struct store *s, double now_seconds)
@@ -895,13 +926,15 @@ int store_downsample(struct store *s, double now_seconds)
 	if (r == 0)
 		r = downsample_tier(s, 300, 3600000, m5_cut);
 	if (r == 0) {
+		/* A VM's disk rows have its samples' times (one transaction, the same tiers): they go with
+		 * them, and no series is removed while it has any. */
 		char sql[512];
 		snprintf(sql, sizeof(sql),
 			 "DELETE FROM samples WHERE t_ms < %lld; DELETE FROM vm_samples WHERE t_ms < %lld;"
-			 "DELETE FROM kvm_samples WHERE t_ms < %lld;"
+			 "DELETE FROM kvm_samples WHERE t_ms < %lld; DELETE FROM vm_disk_samples WHERE t_ms < %lld;"
 			 "DELETE FROM vms WHERE NOT EXISTS (SELECT 1 FROM vm_samples WHERE vm_id = vms.id);"
 			 "DELETE FROM kvm_samples WHERE vm_id != 0 AND vm_id NOT IN (SELECT id FROM vms);",
-			 (long long)h_cut, (long long)h_cut, (long long)h_cut);
+			 (long long)h_cut, (long long)h_cut, (long long)h_cut, (long long)h_cut);
 		r = exec_sql(s, sql);
 	}
 	if (r == 0)
@@ -1091,7 +1124,7 @@ static void fill_vm_point(sqlite3_stmt *st, void *item)
 	p->exact = sq.column_int(st, 3) != 0;
 	maybe_i64 *fields[] = {&p->rss, &p->rss_anon, &p->rss_file, &p->rss_shmem, &p->swap,
 			       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->ksm_saved,
-			       &p->pss, &p->overhead, &p->cpu_ms, &p->vcpu_wait_ms, &p->cgroup_memory,
+			       &p->pss, &p->overhead, &p->cpu_ms, &p->vcpu_delay_ms, &p->cgroup_memory,
 			       &p->cgroup_limit, &p->oom_kills, &p->hugetlb, &p->memory_cost, &p->io_read,
 			       &p->io_write, &p->net_rx, &p->net_tx, &p->net_dropped};
 	columns_maybe(st, 4, fields, sizeof(fields) / sizeof(fields[0]));
@@ -1100,13 +1133,15 @@ static void fill_vm_point(sqlite3_stmt *st, void *item)
 int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct store_vm_point **ret,
 		    size_t *ret_n)
 {
-	return query_rows(s,
-			"SELECT t_ms, resolution, populated, exact, rss, rss_anon, rss_file, rss_shmem, swap,"
-			" ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms,"
-			" cgroup_memory, cgroup_limit, oom_kills, hugetlb, memory_cost, io_read, io_write, net_rx, net_tx,"
-			" net_dropped FROM vm_samples"
-			" WHERE vm_id = ?3 AND t_ms BETWEEN ?1 AND ?2 ORDER BY t_ms",
-			since, until, vm_id, sizeof(**ret), fill_vm_point, ret, ret_n);
+	char sql[640];
+	snprintf(sql, sizeof(sql),
+		 "SELECT t_ms, resolution, populated, exact, rss, rss_anon, rss_file, rss_shmem, swap,"
+		 " ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead, cpu_ms, %s,"
+		 " cgroup_memory, cgroup_limit, oom_kills, hugetlb, memory_cost, io_read, io_write, net_rx, net_tx,"
+		 " net_dropped FROM vm_samples"
+		 " WHERE vm_id = ?3 AND t_ms BETWEEN ?1 AND ?2 ORDER BY t_ms",
+		 s->version >= 6 ? "vcpu_delay_ms" : "vcpu_wait_ms");
+	return query_rows(s, sql, since, until, vm_id, sizeof(**ret), fill_vm_point, ret, ret_n);
 }
 
 static void fill_host_point(sqlite3_stmt *st, void *item)
@@ -1134,4 +1169,30 @@ int store_host_points(struct store *s, double since, double until, struct store_
 			" ksm_pages_to_scan, ksm_sleep_millisecs, ksmd_cpu_ns, vm_count, skipped FROM samples"
 			" WHERE t_ms BETWEEN ?1 AND ?2 ORDER BY t_ms",
 			since, until, -1, sizeof(**ret), fill_host_point, ret, ret_n);
+}
+
+static void fill_disk_point(sqlite3_stmt *st, void *item)
+{
+	struct store_disk_point *p = item;
+	p->t = (double)sq.column_int64(st, 0) / 1000.0;
+	p->resolution = sq.column_int(st, 1);
+	column_text(st, 2, p->device, sizeof(p->device));
+	maybe_i64 *fields[] = {&p->read_bytes, &p->write_bytes, &p->read_ops, &p->write_ops, &p->flush_ops,
+			       &p->read_time_ns, &p->write_time_ns, &p->flush_time_ns};
+	columns_maybe(st, 3, fields, sizeof(fields) / sizeof(fields[0]));
+}
+
+int store_vm_disk_points(struct store *s, int64_t vm_id, double since, double until, struct store_disk_point **ret,
+			 size_t *ret_n)
+{
+	if (s->version < 6) { /* no disks recorded before */
+		*ret = NULL;
+		*ret_n = 0;
+		return 0;
+	}
+	return query_rows(s,
+			"SELECT t_ms, resolution, device, read_bytes, write_bytes, read_ops, write_ops, flush_ops,"
+			" read_time_ns, write_time_ns, flush_time_ns FROM vm_disk_samples"
+			" WHERE vm_id = ?3 AND t_ms BETWEEN ?1 AND ?2 ORDER BY device, t_ms",
+			since, until, vm_id, sizeof(**ret), fill_disk_point, ret, ret_n);
 }

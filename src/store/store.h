@@ -22,7 +22,7 @@
 #include "core/model/snapshot.h"
 #include "parse/parse.h"
 
-#define STORE_SCHEMA_VERSION 5
+#define STORE_SCHEMA_VERSION 6
 
 struct store;
 
@@ -43,8 +43,9 @@ int store_open(const char *path, struct store **ret);
  * sharing maps (store_share.h). No writer lock: SQLite's lock, waited for up to 5 s, puts its
  * transactions between a recorder's samples. Errors as store_open's, never -EBUSY. */
 int store_open_side(const char *path, struct store **ret);
-/* Opens an existing database for reading only (no lock; safe while a writer runs). -ENOENT when
- * it does not exist, -ELIBACC without SQLite. */
+/* Opens an existing database for reading only (no lock; safe while a writer runs); one of schema 5
+ * is read as it is. -ENOENT when it does not exist, -ESTALE of an older schema (a writer migrates
+ * it), -ELIBACC without SQLite. */
 int store_open_read(const char *path, struct store **ret);
 void store_close(struct store *s); /* NULL is fine */
 
@@ -99,11 +100,21 @@ struct store_vm_point {
 	bool exact;         /* overhead and PSS from the exact sources */
 	maybe_i64 rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit,
 		ksm_saved, pss, overhead;
-	maybe_i64 cpu_ms, vcpu_wait_ms; /* cumulative: VMM + helpers, and the vCPUs' delay (the column keeps its first name) */
+	maybe_i64 cpu_ms, vcpu_delay_ms; /* cumulative: VMM + helpers, and the vCPUs' delay */
 	maybe_i64 cgroup_memory, cgroup_limit, oom_kills;
 	maybe_i64 hugetlb, memory_cost; /* huge pages (not in rss or pss), and pss plus them */
 	/* counters: storage bytes of the VMM and its helpers, its taps' bytes and drops summed */
 	maybe_i64 io_read, io_write, net_rx, net_tx, net_dropped;
+};
+
+/* One disk of a VM at one sample (record --io): QEMU's counters, cumulative, unknown where QEMU or
+ * libvirt gave none. */
+struct store_disk_point {
+	double t;
+	int resolution;
+	char device[64];
+	maybe_i64 read_bytes, write_bytes, read_ops, write_ops, flush_ops;
+	maybe_i64 read_time_ns, write_time_ns, flush_time_ns; /* the time the operations took, summed */
 };
 
 struct store_host_point {
@@ -131,5 +142,8 @@ int store_vm_points(struct store *s, int64_t vm_id, double since, double until, 
 		    size_t *ret_n);
 int store_host_points(struct store *s, double since, double until, struct store_host_point **ret,
 		      size_t *ret_n);
+/* A VM's disk samples in [since, until], by device, then oldest first (none: *ret_n 0). */
+int store_vm_disk_points(struct store *s, int64_t vm_id, double since, double until, struct store_disk_point **ret,
+			 size_t *ret_n);
 
 #endif

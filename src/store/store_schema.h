@@ -69,6 +69,16 @@ static const char *const store_migrations[] = {
 	"CREATE TABLE share_pairs ("
 	" run_id INTEGER NOT NULL REFERENCES share_runs (id), a INTEGER NOT NULL, b INTEGER NOT NULL,"
 	" pages INTEGER NOT NULL, PRIMARY KEY (run_id, a, b)) WITHOUT ROWID;",
+	/* 5 -> 6: the vCPUs' delay under the name it has everywhere else (it was "wait"); each QEMU's
+	 * disks as QEMU counts them (record --io): a row per disk per sample, counters (bytes,
+	 * operations, and the nanoseconds they took), null where unknown */
+	"ALTER TABLE vm_samples RENAME COLUMN vcpu_wait_ms TO vcpu_delay_ms;"
+	"CREATE TABLE vm_disk_samples ("
+	" vm_id INTEGER NOT NULL REFERENCES vms (id), t_ms INTEGER NOT NULL, device TEXT NOT NULL,"
+	" resolution INTEGER NOT NULL DEFAULT 0,"
+	" read_bytes INTEGER, write_bytes INTEGER, read_ops INTEGER, write_ops INTEGER, flush_ops INTEGER,"
+	" read_time_ns INTEGER, write_time_ns INTEGER, flush_time_ns INTEGER,"
+	" PRIMARY KEY (vm_id, t_ms, device)) WITHOUT ROWID;",
 };
 
 /* Downsampling: the value columns and how a bucket's mean is formed (gauges: rounded mean;
@@ -88,15 +98,33 @@ static const char store_sample_means[] =
 	" MAX(ksmd_cpu_ns), MAX(vm_count), SUM(skipped)";
 static const char store_vm_sample_columns[] =
 	"populated, exact, rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages,"
-	 " ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms, cgroup_memory, cgroup_limit, oom_kills,"
+	 " ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_delay_ms, cgroup_memory, cgroup_limit, oom_kills,"
 	" hugetlb, memory_cost, io_read, io_write, net_rx, net_tx, net_dropped";
 static const char store_vm_sample_means[] =
 	"MIN(populated), MIN(exact)," MEAN("rss") "," MEAN("rss_anon") "," MEAN("rss_file") ","
 	MEAN("rss_shmem") "," MEAN("swap") "," MEAN("ksm_merging_pages") "," MEAN("ksm_zero_pages") ","
 	MEAN("ksm_profit") "," MEAN("ksm_saved") "," MEAN("pss") "," MEAN("overhead") ","
-	" MAX(cpu_ms), MAX(vcpu_wait_ms)," MEAN("cgroup_memory") ", MAX(cgroup_limit), MAX(oom_kills),"
+	" MAX(cpu_ms), MAX(vcpu_delay_ms)," MEAN("cgroup_memory") ", MAX(cgroup_limit), MAX(oom_kills),"
 	MEAN("hugetlb") "," MEAN("memory_cost") ", MAX(io_read), MAX(io_write), MAX(net_rx), MAX(net_tx),"
 	" MAX(net_dropped)";
+static const char store_disk_sample_columns[] =
+	"read_bytes, write_bytes, read_ops, write_ops, flush_ops, read_time_ns, write_time_ns, flush_time_ns";
+static const char store_disk_sample_means[] =
+	"MAX(read_bytes), MAX(write_bytes), MAX(read_ops), MAX(write_ops), MAX(flush_ops), MAX(read_time_ns),"
+	" MAX(write_time_ns), MAX(flush_time_ns)";
 #undef MEAN
+
+/* The tables downsampled alike: a row's key besides t_ms (each followed by ", "), its values and
+ * their means in the same order. */
+struct store_sampled_table {
+	const char *table, *keys, *columns, *means;
+};
+static const struct store_sampled_table store_sampled_tables[] = {
+	{"samples", "", store_sample_columns, store_sample_means},
+	{"vm_samples", "vm_id, ", store_vm_sample_columns, store_vm_sample_means},
+	/* the bucket's maximum: a counter's last value, a gauge's peak */
+	{"kvm_samples", "vm_id, counter_id, ", "value", "MAX(value)"},
+	{"vm_disk_samples", "vm_id, device, ", store_disk_sample_columns, store_disk_sample_means},
+};
 
 #endif

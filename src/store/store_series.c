@@ -2,7 +2,9 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/model/host.h"
 #include "core/model/ksm.h"
@@ -73,15 +75,20 @@ int store_host_series(struct store *s, double since, double until, size_t max, s
 	return r < 0 ? r : hand_over_thinned(&set, max, ret);
 }
 
-/* A counter's increase between two samples per second; NaN when either is unknown or it went
+/* A counter's increase from (ta, va) to (tb, vb) per second; NaN when either is unknown or it went
  * down (a restarted process is a new series, so only a reset does that). */
-static double counter_rate(const struct store_vm_point *a, const struct store_vm_point *b, maybe_i64 va,
-			   maybe_i64 vb)
+static double rate_between(double ta, maybe_i64 va, double tb, maybe_i64 vb)
 {
-	double dt = b->t - a->t;
+	double dt = tb - ta;
 	if (!va.known || !vb.known || vb.v < va.v || !(dt > 0))
 		return NAN;
 	return (double)(vb.v - va.v) / dt;
+}
+
+static double counter_rate(const struct store_vm_point *a, const struct store_vm_point *b, maybe_i64 va,
+			   maybe_i64 vb)
+{
+	return rate_between(a->t, va, b->t, vb);
 }
 
 /* A cumulative millisecond counter between two samples as percent of one CPU. */
@@ -125,7 +132,7 @@ int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page
 		/* Recordings before schema 3 have PSS only: huge pages not counted there. */
 		series_row(&s, SERIES_VM_COST)[i] = p[i].memory_cost.known ? num(p[i].memory_cost) : num(p[i].pss);
 		series_row(&s, SERIES_VM_VCPU_DELAY)[i] =
-			i ? counter_percent(&p[i - 1], &p[i], p[i - 1].vcpu_wait_ms, p[i].vcpu_wait_ms) : NAN;
+			i ? counter_percent(&p[i - 1], &p[i], p[i - 1].vcpu_delay_ms, p[i].vcpu_delay_ms) : NAN;
 		vm_io_series(&s, p, i);
 	}
 	*ret = s;
@@ -153,6 +160,82 @@ int store_vm_series(struct store *s, int64_t vm_id, double since, double until, 
 			    series_row(&set, SERIES_VM_FIT));
 	*ret = set;
 	return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* The distinct times of the points, ascending, into t (room for n); their number. */
+static size_t disk_times(const struct store_disk_point *p, size_t n, double *t)
+{
+	for (size_t i = 0; i < n; i++)
+		t[i] = p[i].t;
+	qsort(t, n, sizeof(*t), cmp_double);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (m == 0 || t[i] != t[m - 1])
+			t[m++] = t[i];
+	return m;
+}
+
+int disk_series_from_points(const struct store_disk_point *p, size_t n, struct store_disk_series *ret)
+{
+	if (n == 0)
+		return -ENODATA;
+	struct store_disk_series d = {0};
+	for (size_t i = 0; i < n; i++) /* devices come in runs, by name */
+		if (i == 0 || strcmp(p[i].device, p[i - 1].device) != 0) {
+			if (d.ndevices < STORE_DISKS_CHARTED)
+				snprintf(d.devices[d.ndevices++], sizeof(d.devices[0]), "%s", p[i].device);
+			else
+				d.more++;
+		}
+	double *t = malloc(n * sizeof(*t));
+	size_t m = t ? disk_times(p, n, t) : 0;
+	if (!t || series_alloc(&d.set, m, 2 * d.ndevices) < 0) {
+		free(t);
+		series_free(&d.set);
+		return -ENOMEM;
+	}
+	memcpy(d.set.t, t, m * sizeof(*t));
+	free(t);
+	for (size_t i = 0; i < m * d.set.k; i++)
+		d.set.y[i] = NAN;
+	size_t dev = 0;
+	for (size_t i = 1; i < n && dev < d.ndevices; i++) {
+		if (strcmp(p[i].device, p[i - 1].device) != 0) {
+			dev++;
+			continue;
+		}
+		const double *at = bsearch(&p[i].t, d.set.t, d.set.n, sizeof(double), cmp_double);
+		size_t k = (size_t)(at - d.set.t);
+		series_row(&d.set, 2 * dev)[k] = rate_between(p[i - 1].t, p[i - 1].read_bytes, p[i].t, p[i].read_bytes);
+		series_row(&d.set, 2 * dev + 1)[k] =
+			rate_between(p[i - 1].t, p[i - 1].write_bytes, p[i].t, p[i].write_bytes);
+	}
+	*ret = d;
+	return 0;
+}
+
+int store_disk_series(struct store *s, int64_t vm_id, double since, double until, size_t max,
+		      struct store_disk_series *ret)
+{
+	struct store_disk_point *p;
+	size_t n;
+	int r = store_vm_disk_points(s, vm_id, since, until, &p, &n);
+	if (r < 0)
+		return r;
+	struct store_disk_series d;
+	r = disk_series_from_points(p, n, &d);
+	free(p);
+	if (r == 0)
+		r = hand_over_thinned(&d.set, max, &d.set);
+	if (r == 0)
+		*ret = d;
+	return r;
 }
 
 int store_kvm_rate_series(struct store *s, int64_t vm_id, const char *counter, double since, double until,

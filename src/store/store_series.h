@@ -20,6 +20,23 @@ int store_vm_series(struct store *s, int64_t vm_id, double since, double until, 
 		    const struct growth_result *fit, size_t max, struct series_set *ret);
 int vm_series_from_points(const struct store_vm_point *p, size_t n, int64_t page_size, struct series_set *ret);
 
+#define STORE_DISKS_CHARTED 6 /* a VM's disks drawn in the report, by name: 12 lines */
+
+/* A VM's disks (record --io) in bytes a second over the interval before each sample, on the times
+ * of its disk rows: rows 2 d (read) and 2 d + 1 (written) of set for devices[d]; NaN where the disk
+ * had no row or no rate (unknown, a reset). The first STORE_DISKS_CHARTED devices by name; more
+ * says how many others it had. */
+struct store_disk_series {
+	struct series_set set;
+	char devices[STORE_DISKS_CHARTED][64];
+	size_t ndevices, more;
+};
+/* -ENODATA when none of its disks was recorded in [since, until]. */
+int store_disk_series(struct store *s, int64_t vm_id, double since, double until, size_t max,
+		      struct store_disk_series *ret);
+/* p: ordered by device, then time (store_vm_disk_points' order); -ENODATA when n is 0. */
+int disk_series_from_points(const struct store_disk_point *p, size_t n, struct store_disk_series *ret);
+
 /* A KVM counter per second (one row), between the rows where it changed, of one VM or (vm_id 0)
  * the host. -ENOENT when it was never recorded, -ENODATA with fewer than two values. */
 int store_kvm_rate_series(struct store *s, int64_t vm_id, const char *counter, double since, double until,

@@ -31,8 +31,9 @@ spawn ip netns exec "$NS" "$QEMU" -name guest=e2e-io,debug-threads=on -m 256 -ma
 	-netdev tap,id=n0,ifname="$TAP",script=no,downscript=no -device virtio-net-pci,netdev=n0,mac=52:54:00:a1:b2:c3,romfile= \
 	-qmp unix:"$TEST_TMP/qmp.sock",server=on,wait=off
 PID=$SPAWNED
-# record samples the guest's writes as they happen: the report charts them next to its memory
-spawn "$VMHOST" record --db "$TEST_TMP/io.db" --interval 1 --kvm-interval 0 --quiet
+# record samples the guest's writes as they happen (--io: its disk's too): the report charts them
+# next to its memory
+spawn "$VMHOST" record --db "$TEST_TMP/io.db" --interval 1 --kvm-interval 0 --io --quiet
 RECORDER=$SPAWNED
 for i in $(seq 480); do
 	grep -q vmhost-write-done "$TEST_TMP/guest.log" 2>/dev/null && break
@@ -47,6 +48,11 @@ rec_w=$(sqlite3 "$TEST_TMP/io.db" "SELECT MAX(s.io_write) - MIN(s.io_write) FROM
 check "record: the VM's stored write bytes grew by its $MIB MiB (within 5%)" near "${rec_w:-0}" $((MIB << 20)) 5
 "$VMHOST" report --db "$TEST_TMP/io.db" --out "$TEST_TMP/io.html" >/dev/null 2>&1
 check "report: the VM's section charts its disk and network" grep -q 'e2e-io: disk and network, bytes a second' "$TEST_TMP/io.html"
+# disk0_chart: the section's chart of each disk holds disk0's written line, drawn (a polyline)
+disk0_chart() { awk '/<figcaption>e2e-io: disks, bytes a second/ {on = 1} on && /<polyline/ {line = 1}
+	on && /<span><i class="" style="background:[^"]*"><\/i>disk0 written</ {legend = 1} on && /<\/figure>/ {on = 0}
+	END {exit !(line && legend)}' "$TEST_TMP/io.html"; }
+check "report: ... and each disk (record --io): disk0's bytes written a second" disk0_chart
 
 # qmp_blockstats FIELD: the disk's counter as QEMU's query-blockstats gives it.
 qmp_blockstats() {
@@ -85,14 +91,28 @@ check "mem --io: one disk, disk0, from QMP" \
 check "the disk's write bytes within 5% of QMP's query-blockstats" near "$(disk .write_bytes)" "$qmp_w" 5
 check "  ... and of the $MIB MiB the guest wrote" near "$(disk .write_bytes)" $((MIB << 20)) 5
 check "its write operations and their time are QMP's" sh -c "[ '$(disk .write_ops)' = '$qmp_ops' ] && [ '$(disk '.write_seconds * 1e9 | round')' = '$qmp_ns' ]"
+# record --io stored the same disk, sample by sample: its last row is mem --io's (QEMU's counters
+# stand still since), its bytes grew by what the guest wrote.
+rec_disk() { sqlite3 "$TEST_TMP/io.db" "SELECT $1 FROM vm_disk_samples d JOIN vms v ON v.id = d.vm_id WHERE v.pid = $PID AND d.device = 'disk0' ORDER BY d.t_ms DESC LIMIT 1"; }
+rec_dw=$(sqlite3 "$TEST_TMP/io.db" "SELECT MAX(write_bytes) - MIN(write_bytes) FROM vm_disk_samples d JOIN vms v ON v.id = d.vm_id WHERE v.pid = $PID AND d.device = 'disk0'")
+say "record --io: disk0's last row $(rec_disk write_bytes) B in $(rec_disk write_ops) writes, $(rec_disk write_time_ns) ns; grew by $rec_dw B"
+check "record --io: the last disk0 row holds mem --io's write bytes" [ "$(rec_disk write_bytes)" = "$(disk .write_bytes)" ]
+check "  ... its writes, and their time to the nanosecond" \
+	sh -c "[ '$(rec_disk write_ops)' = '$qmp_ops' ] && [ '$(rec_disk write_time_ns)' = '$qmp_ns' ]"
+check "  ... and its reads and flushes" sh -c "[ '$(rec_disk read_bytes)' = '$(disk .read_bytes)' ] && [ '$(rec_disk flush_ops)' = '$(disk .flush_ops)' ]"
+check "  ... whose write bytes grew by the guest's $MIB MiB (within 5%)" near "${rec_dw:-0}" $((MIB << 20)) 5
 check "its latency is the time per write" awk -v l="$(disk .write_latency_seconds)" -v s="$(disk .write_seconds)" -v n="$(disk .write_ops)" \
 	'BEGIN { exit !(n > 0 && l > 0 && l * n > s * 0.999 && l * n < s * 1.001) }'
 check "cache and aio are the command line's (cache=none, aio=threads)" sh -c "[ '$(disk .cache)' = none ] && [ '$(disk .aio)' = threads ]"
-# serve --io: the same disk's series, scraped.
+# serve --io: the same disk's series, scraped (and with --db, recorded as record --io records it).
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
-serve_start "$TEST_TMP/serve.log" "" --io --min-interval 0 --no-kvm || die "serve --io did not start"
+serve_start "$TEST_TMP/serve.log" "" --io --min-interval 0 --no-kvm --db "$TEST_TMP/serve.db" --db-interval 1 ||
+	die "serve --io did not start"
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt" || die "scrape failed"
+sleep 1.2
 stop_pid "$SERVER"
+served=$(sqlite3 "$TEST_TMP/serve.db" "SELECT write_bytes || ' ' || write_ops FROM vm_disk_samples d JOIN vms v ON v.id = d.vm_id WHERE v.pid = $PID AND d.device = 'disk0' ORDER BY d.t_ms DESC LIMIT 1")
+check "serve --io --db: disk0's row holds QMP's write bytes and writes" [ "$served" = "$qmp_w $qmp_ops" ]
 series() { awk -v m="$1" -v l="pid=\"$PID\"" -v d="device=\"disk0\"${2:-}" 'index($1, m "{") == 1 && index($1, l) && index($1, d) {print $2}' "$TEST_TMP/metrics.txt"; }
 say "serve --io: write bytes $(series vmhost_vm_disk_write_bytes_total), writes $(series vmhost_vm_disk_operations_total ',op="write"'), seconds $(series vmhost_vm_disk_io_seconds_total ',op="write"')"
 check "serve --io: vmhost_vm_disk_write_bytes_total{device=\"disk0\"} is QMP's" [ "$(series vmhost_vm_disk_write_bytes_total)" = "$qmp_w" ]

@@ -44,7 +44,7 @@ SELECT v.id AS vm_id, t.t_ms, t.resolution, v.guest_ram_bytes AS ram,
                 THEN (t.t_ms - $END + 86400000) / 3600000.0 * 41943040 ELSE 0 END AS over
 FROM vms v, times t;
 INSERT INTO vm_samples (vm_id, t_ms, resolution, populated, exact, rss, rss_anon, rss_file, rss_shmem, swap,
-       ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_wait_ms,
+       ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_delay_ms,
        hugetlb, memory_cost)
 SELECT vm_id, t_ms, resolution, 1, 0,
        CAST(ram * 0.9 + over AS INTEGER), CAST(ram * 0.9 + over - 8388608 AS INTEGER), 8388608, 0, 0,

@@ -168,7 +168,7 @@ static void vm_series_from_stored_points(void **state)
 	struct store_vm_point p[2] = {
 		{.t = 100, .rss = MAYBE((int64_t)(1100 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
 		 .ksm_merging_pages = MAYBE(256 * 100), .ksm_saved = MAYBE((int64_t)(50 * MiB)),
-		 .cpu_ms = MAYBE(20000), .vcpu_wait_ms = MAYBE(100), .io_write = MAYBE((int64_t)(10 * MiB)),
+		 .cpu_ms = MAYBE(20000), .vcpu_delay_ms = MAYBE(100), .io_write = MAYBE((int64_t)(10 * MiB)),
 		 .net_rx = MAYBE(1000), .net_tx = MAYBE(5000)},
 		/* more merged than resident guest RAM (a sample between two reads): capped */
 		{.t = 110, .rss = MAYBE((int64_t)(300 * MiB)), .overhead = MAYBE((int64_t)(100 * MiB)),
@@ -195,6 +195,46 @@ static void vm_series_from_stored_points(void **state)
 	assert_true(near(series_row(&s, SERIES_VM_NET_RX)[1], 100, 1e-9));
 	assert_true(isnan(series_row(&s, SERIES_VM_NET_TX)[1]));    /* went down: a reset, no rate */
 	series_free(&s);
+}
+
+/* A VM's disks as rates on the times of their rows: per device read and written over the interval
+ * before each of its rows, NaN where it had no row or no rate; the first 6 devices by name. */
+static void disk_rates_from_stored_points(void **state)
+{
+	(void)state;
+	struct store_disk_point p[12] = {
+		{.t = 10, .device = "cd0", .read_bytes = MAYBE(0), .write_bytes = MAYBE(0)},
+		{.t = 30, .device = "cd0", .read_bytes = MAYBE(2000), .write_bytes = MAYBE(0)},
+		{.t = 10, .device = "disk0", .read_bytes = MAYBE(100), .write_bytes = MAYBE(0)},
+		{.t = 20, .device = "disk0", .read_bytes = UNKNOWN, .write_bytes = MAYBE((int64_t)(10 * MiB))},
+		{.t = 30, .device = "disk0", .read_bytes = MAYBE(300), .write_bytes = MAYBE(5)}, /* reset */
+	};
+	struct store_disk_series d;
+	assert_int_equal(disk_series_from_points(p, 0, &d), -ENODATA);
+	assert_int_equal(disk_series_from_points(p, 5, &d), 0);
+	assert_int_equal(d.ndevices, 2);
+	assert_int_equal(d.more, 0);
+	assert_string_equal(d.devices[0], "cd0");
+	assert_string_equal(d.devices[1], "disk0");
+	assert_int_equal(d.set.n, 3);
+	assert_int_equal(d.set.k, 4);
+	assert_true(d.set.t[0] == 10 && d.set.t[1] == 20 && d.set.t[2] == 30);
+	const double *cd_read = series_row(&d.set, 0), *disk_read = series_row(&d.set, 2),
+		     *disk_written = series_row(&d.set, 3);
+	assert_true(isnan(cd_read[0]) && isnan(cd_read[1])); /* no interval before its first row; no row at 20 */
+	assert_true(near(cd_read[2], 100, 1e-9));             /* 2000 B over the 20 s since its row before */
+	assert_true(near(disk_written[1], MiB, 1e-6));
+	assert_true(isnan(disk_written[2]));                  /* went down: a reset, no rate */
+	assert_true(isnan(disk_read[1]) && isnan(disk_read[2])); /* unknown at 20: no rate on either side */
+	series_free(&d.set);
+	for (size_t i = 0; i < 8; i++) /* eight disks, one row each: six drawn, two more */
+		p[i] = (struct store_disk_point){.t = 10, .device = {(char)('a' + i)}, .write_bytes = MAYBE(1)};
+	assert_int_equal(disk_series_from_points(p, 8, &d), 0);
+	assert_int_equal(d.ndevices, 6);
+	assert_int_equal(d.more, 2);
+	assert_string_equal(d.devices[5], "f");
+	assert_true(d.set.n == 1 && isnan(series_row(&d.set, 11)[0]));
+	series_free(&d.set);
 }
 
 /* Memory cost as recorded; PSS where a recording (before schema 3) has no cost; unknown when neither. */
@@ -281,6 +321,7 @@ int main(void)
 		cmocka_unit_test(vm_chart_huge_pages),
 		cmocka_unit_test(vm_series_from_stored_points),
 		cmocka_unit_test(vm_cost_from_stored_points),
+		cmocka_unit_test(disk_rates_from_stored_points),
 		cmocka_unit_test(resample_onto_a_grid),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

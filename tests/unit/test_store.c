@@ -17,6 +17,7 @@
 #include "store/store.h"
 #include "store/store_schema.h"
 #include "store/store_growth.h"
+#include "store/store_series.h"
 #include "store/store_share.h"
 #include "serve_testutil.h"
 
@@ -34,6 +35,26 @@ static int teardown(void **state)
 {
 	(void)state;
 	return scratch_remove(dir);
+}
+
+/* Two disks as QMP gives them at wall time t: disk0 writes 1 MiB a second (a write of 64 KiB
+ * taking 1 ms); cd0, from a QEMU that counts no time, has its times unknown. */
+static struct vm_disks *make_disks(double t)
+{
+	struct vm_disks *d = calloc(1, sizeof(*d));
+	assert_non_null(d);
+	d->known = true;
+	d->source = "qmp";
+	d->n = 2;
+	int64_t w = (int64_t)(t - 1.7e9) * MiB;
+	d->d[0] = (struct vm_disk){.device = "disk0", .read_bytes = MAYBE(8192), .write_bytes = MAYBE(w),
+				   .read_ops = MAYBE(2), .write_ops = MAYBE(w / 65536), .flush_ops = MAYBE(7),
+				   .read_seconds = 0.000123456, .write_seconds = (double)(w / 65536) * 0.001,
+				   .flush_seconds = 0.5};
+	d->d[1] = (struct vm_disk){.device = "cd0", .read_bytes = MAYBE(2048), .write_bytes = MAYBE(0),
+				   .read_ops = MAYBE(1), .write_ops = MAYBE(0), .flush_ops = UNKNOWN,
+				   .read_seconds = NAN, .write_seconds = NAN, .flush_seconds = NAN};
+	return d;
 }
 
 /* A snapshot at wall time t with nvms VMs (pid 100 + i); VM 0's overhead grows by rate B/s. */
@@ -81,6 +102,8 @@ static void make_snapshot(struct snapshot *s, double t, size_t nvms, double rate
 		v->cpu = (struct vm_cpu){.cpu_seconds = 0.5 * (t - 1.7e9), .vcpu_delay_seconds = NAN};
 		v->cg = (struct vm_cgroup){.memory_bytes = MAYBE(80 * MiB), .limit_bytes = UNKNOWN, .oom_kills = MAYBE((int64_t)i)};
 		vm_io_unknown(&v->io);
+		if (i == 0) /* vm0's disks were read (record --io); the others' were not asked */
+			v->disks = make_disks(t);
 		if (i == 0) { /* vm0 writes 1 MiB a second and has two taps; the others' I/O is unknown */
 			v->io.read_bytes = MAYBE(4096);
 			v->io.write_bytes = MAYBE((int64_t)(t - 1.7e9) * MiB);
@@ -101,6 +124,46 @@ static void write_samples(struct store *s, double t0, double dt, size_t n, size_
 		assert_int_equal(store_write_snapshot(s, &snap), 0);
 		snapshot_free(&snap);
 	}
+}
+
+static int64_t count_rows(const char *sql)
+{
+	sqlite3 *raw;
+	sqlite3_stmt *st;
+	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sq.prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sq.step(st), SQLITE_ROW);
+	int64_t n = sq.column_int64(st, 0);
+	sq.finalize(st);
+	sq.close_v2(raw);
+	return n;
+}
+
+/* vm0's disks as make_disks wrote them at 1.8e9 + 10 i (by device, then time); vm1 has none. */
+static void check_disks(struct store *s, int64_t vm0, int64_t vm1)
+{
+	struct store_disk_point *d;
+	size_t n;
+	assert_int_equal(store_vm_disk_points(s, vm0, 0, 2e9, &d, &n), 0);
+	assert_int_equal(n, 60);
+	assert_string_equal(d[0].device, "cd0");
+	assert_string_equal(d[30].device, "disk0");
+	assert_true(fabs(d[31].t - (1.8e9 + 10)) < 1e-3);
+	int64_t w = (int64_t)(1.8e9 + 10 - 1.7e9) * MiB;
+	assert_true(d[31].write_bytes.known && d[31].write_bytes.v == w);
+	assert_true(d[31].write_ops.known && d[31].write_ops.v == w / 65536);
+	assert_true(d[31].write_time_ns.known && d[31].write_time_ns.v == w / 65536 * 1000000);
+	assert_true(d[31].read_time_ns.known && d[31].read_time_ns.v == 123456); /* QEMU's nanoseconds, all */
+	assert_true(d[31].read_bytes.v == 8192 && d[31].read_ops.v == 2 && d[31].flush_ops.v == 7);
+	assert_true(d[31].flush_time_ns.known && d[31].flush_time_ns.v == 500000000);
+	assert_true(d[0].read_bytes.known && d[0].read_bytes.v == 2048);
+	assert_false(d[0].flush_ops.known); /* unknown stays unknown, never 0 */
+	assert_false(d[0].read_time_ns.known);
+	assert_false(d[0].write_time_ns.known);
+	free(d);
+	assert_int_equal(store_vm_disk_points(s, vm1, 0, 2e9, &d, &n), 0);
+	assert_int_equal(n, 0);
+	free(d);
 }
 
 static void write_and_read_back(void **state)
@@ -132,7 +195,7 @@ static void write_and_read_back(void **state)
 	assert_int_equal(p[0].overhead.v, 10 * MiB);
 	assert_false(p[0].ksm_profit.known); /* unknown stays unknown */
 	assert_true(p[0].cpu_ms.known && p[0].cpu_ms.v == llround(0.5 * (1.8e9 - 1.7e9) * 1000));
-	assert_false(p[0].vcpu_wait_ms.known);
+	assert_false(p[0].vcpu_delay_ms.known);
 	assert_true(p[0].cgroup_memory.known && p[0].cgroup_memory.v == 80 * MiB);
 	assert_false(p[0].cgroup_limit.known); /* unlimited */
 	assert_true(p[0].oom_kills.known && p[0].oom_kills.v == 0);
@@ -151,6 +214,8 @@ static void write_and_read_back(void **state)
 	assert_true(p[0].hugetlb.known && p[0].hugetlb.v == 64 * MiB);
 	assert_true(p[0].memory_cost.known && p[0].memory_cost.v == p[0].pss.v + 64 * MiB);
 	free(p);
+
+	check_disks(s, vms[0].id, vms[1].id);
 
 	struct store_host_point *h;
 	assert_int_equal(store_host_points(s, 0, 2e9, &h, &np), 0);
@@ -231,6 +296,32 @@ static void restarted_vm_is_a_new_series(void **state)
 	store_close(s);
 }
 
+/* vm0's disk rows after downsample_keeps_means' retention: the tiers of the host's samples, each
+ * mean a counter's last value in its bucket (its maximum), unknown staying unknown. */
+static void check_disk_tiers(struct store *s, double t0)
+{
+	struct store_disk_point *d;
+	size_t n, tiers[3] = {0};
+	assert_int_equal(store_vm_disk_points(s, 1, 0, 2e9, &d, &n), 0);
+	for (size_t i = 0; i < n; i++) {
+		tiers[d[i].resolution == 0 ? 0 : d[i].resolution == 300 ? 1 : 2]++;
+		if (strcmp(d[i].device, "cd0") == 0) {
+			assert_false(d[i].flush_ops.known);
+			assert_false(d[i].read_time_ns.known);
+			continue;
+		}
+		/* disk0 writes 1 MiB a second: a bucket's last sample is 60 s before its end */
+		double end = d[i].t + d[i].resolution / 2.0 - (d[i].resolution ? 60 : 0);
+		assert_true(d[i].write_bytes.known && d[i].write_bytes.v == (int64_t)(end - 1.7e9) * MiB);
+	}
+	assert_int_equal(tiers[0] % 2, 0); /* both disks in every sample */
+	assert_in_range(tiers[0] / 2, 55, 66);
+	assert_in_range(tiers[1] / 2, 55, 72);
+	assert_in_range(tiers[2] / 2, 5, 7);
+	assert_true(d[n - 1].t >= t0);
+	free(d);
+}
+
 static void downsampling_keeps_means(void **state)
 {
 	(void)state;
@@ -262,6 +353,7 @@ static void downsampling_keeps_means(void **state)
 	assert_in_range(raw, 55, 66);
 	assert_int_equal(h[0].mem_total.v, 8LL << 30); /* a mean of constants is the constant */
 	free(h);
+	check_disk_tiers(s, t0);
 
 	/* The growth slope survives the means: 1 KiB/s = 3.5 MiB/hour. */
 	struct growth_scan_opts o = growth_scan_defaults();
@@ -283,6 +375,7 @@ static void downsampling_keeps_means(void **state)
 	assert_int_equal(n, 0);
 	free(vms);
 	store_close(s);
+	assert_int_equal(count_rows("SELECT count(*) FROM vm_disk_samples"), 0);
 }
 
 /* A VM whose resident guest memory is unknown (status without RssAnon / RssShmem): whether its
@@ -320,20 +413,26 @@ static void unknown_resident_is_not_populated(void **state)
 	store_close(s);
 }
 
-/* vm 1's points in a database left by vmhost at schema version (its migrations, then rows), once
- * this build opened it (migrating it in place) and wrote samples of other VMs. */
-static struct store_vm_point *old_database(int version, const char *rows, size_t *ret_n)
+/* The database vmhost left at schema version (its migrations), with rows. */
+static void vmhost_database(int version, const char *rows)
 {
 	sqlite3 *raw;
 	assert_int_equal(sqlite_load(NULL, 0), 0); /* loaded by store_open, or here */
 	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL), SQLITE_OK);
-	char *err = NULL, pragmas[128];
+	char pragmas[128];
 	for (int v = 0; v < version; v++)
-		assert_int_equal(sq.exec(raw, store_migrations[v], NULL, NULL, &err), SQLITE_OK);
+		assert_int_equal(sq.exec(raw, store_migrations[v], NULL, NULL, NULL), SQLITE_OK);
 	snprintf(pragmas, sizeof(pragmas), "PRAGMA application_id = 1986881651; PRAGMA user_version = %d;", version);
-	assert_int_equal(sq.exec(raw, pragmas, NULL, NULL, &err), SQLITE_OK);
-	assert_int_equal(sq.exec(raw, rows, NULL, NULL, &err), SQLITE_OK);
+	assert_int_equal(sq.exec(raw, pragmas, NULL, NULL, NULL), SQLITE_OK);
+	assert_int_equal(sq.exec(raw, rows, NULL, NULL, NULL), SQLITE_OK);
 	sq.close_v2(raw);
+}
+
+/* vm 1's points in a database left by vmhost at schema version (its migrations, then rows), once
+ * this build opened it (migrating it in place) and wrote samples of other VMs. */
+static struct store_vm_point *old_database(int version, const char *rows, size_t *ret_n)
+{
+	vmhost_database(version, rows);
 	struct store *s;
 	assert_int_equal(store_open(db, &s), 0);
 	write_samples(s, 1.8e9, 10, 2, 1, 0);
@@ -407,6 +506,98 @@ static void schema_4_is_migrated(void **state)
 	store_close(s);
 }
 
+/* The names of a table's columns in the database at db, comma-separated. */
+static void table_columns(const char *table, char *buf, size_t cap)
+{
+	sqlite3 *raw;
+	sqlite3_stmt *st;
+	char sql[128];
+	snprintf(sql, sizeof(sql), "SELECT group_concat(name) FROM pragma_table_info('%s')", table);
+	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sq.prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
+	assert_int_equal(sq.step(st), SQLITE_ROW);
+	const unsigned char *t = sq.column_text(st, 0);
+	snprintf(buf, cap, "%s", t ? (const char *)t : "");
+	sq.finalize(st);
+	sq.close_v2(raw);
+}
+
+#define SCHEMA_5_ROWS                                                                                  \
+	"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"            \
+	"INSERT INTO vm_samples (vm_id, t_ms, rss, cpu_ms, vcpu_wait_ms) VALUES (1, 1799999990000, 4096, 10, 1000),"\
+	" (1, 1799999995000, 4096, 20, 3500);"
+
+/* A schema-4 database no writer has migrated yet: readers refuse it as older, not newer (they
+ * said "written by a newer vmhost"), and say what migrates it. */
+static void schema_4_is_old_to_readers(void **state)
+{
+	(void)state;
+	vmhost_database(4, "");
+	struct store *s;
+	int r = store_open_read(db, &s);
+	assert_int_equal(r, -ESTALE);
+	assert_non_null(strstr(store_strerror(r), "older vmhost"));
+	assert_non_null(strstr(store_strerror(r), "vmhost record"));
+	assert_int_equal(count_rows("PRAGMA user_version"), 4);
+}
+
+/* Schema 5 (the vCPUs' delay as vcpu_wait_ms, no disks): a reader reads it as it is, the delay
+ * under its name and no disks; the next writer renames the column in place, keeping its figures,
+ * and adds the disks' table. */
+static void schema_5_is_migrated(void **state)
+{
+	(void)state;
+	size_t np;
+	struct store_vm_point *p = old_database(5, SCHEMA_5_ROWS, &np);
+	assert_int_equal(np, 2);
+	assert_true(p[0].vcpu_delay_ms.known && p[0].vcpu_delay_ms.v == 1000);
+	assert_true(p[1].vcpu_delay_ms.known && p[1].vcpu_delay_ms.v == 3500);
+	assert_true(p[1].cpu_ms.known && p[1].cpu_ms.v == 20);
+	free(p);
+	char cols[1024];
+	table_columns("vm_samples", cols, sizeof(cols));
+	assert_non_null(strstr(cols, ",vcpu_delay_ms,"));
+	assert_null(strstr(cols, "vcpu_wait_ms"));
+	table_columns("vm_disk_samples", cols, sizeof(cols));
+	assert_string_equal(cols, "vm_id,t_ms,device,resolution,read_bytes,write_bytes,read_ops,write_ops,flush_ops,"
+				  "read_time_ns,write_time_ns,flush_time_ns");
+	/* The new writer's samples carry the delay and vm0's disks under the new names. */
+	struct store *s;
+	assert_int_equal(store_open_read(db, &s), 0);
+	struct store_disk_point *d;
+	assert_int_equal(store_vm_disk_points(s, 2, 0, 2e9, &d, &np), 0);
+	assert_int_equal(np, 4);
+	free(d);
+	store_close(s);
+}
+
+/* A schema-5 database not migrated yet (no writer since the upgrade): report and growth read it. */
+static void schema_5_is_read_as_it_is(void **state)
+{
+	(void)state;
+	vmhost_database(5, SCHEMA_5_ROWS "INSERT INTO samples (t_ms) VALUES (1799999990000), (1799999995000);");
+	struct store *s;
+	assert_int_equal(store_open_read(db, &s), 0);
+	struct store_vm_point *p;
+	size_t np;
+	assert_int_equal(store_vm_points(s, 1, 0, 2e9, &p, &np), 0);
+	assert_int_equal(np, 2);
+	assert_true(p[1].vcpu_delay_ms.known && p[1].vcpu_delay_ms.v == 3500);
+	free(p);
+	struct store_disk_point *d;
+	assert_int_equal(store_vm_disk_points(s, 1, 0, 2e9, &d, &np), 0);
+	assert_int_equal(np, 0);
+	free(d);
+	/* The report's series: 2.5 s of delay over 5 s is 50% of one CPU. */
+	struct series_set set;
+	assert_int_equal(store_vm_series(s, 1, 0, 2e9, 4096, NULL, 100, &set), 0);
+	assert_int_equal(set.n, 2);
+	assert_true(fabs(series_row(&set, SERIES_VM_VCPU_DELAY)[1] - 50.0) < 1e-9);
+	series_free(&set);
+	store_close(s);
+	assert_int_equal(count_rows("PRAGMA user_version"), 5); /* a reader leaves it as it is */
+}
+
 /* Three VMs: a and b of one image, c apart; c partial. */
 static void three_vm_run(struct share_run *r, double t)
 {
@@ -472,19 +663,6 @@ static void share_run_beside_a_recorder(void **state)
 	share_run_free(&w2);
 }
 
-static int64_t count_rows(const char *sql)
-{
-	sqlite3 *raw;
-	sqlite3_stmt *st;
-	assert_int_equal(sq.open_v2(db, &raw, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
-	assert_int_equal(sq.prepare_v2(raw, sql, -1, &st, NULL), SQLITE_OK);
-	assert_int_equal(sq.step(st), SQLITE_ROW);
-	int64_t n = sq.column_int64(st, 0);
-	sq.finalize(st);
-	sq.close_v2(raw);
-	return n;
-}
-
 /* A map's pairs (n x n rows) are kept 30 days; its run and VM rows stay. */
 static void old_maps_lose_their_pairs(void **state)
 {
@@ -520,6 +698,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(schema_2_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_3_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_4_is_migrated, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_5_is_migrated, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_5_is_read_as_it_is, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_4_is_old_to_readers, setup, teardown),
 		cmocka_unit_test_setup_teardown(share_run_beside_a_recorder, setup, teardown),
 		cmocka_unit_test_setup_teardown(old_maps_lose_their_pairs, setup, teardown),
 	};
