@@ -3,7 +3,8 @@
 #   bench/share.sh [BUILD_DIR] [GUEST_MIB] [SAMPLE_N]     (defaults: build 512 32)
 # Fake guests of one image: "host 1" holds 80%, 50% and 20% of it, "host 2" 60% and 30% (the
 # fractions nest, so two guests share the pages of fraction min(f1, f2), counted exactly); 10% zero
-# pages each, the rest unique. It measures: every pair's shared pages against the truth; the
+# pages each, the rest unique. It measures: every pair's shared pages against the truth, in one run
+# and over KEYS (default 15) more runs of new random keys (another sample each: the spread); the
 # sketch size per GiB; share's CPU per GiB hashed and its --cpu-budget; host 1's predicted
 # savings against what KSM reaches when left to converge; host 2's guests then started beside
 # them, sketched apart (two hosts that never ran together, one key) and predicted together
@@ -121,6 +122,40 @@ for x in h1a h1b h1c; do
 	done
 done
 echo "worst pair error: $worst% of a guest's pages"
+# The same pairs over KEYS more keys (a new random key per run: another sample each time): how the
+# error spreads, against the sampling theory (the ratio estimator, docs/share.md), and how many runs
+# had every pair within 3% of its own truth.
+keys=${KEYS:-15}
+declare -A TRUTH
+for f in 0.2 0.5 0.8; do TRUTH[$f]=$(truth $f $pages); done
+for k in $(seq 1 "$keys"); do
+	"$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 0 --json \
+		>"$tmp/k$k.json" 2>/dev/null
+done
+for x in h1a h1b h1c; do
+	for y in h1a h1b h1c; do
+		[ "$x" = "$y" ] && continue
+		truth=${TRUTH[$(awk -v f="${FRAC[$x]}" -v g="${FRAC[$y]}" 'BEGIN { print (f < g ? f : g) }')]}
+		for k in $(seq 1 "$keys"); do
+			jq --argjson a "${PID[$x]}" --argjson b "${PID[$y]}" --argjson t "$truth" -r \
+				'.vms[] | select(.pid == $a) | "\($t) \(.pages - .zero_pages - .zero_mapped_pages) \(.sketch_bytes / 8) \([.shared_with[] | select(.pid == $b) | .pages] | add // 0) \(.error_bound_pages)"' \
+				"$tmp/k$k.json"
+		done | awk -v x="$x" -v y="$y" -v n="$rate" '{ e = ($4 - $1) / $1 * 100; s += e; ss += e * e; a = e < 0 ? -e : e; if (a > m) m = a
+			if (a <= 3) w++; p = $1 / $2; th += sqrt(p * (1 - p) * (1 - 1 / n) / $3) / p * 100; b += ($5 / 2) / $1 * 100; c++ }
+			END { mean = s / c; printf "%s with %s over %d keys: error mean %+.2f%%, sd %.2f%% (theory %.2f%%; the stated bound a sd of %.2f%%), worst %.2f%%, within 3%% in %d of %d\n",
+				x, y, c, mean, sqrt(ss / c - mean * mean), th / c, b / c, m, w, c }'
+	done
+done
+for k in $(seq 1 "$keys"); do
+	for x in h1a h1b h1c; do
+		for y in h1a h1b h1c; do
+			[ "$x" = "$y" ] && continue
+			truth=${TRUTH[$(awk -v f="${FRAC[$x]}" -v g="${FRAC[$y]}" 'BEGIN { print (f < g ? f : g) }')]}
+			jq --argjson a "${PID[$x]}" --argjson b "${PID[$y]}" --argjson t "$truth" \
+				'[.vms[] | select(.pid == $a) | .shared_with[] | select(.pid == $b) | .pages] | add // 0 | (. - $t) / $t * 100 | fabs' "$tmp/k$k.json"
+		done
+	done | awk '$1 > m { m = $1 } END { print m }'
+done | awk '{ c++; if ($1 <= 3) w++ } END { printf "keys with every pair within 3%% of its truth: %d of %d\n", w, c }'
 jq -r '.vms[] | "sketch of \(.name): \(.sketch_bytes) bytes for \(.pages) pages read: \(.sketch_bytes * 262144 / .pages / 1024 | floor) KiB per GiB"' "$tmp/h1.json"
 jq -r '"share CPU: \([.vms[].cpu_seconds] | add) s for \([.vms[].pages] | add) pages: \(([.vms[].cpu_seconds] | add) / (([.vms[].pages] | add) / 262144)) s per GiB hashed"' "$tmp/h1.json"
 t0=$EPOCHREALTIME
@@ -150,8 +185,6 @@ pred2=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h2.json")
 predall=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/all.json")
 gotall=$(($(converge) - base))
 splitall=$(zero_freed h1a h1b h1c h2a h2b)
-# host 1's empty pages were freed before the joint sketch: it no longer counts them; add them back
-predall=$((predall + $(jq '[.vms[] | .zero_mapped_pages - .ksm_zero_pages] | add' "$tmp/all.json")))
 echo "host 2 alone: predicted $pred2 pages; both hosts' guests together: predicted $predall, KSM's counters reached $gotall pages + $splitall empty pages freed by splits = $((gotall + splitall)): $(pct "$predall" $((gotall + splitall)))"
 predplan=$((pred1 + pred2 + freed))
 echo "two sketch files joined by share plan: host 1 alone $pred1 + host 2 alone $pred2 + the plan's moves $freed ($moves) = $predplan pages; KSM reached $((gotall + splitall)) with both hosts' guests together: $(pct "$predplan" $((gotall + splitall)))"
