@@ -1,6 +1,6 @@
 /* vmhost share: content sketches of each VM's guest RAM, and the sharing map they give: per VM
  * what it shares within itself, with each other VM, and alone; for the host, what KSM could save
- * with every VM merged against what it saves now (docs/share.md). */
+ * with every VM merged against what is saved now (docs/share.md). */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>

@@ -204,8 +204,7 @@ static void map_line(FILE *f, const struct share_run *r, double ksm_saved_now)
 		when, r->n, read, (long long)r->sample_n, err, could, then);
 	if (r->ksm_saved_bytes.known && r->mergeable_savings_bytes > 0)
 		fprintf(f, " (%.0f%% of it)", 100.0 * (double)r->ksm_saved_bytes.v / (double)r->mergeable_savings_bytes);
-	fprintf(f, " (KSM&apos;s pages_sharing, and empty pages already on the zero page); KSM&apos;s own counters "
-		   "show <b>%s</b> now (the last sample)", now);
+	fprintf(f, "; KSM&apos;s counters show <b>%s</b> saved now (the last sample)", now);
 	fputs(". Rows: a VM&apos;s pages; columns: the VM that also holds them; the diagonal: pages a VM holds "
 	      "twice or more. VMs that share the most sit side by side.", f);
 	size_t partial = 0;
