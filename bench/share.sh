@@ -85,12 +85,26 @@ converge() {
 	done
 	echo "$now"
 }
-# zero_freed NAMES...: empty pages of those guests now mapped to the kernel's zero page beyond what
-# KSM counts (ksm_zero_pages): freed when KSM split their huge pages (the kernel remaps zero-filled
-# subpages on a split), in neither of KSM's counters.
-zero_freed() {
-	"$vmhost" share --db "$tmp/vmhost.db" $(pidargs "$@") --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json 2>/dev/null |
-		jq '[.vms[] | .zero_mapped_pages - .ksm_zero_pages] | add'
+# freed NAMES...: the pages those guests no longer use, counted from their memory itself: each wrote
+# every page of its RAM, so what it saves is its pages less the PSS of its RAM mapping (a merged
+# page counts 1/k to each of its k holders, a page on the zero page nothing). This takes in KSM's
+# merges, its zero pages, and the empty pages the kernel freed when KSM split a huge page (in no
+# KSM counter), and nothing of any other process on the host (whose KSM savings come and go).
+freed() {
+	local g t=0 pss
+	for g in "$@"; do
+		pss=$(awk -v min=$((mib * 1024)) '/^[0-9a-f]+-[0-9a-f]+ / { f = 0 } /^Size:/ { f = $2 >= min }
+			/^Pss:/ { if (f) s += $2 } END { printf "%d", s / 4 }' /proc/"${PID[$g]}"/smaps)
+		t=$((t + pages - pss))
+	done
+	echo "$t"
+}
+ksm_zero() { # NAMES...: their empty pages KSM itself put on the zero page (ksm_stat)
+	local g t=0
+	for g in "$@"; do
+		t=$((t + $(awk '$1 == "ksm_zero_pages" { print $2 }' /proc/"${PID[$g]}"/ksm_stat)))
+	done
+	echo "$t"
 }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", (a - b) / b * 100 }'; }
 
@@ -101,7 +115,7 @@ echo 4000 >$K/pages_to_scan
 echo 10 >$K/sleep_millisecs
 echo 1 >$K/run
 base=$(converge)
-echo "baseline: other processes' KSM savings $base pages (subtracted below)"
+echo "baseline: other processes' KSM savings $base pages (subtracted from KSM's counters below)"
 
 guest h1a 0.8
 guest h1b 0.5
@@ -165,10 +179,10 @@ read -r u s <"$tmp/time"
 awk -v u="$u" -v s="$s" -v a="$t0" -v b="$t1" 'BEGIN { c = u + s; w = b - a; printf "--cpu-budget 20: %.2f s CPU in %.2f s: %.1f%% of one CPU\n", c, w, c / w * 100 }'
 
 pred1=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h1.json")
-got1=$(($(converge) - base))
-split1=$(zero_freed h1a h1b h1c)
-echo "== host 1: predicted savings $pred1 pages; KSM's counters reached $got1 pages, and $split1 empty pages were freed by splitting huge pages: $((got1 + split1)) in all: $(pct "$pred1" $((got1 + split1))) =="
-echo "   (against KSM's counters alone: $(pct "$pred1" "$got1"))"
+ksm1=$(($(converge) - base))
+got1=$(freed h1a h1b h1c)
+echo "== host 1: predicted savings $pred1 pages; KSM converged, its guests then use $got1 pages less than they wrote: $(pct "$pred1" "$got1") =="
+echo "   (KSM's host-wide counters moved by $ksm1 pages, $(ksm_zero h1a h1b h1c) of them the guests' ksm_zero_pages: the rest of the empty pages were freed by huge-page splits)"
 
 guest h2a 0.6
 guest h2b 0.3
@@ -183,11 +197,11 @@ moves=$(jq -r '[.plan.moves[] | "\(.name) to \(.to | split("/") | last) (\(.free
 "$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/all.json" 2>/dev/null
 pred2=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h2.json")
 predall=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/all.json")
-gotall=$(($(converge) - base))
-splitall=$(zero_freed h1a h1b h1c h2a h2b)
-echo "host 2 alone: predicted $pred2 pages; both hosts' guests together: predicted $predall, KSM's counters reached $gotall pages + $splitall empty pages freed by splits = $((gotall + splitall)): $(pct "$predall" $((gotall + splitall)))"
+converge >/dev/null
+gotall=$(freed h1a h1b h1c h2a h2b)
+echo "host 2 alone: predicted $pred2 pages; both hosts' guests together: predicted $predall, KSM converged and they use $gotall pages less than they wrote: $(pct "$predall" "$gotall")"
 predplan=$((pred1 + pred2 + freed))
-echo "two sketch files joined by share plan: host 1 alone $pred1 + host 2 alone $pred2 + the plan's moves $freed ($moves) = $predplan pages; KSM reached $((gotall + splitall)) with both hosts' guests together: $(pct "$predplan" $((gotall + splitall)))"
+echo "two sketch files joined by share plan: host 1 alone $pred1 + host 2 alone $pred2 + the plan's moves $freed ($moves) = $predplan pages; KSM freed $gotall with both hosts' guests together: $(pct "$predplan" "$gotall")"
 # What the moves can free: the image pages both hosts hold (host 2's 60%, within host 1's 80%).
 movetruth=$(truth 0.6 $pages)
 echo "the plan's moves free $freed pages; truth $movetruth: $(pct "$freed" "$movetruth")"
