@@ -6,7 +6,8 @@
 # pages each, the rest unique. It measures: every pair's shared pages against the truth, in one run
 # and over KEYS (default 15) more runs of new random keys (another sample each: the spread); the
 # sketch size per GiB; share's CPU per GiB hashed and its --cpu-budget; host 1's predicted
-# savings against what KSM reaches when left to converge; host 2's guests then started beside
+# savings against what KSM reaches when left to converge (what the guests then no longer use: their
+# pages less their PSS); host 2's guests then started beside
 # them, sketched apart (two hosts that never ran together, one key) and predicted together
 # against KSM's convergence, by one share run over both sets and by the two hosts' sketch files
 # joined by share plan (each alone, plus what the plan's moves free); ksmd's CPU for one full scan at the kernel default; and the yield
@@ -69,22 +70,27 @@ f, n = float(sys.argv[1]), int(sys.argv[2])
 print(sum(1 for i in range(n) if (mix(i ^ 0x5eed) >> 11) / (1 << 53) < f))' "$1" "$2"
 }
 pidargs() { local g; for g in "$@"; do printf -- '--pid %s ' "${PID[$g]}"; done; }
-# converge: KSM scanning fast until its savings hold still over a full scan (at most 240 s).
+# converge [NAMES...]: KSM scanning fast until what it saves holds still over three full scans (at
+# most 600 s; a warning when it did not). With NAMES, what those guests save (freed, below): KSM's
+# host-wide counters move with any other process on the host, and can hold still while these
+# guests' huge pages are still being split. Prints what was reached.
 converge() {
 	local scans0 last=-1 now t=0
 	scans0=$(cat $K/full_scans)
-	now=$(saved_pages) # what it reached, if no three full scans come (nothing to scan)
-	while [ $t -lt 240 ]; do
+	now=$(reached "$@") # what it reached, if no three full scans come (nothing to scan)
+	while [ $t -lt 600 ]; do
 		sleep 2
 		t=$((t + 2))
 		[ $(($(cat $K/full_scans) - scans0)) -ge 3 ] || continue
-		now=$(saved_pages)
+		now=$(reached "$@")
 		[ "$last" -ge 0 ] && awk -v a="$now" -v b="$last" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.002 * a) }' && break
 		last=$now
 		scans0=$(cat $K/full_scans)
 	done
+	[ $t -lt 600 ] || echo "bench/share.sh: KSM did not converge in 600 s: the figure below is what it reached" >&2
 	echo "$now"
 }
+reached() { if [ $# -gt 0 ]; then freed "$@"; else saved_pages; fi; }
 # freed NAMES...: the pages those guests no longer use, counted from their memory itself: each wrote
 # every page of its RAM, so what it saves is its pages less the PSS of its RAM mapping (a merged
 # page counts 1/k to each of its k holders, a page on the zero page nothing). This takes in KSM's
@@ -179,8 +185,8 @@ read -r u s <"$tmp/time"
 awk -v u="$u" -v s="$s" -v a="$t0" -v b="$t1" 'BEGIN { c = u + s; w = b - a; printf "--cpu-budget 20: %.2f s CPU in %.2f s: %.1f%% of one CPU\n", c, w, c / w * 100 }'
 
 pred1=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h1.json")
-ksm1=$(($(converge) - base))
-got1=$(freed h1a h1b h1c)
+got1=$(converge h1a h1b h1c)
+ksm1=$(($(saved_pages) - base))
 echo "== host 1: predicted savings $pred1 pages; KSM converged, its guests then use $got1 pages less than they wrote: $(pct "$pred1" "$got1") =="
 echo "   (KSM's host-wide counters moved by $ksm1 pages, $(ksm_zero h1a h1b h1c) of them the guests' ksm_zero_pages: the rest of the empty pages were freed by huge-page splits)"
 
@@ -197,8 +203,7 @@ moves=$(jq -r '[.plan.moves[] | "\(.name) to \(.to | split("/") | last) (\(.free
 "$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/all.json" 2>/dev/null
 pred2=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h2.json")
 predall=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/all.json")
-converge >/dev/null
-gotall=$(freed h1a h1b h1c h2a h2b)
+gotall=$(converge h1a h1b h1c h2a h2b)
 echo "host 2 alone: predicted $pred2 pages; both hosts' guests together: predicted $predall, KSM converged and they use $gotall pages less than they wrote: $(pct "$predall" "$gotall")"
 predplan=$((pred1 + pred2 + freed))
 echo "two sketch files joined by share plan: host 1 alone $pred1 + host 2 alone $pred2 + the plan's moves $freed ($moves) = $predplan pages; KSM freed $gotall with both hosts' guests together: $(pct "$predplan" "$gotall")"
