@@ -3,9 +3,11 @@
 #   bench/share.sh [BUILD_DIR] [GUEST_MIB] [SAMPLE_N]     (defaults: build 512 32)
 # Fake guests of one image: "host 1" holds 80%, 50% and 20% of it, "host 2" 60% and 30% (the
 # fractions nest, so two guests share the pages of fraction min(f1, f2), counted exactly); 10% zero
-# pages each, the rest unique. It measures: every pair's shared pages against the truth; the
+# pages each, the rest unique. It measures: every pair's shared pages against the truth, in one run
+# and over KEYS (default 15) more runs of new random keys (another sample each: the spread); the
 # sketch size per GiB; share's CPU per GiB hashed and its --cpu-budget; host 1's predicted
-# savings against what KSM reaches when left to converge; host 2's guests then started beside
+# savings against what KSM reaches when left to converge (what the guests then no longer use: their
+# pages less their PSS); host 2's guests then started beside
 # them, sketched apart (two hosts that never ran together, one key) and predicted together
 # against KSM's convergence, by one share run over both sets and by the two hosts' sketch files
 # joined by share plan (each alone, plus what the plan's moves free); ksmd's CPU for one full scan at the kernel default; and the yield
@@ -68,28 +70,47 @@ f, n = float(sys.argv[1]), int(sys.argv[2])
 print(sum(1 for i in range(n) if (mix(i ^ 0x5eed) >> 11) / (1 << 53) < f))' "$1" "$2"
 }
 pidargs() { local g; for g in "$@"; do printf -- '--pid %s ' "${PID[$g]}"; done; }
-# converge: KSM scanning fast until its savings hold still over a full scan (at most 240 s).
+# converge [NAMES...]: KSM scanning fast until what it saves holds still over three full scans (at
+# most 600 s; a warning when it did not). With NAMES, what those guests save (freed, below): KSM's
+# host-wide counters move with any other process on the host, and can hold still while these
+# guests' huge pages are still being split. Prints what was reached.
 converge() {
 	local scans0 last=-1 now t=0
 	scans0=$(cat $K/full_scans)
-	now=$(saved_pages) # what it reached, if no three full scans come (nothing to scan)
-	while [ $t -lt 240 ]; do
+	now=$(reached "$@") # what it reached, if no three full scans come (nothing to scan)
+	while [ $t -lt 600 ]; do
 		sleep 2
 		t=$((t + 2))
 		[ $(($(cat $K/full_scans) - scans0)) -ge 3 ] || continue
-		now=$(saved_pages)
+		now=$(reached "$@")
 		[ "$last" -ge 0 ] && awk -v a="$now" -v b="$last" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.002 * a) }' && break
 		last=$now
 		scans0=$(cat $K/full_scans)
 	done
+	[ $t -lt 600 ] || echo "bench/share.sh: KSM did not converge in 600 s: the figure below is what it reached" >&2
 	echo "$now"
 }
-# zero_freed NAMES...: empty pages of those guests now mapped to the kernel's zero page beyond what
-# KSM counts (ksm_zero_pages): freed when KSM split their huge pages (the kernel remaps zero-filled
-# subpages on a split), in neither of KSM's counters.
-zero_freed() {
-	"$vmhost" share --db "$tmp/vmhost.db" $(pidargs "$@") --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json 2>/dev/null |
-		jq '[.vms[] | .zero_mapped_pages - .ksm_zero_pages] | add'
+reached() { if [ $# -gt 0 ]; then freed "$@"; else saved_pages; fi; }
+# freed NAMES...: the pages those guests no longer use, counted from their memory itself: each wrote
+# every page of its RAM, so what it saves is its pages less the PSS of its RAM mapping (a merged
+# page counts 1/k to each of its k holders, a page on the zero page nothing). This takes in KSM's
+# merges, its zero pages, and the empty pages the kernel freed when KSM split a huge page (in no
+# KSM counter), and nothing of any other process on the host (whose KSM savings come and go).
+freed() {
+	local g t=0 pss
+	for g in "$@"; do
+		pss=$(awk -v min=$((mib * 1024)) '/^[0-9a-f]+-[0-9a-f]+ / { f = 0 } /^Size:/ { f = $2 >= min }
+			/^Pss:/ { if (f) s += $2 } END { printf "%d", s / 4 }' /proc/"${PID[$g]}"/smaps)
+		t=$((t + pages - pss))
+	done
+	echo "$t"
+}
+ksm_zero() { # NAMES...: their empty pages KSM itself put on the zero page (ksm_stat)
+	local g t=0
+	for g in "$@"; do
+		t=$((t + $(awk '$1 == "ksm_zero_pages" { print $2 }' /proc/"${PID[$g]}"/ksm_stat)))
+	done
+	echo "$t"
 }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", (a - b) / b * 100 }'; }
 
@@ -100,7 +121,7 @@ echo 4000 >$K/pages_to_scan
 echo 10 >$K/sleep_millisecs
 echo 1 >$K/run
 base=$(converge)
-echo "baseline: other processes' KSM savings $base pages (subtracted below)"
+echo "baseline: other processes' KSM savings $base pages (subtracted from KSM's counters below)"
 
 guest h1a 0.8
 guest h1b 0.5
@@ -121,6 +142,40 @@ for x in h1a h1b h1c; do
 	done
 done
 echo "worst pair error: $worst% of a guest's pages"
+# The same pairs over KEYS more keys (a new random key per run: another sample each time): how the
+# error spreads, against the sampling theory (the ratio estimator, docs/share.md), and how many runs
+# had every pair within 3% of its own truth.
+keys=${KEYS:-15}
+declare -A TRUTH
+for f in 0.2 0.5 0.8; do TRUTH[$f]=$(truth $f $pages); done
+for k in $(seq 1 "$keys"); do
+	"$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c) --sample 1/"$rate" --cpu-budget 0 --json \
+		>"$tmp/k$k.json" 2>/dev/null
+done
+for x in h1a h1b h1c; do
+	for y in h1a h1b h1c; do
+		[ "$x" = "$y" ] && continue
+		truth=${TRUTH[$(awk -v f="${FRAC[$x]}" -v g="${FRAC[$y]}" 'BEGIN { print (f < g ? f : g) }')]}
+		for k in $(seq 1 "$keys"); do
+			jq --argjson a "${PID[$x]}" --argjson b "${PID[$y]}" --argjson t "$truth" -r \
+				'.vms[] | select(.pid == $a) | "\($t) \(.pages - .zero_pages - .zero_mapped_pages) \(.sketch_bytes / 8) \([.shared_with[] | select(.pid == $b) | .pages] | add // 0) \(.error_bound_pages)"' \
+				"$tmp/k$k.json"
+		done | awk -v x="$x" -v y="$y" -v n="$rate" '{ e = ($4 - $1) / $1 * 100; s += e; ss += e * e; a = e < 0 ? -e : e; if (a > m) m = a
+			if (a <= 3) w++; p = $1 / $2; th += sqrt(p * (1 - p) * (1 - 1 / n) / $3) / p * 100; b += ($5 / 2) / $1 * 100; c++ }
+			END { mean = s / c; printf "%s with %s over %d keys: error mean %+.2f%%, sd %.2f%% (theory %.2f%%; the stated bound a sd of %.2f%%), worst %.2f%%, within 3%% in %d of %d\n",
+				x, y, c, mean, sqrt(ss / c - mean * mean), th / c, b / c, m, w, c }'
+	done
+done
+for k in $(seq 1 "$keys"); do
+	for x in h1a h1b h1c; do
+		for y in h1a h1b h1c; do
+			[ "$x" = "$y" ] && continue
+			truth=${TRUTH[$(awk -v f="${FRAC[$x]}" -v g="${FRAC[$y]}" 'BEGIN { print (f < g ? f : g) }')]}
+			jq --argjson a "${PID[$x]}" --argjson b "${PID[$y]}" --argjson t "$truth" \
+				'[.vms[] | select(.pid == $a) | .shared_with[] | select(.pid == $b) | .pages] | add // 0 | (. - $t) / $t * 100 | fabs' "$tmp/k$k.json"
+		done
+	done | awk '$1 > m { m = $1 } END { print m }'
+done | awk '{ c++; if ($1 <= 3) w++ } END { printf "keys with every pair within 3%% of its truth: %d of %d\n", w, c }'
 jq -r '.vms[] | "sketch of \(.name): \(.sketch_bytes) bytes for \(.pages) pages read: \(.sketch_bytes * 262144 / .pages / 1024 | floor) KiB per GiB"' "$tmp/h1.json"
 jq -r '"share CPU: \([.vms[].cpu_seconds] | add) s for \([.vms[].pages] | add) pages: \(([.vms[].cpu_seconds] | add) / (([.vms[].pages] | add) / 262144)) s per GiB hashed"' "$tmp/h1.json"
 t0=$EPOCHREALTIME
@@ -130,10 +185,10 @@ read -r u s <"$tmp/time"
 awk -v u="$u" -v s="$s" -v a="$t0" -v b="$t1" 'BEGIN { c = u + s; w = b - a; printf "--cpu-budget 20: %.2f s CPU in %.2f s: %.1f%% of one CPU\n", c, w, c / w * 100 }'
 
 pred1=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h1.json")
-got1=$(($(converge) - base))
-split1=$(zero_freed h1a h1b h1c)
-echo "== host 1: predicted savings $pred1 pages; KSM's counters reached $got1 pages, and $split1 empty pages were freed by splitting huge pages: $((got1 + split1)) in all: $(pct "$pred1" $((got1 + split1))) =="
-echo "   (against KSM's counters alone: $(pct "$pred1" "$got1"))"
+got1=$(converge h1a h1b h1c)
+ksm1=$(($(saved_pages) - base))
+echo "== host 1: predicted savings $pred1 pages; KSM converged, its guests then use $got1 pages less than they wrote: $(pct "$pred1" "$got1") =="
+echo "   (KSM's host-wide counters moved by $ksm1 pages, $(ksm_zero h1a h1b h1c) of them the guests' ksm_zero_pages: the rest of the empty pages were freed by huge-page splits)"
 
 guest h2a 0.6
 guest h2b 0.3
@@ -148,13 +203,10 @@ moves=$(jq -r '[.plan.moves[] | "\(.name) to \(.to | split("/") | last) (\(.free
 "$vmhost" share --db "$tmp/vmhost.db" $(pidargs h1a h1b h1c h2a h2b) --sample 1/"$rate" --cpu-budget 0 --key-file "$key" --json >"$tmp/all.json" 2>/dev/null
 pred2=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/h2.json")
 predall=$(jq '.host.mergeable_savings_bytes / 4096' "$tmp/all.json")
-gotall=$(($(converge) - base))
-splitall=$(zero_freed h1a h1b h1c h2a h2b)
-# host 1's empty pages were freed before the joint sketch: it no longer counts them; add them back
-predall=$((predall + $(jq '[.vms[] | .zero_mapped_pages - .ksm_zero_pages] | add' "$tmp/all.json")))
-echo "host 2 alone: predicted $pred2 pages; both hosts' guests together: predicted $predall, KSM's counters reached $gotall pages + $splitall empty pages freed by splits = $((gotall + splitall)): $(pct "$predall" $((gotall + splitall)))"
+gotall=$(converge h1a h1b h1c h2a h2b)
+echo "host 2 alone: predicted $pred2 pages; both hosts' guests together: predicted $predall, KSM converged and they use $gotall pages less than they wrote: $(pct "$predall" "$gotall")"
 predplan=$((pred1 + pred2 + freed))
-echo "two sketch files joined by share plan: host 1 alone $pred1 + host 2 alone $pred2 + the plan's moves $freed ($moves) = $predplan pages; KSM reached $((gotall + splitall)) with both hosts' guests together: $(pct "$predplan" $((gotall + splitall)))"
+echo "two sketch files joined by share plan: host 1 alone $pred1 + host 2 alone $pred2 + the plan's moves $freed ($moves) = $predplan pages; KSM freed $gotall with both hosts' guests together: $(pct "$predplan" "$gotall")"
 # What the moves can free: the image pages both hosts hold (host 2's 60%, within host 1's 80%).
 movetruth=$(truth 0.6 $pages)
 echo "the plan's moves free $freed pages; truth $movetruth: $(pct "$freed" "$movetruth")"

@@ -181,7 +181,7 @@ static void map_svg(FILE *f, const struct map *m)
 	      "also holds.</p></figure>\n", f);
 }
 
-/* When, how sampled, how exact, and what merging everything would save against what KSM saves. */
+/* When, how sampled, how exact, and what merging everything would save against what was saved. */
 static void map_line(FILE *f, const struct share_run *r, double ksm_saved_now)
 {
 	char when[64], read[32], err[32], could[32], then[32] = "n/a", now[32] = "n/a";
@@ -200,11 +200,11 @@ static void map_line(FILE *f, const struct share_run *r, double ksm_saved_now)
 		fmt_bytes(now, sizeof(now), (int64_t)llround(ksm_saved_now));
 	fprintf(f, "<p class=\"sub\">Taken %s over %zu VMs (%s of guest RAM read), sampling 1/%lld of the page "
 		   "hashes: each figure within &plusmn;%s (two standard errors, the largest of the VMs&apos;). "
-		   "With every VM merged KSM could save <b>%s</b>; it saved <b>%s</b> then",
+		   "With every VM merged KSM could save <b>%s</b>; <b>%s</b> was saved then",
 		when, r->n, read, (long long)r->sample_n, err, could, then);
 	if (r->ksm_saved_bytes.known && r->mergeable_savings_bytes > 0)
 		fprintf(f, " (%.0f%% of it)", 100.0 * (double)r->ksm_saved_bytes.v / (double)r->mergeable_savings_bytes);
-	fprintf(f, " and saves <b>%s</b> now (the last sample)", now);
+	fprintf(f, "; KSM&apos;s counters show <b>%s</b> saved now (the last sample)", now);
 	fputs(". Rows: a VM&apos;s pages; columns: the VM that also holds them; the diagonal: pages a VM holds "
 	      "twice or more. VMs that share the most sit side by side.", f);
 	size_t partial = 0;

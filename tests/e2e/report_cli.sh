@@ -70,7 +70,7 @@ check "... the figures in MiB in that order, row by row" grep -q 'data-mib="0,3.
 check "... a name escaped" grep -Fq ">x&lt;b&gt;&amp;&quot;&apos;</text>" "$TEST_TMP/m.html"
 check "... the one read in part said so" grep -Fq "Read in part: x&lt;b&gt;&amp;&quot;&apos; (vm-exited)." "$TEST_TMP/m.html"
 check "... KSM's savings then unknown: n/a; now the recording's" \
-	grep -Eq "could save <b>3.91 MiB</b>; it saved <b>n/a</b> then and saves <b>[0-9.]+ [KMG]?i?B</b> now \(the last sample\)\." "$TEST_TMP/m.html"
+	grep -Eq "could save <b>3.91 MiB</b>; <b>n/a</b> was saved then; KSM&apos;s counters show <b>[0-9.]+ [KMG]?i?B</b> saved now \(the last sample\)\." "$TEST_TMP/m.html"
 check "... no line on how to make one" bash -c "! grep -q 'No sharing map' '$TEST_TMP/m.html'"
 # A database with sharing maps and no samples yet (vmhost share before any record): the page with
 # the map, its charts empty; without a map such a database is still an error.

@@ -47,7 +47,7 @@ check "when, the sample rate and the error bound" grep -Eq 'Taken [0-9-]+ [0-9:]
 id=$(sqlite3 "$DB" "SELECT id FROM vms WHERE name = 'img-1'")
 check "img-1's name on the map links to its section" grep -q "<a href=\"#vm-$id\"><text class=\"r\"[^>]*>img-1</text></a>" "$H"
 check "what merging everything would save against what KSM saves" \
-	grep -Eq 'KSM could save <b>[0-9.]+ [KMG]?i?B</b>; it saved <b>[0-9.]+ [KMG]?i?B</b> then( \([0-9]+% of it\))? and saves <b>[0-9.]+ [KMG]?i?B</b> now \(the last sample\)' "$H"
+	grep -Eq 'KSM could save <b>[0-9.]+ [KMG]?i?B</b>; <b>[0-9.]+ [KMG]?i?B</b> was saved then( \([0-9]+% of it\))?; KSM&apos;s counters show <b>[0-9.]+ [KMG]?i?B</b> saved now \(the last sample\)' "$H"
 
 # The map as Chromium laid it out: names on the rows, figures, the cells of the darkest colour.
 chrome --dump-dom "file://$H#cell=0,1" >"$TEST_TMP/map.dom" 2>"$TEST_TMP/map.log"

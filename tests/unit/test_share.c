@@ -102,6 +102,31 @@ static void map_by_hand(void **state)
 		sketch_free(&s[i]);
 }
 
+/* A VM's figures are its share of its kept hashes times the pages it hashed (the ratio estimator),
+ * not its kept hashes times N: A hashed 100 pages but kept 4 hashes at 1/4 (1 2 3 4), B 8 pages
+ * and 2 (2 3). Its empty pages on the zero page are savings made, in the host's figure. */
+static void map_ratio(void **state)
+{
+	(void)state;
+	const uint64_t a[] = {1, 2, 3, 4}, b[] = {2, 3};
+	struct sketch s[2] = {hand(a, 4, 10), hand(b, 2, 0)};
+	s[0].zero_mapped_pages = 20;
+	s[0].pages = 100 + 10 + 20;
+	struct share_map m;
+	assert_int_equal(share_map_build(s, 2, true, &m), 0);
+	assert_int_equal(m.vms[0].unique_pages, 50);    /* 1 and 4: half its 100 hashed pages */
+	assert_int_equal(m.vms[0].shared_with[1], 50);  /* 2 and 3 */
+	assert_int_equal(m.vms[1].shared_with[0], 8);   /* all of B's 8 */
+	assert_int_equal(m.vms[0].error_bound_pages, 43); /* 100 sqrt(3/4 / 4) */
+	assert_int_equal(m.zero_pages, 10);
+	assert_int_equal(m.zero_mapped_pages, 20);
+	/* 2 contents held twice, at 108 pages per 6 kept hashes; all 30 empty pages */
+	assert_int_equal(m.mergeable_pages, 2 * 18 + 30);
+	share_map_free(&m);
+	for (int i = 0; i < 2; i++)
+		sketch_free(&s[i]);
+}
+
 /* The run keeps the map's figures: a's pages b holds off the diagonal, its own duplicates on it. */
 static void run_of_map(void **state)
 {
@@ -166,19 +191,21 @@ static void order_keeps_clusters_together(void **state)
 	share_run_free(&r);
 }
 
-/* Host A runs x (contents 1 2 3 4) and a (10 11); host B runs y (1 2 3) and b (20), at 1/4. x's
- * content is on B: its best target, the one move, freeing 3 contents x 4 pages. */
-static uint64_t hx[] = {1, 2, 3, 4}, ha[] = {10, 11}, hy[] = {1, 2, 3}, hb[] = {20};
+/* Host A runs x (contents 1 2 3 4) and a (10 11); host B runs y (1 2 3 31) and b (20), at 1/4.
+ * x's content is on B: its best target, the one move, freeing 3 contents x 4 pages. Each VM read
+ * 4 pages per kept hash, 5 empty ones and 50 on the zero page. */
+static uint64_t hx[] = {1, 2, 3, 4}, ha[] = {10, 11}, hy[] = {1, 2, 3, 31}, hb[] = {20};
 
 static struct sketch_file_vm fvm(int pid, uint64_t *h, size_t n)
 {
-	return (struct sketch_file_vm){.pid = pid, .ram_pages = 100, .pages = 100, .zero_pages = 5, .hashes = h, .nhashes = n};
+	return (struct sketch_file_vm){.pid = pid, .ram_pages = 100, .pages = 55 + 4 * (int64_t)n, .zero_pages = 5,
+				       .zero_mapped_pages = 50, .hashes = h, .nhashes = n};
 }
 
 static void plan_by_hand(void **state)
 {
 	(void)state;
-	struct sketch_file_vm va[] = {fvm(1, hx, 4), fvm(2, ha, 2)}, vb[] = {fvm(3, hy, 3), fvm(4, hb, 1)};
+	struct sketch_file_vm va[] = {fvm(1, hx, 4), fvm(2, ha, 2)}, vb[] = {fvm(3, hy, 4), fvm(4, hb, 1)};
 	struct sketch_file fa = {.sample_n = 4, .key_fingerprint = 7, .mem_total_bytes = 1 << 30,
 				 .mem_available_bytes = 1 << 30, .vms = va, .nvms = 2};
 	struct sketch_file fb = fa;
@@ -191,18 +218,18 @@ static void plan_by_hand(void **state)
 	assert_int_equal(p.vms[0].common_pages[0], 0);
 	assert_int_equal(p.vms[0].common_pages[1], 3 * 4);
 	assert_int_equal(p.vms[0].best_host, 1);
-	assert_int_equal(p.vms[0].zero_pages, 5);
+	assert_int_equal(p.vms[0].zero_pages, 55); /* empty: holding memory or not, free anywhere */
 	assert_int_equal(p.vms[2].common_pages[0], 3 * 4); /* y would share 1 2 3 with x on A */
 	assert_int_equal(p.vms[1].best_host, 0);            /* a shares nothing: it stays */
 	assert_int_equal(p.nmoves, 1);                       /* x to B; then y has nothing on A */
 	assert_true(p.moves[0].vm == 0 && p.moves[0].from == 0 && p.moves[0].to == 1);
 	assert_int_equal(p.moves[0].freed_pages, 12);
-	assert_int_equal(p.moves[0].need_pages, 100 - 5 - 12);
+	assert_int_equal(p.moves[0].need_pages, 16 - 12); /* its 4 contents less the 3 B holds */
 	assert_int_equal(p.freed_pages, 12);
 	assert_true(p.memory_checked);
 	share_plan_free(&p);
-	/* B too full for x (it needs 83 pages there): y goes to x instead. */
-	fb.mem_available_bytes = 82 * 4096;
+	/* B too full for x (it needs 4 pages there): y goes to x instead. */
+	fb.mem_available_bytes = 3 * 4096;
 	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
 	assert_int_equal(p.vms[0].best_host, 1);
 	assert_int_equal(p.nmoves, 1);
@@ -213,7 +240,7 @@ static void plan_by_hand(void **state)
 	assert_int_equal(p.nmoves, 0);
 	fa.mem_available_bytes = 1 << 30;
 	share_plan_free(&p);
-	fb.mem_available_bytes = 83 * 4096; /* exactly enough */
+	fb.mem_available_bytes = 4 * 4096; /* exactly enough */
 	assert_int_equal(share_plan_build(hosts, 2, &p, why, sizeof(why)), 0);
 	assert_int_equal(p.nmoves, 1);
 	assert_int_equal(p.moves[0].vm, 0);
@@ -243,6 +270,7 @@ int main(void)
 		cmocka_unit_test(siphash_reference_vector),
 		cmocka_unit_test(sampling_is_by_content),
 		cmocka_unit_test(map_by_hand),
+		cmocka_unit_test(map_ratio),
 		cmocka_unit_test(run_of_map),
 		cmocka_unit_test(order_keeps_clusters_together),
 		cmocka_unit_test(plan_by_hand),

@@ -35,7 +35,8 @@ struct plan_host {
 
 struct plan_vm {
 	size_t host, index;      /* where it runs: plan_host and its VM */
-	int64_t zero_pages;      /* its empty pages: KSM merges them on any host */
+	int64_t zero_pages;      /* its empty pages, holding memory or already on the zero page: free
+				    on any host */
 	int64_t *common_pages;   /* [host]: its pages whose content another VM there holds */
 	size_t best_host;        /* where it shares the most (its own on a tie) */
 };

@@ -1,8 +1,10 @@
 /* `share plan`: where each VM would share the most, and a greedy consolidation of the fleet.
  * A host's KSM savings are its pages less its distinct contents, so moving VM v from A to B saves
  * the fleet (v's distinct contents B holds) less (v's distinct contents another VM on A holds):
- * counted over the sample, times N. Zero pages merge on any host and decide nothing. */
+ * counted over the sample, scaled to the pages each VM hashed. Empty pages are free on any host
+ * and decide nothing. */
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,8 +47,10 @@ static int groups_build(const struct sketch *s, size_t nvms, struct groups *ret)
 	return 0;
 }
 
-/* common[v * nhosts + h]: v's distinct contents another VM on host h holds (where[] places them). */
-static void count_common(const struct groups *g, const size_t *where, size_t nvms, size_t nhosts, int64_t rate,
+/* common[v * nhosts + h]: v's pages whose content another VM on host h holds (where[] places
+ * them): its distinct kept contents there, times the pages it hashed per kept hash (per[v], the
+ * ratio estimator of core/share/share_map.c). */
+static void count_common(const struct groups *g, const size_t *where, size_t nvms, size_t nhosts, const double *per,
 			 size_t *on_host, int64_t *common)
 {
 	memset(common, 0, nvms * nhosts * sizeof(*common));
@@ -58,9 +62,12 @@ static void count_common(const struct groups *g, const size_t *where, size_t nvm
 			size_t v = g->holders[a];
 			for (size_t h = 0; h < nhosts; h++)
 				if (on_host[h] > (where[v] == h))
-					common[v * nhosts + h] += rate;
+					common[v * nhosts + h]++;
 		}
 	}
+	for (size_t v = 0; v < nvms; v++)
+		for (size_t h = 0; h < nhosts; h++)
+			common[v * nhosts + h] = (int64_t)llround((double)common[v * nhosts + h] * per[v]);
 }
 
 static int refuse(char *why, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -90,12 +97,20 @@ static int check_comparable(const struct plan_host *hosts, size_t n, char *why, 
 	return 0;
 }
 
+/* The pages a VM hashed (read, less its empty pages) per hash its sketch kept. */
+static double vm_pages_per_hash(const struct sketch_file_vm *f)
+{
+	int64_t hashed = f->pages - f->zero_pages - f->zero_mapped_pages;
+	return f->nhashes && hashed > 0 ? (double)hashed / (double)f->nhashes : 0;
+}
+
 /* The plan's working state: every VM as a sketch (borrowed hashes), where it runs now. */
 struct work {
 	size_t nhosts, nvms;
 	struct sketch *s;
 	size_t *where, *on_host;
 	int64_t *common, *avail_pages; /* avail: -1 unknown */
+	double *per;                   /* pages hashed per kept hash, per VM */
 	bool *moved;
 	struct groups g;
 };
@@ -108,6 +123,7 @@ static void work_free(struct work *w)
 	free(w->common);
 	free(w->avail_pages);
 	free(w->moved);
+	free(w->per);
 	groups_free(&w->g);
 }
 
@@ -119,10 +135,12 @@ static int work_init(const struct plan_host *hosts, size_t n, struct share_plan 
 	size_t m = nvms ? nvms : 1;
 	*w = (struct work){.nhosts = n, .nvms = nvms, .s = calloc(m, sizeof(*w->s)), .where = calloc(m, sizeof(size_t)),
 			   .on_host = calloc(n ? n : 1, sizeof(size_t)), .common = calloc(m * (n ? n : 1), sizeof(int64_t)),
-			   .avail_pages = calloc(n ? n : 1, sizeof(int64_t)), .moved = calloc(m, sizeof(bool))};
+			   .avail_pages = calloc(n ? n : 1, sizeof(int64_t)), .moved = calloc(m, sizeof(bool)),
+			   .per = calloc(m, sizeof(double))};
 	p->vms = calloc(m, sizeof(*p->vms));
 	p->moves = calloc(m, sizeof(*p->moves));
-	if (!w->s || !w->where || !w->on_host || !w->common || !w->avail_pages || !w->moved || !p->vms || !p->moves)
+	if (!w->s || !w->where || !w->on_host || !w->common || !w->avail_pages || !w->moved || !w->per || !p->vms ||
+	    !p->moves)
 		return -ENOMEM;
 	p->nhosts = n;
 	p->memory_checked = true;
@@ -133,8 +151,9 @@ static int work_init(const struct plan_host *hosts, size_t n, struct share_plan 
 		for (size_t i = 0; i < f->nvms; i++, v++) {
 			w->s[v] = (struct sketch){.sample_n = f->sample_n, .hashes = f->vms[i].hashes, .nhashes = f->vms[i].nhashes};
 			w->where[v] = h;
+			w->per[v] = vm_pages_per_hash(&f->vms[i]);
 			p->vms[v] = (struct plan_vm){.host = h, .index = i, .best_host = h,
-						     .zero_pages = f->vms[i].zero_pages + f->vms[i].ksm_zero_pages};
+						     .zero_pages = f->vms[i].zero_pages + f->vms[i].zero_mapped_pages};
 			if (!(p->vms[v].common_pages = calloc(n ? n : 1, sizeof(int64_t))))
 				return -ENOMEM;
 			p->nvms = v + 1;
@@ -174,10 +193,10 @@ static bool best_move(const struct plan_host *hosts, const struct share_plan *p,
 	return found;
 }
 
-static void plan_greedy(const struct plan_host *hosts, struct share_plan *p, struct work *w, int64_t rate)
+static void plan_greedy(const struct plan_host *hosts, struct share_plan *p, struct work *w)
 {
 	struct plan_move m;
-	while (count_common(&w->g, w->where, w->nvms, w->nhosts, rate, w->on_host, w->common),
+	while (count_common(&w->g, w->where, w->nvms, w->nhosts, w->per, w->on_host, w->common),
 	       best_move(hosts, p, w, &m)) {
 		if (w->avail_pages[m.to] >= 0)
 			w->avail_pages[m.to] -= m.need_pages;
@@ -203,8 +222,7 @@ int share_plan_build(const struct plan_host *hosts, size_t n, struct share_plan 
 		share_plan_free(&p);
 		return r;
 	}
-	int64_t rate = n ? (int64_t)hosts[0].file->sample_n : 1;
-	count_common(&w.g, w.where, w.nvms, n, rate, w.on_host, w.common);
+	count_common(&w.g, w.where, w.nvms, n, w.per, w.on_host, w.common);
 	for (size_t v = 0; v < w.nvms; v++) {
 		struct plan_vm *pv = &p.vms[v];
 		memcpy(pv->common_pages, &w.common[v * n], n * sizeof(int64_t));
@@ -212,7 +230,7 @@ int share_plan_build(const struct plan_host *hosts, size_t n, struct share_plan 
 			if (pv->common_pages[h] > pv->common_pages[pv->best_host])
 				pv->best_host = h;
 	}
-	plan_greedy(hosts, &p, &w, rate);
+	plan_greedy(hosts, &p, &w);
 	work_free(&w);
 	*ret = p;
 	return 0;

@@ -25,7 +25,8 @@ struct share_run {
 	int64_t page_size;
 	int64_t host_pages, zero_pages;
 	int64_t mergeable_savings_bytes; /* what KSM would save with every VM merged */
-	maybe_i64 ksm_saved_bytes;       /* what it saved then */
+	maybe_i64 ksm_saved_bytes;       /* what was saved then: pages_sharing, and the VMs' empty pages
+					    already on the zero page (store column ksm_saved) */
 	size_t n;
 	struct share_run_vm *vms;
 	int64_t *pairs;            /* n x n: [a * n + b] a's pages whose content b also holds; [a * n + a]

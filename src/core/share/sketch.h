@@ -102,9 +102,12 @@ struct share_vm {
 struct share_map {
 	size_t n;
 	struct share_vm *vms;
-	int64_t pages, zero_pages; /* zero_pages: empty pages KSM can save or saved (ksm_zero_pages) */
-	int64_t mergeable_pages;  /* pages KSM would free with every VM merged: each content kept once,
-				     zero pages apart */
+	int64_t pages;             /* resident pages read */
+	int64_t zero_pages;        /* empty pages holding memory: KSM frees each (use_zero_pages) */
+	int64_t zero_mapped_pages; /* empty pages already on the zero page (KSM's ksm_zero_pages, a
+				      huge page's split, pages only ever read): savings made */
+	int64_t mergeable_pages;   /* pages freed with every VM merged and converged: each content
+				      kept once, every empty page on the zero page */
 };
 
 /* The map of n sketches of one key and rate. zero_pages_free: the kernel maps empty pages to
