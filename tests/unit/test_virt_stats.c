@@ -74,6 +74,10 @@ static void test_domain_values(void **state)
 	assert_ptr_equal(virt_domain_find(&all, "8F1C0B34-1111-4222-8333-944455556666"), &d);
 	assert_null(virt_domain_find(&all, "00000000-0000-0000-0000-000000000000"));
 	assert_null(virt_domain_find(&all, ""));
+	assert_ptr_equal(virt_param_find(&d, "vcpu.0.delay"), &params[4]);
+	assert_null(virt_param_find(&d, "vcpu.0"));      /* a whole field, not a prefix */
+	assert_null(virt_param_find(&d, "balloon.current"));
+	assert_null(virt_param_find(NULL, "vcpu.current"));
 }
 
 /* Per vCPU (exits --vcpu): each vCPU's own vcpu.N.NAME, vCPUs in ascending N whatever the order

@@ -105,6 +105,14 @@ const struct virt_domain *virt_domain_find(const struct virt_domains *d, const c
 	return NULL;
 }
 
+const struct virt_param *virt_param_find(const struct virt_domain *d, const char *field)
+{
+	for (size_t p = 0; d && p < d->nparams; p++)
+		if (!strcmp(d->params[p].field, field))
+			return &d->params[p];
+	return NULL;
+}
+
 static int copy_param(const virTypedParameter *p, struct virt_param *ret)
 {
 	switch (p->type) {

@@ -50,6 +50,8 @@ struct virt_domains {
 void virt_domains_free(struct virt_domains *d);
 /* The domain with that uuid (any case), or NULL. */
 const struct virt_domain *virt_domain_find(const struct virt_domains *d, const char *uuid);
+/* The domain's parameter with that field name ("balloon.current"), or NULL. */
+const struct virt_param *virt_param_find(const struct virt_domain *d, const char *field);
 
 struct virt;
 

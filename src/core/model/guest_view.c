@@ -3,8 +3,6 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
-#include <strings.h>
 
 #include "core/base/virt.h"
 #include "io/qmp.h"
@@ -59,18 +57,9 @@ void guest_view_unread(const struct vm_config *cfg, const char *why, struct gues
 		snprintf(ret->why, sizeof(ret->why), "%s", why ? why : "not read");
 }
 
-/* A domain's parameter by its field name; NULL when it has none. */
-static const struct virt_param *param(const struct virt_domain *d, const char *field)
-{
-	for (size_t p = 0; p < d->nparams; p++)
-		if (!strcmp(d->params[p].field, field))
-			return &d->params[p];
-	return NULL;
-}
-
 static maybe_i64 kib(const struct virt_domain *d, const char *field)
 {
-	const struct virt_param *p = param(d, field);
+	const struct virt_param *p = virt_param_find(d, field);
 	return p && p->i >= 0 ? MAYBE(p->i * 1024) : UNKNOWN;
 }
 
@@ -86,12 +75,12 @@ void guest_view_from_libvirt(const struct virt_domains *doms, const struct vm_co
 	}
 	ret->balloon_bytes = kib(d, "balloon.current");
 	ret->maximum_bytes = kib(d, "balloon.maximum");
-	const struct virt_param *last = param(d, "balloon.last-update");
+	const struct virt_param *last = virt_param_find(d, "balloon.last-update");
 	if (last && last->i > 0) { /* the guest's balloon driver has reported */
 		ret->available_bytes = kib(d, "balloon.usable");
 		ret->free_bytes = kib(d, "balloon.unused");
 		ret->caches_bytes = kib(d, "balloon.disk_caches");
-		const struct virt_param *f = param(d, "balloon.major_fault");
+		const struct virt_param *f = virt_param_find(d, "balloon.major_fault");
 		ret->major_faults = f && f->i >= 0 ? MAYBE(f->i) : UNKNOWN;
 		ret->stats_age_seconds = now_wall - (double)last->i;
 	}
