@@ -6,3 +6,6 @@ set_tests_properties(e2e_libvirt PROPERTIES TIMEOUT 300)
 # hung libvirtd (SIGSTOP) costing a reason within 2 s.
 vmhost_script_test(e2e_libvirt_kvm e2e/libvirt_kvm.sh "e2e")
 set_tests_properties(e2e_libvirt_kvm PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77)
+# A --libvirt-uri that reaches no libvirt: top --batch, record and serve say so once and go on
+# (a fake libvirt QEMU beside a QMP one; no libvirtd needed).
+vmhost_script_test(libvirt_uri live/libvirt_uri.sh "live")

@@ -167,6 +167,7 @@ static int batch_mode(struct ctx *ctx, const struct top_opts *o, struct top_sour
 	if (r < 0)
 		return reading_failed(ctx, r, step);
 	int rc = EXIT_OK;
+	bool libvirt_said = false; /* once while libvirt cannot be asked, not every frame */
 	for (long frames = 0; !o->iterations || frames < o->iterations; frames++) {
 		if (!sleep_until(last.monotonic_seconds + o->interval_seconds))
 			break;
@@ -174,6 +175,10 @@ static int batch_mode(struct ctx *ctx, const struct top_opts *o, struct top_sour
 			rc = reading_failed(ctx, r, step);
 			break;
 		}
+		const char *libvirt_why = top_source_libvirt_why(src);
+		if (libvirt_why[0] && !libvirt_said)
+			warn(ctx, "%s", libvirt_why);
+		libvirt_said = libvirt_why[0];
 		size_t *order = malloc((view.nrows ? view.nrows : 1) * sizeof(*order));
 		if (!order) {
 			rc = fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));

@@ -111,13 +111,16 @@ check "doctor: no vm-kvm-counters-unreadable for it (libvirt reads it)" jq -e --
 # a one-line reason within its deadline, never a hang, and the domain is then not read.
 BAD=qemu:///nonexistent
 t0=$EPOCHREALTIME
-timeout 20 "$VMHOST" top --batch --iterations 1 --interval 0.3 --libvirt-uri "$BAD" >"$TEST_TMP/bad.top" 2>&1
+timeout 20 "$VMHOST" top --batch --iterations 2 --interval 0.3 --libvirt-uri "$BAD" >"$TEST_TMP/bad.top" 2>"$TEST_TMP/bad.top.err"
 rc=$?
 took=$(awk -v s="$t0" -v e="$EPOCHREALTIME" 'BEGIN { printf "%.2f", e - s }')
 bad_exits=$(awk -F'\t' -v p="$PID" '$1 == "vm" && $2 == p { e = $11 } END { print e }' "$TEST_TMP/bad.top")
 say "top --libvirt-uri $BAD: exit $rc in $took s, its EXITS/S $bad_exits"
 check "top --libvirt-uri $BAD: exit 0 within 5 s, the domain's EXITS/S n/a" \
 	sh -c "[ $rc = 0 ] && awk -v t=$took 'BEGIN { exit !(t < 5) }' && [ '$bad_exits' = n/a ]"
+# once_said FILE: the one line naming the unreachable libvirt, not one per sample.
+once_said() { [ "$(grep -c "libvirt $BAD: cannot connect: " "$1")" = 1 ] || { say "$1: $(cat "$1")"; return 1; }; }
+check "top --batch --libvirt-uri $BAD: the reason once on stderr over 2 frames" once_said "$TEST_TMP/bad.top.err"
 t0=$EPOCHREALTIME
 timeout 20 "$VMHOST" record --db "$TEST_TMP/bad.db" --interval 0.3 --kvm-interval 0.3 --duration 0.9 --quiet \
 	--libvirt-uri "$BAD" 2>"$TEST_TMP/bad.rec"
@@ -127,6 +130,7 @@ rows=$(sqlite3 "$TEST_TMP/bad.db" "SELECT count(*) FROM kvm_samples k JOIN kvm_c
 say "record --libvirt-uri $BAD: exit $rc in $took s, $rows exits rows for the domain"
 check "record --libvirt-uri $BAD: exit 0 within 5 s, no exits rows for the domain" \
 	sh -c "[ $rc = 0 ] && awk -v t=$took 'BEGIN { exit !(t < 5) }' && [ '${rows:-0}' = 0 ]"
+check "record --libvirt-uri $BAD: the reason once on stderr over 3 samples" once_said "$TEST_TMP/bad.rec"
 t0=$EPOCHREALTIME
 timeout 20 "$VMHOST" --json doctor --interval 0.5 --libvirt-uri "$BAD" >"$TEST_TMP/bad.doctor" 2>/dev/null
 rc=$?
@@ -136,7 +140,9 @@ check "doctor --libvirt-uri $BAD: exit 0 within 5 s, no exits finding for the do
 	sh -c "[ $rc = 0 ] && awk -v t=$took 'BEGIN { exit !(t < 5) }' && jq -e --argjson p $PID '[.findings[] | select(.pid == \$p and (.id | test(\"exits\")))] | length == 0' '$TEST_TMP/bad.doctor' >/dev/null"
 serve_start "$TEST_TMP/bad.serve" "" --min-interval 0 --libvirt-uri "$BAD" || die "serve did not start"
 code=$(curl -s -m 5 -o "$TEST_TMP/bad.prom" -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT/metrics")
+curl -s -m 5 -o /dev/null "http://127.0.0.1:$PORT/metrics"
 stop_pid "$SERVER"
+check "serve --libvirt-uri $BAD: the reason once in its log over 2 scrapes" once_said "$TEST_TMP/bad.serve"
 say "serve --libvirt-uri $BAD: scrape $code (status, seconds)"
 check "serve --libvirt-uri $BAD: answered within 2 s, no exits series for the domain" \
 	sh -c "awk -v c='$code' 'BEGIN { split(c, x, \" \"); exit !(x[1] == 200 && x[2] < 2) }' && ! grep -q '^vmhost_kvm_events_total{.*pid=\"$PID\".*event=\"exits\"' '$TEST_TMP/bad.prom'"

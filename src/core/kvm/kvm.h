@@ -142,6 +142,11 @@ int kvm_reader_follow(struct kvm_reader *r, pid_t pid, const char *argv0);
  * libvirt's): uri NULL is qemu:///system, read-only; each read asks it once, within deadline_ms
  * (libvirt blocks: a hung libvirtd costs that and a reason, never a hang). 0 or -ENOMEM. */
 int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms);
+/* When the latest read could not ask libvirt about a QEMU whose monitor it holds (no connection,
+ * no answer, the call failed), the one line that says so, as exits' notes name an unread VM:
+ * "VM NAME: libvirt URI: cannot connect: ..." (NAME: "pid N" without one; "VM NAME and N more" for
+ * several) into buf; "" when libvirt answered, was not needed, or not asked (--proc-root). Returns buf. */
+const char *kvm_reader_libvirt_why(const struct kvm_reader *r, char *buf, size_t cap);
 /* Long-running readers: a QEMU 7.1-8.0's vCPU statistics (each read interrupts every vCPU,
  * core/kvm/kvm_pace.h) at most every seconds, its last read reused in between; 0: every read. */
 void kvm_reader_pace(struct kvm_reader *r, double seconds);

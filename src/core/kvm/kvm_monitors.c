@@ -84,6 +84,26 @@ int kvm_reader_libvirt(struct kvm_reader *r, const char *uri, int deadline_ms)
 	return 0;
 }
 
+const char *kvm_reader_libvirt_why(const struct kvm_reader *r, char *buf, size_t cap)
+{
+	const struct kvm_libvirt *l = &r->libvirt;
+	char name[80], more[48] = "";
+	if (l->first_name[0]) {
+		snprintf(name, sizeof(name), "%s", l->first_name);
+		for (char *c = name; *c; c++) /* a name from a command line, into a log line */
+			if ((unsigned char)*c < ' ' || *c == 0x7f)
+				*c = '?';
+	} else
+		snprintf(name, sizeof(name), "pid %d", (int)l->first_pid);
+	if (l->unread > 1)
+		snprintf(more, sizeof(more), " and %zu more", l->unread - 1);
+	if (l->unread)
+		snprintf(buf, cap, "VM %s%s: %s", name, more, l->why);
+	else if (cap)
+		buf[0] = '\0';
+	return buf;
+}
+
 /* One VM's read through QMP: 0 or why not (rc), its values [ncounters], with KVM_READ_VCPUS its
  * vCPUs' (per, index); whatever a sample does not take is freed after. */
 struct qmp_got {
@@ -128,6 +148,7 @@ static int libvirt_domains(struct kvm_reader *r)
 	if (!l->conn && virt_new(l->uri[0] ? l->uri : NULL, l->deadline_ms > 0 ? l->deadline_ms : 750, &l->conn) < 0)
 		return l->result = -ENOMEM;
 	l->result = virt_domain_stats(l->conn, VIRT_STATS_VM | VIRT_STATS_VCPU, &l->domains, l->why, sizeof(l->why));
+	l->unreachable = l->result < 0;
 	if (l->result == 0) {
 		l->reads++;
 		l->read_seconds = now;
@@ -176,6 +197,10 @@ static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got
 	int e = libvirt_domains(r);
 	if (e < 0) {
 		snprintf(why, cap, "%s", r->libvirt.why);
+		if (r->libvirt.unreachable && !r->libvirt.unread++) {
+			r->libvirt.first_pid = d->pid;
+			snprintf(r->libvirt.first_name, sizeof(r->libvirt.first_name), "%.63s", d->cfg.name);
+		}
 		return e;
 	}
 	const struct virt_domain *dom = virt_domain_find(&r->libvirt.domains, d->cfg.uuid);
@@ -466,6 +491,8 @@ int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct 
 	int err = 0;
 	bool via_qmp = false;
 	r->libvirt.asked = false; /* libvirt is asked again at this read, if a VM needs it */
+	r->libvirt.unreachable = false;
+	r->libvirt.unread = 0;
 	r->pace_why[0] = '\0';
 	for (size_t i = 0; i < list->n && !err; i++)
 		err = qmp_vm(r, ret, &list->vms[i], &via_qmp);

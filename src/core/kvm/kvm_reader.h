@@ -101,6 +101,12 @@ struct kvm_reader {
 		int result;                 /* and what it answered */
 		struct virt_domains domains;
 		char why[256];
+		/* this read: libvirt was asked and could not answer (no connection, no answer, a failed
+		 * call), the VMs that left unread and the first of them */
+		bool unreachable;
+		size_t unread;
+		pid_t first_pid;
+		char first_name[64];
 		/* paced like a QMP QEMU when libvirt's QEMU is 7.1-8.0 (its vcpu group asks the same
 		 * query-stats): the call's successful reads, when the last was, the one before it */
 		unsigned reads;

@@ -24,6 +24,7 @@ struct sampler {
 	enum kvm_avail kvm_why;
 	bool reasons_counter_said; /* the one line on which counter counts the exit reasons */
 	bool pace_said;            /* the one line on a paced QEMU (kvm_reader_pace_why) */
+	bool libvirt_said;         /* the one line while libvirt cannot be asked (kvm_reader_libvirt_why) */
 	struct sample *kvm_before;
 	maybe_i64 *kvm_host;
 	size_t nkvm_host;
@@ -211,6 +212,10 @@ static void kvm_refresh(struct sampler *s, struct sample *x)
 		s->reasons_counter_said = true;
 		sampler_warn(s, "exit reasons counted by %s", kvm_reader_reasons_counter(s->kvm));
 	}
+	char libvirt_why[640];
+	if (kvm_reader_libvirt_why(s->kvm, libvirt_why, sizeof(libvirt_why))[0] && !s->libvirt_said)
+		sampler_warn(s, "%s", libvirt_why);
+	s->libvirt_said = libvirt_why[0];
 	if (!s->pace_said && kvm_reader_pace_why(s->kvm)[0]) {
 		s->pace_said = true;
 		sampler_warn(s, "%s (--kvm-interval); between reads its last figures are exported", kvm_reader_pace_why(s->kvm));

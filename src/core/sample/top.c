@@ -50,6 +50,7 @@ struct top_source {
 	bool have_last;
 	bool exits_readable;
 	char why[800]; /* top_source_exits_why's: the reader's, and the first VM it could not read */
+	char libvirt_why[640]; /* top_source_libvirt_why's */
 };
 
 int top_source_open(const struct io_root *root, struct top_source **ret)
@@ -97,6 +98,8 @@ void top_source_libvirt(struct top_source *s, const char *uri)
 	if (s->kr)
 		kvm_reader_libvirt(s->kr, uri, 750);
 }
+
+const char *top_source_libvirt_why(const struct top_source *s) { return s->libvirt_why; }
 
 const char *top_source_exits_note(const struct top_source *s)
 {
@@ -153,6 +156,7 @@ static void read_exits(struct top_source *s, struct top_reading *r)
 	struct kvm_sample now;
 	if (!s->kr || kvm_reader_sample_vms(s->kr, &r->vms, &now) < 0)
 		return;
+	kvm_reader_libvirt_why(s->kr, s->libvirt_why, sizeof(s->libvirt_why));
 	const struct kvm_vm_sample *unread = NULL;
 	for (size_t i = 0; i < now.nvms; i++) {
 		r->exits_readable |= now.vms[i].source != KVM_SOURCE_NONE;

@@ -82,6 +82,9 @@ void top_source_pace(struct top_source *s, double seconds);
 /* The libvirt to read libvirt's QEMUs through (NULL: qemu:///system). */
 void top_source_libvirt(struct top_source *s, const char *uri);
 const char *top_source_exits_note(const struct top_source *s);
+/* When the last reading could not ask libvirt about the VMs whose monitor it holds, the one line
+ * that says so (core/kvm/kvm.h kvm_reader_libvirt_why); "" otherwise. */
+const char *top_source_libvirt_why(const struct top_source *s);
 
 /* One reading: survey's cheap counters (exact: smaps_rollup and pagemap too), the helpers' own
  * figures, ksmd's CPU time and the exits since the last reading; before (NULL: none) is the
