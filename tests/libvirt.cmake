@@ -9,3 +9,6 @@ set_tests_properties(e2e_libvirt_kvm PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77)
 # A --libvirt-uri that reaches no libvirt: top --batch, record and serve say so once and go on
 # (a fake libvirt QEMU beside a QMP one; no libvirtd needed).
 vmhost_script_test(libvirt_uri live/libvirt_uri.sh "live")
+# doctor's balloon rules on libvirt domains (the guest view from libvirt's balloon statistics).
+vmhost_script_test(e2e_libvirt_doctor e2e/libvirt_doctor.sh "e2e")
+set_tests_properties(e2e_libvirt_doctor PROPERTIES TIMEOUT 180)

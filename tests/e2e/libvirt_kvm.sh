@@ -33,20 +33,7 @@ getent group kvm >/dev/null && chgrp kvm /dev/kvm && chmod 660 /dev/kvm
 chmod 755 "$TEST_TMP"
 fw_image
 chmod 644 "$FW_IMAGE"
-UUID=$(cat /proc/sys/kernel/random/uuid)
-cat >"$TEST_TMP/domain.xml" <<XML
-<domain type='kvm'>
-  <name>$DOM</name>
-  <uuid>$UUID</uuid>
-  <memory unit='MiB'>16</memory>
-  <vcpu>1</vcpu>
-  <os>
-    <type arch='x86_64' machine='pc'>hvm</type>
-    <loader type='rom' readonly='yes'>$FW_IMAGE</loader>
-  </os>
-  <devices><memballoon model='none'/></devices>
-</domain>
-XML
+fw_domain_xml "$DOM" kvm none >"$TEST_TMP/domain.xml"
 DOMAIN_UP=1
 $VIRSH create "$TEST_TMP/domain.xml" >/dev/null 2>"$TEST_TMP/create.err" || { cat "$TEST_TMP/create.err"; die "virsh create of a type='kvm' domain failed"; }
 PID=$(cat "/run/libvirt/qemu/$DOM.pid" 2>/dev/null)

@@ -32,3 +32,22 @@ libvirt_up() {
 	for i in $(seq 200); do $VIRSH version >/dev/null 2>&1 && break; sleep 0.1; done
 	$VIRSH version >/dev/null 2>&1 || die "libvirtd does not answer on qemu:///system"
 }
+
+# fw_domain_xml NAME TYPE MEMBALLOON: on stdout, the XML of a 16 MiB, one-vCPU domain of TYPE
+# (kvm, qemu) with a fresh uuid and a MEMBALLOON (virtio, none), that runs $FW_IMAGE (fw_image:
+# tests/helpers/fw_qemu.sh) as its ROM.
+fw_domain_xml() {
+	cat <<XML
+<domain type='$2'>
+  <name>$1</name>
+  <uuid>$(cat /proc/sys/kernel/random/uuid)</uuid>
+  <memory unit='MiB'>16</memory>
+  <vcpu>1</vcpu>
+  <os>
+    <type arch='x86_64' machine='pc'>hvm</type>
+    <loader type='rom' readonly='yes'>$FW_IMAGE</loader>
+  </os>
+  <devices><memballoon model='$3'/></devices>
+</domain>
+XML
+}

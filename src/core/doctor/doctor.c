@@ -851,7 +851,7 @@ static void check_balloon_inflated(const struct doctor_rule *r, const struct doc
 {
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
-		if (!vm->guest)
+		if (!vm->guest || !vm->cfg.has_balloon)
 			continue;
 		maybe_i64 b = vm->guest->balloon_bytes, ram = vm->cfg.guest_ram_bytes;
 		if (!b.known || !ram.known || ram.v <= 0 ||
@@ -875,7 +875,8 @@ static void check_balloon_stats(const struct doctor_rule *r, const struct doctor
 {
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
-		if (!vm->guest || !vm->guest->balloon_bytes.known || vm->guest->available_bytes.known)
+		/* libvirt gives a balloon size without a balloon device too: its current memory */
+		if (!vm->guest || !vm->cfg.has_balloon || !vm->guest->balloon_bytes.known || vm->guest->available_bytes.known)
 			continue;
 		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
 					       "it has a balloon device but the guest reports no memory stats");

@@ -195,7 +195,10 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 		have_ka = interval && kvm_reader_sample(kr, &ka) == 0;
 	}
 
-	struct survey_opts so = {.interval_seconds = o->interval_seconds, .memo_dir = o->memo_dir};
+	/* The balloon findings need the guest's view: QEMU's monitor, or libvirt's balloon statistics
+	 * where libvirt holds it (survey's one visit, as mem --guest's). */
+	struct survey_opts so = {.interval_seconds = o->interval_seconds, .memo_dir = o->memo_dir, .guest = true,
+				 .libvirt_uri = o->libvirt_uri};
 	int r = survey_take(root, &so, &e.host, &e.vms, ret_step);
 	if (r < 0) {
 		if (have_ka)
@@ -231,12 +234,6 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 	e.numa_nodes = count_numa_nodes(root);
 	if (ksm_tuners_find(root, &e.ksmtuned_pid, &e.vmhost_tune_pid) < 0)
 		e.ksmtuned_pid = e.vmhost_tune_pid = 0;
-	/* The balloon findings need QEMU's word: one short QMP visit per VM with a balloon device. */
-	for (size_t i = 0; i < e.vms.n; i++) {
-		struct vm *vm = &e.vms.vms[i];
-		if (vm->cfg.vmm == VMM_QEMU && vm->cfg.has_balloon && vm->cfg.qmp.kind == VM_QMP_UNIX)
-			vm_read_guest(vm, &e.host, SURVEY_GUEST_TIMEOUT_MS, 0, clock_wall_seconds());
-	}
 	if (r == 0)
 		r = time_smaps(root, &e.vms, o->smaps_budget_seconds, &e);
 	if (r < 0) {

@@ -58,7 +58,7 @@ struct vm {
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
 	struct vm_io io;           /* disk and network counters of the VMM, its helpers and its taps */
 	struct vm_numa numa;       /* the nodes its vCPUs may run on */
-	struct guest_view *guest;  /* vm_read_guest's, owned; NULL: not read (the record stays small) */
+	struct guest_view *guest;  /* vm_read_qmp's or libvirt's (vm_list_read_qmp), owned; NULL: not read (the record stays small) */
 	struct vm_disks *disks;    /* vm_read_qmp's or vm_read_virt_disks', owned; NULL: not asked */
 };
 
@@ -125,8 +125,6 @@ void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_vis
 struct virt;
 void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, struct virt **conn,
 		      const char *libvirt_uri);
-/* The guest's view alone: vm_read_qmp with guest. */
-void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall);
 
 /* Reads one process's cheap counters (status, ksm_stat). */
 int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied);

@@ -67,13 +67,6 @@ void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_vis
 		balloon_overhead(vm, host);
 }
 
-void vm_read_guest(struct vm *vm, const struct host *host, int timeout_ms, int poll_seconds, double now_wall)
-{
-	struct vm_qmp_visit v = {.guest = true, .timeout_ms = timeout_ms, .poll_seconds = poll_seconds,
-				 .now_wall = now_wall};
-	vm_read_qmp(vm, host, &v);
-}
-
 
 /* One libvirt domain's disks and guest view as asked (doms: libvirt's answer when r is 0, else
  * why it gave none). */
