@@ -9,6 +9,7 @@ set_tests_properties(e2e_libvirt_kvm PROPERTIES TIMEOUT 180 SKIP_RETURN_CODE 77)
 # A --libvirt-uri that reaches no libvirt: top --batch, record and serve say so once and go on
 # (a fake libvirt QEMU beside a QMP one; no libvirtd needed).
 vmhost_script_test(libvirt_uri live/libvirt_uri.sh "live")
-# doctor's balloon rules on libvirt domains (the guest view from libvirt's balloon statistics).
+# doctor's balloon rules on libvirt domains (the guest view from libvirt's balloon statistics);
+# ~100 s here: libvirtd's first virsh create after it starts took 36 s.
 vmhost_script_test(e2e_libvirt_doctor e2e/libvirt_doctor.sh "e2e")
-set_tests_properties(e2e_libvirt_doctor PROPERTIES TIMEOUT 180)
+set_tests_properties(e2e_libvirt_doctor PROPERTIES TIMEOUT 300)
