@@ -1,8 +1,9 @@
 /* Sketch files (sketch_file_parse, src/parse/sketch_file.c) and share plan --from's URL and HTTP
  * reply parsers (src/net/http_url.c). A refused sketch file is -EINVAL with a one-line reason
- * in its buffer and the output untouched; an accepted one has sorted hashes inside its sample,
- * counts that agree, and encodes back to the very same bytes. The first byte picks the parser:
- * even the sketch file (the rest of the input), odd a URL or an HTTP reply. */
+ * in its buffer and the output untouched; an accepted one has sorted values inside its sample,
+ * counts that agree, and encodes back to the very same bytes (a sketch has one Rice coding).
+ * The first byte picks the parser: even the sketch file (the rest of the input), odd a URL or
+ * an HTTP reply. */
 #include <errno.h>
 
 #include "fuzz.h"
@@ -28,8 +29,8 @@ static void sketch_file(const uint8_t *data, size_t size)
 		FUZZ_CHECK(v->pid > 0 && v->gap <= SKETCH_FILE_GAP_MAX && v->pages <= v->ram_pages);
 		FUZZ_CHECK(v->zero_pages + v->zero_mapped_pages <= v->pages);
 		FUZZ_CHECK((int64_t)v->nhashes <= v->pages - v->zero_pages - v->zero_mapped_pages);
-		for (size_t k = 1; k < v->nhashes; k++)
-			FUZZ_CHECK(v->hashes[k - 1] <= v->hashes[k]);
+		for (size_t k = 0; k < v->nhashes; k++)
+			FUZZ_CHECK((!k || v->hashes[k - 1] <= v->hashes[k]) && v->hashes[k] < sketch_value_end(f.sample_n));
 	}
 	char *again;
 	size_t len;

@@ -14,6 +14,7 @@
 #include "core/kvm/kvm_host.h"
 #include "core/kvm/kvm_pace.h"
 #include "core/sample/sampler_feed.h"
+#include "core/share/sketch.h"
 #include "io/socket.h"
 #include "net/serve_cache.h"
 #include "net/serve_http.h"
@@ -69,7 +70,7 @@ static void serve_help(void)
 	       "  --key-file FILE      serve /sketch: this host's content sketches under the fleet's key,\n"
 	       "                       for 'vmhost share plan --from'; only on loopback or with basic\n"
 	       "                       auth (403 otherwise); made on request, kept for a minute\n"
-	       "  --sketch-sample 1/N  the sketches' sample (default 1/64, as vmhost share)\n"
+	       "  --sketch-sample 1/N  the sketches' sample (default 1/32, as vmhost share)\n"
 	       "  --sketch-cpu-budget PCT  a sketching run's CPU, percent of one CPU (default 50)\n"
 	       "  --min-interval SEC   gather at most once per SEC (default %g); scrapes inside it share\n"
 	       "                       one snapshot; 0 gathers on every scrape\n"
@@ -244,7 +245,7 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = SAMPLER_MIN_INTERVAL_SECONDS,
 			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10,
-			       .threads = 2, .kvm_interval = KVM_PACE_INTERVAL_SECONDS, .sketch_sample = 64, .sketch_cpu_budget = 50,
+			       .threads = 2, .kvm_interval = KVM_PACE_INTERVAL_SECONDS, .sketch_sample = SKETCH_DEFAULT_SAMPLE, .sketch_cpu_budget = 50,
 			       .db_interval = SAMPLER_INTERVAL_SECONDS};
 	static const struct opts_spec spec = OPTS_SPEC_CHECKED(serve_opt_table, 0, serve_help, serve_check);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);

@@ -69,7 +69,7 @@ static void share_help(void)
 	       "already on the zero page: KSM's, and those a huge page's split freed).\n"
 	       "\n"
 	       "  --pid PID         only this VM (repeatable; default every VM)\n"
-	       "  --sample 1/N      keep 1/N of the hash space (default 1/64: 32 KiB of sketch per GiB)\n"
+	       "  --sample 1/N      keep 1/N of the hash space (default 1/32: ~25 KiB of sketch per GiB)\n"
 	       "  --cpu-budget PCT  at most this much of one CPU while reading (default 50; 0 no limit)\n"
 	       "  --key-file FILE   the fleet's hash key (root-only, mode 0600), created when absent;\n"
 	       "                    without it a random key for this run: its sketches compare among\n"
@@ -115,6 +115,7 @@ static void vm_json(struct json *j, const struct sketch *s, size_t n, const stru
 	}
 	json_array_end(j);
 	json_int(j, "sample", (int64_t)s[i].sample_n);
+	json_int(j, "sketch_hashes", (int64_t)s[i].nhashes);
 	json_int(j, "sketch_bytes", (int64_t)sketch_bytes(&s[i]));
 	json_int(j, "error_bound_pages", v->error_bound_pages);
 	json_bool(j, "partial", s[i].gap != SKETCH_COMPLETE);
@@ -274,7 +275,7 @@ static int share_report(struct ctx *ctx, const struct share_opts *o, struct sket
 
 int cmd_share_map(struct ctx *ctx, int argc, char **argv)
 {
-	struct share_opts o = {.sample_n = 64, .cpu_budget = 50, .db = "vmhost.db"};
+	struct share_opts o = {.sample_n = SKETCH_DEFAULT_SAMPLE, .cpu_budget = 50, .db = "vmhost.db"};
 	static const struct opts_spec spec = OPTS_SPEC(share_opt_table, 0, share_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc != OPTS_GO)

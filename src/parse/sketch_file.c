@@ -69,10 +69,12 @@ static int parse_header(struct reader *r, struct sketch_file *f, uint32_t *ret_n
 	if (memcmp(h, SKETCH_FILE_MAGIC, 8))
 		return invalid(why, cap, "not a vmhost sketch file (no VMHSKTCH magic)");
 	uint32_t version = (uint32_t)get_le(h + 8, 4), header = (uint32_t)get_le(h + 12, 4);
+	if (version == 1)
+		return invalid(why, cap, "sketch file version 1, written by an older vmhost: sketch again");
 	if (version != SKETCH_FILE_VERSION)
 		return invalid(why, cap, "sketch file version %u; this vmhost reads version %u", version, SKETCH_FILE_VERSION);
 	if (header != SKETCH_FILE_HEADER_BYTES)
-		return invalid(why, cap, "a header of %u bytes; version 1's is %u", header, SKETCH_FILE_HEADER_BYTES);
+		return invalid(why, cap, "a header of %u bytes; version 2's is %u", header, SKETCH_FILE_HEADER_BYTES);
 	f->sample_n = get_le(h + 16, 8);
 	f->key_fingerprint = get_le(h + 24, 8);
 	f->mem_total_bytes = (int64_t)get_le(h + 32, 8);
@@ -90,8 +92,10 @@ static int parse_header(struct reader *r, struct sketch_file *f, uint32_t *ret_n
 	    (f->mem_total_bytes >= 0 && f->mem_available_bytes > f->mem_total_bytes))
 		return invalid(why, cap, "host memory: MemAvailable %lld against MemTotal %lld",
 			       (long long)f->mem_available_bytes, (long long)f->mem_total_bytes);
-	if ((flags & ~3u) || (flags == 2) || !all_zero(h + 59, 5))
+	if ((flags & ~3u) || (flags == 2) || !all_zero(h + 60, 4))
 		return invalid(why, cap, "reserved header bytes are not zero");
+	if (h[59] != SKETCH_VALUE_BITS)
+		return invalid(why, cap, "values of %u bits; version 2 keeps %u of each hash", h[59], SKETCH_VALUE_BITS);
 	if (host_len > 255)
 		return invalid(why, cap, "a host name of %zu bytes (255 at most)", host_len);
 	f->use_zero_pages_known = flags & 1;
@@ -119,23 +123,110 @@ static int check_counts(const struct sketch_file_vm *v, size_t i, char *why, siz
 	return 0;
 }
 
-/* The hashes at the cursor: there, ascending, each in the lowest 1/n of the space. */
-static int take_hashes(struct reader *r, struct sketch_file_vm *v, uint64_t n, size_t i, char *why, size_t cap)
+unsigned sketch_rice_bits(size_t count, uint64_t n)
 {
-	if ((r->len - r->off) / 8 < v->nhashes)
-		return invalid(why, cap, "truncated: VM %zu's %zu hashes need %zu bytes, %zu left", i, v->nhashes,
-			       v->nhashes * 8, r->len - r->off);
+	uint64_t mean_gap = count ? sketch_value_end(n) / count : 0;
+	unsigned k = 0;
+	while (mean_gap >> (k + 1))
+		k++;
+	return k;
+}
+
+uint64_t sketch_coded_bytes(const uint64_t *values, size_t count, uint64_t n)
+{
+	unsigned k = sketch_rice_bits(count, n);
+	uint64_t bits = 0, prev = 0;
+	for (size_t i = 0; i < count; i++) {
+		bits += ((values[i] - prev) >> k) + 1 + k;
+		prev = values[i];
+	}
+	return (bits + 7) / 8;
+}
+
+/* A bit stream over bytes, each filled from its least significant bit. */
+struct bits {
+	unsigned char *out;      /* writing */
+	const unsigned char *in; /* reading */
+	uint64_t at, end;        /* bit positions */
+};
+
+static bool bit_get(struct bits *b, unsigned *ret)
+{
+	if (b->at >= b->end)
+		return false;
+	*ret = b->in[b->at / 8] >> (b->at % 8) & 1;
+	b->at++;
+	return true;
+}
+
+/* One value after prev: its gap's quotient in unary, then its k low bits. 0 with *ret below end;
+ * 1 cut short; 2 outside the sample (the quotient is bounded by it, so is the loop). */
+static int rice_get(struct bits *b, unsigned k, uint64_t prev, uint64_t end, uint64_t *ret)
+{
+	uint64_t q = 0, low = 0, most = (end - 1 - prev) >> k;
+	unsigned bit;
+	for (;;) {
+		if (!bit_get(b, &bit))
+			return 1;
+		if (!bit)
+			break;
+		if (++q > most)
+			return 2;
+	}
+	for (unsigned i = 0; i < k; i++) {
+		if (!bit_get(b, &bit))
+			return 1;
+		low |= (uint64_t)bit << i;
+	}
+	uint64_t v = prev + (q << k) + low;
+	if (v >= end)
+		return 2;
+	*ret = v;
+	return 0;
+}
+
+static void rice_put(struct bits *b, unsigned k, uint64_t gap)
+{
+	for (uint64_t q = gap >> k; q; q--, b->at++)
+		b->out[b->at / 8] |= (unsigned char)(1u << (b->at % 8));
+	b->at++; /* the zero that ends the quotient */
+	for (unsigned i = 0; i < k; i++, b->at++)
+		if (gap >> i & 1)
+			b->out[b->at / 8] |= (unsigned char)(1u << (b->at % 8));
+}
+
+/* The coded values at the cursor: coded bytes there, each value inside the 1/n sample, no bit
+ * beyond the last value but the zero padding of its byte. */
+static int take_values(struct reader *r, struct sketch_file_vm *v, unsigned k, uint64_t coded, uint64_t n, size_t i,
+		       char *why, size_t cap)
+{
+	if (coded > r->len - r->off)
+		return invalid(why, cap, "truncated: VM %zu's values need %llu bytes, %zu left", i, (unsigned long long)coded,
+			       r->len - r->off);
+	if (v->nhashes > coded * 8 / (k + 1)) /* each value takes k + 1 bits at least */
+		return invalid(why, cap, "VM %zu: %zu values cannot be coded in %llu bytes", i, v->nhashes,
+			       (unsigned long long)coded);
 	v->hashes = malloc((v->nhashes ? v->nhashes : 1) * sizeof(uint64_t));
 	if (!v->hashes)
 		return -ENOMEM;
-	for (size_t k = 0; k < v->nhashes; k++, r->off += 8) {
-		uint64_t h = get_le(r->p + r->off, 8);
-		if (k && h < v->hashes[k - 1])
-			return invalid(why, cap, "VM %zu: hashes not sorted (hash %zu)", i, k);
-		if (n > 1 && h >= UINT64_MAX / n)
-			return invalid(why, cap, "VM %zu: hash %zu is outside the 1/%llu sample", i, k, (unsigned long long)n);
-		v->hashes[k] = h;
+	struct bits b = {.in = r->p + r->off, .end = coded * 8};
+	uint64_t prev = 0, end = sketch_value_end(n);
+	for (size_t j = 0; j < v->nhashes; j++) {
+		int e = rice_get(&b, k, prev, end, &v->hashes[j]);
+		if (e)
+			return e == 1 ? invalid(why, cap, "VM %zu: its %llu coded bytes end in value %zu of %zu", i,
+						(unsigned long long)coded, j, v->nhashes)
+				      : invalid(why, cap, "VM %zu: value %zu is outside the 1/%llu sample", i, j,
+						(unsigned long long)n);
+		prev = v->hashes[j];
 	}
+	if ((b.at + 7) / 8 != coded)
+		return invalid(why, cap, "VM %zu: %llu coded bytes, its values take %llu", i, (unsigned long long)coded,
+			       (unsigned long long)((b.at + 7) / 8));
+	for (unsigned bit; bit_get(&b, &bit);)
+		if (bit)
+			return invalid(why, cap, "VM %zu: bits after its last value", i);
+	r->off += coded;
 	return 0;
 }
 
@@ -148,23 +239,25 @@ static int parse_vm(struct reader *r, struct sketch_file_vm *v, uint64_t n, size
 	v->pid = (int32_t)(uint32_t)get_le(p, 4);
 	v->gap = p[4];
 	size_t name_len = p[5], uuid_len = p[6];
+	unsigned k = p[7];
 	int64_t *counts[] = {&v->ram_pages, &v->pages, &v->zero_pages, &v->zero_mapped_pages, &v->ksm_zero_pages};
-	for (size_t k = 0; k < 5; k++)
-		*counts[k] = (int64_t)get_le(p + 8 + 8 * k, 8);
-	uint64_t nhashes = get_le(p + 48, 8);
-	if (p[7] || !all_zero(p + 56, 8))
-		return invalid(why, cap, "VM %zu: reserved bytes are not zero", i);
-	if (nhashes > SIZE_MAX / 8)
-		return invalid(why, cap, "VM %zu: %llu hashes", i, (unsigned long long)nhashes);
-	v->nhashes = (size_t)nhashes;
+	for (size_t c = 0; c < 5; c++)
+		*counts[c] = (int64_t)get_le(p + 8 + 8 * c, 8);
+	uint64_t nvalues = get_le(p + 48, 8), coded = get_le(p + 56, 8);
+	if (nvalues > SIZE_MAX / 8)
+		return invalid(why, cap, "VM %zu: %llu values", i, (unsigned long long)nvalues);
+	v->nhashes = (size_t)nvalues;
 	int e = check_counts(v, i, why, cap);
 	if (e < 0)
 		return e;
+	if (k != sketch_rice_bits(v->nhashes, n))
+		return invalid(why, cap, "VM %zu: Rice parameter %u; %zu values at 1/%llu are coded with %u", i, k,
+			       v->nhashes, (unsigned long long)n, sketch_rice_bits(v->nhashes, n));
 	r->off += SKETCH_FILE_VM_BYTES;
 	if ((e = take_text(r, name_len, v->name, "a VM name", why, cap)) < 0 ||
 	    (e = take_text(r, uuid_len, v->uuid, "a VM uuid", why, cap)) < 0)
 		return e;
-	return take_hashes(r, v, n, i, why, cap);
+	return take_values(r, v, k, coded, n, i, why, cap);
 }
 
 void sketch_file_free(struct sketch_file *f)
@@ -207,39 +300,59 @@ static size_t encoded_len(const struct sketch_file *f)
 {
 	size_t n = SKETCH_FILE_HEADER_BYTES + strlen(f->host);
 	for (size_t i = 0; i < f->nvms; i++)
-		n += SKETCH_FILE_VM_BYTES + strlen(f->vms[i].name) + strlen(f->vms[i].uuid) + f->vms[i].nhashes * 8;
+		n += SKETCH_FILE_VM_BYTES + strlen(f->vms[i].name) + strlen(f->vms[i].uuid) +
+		     sketch_coded_bytes(f->vms[i].hashes, f->vms[i].nhashes, f->sample_n);
 	return n;
 }
 
-static unsigned char *put_vm(unsigned char *p, const struct sketch_file_vm *v)
+static unsigned char *put_vm(unsigned char *p, const struct sketch_file_vm *v, uint64_t n)
 {
 	size_t name_len = strlen(v->name), uuid_len = strlen(v->uuid);
+	unsigned k = sketch_rice_bits(v->nhashes, n);
+	uint64_t coded = sketch_coded_bytes(v->hashes, v->nhashes, n);
 	memset(p, 0, SKETCH_FILE_VM_BYTES);
 	put_le(p, (uint32_t)v->pid, 4);
 	p[4] = v->gap;
 	p[5] = (unsigned char)name_len;
 	p[6] = (unsigned char)uuid_len;
+	p[7] = (unsigned char)k;
 	const int64_t counts[] = {v->ram_pages, v->pages, v->zero_pages, v->zero_mapped_pages, v->ksm_zero_pages};
-	for (size_t k = 0; k < 5; k++)
-		put_le(p + 8 + 8 * k, (uint64_t)counts[k], 8);
+	for (size_t c = 0; c < 5; c++)
+		put_le(p + 8 + 8 * c, (uint64_t)counts[c], 8);
 	put_le(p + 48, v->nhashes, 8);
+	put_le(p + 56, coded, 8);
 	p += SKETCH_FILE_VM_BYTES;
 	memcpy(p, v->name, name_len);
 	p += name_len;
 	memcpy(p, v->uuid, uuid_len);
 	p += uuid_len;
-	for (size_t k = 0; k < v->nhashes; k++, p += 8)
-		put_le(p, v->hashes[k], 8);
-	return p;
+	struct bits b = {.out = p};
+	for (size_t j = 0; j < v->nhashes; j++)
+		rice_put(&b, k, v->hashes[j] - (j ? v->hashes[j - 1] : 0));
+	return p + coded;
+}
+
+/* What the encoder can write: names that fit their byte, values sorted inside the sample. */
+static bool encodable(const struct sketch_file *f)
+{
+	if (f->sample_n < 1 || f->sample_n > SKETCH_FILE_SAMPLE_MAX || strlen(f->host) > 255 || f->nvms > UINT32_MAX)
+		return false;
+	uint64_t end = sketch_value_end(f->sample_n);
+	for (size_t i = 0; i < f->nvms; i++) {
+		const struct sketch_file_vm *v = &f->vms[i];
+		if (strlen(v->name) > 255 || strlen(v->uuid) > 255)
+			return false;
+		for (size_t j = 0; j < v->nhashes; j++)
+			if (v->hashes[j] >= end || (j && v->hashes[j] < v->hashes[j - 1]))
+				return false;
+	}
+	return true;
 }
 
 int sketch_file_encode(const struct sketch_file *f, char **ret, size_t *ret_len)
 {
-	if (f->sample_n < 1 || f->sample_n > SKETCH_FILE_SAMPLE_MAX || strlen(f->host) > 255 || f->nvms > UINT32_MAX)
+	if (!encodable(f))
 		return -EINVAL;
-	for (size_t i = 0; i < f->nvms; i++)
-		if (strlen(f->vms[i].name) > 255 || strlen(f->vms[i].uuid) > 255)
-			return -EINVAL;
 	size_t len = encoded_len(f);
 	unsigned char *buf = calloc(1, len), *p = buf;
 	if (!buf)
@@ -255,11 +368,12 @@ int sketch_file_encode(const struct sketch_file *f, char **ret, size_t *ret_len)
 	put_le(p + 52, f->nvms, 4);
 	put_le(p + 56, strlen(f->host), 2);
 	p[58] = (unsigned char)((f->use_zero_pages_known ? 1 : 0) | (f->use_zero_pages_known && f->use_zero_pages ? 2 : 0));
+	p[59] = SKETCH_VALUE_BITS;
 	p += SKETCH_FILE_HEADER_BYTES;
 	memcpy(p, f->host, strlen(f->host));
 	p += strlen(f->host);
 	for (size_t i = 0; i < f->nvms; i++)
-		p = put_vm(p, &f->vms[i]);
+		p = put_vm(p, &f->vms[i], f->sample_n);
 	*ret = (char *)buf;
 	*ret_len = len;
 	return 0;

@@ -2,9 +2,10 @@
 # vmhost share on fake guests of known content (tests/helpers/fakeguest.c: one image, of which
 # the guests hold 80%, 50% and 20%, the same pages as the fractions nest; 10% zero pages; the rest
 # unique): every pair's shared memory within 3% of the guest's RAM of the truth at 1/8 (and within
-# the error bound the sketch states), zero pages counted apart, a sketch at 1/32 under 64 KiB per
-# GiB, the same key giving the same map (bench/share.sh measures GiB guests at 1/32); bad input marked partial: a VM that
-# exits mid-read, a mapping that goes away, no permission; a key file others may read refused.
+# the error bound the sketch states), zero pages counted apart, a sketch at the default 1/32 coded
+# within 32 KiB per GiB, the same key giving the same map (bench/share.sh measures 512 MiB guests);
+# bad input marked partial: a VM that exits mid-read, a mapping that goes away, no permission; a
+# key file others may read refused.
 . "$VMHOST_TESTS/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: process_vm_readv of other users' processes"
 cd "$TEST_TMP" || die "no $TEST_TMP" # each run keeps its map in ./vmhost.db, as record's default
@@ -56,9 +57,15 @@ for g in a b c; do
 	check "share-$g: $z zero pages, 10% of $PAGES" within "$z" $((PAGES / 10)) "$PAGES"
 done
 
-"$VMHOST" share $pids --sample 1/32 --cpu-budget 0 --key-file "$KEY" --json >"$TEST_TMP/s1.json" 2>/dev/null
-check "a sketch at 1/32 is at most 64 KiB per GiB read" jq -e 'all(.vms[]; .sketch_bytes <= 65536 * .pages / 262144)' "$TEST_TMP/s1.json"
-"$VMHOST" share $pids --sample 1/32 --cpu-budget 0 --key-file "$KEY" --json >"$TEST_TMP/s2.json" 2>/dev/null
+# At the default rate (1/32), coded: ~27 bits a kept value for these guests (2^35 / ~900 values:
+# gaps of 2^25.2), ~24 KiB per GiB; as 8-byte hashes it was 57 KiB.
+"$VMHOST" share $pids --cpu-budget 0 --key-file "$KEY" --json >"$TEST_TMP/s1.json" 2>/dev/null
+check "the default rate is 1/32" jq -e 'all(.vms[]; .sample == 32)' "$TEST_TMP/s1.json"
+check "a sketch at 1/32 is at most 32 KiB per GiB read ($(jq -c '[.vms[] | .sketch_bytes]' "$TEST_TMP/s1.json") bytes)" \
+	jq -e 'all(.vms[]; .sketch_bytes <= 32768 * .pages / 262144)' "$TEST_TMP/s1.json"
+check "... at most 3.5 bytes a kept value, not 8" jq -e 'all(.vms[]; .sketch_hashes > 500 and .sketch_bytes <= 3.5 * .sketch_hashes)' \
+	"$TEST_TMP/s1.json"
+"$VMHOST" share $pids --cpu-budget 0 --key-file "$KEY" --json >"$TEST_TMP/s2.json" 2>/dev/null
 check "the same key: the same map" sh -c "jq -c '[.vms[] | del(.cpu_seconds, .wall_seconds)]' '$TEST_TMP/s1.json' >'$TEST_TMP/m1' &&
 	jq -c '[.vms[] | del(.cpu_seconds, .wall_seconds)]' '$TEST_TMP/s2.json' >'$TEST_TMP/m2' && cmp -s '$TEST_TMP/m1' '$TEST_TMP/m2'"
 

@@ -29,8 +29,12 @@ B=$TEST_TMP/host-b.sketch
 "$VMHOST" share --db "$TEST_TMP/vmhost.db" --pid "${PID[b1]}" --pid "${PID[b2]}" --sample 1/8 --cpu-budget 0 \
 	--key-file "$KEY" --out "$B" >/dev/null 2>"$TEST_TMP/b.err" || die "share --out failed: $(cat "$TEST_TMP/b.err")"
 check "the sketch file is private (0600)" [ "$(stat -c %a "$A")" = 600 ]
-check "a sketch file at 1/8 is about 1 MiB per GiB read: $(stat -c %s "$A") bytes for 3 guests of $MIB MiB" \
-	[ "$(stat -c %s "$A")" -lt $((3 * MIB * 1024 + 4096)) ]
+# Coded, a kept value takes ~27 bits here (2^37 / 3686 values: gaps of 2^25.2): ~100 KiB per GiB
+# at 1/8, against 256 KiB as 8-byte hashes.
+check "a sketch file at 1/8 is at most 128 KiB per GiB read: $(stat -c %s "$A") bytes for 3 guests of $MIB MiB" \
+	[ "$(stat -c %s "$A")" -lt $((3 * MIB * 128 + 4096)) ]
+check "the file is the header, the host's name, and per VM its record, name and the sketch_bytes share showed" \
+	[ "$(stat -c %s "$A")" = "$(jq --arg h "$(hostname)" '64 + ($h | length) + ([.vms[] | 64 + (.name | length) + .sketch_bytes] | add)' "$TEST_TMP/a.json")" ]
 
 # Read back alone: the same VMs, pages and zero pages as share measured.
 "$VMHOST" share plan --sketch "$A" --json >"$TEST_TMP/one.json" 2>"$TEST_TMP/one.err" || die "plan failed: $(cat "$TEST_TMP/one.err")"
@@ -78,6 +82,9 @@ refused "another rate" "sampled at 1/8 and .* at 1/16" --sketch "$A" --sketch "$
 head -c $(($(stat -c %s "$B") - 5)) "$B" >"$TEST_TMP/cut.sketch"
 refused "a cut file" "truncated" --sketch "$A" --sketch "$TEST_TMP/cut.sketch"
 refused "not a sketch file" "not a vmhost sketch file" --sketch /etc/passwd
+cp "$A" "$TEST_TMP/v1.sketch"
+printf '\001' | dd of="$TEST_TMP/v1.sketch" bs=1 seek=8 conv=notrunc status=none
+refused "a version 1 file" "written by an older vmhost: sketch again" --sketch "$TEST_TMP/v1.sketch"
 refused "an unknown VM" "no VM named nosuch" --sketch "$A" --vm nosuch
 for g in a1 a2 m b1 b2; do stop_pid "${PID[$g]}"; done
 finish

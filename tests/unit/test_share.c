@@ -65,6 +65,48 @@ static void sampling_is_by_content(void **state)
 	sketch_free(&b);
 }
 
+/* A sketch keeps the top 40 bits of each hash whose whole 64 bits are in the sample: every page
+ * checked against its own hash; two sketches of one key, the same pages in another order, map
+ * onto each other whole; the size share shows is the bytes a sketch file codes them in. */
+static void kept_values(void **state)
+{
+	(void)state;
+	static unsigned char page[SKETCH_PAGE_BYTES];
+	struct sketch a = {.sample_n = 8}, b = {.sample_n = 8};
+	size_t kept = 0;
+	for (unsigned i = 0; i < 4000; i++) {
+		page_of(page, i);
+		assert_int_equal(sketch_add_page(&a, &ref_key, page), 0);
+		uint64_t h = siphash13(&ref_key, page, SKETCH_PAGE_BYTES);
+		if (sketch_keeps(h, 8)) {
+			assert_true(a.hashes[a.nhashes - 1] == h >> 24);
+			kept++;
+		}
+		assert_int_equal(a.nhashes, kept); /* the sample decided on the whole hash */
+		page_of(page, 3999 - i);
+		assert_int_equal(sketch_add_page(&b, &ref_key, page), 0);
+	}
+	sketch_finish(&a);
+	sketch_finish(&b);
+	assert_true(a.nhashes > 0 && a.hashes[a.nhashes - 1] < sketch_value_end(8));
+	assert_true(sketch_value_end(8) == 1ull << 37);
+	struct share_map m;
+	assert_int_equal(share_map_build((struct sketch[]){a, b}, 2, true, &m), 0);
+	assert_int_equal(m.vms[0].shared_with[1], 4000);
+	assert_int_equal(m.vms[1].shared_with[0], 4000);
+	share_map_free(&m);
+	struct sketch_file_vm vm = {.pid = 1, .ram_pages = 4000, .pages = 4000, .hashes = a.hashes, .nhashes = a.nhashes};
+	struct sketch_file f = {.sample_n = 8, .mem_total_bytes = -1, .mem_available_bytes = -1, .vms = &vm, .nvms = 1};
+	char *buf;
+	size_t len;
+	assert_int_equal(sketch_file_encode(&f, &buf, &len), 0);
+	assert_int_equal(sketch_bytes(&a), len - 64 - 64);
+	assert_true(sketch_bytes(&a) < a.nhashes * 4); /* ~28 bits each: 2^37 / ~500 values */
+	free(buf);
+	sketch_free(&a);
+	sketch_free(&b);
+}
+
 static struct sketch hand(const uint64_t *h, size_t n, int64_t zero)
 {
 	struct sketch s = {.sample_n = 4, .nhashes = n, .zero_pages = zero, .pages = (int64_t)n * 4 + zero};
@@ -269,6 +311,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(siphash_reference_vector),
 		cmocka_unit_test(sampling_is_by_content),
+		cmocka_unit_test(kept_values),
 		cmocka_unit_test(map_by_hand),
 		cmocka_unit_test(map_ratio),
 		cmocka_unit_test(run_of_map),

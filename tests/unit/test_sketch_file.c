@@ -1,8 +1,10 @@
-/* Sketch files (parse/sketch_file.h): a file encoded and parsed back is the same; every way a
+/* Sketch files (parse/sketch_file.h): a file encoded and parsed back is the same, its values
+ * Rice-coded (none, one, the widest gap, repeats, a hundred thousand of a sample); every way a
  * file can be wrong (cut short, another version, wrong sizes, counts that contradict each other,
- * unsorted or unsampled hashes, trailing bytes) is -EINVAL with a reason and leaves the output
- * untouched. share plan's --from: URLs, basic auth, HTTP replies. */
+ * values outside the sample, another Rice parameter, bits or bytes left over) is -EINVAL with a
+ * reason and leaves the output untouched. share plan's --from: URLs, basic auth, HTTP replies. */
 #include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -46,7 +48,9 @@ static void round_trip(void **state)
 	char *buf, why[128] = "";
 	size_t len;
 	assert_int_equal(sketch_file_encode(&f, &buf, &len), 0);
-	assert_int_equal(len, 64 + 5 + 2 * 64 + 2 + 36 + 5 * 8);
+	/* At 1/64 the values are below 2^34: 4 of them coded with k = 32 (33 bits each, 17 bytes),
+	 * 1 with k = 34 (5 bytes). */
+	assert_int_equal(len, 64 + 5 + 2 * 64 + 2 + 36 + 17 + 5);
 	assert_int_equal(sketch_file_parse(buf, len, &g, why, sizeof(why)), 0);
 	assert_true(g.sample_n == 64 && g.key_fingerprint == 0x0123456789abcdefull);
 	assert_true(g.mem_total_bytes == 8ll << 30 && g.mem_available_bytes == 5ll << 30);
@@ -89,17 +93,26 @@ static void refused_with(void (*edit)(unsigned char *buf, size_t *len), const ch
 	free(buf);
 }
 
-/* Offsets in the example: header 0, host 64, VM 0 at 69 (name 133, uuid 135, hashes 171), VM 1 at 203. */
+/* Offsets in the example: header 0, host 64, VM 0 at 69 (name 133, uuid 135, values 171-187),
+ * VM 1 at 188 (values 252-256). */
 static void cut_header(unsigned char *b, size_t *len) { (void)b, *len = 40; }
-static void cut_hashes(unsigned char *b, size_t *len) { (void)b, *len -= 3; }
+static void cut_values(unsigned char *b, size_t *len) { (void)b, *len -= 3; }
 static void cut_record(unsigned char *b, size_t *len) { (void)b, *len = 69 + 30; }
-static void version_2(unsigned char *b, size_t *len) { (void)len, b[8] = 2; }
+static void version_1(unsigned char *b, size_t *len) { (void)len, b[8] = 1; }
+static void version_3(unsigned char *b, size_t *len) { (void)len, b[8] = 3; }
 static void bad_magic(unsigned char *b, size_t *len) { (void)len, b[0] = 'X'; }
 static void header_size(unsigned char *b, size_t *len) { (void)len, b[12] = 80; }
 static void page_size(unsigned char *b, size_t *len) { (void)len, b[49] = 0x20; }
 static void sample_zero(unsigned char *b, size_t *len) { (void)len, memset(b + 16, 0, 8); }
-static void unsorted(unsigned char *b, size_t *len) { (void)len, b[171] = 9; } /* 1 becomes 9 > 5 */
-static void unsampled(unsigned char *b, size_t *len) { (void)len, b[171 + 3 * 8 + 7] = 0xff; } /* 900 becomes huge */
+static void value_bits(unsigned char *b, size_t *len) { (void)len, b[59] = 32; }
+/* The first value's quotient all ones: beyond 3, its value is past 2^34, the 1/64 sample's end. */
+static void unsampled(unsigned char *b, size_t *len) { (void)len, b[171] = 0xff; }
+static void rice_parameter(unsigned char *b, size_t *len) { (void)len, b[69 + 7] = 31; }
+static void rice_out_of_range(unsigned char *b, size_t *len) { (void)len, b[69 + 7] = 200; }
+static void coded_longer(unsigned char *b, size_t *len) { (void)len, b[69 + 56] = 18; }
+static void coded_shorter(unsigned char *b, size_t *len) { (void)len, b[69 + 56] = 16; }
+static void coded_none(unsigned char *b, size_t *len) { (void)len, b[188 + 56] = 0; }
+static void trailing_bits(unsigned char *b, size_t *len) { (void)len, b[187] |= 0x80; } /* 132 bits: 4 spare */
 static void too_many_hashes(unsigned char *b, size_t *len) { (void)len, b[69 + 49] = 0xff; }
 static void pages_over_ram(unsigned char *b, size_t *len) { (void)len, b[69 + 17] = 0x10; }
 static void bad_gap(unsigned char *b, size_t *len) { (void)len, b[69 + 4] = 9; }
@@ -112,15 +125,22 @@ static void refusals(void **state)
 {
 	(void)state;
 	refused_with(cut_header, "truncated");
-	refused_with(cut_hashes, "truncated");
+	refused_with(cut_values, "truncated: VM 1's values need 5 bytes, 2 left");
 	refused_with(cut_record, "truncated");
-	refused_with(version_2, "version 2");
+	refused_with(version_1, "written by an older vmhost: sketch again");
+	refused_with(version_3, "version 3");
 	refused_with(bad_magic, "not a vmhost sketch file");
 	refused_with(header_size, "header of 80 bytes");
 	refused_with(page_size, "pages of");
 	refused_with(sample_zero, "sample");
-	refused_with(unsorted, "not sorted");
-	refused_with(unsampled, "outside the 1/64 sample");
+	refused_with(value_bits, "values of 32 bits");
+	refused_with(unsampled, "VM 0: value 0 is outside the 1/64 sample");
+	refused_with(rice_parameter, "Rice parameter 31; 4 values at 1/64 are coded with 32");
+	refused_with(rice_out_of_range, "Rice parameter 200");
+	refused_with(coded_longer, "18 coded bytes, its values take 17");
+	refused_with(coded_shorter, "VM 0: 4 values cannot be coded in 16 bytes"); /* 33 bits each at least */
+	refused_with(coded_none, "VM 1: 1 values cannot be coded in 0 bytes");
+	refused_with(trailing_bits, "VM 0: bits after its last value");
 	refused_with(too_many_hashes, "hashes kept of");
 	refused_with(pages_over_ram, "pages read of");
 	refused_with(bad_gap, "partial reason 9");
@@ -128,6 +148,98 @@ static void refusals(void **state)
 	refused_with(control_in_name, "control character");
 	refused_with(reserved, "reserved");
 	refused_with(avail_over_total, "MemAvailable");
+}
+
+/* One VM of these values at 1/n, encoded, parsed back: the same values; the file's length. */
+static size_t values_round_trip(const uint64_t *values, size_t count, uint64_t n)
+{
+	struct sketch_file_vm vm = {.pid = 1, .ram_pages = (int64_t)count, .pages = (int64_t)count,
+				    .hashes = (uint64_t *)values, .nhashes = count};
+	struct sketch_file f = {.sample_n = n, .mem_total_bytes = -1, .mem_available_bytes = -1, .vms = &vm, .nvms = 1}, g;
+	char *buf, why[160] = "";
+	size_t len;
+	assert_int_equal(sketch_file_encode(&f, &buf, &len), 0);
+	assert_int_equal(len, 64 + 64 + sketch_coded_bytes(values, count, n));
+	if (sketch_file_parse(buf, len, &g, why, sizeof(why)))
+		fail_msg("%zu values at 1/%llu refused: %s", count, (unsigned long long)n, why);
+	assert_int_equal(g.vms[0].nhashes, count);
+	if (count)
+		assert_memory_equal(g.vms[0].hashes, values, count * sizeof(uint64_t));
+	sketch_file_free(&g);
+	free(buf);
+	return len;
+}
+
+static uint64_t splitmix(uint64_t *x)
+{
+	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* The edges of the coding: no value, one, the first and last of the sample (the widest gap),
+ * one value repeated, every rate's end; and a uniform sample of 100000 values at 1/32 (a 12 GiB
+ * guest's) in log2(mean gap) + 1.5 bits each, as the Rice code of geometric gaps costs: 3.2 times
+ * fewer than 8 bytes. */
+static void coded_values(void **state)
+{
+	(void)state;
+	assert_int_equal(values_round_trip(NULL, 0, 32), 128);
+	assert_int_equal(sketch_rice_bits(0, 32), 0);
+	uint64_t end = sketch_value_end(32);
+	assert_true(end == 1ull << 35);
+	const uint64_t one[] = {end - 1}, edges[] = {0, end - 1}, same[] = {7, 7, 7, 7, 7, 7, 7, 7, 7};
+	values_round_trip(one, 1, 32);
+	values_round_trip(edges, 2, 32);
+	values_round_trip(same, 9, 32);
+	assert_true(sketch_value_end(1) == 1ull << 40);
+	const uint64_t all[] = {0, (1ull << 40) - 1}, last[] = {(1ull << 40) - 1};
+	values_round_trip(all, 2, 1);
+	assert_int_equal(sketch_rice_bits(1, 1), 40); /* the widest parameter there is */
+	values_round_trip(last, 1, 1);
+	const uint64_t widest[] = {sketch_value_end(SKETCH_FILE_SAMPLE_MAX) - 1};
+	values_round_trip(widest, 1, SKETCH_FILE_SAMPLE_MAX);
+	size_t count = 100000;
+	uint64_t *v = malloc(count * sizeof(*v)), seed = 33;
+	assert_non_null(v);
+	for (size_t i = 0; i < count; i++)
+		v[i] = splitmix(&seed) % end;
+	v[10] = v[11]; /* a repeat */
+	qsort(v, count, sizeof(*v), cmp_u64);
+	unsigned k = sketch_rice_bits(count, 32);
+	assert_int_equal(k, 18); /* 2^35 / 100000 = 343597: 2^18.4 */
+	double bits = (double)sketch_coded_bytes(v, count, 32) * 8 / (double)count, mean_gap_bits = log2((double)end / count);
+	if (bits < mean_gap_bits + 1.4 || bits > mean_gap_bits + 1.6) /* 19.87 here */
+		fail_msg("%.2f bits per value for gaps of 2^%.2f", bits, mean_gap_bits);
+	values_round_trip(v, count, 32);
+	/* 15 zeros and the sample's last value: k = 31, the last gap's quotient 15, 527 bits in 66
+	 * bytes. Said to take 65, enough for 16 values of 32 bits: they end mid-code. */
+	uint64_t far[16] = {0};
+	far[15] = end - 1;
+	struct sketch_file_vm vm = {.pid = 1, .ram_pages = 16, .pages = 16, .hashes = far, .nhashes = 16};
+	struct sketch_file f = {.sample_n = 32, .vms = &vm, .nvms = 1}, g;
+	char *buf, why[160] = "";
+	size_t len;
+	assert_int_equal(sketch_file_encode(&f, &buf, &len), 0);
+	assert_int_equal(len, 128 + 66);
+	buf[64 + 56] = 65;
+	assert_int_equal(sketch_file_parse(buf, len, &g, why, sizeof(why)), -EINVAL);
+	assert_string_equal(why, "VM 0: its 65 coded bytes end in value 15 of 16");
+	free(buf);
+	/* The encoder codes sorted values inside the sample only. */
+	vm = (struct sketch_file_vm){.pid = 1, .ram_pages = 2, .pages = 2, .hashes = v, .nhashes = 2};
+	v[0] = 5, v[1] = 4;
+	assert_int_equal(sketch_file_encode(&f, &buf, &len), -EINVAL);
+	v[0] = 5, v[1] = end;
+	assert_int_equal(sketch_file_encode(&f, &buf, &len), -EINVAL);
+	free(v);
 }
 
 static void trailing_bytes(void **state)
@@ -207,7 +319,8 @@ static void replies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(round_trip), cmocka_unit_test(refusals), cmocka_unit_test(trailing_bytes),
+		cmocka_unit_test(round_trip), cmocka_unit_test(refusals), cmocka_unit_test(coded_values),
+		cmocka_unit_test(trailing_bytes),
 		cmocka_unit_test(urls), cmocka_unit_test(replies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

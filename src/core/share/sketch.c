@@ -66,7 +66,7 @@ int sketch_add_page(struct sketch *s, const struct siphash_key *key, const void 
 		s->hashes = p;
 		s->cap = cap;
 	}
-	s->hashes[s->nhashes++] = h;
+	s->hashes[s->nhashes++] = sketch_value(h);
 	return 0;
 }
 

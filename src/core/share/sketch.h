@@ -1,6 +1,7 @@
 /* Content sketches of guest RAM: every 4 KiB page hashed with a keyed 64-bit hash, the pages whose
  * hash falls in the lowest 1/N of the hash space kept (content-consistent sampling: a page's
- * content alone decides, so any two sketches of one key compare), zero pages counted apart.
+ * content alone decides, so any two sketches of one key compare), as the top 40 bits of the hash
+ * (sketch_value: what files code in ~24 bits each), zero pages counted apart.
  * A sketch holds hashes only, never content; it is read under a CPU budget, and one the read
  * could not finish is marked partial with why, never passed off as complete. */
 #ifndef VMHOST_CORE_SKETCH_H
@@ -16,8 +17,12 @@
 #include "core/base/siphash.h"
 #include "core/model/vm.h"
 #include "io/io.h"
+#include "parse/sketch_file.h"
 
 #define SKETCH_PAGE_BYTES 4096
+/* share's and serve's rate: the densest power of two whose coded sketch stays within ~32 KiB per
+ * GiB (~25 KiB at 1/32 for a 512 MiB guest; docs/share.md "Size"). */
+#define SKETCH_DEFAULT_SAMPLE 32
 
 /* Why a sketch is partial. */
 enum sketch_gap {
@@ -41,7 +46,7 @@ struct sketch {
 	int64_t zero_mapped_pages; /* of those, the kernel's zero page: already free, never KSM's */
 	int64_t ksm_zero_pages;    /* what KSM had mapped to the zero page when the read began
 				      (ksm_stat): empty pages it already saved, among zero_mapped_pages */
-	uint64_t *hashes;    /* the kept hashes of its non-zero pages, sorted, repeats kept */
+	uint64_t *hashes;    /* the kept values (sketch_value) of its non-zero pages, sorted, repeats kept */
 	size_t nhashes, cap;
 	enum sketch_gap gap;
 	double cpu_seconds, wall_seconds;
@@ -67,7 +72,7 @@ struct sketch_opts {
 	const atomic_bool *cancel;   /* the same, set from another thread (serve stopping) */
 };
 
-/* The page's place in the sample: true when its hash is in the lowest 1/n of the space. */
+/* The page's place in the sample: true when its whole hash is in the lowest 1/n of the space. */
 static inline bool sketch_keeps(uint64_t hash, uint64_t n) { return n <= 1 || hash < UINT64_MAX / n; }
 
 /* Reads the VM's guest RAM into *ret. 0 with ret->gap telling whether it is whole (a partial
@@ -78,8 +83,11 @@ void sketch_free(struct sketch *s);
 int sketch_add_page(struct sketch *s, const struct siphash_key *key, const void *page);
 /* Sorts the kept hashes; sketch_take does it before returning. */
 void sketch_finish(struct sketch *s);
-/* The sketch's size as kept: its hashes. */
-static inline size_t sketch_bytes(const struct sketch *s) { return s->nhashes * sizeof(uint64_t); }
+/* The sketch's size as a file codes its values (parse/sketch_file.h); s finished (sorted). */
+static inline size_t sketch_bytes(const struct sketch *s)
+{
+	return (size_t)sketch_coded_bytes(s->hashes, s->nhashes, s->sample_n);
+}
 
 /* ---- the sharing map ---- */
 
