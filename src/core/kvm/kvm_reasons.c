@@ -171,13 +171,23 @@ static struct kvm_trace_entry *open_trace_entry(struct kvm_reader *r, pid_t pid,
 	return e;
 }
 
+/* The entry's VM: the same pid and start time, where a start time of 0 is unknown (a debugfs
+ * directory met before the root listed its process) and matches any; a followed command's by pid. */
+static bool same_vm(const struct kvm_trace_entry *e, const struct kvm_vm_sample *s)
+{
+	return e->pid == s->pid &&
+	       (e->followed || !e->start_ticks || !s->start_ticks || e->start_ticks == s->start_ticks);
+}
+
 static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kvm_vm_sample *s)
 {
 	for (size_t i = 0; i < r->ntraces; i++) {
 		struct kvm_trace_entry *e = &r->traces[i];
-		if (e->pid != s->pid || (!e->followed && e->start_ticks != s->start_ticks))
+		if (!same_vm(e, s))
 			continue;
 		e->seen = true;
+		if (!e->start_ticks)
+			e->start_ticks = s->start_ticks;
 		if (!e->t && e->retry && io_exists(&r->root, IO_PROC, "%d", (int)e->pid))
 			open_trace(r, e, false);
 		return e;
