@@ -103,6 +103,11 @@ int main(int argc, char **argv)
 		fprintf(stderr, "kvmguest: --port is 0..0xffff, --io and --mmio fit 32 bits\n");
 		return 2;
 	}
+	/* SIGUSR1 held back until sigsuspend: one sent before the wait is not lost. */
+	sigset_t usr1, before_wait;
+	sigemptyset(&usr1);
+	sigaddset(&usr1, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &usr1, &before_wait);
 	signal(SIGUSR1, on_usr1);
 	int kvm = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (kvm < 0) {
@@ -148,7 +153,8 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	sleep_seconds(before);
 	while (wait_signal && !go)
-		pause();
+		sigsuspend(&before_wait);
+	sigprocmask(SIG_SETMASK, &before_wait, NULL);
 
 	unsigned long io = 0, mmio = 0, hlt = 0, intr = 0, other = 0, runs = 0;
 	while (!hlt) {

@@ -73,4 +73,8 @@ check "the tuner said it stopped on the signal" grep -q "stopped on Terminated" 
 say "decisions after the guests started:"
 tail -n +"$from" "$TEST_TMP/tune.log" | grep -E " (fast|idle) pages_to_scan=" | grep -v "nothing new" | cut -c1-220 | head -12
 grep "/proc watch" "$TEST_TMP/tune.log"
+if [ "$FAILURES" -gt 0 ]; then
+	say "the tuner's whole log:"
+	cut -c1-300 "$TEST_TMP/tune.log"
+fi
 finish

@@ -43,6 +43,17 @@ scraper() {
 	done
 }
 
+# guest_counted N TIMEOUT_S: a scrape shows the guest's port 0x80 writes as N, within the time.
+guest_counted() {
+	local i
+	for i in $(seq $(($2 * 10))); do
+		curl -s "http://127.0.0.1:$PORT/metrics" |
+			grep -q "^vmhost_kvm_exit_reasons_total{.*pid=\"$GUEST\".*event=\"kvm_pio\",reason=\"0x80 out\"} $1\$" && return 0
+		sleep 0.1
+	done
+	return 1
+}
+
 # round N: a fresh server and a fresh guest, its checks named "round N: ...".
 round() {
 	local r=$1 scrapers="" c i rc ok bad mode option
@@ -63,13 +74,21 @@ round() {
 	done
 	TEST_PIDS="$TEST_PIDS $scrapers"
 	sleep 0.5
-	# The guest's VM appears while they scrape: its events open, and the reason counters with
-	# them. It runs a second later, and then sleeps until stopped.
-	spawn "$G" --io 1000 --sleep-before 1 --sleep-after 60 >"$TEST_TMP/guest"
+	# The guest's VM appears while they scrape, in debugfs before serve's /proc lists its process
+	# (the order a --proc-root tree may show them in): a scrape after its VM exists makes serve
+	# meet it there first. Its events open once the process is listed, and the reason counters
+	# with them; it runs once they are open, and then sleeps until stopped.
+	spawn "$G" --io 1000 --wait-signal --sleep-after 60 >"$TEST_TMP/guest"
 	GUEST=$SPAWNED
+	for i in $(seq 100); do grep -q '^ready' "$TEST_TMP/guest" && break; sleep 0.1; done
+	curl -s "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/unlisted.txt"
+	check "round $r: no counters for the guest while its process is unlisted" \
+		sh -c "! grep -q 'pid=\"$GUEST\"' '$TEST_TMP/unlisted.txt'"
 	ln -s "/proc/$GUEST" "$PROC/$GUEST"
+	check "round $r: the guest's counters opened once its process was listed" guest_counted 0 30
+	kill -USR1 "$GUEST"
 	for i in $(seq 100); do grep -q '^io_exits=' "$TEST_TMP/guest" && break; sleep 0.1; done
-	sleep 0.5
+	sleep 0.5 # scraped with the counts in
 	touch "$TEST_TMP/stop"
 	wait $scrapers
 	curl -s "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/last.txt"
@@ -80,6 +99,10 @@ round() {
 	check "round $r: every scrape answered" [ "$bad" = 0 ]
 	check "round $r: the guest's exit reasons appeared while scraped" \
 		grep -q "^vmhost_kvm_exit_reasons_total{.*pid=\"$GUEST\".*event=\"kvm_pio\",reason=\"0x80 out\"} 1000$" "$TEST_TMP/last.txt"
+	grep -q "^vmhost_kvm_exit_reasons_total{.*pid=\"$GUEST\".*reason=\"0x80 out\"} 1000$" "$TEST_TMP/last.txt" || {
+		say "the guest said: $(cat "$TEST_TMP/guest"); its port 0x80 counters at the end:"
+		grep "^vmhost_kvm_exit_reasons_total{.*pid=\"$GUEST\".*0x80" "$TEST_TMP/last.txt"
+	}
 	[ $mode = bpf ] && check "round $r: the guest's 1000 IO exits timed" \
 		grep -q "^vmhost_kvm_exit_reason_timed_total{.*pid=\"$GUEST\".*event=\"kvm_userspace_exit\",reason=\"IO\"} 1000$" "$TEST_TMP/last.txt"
 	check "round $r: --kvm-events kept the matching counters only (no time counters)" \

@@ -63,6 +63,7 @@ struct kvm_trace_entry {
 	pid_t pid;
 	uint64_t start_ticks;
 	struct kvm_trace *t; /* NULL when opening failed */
+	bool retry;          /* it failed as no such process: opened again once the root lists the pid */
 	bool seen;
 	bool followed;     /* kvm_reader_follow's: kept, known by pid alone */
 	enum vmm_kind vmm; /* a followed command's */

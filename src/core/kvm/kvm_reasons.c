@@ -135,15 +135,10 @@ static int vcpu_reasons(struct kvm_reader *r, struct kvm_trace *t, struct kvm_vm
 	return err;
 }
 
-/* A new entry for pid, its events opened (inherited: a followed command's). NULL without memory. */
-static struct kvm_trace_entry *open_trace_entry(struct kvm_reader *r, pid_t pid, uint64_t start_ticks, bool inherit)
+/* Opens e's events (inherited: a followed command's). A VM's process that the root does not list
+ * (yet: a --proc-root tree that links it after its VM appeared in debugfs) is tried again later. */
+static void open_trace(struct kvm_reader *r, struct kvm_trace_entry *e, bool inherit)
 {
-	struct kvm_trace_entry *e = realloc(r->traces, (r->ntraces + 1) * sizeof(*e));
-	if (!e)
-		return NULL;
-	r->traces = e;
-	e = &r->traces[r->ntraces++];
-	*e = (struct kvm_trace_entry){.pid = pid, .start_ticks = start_ticks, .seen = !inherit, .followed = inherit};
 	if (r->isa < 0) {
 		struct kvm_host h;
 		kvm_host_read(&r->root, &h);
@@ -153,23 +148,50 @@ static struct kvm_trace_entry *open_trace_entry(struct kvm_reader *r, pid_t pid,
 	}
 	if (!r->bpf_tried)
 		kvm_reasons_counter_choose(r);
-	struct kvm_trace_config c = {.pid = pid, .isa = (enum kvm_trace_isa)r->isa, .inherit = inherit, .bpf = r->bpf};
+	struct kvm_trace_config c = {.pid = e->pid, .isa = (enum kvm_trace_isa)r->isa, .inherit = inherit, .bpf = r->bpf};
 	int rc = kvm_trace_open(&r->root, &c, &e->t);
+	e->retry = rc == -ESRCH && !inherit;
 	if (rc < 0) {
 		e->t = NULL;
 		if (rc != -ESRCH)
 			kvm_trace_explain(&r->root, rc, r->reasons_why, sizeof(r->reasons_why));
 	}
+}
+
+/* A new entry for pid, its events opened (open_trace). NULL without memory. */
+static struct kvm_trace_entry *open_trace_entry(struct kvm_reader *r, pid_t pid, uint64_t start_ticks, bool inherit)
+{
+	struct kvm_trace_entry *e = realloc(r->traces, (r->ntraces + 1) * sizeof(*e));
+	if (!e)
+		return NULL;
+	r->traces = e;
+	e = &r->traces[r->ntraces++];
+	*e = (struct kvm_trace_entry){.pid = pid, .start_ticks = start_ticks, .seen = !inherit, .followed = inherit};
+	open_trace(r, e, inherit);
 	return e;
+}
+
+/* The entry's VM: the same pid and start time, where a start time of 0 is unknown (a debugfs
+ * directory met before the root listed its process) and matches any; a followed command's by pid. */
+static bool same_vm(const struct kvm_trace_entry *e, const struct kvm_vm_sample *s)
+{
+	return e->pid == s->pid &&
+	       (e->followed || !e->start_ticks || !s->start_ticks || e->start_ticks == s->start_ticks);
 }
 
 static struct kvm_trace_entry *trace_entry(struct kvm_reader *r, const struct kvm_vm_sample *s)
 {
-	for (size_t i = 0; i < r->ntraces; i++)
-		if (r->traces[i].pid == s->pid && (r->traces[i].followed || r->traces[i].start_ticks == s->start_ticks)) {
-			r->traces[i].seen = true;
-			return &r->traces[i];
-		}
+	for (size_t i = 0; i < r->ntraces; i++) {
+		struct kvm_trace_entry *e = &r->traces[i];
+		if (!same_vm(e, s))
+			continue;
+		e->seen = true;
+		if (!e->start_ticks)
+			e->start_ticks = s->start_ticks;
+		if (!e->t && e->retry && io_exists(&r->root, IO_PROC, "%d", (int)e->pid))
+			open_trace(r, e, false);
+		return e;
+	}
 	return open_trace_entry(r, s->pid, s->start_ticks, false);
 }
 

@@ -372,10 +372,14 @@ static void track_progress(const struct tuner_config *c, struct tuner_state *s, 
 }
 
 /* Idle: what wakes the tuner, the /proc signal first (it does not wait for ksmd's slow cursor to
- * reach the new memory), then memory pressure, then what ksmd itself met or merged. */
+ * reach the new memory), then memory pressure, then what ksmd itself met or merged. What it met
+ * counts only where /proc cannot read every mergeable process: its rmap items also rise when it
+ * meets pages of scanned memory again (zero pages made resident again, pages migrated under its
+ * cursor), and where /proc reads them all, new memory shows there. */
 static void decide_idle(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
 			const struct view *v, const struct progress *p, char *reason, size_t cap)
 {
+	bool met = p->met >= p->threshold && in->mergeable_processes < 0;
 	if (v->news >= c->wake_pages) {
 		go_fast(c, s);
 		news_reason(in, reason, cap);
@@ -386,7 +390,7 @@ static void decide_idle(const struct tuner_config *c, struct tuner_state *s, con
 			 "with twice the CPU budget and twice the patience",
 			 100.0 * (double)in->mem_available_bytes / (double)in->mem_total_bytes,
 			 c->pressure_available_percent);
-	} else if (p->met >= p->threshold) {
+	} else if (met) {
 		go_fast(c, s);
 		snprintf(reason, cap, "fast: ksmd met %lld new pages in %.1fs (threshold %lld): new memory to scan",
 			 (long long)p->met, in->interval_seconds, (long long)p->threshold);
@@ -394,6 +398,10 @@ static void decide_idle(const struct tuner_config *c, struct tuner_state *s, con
 		go_fast(c, s);
 		snprintf(reason, cap, "fast: %lld pages merged in %.1fs at the idle rate (threshold %lld): merging "
 			 "under way", (long long)p->merged, in->interval_seconds, (long long)p->threshold);
+	} else if (p->met >= p->threshold) {
+		snprintf(reason, cap, "idle: ksmd met %lld pages in %.1fs, none new to /proc (%lld unscanned pages new "
+			 "since idling): pages of scanned memory met again", (long long)p->met, in->interval_seconds,
+			 (long long)v->news);
 	} else if (in->exited_processes > 0) {
 		/* Savings fall when guests exit; there is nothing new to scan in that. */
 		snprintf(reason, cap, "idle: %lld mergeable process%s exited (savings %+lld pages): nothing new to scan",
