@@ -64,8 +64,8 @@ static void plan_help(void)
 	       "                  (plain HTTP only; basic auth from the URL's user and password, which\n"
 	       "                  others on this machine can see in ps: prefer an SSH tunnel to loopback)\n"
 	       "  --vm NAME       only this VM (by name, or pid on its host)\n"
-	       "  --timeout SEC   for each --from, connecting and reading together (default 120: the\n"
-	       "                  server sketches its VMs on request, under its CPU budget)\n");
+	       "  --timeout SEC   for each --from, the name's lookup, connecting and reading together\n"
+	       "                  (default 120: the server sketches its VMs on request, under its CPU budget)\n");
 }
 
 /* The reply's body moved to the front of its buffer, or the server's refusal as the error. */
@@ -107,8 +107,12 @@ static int fetch(struct ctx *ctx, const struct plan_opts *o, const char *url, ch
 	explicit_bzero(&u, sizeof(u));
 	explicit_bzero(auth, sizeof(auth));
 	explicit_bzero(request, sizeof(request));
+	if (r == -ETIMEDOUT)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: no answer within --timeout %g s (the name's lookup, "
+			    "connecting and the reply together)", url, o->timeout);
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url, strerror(-r));
+		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url,
+			    r == -EHOSTUNREACH ? "the host name does not resolve" : strerror(-r));
 	int rc = take_body(ctx, url, reply, len, ret_len);
 	if (rc != EXIT_OK)
 		free(reply);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "io/clock.h"
+#include "io/resolve.h"
 
 /* Waits for events on fd until the deadline: 0, or -ETIMEDOUT, or a negative errno. */
 static int wait_for(int fd, short events, double deadline)
@@ -47,10 +48,11 @@ static int connect_one(const struct addrinfo *a, double deadline)
 /* A socket connected to one of the host's addresses, tried in turn. An fd or a negative errno. */
 static int connect_any(const char *host, const char *port, double deadline)
 {
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
-	if (getaddrinfo(host, port, &hints, &res) != 0)
-		return -EHOSTUNREACH;
-	int fd = -ECONNREFUSED;
+	struct addrinfo *res = NULL;
+	int fd = io_resolve(host, port, deadline, &res);
+	if (fd < 0)
+		return fd;
+	fd = -ECONNREFUSED;
 	for (struct addrinfo *a = res; a && fd < 0 && fd != -ETIMEDOUT; a = a->ai_next)
 		fd = connect_one(a, deadline);
 	freeaddrinfo(res);
