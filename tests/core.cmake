@@ -33,6 +33,7 @@ vmhost_script_test(live_share_plan live/share_plan.sh "live")
 vmhost_script_test(live_share_serve live/share_serve.sh "live")
 # serve's /sketch runs on an HTTP worker while serve stops it from the main thread.
 vmhost_tsan(live_share_serve)
+vmhost_script_test(live_share_tls live/share_tls.sh "live")
 # The name's lookup abandoned on a thread of its own past --timeout.
 vmhost_script_test(live_share_resolve live/share_resolve.sh "live")
 vmhost_tsan(live_share_resolve)

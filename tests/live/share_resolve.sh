@@ -2,8 +2,8 @@
 # share plan --from: --timeout covers the host name's lookup. A resolver that never answers is a
 # loopback address (127.0.0.77:53) that reads queries and drops them; resolv.conf naming it, with
 # 30 s a try, is bind-mounted in a private mount namespace (the machine's own is not touched). With
-# --timeout 2 share plan returns within 3 s (getaddrinfo alone held it 30 s); a name that does not
-# resolve at all still says so.
+# --timeout 2 share plan returns within 3 s (getaddrinfo alone held it 30 s), for http:// and
+# https:// alike; a name that does not resolve at all still says so.
 . "$VMHOST_TESTS/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: a mount namespace and port 53"
 for tool in unshare mount bc /usr/bin/python3; do command -v $tool >/dev/null || die "$tool is missing"; done
@@ -40,7 +40,7 @@ exited() { [ "$RC" = "$1" ] && le "$TOOK" "$2"; }
 one_line() { [ "$(wc -l <"$TEST_TMP/err")" = 1 ] && grep -q "$1" "$TEST_TMP/err"; }
 
 resolver 127.0.0.77 silent
-for url in http://sketch-host.vmhost-test.invalid:9/sketch; do
+for url in http://sketch-host.vmhost-test.invalid:9/sketch https://sketch-host.vmhost-test.invalid:9/sketch; do
 	plan_with 127.0.0.77 "$url"
 	check "a resolver that never answers, ${url%%:*}: --timeout 2 returns in $TOOK s (at most 3), exit 1 ($RC)" exited 1 3
 	check "  ... saying it timed out, in one line ($(cat "$TEST_TMP/err"))" one_line "no answer within --timeout 2 s"

@@ -89,8 +89,10 @@ stop_pid "$BIG"
 
 serve_on 127.0.0.1
 check "without --key-file: no /sketch (404)" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/sketch")" = 404 ]
+"$VMHOST" share plan --from "https://127.0.0.1:$PORT/sketch" --timeout 5 >/dev/null 2>"$TEST_TMP/err"
+rc=$?
+check "https:// to a plain HTTP serve: exit 1 ($rc), TLS failed, in one line ($(cat "$TEST_TMP/err"))" sh -c "[ $rc = 1 ] &&
+	[ \$(wc -l <'$TEST_TMP/err') = 1 ] && grep -q ': TLS: ' '$TEST_TMP/err'"
 stop_pid "$SERVER"
-"$VMHOST" share plan --from "https://127.0.0.1:$PORT/sketch" >/dev/null 2>"$TEST_TMP/err"
-check "https URLs: refused, plain HTTP only" grep -q "only http:// URLs" "$TEST_TMP/err"
 stop_pid "$S1"
 finish

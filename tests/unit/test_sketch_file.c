@@ -169,8 +169,15 @@ static void urls(void **state)
 	assert_string_equal(u.host, "::1");
 	assert_string_equal(u.port, "8080");
 	assert_string_equal(u.path, "/");
-	assert_int_equal(http_url_parse("https://node1/sketch", &u), -ENOTSUP);
-	const char *bad[] = {"node1:9464/sketch", "http://", "http://:80/", "http://h:0/", "http://h:65536/",
+	assert_false(u.tls);
+	assert_int_equal(http_url_parse("https://ops:pw@node1/sketch", &u), 0);
+	assert_true(u.tls);
+	assert_string_equal(u.port, "443");
+	assert_string_equal(u.user, "ops");
+	assert_int_equal(http_url_parse("HTTPS://node1:9464", &u), 0);
+	assert_string_equal(u.port, "9464");
+	assert_int_equal(http_url_parse("ftp://node1/sketch", &u), -ENOTSUP);
+	const char *bad[] = {"https://", "https//node1/", "node1:9464/sketch", "http://", "http://:80/", "http://h:0/", "http://h:65536/",
 			     "http://h:x/", "http://[::1/", "http://h/a b", "http://u%zz@h/", "http://@h/", "http://[g]/"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (http_url_parse(bad[i], &u) != -EINVAL)
