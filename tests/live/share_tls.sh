@@ -3,7 +3,8 @@
 # basic auth on loopback; share plan reads /sketch over TLS with --ca-file (the same VMs and plan
 # as the same bytes read from a file), refuses a certificate it cannot verify (not in the system's
 # trust store, or for another name: exit 77, one line) and never falls back to plain HTTP; an
-# http:// URL to the TLS port fails at once. (--timeout over the name's lookup: share_resolve.sh.)
+# http:// URL to the TLS port fails at once. --cert and --key show a client certificate to a server
+# that demands one (openssl s_server). (--timeout over the name's lookup: share_resolve.sh.)
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
 . "$VMHOST_TESTS/e2e/web_config_lib.sh"
@@ -88,5 +89,27 @@ check "a certificate for another name (other.example at 127.0.0.1): exit 77 ($RC
 check "  ... in one line: for another host name ($(cat "$TEST_TMP/err"))" one_line "not trusted for 127.0.0.1: it is for another host name"
 stop_pid "$SERVER"
 
+# --cert and --key: openssl s_server, which demands a client certificate signed by client-ca,
+# serves the sketch file (-WWW: GET /FILE answers ./FILE).
+self_signed client-ca "DNS:client-ca"
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=planner -keyout "$TEST_TMP/planner.key" \
+	-out "$TEST_TMP/planner.csr" 2>/dev/null &&
+	openssl x509 -req -in "$TEST_TMP/planner.csr" -CA "$TEST_TMP/client-ca.crt" -CAkey "$TEST_TMP/client-ca.key" \
+		-CAcreateserial -days 2 -out "$TEST_TMP/planner.crt" 2>/dev/null || die "openssl could not sign a client certificate"
+PORT=$(free_port)
+(cd "$TEST_TMP" && exec openssl s_server -quiet -accept "127.0.0.1:$PORT" -cert "$CA" -key vmhost-test-host.key \
+	-Verify 1 -CAfile client-ca.crt -WWW -http_server_binmode) >"$TEST_TMP/s_server.log" 2>&1 &
+SSERVER=$!
+TEST_PIDS="$TEST_PIDS $SSERVER"
+wait_for 5 curl -sf --cacert "$CA" -o /dev/null --cert "$TEST_TMP/planner.crt" --key "$TEST_TMP/planner.key" \
+	"https://127.0.0.1:$PORT/s1.sketch" || die "openssl s_server did not start: $(cat "$TEST_TMP/s_server.log")"
+plan --from "https://127.0.0.1:$PORT/s1.sketch" --ca-file "$CA" --cert "$TEST_TMP/planner.crt" --key "$TEST_TMP/planner.key"
+check "--cert and --key to a server that demands a client certificate: exit 0 ($RC $(cat "$TEST_TMP/err"))" [ "$RC" = 0 ]
+check "  ... it read the sketch file" jq -e --argjson p "$S1" 'any(.vms[]; .pid == $p)' "$TEST_TMP/out"
+plan --from "https://127.0.0.1:$PORT/s1.sketch" --ca-file "$CA" --timeout 10
+check "without them: exit 1 ($RC), TLS's reason in one line ($(cat "$TEST_TMP/err"))" sh -c "[ $RC = 1 ] && [ \$(wc -l <'$TEST_TMP/err') = 1 ] && grep -q ': TLS: ' '$TEST_TMP/err'"
+plan --from "https://127.0.0.1:$PORT/s1.sketch" --ca-file "$CA" --cert "$TEST_TMP/planner.crt"
+check "--cert without --key: a usage error ($RC)" [ "$RC" = 2 ]
+stop_pid "$SSERVER"
 stop_pid "$S1"
 finish
