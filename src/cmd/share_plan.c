@@ -22,8 +22,11 @@
 
 struct plan_source {
 	const char *arg;
+	char *shown; /* a URL with its password as "***": in messages and output; NULL for a file */
 	bool url;
 };
+
+static const char *shown(const struct plan_source *src) { return src->shown ? src->shown : src->arg; }
 
 struct plan_opts {
 	struct plan_source sources[PLAN_MAX_HOSTS];
@@ -40,7 +43,12 @@ static int add_source(struct ctx *ctx, void *opts, const char *arg, bool url)
 	struct plan_opts *o = opts;
 	if (o->nsources == PLAN_MAX_HOSTS)
 		return usage_error(ctx, "at most %d hosts (--sketch and --from together)", PLAN_MAX_HOSTS);
-	o->sources[o->nsources++] = (struct plan_source){arg, url};
+	char *redacted = url ? malloc(strlen(arg) + 4) : NULL;
+	if (url && !redacted)
+		return fail(ctx, EXIT_FAIL, "--from", "%s", strerror(ENOMEM));
+	if (url)
+		http_url_redact(arg, redacted, strlen(arg) + 4);
+	o->sources[o->nsources++] = (struct plan_source){arg, redacted, url};
 	return EXIT_OK;
 }
 static int opt_sketch(struct ctx *ctx, void *opts, const char *arg) { return add_source(ctx, opts, arg, false); }
@@ -170,10 +178,11 @@ static int tls_ready(struct ctx *ctx, struct plan_opts *o, const char *url)
 	return o->tls_read ? EXIT_OK : read_tls_files(ctx, o);
 }
 
-static int fetch(struct ctx *ctx, struct plan_opts *o, const char *url, char **ret, size_t *ret_len)
+static int fetch(struct ctx *ctx, struct plan_opts *o, const struct plan_source *src, char **ret, size_t *ret_len)
 {
+	const char *url = shown(src);
 	struct http_url u;
-	int r = http_url_parse(url, &u);
+	int r = http_url_parse(src->arg, &u);
 	if (r < 0)
 		return fail(ctx, EXIT_USAGE, "--from", "%s: %s", url,
 			    r == -ENOTSUP ? "only https:// and http:// URLs are fetched"
@@ -208,7 +217,7 @@ static int load(struct ctx *ctx, struct plan_opts *o, const struct plan_source *
 	char *buf = NULL, why[256] = "";
 	size_t len = 0;
 	if (src->url) {
-		int rc = fetch(ctx, o, src->arg, &buf, &len);
+		int rc = fetch(ctx, o, src, &buf, &len);
 		if (rc != EXIT_OK)
 			return rc;
 	} else {
@@ -219,7 +228,7 @@ static int load(struct ctx *ctx, struct plan_opts *o, const struct plan_source *
 	int r = sketch_file_parse(buf, len, ret, why, sizeof(why));
 	free(buf);
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, src->url ? "--from" : "--sketch", "%s: %s", src->arg,
+		return fail(ctx, EXIT_FAIL, src->url ? "--from" : "--sketch", "%s: %s", shown(src),
 			    r == -EINVAL ? why : strerror(-r));
 	return EXIT_OK;
 }
@@ -232,7 +241,7 @@ static void label_hosts(const struct plan_opts *o, const struct sketch_file *fil
 		bool clash = !files[h].host[0];
 		for (size_t k = 0; k < o->nsources && !clash; k++)
 			clash = k != h && !strcmp(files[k].host, files[h].host);
-		hosts[h] = (struct plan_host){.label = clash ? o->sources[h].arg : files[h].host, .file = &files[h]};
+		hosts[h] = (struct plan_host){.label = clash ? shown(&o->sources[h]) : files[h].host, .file = &files[h]};
 	}
 }
 
@@ -262,7 +271,7 @@ static void hosts_json(struct json *j, const struct plan_host *hosts, size_t n, 
 		snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)f->key_fingerprint);
 		json_object_begin(j, NULL);
 		json_string(j, "name", hosts[h].label);
-		json_string(j, "source", o->sources[h].arg);
+		json_string(j, "source", shown(&o->sources[h]));
 		json_int(j, "vms", (int64_t)f->nvms);
 		json_int(j, "sample", (int64_t)f->sample_n);
 		json_string(j, "key_fingerprint", fp);
@@ -418,35 +427,42 @@ static int plan_and_print(struct ctx *ctx, const struct plan_opts *o, const stru
 	return EXIT_OK;
 }
 
+static int plan_run(struct ctx *ctx, struct plan_opts *o)
+{
+	if (!o->nsources)
+		return usage_error(ctx, "share plan needs at least one --sketch FILE or --from URL");
+	if (!o->cert_file != !o->key_file)
+		return usage_error(ctx, "--cert and --key go together");
+	bool https = false;
+	for (size_t i = 0; i < o->nsources; i++)
+		https |= o->sources[i].url && !strncasecmp(o->sources[i].arg, "https://", 8);
+	if ((o->ca_file || o->cert_file) && !https)
+		return usage_error(ctx, "--ca-file, --cert and --key are for https:// URLs");
+	struct sketch_file files[PLAN_MAX_HOSTS];
+	struct plan_host hosts[PLAN_MAX_HOSTS];
+	size_t loaded = 0;
+	int rc = EXIT_OK;
+	for (; loaded < o->nsources && rc == EXIT_OK; loaded++)
+		if ((rc = load(ctx, o, &o->sources[loaded], &files[loaded])) != EXIT_OK)
+			break;
+	struct share_plan p = {0};
+	if (rc == EXIT_OK)
+		rc = plan_and_print(ctx, o, files, hosts, &p);
+	share_plan_free(&p);
+	for (size_t h = 0; h < loaded; h++)
+		sketch_file_free(&files[h]);
+	return rc;
+}
+
 int cmd_share_plan(struct ctx *ctx, int argc, char **argv)
 {
 	struct plan_opts o = {.timeout = 120};
 	static const struct opts_spec spec = OPTS_SPEC(plan_opt_table, 0, plan_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
-	if (rc != OPTS_GO)
-		return rc;
-	if (!o.nsources)
-		return usage_error(ctx, "share plan needs at least one --sketch FILE or --from URL");
-	if (!o.cert_file != !o.key_file)
-		return usage_error(ctx, "--cert and --key go together");
-	bool https = false;
-	for (size_t i = 0; i < o.nsources; i++)
-		https |= o.sources[i].url && !strncasecmp(o.sources[i].arg, "https://", 8);
-	if ((o.ca_file || o.cert_file) && !https)
-		return usage_error(ctx, "--ca-file, --cert and --key are for https:// URLs");
-	struct sketch_file files[PLAN_MAX_HOSTS];
-	struct plan_host hosts[PLAN_MAX_HOSTS];
-	size_t loaded = 0;
-	rc = EXIT_OK;
-	for (; loaded < o.nsources && rc == EXIT_OK; loaded++)
-		if ((rc = load(ctx, &o, &o.sources[loaded], &files[loaded])) != EXIT_OK)
-			break;
-	struct share_plan p = {0};
-	if (rc == EXIT_OK)
-		rc = plan_and_print(ctx, &o, files, hosts, &p);
-	share_plan_free(&p);
-	for (size_t h = 0; h < loaded; h++)
-		sketch_file_free(&files[h]);
+	if (rc == OPTS_GO)
+		rc = plan_run(ctx, &o);
 	free_tls_files(&o);
+	for (size_t i = 0; i < o.nsources; i++)
+		free(o.sources[i].shown);
 	return rc;
 }

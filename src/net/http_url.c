@@ -109,6 +109,19 @@ int http_url_parse(const char *url, struct http_url *ret)
 	return 0;
 }
 
+void http_url_redact(const char *url, char *buf, size_t cap)
+{
+	const char *auth = strstr(url, "://");
+	auth = auth ? auth + 3 : url;
+	size_t alen = strcspn(auth, "/?#");
+	const char *at = memchr(auth, '@', alen);
+	const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon)
+		snprintf(buf, cap, "%.*s***%s", (int)(colon + 1 - url), url, at);
+	else
+		snprintf(buf, cap, "%s", url);
+}
+
 int http_basic_auth(const char *user, const char *password, char *buf, size_t cap)
 {
 	static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";

@@ -19,6 +19,10 @@ struct http_url {
  * anything malformed or too long. */
 int http_url_parse(const char *url, struct http_url *ret);
 
+/* url with its password (between "user:" and "@") as "***", for messages and output; a URL
+ * without one as it is. Cut short to fit cap (cap >= strlen(url) + 4 always fits). */
+void http_url_redact(const char *url, char *buf, size_t cap);
+
 /* "Basic BASE64(user:password)" into buf. 0 or -ENAMETOOLONG. */
 int http_basic_auth(const char *user, const char *password, char *buf, size_t cap);
 

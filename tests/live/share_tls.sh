@@ -60,6 +60,8 @@ check "curl reads /sketch over TLS ($(cat "$TEST_TMP/code"))" [ "$(cat "$TEST_TM
 plan --from "$URL" --ca-file "$CA" --timeout 300
 check "--from https:// with --ca-file: exit 0 ($RC: $(head -c 300 "$TEST_TMP/err"))" [ "$RC" = 0 ]
 mv "$TEST_TMP/out" "$TEST_TMP/tls.json"
+check "the URL's password is not in the output (the source: $(jq -c '[.hosts[].source]' "$TEST_TMP/tls.json"))" \
+	sh -c "! grep -q s3cret '$TEST_TMP/tls.json' && jq -e '.hosts[0].source | test(\"^https://ops:[*]+@127.0.0.1:\")' '$TEST_TMP/tls.json' >/dev/null"
 plan --sketch "$TEST_TMP/served.sketch"
 same_plan() { jq -e --slurpfile f "$1" '.vms == $f[0].vms and .plan == $f[0].plan and (.vms | length) >= 1' "$2" >/dev/null; }
 check "the same VMs and plan as the same bytes read from a file" same_plan "$TEST_TMP/out" "$TEST_TMP/tls.json"
@@ -72,6 +74,7 @@ check "basic auth over TLS: a wrong password is 401, exit 77 ($RC)" sh -c "[ $RC
 plan --from "$URL" --timeout 10
 check "without --ca-file (self-signed, not in the system's trust store): exit 77 ($RC)" [ "$RC" = 77 ]
 check "  ... in one line: its issuer is not trusted ($(cat "$TEST_TMP/err"))" one_line "certificate is not trusted for 127.0.0.1: its issuer"
+check "  ... without the URL's password" sh -c "! grep -q s3cret '$TEST_TMP/err'"
 plan --from "$URL" --ca-file "$TEST_TMP/other.example.crt" --timeout 10
 check "--ca-file of another certificate: exit 77 ($RC)" [ "$RC" = 77 ]
 plan --from "http://ops:s3cret@127.0.0.1:$PORT/sketch" --timeout 5

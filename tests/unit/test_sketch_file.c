@@ -182,6 +182,13 @@ static void urls(void **state)
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (http_url_parse(bad[i], &u) != -EINVAL)
 			fail_msg("accepted %s", bad[i]);
+	char shown[64];
+	http_url_redact("https://ops:s%3Acret@node1:9464/sketch?a=b@c", shown, sizeof(shown));
+	assert_string_equal(shown, "https://ops:***@node1:9464/sketch?a=b@c");
+	http_url_redact("http://ops@node1/sketch", shown, sizeof(shown));
+	assert_string_equal(shown, "http://ops@node1/sketch");
+	http_url_redact("http://node1/a:b@c", shown, sizeof(shown));
+	assert_string_equal(shown, "http://node1/a:b@c");
 	char auth[64];
 	assert_int_equal(http_basic_auth("Aladdin", "open sesame", auth, sizeof(auth)), 0);
 	assert_string_equal(auth, "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="); /* RFC 7617's example */
