@@ -17,6 +17,7 @@
 	X(certificate_set_x509_key_mem)                                                                \
 	X(certificate_set_x509_system_trust)                                                           \
 	X(certificate_set_x509_trust_mem)                                                              \
+	X(certificate_verify_peers2)                                                                   \
 	X(credentials_set)                                                                             \
 	X(deinit)                                                                                      \
 	X(error_is_fatal)                                                                              \

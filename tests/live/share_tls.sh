@@ -20,6 +20,12 @@ self_signed() {
 }
 self_signed vmhost-test-host IP:127.0.0.1,DNS:localhost
 self_signed other.example DNS:other.example
+# planner.{crt,key}: a client certificate that client-ca signed.
+self_signed client-ca "DNS:client-ca"
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=planner -keyout "$TEST_TMP/planner.key" \
+	-out "$TEST_TMP/planner.csr" 2>/dev/null &&
+	openssl x509 -req -in "$TEST_TMP/planner.csr" -CA "$TEST_TMP/client-ca.crt" -CAkey "$TEST_TMP/client-ca.key" \
+		-CAcreateserial -days 2 -out "$TEST_TMP/planner.crt" 2>/dev/null || die "openssl could not sign a client certificate"
 
 # serve_tls NAME: vmhost serve on 127.0.0.1 with NAME's certificate and user ops; sets SERVER, PORT.
 serve_tls() {
@@ -92,13 +98,31 @@ check "a certificate for another name (other.example at 127.0.0.1): exit 77 ($RC
 check "  ... in one line: for another host name ($(cat "$TEST_TMP/err"))" one_line "not trusted for 127.0.0.1: it is for another host name"
 stop_pid "$SERVER"
 
+# serve requiring client certificates (client_ca_file, RequireAndVerifyClientCert), no basic auth,
+# beyond loopback: /sketch is served to a client with a certificate client-ca signed, and nothing
+# to one without.
+printf 'tls_server_config:\n  cert_file: vmhost-test-host.crt\n  key_file: vmhost-test-host.key\n  client_ca_file: client-ca.crt\n  client_auth_type: RequireAndVerifyClientCert\n' \
+	>"$TEST_TMP/mtls.yml"
+spawn "$VMHOST" serve --listen 0.0.0.0:0 --min-interval 5 --no-kvm --sketch-sample 1/8 --sketch-cpu-budget 0 \
+	--key-file "$KEY" --web-config "$TEST_TMP/mtls.yml" 2>"$TEST_TMP/serve.log"
+SERVER=$SPAWNED
+serve_port "$TEST_TMP/serve.log" "$SERVER" || die "vmhost serve did not start"
+check "serve says /sketch is served there ($(grep sketch "$TEST_TMP/serve.log"))" grep -q "/sketch serves" "$TEST_TMP/serve.log"
+code() { curl -s -o "$TEST_TMP/body" -w '%{http_code}' --cacert "$CA" "$@"; }
+check "client certificates required: /metrics without one is 403" [ "$(code "https://127.0.0.1:$PORT/metrics")" = 403 ]
+check "  ... saying why" grep -q "client certificate signed by the web config's client_ca_file is required" "$TEST_TMP/body"
+check "  ... with one client-ca signed: 200" [ "$(code --cert "$TEST_TMP/planner.crt" --key "$TEST_TMP/planner.key" "https://127.0.0.1:$PORT/metrics")" = 200 ]
+check "  ... with one client-ca did not sign: 403" \
+	[ "$(code --cert "$TEST_TMP/other.example.crt" --key "$TEST_TMP/other.example.key" "https://127.0.0.1:$PORT/metrics")" = 403 ]
+plan --from "https://127.0.0.1:$PORT/sketch" --ca-file "$CA" --cert "$TEST_TMP/planner.crt" --key "$TEST_TMP/planner.key" --timeout 300
+check "share plan --cert --key reads /sketch beyond loopback without basic auth: exit 0 ($RC $(cat "$TEST_TMP/err"))" [ "$RC" = 0 ]
+check "  ... s1 among its VMs" jq -e --argjson p "$S1" 'any(.vms[]; .pid == $p)' "$TEST_TMP/out"
+plan --from "https://127.0.0.1:$PORT/sketch" --ca-file "$CA"
+check "  ... without them: exit 77 ($RC), the server's 403 in one line" one_line "HTTP 403: a client certificate"
+stop_pid "$SERVER"
+
 # --cert and --key: openssl s_server, which demands a client certificate signed by client-ca,
 # serves the sketch file (-WWW: GET /FILE answers ./FILE).
-self_signed client-ca "DNS:client-ca"
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:prime256v1 -nodes -subj /CN=planner -keyout "$TEST_TMP/planner.key" \
-	-out "$TEST_TMP/planner.csr" 2>/dev/null &&
-	openssl x509 -req -in "$TEST_TMP/planner.csr" -CA "$TEST_TMP/client-ca.crt" -CAkey "$TEST_TMP/client-ca.key" \
-		-CAcreateserial -days 2 -out "$TEST_TMP/planner.crt" 2>/dev/null || die "openssl could not sign a client certificate"
 PORT=$(free_port)
 (cd "$TEST_TMP" && exec openssl s_server -quiet -accept "127.0.0.1:$PORT" -cert "$CA" -key vmhost-test-host.key \
 	-Verify 1 -CAfile client-ca.crt -WWW -http_server_binmode) >"$TEST_TMP/s_server.log" 2>&1 &
