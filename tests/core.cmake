@@ -34,6 +34,8 @@ vmhost_script_test(live_share_serve live/share_serve.sh "live")
 # serve's /sketch runs on an HTTP worker while serve stops it from the main thread.
 vmhost_tsan(live_share_serve)
 vmhost_script_test(live_share_tls live/share_tls.sh "live")
+# serve verifies client certificates on its HTTP workers.
+vmhost_tsan(live_share_tls)
 # The name's lookup abandoned on a thread of its own past --timeout.
 vmhost_script_test(live_share_resolve live/share_resolve.sh "live")
 vmhost_tsan(live_share_resolve)
