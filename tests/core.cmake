@@ -33,6 +33,12 @@ vmhost_script_test(live_share_plan live/share_plan.sh "live")
 vmhost_script_test(live_share_serve live/share_serve.sh "live")
 # serve's /sketch runs on an HTTP worker while serve stops it from the main thread.
 vmhost_tsan(live_share_serve)
+vmhost_script_test(live_share_tls live/share_tls.sh "live")
+# serve verifies client certificates on its HTTP workers.
+vmhost_tsan(live_share_tls)
+# The name's lookup abandoned on a thread of its own past --timeout.
+vmhost_script_test(live_share_resolve live/share_resolve.sh "live")
+vmhost_tsan(live_share_resolve)
 # A VM moved between cgroups while read (issue 13: bad input).
 vmhost_script_test(live_cgroup_move live/cgroup_move.sh "live")
 vmhost_script_test(live_mem_ksm live/mem_ksm.sh "live" ksm)

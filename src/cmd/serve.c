@@ -327,9 +327,9 @@ static int start_sketch(struct server *sv, int fd)
 	struct sockaddr_storage addr;
 	socklen_t len = sizeof(addr);
 	bool loopback = getsockname(fd, (struct sockaddr *)&addr, &len) == 0 && serve_is_loopback(&addr);
-	if (!loopback && !(o->web_config && sv->web.config.nusers))
-		c.refusal = "/sketch is served only on loopback or with basic auth (--web-config "
-			    "basic_auth_users): this listener is open to anyone who can connect";
+	if (!loopback && !(o->web_config && (sv->web.config.nusers || sv->web.config.client_cert_required)))
+		c.refusal = "/sketch is served only on loopback or with authentication (--web-config "
+			    "basic_auth_users or client certificates): this listener is open to anyone who can connect";
 	int r = serve_sketch_new(&c, &sv->sketch);
 	explicit_bzero(&c.key, sizeof(c.key));
 	return r < 0 ? fail(sv->ctx, EXIT_FAIL, "starting", "%s", strerror(-r)) : EXIT_OK;
@@ -366,7 +366,7 @@ static int start_http(struct server *sv)
 	}
 	if (sv->sketch)
 		fprintf(stderr, "vmhost: serve: /sketch %s\n",
-			serve_sketch_refusal(sv->sketch) ? "answers 403 here: not loopback, and no basic auth"
+			serve_sketch_refusal(sv->sketch) ? "answers 403 here: not loopback, and no authentication"
 							 : "serves this host's sketches (made on request, kept for a minute)");
 	enum kvm_avail why;
 	if (!o->no_kvm && !sampler_kvm(sv->sampler, &why))

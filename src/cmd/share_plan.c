@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "core/base/tls_lib.h"
 #include "core/share/fleet.h"
 #include "io/file.h"
 #include "io/http.h"
@@ -20,14 +22,20 @@
 
 struct plan_source {
 	const char *arg;
+	char *shown; /* a URL with its password as "***": in messages and output; NULL for a file */
 	bool url;
 };
+
+static const char *shown(const struct plan_source *src) { return src->shown ? src->shown : src->arg; }
 
 struct plan_opts {
 	struct plan_source sources[PLAN_MAX_HOSTS];
 	size_t nsources;
 	const char *vm;
 	double timeout;
+	const char *ca_file, *cert_file, *key_file;
+	struct io_tls tls; /* the files' contents, read once before the first https:// URL */
+	bool tls_read;
 };
 
 static int add_source(struct ctx *ctx, void *opts, const char *arg, bool url)
@@ -35,7 +43,12 @@ static int add_source(struct ctx *ctx, void *opts, const char *arg, bool url)
 	struct plan_opts *o = opts;
 	if (o->nsources == PLAN_MAX_HOSTS)
 		return usage_error(ctx, "at most %d hosts (--sketch and --from together)", PLAN_MAX_HOSTS);
-	o->sources[o->nsources++] = (struct plan_source){arg, url};
+	char *redacted = url ? malloc(strlen(arg) + 4) : NULL;
+	if (url && !redacted)
+		return fail(ctx, EXIT_FAIL, "--from", "%s", strerror(ENOMEM));
+	if (url)
+		http_url_redact(arg, redacted, strlen(arg) + 4);
+	o->sources[o->nsources++] = (struct plan_source){arg, redacted, url};
 	return EXIT_OK;
 }
 static int opt_sketch(struct ctx *ctx, void *opts, const char *arg) { return add_source(ctx, opts, arg, false); }
@@ -45,6 +58,9 @@ static const struct opt plan_opt_table[] = {
 	{OPT("sketch", 's', OPT_CALL), .call = opt_sketch},
 	{OPT("from", 'f', OPT_CALL), .call = opt_from},
 	{OPT("vm", 'v', OPT_STRING), OPT_AT(struct plan_opts, vm)},
+	{OPT("ca-file", 0, OPT_STRING), OPT_AT(struct plan_opts, ca_file)},
+	{OPT("cert", 0, OPT_STRING), OPT_AT(struct plan_opts, cert_file)},
+	{OPT("key", 0, OPT_STRING), OPT_AT(struct plan_opts, key_file)},
 	{OPT("timeout", 't', OPT_SECONDS), OPT_AT(struct plan_opts, timeout), .lo = 1, .hi = 3600,
 	 .error = "--timeout takes seconds from 1 to 3600, not '%s'"},
 	{OPT("help", 'h', OPT_HELP)},
@@ -52,7 +68,8 @@ static const struct opt plan_opt_table[] = {
 
 static void plan_help(void)
 {
-	printf("usage: vmhost share plan (--sketch FILE | --from URL)... [--vm NAME] [--timeout SEC] [--json]\n"
+	printf("usage: vmhost share plan (--sketch FILE | --from URL)... [--vm NAME] [--timeout SEC]\n"
+	       "                        [--ca-file FILE] [--cert FILE --key FILE] [--json]\n"
 	       "\n"
 	       "Reads the sketches of several hosts (one key, one sample rate) and says, per VM, the memory\n"
 	       "it would share on each host (pages whose content a VM there holds, plus its zero pages),\n"
@@ -60,12 +77,19 @@ static void plan_help(void)
 	       "most first, each at most once, within each target's MemAvailable; and the memory it frees.\n"
 	       "\n"
 	       "  --sketch FILE   a host's sketches, written by 'vmhost share --out FILE' (repeatable)\n"
-	       "  --from URL      a host's sketches from its 'vmhost serve': http://[USER:PASS@]HOST:PORT/sketch\n"
-	       "                  (plain HTTP only; basic auth from the URL's user and password, which\n"
-	       "                  others on this machine can see in ps: prefer an SSH tunnel to loopback)\n"
+	       "  --from URL      a host's sketches from its 'vmhost serve' (repeatable):\n"
+	       "                  https://[USER:PASS@]HOST[:PORT]/sketch, or http:// to a serve without TLS;\n"
+	       "                  basic auth from the URL's user and password (others on this machine see\n"
+	       "                  them in ps). An https server's certificate must verify against the system\n"
+	       "                  trust store (or --ca-file) and name HOST, else it is refused (exit 77);\n"
+	       "                  there is no fall back to plain HTTP\n"
+	       "  --ca-file FILE  trust the CA certificates in this PEM file instead of the system's\n"
+	       "                  (a self-signed server certificate is its own CA)\n"
+	       "  --cert FILE     a client certificate (PEM) to show https servers, with --key FILE its key\n"
 	       "  --vm NAME       only this VM (by name, or pid on its host)\n"
-	       "  --timeout SEC   for each --from, connecting and reading together (default 120: the\n"
-	       "                  server sketches its VMs on request, under its CPU budget)\n");
+	       "  --timeout SEC   for each --from, the name's lookup, connecting, the TLS handshake and\n"
+	       "                  reading together (default 120: the server sketches its VMs on request,\n"
+	       "                  under its CPU budget)\n");
 }
 
 /* The reply's body moved to the front of its buffer, or the server's refusal as the error. */
@@ -74,7 +98,10 @@ static int take_body(struct ctx *ctx, const char *url, char *reply, size_t len, 
 	size_t body = 0, body_len = 0;
 	int status = 0;
 	if (http_reply_parse(reply, len, &status, &body, &body_len) < 0)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: not an HTTP reply, or one cut short", url);
+		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url,
+			    !len ? "the server closed without a reply (a TLS port? then https://)"
+			    : len >= 2 && reply[0] == 0x15 && reply[1] == 0x03 ? "the server answered in TLS: use https://"
+										: "not an HTTP reply, or one cut short");
 	if (status != 200) {
 		int line = (int)strcspn(reply + body, "\r\n");
 		return fail(ctx, status == 401 || status == 403 ? EXIT_NOPERM : EXIT_FAIL, "--from", "%s: HTTP %d: %.*s",
@@ -85,31 +112,99 @@ static int take_body(struct ctx *ctx, const char *url, char *reply, size_t len, 
 	return EXIT_OK;
 }
 
-static int fetch(struct ctx *ctx, const struct plan_opts *o, const char *url, char **ret, size_t *ret_len)
+#define PEM_MAX_BYTES (1u << 20)
+
+/* --ca-file, --cert and --key read for the first https:// URL (a private key wiped at the end). */
+static int read_tls_files(struct ctx *ctx, struct plan_opts *o)
 {
+	struct {
+		const char *opt, *path;
+		const char **pem;
+		size_t *len;
+	} files[] = {{"--ca-file", o->ca_file, &o->tls.ca_pem, &o->tls.ca_len},
+		     {"--cert", o->cert_file, &o->tls.cert_pem, &o->tls.cert_len},
+		     {"--key", o->key_file, &o->tls.key_pem, &o->tls.key_len}};
+	o->tls_read = true;
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		char *buf = NULL;
+		int e = files[i].path ? io_read_path(files[i].path, PEM_MAX_BYTES, &buf, files[i].len) : 0;
+		if (e < 0)
+			return fail(ctx, exit_code_for(e), files[i].opt, "%s: %s", files[i].path, strerror(-e));
+		*files[i].pem = buf;
+	}
+	return EXIT_OK;
+}
+
+static void free_tls_files(struct plan_opts *o)
+{
+	if (o->tls.key_pem)
+		explicit_bzero((char *)o->tls.key_pem, o->tls.key_len);
+	free((char *)o->tls.ca_pem);
+	free((char *)o->tls.cert_pem);
+	free((char *)o->tls.key_pem);
+}
+
+/* What an exchange that failed says, and its exit code: an untrusted server is refused (77). */
+static int exchange_failed(struct ctx *ctx, const struct plan_opts *o, const char *url, int r, const char *why)
+{
+	if (r == -ETIMEDOUT)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: no answer within --timeout %g s (the name's lookup, "
+			    "connecting, TLS and the reply together)", url, o->timeout);
+	if (r == -EHOSTUNREACH)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: the host name does not resolve", url);
+	return fail(ctx, r == -EKEYREJECTED ? EXIT_NOPERM : r == -EINVAL && why[0] ? EXIT_USAGE : EXIT_FAIL,
+		    "--from", "%s: %s", url, why[0] ? why : strerror(-r));
+}
+
+/* The request's bytes for u: a GET with its basic auth. Its length, or -ENAMETOOLONG. */
+static int request_for(const struct http_url *u, char *buf, size_t cap)
+{
+	char auth[512] = "";
+	if (u->user[0] && http_basic_auth(u->user, u->password, auth, sizeof(auth)) < 0)
+		return -ENAMETOOLONG;
+	int n = snprintf(buf, cap, "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: vmhost\r\n%s%s%s"
+			 "Connection: close\r\n\r\n", u->path, u->host, auth[0] ? "Authorization: " : "", auth,
+			 auth[0] ? "\r\n" : "");
+	explicit_bzero(auth, sizeof(auth));
+	return n > 0 && (size_t)n < cap ? n : -ENAMETOOLONG;
+}
+
+/* u's TLS: the library loaded and the files read, for an https:// URL. EXIT_OK or the exit code. */
+static int tls_ready(struct ctx *ctx, struct plan_opts *o, const char *url)
+{
+	char err[256];
+	if (tls_lib_load(err, sizeof(err)) < 0)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url, err);
+	return o->tls_read ? EXIT_OK : read_tls_files(ctx, o);
+}
+
+static int fetch(struct ctx *ctx, struct plan_opts *o, const struct plan_source *src, char **ret, size_t *ret_len)
+{
+	const char *url = shown(src);
 	struct http_url u;
-	int r = http_url_parse(url, &u);
+	int r = http_url_parse(src->arg, &u);
 	if (r < 0)
 		return fail(ctx, EXIT_USAGE, "--from", "%s: %s", url,
-			    r == -ENOTSUP ? "only http:// URLs are fetched (plain HTTP)"
-					  : "not an http://[USER:PASS@]HOST[:PORT]/PATH URL");
-	char auth[512] = "", request[2048];
-	if (u.user[0] && http_basic_auth(u.user, u.password, auth, sizeof(auth)) < 0)
-		return fail(ctx, EXIT_USAGE, "--from", "%s: user and password too long", url);
-	int n = snprintf(request, sizeof(request), "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: vmhost\r\n%s%s%s"
-			 "Connection: close\r\n\r\n", u.path, u.host, auth[0] ? "Authorization: " : "", auth,
-			 auth[0] ? "\r\n" : "");
-	char *reply = NULL;
+			    r == -ENOTSUP ? "only https:// and http:// URLs are fetched"
+					  : "not an http[s]://[USER:PASS@]HOST[:PORT]/PATH URL");
+	int rc = u.tls ? tls_ready(ctx, o, url) : EXIT_OK;
+	char request[2048], why[256] = "", *reply = NULL;
 	size_t len = 0;
-	r = n > 0 && (size_t)n < sizeof(request)
-		    ? io_http_exchange(u.host, u.port, request, (size_t)n, o->timeout, SKETCH_MAX_BYTES, &reply, &len)
-		    : -ENAMETOOLONG;
+	r = rc == EXIT_OK ? request_for(&u, request, sizeof(request)) : 0;
+	if (rc == EXIT_OK && r > 0) {
+		struct io_http_request req = {.host = u.host, .port = u.port, .tls = u.tls ? &o->tls : NULL,
+					      .data = request, .len = (size_t)r, .timeout_seconds = o->timeout,
+					      .max_bytes = SKETCH_MAX_BYTES};
+		r = io_http_exchange(&req, &reply, &len, why, sizeof(why));
+	}
 	explicit_bzero(&u, sizeof(u));
-	explicit_bzero(auth, sizeof(auth));
 	explicit_bzero(request, sizeof(request));
+	if (rc != EXIT_OK)
+		return rc;
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url, strerror(-r));
-	int rc = take_body(ctx, url, reply, len, ret_len);
+		return r == -ENAMETOOLONG ? fail(ctx, EXIT_USAGE, "--from", "%s: user and password too long", url)
+					  : exchange_failed(ctx, o, url, r, why);
+	rc = take_body(ctx, url, reply, len, ret_len);
 	if (rc != EXIT_OK)
 		free(reply);
 	else
@@ -117,12 +212,12 @@ static int fetch(struct ctx *ctx, const struct plan_opts *o, const char *url, ch
 	return rc;
 }
 
-static int load(struct ctx *ctx, const struct plan_opts *o, const struct plan_source *src, struct sketch_file *ret)
+static int load(struct ctx *ctx, struct plan_opts *o, const struct plan_source *src, struct sketch_file *ret)
 {
 	char *buf = NULL, why[256] = "";
 	size_t len = 0;
 	if (src->url) {
-		int rc = fetch(ctx, o, src->arg, &buf, &len);
+		int rc = fetch(ctx, o, src, &buf, &len);
 		if (rc != EXIT_OK)
 			return rc;
 	} else {
@@ -133,7 +228,7 @@ static int load(struct ctx *ctx, const struct plan_opts *o, const struct plan_so
 	int r = sketch_file_parse(buf, len, ret, why, sizeof(why));
 	free(buf);
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, src->url ? "--from" : "--sketch", "%s: %s", src->arg,
+		return fail(ctx, EXIT_FAIL, src->url ? "--from" : "--sketch", "%s: %s", shown(src),
 			    r == -EINVAL ? why : strerror(-r));
 	return EXIT_OK;
 }
@@ -146,7 +241,7 @@ static void label_hosts(const struct plan_opts *o, const struct sketch_file *fil
 		bool clash = !files[h].host[0];
 		for (size_t k = 0; k < o->nsources && !clash; k++)
 			clash = k != h && !strcmp(files[k].host, files[h].host);
-		hosts[h] = (struct plan_host){.label = clash ? o->sources[h].arg : files[h].host, .file = &files[h]};
+		hosts[h] = (struct plan_host){.label = clash ? shown(&o->sources[h]) : files[h].host, .file = &files[h]};
 	}
 }
 
@@ -176,7 +271,7 @@ static void hosts_json(struct json *j, const struct plan_host *hosts, size_t n, 
 		snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)f->key_fingerprint);
 		json_object_begin(j, NULL);
 		json_string(j, "name", hosts[h].label);
-		json_string(j, "source", o->sources[h].arg);
+		json_string(j, "source", shown(&o->sources[h]));
 		json_int(j, "vms", (int64_t)f->nvms);
 		json_int(j, "sample", (int64_t)f->sample_n);
 		json_string(j, "key_fingerprint", fp);
@@ -332,27 +427,42 @@ static int plan_and_print(struct ctx *ctx, const struct plan_opts *o, const stru
 	return EXIT_OK;
 }
 
+static int plan_run(struct ctx *ctx, struct plan_opts *o)
+{
+	if (!o->nsources)
+		return usage_error(ctx, "share plan needs at least one --sketch FILE or --from URL");
+	if (!o->cert_file != !o->key_file)
+		return usage_error(ctx, "--cert and --key go together");
+	bool https = false;
+	for (size_t i = 0; i < o->nsources; i++)
+		https |= o->sources[i].url && !strncasecmp(o->sources[i].arg, "https://", 8);
+	if ((o->ca_file || o->cert_file) && !https)
+		return usage_error(ctx, "--ca-file, --cert and --key are for https:// URLs");
+	struct sketch_file files[PLAN_MAX_HOSTS];
+	struct plan_host hosts[PLAN_MAX_HOSTS];
+	size_t loaded = 0;
+	int rc = EXIT_OK;
+	for (; loaded < o->nsources && rc == EXIT_OK; loaded++)
+		if ((rc = load(ctx, o, &o->sources[loaded], &files[loaded])) != EXIT_OK)
+			break;
+	struct share_plan p = {0};
+	if (rc == EXIT_OK)
+		rc = plan_and_print(ctx, o, files, hosts, &p);
+	share_plan_free(&p);
+	for (size_t h = 0; h < loaded; h++)
+		sketch_file_free(&files[h]);
+	return rc;
+}
+
 int cmd_share_plan(struct ctx *ctx, int argc, char **argv)
 {
 	struct plan_opts o = {.timeout = 120};
 	static const struct opts_spec spec = OPTS_SPEC(plan_opt_table, 0, plan_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
-	if (rc != OPTS_GO)
-		return rc;
-	if (!o.nsources)
-		return usage_error(ctx, "share plan needs at least one --sketch FILE or --from URL");
-	struct sketch_file files[PLAN_MAX_HOSTS];
-	struct plan_host hosts[PLAN_MAX_HOSTS];
-	size_t loaded = 0;
-	rc = EXIT_OK;
-	for (; loaded < o.nsources && rc == EXIT_OK; loaded++)
-		if ((rc = load(ctx, &o, &o.sources[loaded], &files[loaded])) != EXIT_OK)
-			break;
-	struct share_plan p = {0};
-	if (rc == EXIT_OK)
-		rc = plan_and_print(ctx, &o, files, hosts, &p);
-	share_plan_free(&p);
-	for (size_t h = 0; h < loaded; h++)
-		sketch_file_free(&files[h]);
+	if (rc == OPTS_GO)
+		rc = plan_run(ctx, &o);
+	free_tls_files(&o);
+	for (size_t i = 0; i < o.nsources; i++)
+		free(o.sources[i].shown);
 	return rc;
 }

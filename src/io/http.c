@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "io/clock.h"
+#include "io/resolve.h"
 
 /* Waits for events on fd until the deadline: 0, or -ETIMEDOUT, or a negative errno. */
 static int wait_for(int fd, short events, double deadline)
@@ -47,33 +48,62 @@ static int connect_one(const struct addrinfo *a, double deadline)
 /* A socket connected to one of the host's addresses, tried in turn. An fd or a negative errno. */
 static int connect_any(const char *host, const char *port, double deadline)
 {
-	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM}, *res = NULL;
-	if (getaddrinfo(host, port, &hints, &res) != 0)
-		return -EHOSTUNREACH;
-	int fd = -ECONNREFUSED;
+	struct addrinfo *res = NULL;
+	int fd = io_resolve(host, port, deadline, &res);
+	if (fd < 0)
+		return fd;
+	fd = -ECONNREFUSED;
 	for (struct addrinfo *a = res; a && fd < 0 && fd != -ETIMEDOUT; a = a->ai_next)
 		fd = connect_one(a, deadline);
 	freeaddrinfo(res);
 	return fd;
 }
 
-static int send_all(int fd, const char *data, size_t len, double deadline)
+/* A connection, plain or TLS; why says what TLS refused. */
+struct conn {
+	int fd;
+	struct io_tls_session *tls;
+	char *why;
+	size_t why_cap;
+};
+
+/* Bytes moved, 0 at the end, -EAGAIN with *ret_events to wait for, or a negative errno. */
+static ssize_t conn_send(struct conn *c, const char *data, size_t len, short *ret_events)
+{
+	if (c->tls)
+		return io_tls_send(c->tls, data, len, ret_events, c->why, c->why_cap);
+	ssize_t n = send(c->fd, data, len, MSG_NOSIGNAL);
+	*ret_events = POLLOUT;
+	return n >= 0 ? n : errno == EAGAIN || errno == EINTR ? -EAGAIN : -errno;
+}
+
+static ssize_t conn_recv(struct conn *c, char *buf, size_t len, short *ret_events)
+{
+	if (c->tls)
+		return io_tls_recv(c->tls, buf, len, ret_events, c->why, c->why_cap);
+	ssize_t n = recv(c->fd, buf, len, 0);
+	*ret_events = POLLIN;
+	return n >= 0 ? n : errno == EAGAIN || errno == EINTR ? -EAGAIN : -errno;
+}
+
+static int send_all(struct conn *c, const char *data, size_t len, double deadline)
 {
 	while (len) {
-		ssize_t n = send(fd, data, len, MSG_NOSIGNAL);
+		short events = 0;
+		ssize_t n = conn_send(c, data, len, &events);
 		if (n > 0) {
 			data += n;
 			len -= (size_t)n;
 			continue;
 		}
-		int r = n < 0 && (errno == EAGAIN || errno == EINTR) ? wait_for(fd, POLLOUT, deadline) : -errno;
+		int r = n == -EAGAIN ? wait_for(c->fd, events, deadline) : n < 0 ? (int)n : -EPIPE;
 		if (r < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int recv_all(int fd, size_t max, double deadline, char **ret, size_t *ret_len)
+static int recv_all(struct conn *c, size_t max, double deadline, char **ret, size_t *ret_len)
 {
 	size_t len = 0, cap = 65536;
 	char *buf = malloc(cap + 1);
@@ -92,10 +122,11 @@ static int recv_all(int fd, size_t max, double deadline, char **ret, size_t *ret
 			buf = bigger;
 			continue;
 		}
-		ssize_t n = recv(fd, buf + len, cap - len, 0);
+		short events = 0;
+		ssize_t n = conn_recv(c, buf + len, cap - len, &events);
 		if (n == 0)
 			break;
-		int r = n > 0 ? 0 : errno == EAGAIN || errno == EINTR ? wait_for(fd, POLLIN, deadline) : -errno;
+		int r = n > 0 ? 0 : n == -EAGAIN ? wait_for(c->fd, events, deadline) : (int)n;
 		if (r < 0) {
 			free(buf);
 			return r;
@@ -108,16 +139,33 @@ static int recv_all(int fd, size_t max, double deadline, char **ret, size_t *ret
 	return 0;
 }
 
-int io_http_exchange(const char *host, const char *port, const char *request, size_t request_len,
-		     double timeout_seconds, size_t max_bytes, char **ret, size_t *ret_len)
+/* The TLS session on c's socket, its handshake done and the server's certificate verified. */
+static int tls_start(struct conn *c, const char *host, const struct io_tls *tls, double deadline)
 {
-	double deadline = clock_monotonic_seconds() + timeout_seconds;
-	int fd = connect_any(host, port, deadline);
-	if (fd < 0)
-		return fd;
-	int r = send_all(fd, request, request_len, deadline);
+	int r = io_tls_new(c->fd, host, tls, &c->tls, c->why, c->why_cap);
+	for (short events = 0; r == 0;) {
+		r = io_tls_handshake(c->tls, &events, c->why, c->why_cap);
+		if (r != -EAGAIN)
+			break;
+		r = wait_for(c->fd, events, deadline);
+	}
+	return r;
+}
+
+int io_http_exchange(const struct io_http_request *req, char **ret, size_t *ret_len, char *why, size_t why_cap)
+{
+	double deadline = clock_monotonic_seconds() + req->timeout_seconds;
+	if (why_cap)
+		why[0] = '\0';
+	struct conn c = {.fd = connect_any(req->host, req->port, deadline), .why = why, .why_cap = why_cap};
+	if (c.fd < 0)
+		return c.fd;
+	int r = req->tls ? tls_start(&c, req->host, req->tls, deadline) : 0;
 	if (r == 0)
-		r = recv_all(fd, max_bytes, deadline, ret, ret_len);
-	close(fd);
+		r = send_all(&c, req->data, req->len, deadline);
+	if (r == 0)
+		r = recv_all(&c, req->max_bytes, deadline, ret, ret_len);
+	io_tls_free(c.tls);
+	close(c.fd);
 	return r;
 }

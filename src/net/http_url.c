@@ -67,7 +67,7 @@ static int parse_hostport(const char *s, size_t n, struct http_url *u)
 		port = colon ? colon + 1 : NULL;
 	}
 	if (!port) {
-		snprintf(u->port, sizeof(u->port), "80");
+		snprintf(u->port, sizeof(u->port), u->tls ? "443" : "80");
 		return 0;
 	}
 	size_t plen = (size_t)(s + n - port);
@@ -84,11 +84,10 @@ static int parse_hostport(const char *s, size_t n, struct http_url *u)
 
 int http_url_parse(const char *url, struct http_url *ret)
 {
-	static const char scheme[] = "http://";
-	if (strncasecmp(url, scheme, sizeof(scheme) - 1))
+	struct http_url u = {.tls = !strncasecmp(url, "https://", 8)};
+	if (!u.tls && strncasecmp(url, "http://", 7))
 		return strstr(url, "://") ? -ENOTSUP : -EINVAL;
-	struct http_url u = {0};
-	const char *auth = url + sizeof(scheme) - 1;
+	const char *auth = url + (u.tls ? 8 : 7);
 	size_t alen = strcspn(auth, "/?#");
 	const char *path = auth + alen;
 	const char *at = memchr(auth, '@', alen);
@@ -108,6 +107,19 @@ int http_url_parse(const char *url, struct http_url *ret)
 		return -EINVAL;
 	*ret = u;
 	return 0;
+}
+
+void http_url_redact(const char *url, char *buf, size_t cap)
+{
+	const char *auth = strstr(url, "://");
+	auth = auth ? auth + 3 : url;
+	size_t alen = strcspn(auth, "/?#");
+	const char *at = memchr(auth, '@', alen);
+	const char *colon = at ? memchr(auth, ':', (size_t)(at - auth)) : NULL;
+	if (colon)
+		snprintf(buf, cap, "%.*s***%s", (int)(colon + 1 - url), url, at);
+	else
+		snprintf(buf, cap, "%s", url);
 }
 
 int http_basic_auth(const char *user, const char *password, char *buf, size_t cap)

@@ -1,21 +1,27 @@
-/* `share plan --from URL`: an http:// URL with optional user:password, and the reply of a plain
+/* `share plan --from URL`: an http:// or https:// URL with optional user:password, and the reply of a plain
  * HTTP/1.0 GET. Pure, as the other HTTP-side parsers here: buffers in, structs out
  * (fuzz/fuzz_sketch_file.c). */
 #ifndef VMHOST_NET_HTTP_URL_H
 #define VMHOST_NET_HTTP_URL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct http_url {
+	bool tls;                      /* https:// */
 	char user[128], password[128]; /* "" when the URL has none (percent-escapes decoded) */
 	char host[256];                /* a name, an IPv4 address, or an IPv6 one without brackets */
-	char port[8];                  /* "80" when none is given */
+	char port[8];                  /* "80" when none is given, "443" for https */
 	char path[1024];               /* "/" when none is given */
 };
 
-/* "http://[user[:password]@]host[:port][/path]". 0; -ENOTSUP for another scheme (https
- * included); -EINVAL for anything malformed or too long. */
+/* "http[s]://[user[:password]@]host[:port][/path]". 0; -ENOTSUP for another scheme; -EINVAL for
+ * anything malformed or too long. */
 int http_url_parse(const char *url, struct http_url *ret);
+
+/* url with its password (between "user:" and "@") as "***", for messages and output; a URL
+ * without one as it is. Cut short to fit cap (cap >= strlen(url) + 4 always fits). */
+void http_url_redact(const char *url, char *buf, size_t cap);
 
 /* "Basic BASE64(user:password)" into buf. 0 or -ENAMETOOLONG. */
 int http_basic_auth(const char *user, const char *password, char *buf, size_t cap);

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/tls_lib.h"
+#include "io/tls.h"
 #include "net/accept.h"
 #include "net/mhd.h"
 #include "net/xcrypt.h"
@@ -22,6 +24,7 @@ struct serve_http {
 	struct serve_sketch *sketch;
 	struct serve_guard *guard;
 	struct serve_auth *auth;
+	bool client_cert_required; /* and verified against client_ca_file (GnuTLS loaded) */
 	pthread_mutex_t log_lock;
 	atomic_bool started; /* from then on libmicrohttpd's messages (a client's bad TLS) are dropped */
 	char *error;
@@ -122,6 +125,16 @@ static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection 
 	return reply_body(conn, b, "application/octet-stream", NULL);
 }
 
+/* The client's certificate, which libmicrohttpd asks for when given client_ca_file but does not
+ * verify: it chains to client_ca_file (the credentials' trust list) and is valid now. */
+static bool client_verified(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	unsigned status = 0;
+	return info && info->tls_session &&
+	       io_tls_calls.certificate_verify_peers2((gnutls_session_t)info->tls_session, &status) == 0 && status == 0;
+}
+
 /* Basic auth when the web config has users: 401 with a WWW-Authenticate challenge otherwise. */
 static bool authorized(struct serve_http *h, struct MHD_Connection *conn)
 {
@@ -156,6 +169,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	static int seen;
 	struct serve_http *h = cls;
 	/* Authentication first: a client without it learns nothing, not even which paths exist. */
+	if (!*con_cls && h->client_cert_required && !client_verified(conn))
+		return reply_static(conn, MHD_HTTP_FORBIDDEN, "text/plain; charset=utf-8",
+				    "a client certificate signed by the web config's client_ca_file is required\n", NULL);
 	if (!*con_cls && h->auth && !authorized(h, conn))
 		return reply_unauthorized(conn);
 	/* Other methods are refused from the request line, before any body is read. */
@@ -232,9 +248,11 @@ static int web_setup(const struct serve_http_config *cfg, struct serve_http *h)
 				 missing);
 		return -ENOTSUP;
 	}
-	if (!c || !c->nusers)
-		return 0;
-	int r = xcrypt_load(cfg->error, cfg->error_cap);
+	h->client_cert_required = c && c->client_cert_required;
+	int r = h->client_cert_required ? tls_lib_load(cfg->error, cfg->error_cap) : 0;
+	if (r < 0 || !c || !c->nusers)
+		return r;
+	r = xcrypt_load(cfg->error, cfg->error_cap);
 	return r < 0 ? r : serve_auth_new(c->users, c->nusers, &h->auth);
 }
 
@@ -271,8 +289,11 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 		{MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? web->cert_pem : NULL},
 		{MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? web->key_pem : NULL},
 		{MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)tls_priorities(&web->config) : NULL},
+		{MHD_OPTION_HTTPS_MEM_TRUST, 0, tls ? web->client_ca_pem : NULL},
 		{MHD_OPTION_END, 0, NULL},
 	};
+	if (!tls || !web->client_ca_pem)
+		tls_options[3].option = MHD_OPTION_END;
 	if (!tls)
 		tls_options[0].option = MHD_OPTION_END;
 	h->daemon = mhd.start_daemon(

@@ -20,8 +20,8 @@ static const struct {
 	{"min_version", NULL},
 	{"max_version", NULL},
 	{"client_auth_type", NULL},
-	{"client_ca_file", "client certificates are not verified by vmhost (use basic_auth_users)"},
-	{"client_allowed_sans", "client certificates are not verified by vmhost (use basic_auth_users)"},
+	{"client_ca_file", NULL},
+	{"client_allowed_sans", "any certificate client_ca_file signed is accepted"},
 	{"cipher_suites", "GnuTLS's defaults for the TLS versions allowed apply"},
 	{"curve_preferences", "GnuTLS's defaults apply"},
 	{"prefer_server_cipher_suites", "GnuTLS's defaults apply"},
@@ -221,9 +221,12 @@ static int tls_key(struct parser *p, const char *key, const char *value, bool nu
 		return version(p, key, value, &p->c.min_version);
 	if (!strcmp(key, "max_version"))
 		return version(p, key, value, &p->c.max_version);
-	if (strcmp(value, "NoClientCert"))
-		return error(p, "client_auth_type %.40s is not supported by vmhost (only NoClientCert: authenticate "
-				"clients with basic_auth_users)", value);
+	if (!strcmp(key, "client_ca_file"))
+		return set_string(&p->c.client_ca_file, value);
+	p->c.client_cert_required = !strcmp(value, "RequireAndVerifyClientCert");
+	if (strcmp(value, "NoClientCert") && !p->c.client_cert_required)
+		return error(p, "client_auth_type %.40s is not supported by vmhost (only NoClientCert and "
+				"RequireAndVerifyClientCert)", value);
 	return 0;
 }
 
@@ -340,6 +343,11 @@ static int finish(struct parser *p)
 		return error(p, "max_version %s is below min_version %s", web_tls_version_name(p->c.max_version),
 			     web_tls_version_name(p->c.min_version));
 	}
+	if (p->c.client_cert_required != !!p->c.client_ca_file) {
+		p->line = p->c.client_ca_file ? p->tls_key_line[5] : p->tls_key_line[4];
+		return error(p, "%s", p->c.client_ca_file ? "client_ca_file needs client_auth_type RequireAndVerifyClientCert"
+						   : "client_auth_type RequireAndVerifyClientCert needs client_ca_file");
+	}
 	return 0;
 }
 
@@ -385,6 +393,7 @@ int web_config_parse(const char *buf, size_t len, struct web_config *ret, int *r
 
 void web_config_free(struct web_config *c)
 {
+	free(c->client_ca_file);
 	free(c->cert_file);
 	free(c->key_file);
 	for (size_t i = 0; i < c->nusers; i++) {

@@ -5,6 +5,8 @@
  *     cert_file: server.crt
  *     key_file: server.key
  *     min_version: TLS12        # TLS12 (default) or TLS13
+ *     client_ca_file: clients.pem                  # with client_auth_type
+ *     client_auth_type: RequireAndVerifyClientCert # or NoClientCert (default)
  *   basic_auth_users:
  *     prometheus: $2y$10$...    # bcrypt
  *
@@ -31,6 +33,8 @@ struct web_config {
 	char *cert_file;          /* PEM, the chain after the certificate; as written */
 	char *key_file;           /* PEM, unencrypted */
 	enum web_tls_version min_version, max_version; /* TLS12 and TLS13 when not given */
+	char *client_ca_file;     /* PEM: the CAs a client's certificate must chain to; NULL: none */
+	bool client_cert_required; /* client_auth_type RequireAndVerifyClientCert (needs client_ca_file) */
 	struct web_user *users;   /* basic_auth_users; none: no authentication */
 	size_t nusers;
 };

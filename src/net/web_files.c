@@ -55,6 +55,8 @@ static int read_files(const char *path, struct web_files *w, char *err, size_t e
 		return 0;
 	size_t len;
 	int r = read_pem(path, "cert_file", c->cert_file, &w->cert_pem, &len, err, errcap);
+	if (r == 0 && c->client_ca_file)
+		r = read_pem(path, "client_ca_file", c->client_ca_file, &w->client_ca_pem, &len, err, errcap);
 	return r < 0 ? r : read_pem(path, "key_file", c->key_file, &w->key_pem, &w->key_len, err, errcap);
 }
 
@@ -90,6 +92,7 @@ void web_files_free(struct web_files *w)
 		explicit_bzero(w->key_pem, w->key_len);
 	free(w->key_pem);
 	free(w->cert_pem);
+	free(w->client_ca_pem);
 	web_config_free(&w->config);
 	memset(w, 0, sizeof(*w));
 }

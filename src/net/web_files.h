@@ -13,6 +13,7 @@
 struct web_files {
 	struct web_config config;
 	char *cert_pem, *key_pem; /* NUL-terminated; NULL without TLS */
+	char *client_ca_pem;      /* client_ca_file's; NULL without it */
 	size_t key_len;
 };
 

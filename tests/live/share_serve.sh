@@ -49,7 +49,7 @@ stop_pid "$SERVER"
 serve_on 0.0.0.0 --insecure-listen --key-file "$KEY"
 curl -s -o "$TEST_TMP/refused" -w '%{http_code}' "http://127.0.0.1:$PORT/sketch" >"$TEST_TMP/code"
 check "--insecure-listen without auth: /sketch is 403 ($(cat "$TEST_TMP/code"))" [ "$(cat "$TEST_TMP/code")" = 403 ]
-check "with the reason in one line" sh -c "[ \$(wc -l <'$TEST_TMP/refused') = 1 ] && grep -q 'only on loopback or with basic auth' '$TEST_TMP/refused'"
+check "with the reason in one line" sh -c "[ \$(wc -l <'$TEST_TMP/refused') = 1 ] && grep -q 'only on loopback or with authentication' '$TEST_TMP/refused'"
 "$VMHOST" share plan --from "http://127.0.0.1:$PORT/sketch" >/dev/null 2>"$TEST_TMP/err"
 rc=$?
 check "share plan --from: exit 77 ($rc), the server's reason in one line" sh -c "[ $rc = 77 ] &&
@@ -89,8 +89,10 @@ stop_pid "$BIG"
 
 serve_on 127.0.0.1
 check "without --key-file: no /sketch (404)" [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$PORT/sketch")" = 404 ]
+"$VMHOST" share plan --from "https://127.0.0.1:$PORT/sketch" --timeout 5 >/dev/null 2>"$TEST_TMP/err"
+rc=$?
+check "https:// to a plain HTTP serve: exit 1 ($rc), TLS failed, in one line ($(cat "$TEST_TMP/err"))" sh -c "[ $rc = 1 ] &&
+	[ \$(wc -l <'$TEST_TMP/err') = 1 ] && grep -q ': TLS: ' '$TEST_TMP/err'"
 stop_pid "$SERVER"
-"$VMHOST" share plan --from "https://127.0.0.1:$PORT/sketch" >/dev/null 2>"$TEST_TMP/err"
-check "https URLs: refused, plain HTTP only" grep -q "only http:// URLs" "$TEST_TMP/err"
 stop_pid "$S1"
 finish

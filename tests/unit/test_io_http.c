@@ -1,5 +1,6 @@
 /* io/http.c, share plan --from's socket work, against real loopback sockets: a reply read to the
- * server's close, the deadline when the server never answers, the size cap, a refused port. */
+ * server's close, the deadline when the server never answers, the size cap, a refused port; with
+ * TLS, a plain server, a handshake never answered, a CA file without a certificate. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -17,6 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
+#include "core/base/tls_lib.h"
 #include "io/http.h"
 
 /* A loopback listener; its port into port[]. */
@@ -61,6 +63,14 @@ static double now(void)
 }
 
 static const char request[] = "GET /sketch HTTP/1.0\r\nHost: x\r\nConnection: close\r\n\r\n";
+static char why[256];
+
+static int exchange(const char *port, const struct io_tls *tls, double timeout, size_t max, char **got, size_t *len)
+{
+	struct io_http_request req = {.host = "127.0.0.1", .port = port, .tls = tls, .data = request,
+				      .len = strlen(request), .timeout_seconds = timeout, .max_bytes = max};
+	return io_http_exchange(&req, got, len, why, sizeof(why));
+}
 
 static void reply_read_to_close(void **state)
 {
@@ -71,7 +81,7 @@ static void reply_read_to_close(void **state)
 	pid_t pid = server(fd, reply, strlen(reply));
 	char *got = NULL;
 	size_t len = 0;
-	assert_int_equal(io_http_exchange("127.0.0.1", port, request, strlen(request), 5, 1 << 20, &got, &len), 0);
+	assert_int_equal(exchange(port, NULL, 5, 1 << 20, &got, &len), 0);
 	assert_int_equal(len, strlen(reply));
 	assert_memory_equal(got, reply, len);
 	free(got);
@@ -89,7 +99,7 @@ static void deadline(void **state)
 	char *got = NULL;
 	size_t len = 0;
 	double t0 = now();
-	assert_int_equal(io_http_exchange("127.0.0.1", port, request, strlen(request), 0.5, 1 << 20, &got, &len),
+	assert_int_equal(exchange(port, NULL, 0.5, 1 << 20, &got, &len),
 			 -ETIMEDOUT);
 	double took = now() - t0;
 	assert_true(took >= 0.45 && took < 2);
@@ -108,7 +118,7 @@ static void size_cap(void **state)
 	pid_t pid = server(fd, reply, big);
 	char *got = NULL;
 	size_t len = 0;
-	assert_int_equal(io_http_exchange("127.0.0.1", port, request, strlen(request), 5, 100 * 1024, &got, &len), -EFBIG);
+	assert_int_equal(exchange(port, NULL, 5, 100 * 1024, &got, &len), -EFBIG);
 	assert_null(got);
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
@@ -123,15 +133,79 @@ static void refused(void **state)
 	close(listener(port, sizeof(port))); /* a port nobody listens on now */
 	char *got = NULL;
 	size_t len = 0;
-	assert_int_equal(io_http_exchange("127.0.0.1", port, request, strlen(request), 5, 1 << 20, &got, &len),
+	assert_int_equal(exchange(port, NULL, 5, 1 << 20, &got, &len),
 			 -ECONNREFUSED);
+}
+
+/* GnuTLS loaded, and a loopback listener for a TLS exchange. */
+static int tls_listener(char *port, size_t cap)
+{
+	char err[256];
+	assert_int_equal(tls_lib_load(err, sizeof(err)), 0);
+	return listener(port, cap);
+}
+
+/* https to a server that answers in plain HTTP: a TLS failure with its reason, never the reply. */
+static void tls_to_plain(void **state)
+{
+	(void)state;
+	char port[8];
+	int fd = tls_listener(port, sizeof(port));
+	const char reply[] = "HTTP/1.0 400 Bad Request\r\n\r\nnot TLS";
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		int c = accept(fd, NULL, NULL);
+		char hello[4096];
+		_exit(c >= 0 && recv(c, hello, sizeof(hello), 0) > 0 && send(c, reply, strlen(reply), MSG_NOSIGNAL) > 0 ? 0 : 1);
+	}
+	char *got = NULL;
+	size_t len = 0;
+	struct io_tls tls = {0};
+	assert_int_equal(exchange(port, &tls, 5, 1 << 20, &got, &len), -EPROTO);
+	assert_non_null(strstr(why, "TLS: "));
+	assert_null(got);
+	waitpid(pid, NULL, 0);
+	close(fd);
+}
+
+/* The handshake is under the deadline too: a server that accepts and never answers the hello. */
+static void tls_deadline(void **state)
+{
+	(void)state;
+	char port[8];
+	int fd = tls_listener(port, sizeof(port));
+	char *got = NULL;
+	size_t len = 0;
+	struct io_tls tls = {0};
+	double t0 = now();
+	assert_int_equal(exchange(port, &tls, 0.5, 1 << 20, &got, &len), -ETIMEDOUT);
+	double took = now() - t0;
+	assert_true(took >= 0.45 && took < 2);
+	close(fd);
+}
+
+/* A CA file GnuTLS finds no certificate in: refused before anything is sent, with the reason. */
+static void tls_bad_ca(void **state)
+{
+	(void)state;
+	char port[8];
+	int fd = tls_listener(port, sizeof(port));
+	char *got = NULL;
+	size_t len = 0;
+	const char junk[] = "not a certificate\n";
+	struct io_tls tls = {.ca_pem = junk, .ca_len = strlen(junk)};
+	assert_int_equal(exchange(port, &tls, 5, 1 << 20, &got, &len), -EINVAL);
+	assert_non_null(strstr(why, "the CA file"));
+	close(fd);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reply_read_to_close), cmocka_unit_test(deadline), cmocka_unit_test(size_cap),
-		cmocka_unit_test(refused),
+		cmocka_unit_test(refused), cmocka_unit_test(tls_to_plain), cmocka_unit_test(tls_deadline),
+		cmocka_unit_test(tls_bad_ca),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -281,12 +281,26 @@ static void urls(void **state)
 	assert_string_equal(u.host, "::1");
 	assert_string_equal(u.port, "8080");
 	assert_string_equal(u.path, "/");
-	assert_int_equal(http_url_parse("https://node1/sketch", &u), -ENOTSUP);
-	const char *bad[] = {"node1:9464/sketch", "http://", "http://:80/", "http://h:0/", "http://h:65536/",
+	assert_false(u.tls);
+	assert_int_equal(http_url_parse("https://ops:pw@node1/sketch", &u), 0);
+	assert_true(u.tls);
+	assert_string_equal(u.port, "443");
+	assert_string_equal(u.user, "ops");
+	assert_int_equal(http_url_parse("HTTPS://node1:9464", &u), 0);
+	assert_string_equal(u.port, "9464");
+	assert_int_equal(http_url_parse("ftp://node1/sketch", &u), -ENOTSUP);
+	const char *bad[] = {"https://", "https//node1/", "node1:9464/sketch", "http://", "http://:80/", "http://h:0/", "http://h:65536/",
 			     "http://h:x/", "http://[::1/", "http://h/a b", "http://u%zz@h/", "http://@h/", "http://[g]/"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (http_url_parse(bad[i], &u) != -EINVAL)
 			fail_msg("accepted %s", bad[i]);
+	char shown[64];
+	http_url_redact("https://ops:s%3Acret@node1:9464/sketch?a=b@c", shown, sizeof(shown));
+	assert_string_equal(shown, "https://ops:***@node1:9464/sketch?a=b@c");
+	http_url_redact("http://ops@node1/sketch", shown, sizeof(shown));
+	assert_string_equal(shown, "http://ops@node1/sketch");
+	http_url_redact("http://node1/a:b@c", shown, sizeof(shown));
+	assert_string_equal(shown, "http://node1/a:b@c");
 	char auth[64];
 	assert_int_equal(http_basic_auth("Aladdin", "open sesame", auth, sizeof(auth)), 0);
 	assert_string_equal(auth, "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ=="); /* RFC 7617's example */

@@ -70,8 +70,17 @@ static void good_file(void **state)
 	assert_int_equal(c.users[0].line, 11);
 	assert_string_equal(c.users[1].name, "o'brien");
 	assert_string_equal(c.users[1].hash, h2);
+	assert_null(c.client_ca_file);
+	assert_false(c.client_cert_required);
 	web_config_free(&c);
 	web_config_free(&c); /* freed twice: zeroed after the first */
+
+	/* Client certificates: required and verified against client_ca_file. */
+	assert_int_equal(parse("tls_server_config:\n  cert_file: c\n  key_file: k\n  client_ca_file: clients.pem\n"
+			       "  client_auth_type: RequireAndVerifyClientCert\n", &c, &line, err, sizeof(err)), 0);
+	assert_string_equal(c.client_ca_file, "clients.pem");
+	assert_true(c.client_cert_required);
+	web_config_free(&c);
 
 	/* Empty, comments only, and sections without keys: no TLS, no users (exporter-toolkit alike). */
 	const char *empty[] = {"", "# nothing\n\n", "tls_server_config:\nbasic_auth_users: {}\n", "\xef\xbb\xbf---\n"};
@@ -107,8 +116,12 @@ static void errors_name_their_line(void **state)
 		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  min_version: TLS13\n  max_version: TLS12\n", 5,
 		 "max_version TLS12 is below min_version TLS13"},
 		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  client_auth_type: RequireAndVerifyClientCert\n", 4,
-		 "only NoClientCert"},
-		{"tls_server_config:\n  client_ca_file: ca.pem\n", 2, "client_ca_file is not supported"},
+		 "RequireAndVerifyClientCert needs client_ca_file"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  client_ca_file: ca.pem\n", 4,
+		 "client_ca_file needs client_auth_type RequireAndVerifyClientCert"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  client_auth_type: VerifyClientCertIfGiven\n", 4,
+		 "only NoClientCert and RequireAndVerifyClientCert"},
+		{"tls_server_config:\n  client_allowed_sans: a\n", 2, "client_allowed_sans is not supported"},
 		{"tls_server_config:\n  cipher_suites:\n    - TLS_AES_128_GCM_SHA256\n", 2, "cipher_suites is not supported"},
 		{"http_server_config:\n  http2: false\n", 1, "http_server_config is not supported"},
 		{"basic_auth_users:\n  alice: s3cret\n", 2, "user 'alice': not a bcrypt hash"},
