@@ -91,6 +91,10 @@ int cmd_share_map(struct ctx *ctx, int argc, char **argv);
 /* share and serve: the fleet's hash key from key_file (created 0600 when absent; refused when
  * others may read it), else a random one for this run. EXIT_OK or the exit code after the error. */
 int fleet_key(struct ctx *ctx, const char *key_file, struct siphash_key *ret);
+/* What reading a secret file (io_secret_key, io_read_secret) that failed with err says: one that
+ * others may read refused with "chmod 600 PATH" (exit 77), a symbolic link named as one. The
+ * exit code after the error. */
+int secret_file_failed(struct ctx *ctx, const char *what, const char *path, int err);
 /* A --sample option's "1/N" or "N" into *ret. EXIT_OK or EXIT_USAGE. */
 int opt_sample_rate(struct ctx *ctx, const char *arg, long *ret);
 int cmd_share_plan(struct ctx *ctx, int argc, char **argv);

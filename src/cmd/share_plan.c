@@ -13,6 +13,7 @@
 #include "core/share/fleet.h"
 #include "io/file.h"
 #include "io/http.h"
+#include "io/vmread.h"
 #include "out/json.h"
 #include "out/table.h"
 #include "net/http_url.h"
@@ -34,6 +35,8 @@ struct plan_opts {
 	const char *vm;
 	double timeout;
 	const char *ca_file, *cert_file, *key_file;
+	const char *auth_file;
+	struct http_url auth; /* --auth-file's user and password (the rest unused): for URLs without */
 	struct io_tls tls; /* the files' contents, read once before the first https:// URL */
 	bool tls_read;
 };
@@ -61,6 +64,7 @@ static const struct opt plan_opt_table[] = {
 	{OPT("ca-file", 0, OPT_STRING), OPT_AT(struct plan_opts, ca_file)},
 	{OPT("cert", 0, OPT_STRING), OPT_AT(struct plan_opts, cert_file)},
 	{OPT("key", 0, OPT_STRING), OPT_AT(struct plan_opts, key_file)},
+	{OPT("auth-file", 0, OPT_STRING), OPT_AT(struct plan_opts, auth_file)},
 	{OPT("timeout", 't', OPT_SECONDS), OPT_AT(struct plan_opts, timeout), .lo = 1, .hi = 3600,
 	 .error = "--timeout takes seconds from 1 to 3600, not '%s'"},
 	{OPT("help", 'h', OPT_HELP)},
@@ -69,7 +73,7 @@ static const struct opt plan_opt_table[] = {
 static void plan_help(void)
 {
 	printf("usage: vmhost share plan (--sketch FILE | --from URL)... [--vm NAME] [--timeout SEC]\n"
-	       "                        [--ca-file FILE] [--cert FILE --key FILE] [--json]\n"
+	       "                        [--auth-file FILE] [--ca-file FILE] [--cert FILE --key FILE] [--json]\n"
 	       "\n"
 	       "Reads the sketches of several hosts (one key, one sample rate) and says, per VM, the memory\n"
 	       "it would share on each host (pages whose content a VM there holds, plus its zero pages),\n"
@@ -80,9 +84,12 @@ static void plan_help(void)
 	       "  --from URL      a host's sketches from its 'vmhost serve' (repeatable):\n"
 	       "                  https://[USER:PASS@]HOST[:PORT]/sketch, or http:// to a serve without TLS;\n"
 	       "                  basic auth from the URL's user and password (others on this machine see\n"
-	       "                  them in ps). An https server's certificate must verify against the system\n"
-	       "                  trust store (or --ca-file) and name HOST, else it is refused (exit 77);\n"
-	       "                  there is no fall back to plain HTTP\n"
+	       "                  them in ps: prefer --auth-file). An https server's certificate must verify\n"
+	       "                  against the system trust store (or --ca-file) and name HOST, else it is\n"
+	       "                  refused (exit 77); there is no fall back to plain HTTP\n"
+	       "  --auth-file FILE  basic auth's USER:PASS from the first line of FILE (mode 0600 or 0400,\n"
+	       "                  else refused: exit 77), for each --from URL without a user of its own\n"
+	       "                  (a URL's own user and password win); never shown\n"
 	       "  --ca-file FILE  trust the CA certificates in this PEM file instead of the system's\n"
 	       "                  (a self-signed server certificate is its own CA)\n"
 	       "  --cert FILE     a client certificate (PEM) to show https servers, with --key FILE its key\n"
@@ -169,6 +176,25 @@ static int request_for(const struct http_url *u, char *buf, size_t cap)
 	return n > 0 && (size_t)n < cap ? n : -ENAMETOOLONG;
 }
 
+#define AUTH_FILE_MAX_BYTES 4096u
+
+/* --auth-file's user and password into o->auth, the file wiped from memory after. */
+static int read_auth_file(struct ctx *ctx, struct plan_opts *o)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int e = io_read_secret(o->auth_file, AUTH_FILE_MAX_BYTES, &buf, &len);
+	if (e < 0)
+		return secret_file_failed(ctx, "--auth-file", o->auth_file, e);
+	e = http_credentials_parse(buf, len, &o->auth);
+	explicit_bzero(buf, len);
+	free(buf);
+	if (e < 0)
+		return fail(ctx, EXIT_USAGE, "--auth-file", "%s: its first line must be USER:PASS (a user, no control "
+			    "characters, each under 128 bytes)", o->auth_file);
+	return EXIT_OK;
+}
+
 /* u's TLS: the library loaded and the files read, for an https:// URL. EXIT_OK or the exit code. */
 static int tls_ready(struct ctx *ctx, struct plan_opts *o, const char *url)
 {
@@ -187,6 +213,10 @@ static int fetch(struct ctx *ctx, struct plan_opts *o, const struct plan_source 
 		return fail(ctx, EXIT_USAGE, "--from", "%s: %s", url,
 			    r == -ENOTSUP ? "only https:// and http:// URLs are fetched"
 					  : "not an http[s]://[USER:PASS@]HOST[:PORT]/PATH URL");
+	if (!u.user[0]) { /* a URL's own user and password win over --auth-file's */
+		memcpy(u.user, o->auth.user, sizeof(u.user));
+		memcpy(u.password, o->auth.password, sizeof(u.password));
+	}
 	int rc = u.tls ? tls_ready(ctx, o, url) : EXIT_OK;
 	char request[2048], why[256] = "", *reply = NULL;
 	size_t len = 0;
@@ -433,15 +463,21 @@ static int plan_run(struct ctx *ctx, struct plan_opts *o)
 		return usage_error(ctx, "share plan needs at least one --sketch FILE or --from URL");
 	if (!o->cert_file != !o->key_file)
 		return usage_error(ctx, "--cert and --key go together");
-	bool https = false;
-	for (size_t i = 0; i < o->nsources; i++)
+	bool https = false, url = false;
+	for (size_t i = 0; i < o->nsources; i++) {
+		url |= o->sources[i].url;
 		https |= o->sources[i].url && !strncasecmp(o->sources[i].arg, "https://", 8);
+	}
 	if ((o->ca_file || o->cert_file) && !https)
 		return usage_error(ctx, "--ca-file, --cert and --key are for https:// URLs");
+	if (o->auth_file && !url)
+		return usage_error(ctx, "--auth-file is for --from URLs");
+	int rc = o->auth_file ? read_auth_file(ctx, o) : EXIT_OK;
+	if (rc != EXIT_OK)
+		return rc;
 	struct sketch_file files[PLAN_MAX_HOSTS];
 	struct plan_host hosts[PLAN_MAX_HOSTS];
 	size_t loaded = 0;
-	int rc = EXIT_OK;
 	for (; loaded < o->nsources && rc == EXIT_OK; loaded++)
 		if ((rc = load(ctx, o, &o->sources[loaded], &files[loaded])) != EXIT_OK)
 			break;
@@ -462,6 +498,7 @@ int cmd_share_plan(struct ctx *ctx, int argc, char **argv)
 	if (rc == OPTS_GO)
 		rc = plan_run(ctx, &o);
 	free_tls_files(&o);
+	explicit_bzero(&o.auth, sizeof(o.auth));
 	for (size_t i = 0; i < o.nsources; i++)
 		free(o.sources[i].shown);
 	return rc;

@@ -7,6 +7,8 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "io/io.h"
+
 ssize_t io_process_read(pid_t pid, uint64_t addr, void *buf, size_t len)
 {
 	struct iovec local = {.iov_base = buf, .iov_len = len};
@@ -45,6 +47,18 @@ static int create_key(const char *path, void *ret, size_t len)
 	return r;
 }
 
+/* fd's file as a secret: regular, only its owner may read or write it, and that owner root or
+ * us (a secret others may read is none). Its size, or -EPERM, or -errno. */
+static off_t private_file(int fd)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || (st.st_mode & 077) || (st.st_uid != 0 && st.st_uid != geteuid()))
+		return -EPERM;
+	return st.st_size;
+}
+
 int io_secret_key(const char *path, void *ret, size_t len, int *ret_created)
 {
 	*ret_created = 0;
@@ -57,14 +71,19 @@ int io_secret_key(const char *path, void *ret, size_t len, int *ret_created)
 	}
 	if (fd < 0)
 		return -errno;
-	struct stat st;
-	int r = 0;
-	if (fstat(fd, &st) < 0)
-		r = -errno;
-	else if (!S_ISREG(st.st_mode) || (st.st_mode & 077) || (st.st_uid != 0 && st.st_uid != geteuid()))
-		r = -EPERM; /* a key others may read is no secret */
-	else if (read(fd, ret, len) != (ssize_t)len)
-		r = -EINVAL; /* too short to be a key */
+	off_t size = private_file(fd);
+	int r = size < 0 ? (int)size : read(fd, ret, len) == (ssize_t)len ? 0 : -EINVAL; /* too short: no key */
+	close(fd);
+	return r;
+}
+
+int io_read_secret(const char *path, size_t max, char **ret, size_t *ret_len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	off_t size = private_file(fd);
+	int r = size < 0 ? (int)size : (uint64_t)size > max ? -EFBIG : io_read_fd(fd, ret, ret_len);
 	close(fd);
 	return r;
 }

@@ -1,5 +1,6 @@
 /* Another process's memory, read and never written (process_vm_readv: root or CAP_SYS_PTRACE over
- * it), and the secret key of the page hashes that leave it. */
+ * it), the secret key of the page hashes that leave it, and other secrets read from files only
+ * their owner may read. */
 #ifndef VMHOST_IO_VMREAD_H
 #define VMHOST_IO_VMREAD_H
 
@@ -17,6 +18,11 @@ ssize_t io_process_read(pid_t pid, uint64_t addr, void *buf, size_t len);
  * When path does not exist, a new random key is created there with mode 0600 (O_EXCL: two runs
  * never write two keys) and *ret_created set. -errno on failure. */
 int io_secret_key(const char *path, void *ret, size_t len, int *ret_created);
+
+/* A whole secret file (a password) into a fresh NUL-terminated buffer, for the caller to wipe:
+ * refused as io_secret_key refuses a key file (-EPERM), never created; -EFBIG past max bytes.
+ * 0 or -errno. */
+int io_read_secret(const char *path, size_t max, char **ret, size_t *ret_len);
 
 /* A random key for one run (getrandom). 0 or -errno. */
 int io_random_key(void *ret, size_t len);

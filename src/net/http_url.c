@@ -32,17 +32,20 @@ static int copy_decoded(const char *s, size_t n, char *out, size_t cap)
 	return 0;
 }
 
-static int copy_plain(const char *s, size_t n, char *out, size_t cap)
+/* n bytes of s into out (cap) as they are: none below lowest (' ' allows spaces, '!' not), no DEL. */
+static int copy_from(const char *s, size_t n, char lowest, char *out, size_t cap)
 {
 	if (n >= cap)
 		return -EINVAL;
 	for (size_t i = 0; i < n; i++)
-		if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f)
+		if ((unsigned char)s[i] < (unsigned char)lowest || s[i] == 0x7f)
 			return -EINVAL;
 	memcpy(out, s, n);
 	out[n] = '\0';
 	return 0;
 }
+
+static int copy_plain(const char *s, size_t n, char *out, size_t cap) { return copy_from(s, n, '!', out, cap); }
 
 /* "host[:port]" or "[v6][:port]". */
 static int parse_hostport(const char *s, size_t n, struct http_url *u)
@@ -106,6 +109,25 @@ int http_url_parse(const char *url, struct http_url *ret)
 	if (copy_plain(*path ? path : "/", *path ? strlen(path) : 1, u.path, sizeof(u.path)) < 0 || u.path[0] != '/')
 		return -EINVAL;
 	*ret = u;
+	return 0;
+}
+
+int http_credentials_parse(const char *buf, size_t len, struct http_url *ret)
+{
+	const char *nl = memchr(buf, '\n', len);
+	size_t line = nl ? (size_t)(nl - buf) : len;
+	if (line && buf[line - 1] == '\r')
+		line--;
+	const char *colon = memchr(buf, ':', line);
+	struct http_url u;
+	if (!colon || colon == buf || copy_from(buf, (size_t)(colon - buf), ' ', u.user, sizeof(u.user)) < 0 ||
+	    copy_from(colon + 1, (size_t)(buf + line - colon - 1), ' ', u.password, sizeof(u.password)) < 0) {
+		explicit_bzero(&u, sizeof(u));
+		return -EINVAL;
+	}
+	memcpy(ret->user, u.user, sizeof(u.user));
+	memcpy(ret->password, u.password, sizeof(u.password));
+	explicit_bzero(&u, sizeof(u));
 	return 0;
 }
 

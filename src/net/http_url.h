@@ -19,6 +19,12 @@ struct http_url {
  * anything malformed or too long. */
 int http_url_parse(const char *url, struct http_url *ret);
 
+/* The user and password of a credentials file (`share plan --auth-file`): "user:password" on its
+ * first line, the line's end ("\n", "\r\n") not theirs; the user not empty, the password may hold
+ * ':'; no control character, each under 128 bytes. Only ret's user and password are set. 0 or
+ * -EINVAL (ret untouched). */
+int http_credentials_parse(const char *buf, size_t len, struct http_url *ret);
+
 /* url with its password (between "user:" and "@") as "***", for messages and output; a URL
  * without one as it is. Cut short to fit cap (cap >= strlen(url) + 4 always fits). */
 void http_url_redact(const char *url, char *buf, size_t cap);

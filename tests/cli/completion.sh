@@ -64,9 +64,11 @@ check "doctor options" has 'vmhost doctor --' --db --json --fail-on
 check "doctor --skip offers the rule ids (current ones: the old vcpu-wait-high is not offered)" \
 	[ "$(got 'vmhost doctor --skip vcpu-')" = "vcpu-delay-high" ]
 check "doctor --fail-on offers its levels" [ "$(got 'vmhost doctor --fail-on ')" = "$(printf 'critical\ninfo\nwarning')" ]
+check "share plan options" has 'vmhost share plan --' --from --sketch --auth-file --ca-file --cert --key
 check "top options" has 'vmhost top --' --interval --sort --batch --iterations --filter
 check "a command prefix is resolved as vmhost resolves it" has 'vmhost me --' --exact
-for topic in mem ksm "ksm tune" "ksm sweep" "bench accounting" "bench ksm" "bench alloc" exits record growth report serve doctor top; do
+for topic in mem ksm "ksm tune" "ksm sweep" "bench accounting" "bench ksm" "bench alloc" exits record growth report serve doctor top \
+	share "share plan"; do
 	want=$("$VMHOST" help $topic | sed -n 's/^  *\(--[a-z][a-z0-9-]*\).*/\1/p' | sort -u)
 	check "$topic: each option its help lists" has "vmhost $topic --" $want
 done
@@ -77,6 +79,7 @@ mkdir sub && touch history.db notes.txt
 check "--db completes files" has 'vmhost record --db ' history.db notes.txt sub
 check "--out completes files" has 'vmhost report --out h' history.db
 check "--config completes files" has 'vmhost ksm tune --config n' notes.txt
+check "--auth-file completes files" has 'vmhost share plan --auth-file n' notes.txt
 check "--svg completes files" has 'vmhost ksm sweep --svg ' history.db
 check "--proc-root completes directories only" has 'vmhost --proc-root ' sub
 check "  ... not files" lacks 'vmhost --proc-root ' history.db

@@ -4,7 +4,9 @@
 # as the same bytes read from a file), refuses a certificate it cannot verify (not in the system's
 # trust store, or for another name: exit 77, one line) and never falls back to plain HTTP; an
 # http:// URL to the TLS port fails at once. --cert and --key show a client certificate to a server
-# that demands one (openssl s_server). (--timeout over the name's lookup: share_resolve.sh.)
+# that demands one (openssl s_server). --auth-file gives basic auth's user and password from a file
+# only its owner may read, over https and plain http, never shown; a URL's own win.
+# (--timeout over the name's lookup: share_resolve.sh.)
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
 . "$VMHOST_TESTS/e2e/web_config_lib.sh"
@@ -45,6 +47,7 @@ plan() {
 	"$VMHOST" share plan "$@" --json >"$TEST_TMP/out" 2>"$TEST_TMP/err"
 	RC=$?
 	TOOK=$(echo "$(date +%s.%N) - $t0" | bc)
+	cat "$TEST_TMP/out" "$TEST_TMP/err" >>"$TEST_TMP/all-output"
 }
 # exited CODE MAX: the last plan exited CODE within MAX seconds.
 exited() { [ "$RC" = "$1" ] && le "$TOOK" "$2"; }
@@ -77,6 +80,31 @@ check "s1 as served over TLS holds what share --out measured" sh -c "
 
 plan --from "https://ops:wrong@127.0.0.1:$PORT/sketch" --ca-file "$CA"
 check "basic auth over TLS: a wrong password is 401, exit 77 ($RC)" sh -c "[ $RC = 77 ] && grep -q 'HTTP 401' '$TEST_TMP/err'"
+
+# --auth-file FILE: USER:PASS on its first line, for each --from URL without its own.
+auth_file() { printf '%s\n' "$2" >"$TEST_TMP/$1" && chmod "$3" "$TEST_TMP/$1"; }
+auth_file auth ops:s3cret 600
+auth_file auth.wrong ops:n0t-th1s 600
+auth_file auth.open ops:s3cret 644
+: >"$TEST_TMP/all-output"
+plan --from "https://127.0.0.1:$PORT/sketch" --ca-file "$CA" --auth-file "$TEST_TMP/auth" --timeout 300
+check "--auth-file over https: exit 0 ($RC: $(head -c 300 "$TEST_TMP/err"))" [ "$RC" = 0 ]
+check "  ... the same VMs and plan as with the URL's password" same_plan "$TEST_TMP/out" "$TEST_TMP/tls.json"
+plan --from "https://127.0.0.1:$PORT/sketch" --ca-file "$CA" --auth-file "$TEST_TMP/auth.open"
+check "a --auth-file others may read (0644): exit 77 ($RC)" [ "$RC" = 77 ]
+check "  ... in one line: chmod 600 FILE ($(cat "$TEST_TMP/err"))" one_line "chmod 600 $TEST_TMP/auth.open"
+ln -s auth "$TEST_TMP/auth.link"
+plan --from "https://127.0.0.1:$PORT/sketch" --ca-file "$CA" --auth-file "$TEST_TMP/auth.link"
+check "a --auth-file that is a symbolic link is not followed: exit 1 ($RC)" sh -c "[ $RC = 1 ] && grep -q 'a symbolic link, not followed' '$TEST_TMP/err'"
+plan --from "https://127.0.0.1:$PORT/sketch" --ca-file "$CA" --auth-file "$TEST_TMP/auth.wrong"
+check "a wrong password in --auth-file: the server's 401, exit 77 ($RC: $(cat "$TEST_TMP/err"))" \
+	sh -c "[ $RC = 77 ] && grep -q 'HTTP 401' '$TEST_TMP/err'"
+plan --from "$URL" --ca-file "$CA" --auth-file "$TEST_TMP/auth.wrong" --timeout 300
+check "a URL's own user and password win over --auth-file's: exit 0 ($RC: $(head -c 300 "$TEST_TMP/err"))" [ "$RC" = 0 ]
+plan --sketch "$TEST_TMP/s1.sketch" --auth-file "$TEST_TMP/auth"
+check "--auth-file without a --from URL: a usage error, exit 2 ($RC: $(cat "$TEST_TMP/err"))" \
+	sh -c "[ $RC = 2 ] && grep -q 'auth-file is for --from URLs' '$TEST_TMP/err'"
+
 plan --from "$URL" --timeout 10
 check "without --ca-file (self-signed, not in the system's trust store): exit 77 ($RC)" [ "$RC" = 77 ]
 check "  ... in one line: its issuer is not trusted ($(cat "$TEST_TMP/err"))" one_line "certificate is not trusted for 127.0.0.1: its issuer"
@@ -97,6 +125,22 @@ plan --from "https://ops:s3cret@127.0.0.1:$PORT/sketch" --ca-file "$TEST_TMP/oth
 check "a certificate for another name (other.example at 127.0.0.1): exit 77 ($RC)" [ "$RC" = 77 ]
 check "  ... in one line: for another host name ($(cat "$TEST_TMP/err"))" one_line "not trusted for 127.0.0.1: it is for another host name"
 stop_pid "$SERVER"
+
+# Plain http on loopback with basic auth: --auth-file there too.
+printf 'basic_auth_users:\n  ops: %s\n' "$HASH" >"$TEST_TMP/basic.yml"
+spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 5 --no-kvm --sketch-sample 1/8 --sketch-cpu-budget 0 \
+	--key-file "$KEY" --web-config "$TEST_TMP/basic.yml" 2>"$TEST_TMP/serve.log"
+SERVER=$SPAWNED
+serve_port "$TEST_TMP/serve.log" "$SERVER" || die "vmhost serve did not start"
+plan --from "http://127.0.0.1:$PORT/sketch" --timeout 300
+check "plain http with basic auth, no password given: the server's 401, exit 77 ($RC)" \
+	sh -c "[ $RC = 77 ] && grep -q 'HTTP 401' '$TEST_TMP/err'"
+plan --from "http://127.0.0.1:$PORT/sketch" --auth-file "$TEST_TMP/auth" --timeout 300
+check "--auth-file over plain http: exit 0 ($RC: $(head -c 300 "$TEST_TMP/err"))" [ "$RC" = 0 ]
+check "  ... s1 among its VMs" sh -c "jq -e --argjson p $S1 'any(.vms[]; .pid == \$p)' '$TEST_TMP/out' >/dev/null"
+stop_pid "$SERVER"
+check "no password of a --auth-file in any output or message of these runs" \
+	sh -c "[ -s '$TEST_TMP/all-output' ] && ! grep -q -e s3cret -e n0t-th1s '$TEST_TMP/all-output'"
 
 # serve requiring client certificates (client_ca_file, RequireAndVerifyClientCert), no basic auth,
 # beyond loopback: /sketch is served to a client with a certificate client-ca signed, and nothing

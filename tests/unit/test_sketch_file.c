@@ -307,6 +307,29 @@ static void urls(void **state)
 	assert_int_equal(http_basic_auth("a", "b", auth, 8), -ENAMETOOLONG);
 }
 
+static void credentials(void **state)
+{
+	(void)state;
+	struct http_url u = {.host = "node1"};
+	const char file[] = "ops:open se:same\r\nsecond line: not read\n";
+	assert_int_equal(http_credentials_parse(file, strlen(file), &u), 0);
+	assert_string_equal(u.user, "ops");
+	assert_string_equal(u.password, "open se:same"); /* the first ':' ends the user; spaces kept */
+	assert_string_equal(u.host, "node1");             /* only the user and password set */
+	assert_int_equal(http_credentials_parse("ops:", 4, &u), 0);
+	assert_string_equal(u.password, "");
+	assert_int_equal(http_credentials_parse("a:b", 3, &u), 0); /* no newline at all */
+	assert_string_equal(u.password, "b");
+	char long_password[200] = "ops:";
+	memset(long_password + 4, 'p', 128);
+	const char *bad[] = {"", "\n", "ops\n", ":pw\n", "ops:p\tw\n", "o\x01ps:pw", "ops:pw\x7f", long_password};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (http_credentials_parse(bad[i], strlen(bad[i]), &u) != -EINVAL)
+			fail_msg("accepted %zu: %s", i, bad[i]);
+	assert_string_equal(u.user, "a"); /* untouched by the refusals */
+	assert_string_equal(u.password, "b");
+}
+
 static void replies(void **state)
 {
 	(void)state;
@@ -335,7 +358,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(round_trip), cmocka_unit_test(refusals), cmocka_unit_test(coded_values),
 		cmocka_unit_test(trailing_bytes),
-		cmocka_unit_test(urls), cmocka_unit_test(replies),
+		cmocka_unit_test(urls), cmocka_unit_test(credentials), cmocka_unit_test(replies),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
