@@ -78,6 +78,18 @@ fake_guest() {
 	die "fake guest $name did not start"
 }
 
+# vcpu_schedstat PID: the run and delay nanoseconds so far of its vCPU threads (named as QEMU's,
+# "CPU N/KVM"), summed from their schedstat: "RUN DELAY".
+vcpu_schedstat() {
+	local t run=0 delay=0 r d
+	for t in /proc/"$1"/task/*; do
+		case $(cat "$t/comm" 2>/dev/null) in
+		"CPU "*/KVM) read -r r d _ <"$t/schedstat" 2>/dev/null && run=$((run + r)) && delay=$((delay + d)) ;;
+		esac
+	done
+	echo "$run $delay"
+}
+
 # fw_qemu and fw_image: the firmware guest under a real QEMU (tests/helpers/fw_qemu.sh).
 FW_DIR=$TEST_TMP
 FW_PROBE=${VMHOST_BUILD:-}/kvmprobe

@@ -31,7 +31,7 @@ into_scope() { for d in $SCOPES; do echo "$1" >"$d/cgroup.procs" || die "cannot 
 fake() { spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "$1" -m "$2" -fake-vcpus 2 >"$TEST_TMP/$1.out"; }
 fake web1 96M; WEB=$SPAWNED
 fake db1 64M; DB=$SPAWNED
-fake build 32M
+fake build 32M; BUILD=$SPAWNED
 into_scope "$DB"
 cp /bin/sleep "$TEST_TMP/swtpm" && cp /bin/bash "$TEST_TMP/virtiofsd"
 spawn "$TEST_TMP/swtpm" 600; SWTPM=$SPAWNED
@@ -59,8 +59,13 @@ check "batch: the VMs, the TCG guest among them" \
 	sh -c "for n in web1 db1 build tcgguest; do awk -F'\t' -v n=\$n '\$1 == \"vm\" && \$4 == n { f = 1 } END { exit !f }' '$TEST_TMP/batch' || exit 1; done"
 check "batch: db1's helpers are rows right under it, with its pid as vm_pid" \
 	test "$(awk -F'\t' -v db="$DB" 'NR > 4 && /^$/ { exit } $1 == "vm" { cur = $2 } $1 == "helper" { print $4, (cur == db && $3 == db) }' "$TEST_TMP/batch" | sort | tr '\n' ' ')" = "swtpm 1 virtiofsd 1 "
-check "batch: db1 burns CPU through its helper: first by --sort cpu" \
-	test "$("$VMHOST" top --batch --iterations 1 --interval 0.5 --sort cpu | awk -F'\t' '$1 == "vm" { print $4; exit }')" = db1
+# Among this test's guests: other VMs on the host (a loaded CI runs other tests' spinning guests
+# beside this one) may well burn more.
+ours="$WEB $DB $BUILD $TCG"
+"$VMHOST" top --batch --iterations 1 --interval 0.5 --sort cpu >"$TEST_TMP/cpu" 2>/dev/null
+say "--sort cpu, our VMs (name cpu%): $(awk -F'\t' -v ours=" $ours " '$1 == "vm" && index(ours, " " $2 " ") { printf "%s %s, ", $4, $5 }' "$TEST_TMP/cpu")"
+check "batch: db1 burns CPU through its helper: first of ours by --sort cpu" \
+	test "$(awk -F'\t' -v ours=" $ours " '$1 == "vm" && index(ours, " " $2 " ") { print $4; exit }' "$TEST_TMP/cpu")" = db1
 check "batch: db1's cgroup memory and pressure are read" \
 	test "$(awk -F'\t' -v db="$DB" '$1 == "vm" && $2 == db { print ($12 != "n/a") ($13 != "n/a") }' "$TEST_TMP/batch" | tail -1)" = 11
 # sorted(KEY, FIELD): the VM rows of a frame in order of FIELD (largest first, n/a last; names A-Z),
@@ -112,6 +117,9 @@ restored() { # TAG: status 0, stty as before, the main screen back with its curs
 		[ "$(tmux -L "$SOCK" display-message -p '#{alternate_on} #{cursor_flag}')" = "0 1" ] &&
 		screen | grep -q 'shell prompt is back' && ! screen | grep -q '^NAME'
 }
+# wait_restored TAG: until restored (5 s at most): the pane's shell writes TAG.done before its stty
+# and its prompt, which a loaded host shows later.
+wait_restored() { for i in $(seq 50); do restored "$1" && return 0; sleep 0.1; done; return 1; }
 # The VM rows on the screen ordered by value K of their line (0: the name): largest first, n/a last.
 screen_sorted() {
 	awk -v k="$1" 'function num(v, u) { m = 1
@@ -186,8 +194,7 @@ check "narrow (50): the first columns only, no line wider" \
 	sh -c "grep -Eq '^\\*?NAME +\\*?CPU% +\\*?DELAY% +RSS +PSS$' '$TEST_TMP/screen' && [ \$(awk '{ if (length(\$0) > w) w = length(\$0) } END { print w + 0 }' '$TEST_TMP/screen') -lt 50 ]"
 tmux -L "$SOCK" resize-window -x 80 -y 30
 tmux -L "$SOCK" send-keys q
-wait_done q
-check "q quits with status 0 and restores the terminal (stty, main screen, cursor)" restored q
+check "q quits with status 0 and restores the terminal (stty, main screen, cursor)" wait_restored q
 
 # SIGTERM and SIGINT: the same restoring, NO_COLOR honoured meanwhile.
 for sig in TERM INT; do
@@ -200,25 +207,27 @@ for sig in TERM INT; do
 	else
 		tmux -L "$SOCK" send-keys C-c
 	fi
-	wait_done $sig
-	check "SIG$sig: status 0, the terminal restored (stty, main screen, cursor)" restored $sig
+	check "SIG$sig: status 0, the terminal restored (stty, main screen, cursor)" wait_restored $sig
 done
 
-# The KVM firmware guest: its exits per second through QMP (no debugfs here).
+# The KVM firmware guest: its exits per second through QMP (no debugfs here). A name no other
+# test gives its guest: theirs (live_kvm_guest's fwguest) may run beside it, as fast.
 if [ -c /dev/kvm ]; then
-	fw_qemu --name fwguest --qmp "$TEST_TMP/kvm.sock"
+	fw_qemu --name fwtop --qmp "$TEST_TMP/kvm.sock"
 	KVMQ=$SPAWNED
-	"$VMHOST" top --batch --iterations 2 --interval 0.5 --filter fwguest >"$TEST_TMP/kvm.batch"
+	"$VMHOST" top --batch --iterations 2 --interval 0.5 --filter fwtop >"$TEST_TMP/kvm.batch"
 	rate=$(awk -F'\t' '$1 == "vm" { r = $11 } END { print r }' "$TEST_TMP/kvm.batch")
 	poll=$(awk -F'\t' '$1 == "vm" { r = $22 } END { print r }' "$TEST_TMP/kvm.batch")
-	say "fwguest: $rate exits/s, POLL% $poll in top"
+	say "fwtop: $rate exits/s, POLL% $poll in top"
 	check "KVM guest: POLL% read through QMP, a number (its firmware never halts: 0.0), not n/a" \
 		awk -v p="$poll" 'BEGIN { exit !(p ~ /^[0-9]+\.[0-9]$/) }'
 	check "KVM guest: exits/s read (over 1000)" ge "${rate:-0}" 1000
 	tmux -L "$SOCK" respawn-pane -k "bash $TEST_TMP/run.sh kvm --interval 0.3 --sort exits"
-	wait_screen '^fwguest +[0-9.]+ .*[0-9.]+[kM]?$' || true
-	check "KVM guest: first by EXITS/S on screen, with a rate" \
-		sh -c "awk '/^NAME/ { getline; print; exit }' '$TEST_TMP/screen' | grep -Eq '^fwguest .* [0-9.]+[kM]?$'"
+	wait_screen '^fwtop +[0-9.]+ .*[0-9.]+[kM]?$' || true
+	# Above our other guests (no exits): other tests' KVM guests may well sort above it.
+	check "KVM guest: above our other guests by EXITS/S on screen, with a rate" \
+		sh -c "grep -Eq '^fwtop .* [0-9.]+[kM]?$' '$TEST_TMP/screen' && awk '/^NAME/ { on = 1; next }
+			on && /^fwtop / { f = NR } on && /^(web1|db1|build|tcgguest) / && !o { o = NR } END { exit !(f && o && f < o) }' '$TEST_TMP/screen'"
 	tmux -L "$SOCK" send-keys q
 	wait_done kvm
 	stop_pid "$KVMQ"
