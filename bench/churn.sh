@@ -12,6 +12,7 @@ fake=$build/fakeguest
 tmp=$(mktemp -d)
 churner=""
 cleanup() {
+	trap '' INT TERM HUP # a second signal must not cut the restore short
 	[ -n "$churner" ] && kill "$churner" 2>/dev/null && wait "$churner" 2>/dev/null
 	[ -f "$tmp/spawned" ] && while read -r p _; do kill "$p" 2>/dev/null; done <"$tmp/spawned"
 	rm -rf "$tmp"

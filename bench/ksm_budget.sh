@@ -31,6 +31,7 @@ stop_all() {
 	pids=""
 }
 cleanup() {
+	trap '' INT TERM HUP # a second signal must not cut the restore short
 	stop_all
 	while read -r f v; do [ "$f" = run ] || echo "$v" >$K/$f; done <"$tmp/saved"
 	echo "$(awk '$1 == "run" {print $2}' "$tmp/saved")" >$K/run

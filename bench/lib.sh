@@ -7,6 +7,7 @@ probe=$build/kvmprobe
 tmp=$(mktemp -d)
 pids=""
 cleanup() {
+	trap '' INT TERM HUP # a second signal must not cut the restore short
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	rm -rf "$tmp"

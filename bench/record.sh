@@ -13,6 +13,7 @@ NVMS=20
 tmp=$(mktemp -d /tmp/vmhost-bench-record.XXXXXX)
 pids=""
 cleanup() {
+	trap '' INT TERM HUP # a second signal must not cut the restore short
 	local p
 	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done

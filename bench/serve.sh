@@ -22,6 +22,7 @@ done
 tmp=$(mktemp -d /tmp/vmhost-bench-serve.XXXXXX)
 pids=""
 cleanup() {
+	trap '' INT TERM HUP # a second signal must not cut the restore short
 	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done
 	rm -rf "$tmp"

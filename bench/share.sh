@@ -32,6 +32,7 @@ pids=""
 knobs="pages_to_scan sleep_millisecs use_zero_pages smart_scan"
 for f in run $knobs; do [ -e $K/$f ] && echo "$f $(cat $K/$f)"; done >"$tmp/saved"
 cleanup() {
+	trap '' INT TERM HUP # a second signal must not cut the restore short
 	local p
 	for p in $pids; do kill "$p" 2>/dev/null; done
 	for p in $pids; do wait "$p" 2>/dev/null; done

@@ -22,6 +22,7 @@ vmhost_unit_test(test_opts)
 
 vmhost_script_test(cli_mem_fixtures cli/mem_fixtures.sh "cli;sanitize")
 vmhost_script_test(cli_usage cli/usage.sh "cli;sanitize")
+vmhost_script_test(cleanup_signals cli/cleanup_signals.sh "cli")
 vmhost_script_test(live_mem_processes live/mem_processes.sh "live")
 vmhost_script_test(live_mem_memo live/mem_memo.sh "live")
 vmhost_script_test(live_mem_numa live/mem_numa.sh "live")

@@ -189,6 +189,7 @@ ksm_wait_settled() {
 }
 
 cleanup() {
+	trap '' INT TERM HUP # a second signal must not cut the restore short
 	local pid
 	for pid in $TEST_PIDS; do stop_pid "$pid"; done
 	ksm_restore
