@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "core/kvm/qmp_stats.h"
-#include "io/qmp.h"
+#include "io/peer/qmp.h"
 
 #ifndef VMHOST_FIXTURES_DIR
 #define VMHOST_FIXTURES_DIR "tests/fixtures"

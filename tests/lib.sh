@@ -124,7 +124,7 @@ chrome() {
 
 # without_library NAME CMD...: runs CMD where the dynamic loader finds no libNAME (root): in a mount
 # namespace of its own, the library's directory is replaced by symbolic links to everything else
-# in it. For the libraries vmhost loads when a command needs them (src/core/base/dynlib.h).
+# in it. For the libraries vmhost loads when a command needs them (src/io/dynlib.h).
 without_library() {
 	local name=$1 libdir farm
 	shift

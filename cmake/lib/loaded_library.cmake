@@ -1,5 +1,5 @@
 # vmhost_loaded_library(PREFIX MODULE NAME DEFINE): a library loaded (dlopen) by the commands that
-# use it rather than linked (src/core/base/dynlib.h). The build takes its headers and flags from
+# use it rather than linked (src/io/dynlib.h). The build takes its headers and flags from
 # pkg-config MODULE and defines DEFINE as the soname of libNAME.so, as the run time opens it.
 include_guard(GLOBAL)
 function(vmhost_loaded_library prefix module name define)

@@ -8,7 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "core/bench/bench_ksm.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
 #include "out/json.h"

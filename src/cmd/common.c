@@ -7,10 +7,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
-#include "io/vmread.h"
+#include "io/secret.h"
 #include "parse/sketch_file.h"
 #include "out/json.h"
 #include "out/svg.h"

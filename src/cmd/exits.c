@@ -7,7 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/kvm/kvm_delta.h"
 #include "core/kvm/kvm_pace.h"
 #include "io/run.h"

@@ -7,7 +7,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/sample/sampler.h"
 #include "out/json.h"
 #include "store/store.h"

@@ -15,7 +15,7 @@
 #include "core/kvm/kvm_pace.h"
 #include "core/sample/sampler_feed.h"
 #include "core/share/sketch.h"
-#include "io/socket.h"
+#include "io/peer/socket.h"
 #include "net/serve_cache.h"
 #include "net/serve_http.h"
 #include "store/store.h"

@@ -8,7 +8,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/kvm/kvm_pace.h"
 #include "core/sample/top.h"
 #include "io/term.h"

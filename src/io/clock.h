@@ -1,5 +1,5 @@
 /* The clocks: the one monotonic clock every interval, deadline and rate is measured on, the wall
- * clock for timestamps, and a thread's own CPU time. Below core/base/clock.h (which adds the stop
+ * clock for timestamps, and a thread's own CPU time. Below core/base/stop.h (which adds the stop
  * flag and the sleeps) so that io/ and everything above read the same clock. */
 #ifndef VMHOST_IO_CLOCK_H
 #define VMHOST_IO_CLOCK_H

@@ -1,6 +1,6 @@
 #include "net/mhd.h"
 
-#include "core/base/dynlib.h"
+#include "io/dynlib.h"
 
 #ifndef VMHOST_MHD_SONAME
 #error "VMHOST_MHD_SONAME: the build names libmicrohttpd's soname (cmake/serve.cmake)"

@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <time.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "net/mhd.h"
 
 enum conn_state {

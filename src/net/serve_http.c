@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/base/tls_lib.h"
-#include "io/tls.h"
+#include "io/peer/tls_lib.h"
+#include "io/peer/tls.h"
 #include "net/accept.h"
 #include "net/mhd.h"
 #include "net/xcrypt.h"

@@ -1,6 +1,6 @@
 #include "net/xcrypt.h"
 
-#include "core/base/dynlib.h"
+#include "io/dynlib.h"
 
 #ifndef VMHOST_CRYPT_SONAME
 #error "VMHOST_CRYPT_SONAME: the build names libcrypt's soname (cmake/web_config.cmake)"

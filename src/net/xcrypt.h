@@ -1,5 +1,5 @@
 /* crypt(3) from libxcrypt, loaded by serve when its web config has basic auth users rather than
- * linked: linked, every command paid 0.3 ms for it at start (src/core/base/dynlib.h).
+ * linked: linked, every command paid 0.3 ms for it at start (src/io/dynlib.h).
  * `xcrypt.rn(...)` is crypt_rn(...). */
 #ifndef VMHOST_NET_XCRYPT_H
 #define VMHOST_NET_XCRYPT_H

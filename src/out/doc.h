@@ -22,7 +22,7 @@
 #include <stdio.h>
 
 #include "out/json.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 enum doc_form { DOC_HUMAN, DOC_JSON, DOC_CSV };
 

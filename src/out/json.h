@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 #define JSON_MAX_DEPTH 32
 

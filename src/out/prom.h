@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 enum prom_format { PROM_TEXT, PROM_OPENMETRICS };
 

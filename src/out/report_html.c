@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "out/html.h"
 #include "out/svg.h"
 #include "out/table.h"

@@ -10,7 +10,7 @@
 
 #include "core/sample/series.h"
 #include "core/sample/trend.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 #define REPORT_MAX_POINTS 600 /* per host chart: about one per 1.5 px of plot width */
 #define REPORT_VM_POINTS 150  /* per VM chart and sparkline: 100 VMs' sections stay within a few MB */

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "out/json.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 enum col_kind {
 	COL_STR,

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 /* /proc/PID/task/TID/schedstat: "run_ns wait_ns timeslices". */
 struct schedstat {

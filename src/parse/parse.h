@@ -7,20 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-/* A number that may be unknown: printed as null, never as a made-up 0. */
-typedef struct {
-	int64_t v;
-	bool known;
-} maybe_i64;
-
-#define MAYBE(x) ((maybe_i64){.v = (x), .known = true})
-#define UNKNOWN ((maybe_i64){.v = 0, .known = false})
-
-/* a + b: unknown when either is (a sum with an unknown part is unknown). */
-static inline maybe_i64 maybe_add(maybe_i64 a, maybe_i64 b)
-{
-	return a.known && b.known ? MAYBE(a.v + b.v) : UNKNOWN;
-}
+#include "parse/maybe.h"
 
 /* Parses a whole decimal integer (leading/trailing blanks allowed). 0 or -EINVAL/-ERANGE. */
 int parse_i64(const char *s, int64_t *ret);

@@ -10,7 +10,7 @@
 
 #include "parse/json.h"
 #include "parse/kvm_debugfs.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 enum qmp_stats_target { QMP_STATS_VM, QMP_STATS_VCPU, QMP_STATS_NTARGETS };
 

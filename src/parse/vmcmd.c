@@ -1,4 +1,5 @@
 #include "parse/vmcmd.h"
+#include "parse/parse.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -2,7 +2,9 @@
 #ifndef VMHOST_PARSE_VMCMD_H
 #define VMHOST_PARSE_VMCMD_H
 
-#include "parse/parse.h"
+#include <stddef.h>
+
+#include "parse/maybe.h"
 
 enum vmm_kind { VMM_NONE = 0, VMM_QEMU, VMM_CLOUD_HYPERVISOR, VMM_FIRECRACKER, VMM_CROSVM, VMM_PROCESS,
 		VMM_KVM /* a process holding a KVM VM fd, its VMM not one of the above */ };

@@ -1,6 +1,6 @@
 #include "store/sqlite.h"
 
-#include "core/base/dynlib.h"
+#include "io/dynlib.h"
 
 #ifndef VMHOST_SQLITE_SONAME
 #error "VMHOST_SQLITE_SONAME: the build names libsqlite3's soname (cmake/store.cmake)"

@@ -1,6 +1,6 @@
 /* SQLite, loaded when a command opens a database (record, serve --db, report, doctor's history)
  * rather than linked: linked, every command mapped and relocated it before main(), 0.9 ms of
- * each start (src/core/base/dynlib.h). The calls keep SQLite's own declarations (typeof);
+ * each start (src/io/dynlib.h). The calls keep SQLite's own declarations (typeof);
  * `sq.step(st)` is sqlite3_step(st). */
 #ifndef VMHOST_STORE_SQLITE_H
 #define VMHOST_STORE_SQLITE_H

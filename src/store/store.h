@@ -20,7 +20,7 @@
 #include "core/kvm/kvm.h"
 #include "core/sample/sampler.h"
 #include "core/model/snapshot.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 #define STORE_SCHEMA_VERSION 6
 

@@ -19,7 +19,7 @@
 #include "core/kvm/kvm_host.h"
 #include "core/kvm/kvm_trace.h"
 #include "core/kvm/qmp_stats.h"
-#include "io/qmp.h"
+#include "io/peer/qmp.h"
 
 static int usage(void)
 {

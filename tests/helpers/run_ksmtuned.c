@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksmtuned.h"
 

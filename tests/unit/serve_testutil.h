@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "io/socket.h"
+#include "io/peer/socket.h"
 #include "net/serve_http.h"
 
 /* A fresh /tmp/vmhost-test-NAME.XXXXXX in dir (64 bytes at least) and dir/t.db in db (128). */

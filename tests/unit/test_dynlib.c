@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "core/base/dynlib.h"
+#include "io/dynlib.h"
 #include "store/sqlite.h"
 
 static void test_sqlite_loads_and_works(void **state)

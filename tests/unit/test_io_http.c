@@ -1,4 +1,4 @@
-/* io/http.c, share plan --from's socket work, against real loopback sockets: a reply read to the
+/* io/peer/http.c, share plan --from's socket work, against real loopback sockets: a reply read to the
  * server's close, the deadline when the server never answers, the size cap, a refused port; with
  * TLS, a plain server, a handshake never answered, a CA file without a certificate. */
 #include <arpa/inet.h>
@@ -18,8 +18,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/base/tls_lib.h"
-#include "io/http.h"
+#include "io/peer/tls_lib.h"
+#include "io/peer/http.h"
 
 /* A loopback listener; its port into port[]. */
 static int listener(char *port, size_t cap)

@@ -16,7 +16,7 @@
 #include "core/model/vm.h"
 #include "core/model/vm_disks.h"
 #include "fakeqmp.h"
-#include "io/qmp.h"
+#include "io/peer/qmp.h"
 #include "parse/io_stat.h"
 #include "parse/json.h"
 #include "parse/vmcmd.h"

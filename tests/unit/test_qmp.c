@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 
 #include "fakeqmp.h"
-#include "io/qmp.h"
+#include "io/peer/qmp.h"
 
 /* Runs one session against the steps: open, one call of query-status; returns the first error. */
 static int session(const struct fake_step *steps, size_t n, int timeout_ms, struct fake_qmp *f, char *cls, char *desc)

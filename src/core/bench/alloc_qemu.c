@@ -1,5 +1,5 @@
 #include "core/bench/alloc_qemu.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/base/fatal_signal.h"
 
 #include <errno.h>
@@ -16,7 +16,7 @@
 
 #include "core/bench/alloc.h"
 #include "io/file.h"
-#include "io/qmp.h"
+#include "io/peer/qmp.h"
 #include "parse/qemu_log.h"
 
 /* What the signal handler needs to kill and clean up: the one process-wide state of this module,
@@ -169,9 +169,9 @@ static int make_dir(struct qemu_vm *vm, char *err, size_t cap)
 	return e;
 }
 
-/* Connects to QEMU's monitor once it listens and negotiates (io/qmp.c): the greeting comes once
+/* Connects to QEMU's monitor once it listens and negotiates (io/peer/qmp.c): the greeting comes once
  * QEMU's main loop runs, after guest RAM is preallocated; then asks query-status. 0, -ECHILD
- * (QEMU exited), -ETIMEDOUT or io/qmp.c's error (err says which for a QMP error reply). */
+ * (QEMU exited), -ETIMEDOUT or io/peer/qmp.c's error (err says which for a QMP error reply). */
 static int qmp_ready(struct qemu_vm *vm, const char *sock, double deadline, char *err, size_t cap)
 {
 	int r = -ETIMEDOUT;

@@ -14,7 +14,7 @@ struct qmp;
 
 struct qemu_vm {
 	pid_t pid;        /* 0 when not running */
-	struct qmp *qmp;  /* QEMU's monitor (io/qmp.h), NULL when not connected */
+	struct qmp *qmp;  /* QEMU's monitor (io/peer/qmp.h), NULL when not connected */
 	char dir[128];    /* private temp dir ($TMPDIR or /tmp) holding qmp.sock and qemu.log */
 };
 

@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/base/fatal_signal.h"
 #include "io/file.h"
 #include "core/model/host.h"

@@ -9,7 +9,7 @@
 #include <unistd.h>
 
 #include "core/bench/alloc_qemu.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/base/stats.h"
 
 const char *bench_alloc_slot_name(int slot)

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "core/model/account.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/model/host.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"

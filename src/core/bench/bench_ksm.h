@@ -13,7 +13,7 @@
 #include "core/tune/tuner.h"
 #include "core/bench/workload.h"
 #include "io/io.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 #define BENCH_KSM_MAX_GUESTS 16
 #define BENCH_KSM_MAX_REPEAT 9

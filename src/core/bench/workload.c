@@ -1,5 +1,5 @@
 #include "core/bench/workload.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "io/io.h"
 
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/kvm/kvm_bpf.h"
 #include "core/kvm/kvm_qmp.h"
 #include "core/kvm/kvm_trace.h"

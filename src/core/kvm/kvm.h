@@ -21,7 +21,7 @@
 #include "core/kvm/kvm_time.h"
 #include "io/io.h"
 #include "parse/kvm_debugfs.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 #include "parse/vmcmd.h"
 
 /* Why the counters are (not) there. */

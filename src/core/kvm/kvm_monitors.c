@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/kvm/kvm_pace.h"
 #include "core/kvm/kvm_qmp.h"
 #include "parse/virt_stats.h"

@@ -14,7 +14,7 @@
 #include <stddef.h>
 
 #include "parse/kvm_debugfs.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 #define KVM_QMP_TIMEOUT_MS 500 /* one visit: a busy or stuck monitor costs at most this */
 

@@ -1,4 +1,5 @@
 #include "core/kvm/kvm_trace.h"
+#include "parse/parse.h"
 
 #include <errno.h>
 #include <stdbool.h>

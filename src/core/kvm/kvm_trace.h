@@ -25,7 +25,7 @@
 
 #include "core/kvm/kvm_time.h"
 #include "io/io.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 enum kvm_trace_event {
 	KVM_TRACE_EXIT,           /* kvm:kvm_exit by exit_reason (VMX or SVM names) */

@@ -1,13 +1,13 @@
-/* KVM's counters of a libvirt domain, from its statistics (core/base/virt.h): what QEMU's
+/* KVM's counters of a libvirt domain, from its statistics (io/peer/virt.h): what QEMU's
  * query-stats gives, as libvirt passes it on. */
 #ifndef VMHOST_CORE_KVM_VIRT_H
 #define VMHOST_CORE_KVM_VIRT_H
 
 #include <stddef.h>
 
-#include "core/base/virt.h"
+#include "io/peer/virt.h"
 #include "parse/kvm_debugfs.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 /* Each counter of names[n]: the VM's own (vm.NAME) or the sum over its vCPUs (vcpu.N.NAME), as
  * debugfs' VM directory sums them; unknown when the domain has neither. */

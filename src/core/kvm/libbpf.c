@@ -1,7 +1,7 @@
 #if VMHOST_BPF
 #include "core/kvm/libbpf.h"
 
-#include "core/base/dynlib.h"
+#include "io/dynlib.h"
 
 struct libbpf_calls libbpf;
 

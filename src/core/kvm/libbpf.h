@@ -1,5 +1,5 @@
 /* libbpf, loaded by the KVM reader when it counts exit reasons rather than linked (like SQLite and
- * libmicrohttpd, src/core/base/dynlib.h): vmhost runs where libbpf1 is missing and counts by perf
+ * libmicrohttpd, src/io/dynlib.h): vmhost runs where libbpf1 is missing and counts by perf
  * filters then. The calls keep libbpf's own declarations; `libbpf.bpf_object__load(o)` is
  * bpf_object__load(o). Only in a build with eBPF (cmake/bpf.cmake: VMHOST_BPF=1). */
 #ifndef VMHOST_CORE_KVM_LIBBPF_H

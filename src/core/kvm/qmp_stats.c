@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "core/base/clock.h"
-#include "io/qmp.h"
+#include "core/base/stop.h"
+#include "io/peer/qmp.h"
 
 struct qmp_stats_source {
 	char *path;

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdio.h>
 
-#include "core/base/virt.h"
-#include "io/qmp.h"
+#include "io/peer/virt.h"
+#include "io/peer/qmp.h"
 #include "parse/json.h"
 
 static void unknown(struct guest_view *g)

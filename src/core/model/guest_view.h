@@ -6,7 +6,7 @@
 #ifndef VMHOST_CORE_GUEST_VIEW_H
 #define VMHOST_CORE_GUEST_VIEW_H
 
-#include "parse/parse.h"
+#include "parse/maybe.h"
 #include "parse/vmcmd.h"
 
 struct guest_view {
@@ -20,7 +20,7 @@ struct guest_view {
 	char why[512];                 /* "" when read; else why not, in one line */
 };
 
-/* Reads the VM's guest view on an open QMP session (io/qmp.h; the caller opens and closes it, with
+/* Reads the VM's guest view on an open QMP session (io/peer/qmp.h; the caller opens and closes it, with
  * its deadline). On any failure the figures stay unknown and why says why (no balloon device,
  * QEMU's error). poll_seconds > 0 first sets the device's guest-stats-polling-interval (QEMU keeps
  * it: only when the user asks). now_wall is the current Unix time (for the stats' age). After a

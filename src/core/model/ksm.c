@@ -1,4 +1,5 @@
 #include "core/model/ksm.h"
+#include "parse/parse.h"
 
 #include <errno.h>
 #include <stddef.h>

@@ -5,7 +5,7 @@
 #include <sys/types.h>
 
 #include "io/io.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 struct ksm_sysfs {
 	bool present; /* /sys/kernel/mm/ksm exists */

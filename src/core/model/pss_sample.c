@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/model/vm.h"
 
 /* A kind is sampled enough once three standard errors of its mean weight, times the bytes it

@@ -3,7 +3,7 @@
 #ifndef VMHOST_CORE_SNAPSHOT_H
 #define VMHOST_CORE_SNAPSHOT_H
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/model/host.h"
 #include "core/model/vm.h"
 

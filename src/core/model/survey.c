@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/base/clock.h"
-#include "core/base/virt.h"
+#include "core/base/stop.h"
+#include "io/peer/virt.h"
 #include "core/model/guest_view.h"
 #include "core/model/pss_sample.h"
 #include "core/model/vm_memo.h"

@@ -103,7 +103,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
 		   const struct vm_list *before, unsigned flags);
 
-/* One short visit to a QEMU's QMP socket (io/qmp.h, everything within timeout_ms): its disks
+/* One short visit to a QEMU's QMP socket (io/peer/qmp.h, everything within timeout_ms): its disks
  * (query-blockstats, core/model/vm_disks.h) and the guest's own view (core/model/guest_view.h)
  * as asked; when the balloon holds back some of guest RAM, that is taken out of what the overhead
  * estimate assumes is populated. What cannot be read stays unknown with its reason. */

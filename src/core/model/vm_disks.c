@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "io/qmp.h"
+#include "io/peer/qmp.h"
 #include "parse/json.h"
 
 double vm_disk_latency(double seconds, maybe_i64 ops)

@@ -1,6 +1,6 @@
 /* A VM's disks as QEMU counts them: bytes, operations and the time they took, per device, from
- * QMP query-blockstats (one short visit: io/qmp.h) or libvirt's block statistics (one call for
- * every domain: core/base/virt.h), with the cache mode and AIO engine its command line gives each
+ * QMP query-blockstats (one short visit: io/peer/qmp.h) or libvirt's block statistics (one call for
+ * every domain: io/peer/virt.h), with the cache mode and AIO engine its command line gives each
  * disk (parse/qemu_disks.h). Read only when asked (mem --io or --guest, serve --io): a monitor
  * serves one client at a time. */
 #ifndef VMHOST_CORE_VM_DISKS_H
@@ -9,8 +9,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/base/virt.h"
-#include "parse/parse.h"
+#include "io/peer/virt.h"
+#include "parse/maybe.h"
 #include "parse/io_stat.h"
 
 #define VM_DISKS_MAX 16
@@ -49,7 +49,7 @@ void vm_disks_from_virt(const struct virt_domain *dom, const struct qemu_disks *
 /* No disks known, and why ("not asked", the monitor's hint, the session's error). */
 void vm_disks_unread(const char *why, struct vm_disks *ret);
 
-/* query-blockstats on an open QMP session (io/qmp.h), matched to the command line's disks (cmd:
+/* query-blockstats on an open QMP session (io/peer/qmp.h), matched to the command line's disks (cmd:
  * NULL none). On failure the disks stay unknown and why says why (QEMU's error, the deadline). */
 struct qmp;
 void vm_disks_query(struct qmp *q, const struct qemu_disks *cmd, struct vm_disks *ret);

@@ -11,7 +11,7 @@
 #include <sys/types.h>
 
 #include "io/io.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 #define VM_IO_IFACES_MAX 8
 #define VM_IO_WHY_MAX 96

@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/virt.h"
+#include "io/peer/virt.h"
 #include "core/model/guest_view.h"
 #include "core/model/vm.h"
-#include "io/qmp.h"
+#include "io/peer/qmp.h"
 #include "parse/io_stat.h"
 
 /* The overhead estimate without the balloon's pages: the guest gave them back, only the rest of

@@ -1,5 +1,5 @@
 #include "core/sample/sampler_feed.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 
 #include <errno.h>
 #include <math.h>

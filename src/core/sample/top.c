@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_delta.h"
 #include "core/kvm/kvm_halt.h"

@@ -8,7 +8,7 @@
 #include <sys/types.h>
 
 #include "core/share/sketch.h"
-#include "parse/parse.h"
+#include "parse/maybe.h"
 
 struct share_run_vm {
 	pid_t pid;

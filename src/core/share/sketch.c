@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "io/vmread.h"
 
 #define CHUNK_PAGES 256                /* one read: 1 MiB */

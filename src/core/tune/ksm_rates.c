@@ -1,11 +1,12 @@
 #include "core/tune/ksm_rates.h"
+#include "parse/parse.h"
 
 #include <errno.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 
 void ksm_sampler_init(struct ksm_sampler *s, const struct io_root *root)

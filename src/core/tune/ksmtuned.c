@@ -12,7 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 #include "io/file.h"
 #include "parse/parse.h"

@@ -1,5 +1,5 @@
 #include "core/tune/tuner_daemon.h"
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 
 #include <errno.h>
 #include <signal.h>

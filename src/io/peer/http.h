@@ -1,12 +1,12 @@
-/* An HTTP client's socket work (`share plan --from`): resolve, connect, TLS for https (io/tls.h),
+/* An HTTP client's socket work (`share plan --from`): resolve, connect, TLS for https (io/peer/tls.h),
  * send a request, read the reply until the server closes, all within one deadline. The request
  * and the reply are net/http_url.h's. */
-#ifndef VMHOST_IO_HTTP_H
-#define VMHOST_IO_HTTP_H
+#ifndef VMHOST_IO_PEER_HTTP_H
+#define VMHOST_IO_PEER_HTTP_H
 
 #include <stddef.h>
 
-#include "io/tls.h"
+#include "io/peer/tls.h"
 
 struct io_http_request {
 	const char *host, *port;

@@ -3,8 +3,8 @@
  * costs 0.9 ms of each start and libcrypt 0.3 ms, a twentieth of `vmhost mem` with 100 VMs, for
  * a database that only record, serve and report open. A wrapper keeps the library's own
  * declarations (typeof) in a struct of pointers, one per name: see src/net/mhd.h. */
-#ifndef VMHOST_CORE_DYNLIB_H
-#define VMHOST_CORE_DYNLIB_H
+#ifndef VMHOST_IO_DYNLIB_H
+#define VMHOST_IO_DYNLIB_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,4 +1,4 @@
-#include "io/socket.h"
+#include "io/peer/socket.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -11,8 +11,8 @@
  *   struct virt_domains d;  char why[256];
  *   if (virt_domain_stats(v, VIRT_STATS_VM | VIRT_STATS_VCPU, &d, why, sizeof(why)) == 0) ... virt_domains_free(&d);
  *   virt_free(v); */
-#ifndef VMHOST_CORE_VIRT_H
-#define VMHOST_CORE_VIRT_H
+#ifndef VMHOST_IO_PEER_VIRT_H
+#define VMHOST_IO_PEER_VIRT_H
 
 #include <stddef.h>
 #include <stdint.h>

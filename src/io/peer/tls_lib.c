@@ -1,7 +1,7 @@
-#include "core/base/tls_lib.h"
+#include "io/peer/tls_lib.h"
 
-#include "core/base/dynlib.h"
-#include "io/tls.h"
+#include "io/dynlib.h"
+#include "io/peer/tls.h"
 
 #ifndef VMHOST_GNUTLS_SONAME
 #error "VMHOST_GNUTLS_SONAME: the build names GnuTLS's soname (cmake/tls.cmake)"

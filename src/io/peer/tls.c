@@ -1,4 +1,4 @@
-#include "io/tls.h"
+#include "io/peer/tls.h"
 
 #include <arpa/inet.h>
 #include <errno.h>

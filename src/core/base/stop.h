@@ -8,8 +8,8 @@
  *   }
  *   return stop_requested() ? 128 + stop_requested() : 0;
  */
-#ifndef VMHOST_CORE_CLOCK_H
-#define VMHOST_CORE_CLOCK_H
+#ifndef VMHOST_CORE_STOP_H
+#define VMHOST_CORE_STOP_H
 
 #include <signal.h>
 #include <stdbool.h>

@@ -10,8 +10,8 @@
  *   qmp_close(q);
  *   on failure: qmp_strerror(r) is the one-line reason; for -EREMOTEIO, qmp_error_class/desc(q).
  */
-#ifndef VMHOST_IO_QMP_H
-#define VMHOST_IO_QMP_H
+#ifndef VMHOST_IO_PEER_QMP_H
+#define VMHOST_IO_PEER_QMP_H
 
 #include <stddef.h>
 

@@ -2,8 +2,8 @@
  * glibc's resolver keeps its own timeouts (resolv.conf: 5 s a try, 2 tries, each server, each
  * address family), which no caller can shorten: a dead resolver held getaddrinfo for 20 s and more
  * past any --timeout. */
-#ifndef VMHOST_IO_RESOLVE_H
-#define VMHOST_IO_RESOLVE_H
+#ifndef VMHOST_IO_PEER_RESOLVE_H
+#define VMHOST_IO_PEER_RESOLVE_H
 
 #include <netdb.h>
 

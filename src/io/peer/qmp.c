@@ -1,4 +1,4 @@
-#include "io/qmp.h"
+#include "io/peer/qmp.h"
 
 #include "io/clock.h"
 

@@ -1,6 +1,6 @@
 /* libvirt through its C API, loaded on first use, every call on a worker under a deadline: see
  * virt.h. */
-#include "core/base/virt.h"
+#include "io/peer/virt.h"
 
 #include <errno.h>
 #include <libvirt/libvirt.h>
@@ -14,8 +14,8 @@
 #include <strings.h>
 #include <time.h>
 
-#include "core/base/clock.h"
-#include "core/base/dynlib.h"
+#include "io/clock.h"
+#include "io/dynlib.h"
 
 #ifndef VMHOST_LIBVIRT_SONAME
 #error "VMHOST_LIBVIRT_SONAME: the build names libvirt's soname (cmake/libvirt_source.cmake)"

@@ -1,4 +1,4 @@
-#include "io/http.h"
+#include "io/peer/http.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "io/clock.h"
-#include "io/resolve.h"
+#include "io/peer/resolve.h"
 
 /* Waits for events on fd until the deadline: 0, or -ETIMEDOUT, or a negative errno. */
 static int wait_for(int fd, short events, double deadline)

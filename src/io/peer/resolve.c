@@ -1,4 +1,4 @@
-#include "io/resolve.h"
+#include "io/peer/resolve.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -1,4 +1,4 @@
-#include "core/base/dynlib.h"
+#include "io/dynlib.h"
 
 #include <dlfcn.h>
 #include <errno.h>

@@ -1,11 +1,11 @@
 /* The TLS side of `share plan --from https://...`: a GnuTLS client session on a connected socket,
  * the server's certificate verified against the system trust store or a given CA, and its name
- * against the host asked for. GnuTLS is loaded by the commands that use it (core/base/tls_lib.h
- * fills io_tls_calls through core/base/dynlib.h), not linked: see net/mhd.h for what linking it
+ * against the host asked for. GnuTLS is loaded by the commands that use it (io/peer/tls_lib.h
+ * fills io_tls_calls through io/dynlib.h), not linked: see net/mhd.h for what linking it
  * costs every command. The steps never block: each says which way the socket must be ready
- * (POLLIN, POLLOUT) before it is called again, and io/http.c waits for that within its deadline. */
-#ifndef VMHOST_IO_TLS_H
-#define VMHOST_IO_TLS_H
+ * (POLLIN, POLLOUT) before it is called again, and io/peer/http.c waits for that within its deadline. */
+#ifndef VMHOST_IO_PEER_TLS_H
+#define VMHOST_IO_PEER_TLS_H
 
 #include <stddef.h>
 #include <sys/types.h>
@@ -39,7 +39,7 @@ struct io_tls_calls {
 #undef IO_TLS_CALL_POINTER
 };
 
-/* The calls, empty until the library is loaded (core/base/tls_lib.h), and their names. */
+/* The calls, empty until the library is loaded (io/peer/tls_lib.h), and their names. */
 extern struct io_tls_calls io_tls_calls;
 extern const char *const io_tls_call_names[];
 #define IO_TLS_NCALLS (sizeof(struct io_tls_calls) / sizeof(void *))

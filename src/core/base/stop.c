@@ -1,4 +1,4 @@
-#include "core/base/clock.h"
+#include "core/base/stop.h"
 
 #include <errno.h>
 #include <math.h>

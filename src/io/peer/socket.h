@@ -1,7 +1,7 @@
 /* Sockets vmhost listens on: its own, or the ones systemd passes (socket activation). QMP's
- * client socket is io/qmp.c's. */
-#ifndef VMHOST_IO_SOCKET_H
-#define VMHOST_IO_SOCKET_H
+ * client socket is io/peer/qmp.c's. */
+#ifndef VMHOST_IO_PEER_SOCKET_H
+#define VMHOST_IO_PEER_SOCKET_H
 
 #include <sys/socket.h>
 
