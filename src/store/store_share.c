@@ -9,12 +9,12 @@
 
 static int prepare(struct store *s, const char *sql, sqlite3_stmt **st)
 {
-	return store_sqlite_errno(s, sq.prepare_v2(store_sqlite(s), sql, -1, st, NULL));
+	return store_sqlite_errno(s, sq.prepare_v2(s->db, sql, -1, st, NULL));
 }
 
 static int exec(struct store *s, const char *sql)
 {
-	return store_sqlite_errno(s, sq.exec(store_sqlite(s), sql, NULL, NULL, NULL));
+	return store_sqlite_errno(s, sq.exec(s->db, sql, NULL, NULL, NULL));
 }
 
 /* Steps a bound statement once and readies it for the next row. */
@@ -45,7 +45,7 @@ static int insert_run(struct store *s, const struct share_run *r, int64_t *ret_i
 	e = step_row(s, st);
 	sq.finalize(st);
 	if (e == 0)
-		*ret_id = sq.last_insert_rowid(store_sqlite(s));
+		*ret_id = sq.last_insert_rowid(s->db);
 	return e;
 }
 
