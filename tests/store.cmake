@@ -1,6 +1,7 @@
 # vmhost record / growth / report (src/store, src/core/trend, src/out/html*).
 vmhost_unit_test(test_trend)
 vmhost_unit_test(test_series)
+vmhost_unit_test(test_history)
 vmhost_unit_test(test_store)
 vmhost_unit_test(test_store_chart)
 vmhost_script_test(store_cli e2e/report_cli.sh "cli;sanitize")

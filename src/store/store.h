@@ -20,6 +20,7 @@
 #include "core/kvm/kvm.h"
 #include "core/sample/sampler.h"
 #include "core/model/snapshot.h"
+#include "core/sample/history.h"
 #include "parse/maybe.h"
 
 #define STORE_SCHEMA_VERSION 6
@@ -93,41 +94,6 @@ struct store_vm {
 	size_t samples;          /* rows in the asked time range */
 };
 
-struct store_vm_point {
-	double t;           /* Unix seconds */
-	int resolution;     /* 0 raw, else the seconds a mean covers */
-	bool populated;     /* guest RAM was fully populated: the overhead estimate is exact */
-	bool exact;         /* overhead and PSS from the exact sources */
-	maybe_i64 rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit,
-		ksm_saved, pss, overhead;
-	maybe_i64 cpu_ms, vcpu_delay_ms; /* cumulative: VMM + helpers, and the vCPUs' delay */
-	maybe_i64 cgroup_memory, cgroup_limit, oom_kills;
-	maybe_i64 hugetlb, memory_cost; /* huge pages (not in rss or pss), and pss plus them */
-	/* counters: storage bytes of the VMM and its helpers, its taps' bytes and drops summed */
-	maybe_i64 io_read, io_write, net_rx, net_tx, net_dropped;
-};
-
-/* One disk of a VM at one sample (record --io): QEMU's counters, cumulative, unknown where QEMU or
- * libvirt gave none. */
-struct store_disk_point {
-	double t;
-	int resolution;
-	char device[64];
-	maybe_i64 read_bytes, write_bytes, read_ops, write_ops, flush_ops;
-	maybe_i64 read_time_ns, write_time_ns, flush_time_ns; /* the time the operations took, summed */
-};
-
-struct store_host_point {
-	double t;
-	int resolution;
-	double gather_seconds;
-	maybe_i64 mem_total, mem_available, mem_free, swap_total, swap_free, page_size;
-	maybe_i64 ksm_run, ksm_pages_shared, ksm_pages_sharing, ksm_pages_unshared, ksm_pages_volatile,
-		ksm_zero_pages, ksm_full_scans, ksm_pages_scanned, ksm_general_profit, ksm_pages_to_scan,
-		ksm_sleep_millisecs, ksmd_cpu_ns;
-	maybe_i64 vm_count, skipped;
-};
-
 /* A KVM counter's values in [since, until] (vm_id 0: the host-wide running total), oldest first. Rows
  * exist only where the value changed. -ENOENT when the counter was never recorded. */
 int store_kvm_points(struct store *s, int64_t vm_id, const char *counter, double since, double until,
@@ -138,12 +104,12 @@ int store_time_range(struct store *s, double *ret_first, double *ret_last);
 /* VM series with samples in [since, until], ordered by first sample. */
 int store_vms(struct store *s, double since, double until, struct store_vm **ret, size_t *ret_n);
 /* A VM's samples in [since, until], oldest first (every resolution). */
-int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct store_vm_point **ret,
+int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct history_vm_point **ret,
 		    size_t *ret_n);
-int store_host_points(struct store *s, double since, double until, struct store_host_point **ret,
+int store_host_points(struct store *s, double since, double until, struct history_host_point **ret,
 		      size_t *ret_n);
 /* A VM's disk samples in [since, until], by device, then oldest first (none: *ret_n 0). */
-int store_vm_disk_points(struct store *s, int64_t vm_id, double since, double until, struct store_disk_point **ret,
+int store_vm_disk_points(struct store *s, int64_t vm_id, double since, double until, struct history_disk_point **ret,
 			 size_t *ret_n);
 
 #endif

@@ -115,7 +115,7 @@ int store_vms(struct store *s, double since, double until, struct store_vm **ret
 
 static void fill_vm_point(sqlite3_stmt *st, void *item)
 {
-	struct store_vm_point *p = item;
+	struct history_vm_point *p = item;
 	p->t = sql_column_seconds(st, 0);
 	p->resolution = sq.column_int(st, 1);
 	p->populated = sq.column_int(st, 2) != 0;
@@ -128,7 +128,7 @@ static void fill_vm_point(sqlite3_stmt *st, void *item)
 	sql_columns_maybe(st, 4, fields, sizeof(fields) / sizeof(fields[0]));
 }
 
-int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct store_vm_point **ret,
+int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct history_vm_point **ret,
 		    size_t *ret_n)
 {
 	char sql[640];
@@ -144,7 +144,7 @@ int store_vm_points(struct store *s, int64_t vm_id, double since, double until, 
 
 static void fill_host_point(sqlite3_stmt *st, void *item)
 {
-	struct store_host_point *p = item;
+	struct history_host_point *p = item;
 	p->t = sql_column_seconds(st, 0);
 	p->resolution = sq.column_int(st, 1);
 	p->gather_seconds = sq.column_double(st, 2) / 1e6;
@@ -157,7 +157,7 @@ static void fill_host_point(sqlite3_stmt *st, void *item)
 	sql_columns_maybe(st, 3, fields, sizeof(fields) / sizeof(fields[0]));
 }
 
-int store_host_points(struct store *s, double since, double until, struct store_host_point **ret,
+int store_host_points(struct store *s, double since, double until, struct history_host_point **ret,
 		      size_t *ret_n)
 {
 	return query_rows(s,
@@ -171,7 +171,7 @@ int store_host_points(struct store *s, double since, double until, struct store_
 
 static void fill_disk_point(sqlite3_stmt *st, void *item)
 {
-	struct store_disk_point *p = item;
+	struct history_disk_point *p = item;
 	p->t = sql_column_seconds(st, 0);
 	p->resolution = sq.column_int(st, 1);
 	sql_column_text(st, 2, p->device, sizeof(p->device));
@@ -180,7 +180,7 @@ static void fill_disk_point(sqlite3_stmt *st, void *item)
 	sql_columns_maybe(st, 3, fields, sizeof(fields) / sizeof(fields[0]));
 }
 
-int store_vm_disk_points(struct store *s, int64_t vm_id, double since, double until, struct store_disk_point **ret,
+int store_vm_disk_points(struct store *s, int64_t vm_id, double since, double until, struct history_disk_point **ret,
 			 size_t *ret_n)
 {
 	if (s->version < 6) { /* no disks recorded before */

@@ -142,7 +142,7 @@ static int64_t count_rows(const char *sql)
 /* vm0's disks as make_disks wrote them at 1.8e9 + 10 i (by device, then time); vm1 has none. */
 static void check_disks(struct store *s, int64_t vm0, int64_t vm1)
 {
-	struct store_disk_point *d;
+	struct history_disk_point *d;
 	size_t n;
 	assert_int_equal(store_vm_disk_points(s, vm0, 0, 2e9, &d, &n), 0);
 	assert_int_equal(n, 60);
@@ -187,7 +187,7 @@ static void write_and_read_back(void **state)
 	/* started = boot + start_ticks / HZ */
 	assert_true(fabs(vms[1].started_seconds - (1.7e9 + 10.01)) < 0.01);
 
-	struct store_vm_point *p;
+	struct history_vm_point *p;
 	size_t np;
 	assert_int_equal(store_vm_points(s, vms[0].id, 0, 2e9, &p, &np), 0);
 	assert_int_equal(np, 30);
@@ -217,7 +217,7 @@ static void write_and_read_back(void **state)
 
 	check_disks(s, vms[0].id, vms[1].id);
 
-	struct store_host_point *h;
+	struct history_host_point *h;
 	assert_int_equal(store_host_points(s, 0, 2e9, &h, &np), 0);
 	assert_int_equal(np, 30);
 	assert_int_equal(h[0].mem_total.v, 8LL << 30);
@@ -300,7 +300,7 @@ static void restarted_vm_is_a_new_series(void **state)
  * mean a counter's last value in its bucket (its maximum), unknown staying unknown. */
 static void check_disk_tiers(struct store *s, double t0)
 {
-	struct store_disk_point *d;
+	struct history_disk_point *d;
 	size_t n, tiers[3] = {0};
 	assert_int_equal(store_vm_disk_points(s, 1, 0, 2e9, &d, &n), 0);
 	for (size_t i = 0; i < n; i++) {
@@ -336,7 +336,7 @@ static void downsampling_keeps_means(void **state)
 	double now = t0 + 719 * 60;
 	assert_int_equal(store_downsample(s, now), 0);
 
-	struct store_host_point *h;
+	struct history_host_point *h;
 	size_t n;
 	assert_int_equal(store_host_points(s, 0, 2e9, &h, &n), 0);
 	size_t raw = 0, m5 = 0, h1 = 0;
@@ -404,7 +404,7 @@ static void unknown_resident_is_not_populated(void **state)
 	sq.finalize(st);
 	sq.close_v2(raw);
 	assert_int_equal(store_open(db, &s), 0);
-	struct store_vm_point *p;
+	struct history_vm_point *p;
 	size_t np;
 	assert_int_equal(store_vm_points(s, 1, 0, 2e9, &p, &np), 0);
 	assert_int_equal(np, 1);
@@ -430,13 +430,13 @@ static void vmhost_database(int version, const char *rows)
 
 /* vm 1's points in a database left by vmhost at schema version (its migrations, then rows), once
  * this build opened it (migrating it in place) and wrote samples of other VMs. */
-static struct store_vm_point *old_database(int version, const char *rows, size_t *ret_n)
+static struct history_vm_point *old_database(int version, const char *rows, size_t *ret_n)
 {
 	vmhost_database(version, rows);
 	struct store *s;
 	assert_int_equal(store_open(db, &s), 0);
 	write_samples(s, 1.8e9, 10, 2, 1, 0);
-	struct store_vm_point *p;
+	struct history_vm_point *p;
 	assert_int_equal(store_vm_points(s, 1, 0, 2e9, &p, ret_n), 0);
 	store_close(s);
 	return p;
@@ -448,7 +448,7 @@ static void schema_1_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct store_vm_point *p = old_database(1,
+	struct history_vm_point *p = old_database(1,
 		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
 		"INSERT INTO vm_samples (vm_id, t_ms, rss) VALUES (1, 1799999995000, 4096);", &np);
 	assert_int_equal(np, 1);
@@ -462,7 +462,7 @@ static void schema_2_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct store_vm_point *p = old_database(2,
+	struct history_vm_point *p = old_database(2,
 		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
 		"INSERT INTO vm_samples (vm_id, t_ms, rss, pss, cpu_ms) VALUES (1, 1799999995000, 4096, 4096, 5);", &np);
 	assert_int_equal(np, 1);
@@ -477,7 +477,7 @@ static void schema_3_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct store_vm_point *p = old_database(3,
+	struct history_vm_point *p = old_database(3,
 		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
 		"INSERT INTO vm_samples (vm_id, t_ms, rss, pss, hugetlb) VALUES (1, 1799999995000, 4096, 4096, 0);", &np);
 	assert_int_equal(np, 1);
@@ -492,7 +492,7 @@ static void schema_4_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct store_vm_point *p = old_database(4,
+	struct history_vm_point *p = old_database(4,
 		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
 		"INSERT INTO vm_samples (vm_id, t_ms, rss, pss, io_write) VALUES (1, 1799999995000, 4096, 4096, 512);", &np);
 	assert_int_equal(np, 1);
@@ -548,7 +548,7 @@ static void schema_5_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct store_vm_point *p = old_database(5, SCHEMA_5_ROWS, &np);
+	struct history_vm_point *p = old_database(5, SCHEMA_5_ROWS, &np);
 	assert_int_equal(np, 2);
 	assert_true(p[0].vcpu_delay_ms.known && p[0].vcpu_delay_ms.v == 1000);
 	assert_true(p[1].vcpu_delay_ms.known && p[1].vcpu_delay_ms.v == 3500);
@@ -564,7 +564,7 @@ static void schema_5_is_migrated(void **state)
 	/* The new writer's samples carry the delay and vm0's disks under the new names. */
 	struct store *s;
 	assert_int_equal(store_open_read(db, &s), 0);
-	struct store_disk_point *d;
+	struct history_disk_point *d;
 	assert_int_equal(store_vm_disk_points(s, 2, 0, 2e9, &d, &np), 0);
 	assert_int_equal(np, 4);
 	free(d);
@@ -578,13 +578,13 @@ static void schema_5_is_read_as_it_is(void **state)
 	vmhost_database(5, SCHEMA_5_ROWS "INSERT INTO samples (t_ms) VALUES (1799999990000), (1799999995000);");
 	struct store *s;
 	assert_int_equal(store_open_read(db, &s), 0);
-	struct store_vm_point *p;
+	struct history_vm_point *p;
 	size_t np;
 	assert_int_equal(store_vm_points(s, 1, 0, 2e9, &p, &np), 0);
 	assert_int_equal(np, 2);
 	assert_true(p[1].vcpu_delay_ms.known && p[1].vcpu_delay_ms.v == 3500);
 	free(p);
-	struct store_disk_point *d;
+	struct history_disk_point *d;
 	assert_int_equal(store_vm_disk_points(s, 1, 0, 2e9, &d, &np), 0);
 	assert_int_equal(np, 0);
 	free(d);

@@ -57,7 +57,7 @@ static size_t read_totals(int64_t *out, size_t cap)
 {
 	struct store *r;
 	assert_int_equal(store_open_read(db, &r), 0);
-	struct store_host_point *h;
+	struct history_host_point *h;
 	size_t n;
 	assert_int_equal(store_host_points(r, 0, 4e9, &h, &n), 0);
 	for (size_t i = 0; i < n && i < cap; i++)
