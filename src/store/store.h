@@ -1,11 +1,12 @@
 /* The history database (SQLite): samples of the host, KSM and every VM, written by `record`
  * (and `serve --db`), read by `growth` and `report`. Schema and its bounds: docs/record.md.
  *
- * Writers: store_open() + store_write_snapshot() per sample + store_close(); in the program the
- * one caller of the write is core/sampler, through store_sink(). One writer per
- * database (a lock held until store_close; a second writer gets -EBUSY). Each snapshot is one
- * transaction: a crash loses at most the sample in flight. Old samples are downsampled by the
- * writer itself (raw -> 5-minute -> 1-hour means) so the file stays small.
+ * Writers: store_open() + store_write_sample() per sample + store_close(); in the program the
+ * one caller of the write is the sampler (core/sample/sampler.c's sampler_record), through
+ * store_sink(). One writer per database (a lock held until store_close; a second writer gets
+ * -EBUSY). Each sample is one transaction: a crash loses at most the sample in flight. Old
+ * samples are downsampled by the writer itself (raw -> 5-minute -> 1-hour means) so the file
+ * stays small. Readers get the rows back as core/sample/history.h has them.
  *
  * Functions return 0 or a negative errno; store_strerror() says what the vmhost-specific ones
  * mean. Nothing here prints. */
@@ -17,15 +18,15 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/kvm/kvm.h"
-#include "core/sample/sampler.h"
-#include "core/model/snapshot.h"
 #include "core/sample/history.h"
 #include "parse/maybe.h"
 
 #define STORE_SCHEMA_VERSION 6
 
 struct store;
+struct kvm_rows;    /* core/sample/sampler.h */
+struct sample_sink; /* core/sample/sampler.h */
+struct snapshot;    /* core/model/snapshot.h */
 
 /* How long each resolution is kept (seconds). Raw samples older than raw_seconds become 5-minute
  * means, those older than minute5_seconds become 1-hour means, dropped after hour_seconds. */
@@ -50,30 +51,24 @@ int store_open_side(const char *path, struct store **ret);
 int store_open_read(const char *path, struct store **ret);
 void store_close(struct store *s); /* NULL is fine */
 
-void store_set_retention(struct store *s, const struct store_retention *r);
-
-/* Writes one snapshot in one transaction (and downsamples, at most every 10 minutes).
- * -ENOSPC on a full disk: nothing of this sample is kept, earlier samples are intact, and a
- * later call may succeed. */
-int store_write_snapshot(struct store *s, const struct snapshot *snap);
-
-/* The same, with KVM's debugfs counters read at (nearly) the same time (rows NULL: none). VMs
- * are matched to the snapshot's by pid and start time; the others are skipped. The host row
- * (vm_id 0) takes rows->host for events and times (the global files for gauges, and for all
- * when rows->host is NULL). */
+/* Writes one snapshot in one transaction (and downsamples, at most every 10 minutes), with KVM's
+ * debugfs counters read at (nearly) the same time (rows NULL: none). VMs are matched to the
+ * snapshot's by pid and start time; the others are skipped. The host row (vm_id 0) takes
+ * rows->host for events and times (the global files for gauges, and for all when rows->host is
+ * NULL). Returns 1 instead of 0 when the file had been deleted (st_nlink 0): the sample went into
+ * a new database created at the same path. -ENOSPC on a full disk: nothing of this sample is
+ * kept, earlier samples are intact, and a later call may succeed; so with -EAGAIN (locked by
+ * another program); -EROFS when the file system went read-only under the writer. A sample's time
+ * is its wall clock, moved on by a millisecond while another sample has that time (the clock was
+ * set back): no sample is ever replaced. */
 int store_write_sample(struct store *s, const struct snapshot *snap, const struct kvm_rows *rows);
-/* Both return 1 instead of 0 when the file had been deleted (st_nlink 0): the sample went into a
- * new database created at the same path. -EAGAIN (locked by another program), like -ENOSPC,
- * keeps earlier samples and a later call may succeed; -EROFS when the file system went
- * read-only under the writer. A sample's time is its wall clock, moved on by a millisecond
- * while another sample has that time (the clock was set back): no sample is ever replaced. */
 
 /* The sampler's sink for this store (core/sample/sampler.h): its writes are store_write_sample, its
  * warnings name path. The store must outlive the sampler's use of it. */
 struct sample_sink store_sink(struct store *s, const char *path);
 
-/* Applies retention now (store_write_snapshot does it by itself); now is Unix seconds. */
-int store_downsample(struct store *s, double now_seconds);
+/* How long each resolution is kept from now on (store_retention_default until set). */
+void store_set_retention(struct store *s, const struct store_retention *r);
 
 /* Text for the errors above ("another recorder is writing to this database", ...). */
 const char *store_strerror(int err);
@@ -106,10 +101,17 @@ int store_vms(struct store *s, double since, double until, struct store_vm **ret
 /* A VM's samples in [since, until], oldest first (every resolution). */
 int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct history_vm_point **ret,
 		    size_t *ret_n);
+/* The host's samples in [since, until], oldest first (every resolution). */
 int store_host_points(struct store *s, double since, double until, struct history_host_point **ret,
 		      size_t *ret_n);
 /* A VM's disk samples in [since, until], by device, then oldest first (none: *ret_n 0). */
 int store_vm_disk_points(struct store *s, int64_t vm_id, double since, double until, struct history_disk_point **ret,
 			 size_t *ret_n);
+
+/* ---- for tests: the program never calls these ---- */
+
+/* Applies retention now (store_write_sample does it by itself, at most every 10 minutes); now is
+ * Unix seconds. */
+int store_downsample(struct store *s, double now_seconds);
 
 #endif

@@ -13,6 +13,9 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "core/kvm/kvm.h"
+#include "core/model/snapshot.h"
+#include "core/sample/sampler.h"
 #include "store/store_schema.h"
 
 #define DOWNSAMPLE_EVERY_SECONDS 600.0
@@ -403,11 +406,6 @@ static int insert_kvm(struct store *s, const struct kvm_rows *rows)
 	}
 	s->nkvm_last = n;
 	return r;
-}
-
-int store_write_snapshot(struct store *s, const struct snapshot *snap)
-{
-	return store_write_sample(s, snap, NULL);
 }
 
 /* The sample's time: its wall clock, moved on by a millisecond while a sample already has that

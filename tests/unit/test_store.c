@@ -14,6 +14,7 @@
 
 #include "store/sqlite.h"
 
+#include "core/model/snapshot.h"
 #include "store/store.h"
 #include "store/store_schema.h"
 #include "store/store_growth.h"
@@ -121,7 +122,7 @@ static void write_samples(struct store *s, double t0, double dt, size_t n, size_
 	for (size_t i = 0; i < n; i++) {
 		struct snapshot snap;
 		make_snapshot(&snap, t0 + (double)i * dt, nvms, rate);
-		assert_int_equal(store_write_snapshot(s, &snap), 0);
+		assert_int_equal(store_write_sample(s, &snap, NULL), 0);
 		snapshot_free(&snap);
 	}
 }
@@ -266,14 +267,14 @@ static void restarted_vm_is_a_new_series(void **state)
 	assert_int_equal(store_open(db, &s), 0);
 	struct snapshot snap;
 	make_snapshot(&snap, 1.8e9, 1, 0);
-	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	assert_int_equal(store_write_sample(s, &snap, NULL), 0);
 	snap.vms.vms[0].start_ticks = 99999; /* same pid, started again */
 	snap.wall_seconds += 10;
 	snap.monotonic_seconds += 10;
-	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	assert_int_equal(store_write_sample(s, &snap, NULL), 0);
 	snap.wall_seconds += 10;
 	snap.monotonic_seconds += 10;
-	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	assert_int_equal(store_write_sample(s, &snap, NULL), 0);
 	snapshot_free(&snap);
 	struct store_vm *vms;
 	size_t n;
@@ -287,7 +288,7 @@ static void restarted_vm_is_a_new_series(void **state)
 	assert_int_equal(store_open(db, &s), 0);
 	make_snapshot(&snap, 1.8e9 + 30, 1, 0);
 	snap.vms.vms[0].start_ticks = 99999;
-	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	assert_int_equal(store_write_sample(s, &snap, NULL), 0);
 	snapshot_free(&snap);
 	assert_int_equal(store_vms(s, 0, 2e9, &vms, &n), 0);
 	assert_int_equal(n, 2);
@@ -391,7 +392,7 @@ static void unknown_resident_is_not_populated(void **state)
 	snap.vms.vms[0].mem.rss_anon = UNKNOWN;
 	snap.vms.vms[1].mem.rss_shmem = UNKNOWN;
 	snap.vms.vms[1].cfg.ram_shared = true;
-	assert_int_equal(store_write_snapshot(s, &snap), 0);
+	assert_int_equal(store_write_sample(s, &snap, NULL), 0);
 	snapshot_free(&snap);
 	store_close(s);
 	sqlite3 *raw;

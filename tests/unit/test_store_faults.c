@@ -16,6 +16,7 @@
 
 #include "store/sqlite.h"
 
+#include "core/model/snapshot.h"
 #include "store/store.h"
 #include "serve_testutil.h"
 
@@ -49,7 +50,7 @@ static int write_at(struct store *s, double wall, double mono, int64_t mem_total
 {
 	struct snapshot snap;
 	host_snapshot(&snap, wall, mono, mem_total);
-	return store_write_snapshot(s, &snap);
+	return store_write_sample(s, &snap, NULL);
 }
 
 /* mem_total of every sample, in time order, from a reader; returns the count. */
