@@ -183,7 +183,7 @@ static void vm_section(FILE *f, struct store *s, const struct report_data *d, co
 	report_html_vm_chart(f, vm, vm->series, d->since, d->until);
 	report_html_vm_cpu(f, vm, vm->series, d->since, d->until);
 	report_html_vm_io(f, vm, vm->series, d->since, d->until);
-	struct store_disk_series disks;
+	struct history_disk_series disks;
 	if (store_disk_series(s, vm->id, d->since, d->until, REPORT_VM_POINTS, &disks) == 0) {
 		report_html_vm_disks(f, vm, &disks.set, disks.devices, disks.ndevices, disks.more, d->since, d->until);
 		series_free(&disks.set);

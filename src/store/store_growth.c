@@ -21,9 +21,9 @@ void growth_scan_free(struct growth_scan *g)
 
 /* What the VM wrote to storage between t0 and t1: its io_write counter's last minus its first
  * known value there; unknown without two, or when the counter went back (not one process). */
-static maybe_i64 written_over(const struct store_vm_point *p, size_t n, double t0, double t1)
+static maybe_i64 written_over(const struct history_vm_point *p, size_t n, double t0, double t1)
 {
-	const struct store_vm_point *first = NULL, *last = NULL;
+	const struct history_vm_point *first = NULL, *last = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (!p[i].io_write.known || !(p[i].t >= t0 && p[i].t <= t1))
 			continue;
@@ -38,7 +38,7 @@ static maybe_i64 written_over(const struct store_vm_point *p, size_t n, double t
 static int judge(struct store *s, const struct growth_scan *g, const struct growth_params *params,
 		 struct growth_vm *v)
 {
-	struct store_vm_point *p;
+	struct history_vm_point *p;
 	size_t n;
 	int r = store_vm_points(s, v->vm.id, g->since, g->until, &p, &n);
 	if (r < 0)

@@ -1,58 +1,36 @@
 #include "store/store_share.h"
 
 #include <errno.h>
-#include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "store/store_private.h"
 
-static int prepare(struct store *s, const char *sql, sqlite3_stmt **st)
-{
-	return store_sqlite_errno(s, sq.prepare_v2(store_sqlite(s), sql, -1, st, NULL));
-}
-
-static int exec(struct store *s, const char *sql)
-{
-	return store_sqlite_errno(s, sq.exec(store_sqlite(s), sql, NULL, NULL, NULL));
-}
-
-/* Steps a bound statement once and readies it for the next row. */
-static int step_row(struct store *s, sqlite3_stmt *st)
-{
-	int rc = sq.step(st);
-	sq.reset(st);
-	sq.clear_bindings(st);
-	return rc == SQLITE_DONE ? 0 : store_sqlite_errno(s, rc);
-}
-
 static int insert_run(struct store *s, const struct share_run *r, int64_t *ret_id)
 {
 	sqlite3_stmt *st = NULL;
-	int e = prepare(s, "INSERT INTO share_runs (t_ms, sample_n, page_size, host_pages, zero_pages,"
+	int e = sql_prepare(s, "INSERT INTO share_runs (t_ms, sample_n, page_size, host_pages, zero_pages,"
 			   " mergeable_savings, ksm_saved, vm_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)", &st);
 	if (e < 0)
 		return e;
-	sq.bind_int64(st, 1, llround(r->t * 1000.0));
+	sq.bind_int64(st, 1, store_ms(r->t));
 	sq.bind_int64(st, 2, r->sample_n);
 	sq.bind_int64(st, 3, r->page_size);
 	sq.bind_int64(st, 4, r->host_pages);
 	sq.bind_int64(st, 5, r->zero_pages);
 	sq.bind_int64(st, 6, r->mergeable_savings_bytes);
-	if (r->ksm_saved_bytes.known)
-		sq.bind_int64(st, 7, r->ksm_saved_bytes.v);
+	sql_bind_maybe(st, 7, r->ksm_saved_bytes);
 	sq.bind_int64(st, 8, (int64_t)r->n);
-	e = step_row(s, st);
+	e = sql_step_done(s, st);
 	sq.finalize(st);
 	if (e == 0)
-		*ret_id = sq.last_insert_rowid(store_sqlite(s));
+		*ret_id = sq.last_insert_rowid(s->db);
 	return e;
 }
 
 static int insert_vms(struct store *s, const struct share_run *r, int64_t id)
 {
 	sqlite3_stmt *st = NULL;
-	int e = prepare(s, "INSERT INTO share_vms (run_id, vm, pid, name, pages, zero_pages, unique_pages,"
+	int e = sql_prepare(s, "INSERT INTO share_vms (run_id, vm, pid, name, pages, zero_pages, unique_pages,"
 			   " error_bound_pages, sketch_bytes, partial_reason)"
 			   " VALUES (?1, ?2, ?3, NULLIF(?4, ''), ?5, ?6, ?7, ?8, ?9, NULLIF(?10, ''))", &st);
 	for (size_t i = 0; e == 0 && i < r->n; i++) {
@@ -67,7 +45,7 @@ static int insert_vms(struct store *s, const struct share_run *r, int64_t id)
 		sq.bind_int64(st, 8, v->error_bound_pages);
 		sq.bind_int64(st, 9, v->sketch_bytes);
 		sq.bind_text(st, 10, v->partial_reason, -1, SQLITE_STATIC);
-		e = step_row(s, st);
+		e = sql_step_done(s, st);
 	}
 	sq.finalize(st);
 	return e;
@@ -76,7 +54,7 @@ static int insert_vms(struct store *s, const struct share_run *r, int64_t id)
 static int insert_pairs(struct store *s, const struct share_run *r, int64_t id)
 {
 	sqlite3_stmt *st = NULL;
-	int e = prepare(s, "INSERT INTO share_pairs (run_id, a, b, pages) VALUES (?1, ?2, ?3, ?4)", &st);
+	int e = sql_prepare(s, "INSERT INTO share_pairs (run_id, a, b, pages) VALUES (?1, ?2, ?3, ?4)", &st);
 	for (size_t a = 0; e == 0 && a < r->n; a++)
 		for (size_t b = 0; e == 0 && b < r->n; b++) {
 			if (!r->pairs[a * r->n + b])
@@ -85,7 +63,7 @@ static int insert_pairs(struct store *s, const struct share_run *r, int64_t id)
 			sq.bind_int64(st, 2, (int64_t)a);
 			sq.bind_int64(st, 3, (int64_t)b);
 			sq.bind_int64(st, 4, r->pairs[a * r->n + b]);
-			e = step_row(s, st);
+			e = sql_step_done(s, st);
 		}
 	sq.finalize(st);
 	return e;
@@ -96,11 +74,11 @@ static int insert_pairs(struct store *s, const struct share_run *r, int64_t id)
 static int forget_old_pairs(struct store *s, const struct share_run *r)
 {
 	sqlite3_stmt *st = NULL;
-	int e = prepare(s, "DELETE FROM share_pairs WHERE run_id IN (SELECT id FROM share_runs WHERE t_ms < ?1)", &st);
+	int e = sql_prepare(s, "DELETE FROM share_pairs WHERE run_id IN (SELECT id FROM share_runs WHERE t_ms < ?1)", &st);
 	if (e < 0)
 		return e;
-	sq.bind_int64(st, 1, llround((r->t - store_retention_default.minute5_seconds) * 1000.0));
-	e = step_row(s, st);
+	sq.bind_int64(st, 1, store_ms(r->t - store_retention_default.minute5_seconds));
+	e = sql_step_done(s, st);
 	sq.finalize(st);
 	return e;
 }
@@ -108,7 +86,7 @@ static int forget_old_pairs(struct store *s, const struct share_run *r)
 int store_share_write(struct store *s, const struct share_run *r)
 {
 	int64_t id = 0;
-	int e = exec(s, "BEGIN IMMEDIATE");
+	int e = sql_exec(s, "BEGIN IMMEDIATE");
 	if (e < 0)
 		return e;
 	e = insert_run(s, r, &id);
@@ -119,9 +97,9 @@ int store_share_write(struct store *s, const struct share_run *r)
 	if (e == 0)
 		e = forget_old_pairs(s, r);
 	if (e == 0)
-		e = exec(s, "COMMIT");
+		e = sql_exec(s, "COMMIT");
 	if (e < 0)
-		exec(s, "ROLLBACK");
+		sql_exec(s, "ROLLBACK");
 	return e;
 }
 
@@ -129,7 +107,7 @@ int store_share_write(struct store *s, const struct share_run *r)
 static int read_run(struct store *s, struct share_run *r, int64_t *ret_id)
 {
 	sqlite3_stmt *st = NULL;
-	int e = prepare(s, "SELECT id, t_ms, sample_n, page_size, host_pages, zero_pages, mergeable_savings,"
+	int e = sql_prepare(s, "SELECT id, t_ms, sample_n, page_size, host_pages, zero_pages, mergeable_savings,"
 			   " ksm_saved, vm_count FROM share_runs ORDER BY t_ms DESC, id DESC LIMIT 1", &st);
 	if (e < 0)
 		return e;
@@ -139,13 +117,13 @@ static int read_run(struct store *s, struct share_run *r, int64_t *ret_id)
 		e = n < 0 || n > 1 << 16 ? -EPROTO : share_run_alloc((size_t)n, r);
 		if (e == 0) {
 			*ret_id = sq.column_int64(st, 0);
-			r->t = (double)sq.column_int64(st, 1) / 1000.0;
+			r->t = sql_column_seconds(st, 1);
 			r->sample_n = sq.column_int64(st, 2);
 			r->page_size = sq.column_int64(st, 3);
 			r->host_pages = sq.column_int64(st, 4);
 			r->zero_pages = sq.column_int64(st, 5);
 			r->mergeable_savings_bytes = sq.column_int64(st, 6);
-			r->ksm_saved_bytes = sq.column_type(st, 7) == SQLITE_NULL ? UNKNOWN : MAYBE(sq.column_int64(st, 7));
+			r->ksm_saved_bytes = sql_column_maybe(st, 7);
 		}
 	} else {
 		e = rc == SQLITE_DONE ? -ENODATA : store_sqlite_errno(s, rc);
@@ -154,16 +132,10 @@ static int read_run(struct store *s, struct share_run *r, int64_t *ret_id)
 	return e;
 }
 
-static void text_into(sqlite3_stmt *st, int i, char *buf, size_t cap)
-{
-	const unsigned char *t = sq.column_text(st, i);
-	snprintf(buf, cap, "%s", t ? (const char *)t : "");
-}
-
 static int read_vms(struct store *s, struct share_run *r, int64_t id)
 {
 	sqlite3_stmt *st = NULL;
-	int e = prepare(s, "SELECT vm, pid, name, pages, zero_pages, unique_pages, error_bound_pages, sketch_bytes,"
+	int e = sql_prepare(s, "SELECT vm, pid, name, pages, zero_pages, unique_pages, error_bound_pages, sketch_bytes,"
 			   " partial_reason FROM share_vms WHERE run_id = ?1", &st);
 	if (e < 0)
 		return e;
@@ -175,13 +147,13 @@ static int read_vms(struct store *s, struct share_run *r, int64_t id)
 			continue;
 		struct share_run_vm *v = &r->vms[i];
 		v->pid = (pid_t)sq.column_int64(st, 1);
-		text_into(st, 2, v->name, sizeof(v->name));
+		sql_column_text(st, 2, v->name, sizeof(v->name));
 		v->pages = sq.column_int64(st, 3);
 		v->zero_pages = sq.column_int64(st, 4);
 		v->unique_pages = sq.column_int64(st, 5);
 		v->error_bound_pages = sq.column_int64(st, 6);
 		v->sketch_bytes = sq.column_int64(st, 7);
-		text_into(st, 8, v->partial_reason, sizeof(v->partial_reason));
+		sql_column_text(st, 8, v->partial_reason, sizeof(v->partial_reason));
 	}
 	sq.finalize(st);
 	return rc == SQLITE_DONE ? 0 : store_sqlite_errno(s, rc);
@@ -190,7 +162,7 @@ static int read_vms(struct store *s, struct share_run *r, int64_t id)
 static int read_pairs(struct store *s, struct share_run *r, int64_t id)
 {
 	sqlite3_stmt *st = NULL;
-	int e = prepare(s, "SELECT a, b, pages FROM share_pairs WHERE run_id = ?1", &st);
+	int e = sql_prepare(s, "SELECT a, b, pages FROM share_pairs WHERE run_id = ?1", &st);
 	if (e < 0)
 		return e;
 	sq.bind_int64(st, 1, id);

@@ -126,7 +126,7 @@ int main(int argc, char **argv)
 			r = -1;
 			break;
 		}
-		r = store_write_snapshot(s, &snap);
+		r = store_write_sample(s, &snap, NULL);
 		snapshot_free(&snap);
 	}
 	store_close(s);

@@ -54,7 +54,7 @@ static int64_t count_rows(const char *what)
 	assert_int_equal(store_open_read(db, &s), 0);
 	int64_t n = 0;
 	if (!strcmp(what, "samples")) {
-		struct store_host_point *p;
+		struct history_host_point *p;
 		size_t np;
 		assert_int_equal(store_host_points(s, 0, 1e12, &p, &np), 0);
 		free(p);

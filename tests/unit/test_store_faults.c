@@ -16,6 +16,7 @@
 
 #include "store/sqlite.h"
 
+#include "core/model/snapshot.h"
 #include "store/store.h"
 #include "serve_testutil.h"
 
@@ -49,7 +50,7 @@ static int write_at(struct store *s, double wall, double mono, int64_t mem_total
 {
 	struct snapshot snap;
 	host_snapshot(&snap, wall, mono, mem_total);
-	return store_write_snapshot(s, &snap);
+	return store_write_sample(s, &snap, NULL);
 }
 
 /* mem_total of every sample, in time order, from a reader; returns the count. */
@@ -57,7 +58,7 @@ static size_t read_totals(int64_t *out, size_t cap)
 {
 	struct store *r;
 	assert_int_equal(store_open_read(db, &r), 0);
-	struct store_host_point *h;
+	struct history_host_point *h;
 	size_t n;
 	assert_int_equal(store_host_points(r, 0, 4e9, &h, &n), 0);
 	for (size_t i = 0; i < n && i < cap; i++)

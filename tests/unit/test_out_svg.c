@@ -1,4 +1,4 @@
-/* out/svg axis helpers and the chart features: tick steps, alignment and labels of the report's charts. */
+/* out/svg.c: the axis helpers and the chart features: tick steps, alignment and labels of the report's charts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
