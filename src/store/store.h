@@ -2,7 +2,7 @@
  * (and `serve --db`), read by `growth` and `report`. Schema and its bounds: docs/record.md.
  *
  * Writers: store_open() + store_write_sample() per sample + store_close(); in the program the
- * one caller of the write is the sampler (core/sample/sampler.c's sampler_record), through
+ * one caller of the write is the sampler (its record step in core/sample/sampler.c), through
  * store_sink(). One writer per database (a lock held until store_close; a second writer gets
  * -EBUSY). Each sample is one transaction: a crash loses at most the sample in flight. Old
  * samples are downsampled by the writer itself (raw -> 5-minute -> 1-hour means) so the file

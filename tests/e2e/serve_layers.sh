@@ -20,7 +20,7 @@ nothing_but() {
 check "src/net includes nothing of src/store" sh -c "! grep -rn '#include \"store/' '$SRC/net'"
 check "src/core includes neither store nor net" sh -c "! grep -rnE '#include \"(store|net)/' '$SRC/core'"
 check "only the store itself names its write calls (the sampler reaches them through store_sink)" \
-	nothing_but '\bstore_write_(sample|snapshot)\b' '^store/store\.[ch]$'
+	nothing_but '\bstore_write_(sample|snapshot)\b' '^store/store(_write)?\.[ch]$'
 check "only the sampler and record's loop take and record samples" \
 	nothing_but '\bsampler_(take|record)\b' '^(core/sample/sampler(_feed)?\.[ch]|cmd/record\.c)$'
 check "serve's HTTP side and command gather nothing themselves" sh -c "
