@@ -7,28 +7,14 @@
 set -u
 build=${1:-build}
 secs=${2:-30}
-vmhost=$build/vmhost
-fake=$build/fakeguest
-tmp=$(mktemp -d)
-churner=""
-cleanup() {
-	trap '' INT TERM HUP # a second signal must not cut the restore short
-	[ -n "$churner" ] && kill "$churner" 2>/dev/null && wait "$churner" 2>/dev/null
-	[ -f "$tmp/spawned" ] && while read -r p _; do kill "$p" 2>/dev/null; done <"$tmp/spawned"
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
-# Bash's clock, as bench/lib.sh's ms (a $(date) would count its own fork and exec).
-ms() { local t0=$EPOCHREALTIME; "$@" >/dev/null 2>&1; awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", (b - a) * 1000 }'; }
+. "$(dirname "$0")/lib.sh"
+# the guests the churner started and its killers did not reach yet
+on_cleanup '[ -f "$tmp/spawned" ] && while read -r p _; do kill "$p" 2>/dev/null; done <"$tmp/spawned"'
 quiet_ms=$(for r in $(seq 20); do ms "$vmhost" mem --json; done | median)
-bash "$(dirname "$0")/../tests/helpers/churn.sh" "$fake" "$tmp/spawned" &
-churner=$!
+spawn bash "$(dirname "$0")/../tests/helpers/churn.sh" "$fake" "$tmp/spawned"
 sleep 1
-"$vmhost" record --db "$tmp/c.db" --interval 1 --duration "$secs" --quiet &
-rec=$!
+spawn "$vmhost" record --db "$tmp/c.db" --interval 1 --duration "$secs" --quiet
+rec=$SPAWNED
 # its CPU as last seen alive, read every 0.2 s until it exits
 (while t=$(awk '{ print $14 + $15 }' /proc/$rec/stat 2>/dev/null) && [ -n "$t" ]; do echo "$t" >"$tmp/ticks"; sleep 0.2; done) &
 busy_ms=$(for r in $(seq 20); do ms "$vmhost" mem --json; sleep 0.2; done | median)

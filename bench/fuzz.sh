@@ -11,8 +11,9 @@ set -u
 src=$(cd "$(dirname "$0")/.." && pwd)
 seconds=${1:?usage: bench/fuzz.sh SECONDS [TARGET...]}
 shift
-build=${BUILD:-$src/build}/fuzz
-"$src/fuzz/build.sh" "$build" || exit 1
+. "$src/bench/lib.sh"
+fuzz_build=${BUILD:-$src/build}/fuzz
+"$src/fuzz/build.sh" "$fuzz_build" || exit 1
 if [ $# -gt 0 ]; then
 	targets=("$@")
 else
@@ -23,13 +24,14 @@ else
 	done
 fi
 work=${FUZZ_KEEP:-$(mktemp -d /tmp/vmhost-fuzz.XXXXXX)}
-[ -n "${FUZZ_KEEP:-}" ] || trap 'rm -rf "$work"; exit 130' INT TERM
+keep=${FUZZ_KEEP:+yes}
+on_cleanup '[ -n "$keep" ] || rm -rf "$work"'
 
 echo "vmhost bench fuzz: ${#targets[@]} targets, ${seconds} s each, serially (clang $(clang -dumpversion), ASan+UBSan)"
 printf '%-14s %12s %9s %6s %7s %8s %10s %8s\n' target executions exec/s cov ft corpus bytes crashes
 failed=0 total=0
 for t in "${targets[@]}"; do
-	line=$("$src/fuzz/run.sh" "$build/fuzz_$t" "$seconds" "$work/$t")
+	line=$("$src/fuzz/run.sh" "$fuzz_build/fuzz_$t" "$seconds" "$work/$t")
 	rc=$?
 	read -r name execs rate cov ft units bytes crashes <<<"$line"
 	printf '%-14s %12s %9s %6s %7s %8s %10s %8s\n' "$name" "$execs" "$rate" "$cov" "$ft" "$units" "$bytes" "$crashes"
@@ -42,9 +44,8 @@ for t in "${targets[@]}"; do
 done
 echo "total executions: $total"
 # Crash inputs are kept; a clean run leaves nothing unless asked to.
-if [ -n "${FUZZ_KEEP:-}" ] || [ "$failed" != 0 ]; then
+if [ -n "$keep" ] || [ "$failed" != 0 ]; then
+	keep=yes
 	echo "inputs and logs kept in $work"
-else
-	rm -rf "$work"
 fi
 exit $failed

@@ -14,45 +14,19 @@ budget=${2:-20}
 guests=${3:-4}
 guest_mib=${4:-256}
 idle_s=${5:-60}
-if [ -z "${VMHOST_KSM_LOCKED:-}" ]; then
-	exec flock /run/lock/vmhost-ksm.lock env VMHOST_KSM_LOCKED=1 "$0" "$@"
-fi
-K=/sys/kernel/mm/ksm
-vmhost=$build/vmhost
-fake=$build/fakeguest
-tmp=$(mktemp -d)
-pids=""
-knobs="run pages_to_scan sleep_millisecs smart_scan"
-for f in $knobs; do echo "$f $(cat $K/$f)"; done >"$tmp/saved"
-stop_all() {
-	local p
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	pids=""
-}
-cleanup() {
-	trap '' INT TERM HUP # a second signal must not cut the restore short
-	stop_all
-	while read -r f v; do [ "$f" = run ] || echo "$v" >$K/$f; done <"$tmp/saved"
-	echo "$(awk '$1 == "run" {print $2}' "$tmp/saved")" >$K/run
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+. "$(dirname "$0")/lib.sh"
+ksm_lock "$@"
+ksm_save || die "no KSM on this kernel ($KSM)"
 
 start_guests() { # COUNT MIB [fakeguest options]
-	local n=$1 mib=$2 i
+	local n=$1 mib=$2
 	shift 2
-	for i in $(seq "$n"); do
-		bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "budget$i" -m "$mib" -fake-guest "$i" -fake-seed 41 "$@" >"$tmp/g$i" &
-		pids="$pids $!"
-	done
-	for i in $(seq "$n"); do until grep -q ready "$tmp/g$i" 2>/dev/null; do sleep 0.1; done; done
+	fake_guests "$n" budget -m "$mib" -fake-seed 41 "$@"
 }
 unmerge() {
-	echo 2 >$K/run
-	until [ "$(cat $K/pages_shared)" = 0 ] && [ "$(cat $K/pages_sharing)" = 0 ]; do sleep 0.2; done
-	echo 0 >$K/run
+	echo 2 >$KSM/run
+	until [ "$(cat $KSM/pages_shared)" = 0 ] && [ "$(cat $KSM/pages_sharing)" = 0 ]; do sleep 0.2; done
+	echo 0 >$KSM/run
 }
 runtime_ns() { awk '{print $1}' "/proc/$1/schedstat"; }
 ksmd=$(for p in /proc/[0-9]*; do [ "$(cat $p/comm 2>/dev/null)" = ksmd ] && basename $p; done | head -1)
@@ -64,25 +38,24 @@ fast_case() {
 	unmerge
 	if [ "$hog" = 1 ]; then
 		for c in $(seq "$(nproc)"); do
-			sh -c 'while :; do :; done' &
-			hogs="$hogs $!"
+			spawn sh -c 'while :; do :; done'
+			hogs="$hogs $SPAWNED"
 		done
-		pids="$pids $hogs"
 	fi
-	"$vmhost" --json ksm tune ${TUNE_CONFIG:+--config "$TUNE_CONFIG"} --cpu-budget "$budget" --interval 2 --duration 90 \
-		--verbose >"$tmp/tune.json" 2>"$tmp/tune.err" &
-	local tune=$!
+	spawn "$vmhost" --json ksm tune ${TUNE_CONFIG:+--config "$TUNE_CONFIG"} --cpu-budget "$budget" --interval 2 --duration 90 \
+		--verbose >"$tmp/tune.json" 2>"$tmp/tune.err"
+	local tune=$SPAWNED
 	# Until the tuner went idle (or its 90 s are over).
 	until grep -q '"mode":"idle"' "$tmp/tune.json" 2>/dev/null || ! kill -0 $tune 2>/dev/null; do sleep 1; done
-	kill -TERM $tune 2>/dev/null
-	wait $tune 2>/dev/null
-	for c in $hogs; do kill "$c"; wait "$c" 2>/dev/null; done
-	stop_all
+	stop_pid "$tune"
+	stop_pids $hogs
+	stop_spawned
 	# Fast intervals after the first two, with a measured CPU figure.
 	jq -r 'select(.mode == "fast" and .ksmd_cpu_percent != null) | .ksmd_cpu_percent' "$tmp/tune.json" | tail -n +3 >"$tmp/cpu"
 	local n med mean within
 	n=$(wc -l <"$tmp/cpu")
-	med=$(sort -n "$tmp/cpu" | awk '{ a[NR] = $1 } END { if (NR) print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2; else print "nan" }')
+	med=nan
+	[ "$n" -gt 0 ] && med=$(median <"$tmp/cpu")
 	mean=$(awk '{ s += $1 } END { if (NR) printf "%.2f", s / NR; else print "nan" }' "$tmp/cpu")
 	within=$(awk -v b="$budget" '$1 >= 0.75 * b && $1 <= 1.25 * b { k++ } END { printf "%d/%d", k, NR }' "$tmp/cpu")
 	local pts
@@ -100,16 +73,14 @@ case " $cases " in *" cost "*) ;; *) exit 0 ;; esac
 
 # The tuner's own cost at idle: 20 small mergeable processes, already scanned.
 start_guests 20 16
-"$vmhost" ksm tune --interval 2 --verbose >"$tmp/idle.log" 2>&1 &
-tune=$!
+spawn "$vmhost" ksm tune --interval 2 --verbose >"$tmp/idle.log" 2>&1
+tune=$SPAWNED
 until grep -q "idle pages_to_scan=100 sleep_millisecs=1000" "$tmp/idle.log"; do sleep 1; done
 sleep 4
 t0=$(runtime_ns $tune) k0=$(runtime_ns "$ksmd") w0=$(date +%s%N)
 sleep "$idle_s"
 t1=$(runtime_ns $tune) k1=$(runtime_ns "$ksmd") w1=$(date +%s%N)
-kill -TERM $tune
-wait $tune
-stop_all
+stop_spawned
 procs=$(ls -d /proc/[0-9]* 2>/dev/null | wc -l)
 awk -v t=$((t1 - t0)) -v k=$((k1 - k0)) -v w=$((w1 - w0)) -v s="$idle_s" -v p="$procs" 'BEGIN {
 	printf "idle, 20 mergeable processes (%d processes on the host), %d s: vmhost ksm tune %.4f%% of one CPU (%.2f ms per 2 s interval), ksmd %.4f%%\n",

@@ -13,8 +13,8 @@ shift $(($# > 2 ? 2 : $#))
 [ "${1:-}" = "--" ] && shift
 opts=("$@")
 [ ${#opts[@]} -gt 0 ] || opts=(--quick --policies kernel-default,conservative,vmhost)
-out=$(mktemp -d)
-trap 'rm -rf "$out"' EXIT
+. "$(dirname "$0")/lib.sh"
+out=$tmp
 for sc in $scenarios; do
 	echo "== scenario $sc: vmhost bench ksm --scenario $sc ${opts[*]}"
 	if ! "$build/vmhost" bench ksm --scenario "$sc" "${opts[@]}" --svg "$out/$sc.svg" >"$out/$sc.txt" 2>"$out/$sc.err"; then

@@ -15,7 +15,6 @@ secs=${2:-6}
 rounds=${3:-7}
 . "$(dirname "$0")/lib.sh"
 tracer=""
-trap '[ -z "$tracer" ] || detach; cleanup' EXIT
 sock=$tmp/qmp.sock
 fw_qemu --name reasons --prefix "taskset -c 0" --qmp "$sock"
 qemu=$SPAWNED
@@ -34,17 +33,17 @@ rate() {
 }
 attach() { # attach MODE: vmhost exits --reasons on the guest, counting by MODE (bpf, time or perf)
 	local counter=$([ "$1" = time ] && echo bpf || echo "$1") option=$([ "$1" = time ] && echo --reasons-time || echo --reasons)
-	env VMHOST_KVM_REASONS="$counter" taskset -c 1 unshare -m sh -c 'mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
+	spawn env VMHOST_KVM_REASONS="$counter" taskset -c 1 unshare -m sh -c 'mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
 		exec "$0" exits --log "$3" --interval 1 --pid "$1" --qmp-socket "$1=$2"' \
-		"$vmhost" "$qemu" "$sock" "$option" >"$tmp/log.$1" 2>&1 &
-	tracer=$!
+		"$vmhost" "$qemu" "$sock" "$option" >"$tmp/log.$1" 2>&1
+	tracer=$SPAWNED
 	local said i
 	said="reasons counted by $([ "$counter" = bpf ] && echo eBPF || echo perf)"
 	for i in $(seq 100); do grep -qs "$said" "$tmp/log.$1" && break; sleep 0.1; done # the first refresh
 	grep -q "$said" "$tmp/log.$1" || { echo "vmhost did not count by $1:"; cat "$tmp/log.$1"; exit 1; }
 	sleep 1
 }
-detach() { kill "$tracer"; wait "$tracer" 2>/dev/null; tracer=""; }
+detach() { stop_pid "$tracer"; tracer=""; }
 for r in $(seq "$rounds"); do
 	rate off
 	attach bpf; rate bpf; detach

@@ -8,12 +8,13 @@ build=${1:-build}
 n=${2:-400}
 runs=${3:-21}
 . "$(dirname "$0")/lib.sh"
+plain=""
 for i in $(seq "$n"); do
-	bash -c 'exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null; exec sleep 600' &
-	pids="$pids $!"
+	spawn bash -c 'exec 3</dev/null 4</dev/null 5</dev/null 6</dev/null 7</dev/null 8</dev/null 9</dev/null; exec sleep 600'
+	plain="$plain $SPAWNED"
 done
 sleep 1
-fds=$(for p in $pids; do ls "/proc/$p/fd" 2>/dev/null | wc -l; done | awk '{ s += $1 } END { print s }')
+fds=$(for p in $plain; do ls "/proc/$p/fd" 2>/dev/null | wc -l; done | awk '{ s += $1 } END { print s }')
 all=$(ls -d /proc/[0-9]* | wc -l)
 scan() { unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json mem --pss-budget 0' "$vmhost"; }
 list() { unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs none /sys/kernel/debug; exec "$0" --json mem --pss-budget 0' "$vmhost"; }

@@ -20,7 +20,7 @@ export VMHOST_RUNTIME_DIR=$tmp/run
 found=$("$vmhost" mem --json | jq '[.vms[] | select(.name // "" | startswith("scale"))] | length')
 # Every command once a round, rounds alternating, so that each median saw the same moments of
 # this host's noise (it moves absolute times by a third within minutes) and the ratios hold.
-smaps_files=$(for p in $pids; do printf '/proc/%s/smaps_rollup ' "$p"; done)
+smaps_files=$(for p in $FAKE_PIDS; do printf '/proc/%s/smaps_rollup ' "$p"; done)
 for r in $(seq "$runs"); do
 	ms "$vmhost" mem --json >>"$tmp/mem"
 	[ -n "${REF:-}" ] && ms "$REF" mem --json >>"$tmp/ref"
@@ -57,5 +57,5 @@ row "/bin/true" "$bin_true_ms" "starting any process from this shell"
 # The floor under those figures: what the /proc files mem reads for each VM cost here.
 if [ -x "$build/bench_proc_files" ]; then
 	echo
-	"$build/bench_proc_files" $pids
+	"$build/bench_proc_files" $FAKE_PIDS
 fi

@@ -21,7 +21,6 @@ secs=${2:-6}
 rounds=${3:-7}
 . "$(dirname "$0")/lib.sh"
 reader=""
-trap '[ -z "$reader" ] || detach; cleanup' EXIT
 sock=$tmp/qmp.sock
 rsock=$tmp/reader.sock
 fw_qemu --name qmpcost --prefix "taskset -c 0" --qmp "$sock" --qmp "$rsock"
@@ -51,7 +50,7 @@ vcpu_stats='{"target":"vcpu","providers":[{"provider":"kvm"}]}'
 # attach NAME HZ COMMAND [ARGS]: a reader on CPU 1 asking COMMAND HZ times a second, each on a
 # fresh connection; each call's wall ms goes to $tmp/NAME.ms
 attach() {
-	taskset -c 1 bash -c 'period=$(awk -v h="$3" "BEGIN { print 1 / h }")
+	spawn taskset -c 1 bash -c 'period=$(awk -v h="$3" "BEGIN { print 1 / h }")
 		while :; do
 			t0=$EPOCHREALTIME
 			"$0" qmp "$1" "$4" ${5:+"$5"} >/dev/null || exit 1
@@ -59,11 +58,11 @@ attach() {
 			awk -v a="$t0" -v b="$t1" "BEGIN { printf \"%.3f\n\", (b - a) * 1000 }" >>"$2"
 			left=$(awk -v a="$t0" -v p="$period" -v n="$EPOCHREALTIME" "BEGIN { l = a + p - n; print (l > 0 ? l : 0) }")
 			sleep "$left"
-		done' "$probe" "$rsock" "$tmp/$1.ms" "$2" "$3" "${4:-}" &
-	reader=$!
+		done' "$probe" "$rsock" "$tmp/$1.ms" "$2" "$3" "${4:-}"
+	reader=$SPAWNED
 	sleep 1
 }
-detach() { kill "$reader"; wait "$reader" 2>/dev/null; reader=""; }
+detach() { stop_pid "$reader"; reader=""; }
 range() { sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { printf "%d-%d", lo, hi }'; }
 calls() { wc -l <"$tmp/$1.ms"; }
 # measure NAME HZ COMMAND [ARGS]: one window with that reader, and the calls it made in it

@@ -5,34 +5,19 @@
 # Needs build/vmhost and build/fakeguest (make), sqlite3 with dbstat (Debian's has it).
 set -u
 here=$(cd "$(dirname "$0")/.." && pwd)
-VMHOST=${VMHOST:-$here/build/vmhost}
-FAKE=${FAKEGUEST:-$here/build/fakeguest}
+build=$here/build
+fake_env=${FAKEGUEST:-}
+. "$here/bench/lib.sh"
+VMHOST=${VMHOST:-$vmhost}
+FAKEGUEST=${fake_env:-$fake}
 RUNS=${1:-3}
 SECS=${2:-30}
 NVMS=20
-tmp=$(mktemp -d /tmp/vmhost-bench-record.XXXXXX)
-pids=""
-cleanup() {
-	trap '' INT TERM HUP # a second signal must not cut the restore short
-	local p
-	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
 
-for i in $(seq $NVMS); do
-	bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "bench$i" -m 8M -fake-nothp >"$tmp/g$i.out" &
-	pids="$pids $!"
-done
-for t in $(seq 300); do
-	[ "$(cat "$tmp"/g*.out | grep -c ready)" = $NVMS ] && break
-	sleep 0.1
-done
+for i in $(seq $NVMS); do fake_guest_start "bench$i" -m 8M -fake-nothp; done
+fake_guest_ready $(seq -f 'bench%g' $NVMS)
 echo "record benchmark: $NVMS fake guests (8 MiB each), --interval 1, $RUNS runs of ${SECS}s"
 
-median() { sort -n | awk '{a[NR] = $1} END {print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2}'; }
 cpus=""
 gathers=""
 for r in $(seq "$RUNS"); do

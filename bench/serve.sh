@@ -14,21 +14,11 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${1:-$here/../build}
-vmhost=$build/vmhost
+. "$here/lib.sh"
 n_vms=100 duration=${SERVE_BENCH_SECONDS:-10}
 for tool in wrk curl openssl /usr/bin/python3; do
 	command -v $tool >/dev/null || { echo "serve bench: $tool is missing (scripts/deps/test/serve.txt)" >&2; exit 1; }
 done
-tmp=$(mktemp -d /tmp/vmhost-bench-serve.XXXXXX)
-pids=""
-cleanup() {
-	trap '' INT TERM HUP # a second signal must not cut the restore short
-	for p in $pids; do kill -TERM "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
 "$here/serve_fixture.sh" "$tmp/fix" $n_vms
 V="$vmhost --proc-root $tmp/fix/proc --sys-root $tmp/fix/sys"
 
@@ -36,9 +26,8 @@ V="$vmhost --proc-root $tmp/fix/proc --sys-root $tmp/fix/sys"
 start() {
 	local log=$1
 	shift
-	$V serve --listen 127.0.0.1:0 "$@" 2>"$log" &
-	SERVER=$!
-	pids="$pids $SERVER"
+	spawn $V serve --listen 127.0.0.1:0 "$@" 2>"$log"
+	SERVER=$SPAWNED
 	for _ in $(seq 100); do
 		PORT=$(sed -n 's|.*listening on https\?://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$log")
 		[ -n "$PORT" ] && return 0
@@ -47,7 +36,7 @@ start() {
 	echo "serve bench: server did not start: $(cat "$log")" >&2
 	exit 1
 }
-stop() { kill -TERM "$SERVER"; wait "$SERVER" 2>/dev/null; }
+stop() { stop_pid "$SERVER"; }
 # wrk_run LABEL [CONNECTIONS [URL [HEADER]]]: 2 threads, 16 connections to /metrics by default;
 # prints req/s and latency percentiles.
 wrk_run() {
@@ -114,7 +103,7 @@ while time.time() < end:
 print(f"bad clients: 40 slow connections, {i} malformed requests sent", file=sys.stderr)
 PY
 badpid=$!
-pids="$pids $badpid"
+adopt "$badpid"
 sleep 1
 wrk_run "  same, beside 40 slow + malformed clients"
 wait "$badpid" 2>/dev/null

@@ -19,43 +19,21 @@ set -u
 build=${1:-build}
 mib=${2:-512}
 rate=${3:-12}
-if [ -z "${VMHOST_KSM_LOCKED:-}" ]; then
-	exec flock /run/lock/vmhost-ksm.lock env VMHOST_KSM_LOCKED=1 "$0" "$@"
-fi
+. "$(dirname "$0")/lib.sh"
+ksm_lock "$@"
 [ "$(id -u)" = 0 ] || { echo "bench/share.sh: needs root" >&2; exit 77; }
-K=/sys/kernel/mm/ksm
-vmhost=$build/vmhost
-fake=$build/fakeguest
-tmp=$(mktemp -d)
 key=$tmp/key
-pids=""
-knobs="pages_to_scan sleep_millisecs use_zero_pages smart_scan"
-for f in run $knobs; do [ -e $K/$f ] && echo "$f $(cat $K/$f)"; done >"$tmp/saved"
-cleanup() {
-	trap '' INT TERM HUP # a second signal must not cut the restore short
-	local p
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for p in $pids; do wait "$p" 2>/dev/null; done
-	echo 2 >$K/run
-	while read -r f v; do [ "$f" = run ] || echo "$v" >$K/$f; done <"$tmp/saved"
-	awk '$1 == "run" {print $2}' "$tmp/saved" >$K/run
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
+ksm_save || die "no KSM on this kernel ($KSM)"
 ksmd=$(pgrep -x ksmd | head -1)
 ksmd_ns() { awk '{print $1}' /proc/"$ksmd"/schedstat; }
-saved_pages() { echo $(($(cat $K/pages_sharing) + $(cat $K/ksm_zero_pages))); }
+saved_pages() { echo $(($(cat $KSM/pages_sharing) + $(cat $KSM/ksm_zero_pages))); }
 declare -A PID FRAC
 guest() { # NAME FRACTION [options]
 	local name=$1 f=$2
 	shift 2
-	bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "$name" -m "$mib" -fake-shared "$f" -fake-zero 0.1 \
-		-fake-seed 3303 -fake-guest "$((RANDOM + 10))" "$@" >"$tmp/$name.out" 2>/dev/null &
-	PID[$name]=$!
+	fake_guest "$name" -m "$mib" -fake-shared "$f" -fake-zero 0.1 -fake-seed 3303 -fake-guest "$((RANDOM + 10))" "$@"
+	PID[$name]=$SPAWNED
 	FRAC[$name]=$f
-	pids="$pids $!"
-	until grep -q ready "$tmp/$name.out" 2>/dev/null; do sleep 0.05; done
 }
 # truth F PAGES: pages whose class is "shared" at fraction F (tests/helpers/fakeguest.c: page i is
 # when splitmix64(i ^ 0x5eed) >> 11, over 2^53, is below F; the fractions nest).
@@ -78,16 +56,16 @@ pidargs() { local g; for g in "$@"; do printf -- '--pid %s ' "${PID[$g]}"; done;
 # guests' huge pages are still being split. Prints what was reached.
 converge() {
 	local scans0 last=-1 now t=0
-	scans0=$(cat $K/full_scans)
+	scans0=$(cat $KSM/full_scans)
 	now=$(reached "$@") # what it reached, if no three full scans come (nothing to scan)
 	while [ $t -lt 600 ]; do
 		sleep 2
 		t=$((t + 2))
-		[ $(($(cat $K/full_scans) - scans0)) -ge 3 ] || continue
+		[ $(($(cat $KSM/full_scans) - scans0)) -ge 3 ] || continue
 		now=$(reached "$@")
 		[ "$last" -ge 0 ] && awk -v a="$now" -v b="$last" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.002 * a) }' && break
 		last=$now
-		scans0=$(cat $K/full_scans)
+		scans0=$(cat $KSM/full_scans)
 	done
 	[ $t -lt 600 ] || echo "bench/share.sh: KSM did not converge in 600 s: the figure below is what it reached" >&2
 	echo "$now"
@@ -116,12 +94,12 @@ ksm_zero() { # NAMES...: their empty pages KSM itself put on the zero page (ksm_
 }
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%+.2f%%", (a - b) / b * 100 }'; }
 
-echo 2 >$K/run # every page unmerged: the counts below start from nothing
-echo 1 >$K/use_zero_pages
-[ -e $K/smart_scan ] && echo 0 >$K/smart_scan
-echo 4000 >$K/pages_to_scan
-echo 10 >$K/sleep_millisecs
-echo 1 >$K/run
+echo 2 >$KSM/run # every page unmerged: the counts below start from nothing
+echo 1 >$KSM/use_zero_pages
+[ -e $KSM/smart_scan ] && echo 0 >$KSM/smart_scan
+echo 4000 >$KSM/pages_to_scan
+echo 10 >$KSM/sleep_millisecs
+echo 1 >$KSM/run
 base=$(converge)
 echo "baseline: other processes' KSM savings $base pages (subtracted from KSM's counters below)"
 
@@ -213,22 +191,22 @@ echo "two sketch files joined by share plan: host 1 alone $pred1 + host 2 alone 
 movetruth=$(truth 0.6 $pages)
 echo "the plan's moves free $freed pages; truth $movetruth: $(pct "$freed" "$movetruth")"
 
-echo 100 >$K/pages_to_scan
-echo 20 >$K/sleep_millisecs
+echo 100 >$KSM/pages_to_scan
+echo 20 >$KSM/sleep_millisecs
 n0=$(ksmd_ns)
-s0=$(cat $K/pages_scanned)
+s0=$(cat $KSM/pages_scanned)
 sleep 20
 n1=$(ksmd_ns)
-s1=$(cat $K/pages_scanned)
-rmap=$(($(cat $K/pages_shared) + $(cat $K/pages_sharing) + $(cat $K/pages_unshared) + $(cat $K/pages_volatile)))
+s1=$(cat $KSM/pages_scanned)
+rmap=$(($(cat $KSM/pages_shared) + $(cat $KSM/pages_sharing) + $(cat $KSM/pages_unshared) + $(cat $KSM/pages_volatile)))
 awk -v n=$((n1 - n0)) -v s=$((s1 - s0)) -v r="$rmap" -v c="$(jq '[.vms[].cpu_seconds] | add' "$tmp/all.json")" \
 	-v p="$(jq '[.vms[].pages] | add' "$tmp/all.json")" 'BEGIN {
 	per = n / 1e9 / s; printf "ksmd at the default (100 pages / 20 ms): %.1f%% of a CPU, %.2f us per page scanned\n", n / 1e9 / 20 * 100, per * 1e6
 	printf "one full scan of %d tracked pages: %.2f s of ksmd CPU (%.2f s per GiB); share: %.2f s for %d pages (%.2f s per GiB)\n", r, per * r, per * 262144, c, p, c / p * 262144 }'
 
 guest lonely 0 -fake-zero 0
-echo 4000 >$K/pages_to_scan
-echo 10 >$K/sleep_millisecs
+echo 4000 >$KSM/pages_to_scan
+echo 10 >$KSM/sleep_millisecs
 converge >/dev/null
 "$vmhost" doctor --interval 0 --json >"$tmp/doctor.json" 2>/dev/null
 jq -r --argjson p "${PID[lonely]}" '.findings[] | select(.id == "vm-ksm-no-yield" and .pid == $p) | "doctor: \(.summary); fix: \(.advice)"' "$tmp/doctor.json"
@@ -236,16 +214,15 @@ jq -e --argjson p "${PID[lonely]}" '[.findings[] | select(.id == "vm-ksm-no-yiel
 	echo "doctor: vm-ksm-no-yield names the lonely guest, and no other" || echo "doctor: vm-ksm-no-yield did NOT find the lonely guest alone"
 scan_cost() { # ksmd CPU seconds per full scan, over 3 full scans
 	local f0 n0 f1
-	f0=$(cat $K/full_scans)
-	until [ $(($(cat $K/full_scans) - f0)) -ge 1 ]; do sleep 0.2; done
-	f0=$(cat $K/full_scans)
+	f0=$(cat $KSM/full_scans)
+	until [ $(($(cat $KSM/full_scans) - f0)) -ge 1 ]; do sleep 0.2; done
+	f0=$(cat $KSM/full_scans)
 	n0=$(ksmd_ns)
-	until [ $(($(cat $K/full_scans) - f0)) -ge 3 ]; do sleep 0.2; done
+	until [ $(($(cat $KSM/full_scans) - f0)) -ge 3 ]; do sleep 0.2; done
 	awk -v n=$(($(ksmd_ns) - n0)) 'BEGIN { printf "%.3f", n / 3 / 1e9 }'
 }
 before=$(scan_cost)
-kill "${PID[lonely]}"
-wait "${PID[lonely]}" 2>/dev/null
+stop_pid "${PID[lonely]}"
 guest lonely 0 -fake-zero 0 -fake-nomerge
 after=$(scan_cost)
 echo "ksmd CPU per full scan (4000 pages / 10 ms): $before s with the lonely guest merged, $after s with merging off for it: $(pct "$after" "$before")"

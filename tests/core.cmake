@@ -59,6 +59,8 @@ add_executable(bench_proc_files ${PROJECT_SOURCE_DIR}/bench/proc_files.c)
 set_target_properties(bench_proc_files PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 vmhost_script_test(layers cli/layers.sh "cli")
 vmhost_script_test(function_length cli/function_length.sh "cli")
+# One shell library (scripts/lib/common.sh): no test or bench script carries a copy of it.
+vmhost_script_test(shell_lib cli/shell_lib.sh "cli")
 # Disk and network of a real QEMU guest (issue 31): a virtio disk written with O_DIRECT, a tap in
 # a network namespace the test makes.
 vmhost_script_test(e2e_qemu_io e2e/qemu_io.sh "e2e")

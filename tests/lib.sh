@@ -1,14 +1,15 @@
-# Shared by the shell tests: assertions, processes stopped by pid, KSM settings restored.
+# Shared by the shell tests: assertions and the verdict, on top of scripts/lib/common.sh (processes
+# stopped by pid, the cleanup, KSM settings restored, fake guests, median and ms).
 # Source it first: `. "$VMHOST_TESTS/lib.sh"`. Every test exits 0 on pass, 1 on failure,
 # and 77 when it, or a part of it, cannot run here: CTest shows it as skipped (SKIP_RETURN_CODE,
 # tests/CMakeLists.txt), never as passed, and make check fails on a skip that
 # tests/expected-skips.txt does not list.
 set -u
 : "${VMHOST:?VMHOST (the binary) must be set}"
-TEST_NAME=$(basename "$0" .sh)
-TEST_TMP=$(mktemp -d "/tmp/vmhost-$TEST_NAME.XXXXXX")
-TEST_PIDS=""
-KSM_SAVED=""
+FAKEGUEST=${VMHOST_BUILD:-}/fakeguest
+FW_PROBE=${VMHOST_BUILD:-}/kvmprobe
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/common.sh"
+TEST_NAME=$RUN_NAME
 FAILURES=0
 SKIPS=0
 
@@ -44,40 +45,6 @@ near() { awk -v a="$1" -v b="$2" -v p="$3" 'BEGIN { d = a - b; if (d < 0) d = -d
 le() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a <= b) }'; }
 ge() { awk -v a="$1" -v b="$2" 'BEGIN { exit !(a >= b) }'; }
 
-# spawn CMD...: starts a background process and remembers its pid for cleanup.
-spawn() {
-	"$@" &
-	SPAWNED=$!
-	TEST_PIDS="$TEST_PIDS $SPAWNED"
-}
-
-# stop_pid PID: TERM, then KILL after 5 s; waits so nothing is left behind.
-stop_pid() {
-	local pid=$1 i
-	kill -TERM "$pid" 2>/dev/null || return 0
-	for i in $(seq 50); do
-		kill -0 "$pid" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -KILL "$pid" 2>/dev/null
-	wait "$pid" 2>/dev/null
-	return 0
-}
-
-# fake_guest NAME ARGS...: starts build/fakeguest as a QEMU guest named NAME (argv[0]
-# qemu-system-x86_64, "-name NAME ARGS..."), through $FAKE_PREFIX when set (e.g. "taskset -c 0"),
-# and waits up to 60 s until its RAM is filled; SPAWNED is its pid, its stdout $TEST_TMP/NAME.out.
-fake_guest() {
-	local name=$1 i
-	shift
-	spawn ${FAKE_PREFIX:-} bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "${VMHOST_BUILD:?}/fakeguest" -name "$name" "$@" >"$TEST_TMP/$name.out"
-	for i in $(seq 600); do
-		grep -q ready "$TEST_TMP/$name.out" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	die "fake guest $name did not start"
-}
-
 # vcpu_schedstat PID: the run and delay nanoseconds so far of its vCPU threads (named as QEMU's,
 # "CPU N/KVM"), summed from their schedstat: "RUN DELAY".
 vcpu_schedstat() {
@@ -89,11 +56,6 @@ vcpu_schedstat() {
 	done
 	echo "$run $delay"
 }
-
-# fw_qemu and fw_image: the firmware guest under a real QEMU (tests/helpers/fw_qemu.sh).
-FW_DIR=$TEST_TMP
-FW_PROBE=${VMHOST_BUILD:-}/kvmprobe
-. "$VMHOST_TESTS/helpers/fw_qemu.sh"
 
 # two_node_sys DIR: a sys root in DIR of two NUMA nodes holding CPU 0 (node 0) and CPU 1 (node 1),
 # the rest of this host's /sys linked in: the live /proc read as on a two-node host.
@@ -143,38 +105,7 @@ without_library() {
 		exec "$@"' sh "$libdir" "$farm" "$name" "$@"
 }
 
-KSM=/sys/kernel/mm/ksm
-KSM_KNOBS="run pages_to_scan sleep_millisecs use_zero_pages smart_scan max_page_sharing merge_across_nodes advisor_mode advisor_target_scan_time advisor_max_cpu advisor_min_pages_to_scan advisor_max_pages_to_scan"
-
-# ksm_save: remembers every writable KSM setting; cleanup puts them back.
-ksm_save() {
-	[ -d $KSM ] || return 1
-	KSM_SAVED=$TEST_TMP/ksm.saved
-	: >"$KSM_SAVED"
-	local f v
-	for f in $KSM_KNOBS; do
-		[ -f $KSM/$f ] || continue
-		v=$(cat $KSM/$f)
-		[ "$f" = advisor_mode ] && v=$(printf '%s' "$v" | sed -n 's/.*\[\(.*\)\].*/\1/p')
-		echo "$f $v" >>"$KSM_SAVED"
-	done
-}
-
-ksm_restore() {
-	[ -n "$KSM_SAVED" ] && [ -f "$KSM_SAVED" ] || return 0
-	local f v
-	[ -f $KSM/advisor_mode ] && echo none >$KSM/advisor_mode 2>/dev/null
-	while read -r f v; do
-		case $f in run|advisor_mode) continue ;; esac
-		[ "$(cat $KSM/$f)" = "$v" ] || echo "$v" >$KSM/$f 2>/dev/null || say "warning: could not restore $f=$v"
-	done <"$KSM_SAVED"
-	while read -r f v; do
-		case $f in advisor_mode|run) echo "$v" >$KSM/$f 2>/dev/null ;; esac
-	done <"$KSM_SAVED"
-	KSM_SAVED=""
-}
-
-# ksm_wait_merged MIN_PAGES_SHARING TIMEOUT_S: waits until KSM has merged at least that much
+# ksm_wait_settled MIN_PAGES_SHARING TIMEOUT_S: waits until KSM has merged at least that much
 # and two full scans in a row leave pages_sharing unchanged.
 ksm_wait_settled() {
 	local want=$1 timeout=$2 start=$SECONDS last=-1 scans now
@@ -187,18 +118,6 @@ ksm_wait_settled() {
 	done
 	return 1
 }
-
-cleanup() {
-	trap '' INT TERM HUP # a second signal must not cut the restore short
-	local pid
-	for pid in $TEST_PIDS; do stop_pid "$pid"; done
-	ksm_restore
-	rm -rf "$TEST_TMP"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-trap 'exit 129' HUP
 
 # finish: the test's verdict: failed, else skipped when a part was, else passed.
 finish() {

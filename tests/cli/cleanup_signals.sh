@@ -24,8 +24,8 @@ second_term() {
 	cat "$TEST_TMP/dir"
 }
 
-dir=$(second_term "$VMHOST_TESTS/lib.sh" 'TEST_PIDS="$TEST_PIDS $!"' TEST_TMP)
+dir=$(second_term "$VMHOST_TESTS/lib.sh" 'adopt $!' TEST_TMP)
 check "tests/lib.sh: a second TERM during cleanup does not cut it short ($dir removed)" test -n "$dir" -a ! -e "$dir"
-dir=$(second_term "$VMHOST_TESTS/../bench/lib.sh" 'pids="$pids $!"' tmp)
+dir=$(second_term "$VMHOST_TESTS/../bench/lib.sh" 'adopt $!' tmp)
 check "bench/lib.sh: a second TERM during cleanup does not cut it short ($dir removed)" test -n "$dir" -a ! -e "$dir"
 exit $((FAILURES > 0))

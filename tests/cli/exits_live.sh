@@ -18,7 +18,7 @@ sleep 60
 RUN
 tmux -L "$SOCK" -f /dev/null new-session -d -x 160 -y 40 "bash $TEST_TMP/run.sh"
 server=$(tmux -L "$SOCK" display-message -p '#{pid}')
-TEST_PIDS="$TEST_PIDS $server"
+adopt "$server"
 
 screen() { tmux -L "$SOCK" capture-pane -p; }
 # Wait for a few refreshes (the hook has run at least twice).

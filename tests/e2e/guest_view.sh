@@ -46,7 +46,7 @@ check "the monitor is still usable after vmhost's visits" sh -c "'$PROBE' qmp '$
 # A monitor held by another client: one bounded wait, the reason, and the rest of mem as usual.
 "$PROBE" hold "$SOCK" 20 &
 HOLDER=$!
-TEST_PIDS="$TEST_PIDS $HOLDER"
+adopt "$HOLDER"
 sleep 0.5
 t0=$(date +%s%N)
 "$VMHOST" mem --json --guest >"$TEST_TMP/busy.json" || fail "mem --guest failed with a busy monitor"

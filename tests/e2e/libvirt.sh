@@ -19,9 +19,8 @@ libvirt_cleanup() {
 	[ "$DOMAIN_UP" = 1 ] && $VIRSH destroy "$DOM" >/dev/null 2>&1
 	local pid
 	for pid in $STARTED; do stop_pid "$pid"; done
-	cleanup
 }
-trap libvirt_cleanup EXIT
+on_cleanup libvirt_cleanup
 libvirt_up
 
 # The guest: the e2e kernel and initramfs, copied where libvirt's qemu user may read them.

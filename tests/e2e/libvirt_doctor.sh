@@ -20,9 +20,8 @@ libvirt_cleanup() {
 	local d pid
 	for d in $UP; do $VIRSH destroy "$d" >/dev/null 2>&1; done
 	for pid in $STARTED; do stop_pid "$pid"; done
-	cleanup
 }
-trap libvirt_cleanup EXIT
+on_cleanup libvirt_cleanup
 libvirt_up
 chmod 755 "$TEST_TMP"
 fw_image

@@ -23,9 +23,8 @@ libvirt_cleanup() {
 	chgrp "${KVM_MODE#* }" /dev/kvm && chmod "${KVM_MODE% *}" /dev/kvm
 	local pid
 	for pid in $STARTED; do stop_pid "$pid"; done
-	cleanup
 }
-trap libvirt_cleanup EXIT
+on_cleanup libvirt_cleanup
 libvirt_up
 LIBVIRTD=$(cat /run/libvirtd.pid)
 
@@ -192,7 +191,7 @@ case " $STARTED " in
 *" $LIBVIRTD "*)
 	"$VMHOST" --json exits --log --interval 0.5 --count 12 --pid "$PID" >"$TEST_TMP/log.json" 2>"$TEST_TMP/log.err" &
 	LOGGER=$!
-	TEST_PIDS="$TEST_PIDS $LOGGER"
+	adopt "$LOGGER"
 	sleep 1.5
 	stop_pid "$LIBVIRTD"
 	STARTED=${STARTED/$LIBVIRTD/}

@@ -22,15 +22,11 @@ NR_SAVED="" MOUNTED=""
 # Not under TEST_TMP: its name holds "huge", and the point is a path that says nothing of it.
 POOL=$(mktemp -d /tmp/vmhost-pool.XXXXXX)
 give_back() {
-	local pid
-	for pid in $TEST_PIDS; do stop_pid "$pid"; done
-	TEST_PIDS=""
 	[ -n "$MOUNTED" ] && umount "$POOL"
 	rmdir "$POOL" 2>/dev/null
 	[ -n "$NR_SAVED" ] && echo "$NR_SAVED" >$NR
-	cleanup
 }
-trap give_back EXIT
+on_cleanup give_back
 
 NR_SAVED=$(cat $NR)
 echo $((NR_SAVED + PAGES)) >$NR

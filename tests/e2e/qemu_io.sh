@@ -14,7 +14,7 @@ KERNEL=$1 INITRD=$2
 NS=vmhost-io-$$
 TAP=vmhtap$$
 TAP=${TAP:0:15}
-trap 'cleanup; ip netns del "$NS" 2>/dev/null' EXIT
+on_cleanup 'ip netns del "$NS" 2>/dev/null'
 ip netns add "$NS" || die "cannot make a network namespace"
 ip -n "$NS" tuntap add dev "$TAP" mode tap || die "cannot make a tap"
 ip -n "$NS" addr add 10.231.0.1/24 dev "$TAP"

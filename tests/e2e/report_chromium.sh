@@ -3,7 +3,6 @@
 # Chromium; the screenshot is a real picture and the HTML holds the SVG charts. The PNG is kept
 # as $VMHOST_BUILD/report_chromium.png for a human to look at.
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 DB=$TEST_TMP/vmhost.db
 command -v chromium >/dev/null || die "chromium is not installed (scripts/deps/test/store.txt)"
 
@@ -11,13 +10,10 @@ for g in "leaky -m 64M -fake-grow 3000000" "steady1 -m 64M" "steady2 -m 96M"; do
 	set -- $g
 	name=$1
 	shift
-	spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "$name" "$@" >"$TEST_TMP/$name.out"
+	fake_guest_start "$name" "$@"
 	[ "$name" = leaky ] && LEAKY=$SPAWNED
 done
-for i in $(seq 300); do
-	[ "$(cat "$TEST_TMP"/*.out | grep -c ready)" = 3 ] && break
-	sleep 0.1
-done
+fake_guest_ready leaky steady1 steady2
 "$VMHOST" record --db "$DB" --interval 0.5 --duration 15 --quiet
 check "record exits 0" [ $? -eq 0 ]
 # Judge with no time warm-up so the leaky guest is flagged in the report too.

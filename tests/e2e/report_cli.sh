@@ -5,14 +5,8 @@
 DB=$TEST_TMP/v.db
 
 # A guest for the recording to see (32 MiB, not offered to KSM: other tests may be tuning it).
-spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$VMHOST_BUILD/fakeguest" -name cli-guest -m 32M \
-	-fake-nomerge >"$TEST_TMP/guest.out"
+fake_guest cli-guest -m 32M -fake-nomerge
 GUEST=$SPAWNED
-for i in $(seq 100); do
-	grep -q ready "$TEST_TMP/guest.out" && break
-	sleep 0.1
-done
-grep -q ready "$TEST_TMP/guest.out" || die "fakeguest did not start"
 
 # --kvm-interval 0: a first sample's KVM read of the host's other VMs (libvirt's: up to 0.75 s)
 # would leave fewer than 3 samples in 0.5 s

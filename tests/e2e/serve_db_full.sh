@@ -7,8 +7,8 @@
 FULL=$TEST_TMP/full
 mkdir -p "$FULL"
 mount -t tmpfs -o size=2m tmpfs "$FULL" || die "cannot mount a tmpfs for the full disk (needs root)"
-# The server first (it holds the database open), then the mount, then the rest.
-trap 'for p in $TEST_PIDS; do stop_pid "$p"; done; umount "$FULL"; cleanup' EXIT
+# After the server (the cleanup stops it first: it holds the database open), before the rest.
+on_cleanup 'umount "$FULL"'
 DB=$FULL/vmhost.db
 LOG=$TEST_TMP/serve.log
 

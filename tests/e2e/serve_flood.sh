@@ -50,7 +50,7 @@ while True:
 EOF
 python3 "$TEST_TMP/flood.py" "$PORT" 400 40 >"$TEST_TMP/flood.out" 2>&1 &
 FLOOD=$!
-TEST_PIDS="$TEST_PIDS $FLOOD"
+adopt "$FLOOD"
 for i in $(seq 50); do grep -q flooding "$TEST_TMP/flood.out" && break; sleep 0.1; done
 for i in $(seq "$(nproc)"); do spawn bash -c 'while :; do :; done'; done
 sleep 1

@@ -1,7 +1,8 @@
 # The firmware guest (tests/helpers/mkfw.sh) under a real qemu-system-x86_64: sourced by
-# tests/lib.sh and bench/lib.sh, the one place a test or a benchmark starts one. The includer
-# defines spawn (starts a process, SPAWNED its pid, remembered for its cleanup), die and skip,
-# and sets FW_DIR (where the firmware images and QEMU's output go) and FW_PROBE (kvmprobe).
+# scripts/lib/common.sh (for tests/lib.sh and bench/lib.sh), the one place a test or a benchmark
+# starts one. The includer defines spawn (starts a process, SPAWNED its pid, remembered for its
+# cleanup), die and skip, and sets FW_DIR (where the firmware images and QEMU's output go) and
+# FW_PROBE (kvmprobe).
 FW_MKFW=$(dirname "${BASH_SOURCE[0]}")/mkfw.sh
 FW_READY_S=20
 

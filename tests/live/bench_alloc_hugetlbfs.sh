@@ -7,7 +7,7 @@ NR=/proc/sys/vm/nr_hugepages
 [ -w $NR ] || skip "needs root to reserve huge pages in $NR"
 saved=$(cat $NR)
 restore_pool() { echo "$saved" >$NR; }
-trap 'restore_pool; cleanup' EXIT
+on_cleanup restore_pool
 echo $((saved + 24)) >$NR
 free=$(awk '/HugePages_Free/ { print $2 }' /proc/meminfo)
 [ "$free" -ge 16 ] || die "could not reserve 16 huge pages (free: $free)"

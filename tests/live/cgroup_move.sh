@@ -16,12 +16,7 @@ fi
 TOP=$CG/vmhost-move-$$
 A=$TOP/machine.slice/machine-qemu\\x2d1\\x2dhopper.scope
 B=$TOP/machine.slice/machine-qemu\\x2d2\\x2dhopper.scope
-undo() {
-	for p in $TEST_PIDS; do stop_pid "$p"; done
-	for d in "$A" "$B" "$TOP/machine.slice" "$TOP"; do rmdir "$d" 2>/dev/null; done
-	cleanup
-}
-trap undo EXIT
+on_cleanup 'for d in "$A" "$B" "$TOP/machine.slice" "$TOP"; do rmdir "$d" 2>/dev/null; done'
 
 mkdir -p "$A" "$B" || die "cannot make cgroups under $CG"
 if [ "$CG" != /sys/fs/cgroup/memory ]; then

@@ -10,16 +10,16 @@ SPAWNED_LOG=$TEST_TMP/spawned
 : >"$SPAWNED_LOG"
 bash "$VMHOST_TESTS/helpers/churn.sh" "$FAKE" "$SPAWNED_LOG" &
 CHURN=$!
-TEST_PIDS="$TEST_PIDS $CHURN"
+adopt "$CHURN"
 sleep 1
 
 serve_start "$TEST_TMP/serve.log" / --min-interval 0 || die "cannot start serve"
 "$VMHOST" record --db "$TEST_TMP/c.db" --interval 0.2 --duration 4 --quiet 2>"$TEST_TMP/record.err" &
 RECORD=$!
-TEST_PIDS="$TEST_PIDS $RECORD"
+adopt "$RECORD"
 "$VMHOST" top --batch --interval 0.2 --iterations 20 >"$TEST_TMP/top.out" 2>"$TEST_TMP/top.err" &
 TOP=$!
-TEST_PIDS="$TEST_PIDS $TOP"
+adopt "$TOP"
 
 mem_fail=0 seen=0 skipped=0 scrape_fail=0
 for r in $(seq 30); do

@@ -9,7 +9,7 @@ H=$VMHOST_FIXTURES/host-mixed
 V="$VMHOST --proc-root $H/proc --sys-root $H/sys"
 MNT=$TEST_TMP/ext4
 LOOPDEV=""
-trap 'for p in $TEST_PIDS; do stop_pid "$p"; done; mountpoint -q "$MNT" && umount "$MNT"; cleanup' EXIT
+on_cleanup 'mountpoint -q "$MNT" && umount "$MNT"'
 
 count() { sqlite3 "file:$1?mode=ro" 'SELECT count(*) FROM samples'; }
 # wait_for FILE REGEX: up to 15 s for the line.
@@ -35,7 +35,7 @@ if mkfs.ext4 -q -F "$TEST_TMP/ext4.img" && mount -o loop,errors=remount-ro "$TES
 	DB=$MNT/ro.db
 	$V record --db "$DB" --interval 0.1 --duration 30 --quiet 2>"$TEST_TMP/ro.err" &
 	REC=$!
-	TEST_PIDS="$TEST_PIDS $REC"
+	adopt "$REC"
 	wait_samples "$DB" 5 || fail "read-only: the recorder did not start"
 	echo 1 >"/sys/fs/ext4/$LOOPDEV/trigger_fs_error"
 	findmnt -n -o OPTIONS "$MNT" | grep -Eq '(^|,)(ro|emergency_ro)(,|$)' || fail "the file system did not go read-only"
@@ -57,7 +57,7 @@ fi
 DB=$TEST_TMP/deleted.db
 $V record --db "$DB" --interval 0.1 --duration 3 --quiet 2>"$TEST_TMP/del.err" &
 REC=$!
-TEST_PIDS="$TEST_PIDS $REC"
+adopt "$REC"
 wait_samples "$DB" 5 || fail "deleted: the recorder did not start"
 rm -f "$DB"
 wait $REC
@@ -76,7 +76,7 @@ check "deleted: the samples after the deletion are in it ($n)" ge "${n:-0}" 5
 DB=$TEST_TMP/locked.db
 $V record --db "$DB" --interval 0.2 --duration 8 --quiet 2>"$TEST_TMP/lock.err" &
 REC=$!
-TEST_PIDS="$TEST_PIDS $REC"
+adopt "$REC"
 wait_samples "$DB" 5 || fail "locked: the recorder did not start"
 before=$(count "$DB")
 { echo 'BEGIN EXCLUSIVE;'; sleep 4; echo 'ROLLBACK;'; } | sqlite3 "$DB"

@@ -40,7 +40,7 @@ check "late: the SVG marks the arrivals" test "$(grep -c '>guest [23] starts<' "
 # SIGTERM while the real ksmtuned runs: settings back, its process group gone.
 "$VMHOST" bench ksm --policies ksmtuned --guests 2 --guest-size 8M --duration 60 --steady 4 >"$TEST_TMP/k.out" 2>"$TEST_TMP/k.err" &
 bench=$!
-TEST_PIDS="$TEST_PIDS $bench"
+adopt "$bench"
 for _ in $(seq 100); do grep -q "ksmtuned: 2 guests ready" "$TEST_TMP/k.err" && break; sleep 0.1; done
 sleep 1
 daemons=$(pgrep -f '/ksmtuned' | tr '\n' ' ')

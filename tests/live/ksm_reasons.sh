@@ -13,9 +13,8 @@ spawn "${Q[@]}" -machine pc,memory-backend=ram0 -object memory-backend-memfd,id=
 shared=$SPAWNED
 spawn "${Q[@]}" -machine pc -name reason-plain
 plain=$SPAWNED
-spawn bash -c "exec -a qemu-system-x86_64 '$VMHOST_BUILD/fakeguest' -name reason-unmarked -m 16 -fake-nomerge >'$TEST_TMP/fg'"
+fake_guest reason-unmarked -m 16 -fake-nomerge
 unmarked=$SPAWNED
-for _ in $(seq 100); do grep -q ready "$TEST_TMP/fg" 2>/dev/null && break; sleep 0.1; done
 # QEMU maps guest RAM (and marks it) before it waits paused: wait for its RAM to be there.
 for _ in $(seq 100); do
 	n=$(for p in $nomerge $shared $plain; do grep -c . /proc/$p/ksm_stat 2>/dev/null; done | wc -l)

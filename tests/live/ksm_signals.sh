@@ -6,12 +6,8 @@ ksm_save || die "cannot read KSM settings"
 export VMHOST_TUNE_LOCK=$TEST_TMP/tune.lock
 
 # Something to scan and merge: two small VM-like guests.
-for i in 1 2; do
-	spawn bash -c "exec -a qemu-system-x86_64 '$VMHOST_BUILD/fakeguest' -name sig$i -m 32 -fake-guest $i -fake-volatile 0.1 >'$TEST_TMP/g$i'"
-done
-for i in 1 2; do
-	for _ in $(seq 100); do grep -q ready "$TEST_TMP/g$i" 2>/dev/null && break; sleep 0.1; done
-done
+for i in 1 2; do fake_guest_start "sig$i" -m 32 -fake-guest "$i" -fake-volatile 0.1; done
+fake_guest_ready sig1 sig2
 
 settings() {
 	local f
@@ -34,7 +30,7 @@ kill_at() {
 	before=$(settings)
 	"$@" >"$TEST_TMP/out" 2>"$TEST_TMP/err" &
 	local pid=$!
-	TEST_PIDS="$TEST_PIDS $pid"
+	adopt "$pid"
 	sleep "$delay"
 	kill -"$sig" "$pid" 2>/dev/null
 	wait "$pid"
@@ -69,7 +65,7 @@ check "sweep says it restored" grep -q "every KSM setting restored" "$TEST_TMP/e
 # A second tune is refused while one runs.
 "$VMHOST" ksm tune --interval 0.5 >"$TEST_TMP/a.out" 2>&1 &
 a=$!
-TEST_PIDS="$TEST_PIDS $a"
+adopt "$a"
 for _ in $(seq 50); do grep -q start "$TEST_TMP/a.out" && break; sleep 0.1; done
 "$VMHOST" ksm tune --interval 0.5 --duration 1 >/dev/null 2>"$TEST_TMP/b.err"
 rc=$?

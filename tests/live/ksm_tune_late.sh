@@ -13,12 +13,12 @@ BOUND_S=45
 guest() { # NAME SEED SIZE_MIB [fakeguest options...]
 	local name=$1 seed=$2 size=$3
 	shift 3
-	spawn bash -c "exec -a qemu-system-x86_64 '$VMHOST_BUILD/fakeguest' -name $name -m $size -fake-seed $seed $* >'$TEST_TMP/$name'"
+	fake_guest_start "$name" -m "$size" -fake-seed "$seed" "$@"
 	eval "PID_$name=$SPAWNED"
 }
 ready() { # NAME TIMEOUT_S
 	local i
-	for i in $(seq $(($2 * 10))); do grep -q ready "$TEST_TMP/$1" 2>/dev/null && return 0; sleep 0.1; done
+	for i in $(seq $(($2 * 10))); do grep -q ready "$TEST_TMP/$1.out" 2>/dev/null && return 0; sleep 0.1; done
 	return 1
 }
 wait_log() { # PATTERN TIMEOUT_S [FROM_LINE]
@@ -41,7 +41,7 @@ guest base 11 32 -fake-guest 9
 ready base 30 || die "the first process did not start"
 "$VMHOST" ksm tune --interval 1 --verbose >"$TEST_TMP/tune.log" 2>&1 &
 tune=$!
-TEST_PIDS="$TEST_PIDS $tune"
+adopt "$tune"
 check "goes idle on the already scanned host" wait_log "idle pages_to_scan=100 sleep_millisecs=1000 .*idle: .* full scans in a row" 60
 sleep 3
 check "stays idle, at the idle rate" test "$(cat $KSM/pages_to_scan)/$(cat $KSM/sleep_millisecs)" = 100/1000

@@ -6,8 +6,7 @@ ksm_save || die "cannot read KSM settings"
 export VMHOST_TUNE_LOCK=$TEST_TMP/tune.lock
 
 guest() { # INDEX SIZE_MIB
-	spawn bash -c "exec -a qemu-system-x86_64 '$VMHOST_BUILD/fakeguest' -name live$1 -m $2 -fake-guest $1 -fake-seed 77 -fake-volatile 0.1 >'$TEST_TMP/g$1'"
-	for _ in $(seq 100); do grep -q ready "$TEST_TMP/g$1" 2>/dev/null && break; sleep 0.1; done
+	fake_guest "live$1" -m "$2" -fake-guest "$1" -fake-seed 77 -fake-volatile 0.1
 }
 wait_log() { # PATTERN TIMEOUT_S [FROM_LINE]
 	local i
@@ -21,7 +20,7 @@ guest 2 48
 before=$(cat $KSM/pages_to_scan)/$(cat $KSM/sleep_millisecs)/$(cat $KSM/run)
 "$VMHOST" ksm tune --interval 0.5 --verbose >"$TEST_TMP/tune.log" 2>&1 &
 tune=$!
-TEST_PIDS="$TEST_PIDS $tune"
+adopt "$tune"
 
 check "starts fast" wait_log "fast pages_to_scan=.*start:" 10
 check "goes idle once scans find nothing more" wait_log "idle pages_to_scan=100 sleep_millisecs=1000 .*idle: .* full scans in a row" 120

@@ -31,14 +31,14 @@ echo 123 >$KSM/pages_to_scan
 echo 45 >$KSM/sleep_millisecs
 # ksmtuned counts the RSS of processes matching '^qemu-system.*-enable-kvm'.
 for i in 1 2; do
-	spawn bash -c "exec -a qemu-system-x86_64 '$VMHOST_BUILD/fakeguest' -enable-kvm -name tuned$i -m 64 -fake-guest $i -fake-seed 31 >'$TEST_TMP/g$i'"
+	fake_guest_start "tuned$i" -enable-kvm -m 64 -fake-guest "$i" -fake-seed 31
 done
 knobs >"$TEST_TMP/before"
 
 # 1. Its own config (threshold at 100% of MemTotal: it starts KSM and boosts), stopped on time.
 "$RUN" --interval 1 --duration 5 --thres-coef 100 >"$TEST_TMP/run1" 2>&1 &
 run=$!
-TEST_PIDS="$TEST_PIDS $run"
+adopt "$run"
 check "ksmtuned starts as its own process group" wait_out "$TEST_TMP/run1" "started pgid=" 10
 pgid=$(sed -n 's/^started pgid=\([0-9]*\).*/\1/p' "$TEST_TMP/run1")
 log=$(sed -n 's/^started .* log=//p' "$TEST_TMP/run1")
@@ -56,7 +56,7 @@ check "its directory is removed" test ! -e "$(dirname "$log")"
 # 2. The caller gets SIGTERM in the middle.
 "$RUN" --interval 1 --duration 60 --thres-coef 100 >"$TEST_TMP/run2" 2>&1 &
 run=$!
-TEST_PIDS="$TEST_PIDS $run"
+adopt "$run"
 wait_out "$TEST_TMP/run2" "^loop=" 10
 log=$(sed -n 's/^started .* log=//p' "$TEST_TMP/run2")
 wait_out "$log" "KSMCTL start" 10
@@ -70,7 +70,7 @@ check "SIGTERM: every KSM setting is as before" restored
 # 3. The caller is killed outright: the supervisor, told by the kernel, cleans up.
 "$RUN" --interval 1 --duration 60 --thres-coef 100 >"$TEST_TMP/run3" 2>&1 &
 run=$!
-TEST_PIDS="$TEST_PIDS $run"
+adopt "$run"
 wait_out "$TEST_TMP/run3" "^loop=" 10
 log=$(sed -n 's/^started .* log=//p' "$TEST_TMP/run3")
 wait_out "$log" "KSMCTL start" 10

@@ -172,7 +172,7 @@ check "mem --guest --json: its halt_poll_seconds through QMP, a number" halt_pol
 stop_pid "$HALTQ"
 
 "$P" hold "$SOCK" 4 >"$TEST_TMP/hold" &
-TEST_PIDS="$TEST_PIDS $!"
+adopt $!
 sleep 0.5
 "$P" stats "$SOCK" 2>"$TEST_TMP/err" >/dev/null
 check "while another client holds it: busy" grep -q '^error: QMP busy' "$TEST_TMP/err"

@@ -2,7 +2,6 @@
 # PSS, per-VM KSM counters against the host's, the stated error bound, and --exact.
 # KSM settings are saved first and restored on every exit path (tests/lib.sh).
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 [ -w $KSM/run ] || skip "needs root and KSM (/sys/kernel/mm/ksm/run not writable)"
 ksm_save
 echo 2 >$KSM/run # start from nothing merged
@@ -12,10 +11,7 @@ echo 0 >$KSM/use_zero_pages
 start_guest() { # name size args...
 	local name=$1 size=$2
 	shift 2
-	spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "$name" -m "$size" "$@" >"$TEST_TMP/$name.out"
-	local i
-	for i in $(seq 150); do grep -q ready "$TEST_TMP/$name.out" 2>/dev/null && return 0; sleep 0.1; done
-	die "guest $name did not start"
+	fake_guest "$name" -m "$size" "$@"
 }
 
 # Three guests "booted from one image": same mix, same shared content.

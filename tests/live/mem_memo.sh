@@ -89,10 +89,10 @@ check "and no longer in the memo" sh -c "grep -qa memoalpha '$MEMO' && ! grep -q
 
 # A process remembered as a VM that then execs another program keeps its pid and start time, not
 # its name: it is read afresh, and is no VM. (/usr/bin/python3: a pyenv shim would exec again.)
-spawn bash -c 'exec -a qemu-system-x86_64 /usr/bin/python3 -c "$0" -name memoexec -m 16M "$@"' '
+spawn "${AS_QEMU[@]}" /usr/bin/python3 -c '
 import os, sys, time
 while not os.path.exists(sys.argv[-1]): time.sleep(0.05)
-os.execv("/bin/sleep", ["sleep", "300"])' -go "$TEST_TMP/go"
+os.execv("/bin/sleep", ["sleep", "300"])' -name memoexec -m 16M -go "$TEST_TMP/go"
 X=$SPAWNED
 for i in $(seq 100); do
 	"$VMHOST" mem --json --pss-budget 0 >"$TEST_TMP/exec1.json"

@@ -1,16 +1,11 @@
 # vmhost mem on real processes without KSM: a fake guest discovered by its QEMU-style command
 # line, --pid processes, exact figures against the kernel's own, processes that vanish.
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 
 start_guest() { # name size extra-args...
 	local name=$1 size=$2
 	shift 2
-	spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "$name" -m "$size" -fake-nomerge "$@" \
-		>"$TEST_TMP/$name.out"
-	local i
-	for i in $(seq 100); do grep -q ready "$TEST_TMP/$name.out" 2>/dev/null && return 0; sleep 0.1; done
-	die "guest $name did not start"
+	fake_guest "$name" -m "$size" -fake-nomerge "$@"
 }
 
 start_guest live1 96M

@@ -2,20 +2,13 @@
 # one with 60% zero pages on 4 KiB pages) and three guests of another image, against each one's
 # smaps_rollup read by the test itself. KSM settings are restored on every exit path (lib.sh).
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 [ -w $KSM/run ] || skip "needs root and KSM (/sys/kernel/mm/ksm/run not writable)"
 ksm_save
 echo 2 >$KSM/run
 [ -f $KSM/advisor_mode ] && echo none >$KSM/advisor_mode
 echo 0 >$KSM/use_zero_pages
 
-start_guest() { # name args...
-	local name=$1 i
-	shift
-	spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "$name" -m 96M "$@" >"$TEST_TMP/$name.out"
-	for i in $(seq 150); do grep -q ready "$TEST_TMP/$name.out" 2>/dev/null && return 0; sleep 0.1; done
-	die "guest $name did not start"
-}
+start_guest() { fake_guest "$1" -m 96M "${@:2}"; } # name args...
 start_guest a80 -fake-guest 100 -fake-seed 1 -fake-shared 0.8 -fake-zero 0.05
 start_guest a50 -fake-guest 101 -fake-seed 1 -fake-shared 0.5 -fake-zero 0.05
 start_guest a20 -fake-guest 102 -fake-seed 1 -fake-shared 0.2 -fake-zero 0.05

@@ -13,9 +13,8 @@ PTRACE="$NB --inh-caps +sys_ptrace --ambient-caps +sys_ptrace"
 CAPS="$NB --inh-caps +sys_ptrace,+dac_read_search,+perfmon --ambient-caps +sys_ptrace,+dac_read_search,+perfmon"
 $NB true || die "setpriv cannot switch to nobody here"
 
-spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$VMHOST_BUILD/fakeguest" -name privg -m 16M >"$TEST_TMP/g.out"
+fake_guest privg -m 16M
 G=$SPAWNED
-for i in $(seq 100); do grep -q ready "$TEST_TMP/g.out" && break; sleep 0.1; done
 vm() { jq -c --argjson p "$G" '.vms[] | select(.pid == $p)' "$1"; }
 is() { vm "$1" | jq -e "$2" >/dev/null; }
 # run NAME WHO ARGS...: vmhost ARGS as WHO; NAME.json, NAME.err; RC.

@@ -8,14 +8,13 @@
 CG=/sys/fs/cgroup/unified
 [ -f /sys/fs/cgroup/cgroup.procs ] && CG=/sys/fs/cgroup
 DIRS=""
-trap 'for p in $TEST_PIDS; do stop_pid "$p"; done; for d in $DIRS; do rmdir "$d" 2>/dev/null; done; cleanup' EXIT
+on_cleanup 'for d in $DIRS; do rmdir "$d" 2>/dev/null; done'
 
 big=$(head -c 122880 /dev/zero | tr '\0' x)
 args=()
 for i in $(seq 9); do args+=(-append "$big"); done
-spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$VMHOST_BUILD/fakeguest" -name huge -m 16M "${args[@]}" >"$TEST_TMP/huge.out"
+fake_guest huge -m 16M "${args[@]}"
 G=$SPAWNED
-for i in $(seq 100); do grep -q ready "$TEST_TMP/huge.out" && break; sleep 0.1; done
 size=$(wc -c <"/proc/$G/cmdline")
 check "the fake guest's command line is over 1 MiB ($size bytes)" ge "$size" 1048576
 

@@ -22,7 +22,7 @@ check "an error reply is one line with QEMU's class and text" \
 # Another client holds the monitor: connecting succeeds into the backlog, no greeting comes.
 "$P" hold "$SOCK" 3 >"$TEST_TMP/hold" &
 HOLD=$!
-TEST_PIDS="$TEST_PIDS $HOLD"
+adopt "$HOLD"
 for i in $(seq 50); do grep -q holding "$TEST_TMP/hold" && break; sleep 0.1; done
 check "the holder got the monitor" grep -q holding "$TEST_TMP/hold"
 start=$(date +%s%N)

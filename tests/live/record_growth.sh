@@ -3,20 +3,13 @@
 # real, paused QEMU guest); `vmhost growth --json` flags exactly the grower. Also: SIGTERM stops
 # the recorder cleanly, and the human and CSV forms agree.
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 DB=$TEST_TMP/vmhost.db
 
 # start_guest NAME ARGS...: a fake QEMU guest; waits until its RAM is filled.
 start_guest() {
 	local name=$1
 	shift
-	spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "$name" "$@" >"$TEST_TMP/$name.out"
-	local i
-	for i in $(seq 300); do
-		grep -q ready "$TEST_TMP/$name.out" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	die "fake guest $name did not start"
+	fake_guest "$name" "$@"
 }
 
 start_guest grower -m 64M -fake-grow 4000000
@@ -75,7 +68,7 @@ check "default warm-up: young VMs are not flagged" \
 # Clean stop on SIGTERM: exit 0, the summary, and a whole database.
 "$VMHOST" record --db "$DB" --interval 0.2 >"$TEST_TMP/rec2.out" 2>&1 &
 REC=$!
-TEST_PIDS="$TEST_PIDS $REC"
+adopt "$REC"
 sleep 1.5
 before=$(sqlite3 "$DB" 'SELECT count(*) FROM samples')
 kill -TERM $REC

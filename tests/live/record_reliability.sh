@@ -3,17 +3,13 @@
 # random moments never corrupts it; a read-only database and a full disk give a clear error and
 # keep the data already recorded.
 . "$VMHOST_TESTS/lib.sh"
-FAKE=$VMHOST_BUILD/fakeguest
 DB=$TEST_TMP/vmhost.db
 MOUNTS=""
-trap 'for m in $MOUNTS; do umount "$m" 2>/dev/null; done; cleanup' EXIT
+on_cleanup 'for m in $MOUNTS; do umount "$m" 2>/dev/null; done'
 
-spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name rel1 -m 16M >"$TEST_TMP/rel1.out"
-spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name rel2 -m 16M -fake-grow 1000000 >"$TEST_TMP/rel2.out"
-for i in $(seq 100); do
-	[ "$(cat "$TEST_TMP"/rel*.out 2>/dev/null | grep -c ready)" = 2 ] && break
-	sleep 0.1
-done
+fake_guest_start rel1 -m 16M
+fake_guest_start rel2 -m 16M -fake-grow 1000000
+fake_guest_ready rel1 rel2
 
 count() { sqlite3 "$1" 'SELECT count(*) FROM samples'; }
 # Every VM row belongs to a whole sample (one transaction per sample).
@@ -22,7 +18,7 @@ orphans() { sqlite3 "$1" 'SELECT count(*) FROM vm_samples WHERE t_ms NOT IN (SEL
 # --- two recorders ---
 "$VMHOST" record --db "$DB" --interval 0.2 --quiet &
 REC=$!
-TEST_PIDS="$TEST_PIDS $REC"
+adopt "$REC"
 for i in $(seq 50); do [ -s "$DB" ] && [ "$(count "$DB" 2>/dev/null || echo 0)" -gt 0 ] && break; sleep 0.1; done
 "$VMHOST" record --db "$DB" --interval 0.2 --duration 1 2>"$TEST_TMP/second.err"
 check "a second recorder is refused (exit 1)" [ $? -eq 1 ]

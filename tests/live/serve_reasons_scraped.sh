@@ -72,7 +72,7 @@ round() {
 		scraper "$c" "$([ $((c % 2)) = 0 ] && echo "$OM")" & # both formats rendered
 		scrapers="$scrapers $!"
 	done
-	TEST_PIDS="$TEST_PIDS $scrapers"
+	adopt "$scrapers"
 	sleep 0.5
 	# The guest's VM appears while they scrape, in debugfs before serve's /proc lists its process
 	# (the order a --proc-root tree may show them in): a scrape after its VM exists makes serve

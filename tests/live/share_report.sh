@@ -22,7 +22,7 @@ done
 
 "$VMHOST" record --db "$DB" --interval 0.5 --duration 6 --quiet 2>"$TEST_TMP/record.err" &
 RECORD=$!
-TEST_PIDS="$TEST_PIDS $RECORD"
+adopt "$RECORD"
 sleep 1.5
 "$VMHOST" share $pids --sample 1/8 --cpu-budget 0 --db "$DB" >"$TEST_TMP/share.out" 2>"$TEST_TMP/share.err"
 check "share exits 0 beside a running recorder" [ $? -eq 0 ]

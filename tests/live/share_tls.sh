@@ -171,7 +171,7 @@ PORT=$(free_port)
 (cd "$TEST_TMP" && exec openssl s_server -quiet -accept "127.0.0.1:$PORT" -cert "$CA" -key vmhost-test-host.key \
 	-Verify 1 -CAfile client-ca.crt -WWW -http_server_binmode) >"$TEST_TMP/s_server.log" 2>&1 &
 SSERVER=$!
-TEST_PIDS="$TEST_PIDS $SSERVER"
+adopt "$SSERVER"
 wait_for 5 curl -sf --cacert "$CA" -o /dev/null --cert "$TEST_TMP/planner.crt" --key "$TEST_TMP/planner.key" \
 	"https://127.0.0.1:$PORT/s1.sketch" || die "openssl s_server did not start: $(cat "$TEST_TMP/s_server.log")"
 plan --from "https://127.0.0.1:$PORT/s1.sketch" --ca-file "$CA" --cert "$TEST_TMP/planner.crt" --key "$TEST_TMP/planner.key"

@@ -7,7 +7,6 @@
 command -v tmux >/dev/null || die "tmux is not installed (scripts/deps/test/terminal.txt lists it)"
 command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 missing (scripts/deps/test/qemu.txt)"
 [ "$(id -u)" = 0 ] || skip "needs root (cgroup scopes for the helpers)"
-FAKE=$VMHOST_BUILD/fakeguest
 SOCK=vmhost-top-$$
 
 # A per-VM scope as libvirt makes it: the unified tree's (pressure) and, on hybrid hosts, the v1
@@ -19,16 +18,13 @@ SCOPES="$V2/$SCOPE"
 [ -d "$V1" ] && SCOPES="$SCOPES $V1/$SCOPE"
 top_cleanup() {
 	tmux -L "$SOCK" kill-server 2>/dev/null
-	for pid in $TEST_PIDS; do stop_pid "$pid"; done
-	TEST_PIDS=""
 	for d in $SCOPES; do rmdir "$d" 2>/dev/null; rmdir "$(dirname "$d")" 2>/dev/null; done
-	cleanup
 }
-trap top_cleanup EXIT
+on_cleanup top_cleanup
 for d in $SCOPES; do mkdir -p "$d" || die "cannot make the scope $d"; done
 into_scope() { for d in $SCOPES; do echo "$1" >"$d/cgroup.procs" || die "cannot move $1 into $d"; done; }
 
-fake() { spawn bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$FAKE" -name "$1" -m "$2" -fake-vcpus 2 >"$TEST_TMP/$1.out"; }
+fake() { fake_guest_start "$1" -m "$2" -fake-vcpus 2; }
 fake web1 96M; WEB=$SPAWNED
 fake db1 64M; DB=$SPAWNED
 fake build 32M; BUILD=$SPAWNED
@@ -141,7 +137,7 @@ screen_sorted() {
 }
 
 tmux -L "$SOCK" -f /dev/null new-session -d -x 80 -y 30 "bash $TEST_TMP/run.sh q --interval 0.3"
-TEST_PIDS="$TEST_PIDS $(tmux -L "$SOCK" display-message -p '#{pid}')"
+adopt "$(tmux -L "$SOCK" display-message -p '#{pid}')"
 wait_screen '^vmhost top .* VMs$' # a frame with rates
 check "live: the header has host memory, KSM and ksmd" grep -Eq '^mem .*, avail .*  ksm ' "$TEST_TMP/screen"
 check "live: 80 columns: name, CPU, wait, RSS, PSS, KSM, overhead, exits" \

@@ -20,9 +20,8 @@ known && die "a vmhost package is already on this machine ($(dpkg-query -W -f='$
 INSTALLED_BY_US=0
 pkg_cleanup() {
 	[ "$INSTALLED_BY_US" = 1 ] && known && dpkg -P vmhost >/dev/null 2>&1
-	cleanup
 }
-trap pkg_cleanup EXIT
+on_cleanup pkg_cleanup
 
 # dpkg_do ARGS...: dpkg, waiting while another dpkg or apt holds its lock (up to 2 min).
 dpkg_do() {

@@ -12,22 +12,21 @@
 
 #include "io/peer/socket.h"
 #include "net/serve_http.h"
+#include "testutil.h"
 
 /* A fresh /tmp/vmhost-test-NAME.XXXXXX in dir (64 bytes at least) and dir/t.db in db (128). */
 static inline int scratch_make(char *dir, char *db, const char *name)
 {
-	snprintf(dir, 64, "/tmp/vmhost-test-%s.XXXXXX", name);
-	if (!mkdtemp(dir))
+	if (tmp_tree_make(dir, 64, name) < 0)
 		return -1;
 	snprintf(db, 128, "%s/t.db", dir);
 	return 0;
 }
 
+/* Removes a scratch_make directory and what is in it; 0 or -1. */
 static inline int scratch_remove(const char *dir)
 {
-	char cmd[256];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmp_tree_remove(dir);
 }
 
 /* A listening socket on 127.0.0.1 with a port of the kernel's choice; -1 on failure. */

@@ -18,6 +18,7 @@
 #include "core/bench/bench_accounting.h"
 #include "core/bench/workload.h"
 #include "core/sample/sampler.h"
+#include "testutil.h"
 
 #define MIB ((uint64_t)1 << 20)
 /* cmocka's assert_float_equal rounds to float: too coarse for microseconds. */
@@ -210,11 +211,8 @@ static void values_and_summary_over_guests(void **state)
 static void timed_reads_have_medians(void **state)
 {
 	(void)state;
-	const char *dir = getenv("VMHOST_FIXTURES");
 	char proc[4096], sys[4096];
-	snprintf(proc, sizeof(proc), "%s/host-mixed/proc", dir ? dir : "tests/fixtures");
-	snprintf(sys, sizeof(sys), "%s/host-mixed/sys", dir ? dir : "tests/fixtures");
-	struct io_root root = {.proc = proc, .sys = sys};
+	struct io_root root = fixture_root("host-mixed", proc, sys, sizeof(proc));
 	struct bench_accounting_config c = {.guests = 2, .repeat = 3, .guest_bytes = 16 * MIB};
 	struct bench_accounting_scenario s;
 	bench_accounting_scenario_init(&s, BENCH_ACCOUNTING_SYMMETRIC, &c);
@@ -233,30 +231,22 @@ static void timed_reads_have_medians(void **state)
 static void workload_joins_cgroup_under_root(void **state)
 {
 	(void)state;
-	char dir[] = "/tmp/vmhost-wlroot.XXXXXX", path[128];
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/fs", dir);
-	assert_int_equal(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/fs/cgroup", dir);
-	assert_int_equal(mkdir(path, 0755), 0);
+	char *dir = tmp_tree_new("wlroot"), path[PATH_MAX];
+	mkdirf("%s/fs/cgroup", dir);
 	snprintf(path, sizeof(path), "%s/fs/cgroup/cgroup.procs", dir);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fclose(f);
+	put(path, "");
 	struct io_root root = {.proc = "/proc", .sys = dir};
 	struct workload_spec spec = {.guest_bytes = 2 * MIB, .cgroup = "fs/cgroup", .root = &root};
 	pid_t pid = 0;
 	assert_int_equal(workload_spawn(&spec, &pid), 0);
 	workload_stop(pid);
 	char buf[8] = "";
-	f = fopen(path, "r");
+	FILE *f = fopen(path, "r");
 	assert_non_null(f);
 	assert_non_null(fgets(buf, sizeof(buf), f));
 	fclose(f);
 	assert_string_equal(buf, "0");
-	unlink(path);
-	snprintf(path, sizeof(path), "rm -r %s", dir);
-	assert_int_equal(system(path), 0);
+	tmp_tree_free(dir);
 }
 
 int main(void)

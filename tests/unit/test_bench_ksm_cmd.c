@@ -16,6 +16,7 @@
 #include "cmd/cmd.h"
 #include "core/bench/bench_ksm.h"
 #include "out/table.h"
+#include "testutil.h"
 
 #include <cmocka.h>
 
@@ -91,7 +92,7 @@ static int run_bench(struct ctx *ctx, char *out, char *err, size_t cap, int argc
 	return rc;
 }
 
-static char dir[] = "/tmp/vmhost-test-bench-ksm.XXXXXX";
+static char dir[64];
 static char proc[4200], sys[4200];
 
 static int setup(void **state)
@@ -99,13 +100,11 @@ static int setup(void **state)
 	(void)state;
 	if (geteuid() != 0)
 		return 0; /* the tests skip: without root the command stops at the privilege check */
-	const char *fixtures = getenv("VMHOST_FIXTURES");
 	char cmd[8400];
-	if (!mkdtemp(dir))
+	if (tmp_tree_make(dir, sizeof(dir), "bench-ksm") < 0)
 		return -1;
 	/* A copy of the fixture tree: the command writes its baseline settings there. */
-	snprintf(cmd, sizeof(cmd), "cp -r '%s/ksm-new/proc' '%s/ksm-new/sys' '%s/'", fixtures ? fixtures : "tests/fixtures",
-		 fixtures ? fixtures : "tests/fixtures", dir);
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/ksm-new/proc' '%s/ksm-new/sys' '%s/'", fixtures_dir(), fixtures_dir(), dir);
 	if (system(cmd) != 0)
 		return -1;
 	snprintf(proc, sizeof(proc), "%s/proc", dir);
@@ -117,9 +116,7 @@ static int setup(void **state)
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[4200];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return geteuid() != 0 || system(cmd) == 0 ? 0 : -1;
+	return geteuid() != 0 || tmp_tree_remove(dir) == 0 ? 0 : -1;
 }
 
 static int bench(enum out_format format, char *out, char *err, size_t cap)

@@ -14,6 +14,7 @@
 #include "core/model/account.h"
 #include "core/model/vm_cost.h"
 #include "parse/cpu_cgroup.h"
+#include "testutil.h"
 
 #define S(x) x, strlen(x)
 
@@ -182,31 +183,20 @@ static void unmergeable(void **state)
 	assert_false(ksm_process_mergeable(&old).known);
 }
 
-static void put(const char *dir, const char *name, const char *text)
-{
-	char path[512];
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 /* Proxmox's figure: the scope's charge without page cache, v2 and v1; unknown without memory.stat. */
 static void cgroup_without_cache(void **state)
 {
 	(void)state;
-	char root[] = "/tmp/vmhost-cg-XXXXXX", cmd[1024], v2[300], v1[300], sys[300];
-	assert_non_null(mkdtemp(root));
+	char *root = tmp_tree_new("cg"), v2[300], v1[300], sys[300], gone[320];
 	snprintf(v2, sizeof(v2), "%s/sys/fs/cgroup/qemu.slice/100.scope", root);
 	snprintf(v1, sizeof(v1), "%s/sys/fs/cgroup/memory/machine/qemu-1-web.libvirt-qemu", root);
 	snprintf(sys, sizeof(sys), "%s/sys", root);
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s' '%s'", v2, v1);
-	assert_int_equal(system(cmd), 0);
-	put(v2, "memory.current", "1000000\n");
-	put(v2, "memory.stat", "anon 650000\nfile 300000\nkernel 50000\n");
-	put(v1, "memory.usage_in_bytes", "2000000\n");
-	put(v1, "memory.stat", "cache 500000\nrss 1400000\ntotal_cache 900000\n");
+	mkdirf("%s", v2);
+	mkdirf("%s", v1);
+	putf("1000000\n", "%s/memory.current", v2);
+	putf("anon 650000\nfile 300000\nkernel 50000\n", "%s/memory.stat", v2);
+	putf("2000000\n", "%s/memory.usage_in_bytes", v1);
+	putf("cache 500000\nrss 1400000\ntotal_cache 900000\n", "%s/memory.stat", v1);
 	struct io_root r = {.proc = "/proc", .sys = sys};
 	maybe_i64 m = cgroup_memory_without_cache(&r, 2, "/qemu.slice/100.scope");
 	assert_true(m.known);
@@ -214,12 +204,11 @@ static void cgroup_without_cache(void **state)
 	m = cgroup_memory_without_cache(&r, 1, "/machine/qemu-1-web.libvirt-qemu");
 	assert_true(m.known);
 	assert_int_equal(m.v, 1500000); /* cache, not total_cache: the scope's own */
-	snprintf(cmd, sizeof(cmd), "rm '%s/memory.stat'", v2);
-	assert_int_equal(system(cmd), 0);
+	snprintf(gone, sizeof(gone), "%s/memory.stat", v2);
+	assert_int_equal(unlink(gone), 0);
 	assert_false(cgroup_memory_without_cache(&r, 2, "/qemu.slice/100.scope").known);
 	assert_false(cgroup_memory_without_cache(&r, 2, "/no/such.scope").known);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
+	tmp_tree_free(root);
 }
 
 int main(void)

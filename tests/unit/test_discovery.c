@@ -14,6 +14,7 @@
 
 #include "core/model/calibrate.h"
 #include "core/model/vm.h"
+#include "testutil.h"
 
 static struct io_root root;
 static char proc[4096], sys[4096];
@@ -38,10 +39,7 @@ void *__wrap_malloc(size_t n)
 static int setup(void **state)
 {
 	(void)state;
-	const char *dir = getenv("VMHOST_FIXTURES");
-	snprintf(proc, sizeof(proc), "%s/host-mixed/proc", dir ? dir : "tests/fixtures");
-	snprintf(sys, sizeof(sys), "%s/host-mixed/sys", dir ? dir : "tests/fixtures");
-	root = (struct io_root){.proc = proc, .sys = sys};
+	root = fixture_root("host-mixed", proc, sys, sizeof(proc));
 	return 0;
 }
 
@@ -214,8 +212,7 @@ static int measure_as_nobody(const struct io_root *r, pid_t pid, unsigned *ret_d
 static void denied_files_are_counted(void **state)
 {
 	(void)state;
-	char tmp[] = "/tmp/vmhost-denied-XXXXXX", cmd[8192], p[4200], s[4200];
-	assert_non_null(mkdtemp(tmp));
+	char *tmp = tmp_tree_new("denied"), cmd[8192], p[4200], s[4200];
 	snprintf(cmd, sizeof(cmd), "cp -a '%s/..' '%s/host' && chmod 755 '%s' && chmod 000 '%s/host/proc/1003/ksm_stat'",
 		 proc, tmp, tmp, tmp);
 	assert_int_equal(system(cmd), 0);
@@ -237,8 +234,7 @@ static void denied_files_are_counted(void **state)
 	close(pipefd[0]);
 	int status;
 	assert_int_equal(waitpid(child, &status, 0), child);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	assert_int_equal(system(cmd), 0);
+	tmp_tree_free(tmp);
 	assert_int_equal(got.rc, 0);       /* measured, */
 	assert_int_equal(got.denied, 1);  /* with ksm_stat counted as denied */
 	assert_true(got.rss_known);        /* and what could be read is there */

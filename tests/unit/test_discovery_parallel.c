@@ -13,6 +13,7 @@
 
 #include "core/model/host.h"
 #include "core/model/vm.h"
+#include "testutil.h"
 
 enum { COPIES = 200, FIRST_PID = 30000 };
 
@@ -21,9 +22,8 @@ static char dir[64], proc[128], sys[128];
 static int setup(void **state)
 {
 	(void)state;
-	const char *f = getenv("VMHOST_FIXTURES");
-	snprintf(dir, sizeof(dir), "/tmp/vmhost-test-parallel.XXXXXX");
-	if (!mkdtemp(dir))
+	const char *f = fixtures_dir();
+	if (tmp_tree_make(dir, sizeof(dir), "parallel") < 0)
 		return -1;
 	snprintf(proc, sizeof(proc), "%s/proc", dir);
 	snprintf(sys, sizeof(sys), "%s/sys", dir);
@@ -34,16 +34,14 @@ static int setup(void **state)
 		 "cp -r '%s/serve/proc' '%s/serve/sys' '%s' && cd '%s' && for i in $(seq 0 %d); do p=$((%d + i)); "
 		 "cp -r 10001 $p && sed -i -e \"s/^10001 /$p /\" -e \"s/guest=vm1,/guest=g$i,/\" -e \"s/x2dvm1.scope/x2dg$i.scope/\" "
 		 "$p/stat $p/cmdline $p/cgroup || exit 1; done",
-		 f ? f : "tests/fixtures", f ? f : "tests/fixtures", dir, proc, COPIES - 1, FIRST_PID);
+		 f, f, dir, proc, COPIES - 1, FIRST_PID);
 	return system(cmd) == 0 ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
 	(void)state;
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return tmp_tree_remove(dir);
 }
 
 static const struct vm *by_pid(const struct vm_list *l, pid_t pid)

@@ -17,19 +17,6 @@
 #include "core/kvm/kvm.h"
 #include "testutil.h"
 
-static const char *fixtures(void)
-{
-	const char *f = getenv("VMHOST_FIXTURES");
-	return f ? f : "tests/fixtures";
-}
-
-static struct io_root fixture_root(const char *scenario, char *proc, char *sys, size_t cap)
-{
-	snprintf(proc, cap, "%s/%s/proc", fixtures(), scenario);
-	snprintf(sys, cap, "%s/%s/sys", fixtures(), scenario);
-	return (struct io_root){.proc = proc, .sys = sys};
-}
-
 static const struct kvm_vm_sample *by_pid(const struct kvm_sample *s, pid_t pid)
 {
 	for (size_t i = 0; i < s->nvms; i++)
@@ -141,46 +128,17 @@ struct tree {
 	char proc[PATH_MAX], sys[PATH_MAX], kvm[PATH_MAX];
 };
 
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
-}
-
-static void putf(const char *fmt, const char *value, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	va_start(ap, value);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	put(path, value);
-}
-
-static void mkdirf(const char *fmt, ...)
-{
-	char path[PATH_MAX];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	assert_int_equal(mkdir(path, 0755), 0);
-}
-
 static void add_vm(struct tree *t, const char *dir, const char *exits)
 {
 	mkdirf("%s/%s", t->kvm, dir);
 	mkdirf("%s/%s/vcpu0", t->kvm, dir);
-	putf("%s/%s/exits", exits, t->kvm, dir);
-	putf("%s/%s/halt_wait_ns", "1000\n", t->kvm, dir);
+	putf(exits, "%s/%s/exits", t->kvm, dir);
+	putf("1000\n", "%s/%s/halt_wait_ns", t->kvm, dir);
 }
 
 static void tree_new(struct tree *t, bool globals)
 {
-	snprintf(t->dir, sizeof(t->dir), "/tmp/vmhost-test-exits.XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
+	assert_int_equal(tmp_tree_make(t->dir, sizeof(t->dir), "exits"), 0);
 	snprintf(t->proc, sizeof(t->proc), "%s/proc", t->dir);
 	snprintf(t->sys, sizeof(t->sys), "%s/sys", t->dir);
 	snprintf(t->kvm, sizeof(t->kvm), "%s/sys/kernel/debug/kvm", t->dir);
@@ -190,16 +148,14 @@ static void tree_new(struct tree *t, bool globals)
 	mkdirf("%s/kernel/debug", t->sys);
 	mkdirf("%s", t->kvm);
 	if (globals) {
-		putf("%s/exits", "0\n", t->kvm);
-		putf("%s/halt_wait_ns", "0\n", t->kvm);
+		putf("0\n", "%s/exits", t->kvm);
+		putf("0\n", "%s/halt_wait_ns", t->kvm);
 	}
 }
 
 static void tree_free(struct tree *t)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tmp_tree_remove(t->dir), 0);
 }
 
 static void test_changes_between_reads(void **state)
@@ -221,10 +177,10 @@ static void test_changes_between_reads(void **state)
 	assert_string_equal(a.vms[0].name, ""); /* no /proc entry: unnamed */
 
 	/* Rewritten in place (as the kernel's files are), one VM gone, one new, one reset. */
-	putf("%s/100-10/exits", "800\n", t.kvm);
-	char cmd[PATH_MAX + 32];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s/200-11'", t.kvm);
-	assert_int_equal(system(cmd), 0);
+	putf("800\n", "%s/100-10/exits", t.kvm);
+	char gone[PATH_MAX + 8];
+	snprintf(gone, sizeof(gone), "%s/200-11", t.kvm);
+	assert_int_equal(tmp_tree_remove(gone), 0);
 	add_vm(&t, "300-12", "7\n");
 	assert_int_equal(kvm_reader_sample(r, &b), 0);
 	assert_int_equal(b.nvms, 2);
@@ -240,12 +196,12 @@ static void test_changes_between_reads(void **state)
 	assert_int_equal(c.delta.v, 300);
 	kvm_sample_free(&a);
 
-	putf("%s/100-10/exits", "3\n", t.kvm);
+	putf("3\n", "%s/100-10/exits", t.kvm);
 	assert_int_equal(kvm_reader_sample(r, &a), 0);
 	c = kvm_change(KVM_STAT_EVENTS, v100->values[exits], kvm_sample_find(&a, "100-10")->values[exits], 1.0, false);
 	assert_true(c.reset);
 	/* A file cut short reads as unknown, not as a number. */
-	putf("%s/300-12/exits", "12", t.kvm);
+	putf("12", "%s/300-12/exits", t.kvm);
 	kvm_sample_free(&b);
 	assert_int_equal(kvm_reader_sample(r, &b), 0);
 	assert_false(kvm_sample_find(&b, "300-12")->values[exits].known);
@@ -253,8 +209,7 @@ static void test_changes_between_reads(void **state)
 	kvm_sample_free(&b);
 
 	/* The kvm directory itself going away (module unloaded) is an error, not a crash. */
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t.kvm);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tmp_tree_remove(t.kvm), 0);
 	assert_int_equal(kvm_reader_sample(r, &a), -ENOENT);
 	kvm_reader_close(r);
 	tree_free(&t);
@@ -272,9 +227,9 @@ static void test_names_from_discovery(void **state)
 	assert_non_null(f);
 	fwrite(qemu, 1, sizeof(qemu) - 1, f);
 	fclose(f);
-	putf("%s/4321/stat", "4321 (qemu-system-x86) S 1 4321 4321 0 -1 0 0 0 0 0 5 5 0 0 20 0 3 0 777 0 0\n", t.proc);
-	putf("%s/4321/cgroup", "0::/system.slice/qemu.service\n", t.proc);
-	putf("%s/4321/status", "Name:\tqemu\nVmRSS:\t1000 kB\n", t.proc);
+	putf("4321 (qemu-system-x86) S 1 4321 4321 0 -1 0 0 0 0 0 5 5 0 0 20 0 3 0 777 0 0\n", "%s/4321/stat", t.proc);
+	putf("0::/system.slice/qemu.service\n", "%s/4321/cgroup", t.proc);
+	putf("Name:\tqemu\nVmRSS:\t1000 kB\n", "%s/4321/status", t.proc);
 	add_vm(&t, "43210-5", "1\n");
 	struct io_root root = {.proc = t.proc, .sys = t.sys};
 	struct kvm_reader *r;
@@ -358,7 +313,7 @@ static void test_vanished_slot_reused(void **state)
 	assert_int_equal(chmod(t.dir, 0755), 0);
 	mkdirf("%s/100-1", t.kvm);
 	mkdirf("%s/100-1/exits", t.kvm);
-	putf("%s/100-1/halt_wait_ns", "5\n", t.kvm);
+	putf("5\n", "%s/100-1/halt_wait_ns", t.kvm);
 	char path[PATH_MAX + 32];
 	snprintf(path, sizeof(path), "%s/100-1/halt_wait_ns", t.kvm);
 	assert_int_equal(chmod(path, 0), 0);

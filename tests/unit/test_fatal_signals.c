@@ -28,21 +28,16 @@ struct tree {
 
 static void tree_new(struct tree *t)
 {
-	snprintf(t->dir, sizeof(t->dir), "/tmp/vmhost-test-signals.XXXXXX");
-	assert_non_null(mkdtemp(t->dir));
+	assert_int_equal(tmp_tree_make(t->dir, sizeof(t->dir), "signals"), 0);
 	snprintf(t->sys, sizeof(t->sys), "%s/sys", t->dir);
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "mkdir -p '%s/kernel/mm/ksm' && echo 100 >'%s/kernel/mm/ksm/pages_to_scan'", t->sys,
-		 t->sys);
-	assert_int_equal(system(cmd), 0);
+	mkdirf("%s/kernel/mm/ksm", t->sys);
 	snprintf(t->knob, sizeof(t->knob), "%s/kernel/mm/ksm/pages_to_scan", t->sys);
+	put(t->knob, "100\n");
 }
 
 static void tree_free(struct tree *t)
 {
-	char cmd[128];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", t->dir);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(tmp_tree_remove(t->dir), 0);
 }
 
 static int knob(const struct tree *t)

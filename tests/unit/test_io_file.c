@@ -21,21 +21,7 @@
 #include "io/clock.h"
 #include "io/file.h"
 #include "io/state.h"
-
-static char *scratch(void)
-{
-	char tmpl[] = "/tmp/vmhost-iofile.XXXXXX";
-	char *d = mkdtemp(tmpl);
-	assert_non_null(d);
-	return strdup(d);
-}
-
-static void rm_tree(const char *dir)
-{
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-}
+#include "testutil.h"
 
 /* Entries of dir other than . and .. */
 static int entries(const char *dir)
@@ -60,14 +46,6 @@ static char *slurp(const char *path)
 	fclose(f);
 	buf[n] = '\0';
 	return buf;
-}
-
-static void put(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	assert_int_equal(fclose(f), 0);
 }
 
 static void test_clock_timespec(void **state)
@@ -98,7 +76,7 @@ static void test_clocks_move(void **state)
 static void test_replace_commit_and_abort(void **state)
 {
 	(void)state;
-	char *dir = scratch(), path[512];
+	char *dir = tmp_tree_new("iofile"), path[512];
 	snprintf(path, sizeof(path), "%s/out.html", dir);
 	put(path, "old");
 	struct io_replace rp;
@@ -119,15 +97,14 @@ static void test_replace_commit_and_abort(void **state)
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0644); /* main's umask 022 */
-	rm_tree(dir);
-	free(dir);
+	tmp_tree_free(dir);
 }
 
 /* A link at the target is replaced, not written through; so is a link at the old fixed name. */
 static void test_replace_no_link_followed(void **state)
 {
 	(void)state;
-	char *dir = scratch(), path[512], victim[512], planted[512];
+	char *dir = tmp_tree_new("iofile"), path[512], victim[512], planted[512];
 	snprintf(path, sizeof(path), "%s/out.html", dir);
 	snprintf(victim, sizeof(victim), "%s/victim", dir);
 	snprintf(planted, sizeof(planted), "%s/out.html.tmp", dir);
@@ -146,15 +123,14 @@ static void test_replace_no_link_followed(void **state)
 	assert_int_equal(entries(dir), 3);
 	assert_int_equal(io_replace_path("/nonexistent-vmhost/x", 0600, &rp), -ENOENT);
 	assert_int_equal(io_replace_at(AT_FDCWD, "a/b", 0600, &rp), -EINVAL);
-	rm_tree(dir);
-	free(dir);
+	tmp_tree_free(dir);
 }
 
 /* The state directory must be ours, not a link, not writable by others. */
 static void test_state_dir_checked(void **state)
 {
 	(void)state;
-	char *dir = scratch(), sub[512], link[512], *got;
+	char *dir = tmp_tree_new("iofile"), sub[512], link[512], *got;
 	size_t len;
 	snprintf(sub, sizeof(sub), "%s/run", dir);
 	snprintf(link, sizeof(link), "%s/link", dir);
@@ -173,8 +149,7 @@ static void test_state_dir_checked(void **state)
 	assert_int_equal(io_state_read(sub, "memo", 100, &got, &len), -EPERM);
 	assert_int_equal(io_state_write(sub, "memo", "x", 1), -EPERM);
 	assert_int_equal(entries(sub), 1);
-	rm_tree(dir);
-	free(dir);
+	tmp_tree_free(dir);
 }
 
 struct swapper {
@@ -197,7 +172,7 @@ static void *swap_loop(void *arg)
 static void test_state_dir_swapped(void **state)
 {
 	(void)state;
-	char *top = scratch(), evil[600];
+	char *top = tmp_tree_new("iofile"), evil[600];
 	struct swapper s = {0};
 	snprintf(s.dir, sizeof(s.dir), "%s/run", top);
 	snprintf(s.link, sizeof(s.link), "%s/swap", top);
@@ -217,8 +192,7 @@ static void test_state_dir_swapped(void **state)
 	assert_true(written > 0);
 	assert_true(s.swaps > 0);
 	assert_int_equal(entries(evil), 0);
-	rm_tree(top);
-	free(top);
+	tmp_tree_free(top);
 }
 
 int main(void)

@@ -33,12 +33,9 @@ static void test_guard_failure_names_its_error(void **state)
 		print_message("skipped: needs root to reach the tuner's guard\n");
 		skip();
 	}
-	const char *fixtures = getenv("VMHOST_FIXTURES");
 	/* A copy of the fixture tree: should the tuner get as far as writing, the tree stays clean. */
-	char dir[] = "/tmp/vmhost-test-tune.XXXXXX", cmd[8192], proc[4200], sys[4200], lock[4200];
-	assert_non_null(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd), "cp -r '%s/ksm-new/proc' '%s/ksm-new/sys' '%s/'", fixtures ? fixtures : "tests/fixtures",
-		 fixtures ? fixtures : "tests/fixtures", dir);
+	char *dir = tmp_tree_new("tune"), cmd[8192], proc[4200], sys[4200], lock[4200];
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/ksm-new/proc' '%s/ksm-new/sys' '%s/'", fixtures_dir(), fixtures_dir(), dir);
 	assert_int_equal(system(cmd), 0);
 	snprintf(proc, sizeof(proc), "%s/proc", dir);
 	snprintf(sys, sizeof(sys), "%s/sys", dir);
@@ -54,8 +51,7 @@ static void test_guard_failure_names_its_error(void **state)
 	errno = 0;
 	int rc = run_tune(&ctx, err, sizeof(err), 3, argv);
 	ksm_guard_end();
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	tmp_tree_free(dir);
 	assert_int_equal(rc, EXIT_FAIL);
 	if (!strstr(err, strerror(EBUSY)))
 		fail_msg("expected '%s' in: %s", strerror(EBUSY), err);

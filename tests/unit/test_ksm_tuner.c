@@ -15,6 +15,7 @@
 #include "core/tune/tuner.h"
 #include "core/tune/tuner_daemon.h"
 #include "parse/smaps.h"
+#include "testutil.h"
 
 #define MAX_PROCS 8
 
@@ -661,10 +662,8 @@ static void watch_sample(struct tuner_watch *w, const struct tuner_config *c, do
 static void test_watch_on_fixture(void **state)
 {
 	(void)state;
-	const char *fixtures = getenv("VMHOST_FIXTURES");
-	char dir[] = "/tmp/vmhost-test-watch.XXXXXX", cmd[8300], proc[4200];
-	assert_non_null(mkdtemp(dir));
-	snprintf(cmd, sizeof(cmd), "cp -r '%s/tuner-watch/proc' '%s/'", fixtures ? fixtures : "tests/fixtures", dir);
+	char *dir = tmp_tree_new("watch"), cmd[8300], proc[4200];
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/tuner-watch/proc' '%s/'", fixtures_dir(), dir);
 	assert_int_equal(system(cmd), 0);
 	snprintf(proc, sizeof(proc), "%s/proc", dir);
 	struct io_root root = {.proc = proc, .sys = dir};
@@ -719,8 +718,7 @@ static void test_watch_on_fixture(void **state)
 	assert_int_equal(in.unscanned_grown_pages, 8192 + 1024);
 
 	tuner_watch_free(w);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	tmp_tree_free(dir);
 }
 
 /* Idle after three flat full scans over 8000 pages ksmd has met, 200 pages scanned an interval. */

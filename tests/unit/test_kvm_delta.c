@@ -14,6 +14,7 @@
 
 #include "core/kvm/kvm_delta.h"
 #include "core/kvm/kvm_halt.h"
+#include "testutil.h"
 
 struct two_reads {
 	char proc[PATH_MAX], sys[PATH_MAX];
@@ -29,10 +30,7 @@ static int setup(void **state)
 	struct two_reads *t = calloc(1, sizeof(*t));
 	if (!t)
 		return -1;
-	const char *fx = getenv("VMHOST_FIXTURES") ? getenv("VMHOST_FIXTURES") : "tests/fixtures";
-	snprintf(t->proc, sizeof(t->proc), "%s/exits-intel/proc", fx);
-	snprintf(t->sys, sizeof(t->sys), "%s/exits-intel/sys", fx);
-	t->root = (struct io_root){.proc = t->proc, .sys = t->sys};
+	t->root = fixture_root("exits-intel", t->proc, t->sys, sizeof(t->proc));
 	enum kvm_avail why;
 	if (kvm_reader_open(&t->root, &t->kr, &why) < 0 || kvm_reader_sample(t->kr, &t->a) < 0 ||
 	    kvm_reader_sample(t->kr, &t->b) < 0)

@@ -118,12 +118,12 @@ static char *json_of(const struct kvm_exit_time *t)
 	return text;
 }
 
-/* tracefs of this kernel's KVM events, and a /proc where process 4242 is. */
-static struct io_root fixture_root(char *sys, char *proc, size_t cap)
+/* tracefs of this kernel's KVM events (trace-kvm), and a /proc where process 4242 is
+ * (kvm-bpf-times): two scenarios' halves, where fixture_root takes one's both. */
+static struct io_root times_root(char *sys, char *proc, size_t cap)
 {
-	const char *fx = getenv("VMHOST_FIXTURES");
-	snprintf(sys, cap, "%s/trace-kvm/sys", fx ? fx : "tests/fixtures");
-	snprintf(proc, cap, "%s/kvm-bpf-times/proc", fx ? fx : "tests/fixtures");
+	snprintf(sys, cap, "%s/trace-kvm/sys", fixtures_dir());
+	snprintf(proc, cap, "%s/kvm-bpf-times/proc", fixtures_dir());
 	return (struct io_root){.proc = proc, .sys = sys};
 }
 
@@ -133,7 +133,7 @@ static void test_decode(void **state)
 	static struct section before, after;
 	load_maps(&before, &after);
 	char sys[512], proc[512];
-	struct io_root root = fixture_root(sys, proc, sizeof(sys));
+	struct io_root root = times_root(sys, proc, sizeof(sys));
 	struct kvm_bpf *b;
 	assert_int_equal(kvm_bpf_replay(NCPUS, 1u << KVM_BPF_EXIT | 1u << KVM_BPF_USERSPACE_EXIT, &b), 0);
 	assert_int_equal(kvm_bpf_replay_set(b, before.recs, before.n), 0);
@@ -191,7 +191,7 @@ static void test_untimed(void **state)
 {
 	(void)state;
 	char sys[512], proc[512];
-	struct io_root root = fixture_root(sys, proc, sizeof(sys));
+	struct io_root root = times_root(sys, proc, sizeof(sys));
 	struct kvm_bpf *b;
 	assert_int_equal(kvm_bpf_replay(NCPUS, 0, &b), 0);
 	static struct section before, after;

@@ -406,9 +406,7 @@ static void test_parse_listen(void **state)
 
 int main(void)
 {
-	const char *f = getenv("VMHOST_FIXTURES");
-	snprintf(proc_root, sizeof(proc_root), "%s/serve/proc", f ? f : "tests/fixtures");
-	snprintf(sys_root, sizeof(sys_root), "%s/serve/sys", f ? f : "tests/fixtures");
+	fixture_root("serve", proc_root, sys_root, sizeof(proc_root));
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_get_head_and_others),
 		cmocka_unit_test(test_openmetrics_on_request),
