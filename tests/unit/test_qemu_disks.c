@@ -267,20 +267,11 @@ static void test_virt(void **state)
 	};
 	struct virt_domain dom = {.uuid = "6c1b8f0e-3d2a-4f5b-9c7e-0a1b2c3d4e5f", .params = params,
 				  .nparams = sizeof(params) / sizeof(params[0])};
-	char buf[8192];
-	size_t len;
-	char *text = fixture("cmdlines/libvirt-json-disks.args", &len);
-	size_t n = 0;
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-		if (line[0] != '#') {
-			size_t l = strlen(line) + 1;
-			assert_true(n + l <= sizeof(buf));
-			memcpy(buf + n, line, l);
-			n += l;
-		}
-	free(text);
+	size_t n;
+	char *buf = fixture_cmdline("cmdlines/libvirt-json-disks.args", &n);
 	struct qemu_disks cmd;
 	assert_int_equal(parse_qemu_disks(buf, n, &cmd), 0);
+	free(buf);
 	struct vm_disks d;
 	vm_disks_from_virt(&dom, &cmd, &d);
 	assert_true(d.known);

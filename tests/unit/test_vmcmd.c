@@ -45,16 +45,8 @@ static void corpus(void **state)
 		char *text = fixture(rel, &len);
 		char *want_vmm = header(text, "vmm"), *want_name = header(text, "name");
 		char *want_ram = header(text, "guest_ram_bytes"), *want_uuid = header(text, "uuid");
-		/* Arguments: the non-header lines, NUL-separated as in /proc/PID/cmdline. */
-		char *cmd = malloc(len + 1);
-		size_t n = 0;
-		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			if (line[0] == '#' && line[1] == ' ')
-				continue;
-			size_t l = strlen(line);
-			memcpy(cmd + n, line, l + 1);
-			n += l + 1;
-		}
+		size_t n;
+		char *cmd = fixture_cmdline(rel, &n);
 		struct vm_config c;
 		print_message("case %s\n", de->d_name);
 		assert_int_equal(parse_vm_cmdline(cmd, n, &c), 0);

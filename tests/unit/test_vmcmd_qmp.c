@@ -82,24 +82,14 @@ static void test_corpus(void **state)
 		{"cmdlines/libvirt-json-numa.args", "none", ""},
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		size_t len;
-		char *text = fixture(files[i][0], &len);
-		char *cmd = malloc(len + 1);
-		size_t n = 0;
-		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			if (line[0] == '#' && line[1] == ' ')
-				continue;
-			size_t l = strlen(line);
-			memcpy(cmd + n, line, l + 1);
-			n += l + 1;
-		}
+		size_t n;
+		char *cmd = fixture_cmdline(files[i][0], &n);
 		struct vm_config c;
 		assert_int_equal(parse_vm_cmdline(cmd, n, &c), 0);
 		print_message("%s\n", files[i][0]);
 		assert_string_equal(vm_qmp_kind_name(c.qmp.kind), files[i][1]);
 		assert_string_equal(c.qmp.path, files[i][2]);
 		free(cmd);
-		free(text);
 	}
 }
 

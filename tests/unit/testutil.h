@@ -38,6 +38,28 @@ static inline char *fixture(const char *rel, size_t *len)
 	return buf;
 }
 
+/* A command line from tests/fixtures/cmdlines/NAME.args (one argument a line after the "# key:
+ * value" header lines) NUL-separated as in /proc/PID/cmdline; its length in *len. */
+static inline char *fixture_cmdline(const char *rel, size_t *len)
+{
+	size_t text_len;
+	char *text = fixture(rel, &text_len);
+	char *cmd = malloc(text_len + 1);
+	if (!cmd)
+		abort();
+	size_t n = 0;
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+		if (line[0] == '#' && line[1] == ' ')
+			continue;
+		size_t l = strlen(line);
+		memcpy(cmd + n, line, l + 1);
+		n += l + 1;
+	}
+	free(text);
+	*len = n;
+	return cmd;
+}
+
 /* fork() with a pipe from the child to the parent: 0 in the child, *fd its write end; the child's
  * pid in the parent, *fd the read end. Aborts the test program when either call fails. */
 static inline pid_t fork_piped(int *fd)
