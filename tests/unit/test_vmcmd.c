@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "parse/qemu_log.h"
-#include "parse/vmcmd.h"
+#include "parse/cmdline/vmcmd.h"
 #include "testutil.h"
 
 static char *header(const char *text, const char *key)
@@ -97,30 +97,6 @@ static void truncated_cmdline(void **state)
 	const char dangling[] = "qemu-system-x86_64\0-m\0";
 	assert_int_equal(parse_vm_cmdline(dangling, sizeof(dangling) - 1, &c), 0);
 	assert_int_equal(c.guest_ram_bytes.v, 128ll << 20); /* -m without a value: QEMU's default */
-}
-
-static void opt_get(void **state)
-{
-	(void)state;
-	char v[64];
-	assert_int_equal(qemu_opt_get("guest=a,,b,debug-threads=on", "guest", "guest", v, sizeof(v)), 3);
-	assert_string_equal(v, "a,b");
-	assert_int_equal(qemu_opt_get("web,debug-threads=on", "guest", "guest", v, sizeof(v)), 3);
-	assert_string_equal(v, "web");
-	assert_int_equal(qemu_opt_get("{\"a\":[1,{\"x\":2}],\"id\":\"pc.ram\",\"size\":42}", NULL, "size", v, sizeof(v)), 2);
-	assert_string_equal(v, "42");
-	assert_int_equal(qemu_opt_get("{\"id\":\"p\\\"q\"}", NULL, "id", v, sizeof(v)), 3);
-	assert_string_equal(v, "p\"q");
-	assert_int_equal(qemu_opt_get("{\"id\":", NULL, "id", v, sizeof(v)), -EINVAL);
-	assert_int_equal(qemu_opt_get("{\"id\":\"x\"}", NULL, "size", v, sizeof(v)), -ENOENT);
-	assert_int_equal(qemu_opt_get("a=1", NULL, "b", v, sizeof(v)), -ENOENT);
-	/* JSON as parse/json.c reads it: escapes decoded (keys too), nothing malformed accepted. */
-	assert_int_equal(qemu_opt_get("{\"guest\":\"caf\\u00e9\"}", NULL, "guest", v, sizeof(v)), 5);
-	assert_string_equal(v, "caf\xc3\xa9");
-	assert_int_equal(qemu_opt_get("{\"i\\u0064\":\"x\"}", NULL, "id", v, sizeof(v)), 1);
-	assert_int_equal(qemu_opt_get("{\"id\":\"x\" \"size\":1}", NULL, "size", v, sizeof(v)), -EINVAL);
-	assert_int_equal(qemu_opt_get("{\"id\":{\"a\":1}}", NULL, "id", v, sizeof(v)), -ENAMETOOLONG);
-	assert_int_equal(qemu_opt_get("{\"id\":\"long\"}", NULL, "id", v, 3), -ENAMETOOLONG);
 }
 
 /* QEMU's log when it failed to start: its first line that is no warning. */
@@ -219,7 +195,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(corpus), cmocka_unit_test(not_a_vm),
-		cmocka_unit_test(truncated_cmdline), cmocka_unit_test(opt_get),
+		cmocka_unit_test(truncated_cmdline),
 		cmocka_unit_test(ram_fuzz_regressions), cmocka_unit_test(cpu_nested_models),
 		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(qemu_log_error),
 	};

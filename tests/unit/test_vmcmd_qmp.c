@@ -1,4 +1,4 @@
-/* parse/vmcmd: the QMP socket on a VM's command line (-qmp, -chardev + -mon mode=control). */
+/* parse/cmdline/vmcmd: the QMP socket on a VM's command line (-qmp, -chardev + -mon mode=control). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "parse/vmcmd.h"
+#include "parse/cmdline/vmcmd.h"
 #include "testutil.h"
 
 /* Parses a command line given as one string with arguments separated by '|'. */

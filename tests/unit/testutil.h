@@ -38,6 +38,21 @@ static inline char *fixture(const char *rel, size_t *len)
 	return buf;
 }
 
+/* A NUL-separated command line, as /proc/PID/cmdline holds it, from its arguments (NULL-terminated)
+ * into buf; returns its length. Aborts the test program when it does not fit. */
+static inline size_t cmdline_join(char *buf, size_t cap, const char *const *args)
+{
+	size_t n = 0;
+	for (; *args; args++) {
+		size_t l = strlen(*args) + 1;
+		if (n + l > cap)
+			abort();
+		memcpy(buf + n, *args, l);
+		n += l;
+	}
+	return n;
+}
+
 /* A command line from tests/fixtures/cmdlines/NAME.args (one argument a line after the "# key:
  * value" header lines) NUL-separated as in /proc/PID/cmdline; its length in *len. */
 static inline char *fixture_cmdline(const char *rel, size_t *len)

@@ -1,4 +1,4 @@
-#include "parse/vmcmd.h"
+#include "parse/cmdline/vmcmd.h"
 #include "parse/parse.h"
 
 #include <ctype.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "parse/json.h"
+#include "parse/cmdline/qemu_opts.h"
 
 #define MIB (1ull << 20)
 
@@ -74,95 +74,6 @@ enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len)
 	return VMM_NONE;
 }
 
-/* ---- option values: QemuOpts and flat JSON ---- */
-
-/* The value of a dotted key among nested objects ("file.aio"), or NULL. */
-static const struct json_value *json_dotted(const struct json_doc *doc, const char *key)
-{
-	const struct json_value *v = json_root(doc);
-	while (v && *key) {
-		char part[128];
-		size_t l = strcspn(key, ".");
-		if (l >= sizeof(part))
-			return NULL;
-		memcpy(part, key, l);
-		part[l] = '\0';
-		v = json_get(doc, v, part);
-		key += l + (key[l] == '.');
-	}
-	return v;
-}
-
-/* A key of a JSON option argument ({"qom-type":"memory-backend-ram","id":"pc.ram",...}), read by
- * parse/json.c: a scalar's text, -ENAMETOOLONG for an object or array or what does not fit. */
-static int json_option(const char *arg, const char *key, char *ret, size_t cap)
-{
-	struct json_doc doc;
-	int r = json_parse(arg, strlen(arg), &doc);
-	if (r < 0)
-		return r == -ENOMEM ? r : -EINVAL;
-	const struct json_value *v = json_get(&doc, json_root(&doc), key);
-	if (!v) /* "cache.direct": {"cache":{"direct":true}}, as QEMU's JSON syntax nests it */
-		v = json_dotted(&doc, key);
-	ssize_t n = v ? json_as_text(&doc, v, ret, cap) : -ENOENT;
-	json_free(&doc);
-	if (n == -EINVAL || n == -ENOSPC)
-		return -ENAMETOOLONG;
-	return n < 0 ? (int)n : (n > INT_MAX ? -ENAMETOOLONG : (int)n);
-}
-
-int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char *ret, size_t cap)
-{
-	if (!cap)
-		return -EINVAL;
-	if (arg[0] == '{')
-		return json_option(arg, key, ret, cap);
-	bool first = true;
-	const char *p = arg;
-	while (*p) {
-		/* One element: up to an unescaped comma; ",," is a literal comma. */
-		char elem[1024];
-		size_t n = 0;
-		for (; *p; p++) {
-			if (*p == ',') {
-				if (p[1] == ',') {
-					p++;
-				} else {
-					break;
-				}
-			}
-			if (n + 1 < sizeof(elem))
-				elem[n++] = *p;
-		}
-		elem[n] = '\0';
-		if (*p == ',')
-			p++;
-		const char *eq = strchr(elem, '=');
-		const char *k = elem, *v;
-		size_t kl;
-		if (eq) {
-			kl = (size_t)(eq - elem);
-			v = eq + 1;
-		} else if (first && implied_key) {
-			k = implied_key;
-			kl = strlen(implied_key);
-			v = elem;
-		} else {
-			kl = n;
-			v = "on"; /* a bare flag */
-		}
-		first = false;
-		if (strlen(key) == kl && !strncmp(k, key, kl)) {
-			size_t vl = strlen(v);
-			if (vl >= cap)
-				return -ENAMETOOLONG;
-			memcpy(ret, v, vl + 1);
-			return (int)vl;
-		}
-	}
-	return -ENOENT;
-}
-
 /* ---- QEMU ---- */
 
 /* Sums of sizes saturate: a sum past INT64_MAX is no guest RAM size (ram_size says unknown). */
@@ -186,18 +97,6 @@ struct chardev {
 	char id[64];
 	struct vm_qmp where;
 };
-
-int qemu_opt_bool(const char *arg, const char *key)
-{
-	char v[16];
-	if (qemu_opt_get(arg, NULL, key, v, sizeof(v)) < 0)
-		return -ENOENT;
-	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true"))
-		return 1;
-	if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false"))
-		return 0;
-	return -EINVAL;
-}
 
 static bool flag_on(const char *arg, const char *key) { return qemu_opt_bool(arg, key) == 1; }
 
@@ -249,14 +148,6 @@ struct qemu_scan {
 	bool balloon;
 	char balloon_id[64];
 };
-
-bool qemu_option_is(const char *arg, const char *name)
-{
-	if (arg[0] != '-')
-		return 0;
-	arg += arg[1] == '-' ? 2 : 1;
-	return !strcmp(arg, name);
-}
 
 static void scan_object(struct qemu_scan *s, const char *arg)
 {

@@ -1,6 +1,6 @@
 /* What a VMM's command line says about its guest: which VMM, name, uuid, guest RAM. */
-#ifndef VMHOST_PARSE_VMCMD_H
-#define VMHOST_PARSE_VMCMD_H
+#ifndef VMHOST_PARSE_CMDLINE_VMCMD_H
+#define VMHOST_PARSE_CMDLINE_VMCMD_H
 
 #include <stddef.h>
 
@@ -66,19 +66,6 @@ enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len);
 /* Parses a NUL-separated command line. Returns 0 (the config may still lack a RAM size),
  * -ENOENT when argv[0] is not a VMM, -EINVAL on an empty buffer, -ENOMEM. */
 int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret);
-
-/* Looks up key in one option argument, QemuOpts ("a=1,b=2", ",," escapes a comma; the first
- * bare element is implied_key) or JSON ({"a":1,"b":"x"}; a dotted key "a.b" also finds the
- * nested {"a":{"b":..}}). Returns the value length or -ENOENT. */
-int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char *ret, size_t cap);
-
-/* Whether arg is the option -name or --name. */
-bool qemu_option_is(const char *arg, const char *name);
-
-/* A boolean option (on/off, yes/no, true/false; JSON true/false): 1, 0, -ENOENT when absent,
- * -EINVAL for another value. A dotted key ("cache.direct") also finds a JSON argument's nested
- * member ({"cache":{"direct":true}}), as qemu_opt_get does. */
-int qemu_opt_bool(const char *arg, const char *key);
 
 /* A NUL-separated command line as argv (NULL-terminated; the last argument may lack its NUL),
  * in one allocation freed with cmdline_split_free. 0 or -ENOMEM. */
