@@ -6,6 +6,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
+#include "parse/cmdline/qemu_cmdline.h"
 #include "parse/io_stat.h"
 #include "parse/numa_stat.h"
 

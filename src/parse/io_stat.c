@@ -183,26 +183,3 @@ int parse_net_dev(const char *buf, size_t len, const char *name, struct net_dev_
 	}
 	return -ENOENT;
 }
-
-static bool tap_backend(const char *arg)
-{
-	if (!strncmp(arg, "tap", 3) || !strncmp(arg, "bridge", 6))
-		return arg[arg[0] == 't' ? 3 : 6] == ',' || arg[arg[0] == 't' ? 3 : 6] == '\0';
-	return arg[0] == '{' && (strstr(arg, "\"type\":\"tap\"") || strstr(arg, "\"type\":\"bridge\""));
-}
-
-bool qemu_cmdline_has_tap(const char *cmdline, size_t len)
-{
-	const char *p = cmdline, *end = cmdline + len;
-	bool after_opt = false;
-	while (p < end) {
-		const char *nul = memchr(p, '\0', (size_t)(end - p));
-		if (!nul)
-			return true; /* a cut argument: it may be there, let the fds tell */
-		if (after_opt && tap_backend(p))
-			return true;
-		after_opt = !strcmp(p, "-netdev") || !strcmp(p, "--netdev") || !strcmp(p, "-nic") || !strcmp(p, "-net");
-		p = nul + 1;
-	}
-	return false;
-}

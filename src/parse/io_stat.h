@@ -36,10 +36,6 @@ int parse_fdinfo_iff(const char *buf, size_t len, char *name, size_t cap);
  * ifindex (12). 0, or -EINVAL when target is no /dev/tapN. */
 int parse_dev_tap(const char *target, int *ret_ifindex);
 
-/* Whether a QEMU command line (NUL-separated) has a tap network backend (-netdev, -nic or -net
- * of type tap or bridge, in the key=value or the JSON form): only then has it tun fds to look at. */
-bool qemu_cmdline_has_tap(const char *cmdline, size_t len);
-
 /* One interface's line of /proc/PID/net/dev (the process's network namespace), as the host sees
  * it: for a tap, rx is what the guest sent. */
 struct net_dev_stats {

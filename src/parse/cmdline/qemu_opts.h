@@ -1,7 +1,7 @@
 /* QEMU's option syntax, the part every reader of a QEMU command line shares: the key=value list
  * inside one option argument (QemuOpts, and the JSON form libvirt writes), its booleans, and
  * whether a word is a given option. What the options mean is read elsewhere: the guest's
- * configuration in parse/cmdline/vmcmd.c, its disks in parse/cmdline/qemu_disks.c. */
+ * configuration in parse/cmdline/qemu_cmdline.c, its disks in parse/cmdline/qemu_disks.c. */
 #ifndef VMHOST_PARSE_CMDLINE_QEMU_OPTS_H
 #define VMHOST_PARSE_CMDLINE_QEMU_OPTS_H
 

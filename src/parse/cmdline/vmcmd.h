@@ -53,10 +53,10 @@ struct vm_config {
 	char balloon_id[64];  /* its -device id ("" when it has none) */
 };
 
+/* The VMM's name as vmhost prints it: "qemu", "cloud-hypervisor", "firecracker", "crosvm",
+ * "process", "kvm"; "none" for VMM_NONE. */
 const char *vmm_kind_name(enum vmm_kind kind);
 
-/* "unix", "fd", "tcp", "client", "other", "none". */
-const char *vm_qmp_kind_name(enum vm_qmp_kind kind);
 /* Why a VM's QMP cannot be used, in one line ("" for VM_QMP_UNIX). */
 const char *vm_qmp_hint(enum vm_qmp_kind kind);
 
@@ -66,6 +66,11 @@ enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len);
 /* Parses a NUL-separated command line. Returns 0 (the config may still lack a RAM size),
  * -ENOENT when argv[0] is not a VMM, -EINVAL on an empty buffer, -ENOMEM. */
 int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret);
+
+/* a + b, or UINT64_MAX past it: sums of RAM sizes saturate rather than wrap. */
+uint64_t vm_ram_add(uint64_t a, uint64_t b);
+/* total as a guest RAM size: unknown when !ok or past INT64_MAX. */
+maybe_i64 vm_ram_size(bool ok, uint64_t total);
 
 /* A NUL-separated command line as argv (NULL-terminated; the last argument may lack its NUL),
  * in one allocation freed with cmdline_split_free. 0 or -ENOMEM. */

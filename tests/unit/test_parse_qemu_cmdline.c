@@ -1,4 +1,5 @@
-/* parse/cmdline/vmcmd: the QMP socket on a VM's command line (-qmp, -chardev + -mon mode=control). */
+/* parse/cmdline/qemu_cmdline: what a QEMU command line says about its guest: the QMP socket (-qmp,
+ * -chardev + -mon mode=control), the CPU model's VMX/SVM, -smp's most vCPUs, a tap backend. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -6,6 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "parse/cmdline/qemu_cmdline.h"
 #include "parse/cmdline/vmcmd.h"
 #include "testutil.h"
 
@@ -27,7 +29,7 @@ static void expect(const char *args, enum vm_qmp_kind kind, const char *path)
 {
 	print_message("%s\n", args);
 	struct vm_qmp q = qmp_of(args);
-	assert_string_equal(vm_qmp_kind_name(q.kind), vm_qmp_kind_name(kind));
+	assert_int_equal(q.kind, kind);
 	assert_string_equal(q.path, path);
 }
 
@@ -72,29 +74,102 @@ static void test_forms(void **state)
 	assert_non_null(strstr(vm_qmp_hint(VM_QMP_NONE), "--qmp-socket"));
 }
 
-/* The corpus: files with a "# qmp: KIND [PATH]" header say what they hold. */
+/* The QMP monitors of three corpus command lines. */
 static void test_corpus(void **state)
 {
 	(void)state;
-	static const char *const files[][3] = {
-		{"cmdlines/proxmox-basic.args", "unix", "/var/run/qemu-server/100.qmp"},
-		{"cmdlines/proxmox-no-name.args", "none", ""},
-		{"cmdlines/libvirt-json-numa.args", "none", ""},
+	static const struct {
+		const char *file;
+		enum vm_qmp_kind kind;
+		const char *path;
+	} files[] = {
+		{"cmdlines/proxmox-basic.args", VM_QMP_UNIX, "/var/run/qemu-server/100.qmp"},
+		{"cmdlines/proxmox-no-name.args", VM_QMP_NONE, ""},
+		{"cmdlines/libvirt-json-numa.args", VM_QMP_NONE, ""},
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		size_t n;
-		char *cmd = fixture_cmdline(files[i][0], &n);
+		char *cmd = fixture_cmdline(files[i].file, &n);
 		struct vm_config c;
 		assert_int_equal(parse_vm_cmdline(cmd, n, &c), 0);
-		print_message("%s\n", files[i][0]);
-		assert_string_equal(vm_qmp_kind_name(c.qmp.kind), files[i][1]);
-		assert_string_equal(c.qmp.path, files[i][2]);
+		print_message("%s\n", files[i].file);
+		assert_int_equal(c.qmp.kind, files[i].kind);
+		assert_string_equal(c.qmp.path, files[i].path);
 		free(cmd);
 	}
 }
 
+/* "qemu-system-x86_64 -m 1G OPTION VALUE" parsed (VALUE NULL: without the option). */
+static struct vm_config parse_with(const char *option, const char *value)
+{
+	char cmd[256];
+	int n = value ? snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c%s%c%s%c", 0, 0, 0, option, 0, value, 0)
+		      : snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c", 0, 0, 0);
+	struct vm_config c;
+	print_message("%s %s\n", option, value ? value : "(none)");
+	assert_int_equal(parse_vm_cmdline(cmd, (size_t)n, &c), 0);
+	return c;
+}
+
+/* -cpu: whether the guest is offered VMX/SVM (doctor's kvm-nested-unused). */
+static void cpu_nested_models(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *cpu; /* NULL: no -cpu */
+		enum vm_nested want;
+	} cases[] = {
+		{NULL, VM_NESTED_NO}, {"host", VM_NESTED_YES}, {"max", VM_NESTED_YES},
+		{"host,-vmx", VM_NESTED_NO}, {"Skylake-Client", VM_NESTED_UNKNOWN},
+		{"Skylake-Client,vmx=on", VM_NESTED_YES}, {"qemu64,+svm", VM_NESTED_YES},
+		{"Skylake-Client,-vmx", VM_NESTED_NO}, {"hostile", VM_NESTED_UNKNOWN},
+		{"max,vmx=off,+vmx", VM_NESTED_YES},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(parse_with("-cpu", cases[i].cpu).cpu_nested, cases[i].want);
+}
+
+/* -smp: the most vCPUs, from maxcpus, a whole topology, or cpus alone; 0 when QEMU's rules for
+ * a partial topology would decide. */
+static void smp_max_vcpus(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *smp; /* NULL: no -smp */
+		unsigned want;
+	} cases[] = {
+		{NULL, 0}, {"4", 4}, {"cpus=4", 4}, {"2,maxcpus=8", 8},
+		{"2,sockets=2,cores=1,threads=1", 2}, {"1,sockets=2,dies=1,cores=2,threads=2", 8},
+		{"8,sockets=2,cores=4,maxcpus=8", 8}, {"4,sockets=2", 0}, {"cores=4", 0},
+		{"0", 0}, {"4x", 0}, {"-1", 0}, {"99999", 0}, {"sockets=64,cores=64,threads=2", 0},
+		{"{\"cpus\":2,\"maxcpus\":6}", 6},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		assert_int_equal(parse_with("-smp", cases[i].smp).max_vcpus, cases[i].want);
+}
+
+#define S(lit) lit, sizeof(lit) - 1
+
+/* A tap backend: -netdev, -nic or -net of type tap or bridge; a command line cut short may have one. */
+static void taps(void **state)
+{
+	(void)state;
+	assert_true(qemu_cmdline_has_tap(S("qemu\0-netdev\0tap,id=n0,ifname=tap0\0"))); /* S: the last NUL too */
+	assert_true(qemu_cmdline_has_tap(S("qemu\0-netdev\0{\"type\":\"tap\",\"fd\":\"30\",\"id\":\"hostnet0\"}\0")));
+	assert_true(qemu_cmdline_has_tap(S("qemu\0-nic\0bridge,br=br0\0")));
+	assert_true(qemu_cmdline_has_tap(S("qemu\0-net\0tap\0")));
+	assert_false(qemu_cmdline_has_tap(S("qemu\0-netdev\0user,id=n0\0-name\0tap\0")));
+	assert_false(qemu_cmdline_has_tap(S("qemu\0-netdev\0tapestry\0")));
+	assert_false(qemu_cmdline_has_tap(S("qemu\0-m\0001024\0")));
+	/* Cut in the middle of an argument: the fds are asked. */
+	assert_true(qemu_cmdline_has_tap("qemu\0-netdev\0us", 15));
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(test_forms), cmocka_unit_test(test_corpus)};
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_forms), cmocka_unit_test(test_corpus), cmocka_unit_test(cpu_nested_models),
+		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(taps),
+	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
