@@ -154,22 +154,56 @@ static void smp_max_vcpus(void **state)
 static void taps(void **state)
 {
 	(void)state;
-	assert_true(qemu_cmdline_has_tap(S("qemu\0-netdev\0tap,id=n0,ifname=tap0\0"))); /* S: the last NUL too */
-	assert_true(qemu_cmdline_has_tap(S("qemu\0-netdev\0{\"type\":\"tap\",\"fd\":\"30\",\"id\":\"hostnet0\"}\0")));
-	assert_true(qemu_cmdline_has_tap(S("qemu\0-nic\0bridge,br=br0\0")));
-	assert_true(qemu_cmdline_has_tap(S("qemu\0-net\0tap\0")));
-	assert_false(qemu_cmdline_has_tap(S("qemu\0-netdev\0user,id=n0\0-name\0tap\0")));
-	assert_false(qemu_cmdline_has_tap(S("qemu\0-netdev\0tapestry\0")));
-	assert_false(qemu_cmdline_has_tap(S("qemu\0-m\0001024\0")));
-	/* Cut in the middle of an argument: the fds are asked. */
-	assert_true(qemu_cmdline_has_tap("qemu\0-netdev\0us", 15));
+	static const struct {
+		const char *cmdline;
+		size_t len;
+		bool tap;
+	} cases[] = {
+		{S("qemu\0-netdev\0tap,id=n0,ifname=tap0\0"), true}, /* S: the last NUL too */
+		{S("qemu\0-netdev\0{\"type\":\"tap\",\"fd\":\"30\",\"id\":\"hostnet0\"}\0"), true},
+		{S("qemu\0-nic\0bridge,br=br0\0"), true},
+		{S("qemu\0-net\0tap\0"), true},
+		{S("qemu\0-netdev\0user,id=n0\0-name\0tap\0"), false},
+		{S("qemu\0-netdev\0tapestry\0"), false},
+		{S("qemu\0-m\0001024\0"), false},
+		/* Cut in the middle of an argument: the fds are asked. */
+		{"qemu\0-netdev\0us", 15, true},
+		{"", 0, false},
+		/* JSON as QEMU reads it, blanks and all; the type by its key; every spelling of the option. */
+		{S("qemu\0-netdev\0{\"type\": \"tap\", \"id\": \"hostnet0\", \"fd\": \"30\"}\0"), true},
+		{S("qemu\0-netdev\0{\"id\":\"n1\",\"type\":\"bridge\"}\0"), true},
+		{S("qemu\0-netdev\0{\"type\": \"user\", \"id\": \"tap\"}\0"), false},
+		{S("qemu\0-netdev\0id=n0,type=tap,ifname=tap0\0"), true},
+		{S("qemu\0--nic\0tap,model=virtio\0"), true},
+		/* An argument is not an option: "-name -netdev" names the guest "-netdev". */
+		{S("qemu\0-name\0-netdev\0tap\0"), false},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		print_message("case %zu\n", i);
+		assert_int_equal(qemu_cmdline_has_tap(cases[i].cmdline, cases[i].len), cases[i].tap);
+	}
+}
+
+/* An argument that starts with '-' is still its option's: -append's "-m" is no -m. */
+static void dashed_arguments(void **state)
+{
+	(void)state;
+	const char append[] = "qemu-system-x86_64\0-append\0-m\0-name\0vm1\0";
+	struct vm_config c;
+	assert_int_equal(parse_vm_cmdline(append, sizeof(append) - 1, &c), 0);
+	assert_string_equal(c.name, "vm1");
+	assert_true(c.guest_ram_bytes.known);
+	assert_int_equal(c.guest_ram_bytes.v, 128ll << 20); /* no -m: QEMU's default */
+	c = parse_with("-name", "-m");
+	assert_string_equal(c.name, "-m");
+	assert_int_equal(c.guest_ram_bytes.v, 1ll << 30);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forms), cmocka_unit_test(test_corpus), cmocka_unit_test(cpu_nested_models),
-		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(taps),
+		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(taps), cmocka_unit_test(dashed_arguments),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -126,7 +126,8 @@ static void test_blockdev_opts(void **state)
 	assert_disk(&d.d[2], "", "fmt2", "hd2", "/srv/o.raw", "writeback", "threads"); /* the file node's own */
 }
 
-/* No disks, an empty buffer, a cut-short command line, a node chain that loops. */
+/* No disks, an empty buffer, a cut-short command line, an argument that looks like an option, a
+ * node chain that loops. */
 static void test_edges(void **state)
 {
 	(void)state;
@@ -140,6 +141,11 @@ static void test_edges(void **state)
 	assert_int_equal(parse_qemu_disks(cut, sizeof(cut) - 1, &d), 0);
 	assert_int_equal(d.n, 1);
 	assert_string_equal(d.d[0].cache, "no"); /* what the line says, cut: QEMU would have refused it */
+	/* -name's argument "-drive" is a name, not a drive (QEMU's rule: -name takes the next word). */
+	const char *named[] = {"qemu-system-x86_64", "-name", "-drive", "-drive", "file=/a.raw,if=none,id=d0", NULL};
+	parse(named, &d);
+	assert_int_equal(d.n, 1);
+	assert_string_equal(d.d[0].drive, "d0");
 	const char *loop[] = {"qemu-system-x86_64", "-blockdev", "driver=raw,node-name=a,file=b",
 			      "-blockdev", "driver=raw,node-name=b,file=a,cache.direct=on", "-device", "virtio-blk-pci,drive=a", NULL};
 	parse(loop, &d);

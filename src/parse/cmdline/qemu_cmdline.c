@@ -61,6 +61,7 @@ static struct vm_qmp legacy_chardev(const char *arg)
 }
 
 struct qemu_scan {
+	struct vm_config *cfg; /* what the options fill in as they come */
 	struct backend backends[VM_MAX_RAM_BLOCKS];
 	size_t nbackends;
 	char base_memdevs[VM_MAX_RAM_BLOCKS][128]; /* -numa memdev= and -machine memory-backend= */
@@ -255,56 +256,55 @@ static unsigned smp_max_vcpus(const char *arg)
 	return needed == 3 ? (unsigned)product : 0;
 }
 
-/* One option and its argument; false when the option is none parse_qemu reads. */
-static bool scan_option(struct qemu_scan *s, struct vm_config *c, const char *opt, const char *arg)
+/* One option and its argument (a qemu_option_fn): what it says of the guest. */
+static void scan_option(void *ctx, const char *name, const char *arg)
 {
+	struct qemu_scan *s = ctx;
+	struct vm_config *c = s->cfg;
 	char buf[256];
-	if (qemu_option_is(opt, "name")) {
+	if (!strcmp(name, "name")) {
 		if (qemu_opt_get(arg, "guest", "guest", buf, sizeof(buf)) >= 0)
 			snprintf(c->name, sizeof(c->name), "%s", buf);
-	} else if (qemu_option_is(opt, "id")) {
+	} else if (!strcmp(name, "id")) {
 		snprintf(c->vmid, sizeof(c->vmid), "%s", arg);
-	} else if (qemu_option_is(opt, "uuid")) {
+	} else if (!strcmp(name, "uuid")) {
 		snprintf(c->uuid, sizeof(c->uuid), "%s", arg);
-	} else if (qemu_option_is(opt, "smbios")) {
+	} else if (!strcmp(name, "smbios")) {
 		if (!c->uuid[0] && qemu_opt_get(arg, NULL, "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "1") &&
 		    qemu_opt_get(arg, NULL, "uuid", buf, sizeof(buf)) >= 0)
 			snprintf(c->uuid, sizeof(c->uuid), "%.63s", buf);
-	} else if (qemu_option_is(opt, "m")) {
+	} else if (!strcmp(name, "m")) {
 		s->has_m = true;
 		s->m_bad = qemu_opt_get(arg, "size", "size", buf, sizeof(buf)) < 0 ||
 			   parse_qemu_size(buf, strlen(buf), MIB, &s->m_bytes) < 0;
-	} else if (qemu_option_is(opt, "object")) {
+	} else if (!strcmp(name, "object")) {
 		scan_object(s, arg);
-	} else if (qemu_option_is(opt, "cpu")) {
+	} else if (!strcmp(name, "cpu")) {
 		c->cpu_nested = cpu_nested(arg);
-	} else if (qemu_option_is(opt, "smp")) {
+	} else if (!strcmp(name, "smp")) {
 		c->max_vcpus = smp_max_vcpus(arg);
-	} else if (qemu_option_is(opt, "machine") || qemu_option_is(opt, "M")) {
+	} else if (!strcmp(name, "machine") || !strcmp(name, "M")) {
 		if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
 			add_ref(s->base_memdevs, &s->nbase, buf);
 		if (qemu_opt_get(arg, "type", "mem-merge", buf, sizeof(buf)) >= 0)
 			c->mem_merge_off = !strcmp(buf, "off") || !strcmp(buf, "false") || !strcmp(buf, "no");
-	} else if (qemu_option_is(opt, "numa")) {
+	} else if (!strcmp(name, "numa")) {
 		if (qemu_opt_get(arg, "type", "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "node") &&
 		    qemu_opt_get(arg, NULL, "memdev", buf, sizeof(buf)) >= 0)
 			add_ref(s->base_memdevs, &s->nbase, buf);
-	} else if (qemu_option_is(opt, "device")) {
+	} else if (!strcmp(name, "device")) {
 		scan_device(s, arg);
-	} else if (qemu_option_is(opt, "chardev")) {
+	} else if (!strcmp(name, "chardev")) {
 		scan_chardev(s, arg);
-	} else if (qemu_option_is(opt, "mon")) {
+	} else if (!strcmp(name, "mon")) {
 		scan_mon(s, arg);
-	} else if (qemu_option_is(opt, "qmp") || qemu_option_is(opt, "qmp-pretty")) {
+	} else if (!strcmp(name, "qmp") || !strcmp(name, "qmp-pretty")) {
 		if (s->qmp_option.kind != VM_QMP_UNIX) {
 			struct vm_qmp q = legacy_chardev(arg);
 			if (s->qmp_option.kind == VM_QMP_NONE || q.kind == VM_QMP_UNIX)
 				s->qmp_option = q;
 		}
-	} else {
-		return false;
 	}
-	return true;
 }
 
 /* Guest RAM from what the options said: the NUMA or machine backends, else -m, else QEMU's
@@ -343,10 +343,9 @@ int qemu_cmdline_config(const char *const *argv, size_t argc, struct vm_config *
 	struct qemu_scan *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->cfg = c;
 	c->cpu_nested = VM_NESTED_NO; /* QEMU's default model, qemu64, has no VMX */
-	for (size_t i = 1; i + 1 < argc; i++)
-		if (scan_option(s, c, argv[i], argv[i + 1]))
-			i++; /* consumed the argument */
+	qemu_options_each(argv, argc, scan_option, s);
 	qemu_ram(s, c);
 	if (!c->name[0] && c->vmid[0])
 		snprintf(c->name, sizeof(c->name), "%s", c->vmid);
@@ -357,25 +356,25 @@ int qemu_cmdline_config(const char *const *argv, size_t argc, struct vm_config *
 	return 0;
 }
 
-static bool tap_backend(const char *arg)
+/* A -netdev, -nic or -net of type tap or bridge (a qemu_option_fn; ctx a bool found). */
+static void tap_option(void *ctx, const char *name, const char *arg)
 {
-	if (!strncmp(arg, "tap", 3) || !strncmp(arg, "bridge", 6))
-		return arg[arg[0] == 't' ? 3 : 6] == ',' || arg[arg[0] == 't' ? 3 : 6] == '\0';
-	return arg[0] == '{' && (strstr(arg, "\"type\":\"tap\"") || strstr(arg, "\"type\":\"bridge\""));
+	char type[16];
+	if ((!strcmp(name, "netdev") || !strcmp(name, "nic") || !strcmp(name, "net")) &&
+	    qemu_opt_get(arg, "type", "type", type, sizeof(type)) >= 0 && (!strcmp(type, "tap") || !strcmp(type, "bridge")))
+		*(bool *)ctx = true;
 }
 
 bool qemu_cmdline_has_tap(const char *cmdline, size_t len)
 {
-	const char *p = cmdline, *end = cmdline + len;
-	bool after_opt = false;
-	while (p < end) {
-		const char *nul = memchr(p, '\0', (size_t)(end - p));
-		if (!nul)
-			return true; /* a cut argument: it may be there, let the fds tell */
-		if (after_opt && tap_backend(p))
-			return true;
-		after_opt = !strcmp(p, "-netdev") || !strcmp(p, "--netdev") || !strcmp(p, "-nic") || !strcmp(p, "-net");
-		p = nul + 1;
-	}
-	return false;
+	if (len && cmdline[len - 1] != '\0')
+		return true; /* cut short: it may be past the cut, let the fds tell */
+	const char **argv;
+	size_t argc;
+	if (!len || cmdline_split(cmdline, len, &argv, &argc) < 0)
+		return len != 0; /* without memory to read it, the fds tell too */
+	bool found = false;
+	qemu_options_each(argv, argc, tap_option, &found);
+	cmdline_split_free(argv);
+	return found;
 }

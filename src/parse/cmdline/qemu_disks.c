@@ -37,24 +37,26 @@ struct scan {
 	size_t nused;
 };
 
-static void scan_option(struct scan *s, const char *opt, const char *arg)
+/* One option and its argument (a qemu_option_fn): the drives, nodes and devices, kept in order. */
+static void scan_option(void *ctx, const char *name, const char *arg)
 {
+	struct scan *s = ctx;
 	static const char *const hd[] = {"hda", "hdb", "hdc", "hdd", "cdrom"};
 	char v[8];
 	for (size_t i = 0; i < sizeof(hd) / sizeof(hd[0]); i++)
-		if (qemu_option_is(opt, hd[i]) && s->ndrives < QEMU_DISKS_MAX) {
+		if (!strcmp(name, hd[i]) && s->ndrives < QEMU_DISKS_MAX) {
 			s->drive_index[s->ndrives] = i < 4 ? (long)i : 2; /* -cdrom is index=2 */
 			s->drive_cdrom[s->ndrives] = i == 4;
 			s->drives[s->ndrives++] = arg;
 			return;
 		}
-	if (qemu_option_is(opt, "drive") && s->ndrives < QEMU_DISKS_MAX) {
+	if (!strcmp(name, "drive") && s->ndrives < QEMU_DISKS_MAX) {
 		s->drive_index[s->ndrives] = -1;
 		s->drive_cdrom[s->ndrives] = qemu_opt_get(arg, NULL, "media", v, sizeof(v)) >= 0 && !strcmp(v, "cdrom");
 		s->drives[s->ndrives++] = arg;
-	} else if (qemu_option_is(opt, "blockdev") && s->nnodes < NODES_MAX) {
+	} else if (!strcmp(name, "blockdev") && s->nnodes < NODES_MAX) {
 		s->nodes[s->nnodes++] = arg;
-	} else if (qemu_option_is(opt, "device") && s->ndevices < QEMU_DISKS_MAX &&
+	} else if (!strcmp(name, "device") && s->ndevices < QEMU_DISKS_MAX &&
 		   qemu_opt_get(arg, "driver", "drive", v, 1) != -ENOENT) {
 		s->devices[s->ndevices++] = arg;
 	}
@@ -231,11 +233,7 @@ int parse_qemu_disks(const char *cmdline, size_t len, struct qemu_disks *ret)
 		free(out);
 		return -ENOMEM;
 	}
-	for (size_t i = 1; i + 1 < argc; i++)
-		if (argv[i][0] == '-') {
-			scan_option(s, argv[i], argv[i + 1]);
-			i += argv[i + 1][0] != '-'; /* consumed the argument */
-		}
+	qemu_options_each(argv, argc, scan_option, s);
 	for (size_t i = 0; i < s->ndrives; i++) {
 		out->d[out->n] = (struct qemu_disk){.aio = "threads", .cache = "writeback"};
 		drive_disk(s, i, &out->d[out->n]);

@@ -1,4 +1,5 @@
-/* QEMU's option syntax: QemuOpts key=value lists and their JSON form, booleans, option words. */
+/* QEMU's option syntax: QemuOpts key=value lists and their JSON form, booleans, and the one walk
+ * over a command line's options and their arguments. */
 #include "parse/cmdline/qemu_opts.h"
 
 #include <errno.h>
@@ -107,10 +108,40 @@ int qemu_opt_bool(const char *arg, const char *key)
 	return -EINVAL;
 }
 
-bool qemu_option_is(const char *arg, const char *name)
+/* QEMU's options that take an argument (DEF(..., HAS_ARG, ...) in qemu-options.hx, QEMU 2.x to
+ * 9.x: the current ones and those since removed), and Proxmox's -id. Every other option is a flag. */
+static const char *const options_with_argument[] = {
+	"D", "L", "M", "accel", "acpitable", "action", "add-fd", "append", "audio", "audiodev", "balloon",
+	"bios", "blockdev", "boot", "bt", "cdrom", "chardev", "chroot", "clock", "compat", "cpu", "d",
+	"debugcon", "device", "dfilter", "display", "drive", "dtb", "dump-vmstate", "echr", "fda", "fdb",
+	"fsdev", "fw_cfg", "g", "gdb", "global", "hda", "hdb", "hdc", "hdd", "icount", "id", "incoming",
+	"initrd", "iscsi", "k", "kernel", "kvm-shadow-memory", "loadvm", "m", "machine", "mem-path",
+	"mon", "monitor", "msg", "mtdblock", "name", "net", "netdev", "nic", "numa", "object",
+	"option-rom", "overcommit", "parallel", "pcidevice", "pflash", "pidfile", "plugin", "prom-env",
+	"qmp", "qmp-pretty", "qtest", "qtest-log", "readconfig", "realtime", "rotate", "rtc", "run-with",
+	"runas", "sandbox", "sd", "seed", "semihosting-config", "serial", "set", "shim", "smbios", "smp",
+	"soundhw", "spice", "startdate", "tb-size", "tpmdev", "trace", "usbdevice", "uuid", "vga",
+	"virtfs", "virtioconsole", "vnc", "watchdog", "watchdog-action", "writeconfig", "xen-domid",
+};
+
+static bool takes_argument(const char *name)
 {
-	if (arg[0] != '-')
-		return 0;
-	arg += arg[1] == '-' ? 2 : 1;
-	return !strcmp(arg, name);
+	for (size_t i = 0; i < sizeof(options_with_argument) / sizeof(options_with_argument[0]); i++)
+		if (!strcmp(options_with_argument[i], name))
+			return true;
+	return false;
+}
+
+void qemu_options_each(const char *const *argv, size_t argc, qemu_option_fn *fn, void *ctx)
+{
+	for (size_t i = 1; i < argc; i++) {
+		if (argv[i][0] != '-')
+			continue; /* a positional word: an image QEMU would open as -hda */
+		const char *name = argv[i] + (argv[i][1] == '-' ? 2 : 1);
+		if (!takes_argument(name))
+			continue; /* a flag */
+		if (i + 1 == argc)
+			return; /* its argument is missing: QEMU would refuse the line */
+		fn(ctx, name, argv[++i]);
+	}
 }
