@@ -1,5 +1,6 @@
 /* parse/cmdline/qemu_cmdline: what a QEMU command line says about its guest: the QMP socket (-qmp,
- * -chardev + -mon mode=control), the CPU model's VMX/SVM, -smp's most vCPUs, a tap backend. */
+ * -chardev + -mon mode=control), the CPU model's VMX/SVM, -smp's most vCPUs, a tap backend, shared
+ * and huge-page RAM and KSM's mem-merge by every boolean spelling (and cloud-hypervisor's too). */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +13,7 @@
 #include "testutil.h"
 
 /* Parses a command line given as one string with arguments separated by '|'. */
-static struct vm_qmp qmp_of(const char *args)
+static struct vm_config config_of(const char *args)
 {
 	char buf[2048];
 	size_t n = strlen(args);
@@ -22,13 +23,13 @@ static struct vm_qmp qmp_of(const char *args)
 	buf[n] = '\0';
 	struct vm_config c;
 	assert_int_equal(parse_vm_cmdline(buf, n + 1, &c), 0);
-	return c.qmp;
+	return c;
 }
 
 static void expect(const char *args, enum vm_qmp_kind kind, const char *path)
 {
 	print_message("%s\n", args);
-	struct vm_qmp q = qmp_of(args);
+	struct vm_qmp q = config_of(args).qmp;
 	assert_int_equal(q.kind, kind);
 	assert_string_equal(q.path, path);
 }
@@ -123,7 +124,8 @@ static void cpu_nested_models(void **state)
 		{"host,-vmx", VM_NESTED_NO}, {"Skylake-Client", VM_NESTED_UNKNOWN},
 		{"Skylake-Client,vmx=on", VM_NESTED_YES}, {"qemu64,+svm", VM_NESTED_YES},
 		{"Skylake-Client,-vmx", VM_NESTED_NO}, {"hostile", VM_NESTED_UNKNOWN},
-		{"max,vmx=off,+vmx", VM_NESTED_YES},
+		{"max,vmx=off,+vmx", VM_NESTED_YES}, {"Skylake-Client,vmx=yes", VM_NESTED_YES},
+		{"host,svm=false", VM_NESTED_NO}, {"Skylake-Client,vmx", VM_NESTED_YES}, {"host,vmx=maybe", VM_NESTED_YES},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		assert_int_equal(parse_with("-cpu", cases[i].cpu).cpu_nested, cases[i].want);
@@ -199,11 +201,51 @@ static void dashed_arguments(void **state)
 	assert_int_equal(c.guest_ram_bytes.v, 1ll << 30);
 }
 
+/* Every on/off value as QEMU spells it (qemu_opt_bool): on, yes, true, y or a bare key; off, no,
+ * false, n. memory-backend-memfd's hugetlb=yes was not huge pages before (share=yes was shared). */
+static void booleans(void **state)
+{
+	(void)state;
+	static const char *const on[] = {"=on", "=yes", "=true", "=y", ""}, *const off[] = {"=off", "=no", "=false", "=n"};
+	char args[256];
+	for (size_t i = 0; i < 9; i++) {
+		bool yes = i < 5;
+		const char *v = yes ? on[i] : off[i - 5];
+		print_message("value '%s'\n", v);
+		snprintf(args, sizeof(args), "qemu-system-x86_64|-object|memory-backend-memfd,id=m0,size=1G,hugetlb%s"
+			 "|-machine|pc,memory-backend=m0,mem-merge%s", v, v);
+		struct vm_config c = config_of(args);
+		assert_int_equal(c.ram_hugetlb, yes);
+		assert_true(c.ram_shared); /* memfd is shared memory whatever share= says */
+		assert_int_equal(c.mem_merge_off, !yes);
+		snprintf(args, sizeof(args), "qemu-system-x86_64|-object|memory-backend-ram,id=r0,size=1G,share%s"
+			 "|-numa|node,memdev=r0", v);
+		assert_int_equal(config_of(args).ram_shared, yes);
+		if (!v[0])
+			continue; /* a bare key: no form cloud-hypervisor documents */
+		snprintf(args, sizeof(args), "cloud-hypervisor|--memory|size=1G,shared%s,hugepages%s", v, v);
+		c = config_of(args);
+		assert_int_equal(c.ram_shared, yes);
+		assert_int_equal(c.ram_hugetlb, yes);
+	}
+	/* JSON's own true and false, as libvirt writes them. */
+	struct vm_config c = config_of("qemu-system-x86_64|-object|{\"qom-type\":\"memory-backend-memfd\",\"id\":\"m0\","
+				       "\"size\":1073741824,\"hugetlb\":true}|-numa|node,memdev=m0");
+	assert_true(c.ram_hugetlb);
+	c = config_of("qemu-system-x86_64|-object|{\"qom-type\":\"memory-backend-memfd\",\"id\":\"m0\","
+		      "\"size\":1073741824,\"hugetlb\":false}|-numa|node,memdev=m0");
+	assert_false(c.ram_hugetlb);
+	/* A value QEMU refuses says nothing; no -machine mem-merge leaves KSM on. */
+	c = config_of("qemu-system-x86_64|-machine|pc,mem-merge=maybe|-m|1G");
+	assert_false(c.mem_merge_off);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forms), cmocka_unit_test(test_corpus), cmocka_unit_test(cpu_nested_models),
 		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(taps), cmocka_unit_test(dashed_arguments),
+		cmocka_unit_test(booleans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

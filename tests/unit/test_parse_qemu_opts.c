@@ -48,6 +48,12 @@ static void opt_bool(void **state)
 	assert_int_equal(qemu_opt_bool("a=on,b=off,c=yes,d=maybe", "c"), 1);
 	assert_int_equal(qemu_opt_bool("a=on,b=off,c=yes,d=maybe", "d"), -EINVAL);
 	assert_int_equal(qemu_opt_bool("a=on", "e"), -ENOENT);
+	assert_int_equal(qemu_opt_bool("a=y,b=n,c,d=true,e=false,f=", "a"), 1); /* QEMU's y and n */
+	assert_int_equal(qemu_opt_bool("a=y,b=n,c,d=true,e=false,f=", "b"), 0);
+	assert_int_equal(qemu_opt_bool("a=y,b=n,c,d=true,e=false,f=", "c"), 1); /* a bare key */
+	assert_int_equal(qemu_opt_bool("a=y,b=n,c,d=true,e=false,f=", "d"), 1);
+	assert_int_equal(qemu_opt_bool("a=y,b=n,c,d=true,e=false,f=", "e"), 0);
+	assert_int_equal(qemu_opt_bool("a=y,b=n,c,d=true,e=false,f=", "f"), -EINVAL);
 	assert_int_equal(qemu_opt_bool("{\"cache\":{\"direct\":true,\"no-flush\":false}}", "cache.direct"), 1);
 	assert_int_equal(qemu_opt_bool("{\"cache\":{\"direct\":true,\"no-flush\":false}}", "cache.no-flush"), 0);
 	assert_int_equal(qemu_opt_get("{\"file\":{\"driver\":\"file\",\"aio\":\"native\"}}", NULL, "file.aio", v, sizeof(v)), 6);

@@ -92,16 +92,13 @@ static void scan_object(struct qemu_scan *s, const char *arg)
 		return;
 	if (qemu_opt_get(arg, NULL, "size", buf, sizeof(buf)) >= 0)
 		b->sized = parse_qemu_size(buf, strlen(buf), 1, &b->size_bytes) == 0;
-	b->shared = !strcmp(type, "memory-backend-memfd") ||
-		    (qemu_opt_get(arg, NULL, "share", buf, sizeof(buf)) >= 0 &&
-		     (!strcmp(buf, "on") || !strcmp(buf, "true") || !strcmp(buf, "yes")));
+	b->shared = !strcmp(type, "memory-backend-memfd") || flag_on(arg, "share");
 	if (!strcmp(type, "memory-backend-file")) {
 		b->shared = true;
 		b->hugetlb = qemu_opt_get(arg, NULL, "mem-path", buf, sizeof(buf)) >= 0 && strstr(buf, "huge");
 	}
 	if (!strcmp(type, "memory-backend-memfd"))
-		b->hugetlb = qemu_opt_get(arg, NULL, "hugetlb", buf, sizeof(buf)) >= 0 &&
-			     (!strcmp(buf, "on") || !strcmp(buf, "true"));
+		b->hugetlb = flag_on(arg, "hugetlb");
 	s->nbackends++;
 }
 
@@ -204,11 +201,12 @@ static enum vm_nested cpu_nested(const char *arg)
 		if (l < sizeof(flag)) {
 			memcpy(flag, p, l);
 			flag[l] = '\0';
-			if (!strcmp(flag, "+vmx") || !strcmp(flag, "+svm") || !strcmp(flag, "vmx=on") ||
-			    !strcmp(flag, "svm=on") || !strcmp(flag, "vmx") || !strcmp(flag, "svm"))
+			int on = qemu_opt_bool(flag, "vmx");
+			if (on < 0)
+				on = qemu_opt_bool(flag, "svm"); /* vmx, vmx=on, svm=off ... */
+			if (!strcmp(flag, "+vmx") || !strcmp(flag, "+svm") || on == 1)
 				n = VM_NESTED_YES;
-			else if (!strcmp(flag, "-vmx") || !strcmp(flag, "-svm") || !strcmp(flag, "vmx=off") ||
-				 !strcmp(flag, "svm=off"))
+			else if (!strcmp(flag, "-vmx") || !strcmp(flag, "-svm") || on == 0)
 				n = VM_NESTED_NO;
 		}
 		p += l;
@@ -286,8 +284,9 @@ static void scan_option(void *ctx, const char *name, const char *arg)
 	} else if (!strcmp(name, "machine") || !strcmp(name, "M")) {
 		if (qemu_opt_get(arg, "type", "memory-backend", buf, sizeof(buf)) >= 0)
 			add_ref(s->base_memdevs, &s->nbase, buf);
-		if (qemu_opt_get(arg, "type", "mem-merge", buf, sizeof(buf)) >= 0)
-			c->mem_merge_off = !strcmp(buf, "off") || !strcmp(buf, "false") || !strcmp(buf, "no");
+		int merge = qemu_opt_bool(arg, "mem-merge");
+		if (merge >= 0)
+			c->mem_merge_off = merge == 0;
 	} else if (!strcmp(name, "numa")) {
 		if (qemu_opt_get(arg, "type", "type", buf, sizeof(buf)) >= 0 && !strcmp(buf, "node") &&
 		    qemu_opt_get(arg, NULL, "memdev", buf, sizeof(buf)) >= 0)

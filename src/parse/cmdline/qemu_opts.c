@@ -101,9 +101,10 @@ int qemu_opt_bool(const char *arg, const char *key)
 	char v[16];
 	if (qemu_opt_get(arg, NULL, key, v, sizeof(v)) < 0)
 		return -ENOENT;
-	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true"))
+	/* QEMU's spellings (qapi_bool_parse); JSON's true and false are among them as text. */
+	if (!strcmp(v, "on") || !strcmp(v, "yes") || !strcmp(v, "true") || !strcmp(v, "y"))
 		return 1;
-	if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false"))
+	if (!strcmp(v, "off") || !strcmp(v, "no") || !strcmp(v, "false") || !strcmp(v, "n"))
 		return 0;
 	return -EINVAL;
 }

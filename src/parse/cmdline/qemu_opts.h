@@ -14,9 +14,10 @@
  * nested {"a":{"b":..}}). Returns the value length or -ENOENT. */
 int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char *ret, size_t cap);
 
-/* A boolean option (on/off, yes/no, true/false; JSON true/false): 1, 0, -ENOENT when absent,
- * -EINVAL for another value. A dotted key ("cache.direct") also finds a JSON argument's nested
- * member ({"cache":{"direct":true}}), as qemu_opt_get does. */
+/* A boolean option as QEMU spells it (on/off, yes/no, true/false, y/n; JSON true/false; a bare
+ * key is on): 1, 0, -ENOENT when absent, -EINVAL for another value. A dotted key ("cache.direct")
+ * also finds a JSON argument's nested member ({"cache":{"direct":true}}), as qemu_opt_get does.
+ * Every on/off value vmhost reads goes through it, so that all agree on what QEMU accepts. */
 int qemu_opt_bool(const char *arg, const char *key);
 
 /* The one walk over a QEMU command line's options, with QEMU's own rule for what is an option's

@@ -78,9 +78,9 @@ static void parse_cloud_hypervisor(const char *const *argv, size_t argc, struct 
 		if (!strcmp(argv[i], "--memory")) {
 			if (qemu_opt_get(argv[i + 1], NULL, "size", buf, sizeof(buf)) >= 0)
 				memory_ok = parse_qemu_size(buf, strlen(buf), 1, &memory) == 0;
-			if (qemu_opt_get(argv[i + 1], NULL, "shared", buf, sizeof(buf)) >= 0 && !strcmp(buf, "on"))
+			if (qemu_opt_bool(argv[i + 1], "shared") == 1)
 				c->ram_shared = true;
-			if (qemu_opt_get(argv[i + 1], NULL, "hugepages", buf, sizeof(buf)) >= 0 && !strcmp(buf, "on"))
+			if (qemu_opt_bool(argv[i + 1], "hugepages") == 1)
 				c->ram_hugetlb = true;
 		} else if (!strcmp(argv[i], "--memory-zone")) {
 			/* Zones replace --memory size (which is then 0, before or after them); each
