@@ -1,11 +1,11 @@
-/* VM discovery from /proc/PID/cmdline (parse_vm_cmdline, src/parse/vmcmd.c): the VMM is the
+/* VM discovery from /proc/PID/cmdline (parse_vm_cmdline, src/parse/cmdline/vmcmd.c): the VMM is the
  * one argv[0] names, -ENOENT when none; name, uuid and vmid stay in their buffers; at most
  * VM_MAX_RAM_BLOCKS blocks; a known guest RAM size is not negative and holds every RAM block
  * (virtio-mem adds to it, nothing takes from it); parsing twice gives the same config. */
 #include <errno.h>
 
 #include "fuzz.h"
-#include "parse/vmcmd.h"
+#include "parse/cmdline/vmcmd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

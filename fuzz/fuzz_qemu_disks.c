@@ -1,11 +1,11 @@
-/* A QEMU command line's disks (parse_qemu_disks, src/parse/qemu_disks.c): 0 for any non-empty
+/* A QEMU command line's disks (parse_qemu_disks, src/parse/cmdline/qemu_disks.c): 0 for any non-empty
  * input, -EINVAL for an empty one with the output untouched; at most QEMU_DISKS_MAX disks, each
  * string ending inside its buffer, each disk named by a drive or a node, a cache mode and an AIO
  * engine always said; every disk found again by its own names; parsing twice gives the same. */
 #include <errno.h>
 
 #include "fuzz.h"
-#include "parse/io_stat.h"
+#include "parse/cmdline/qemu_disks.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

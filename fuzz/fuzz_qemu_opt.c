@@ -1,5 +1,5 @@
 /* One QEMU option argument, QemuOpts "a=1,b=2" (",," a literal comma) or flat JSON
- * (qemu_opt_get, src/parse/vmcmd.c). The input as an argument: every value found fits its
+ * (qemu_opt_get, src/parse/cmdline/qemu_opts.c). The input as an argument: every value found fits its
  * buffer and is as long as returned. The input as a value: written into a QemuOpts argument
  * (commas doubled) and, when it is valid UTF-8, into a JSON one (quotes, backslashes and control
  * characters escaped) between other keys, it is read back exactly. */
@@ -7,7 +7,7 @@
 
 #include "fuzz.h"
 #include "parse/json.h"
-#include "parse/vmcmd.h"
+#include "parse/cmdline/qemu_opts.h"
 
 static void lookups(const char *arg)
 {

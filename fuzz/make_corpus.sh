@@ -55,12 +55,13 @@ find "$fx" -path '*/debug/kvm/*' -print0 | while IFS= read -r -d '' f; do
 done
 
 # VM command lines: /proc/PID/cmdline files, and the cmdlines/*.args corpus (one argument a
-# line after its "# " header) joined by NULs, for cmdline and qemu_disks; each option argument
-# also seeds qemu_opt, and each size in one seeds qemu_size.
+# line after its "# " header) joined by NULs, for cmdline, qemu_cmdline and qemu_disks; each
+# option argument also seeds qemu_opt, and each size in one seeds qemu_size.
 files cmdline cmdline
 for f in "$fx"/cmdlines/*.args; do
 	grep -v '^# ' "$f" | tr '\n' '\0' | seed cmdline
 	grep -v '^# ' "$f" | tr '\n' '\0' | seed qemu_disks
+	grep -v '^# ' "$f" | tr '\n' '\0' | seed qemu_cmdline
 	grep -v '^# ' "$f" | grep -v '^-' | while IFS= read -r arg; do
 		printf '%s' "$arg" | seed qemu_opt
 		printf '%s\n' "$arg" | tr ',' '\n' | sed -n 's/^\(size\|requested-size\)=//p; /^[0-9][0-9.]*[a-zA-Z]*$/p' |

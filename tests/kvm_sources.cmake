@@ -3,7 +3,7 @@
 # settings; real QEMU, real perf events, real /dev/kvm where the machine has one.
 vmhost_unit_test(test_json)
 vmhost_unit_test(test_qmp)
-vmhost_unit_test(test_vmcmd_qmp)
+vmhost_unit_test(test_parse_qemu_cmdline)
 vmhost_unit_test(test_qmp_stats)
 vmhost_unit_test(test_trace_format)
 vmhost_unit_test(test_kvm_times)

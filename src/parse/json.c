@@ -12,20 +12,6 @@ struct parser {
 	size_t n, cap;
 };
 
-const char *json_type_name(enum json_type type)
-{
-	switch (type) {
-	case JSON_NULL: return "null";
-	case JSON_FALSE: return "false";
-	case JSON_TRUE: return "true";
-	case JSON_NUMBER: return "number";
-	case JSON_STRING: return "string";
-	case JSON_ARRAY: return "array";
-	case JSON_OBJECT: return "object";
-	}
-	return "?";
-}
-
 /* Appends a value; returns its index or a negative errno. The array doubles: one allocation
  * per document in the common case, never one per value. */
 static ssize_t push(struct parser *p, enum json_type type, size_t offset)
@@ -492,8 +478,9 @@ bool json_string_is(const struct json_doc *doc, const struct json_value *v, cons
 		return v->length == sl && !memcmp(doc->text + v->offset, s, sl);
 	if (v->length < sl)
 		return false; /* escapes only make a string shorter */
+	/* sl + 1 bytes tell a longer string from s, and one more holds decode's NUL. */
 	char small[256];
-	char *buf = sl < sizeof(small) ? small : malloc(sl + 2);
+	char *buf = sl + 2 <= sizeof(small) ? small : malloc(sl + 2);
 	if (!buf)
 		return false;
 	size_t n = decode(doc->text + v->offset, v->length, buf, sl + 2);

@@ -23,7 +23,7 @@ enum json_type { JSON_NULL, JSON_FALSE, JSON_TRUE, JSON_NUMBER, JSON_STRING, JSO
 
 struct json_value {
 	uint8_t type;     /* enum json_type */
-	uint8_t escaped;  /* a string with backslash escapes (decode with json_string) */
+	uint8_t escaped;  /* a string with backslash escapes (decode with json_as_string) */
 	uint8_t integer;  /* a number without fraction or exponent */
 	uint32_t offset;  /* in the text: a string's first byte after its quote, else the value's first */
 	uint32_t length;  /* a string's raw (escaped) length between its quotes, else the value's */
@@ -68,8 +68,6 @@ ssize_t json_as_string(const struct json_doc *doc, const struct json_value *v, c
 ssize_t json_as_text(const struct json_doc *doc, const struct json_value *v, char *buf, size_t cap);
 /* True when v is a string equal to s once decoded; no copy for strings without escapes. */
 bool json_string_is(const struct json_doc *doc, const struct json_value *v, const char *s);
-
-const char *json_type_name(enum json_type type);
 
 /* Finds where one top-level value ends in a stream that arrives in pieces (QMP): feed bytes as
  * they come; returns the offset just past the first complete top-level object or array, 0 when

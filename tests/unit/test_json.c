@@ -155,6 +155,28 @@ static void test_strings(void **state)
 		assert_int_equal(status(cut[k]), -ENODATA);
 }
 
+/* json_string_is against keys at the edge of its 256-byte stack buffer (REVIEW S-L3): an escaped
+ * string that decodes to one byte more than a 255-byte key wrote its NUL past the buffer. */
+static void test_string_is_long(void **state)
+{
+	(void)state;
+	for (size_t sl = 254; sl <= 257; sl++) {
+		char key[300], text[320];
+		memset(key, 'a', sl);
+		key[sl] = '\0';
+		for (int extra = -1; extra <= 1; extra++) {
+			/* "\u0061" and sl + extra - 1 more a's: sl + extra bytes once decoded */
+			int n = snprintf(text, sizeof(text), "\"\\u0061%.*s\"", (int)(sl + (size_t)extra - 1), key);
+			assert_true(n > 0 && (size_t)n < sizeof(text));
+			struct json_doc d;
+			print_message("key %zu bytes, string %zu\n", sl, sl + (size_t)extra);
+			assert_int_equal(parse(text, &d), 0);
+			assert_int_equal(json_string_is(&d, json_root(&d), key), extra == 0);
+			json_free(&d);
+		}
+	}
+}
+
 static void test_structure(void **state)
 {
 	(void)state;
@@ -280,7 +302,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_qmp_reply), cmocka_unit_test(test_numbers),      cmocka_unit_test(test_strings),
 		cmocka_unit_test(test_structure), cmocka_unit_test(test_every_prefix), cmocka_unit_test(test_duplicates_and_lookup),
-		cmocka_unit_test(test_framer), cmocka_unit_test(test_as_text),
+		cmocka_unit_test(test_framer), cmocka_unit_test(test_as_text), cmocka_unit_test(test_string_is_long),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -365,20 +365,6 @@ static void tun_and_net_dev(void **state)
 	assert_int_equal(parse_net_dev(S("tap0: 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16"), "tap0", &st), -ENOENT);
 }
 
-static void qemu_taps(void **state)
-{
-	(void)state;
-	assert_true(qemu_cmdline_has_tap(S("qemu\0-netdev\0tap,id=n0,ifname=tap0\0"))); /* S: the last NUL too */
-	assert_true(qemu_cmdline_has_tap(S("qemu\0-netdev\0{\"type\":\"tap\",\"fd\":\"30\",\"id\":\"hostnet0\"}\0")));
-	assert_true(qemu_cmdline_has_tap(S("qemu\0-nic\0bridge,br=br0\0")));
-	assert_true(qemu_cmdline_has_tap(S("qemu\0-net\0tap\0")));
-	assert_false(qemu_cmdline_has_tap(S("qemu\0-netdev\0user,id=n0\0-name\0tap\0")));
-	assert_false(qemu_cmdline_has_tap(S("qemu\0-netdev\0tapestry\0")));
-	assert_false(qemu_cmdline_has_tap(S("qemu\0-m\0001024\0")));
-	/* Cut in the middle of an argument: the fds are asked. */
-	assert_true(qemu_cmdline_has_tap("qemu\0-netdev\0us", 15));
-}
-
 static void numa_stat_forms(void **state)
 {
 	(void)state;
@@ -470,7 +456,7 @@ int main(void)
 		cmocka_unit_test(stat_fields), cmocka_unit_test(cgroup_forms),
 		cmocka_unit_test(maps_lines), cmocka_unit_test(qemu_sizes),
 		cmocka_unit_test(advisor_mode), cmocka_unit_test(fuzz_regressions),
-		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(qemu_taps), cmocka_unit_test(numa_stat_forms),
+		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(numa_stat_forms),
 		cmocka_unit_test(cpu_lists_as_bits), cmocka_unit_test(numa_maps_forms),
 		cmocka_unit_test(macvtap_devices),
 	};

@@ -62,6 +62,21 @@ static inline char *fixture(const char *rel, size_t *len)
 	return buf;
 }
 
+/* A NUL-separated command line, as /proc/PID/cmdline holds it, from its arguments (NULL-terminated)
+ * into buf; returns its length. Aborts the test program when it does not fit. */
+static inline size_t cmdline_join(char *buf, size_t cap, const char *const *args)
+{
+	size_t n = 0;
+	for (; *args; args++) {
+		size_t l = strlen(*args) + 1;
+		if (n + l > cap)
+			abort();
+		memcpy(buf + n, *args, l);
+		n += l;
+	}
+	return n;
+}
+
 /* A QEMU command line from a fixture file (a NAME.args of tests/fixtures/cmdlines): its lines but
  * the "# " headers, each ending in a NUL as in /proc/PID/cmdline; *ret_len counts the NULs. The
  * loader test_vmcmd.c and test_vmcmd_qmp.c each wrote. malloc'd. */

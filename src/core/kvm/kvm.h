@@ -22,7 +22,7 @@
 #include "io/io.h"
 #include "parse/kvm_debugfs.h"
 #include "parse/maybe.h"
-#include "parse/vmcmd.h"
+#include "parse/cmdline/vmcmd.h"
 
 /* Why the counters are (not) there. */
 enum kvm_avail {

@@ -4,7 +4,7 @@
 
 #include "core/model/ksm.h"
 #include "parse/parse.h"
-#include "parse/vmcmd.h"
+#include "parse/cmdline/vmcmd.h"
 
 /* A process's (or a VM's, helpers included) memory counters, all cheap to read. Bytes. */
 struct mem_counters {

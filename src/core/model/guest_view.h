@@ -7,7 +7,7 @@
 #define VMHOST_CORE_GUEST_VIEW_H
 
 #include "parse/maybe.h"
-#include "parse/vmcmd.h"
+#include "parse/cmdline/vmcmd.h"
 
 struct guest_view {
 	maybe_i64 balloon_bytes;       /* query-balloon "actual": the guest's RAM less the inflated balloon */

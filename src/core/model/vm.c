@@ -11,7 +11,7 @@
 
 #include "core/base/prefault.h"
 #include "core/model/vm_memo.h"
-#include "parse/io_stat.h"
+#include "parse/cmdline/qemu_cmdline.h"
 #include "parse/kvm_debugfs.h"
 
 const char *measure_method_name(enum measure_method m)

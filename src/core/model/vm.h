@@ -12,7 +12,7 @@
 #include "core/model/vm_io.h"
 #include "core/model/vm_numa.h"
 #include "io/io.h"
-#include "parse/vmcmd.h"
+#include "parse/cmdline/vmcmd.h"
 
 #define VM_MAX_HELPERS 16
 #define VM_CGROUP_MAX 512 /* a longer cgroup path is unknown */

@@ -1,7 +1,7 @@
 /* A VM's disks as QEMU counts them: bytes, operations and the time they took, per device, from
  * QMP query-blockstats (one short visit: io/peer/qmp.h) or libvirt's block statistics (one call for
  * every domain: io/peer/virt.h), with the cache mode and AIO engine its command line gives each
- * disk (parse/qemu_disks.h). Read only when asked (mem --io or --guest, serve --io): a monitor
+ * disk (parse/cmdline/qemu_disks.h). Read only when asked (mem --io or --guest, serve --io): a monitor
  * serves one client at a time. */
 #ifndef VMHOST_CORE_VM_DISKS_H
 #define VMHOST_CORE_VM_DISKS_H
@@ -11,7 +11,7 @@
 
 #include "io/peer/virt.h"
 #include "parse/maybe.h"
-#include "parse/io_stat.h"
+#include "parse/cmdline/qemu_disks.h"
 
 #define VM_DISKS_MAX 16
 

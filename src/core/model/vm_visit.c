@@ -8,7 +8,7 @@
 #include "core/model/guest_view.h"
 #include "core/model/vm.h"
 #include "io/peer/qmp.h"
-#include "parse/io_stat.h"
+#include "parse/cmdline/qemu_disks.h"
 
 /* The overhead estimate without the balloon's pages: the guest gave them back, only the rest of
  * its RAM can be resident. */

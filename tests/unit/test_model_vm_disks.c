@@ -1,7 +1,6 @@
-/* parse/io_stat's parse_qemu_disks: each disk of a QEMU command line with its cache mode and AIO
- * engine, as -drive (named or the names QEMU gives unnamed ones), -hda/-cdrom, and -blockdev chains
- * in QemuOpts and in libvirt's JSON; the lookup by what query-blockstats and libvirt report; and
- * core/model/vm_disks: a real query-blockstats reply and libvirt's block.N.* fields as disks. */
+/* core/model/vm_disks: a real query-blockstats reply and libvirt's block.N.* fields as disks, named
+ * and configured by the command line's disks (parse/cmdline/qemu_disks); vm_read_qmp's visit of a
+ * monitor that never answers, stops half way, refuses or answers. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -17,176 +16,10 @@
 #include "core/model/vm_disks.h"
 #include "fakeqmp.h"
 #include "io/peer/qmp.h"
-#include "parse/io_stat.h"
 #include "parse/json.h"
-#include "parse/vmcmd.h"
+#include "parse/cmdline/qemu_disks.h"
+#include "parse/cmdline/vmcmd.h"
 #include "testutil.h"
-
-/* A NUL-separated command line from its arguments (NULL-terminated). */
-static size_t cmdline(char *buf, size_t cap, const char *const *args)
-{
-	size_t n = 0;
-	for (; *args; args++) {
-		size_t l = strlen(*args) + 1;
-		assert_true(n + l <= cap);
-		memcpy(buf + n, *args, l);
-		n += l;
-	}
-	return n;
-}
-
-static void parse(const char *const *args, struct qemu_disks *ret)
-{
-	char buf[8192];
-	size_t n = cmdline(buf, sizeof(buf), args);
-	assert_int_equal(parse_qemu_disks(buf, n, ret), 0);
-}
-
-static void assert_disk(const struct qemu_disk *d, const char *drive, const char *node, const char *dev,
-			const char *file, const char *cache, const char *aio)
-{
-	assert_string_equal(d->drive, drive);
-	assert_string_equal(d->node_name, node);
-	assert_string_equal(d->device_id, dev);
-	assert_string_equal(d->file, file);
-	assert_string_equal(d->cache, cache);
-	assert_string_equal(d->aio, aio);
-}
-
-/* The e2e_qemu_io guest's disk, and QEMU's defaults. */
-static void test_drive(void **state)
-{
-	(void)state;
-	struct qemu_disks d;
-	const char *args[] = {"qemu-system-x86_64", "-m", "256", "-nodefaults",
-			      "-drive", "file=/tmp/disk.raw,format=raw,if=none,id=disk0,cache=none,aio=threads",
-			      "-device", "virtio-blk-pci,drive=disk0,id=vd0",
-			      "-drive", "file=/tmp/b.qcow2,if=none,id=disk1",
-			      "-drive", "file=/tmp/c.raw,if=none,id=disk2,cache.direct=on,aio=io_uring",
-			      "-drive", "file=/tmp/d,,with,,commas.raw,if=none,id=disk3,cache=unsafe,aio=native", NULL};
-	parse(args, &d);
-	assert_int_equal(d.n, 4);
-	assert_disk(&d.d[0], "disk0", "", "vd0", "/tmp/disk.raw", "none", "threads");
-	assert_disk(&d.d[1], "disk1", "", "", "/tmp/b.qcow2", "writeback", "threads");
-	assert_disk(&d.d[2], "disk2", "", "", "/tmp/c.raw", "none", "io_uring");
-	assert_disk(&d.d[3], "disk3", "", "", "/tmp/d,with,commas.raw", "unsafe", "native");
-}
-
-/* Unnamed drives take QEMU's names (blockdev.c drive_new): interface, bus, medium, unit. */
-static void test_unnamed(void **state)
-{
-	(void)state;
-	struct qemu_disks d;
-	const char *args[] = {"qemu-system-x86_64", "-hda", "/img/a.qcow2", "-cdrom", "/img/cd.iso",
-			      "-drive", "file=/img/b.raw",
-			      "-drive", "file=/img/v0.raw,if=virtio",
-			      "-drive", "file=/img/v1.raw,if=virtio,cache=writethrough",
-			      "-drive", "file=/img/s.raw,if=scsi,index=8",
-			      "-drive", "if=pflash,format=raw,readonly=on,file=/usr/share/OVMF/OVMF_CODE.fd", NULL};
-	parse(args, &d);
-	assert_int_equal(d.n, 7);
-	assert_disk(&d.d[0], "ide0-hd0", "", "", "/img/a.qcow2", "writeback", "threads");
-	assert_disk(&d.d[1], "ide1-cd0", "", "", "/img/cd.iso", "writeback", "threads");
-	assert_string_equal(d.d[2].drive, "ide0-hd1"); /* the next free unit after -hda */
-	assert_string_equal(d.d[3].drive, "virtio0");
-	assert_disk(&d.d[4], "virtio1", "", "", "/img/v1.raw", "writethrough", "threads");
-	assert_string_equal(d.d[5].drive, "scsi1-hd1"); /* index 8: 7 units a bus */
-	assert_string_equal(d.d[6].drive, "pflash0");
-}
-
-/* libvirt 9's form (Debian 12): a format node over a file node, JSON, the cache in both, aio on the
- * file node; and the writethrough a device's write-cache=off makes. */
-static void test_libvirt_blockdev(void **state)
-{
-	(void)state;
-	struct qemu_disks d;
-	const char *args[] = {
-		"/usr/bin/qemu-system-x86_64", "-name", "guest=vm1,debug-threads=on",
-		"-blockdev", "{\"driver\":\"file\",\"filename\":\"/var/lib/libvirt/images/vm1.qcow2\",\"node-name\":\"libvirt-2-storage\",\"auto-read-only\":true,\"discard\":\"unmap\",\"aio\":\"native\",\"cache\":{\"direct\":true,\"no-flush\":false}}",
-		"-blockdev", "{\"node-name\":\"libvirt-2-format\",\"read-only\":false,\"discard\":\"unmap\",\"cache\":{\"direct\":true,\"no-flush\":false},\"driver\":\"qcow2\",\"file\":\"libvirt-2-storage\",\"backing\":null}",
-		"-device", "{\"driver\":\"virtio-blk-pci\",\"bus\":\"pci.4\",\"addr\":\"0x0\",\"drive\":\"libvirt-2-format\",\"id\":\"virtio-disk0\",\"bootindex\":1,\"write-cache\":\"on\"}",
-		"-blockdev", "{\"driver\":\"file\",\"filename\":\"/var/lib/libvirt/images/data.raw\",\"node-name\":\"libvirt-1-storage\",\"auto-read-only\":true,\"discard\":\"unmap\"}",
-		"-blockdev", "{\"node-name\":\"libvirt-1-format\",\"read-only\":false,\"driver\":\"raw\",\"file\":\"libvirt-1-storage\"}",
-		"-device", "{\"driver\":\"scsi-hd\",\"bus\":\"scsi0.0\",\"channel\":0,\"scsi-id\":0,\"lun\":1,\"device_id\":\"drive-scsi0-0-0-1\",\"drive\":\"libvirt-1-format\",\"id\":\"scsi0-0-0-1\",\"write-cache\":\"off\"}",
-		NULL};
-	parse(args, &d);
-	assert_int_equal(d.n, 2);
-	assert_disk(&d.d[0], "", "libvirt-2-format", "virtio-disk0", "/var/lib/libvirt/images/vm1.qcow2", "none", "native");
-	assert_disk(&d.d[1], "", "libvirt-1-format", "scsi0-0-0-1", "/var/lib/libvirt/images/data.raw", "writethrough",
-		    "threads");
-	/* query-blockstats names a -blockdev disk by node-name and qdev, its "device" empty. */
-	assert_ptr_equal(qemu_disks_find(&d, "", "libvirt-1-format", NULL), &d.d[1]);
-	assert_ptr_equal(qemu_disks_find(&d, "", "", "/machine/peripheral/virtio-disk0/virtio-backend"), &d.d[0]);
-	assert_ptr_equal(qemu_disks_find(&d, "", "", "scsi0-0-0-1"), &d.d[1]);
-	assert_null(qemu_disks_find(&d, "", "libvirt-1-storage", "/machine/peripheral-anon/device[0]/virtio-backend"));
-	assert_ptr_equal(qemu_disks_find_file(&d, "/var/lib/libvirt/images/data.raw"), &d.d[1]);
-	assert_null(qemu_disks_find_file(&d, "/var/lib/libvirt/images/other.raw"));
-}
-
-/* QemuOpts -blockdev with an inline child (file.*), a child's own setting over its parent's, a
- * chain through a filter node, and options a node inherits. */
-static void test_blockdev_opts(void **state)
-{
-	(void)state;
-	struct qemu_disks d;
-	const char *args[] = {
-		"qemu-kvm",
-		"-blockdev", "driver=qcow2,node-name=root0,cache.direct=on,file.driver=file,file.filename=/srv/r.qcow2,file.aio=io_uring",
-		"-device", "virtio-blk-pci,drive=root0,id=vda",
-		"-blockdev", "driver=file,filename=/srv/t.raw,node-name=proto1,cache.no-flush=on",
-		"-blockdev", "driver=raw,node-name=fmt1,file=proto1",
-		"-blockdev", "driver=throttle,node-name=thr1,throttle-group=tg0,file=fmt1",
-		"-device", "virtio-blk-pci,drive=thr1",
-		"-blockdev", "driver=file,filename=/srv/o.raw,node-name=proto2,cache.direct=off",
-		"-blockdev", "driver=raw,node-name=fmt2,file=proto2,cache.direct=on",
-		"-device", "ide-hd,drive=fmt2,id=hd2",
-		"-device", "virtio-blk-pci,drive=nosuchnode,id=vdz",
-		"-device", "virtio-net-pci,netdev=n0", NULL};
-	parse(args, &d);
-	assert_int_equal(d.n, 3);
-	assert_disk(&d.d[0], "", "root0", "vda", "/srv/r.qcow2", "none", "io_uring");
-	assert_disk(&d.d[1], "", "thr1", "", "/srv/t.raw", "unsafe", "threads");
-	assert_disk(&d.d[2], "", "fmt2", "hd2", "/srv/o.raw", "writeback", "threads"); /* the file node's own */
-}
-
-/* No disks, an empty buffer, a cut-short command line, a node chain that loops. */
-static void test_edges(void **state)
-{
-	(void)state;
-	struct qemu_disks d = {.n = 99};
-	assert_int_equal(parse_qemu_disks("", 0, &d), -EINVAL);
-	assert_int_equal(d.n, 99); /* untouched on failure */
-	const char *none[] = {"qemu-system-x86_64", "-m", "1G", "-nodefaults", NULL};
-	parse(none, &d);
-	assert_int_equal(d.n, 0);
-	const char cut[] = "qemu-system-x86_64\0-drive\0file=/a.raw,if=none,id=d0,cache=no";
-	assert_int_equal(parse_qemu_disks(cut, sizeof(cut) - 1, &d), 0);
-	assert_int_equal(d.n, 1);
-	assert_string_equal(d.d[0].cache, "no"); /* what the line says, cut: QEMU would have refused it */
-	const char *loop[] = {"qemu-system-x86_64", "-blockdev", "driver=raw,node-name=a,file=b",
-			      "-blockdev", "driver=raw,node-name=b,file=a,cache.direct=on", "-device", "virtio-blk-pci,drive=a", NULL};
-	parse(loop, &d);
-	assert_int_equal(d.n, 1);
-	assert_string_equal(d.d[0].cache, "none");
-}
-
-/* qemu_opt_bool and the dotted keys qemu_opt_get finds in JSON. */
-static void test_opt_bool(void **state)
-{
-	(void)state;
-	char v[32];
-	assert_int_equal(qemu_opt_bool("a=on,b=off,c=yes,d=maybe", "a"), 1);
-	assert_int_equal(qemu_opt_bool("a=on,b=off,c=yes,d=maybe", "b"), 0);
-	assert_int_equal(qemu_opt_bool("a=on,b=off,c=yes,d=maybe", "c"), 1);
-	assert_int_equal(qemu_opt_bool("a=on,b=off,c=yes,d=maybe", "d"), -EINVAL);
-	assert_int_equal(qemu_opt_bool("a=on", "e"), -ENOENT);
-	assert_int_equal(qemu_opt_bool("{\"cache\":{\"direct\":true,\"no-flush\":false}}", "cache.direct"), 1);
-	assert_int_equal(qemu_opt_bool("{\"cache\":{\"direct\":true,\"no-flush\":false}}", "cache.no-flush"), 0);
-	assert_int_equal(qemu_opt_get("{\"file\":{\"driver\":\"file\",\"aio\":\"native\"}}", NULL, "file.aio", v, sizeof(v)), 6);
-	assert_string_equal(v, "native");
-	assert_int_equal(qemu_opt_get("{\"file\":{\"aio\":\"native\"}}", NULL, "file.aio.x", v, sizeof(v)), -ENOENT);
-	assert_int_equal(qemu_opt_get("{\"file\":\"n1\"}", NULL, "file.aio", v, sizeof(v)), -ENOENT);
-}
 
 /* The reply QEMU 7.2 gave here for the -drive and libvirt -blockdev disks of this command line. */
 static const char *const blockstats_args[] = {
@@ -204,8 +37,9 @@ static void test_blockstats(void **state)
 	char *text = fixture("qmp/query-blockstats.json", &len);
 	struct json_doc doc;
 	assert_int_equal(json_parse(text, len, &doc), 0);
+	char buf[4096];
 	struct qemu_disks cmd;
-	parse(blockstats_args, &cmd);
+	assert_int_equal(parse_qemu_disks(buf, cmdline_join(buf, sizeof(buf), blockstats_args), &cmd), 0);
 	struct vm_disks d;
 	assert_int_equal(vm_disks_from_blockstats(&doc, json_get(&doc, json_root(&doc), "return"), &cmd, &d), 0);
 	assert_true(d.known);
@@ -267,20 +101,11 @@ static void test_virt(void **state)
 	};
 	struct virt_domain dom = {.uuid = "6c1b8f0e-3d2a-4f5b-9c7e-0a1b2c3d4e5f", .params = params,
 				  .nparams = sizeof(params) / sizeof(params[0])};
-	char buf[8192];
-	size_t len;
-	char *text = fixture("cmdlines/libvirt-json-disks.args", &len);
-	size_t n = 0;
-	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
-		if (line[0] != '#') {
-			size_t l = strlen(line) + 1;
-			assert_true(n + l <= sizeof(buf));
-			memcpy(buf + n, line, l);
-			n += l;
-		}
-	free(text);
+	size_t n;
+	char *buf = fixture_cmdline("cmdlines/libvirt-json-disks.args", &n);
 	struct qemu_disks cmd;
 	assert_int_equal(parse_qemu_disks(buf, n, &cmd), 0);
+	free(buf);
 	struct vm_disks d;
 	vm_disks_from_virt(&dom, &cmd, &d);
 	assert_true(d.known);
@@ -304,7 +129,6 @@ static void test_virt(void **state)
 	assert_ptr_equal(virt_domain_find(&(struct virt_domains){.v = &dom, .n = 1}, "6C1B8F0E-3D2A-4F5B-9C7E-0A1B2C3D4E5F"), &dom);
 }
 
-/* A QEMU VM whose QMP socket is path, as vm_read_qmp sees it. */
 /* More disks than vmhost lists (VM_DISKS_MAX): the first ones, and how many were left out, said
  * where the disks are, never a list that looks whole. */
 static void test_too_many(void **state)
@@ -338,6 +162,7 @@ static void test_too_many(void **state)
 	assert_string_equal(d.why, "");
 }
 
+/* A QEMU VM whose QMP socket is path, as vm_read_qmp sees it. */
 static void qmp_vm(struct vm *vm, const char *path, char *buf, size_t cap)
 {
 	char qmp[128];
@@ -345,7 +170,7 @@ static void qmp_vm(struct vm *vm, const char *path, char *buf, size_t cap)
 	const char *args[] = {"qemu-system-x86_64", "-drive", "file=/tmp/a.raw,if=none,id=disk0,cache=none,aio=threads",
 			      "-device", "virtio-blk-pci,drive=disk0,id=vd0", "-qmp", qmp, NULL};
 	*vm = (struct vm){.pid = 1};
-	vm->cmdline_len = cmdline(buf, cap, args);
+	vm->cmdline_len = cmdline_join(buf, cap, args);
 	vm->cmdline = buf;
 	assert_int_equal(parse_vm_cmdline(buf, vm->cmdline_len, &vm->cfg), 0);
 	assert_int_equal(vm->cfg.qmp.kind, VM_QMP_UNIX);
@@ -428,11 +253,8 @@ static void test_visit(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_drive),           cmocka_unit_test(test_unnamed),
-		cmocka_unit_test(test_libvirt_blockdev), cmocka_unit_test(test_blockdev_opts),
-		cmocka_unit_test(test_edges),           cmocka_unit_test(test_opt_bool),
-		cmocka_unit_test(test_blockstats),      cmocka_unit_test(test_virt),
-		cmocka_unit_test(test_visit),           cmocka_unit_test(test_too_many),
+		cmocka_unit_test(test_blockstats), cmocka_unit_test(test_virt),
+		cmocka_unit_test(test_visit),      cmocka_unit_test(test_too_many),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

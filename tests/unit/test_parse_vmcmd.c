@@ -1,5 +1,7 @@
-/* The command-line corpus: every tests/fixtures/cmdlines/NAME.args file is one real-style command
- * line (one argument per line) with its expected VMM, name, guest RAM and uuid in its header. */
+/* parse/cmdline/vmcmd: the command-line corpus, where every tests/fixtures/cmdlines/NAME.args file
+ * is one real-style command line (one argument per line) with its expected VMM, name, guest RAM and
+ * uuid in its header; VMM detection, cut command lines, RAM sizes the fuzzer broke; and
+ * parse/qemu_log, QEMU's first error in its log. */
 #include <dirent.h>
 #include <errno.h>
 #include <setjmp.h>
@@ -9,7 +11,7 @@
 #include <cmocka.h>
 
 #include "parse/qemu_log.h"
-#include "parse/vmcmd.h"
+#include "parse/cmdline/vmcmd.h"
 #include "testutil.h"
 
 static char *header(const char *text, const char *key)
@@ -45,16 +47,8 @@ static void corpus(void **state)
 		char *text = fixture(rel, &len);
 		char *want_vmm = header(text, "vmm"), *want_name = header(text, "name");
 		char *want_ram = header(text, "guest_ram_bytes"), *want_uuid = header(text, "uuid");
-		/* Arguments: the non-header lines, NUL-separated as in /proc/PID/cmdline. */
-		char *cmd = malloc(len + 1);
-		size_t n = 0;
-		for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
-			if (line[0] == '#' && line[1] == ' ')
-				continue;
-			size_t l = strlen(line);
-			memcpy(cmd + n, line, l + 1);
-			n += l + 1;
-		}
+		size_t n;
+		char *cmd = fixture_cmdline(rel, &n);
 		struct vm_config c;
 		print_message("case %s\n", de->d_name);
 		assert_int_equal(parse_vm_cmdline(cmd, n, &c), 0);
@@ -107,30 +101,6 @@ static void truncated_cmdline(void **state)
 	assert_int_equal(c.guest_ram_bytes.v, 128ll << 20); /* -m without a value: QEMU's default */
 }
 
-static void opt_get(void **state)
-{
-	(void)state;
-	char v[64];
-	assert_int_equal(qemu_opt_get("guest=a,,b,debug-threads=on", "guest", "guest", v, sizeof(v)), 3);
-	assert_string_equal(v, "a,b");
-	assert_int_equal(qemu_opt_get("web,debug-threads=on", "guest", "guest", v, sizeof(v)), 3);
-	assert_string_equal(v, "web");
-	assert_int_equal(qemu_opt_get("{\"a\":[1,{\"x\":2}],\"id\":\"pc.ram\",\"size\":42}", NULL, "size", v, sizeof(v)), 2);
-	assert_string_equal(v, "42");
-	assert_int_equal(qemu_opt_get("{\"id\":\"p\\\"q\"}", NULL, "id", v, sizeof(v)), 3);
-	assert_string_equal(v, "p\"q");
-	assert_int_equal(qemu_opt_get("{\"id\":", NULL, "id", v, sizeof(v)), -EINVAL);
-	assert_int_equal(qemu_opt_get("{\"id\":\"x\"}", NULL, "size", v, sizeof(v)), -ENOENT);
-	assert_int_equal(qemu_opt_get("a=1", NULL, "b", v, sizeof(v)), -ENOENT);
-	/* JSON as parse/json.c reads it: escapes decoded (keys too), nothing malformed accepted. */
-	assert_int_equal(qemu_opt_get("{\"guest\":\"caf\\u00e9\"}", NULL, "guest", v, sizeof(v)), 5);
-	assert_string_equal(v, "caf\xc3\xa9");
-	assert_int_equal(qemu_opt_get("{\"i\\u0064\":\"x\"}", NULL, "id", v, sizeof(v)), 1);
-	assert_int_equal(qemu_opt_get("{\"id\":\"x\" \"size\":1}", NULL, "size", v, sizeof(v)), -EINVAL);
-	assert_int_equal(qemu_opt_get("{\"id\":{\"a\":1}}", NULL, "id", v, sizeof(v)), -ENAMETOOLONG);
-	assert_int_equal(qemu_opt_get("{\"id\":\"long\"}", NULL, "id", v, 3), -ENAMETOOLONG);
-}
-
 /* QEMU's log when it failed to start: its first line that is no warning. */
 static void qemu_log_error(void **state)
 {
@@ -174,62 +144,12 @@ static void ram_fuzz_regressions(void **state)
 	assert_true(c.guest_ram_bytes.known && c.guest_ram_bytes.v == 7ll << 60);
 }
 
-/* "qemu-system-x86_64 -m 1G OPTION VALUE" parsed (VALUE NULL: without the option). */
-static struct vm_config parse_with(const char *option, const char *value)
-{
-	char cmd[256];
-	int n = value ? snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c%s%c%s%c", 0, 0, 0, option, 0, value, 0)
-		      : snprintf(cmd, sizeof(cmd), "qemu-system-x86_64%c-m%c1G%c", 0, 0, 0);
-	struct vm_config c;
-	print_message("%s %s\n", option, value ? value : "(none)");
-	assert_int_equal(parse_vm_cmdline(cmd, (size_t)n, &c), 0);
-	return c;
-}
-
-/* -cpu: whether the guest is offered VMX/SVM (doctor's kvm-nested-unused). */
-static void cpu_nested_models(void **state)
-{
-	(void)state;
-	static const struct {
-		const char *cpu; /* NULL: no -cpu */
-		enum vm_nested want;
-	} cases[] = {
-		{NULL, VM_NESTED_NO}, {"host", VM_NESTED_YES}, {"max", VM_NESTED_YES},
-		{"host,-vmx", VM_NESTED_NO}, {"Skylake-Client", VM_NESTED_UNKNOWN},
-		{"Skylake-Client,vmx=on", VM_NESTED_YES}, {"qemu64,+svm", VM_NESTED_YES},
-		{"Skylake-Client,-vmx", VM_NESTED_NO}, {"hostile", VM_NESTED_UNKNOWN},
-		{"max,vmx=off,+vmx", VM_NESTED_YES},
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		assert_int_equal(parse_with("-cpu", cases[i].cpu).cpu_nested, cases[i].want);
-}
-
-/* -smp: the most vCPUs, from maxcpus, a whole topology, or cpus alone; 0 when QEMU's rules for
- * a partial topology would decide. */
-static void smp_max_vcpus(void **state)
-{
-	(void)state;
-	static const struct {
-		const char *smp; /* NULL: no -smp */
-		unsigned want;
-	} cases[] = {
-		{NULL, 0}, {"4", 4}, {"cpus=4", 4}, {"2,maxcpus=8", 8},
-		{"2,sockets=2,cores=1,threads=1", 2}, {"1,sockets=2,dies=1,cores=2,threads=2", 8},
-		{"8,sockets=2,cores=4,maxcpus=8", 8}, {"4,sockets=2", 0}, {"cores=4", 0},
-		{"0", 0}, {"4x", 0}, {"-1", 0}, {"99999", 0}, {"sockets=64,cores=64,threads=2", 0},
-		{"{\"cpus\":2,\"maxcpus\":6}", 6},
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		assert_int_equal(parse_with("-smp", cases[i].smp).max_vcpus, cases[i].want);
-}
-
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(corpus), cmocka_unit_test(not_a_vm),
-		cmocka_unit_test(truncated_cmdline), cmocka_unit_test(opt_get),
-		cmocka_unit_test(ram_fuzz_regressions), cmocka_unit_test(cpu_nested_models),
-		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(qemu_log_error),
+		cmocka_unit_test(truncated_cmdline),
+		cmocka_unit_test(ram_fuzz_regressions), cmocka_unit_test(qemu_log_error),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

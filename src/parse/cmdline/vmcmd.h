@@ -1,6 +1,6 @@
 /* What a VMM's command line says about its guest: which VMM, name, uuid, guest RAM. */
-#ifndef VMHOST_PARSE_VMCMD_H
-#define VMHOST_PARSE_VMCMD_H
+#ifndef VMHOST_PARSE_CMDLINE_VMCMD_H
+#define VMHOST_PARSE_CMDLINE_VMCMD_H
 
 #include <stddef.h>
 
@@ -53,10 +53,10 @@ struct vm_config {
 	char balloon_id[64];  /* its -device id ("" when it has none) */
 };
 
+/* The VMM's name as vmhost prints it: "qemu", "cloud-hypervisor", "firecracker", "crosvm",
+ * "process", "kvm"; "none" for VMM_NONE. */
 const char *vmm_kind_name(enum vmm_kind kind);
 
-/* "unix", "fd", "tcp", "client", "other", "none". */
-const char *vm_qmp_kind_name(enum vm_qmp_kind kind);
 /* Why a VM's QMP cannot be used, in one line ("" for VM_QMP_UNIX). */
 const char *vm_qmp_hint(enum vm_qmp_kind kind);
 
@@ -67,18 +67,10 @@ enum vmm_kind parse_vmm_kind(const char *cmdline, size_t len);
  * -ENOENT when argv[0] is not a VMM, -EINVAL on an empty buffer, -ENOMEM. */
 int parse_vm_cmdline(const char *cmdline, size_t len, struct vm_config *ret);
 
-/* Looks up key in one option argument, QemuOpts ("a=1,b=2", ",," escapes a comma; the first
- * bare element is implied_key) or JSON ({"a":1,"b":"x"}; a dotted key "a.b" also finds the
- * nested {"a":{"b":..}}). Returns the value length or -ENOENT. */
-int qemu_opt_get(const char *arg, const char *implied_key, const char *key, char *ret, size_t cap);
-
-/* Whether arg is the option -name or --name. */
-bool qemu_option_is(const char *arg, const char *name);
-
-/* A boolean option (on/off, yes/no, true/false; JSON true/false): 1, 0, -ENOENT when absent,
- * -EINVAL for another value. A dotted key ("cache.direct") also finds a JSON argument's nested
- * member ({"cache":{"direct":true}}), as qemu_opt_get does. */
-int qemu_opt_bool(const char *arg, const char *key);
+/* a + b, or UINT64_MAX past it: sums of RAM sizes saturate rather than wrap. */
+uint64_t vm_ram_add(uint64_t a, uint64_t b);
+/* total as a guest RAM size: unknown when !ok or past INT64_MAX. */
+maybe_i64 vm_ram_size(bool ok, uint64_t total);
 
 /* A NUL-separated command line as argv (NULL-terminated; the last argument may lack its NUL),
  * in one allocation freed with cmdline_split_free. 0 or -ENOMEM. */
