@@ -69,8 +69,6 @@ void doc_end(struct doc *d)
 		d->depth--;
 }
 
-bool doc_is_human(const struct doc *d) { return d->form == DOC_HUMAN; }
-
 struct json *doc_json(struct doc *d) { return d->form == DOC_JSON ? &d->j : NULL; }
 
 void doc_text(struct doc *d, const char *fmt, ...)

@@ -356,8 +356,8 @@ static bool any_times(const struct kvm_delta *d)
 /* Cells of the human table, one row per counter; columns EVENT TOTAL DELTA PER SEC (MEAN TIME
  * when exits are timed), then the per-second rate of each VM that fits in max_width (0 = no
  * limit). Returns the lines printed. */
-int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all, size_t max_width,
-		       size_t max_rows, size_t *ret_hidden_vms)
+static int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all, size_t max_width,
+			  size_t max_rows, size_t *ret_hidden_vms)
 {
 	enum { W_NAME = 26, W_NUM = 14, W_RATE = 10 };
 	struct row_key *rows = calloc(d->nsel ? d->nsel : 1, sizeof(*rows));
@@ -419,7 +419,8 @@ int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 	return lines;
 }
 
-void kvm_view_vm_list(char *buf, size_t cap, const struct kvm_delta *d)
+/* "db1, web (new), pid 4242": the VMs of the reading. */
+static void kvm_view_vm_list(char *buf, size_t cap, const struct kvm_delta *d)
 {
 	size_t n = 0;
 	buf[0] = '\0';
@@ -464,7 +465,8 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol)
 		fprintf(f, "KVM is loaded but no VM is running (no <pid>-<fd> directory in debugfs)%s\n", eol);
 }
 
-void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+/* With per-vCPU reads: a line per VM of each vCPU's exits per second (when exits is selected). */
+static void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
 {
 	int e = kvm_counter_index(kr, "exits");
 	size_t s = 0;
@@ -485,7 +487,9 @@ void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 	}
 }
 
-void kvm_view_halt(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+/* A line per VM that polled halted vCPUs: polling as percent of one host CPU, caught vs gave up,
+ * halted asleep, polls per second (when halt_poll_*_ns are selected and known). */
+static void kvm_view_halt(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
 {
 	struct kvm_halt_index ix;
 	kvm_halt_index(kr, &ix);
@@ -517,7 +521,8 @@ static size_t busiest_reason(const struct kvm_reader *kr, const struct kvm_delta
 	return best;
 }
 
-void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+/* With reasons counted per vCPU (eBPF, --vcpu): a line per VM of each vCPU's busiest reason. */
+static void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
 {
 	for (size_t v = 0; v < d->nvms; v++) {
 		const struct kvm_delta_vm *view = &d->vms[v];

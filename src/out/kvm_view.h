@@ -21,27 +21,8 @@ void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm
  * buckets that hold any) into the caller's open JSON object. */
 void kvm_view_json_time(struct json *j, const struct kvm_exit_time *t);
 
-/* The table; max_width and max_rows 0 = no limit (with max_rows, lines end in a clear-to-eol for a
- * full-screen view). show_all keeps counters that are zero. Returns the lines printed; VMs without
- * a column in *ret_hidden_vms. */
-int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all, size_t max_width,
-		   size_t max_rows, size_t *ret_hidden_vms);
-
-/* "db1, web (new), pid 4242": the VMs of the reading. */
-void kvm_view_vm_list(char *buf, size_t cap, const struct kvm_delta *d);
-
 /* VMs that went away, directories that vanished, denied files, no VM at all; each line ends in eol. */
 void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol);
-
-/* With per-vCPU reads: a line per VM of each vCPU's exits per second (when exits is selected). */
-void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
-
-/* A line per VM that polled halted vCPUs: polling as percent of one host CPU, caught vs gave up,
- * halted asleep, polls per second (when halt_poll_*_ns are selected and known). */
-void kvm_view_halt(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
-
-/* With reasons counted per vCPU (eBPF, --vcpu): a line per VM of each vCPU's busiest reason. */
-void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol);
 
 /* The whole --once reading: heading, table, notes, legend. */
 void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all);

@@ -17,7 +17,7 @@ static const char *const bin_colors[SHARE_BINS] = {"#fff3b0", "#fed976", "#feb24
 						   "#fc4e2a", "#e31a1c", "#bd0026", "#800026"};
 
 /* A square-root scale, so that pairs sharing a little still show beside those sharing a lot. */
-int report_share_bin(int64_t pages, int64_t max_pages)
+static int report_share_bin(int64_t pages, int64_t max_pages)
 {
 	if (pages <= 0 || max_pages <= 0)
 		return 0;

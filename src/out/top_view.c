@@ -48,8 +48,6 @@ static const enum top_col shown_order[TOP_NCOLS] = {
 /* The widest a name gets once every column fits. */
 #define NAME_WIDTH_MAX 32
 
-const char *top_col_title(enum top_col c) { return c < TOP_NCOLS ? cols[c].title : NULL; }
-
 static size_t fitting(size_t width, bool *on)
 {
 	size_t used = 0, n = 0;

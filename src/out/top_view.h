@@ -10,9 +10,6 @@
 
 #include "core/sample/top.h"
 
-/* The human title of a column ("CPU%", "PSS", ...). */
-const char *top_col_title(enum top_col c);
-
 /* The columns that fit width (0: all), in the order they are shown; returns how many. */
 size_t top_view_columns(size_t width, enum top_col *ret);
 
