@@ -141,6 +141,17 @@ int opt_regex_once(struct ctx *ctx, const char *name, const char *arg, regex_t *
 	return EXIT_OK;
 }
 
+/* The usage error of a refused value: the table's text with the argument at its "%s". The text is
+ * not a format: any other '%' in it prints as it is. */
+static int value_refused(struct ctx *ctx, const struct opt *o, const char *arg)
+{
+	const char *error = o->error ? o->error : "an unfit value '%s'";
+	const char *at = strstr(error, "%s");
+	if (!at)
+		return usage_error(ctx, "%s", error);
+	return usage_error(ctx, "%.*s%s%s", (int)(at - error), error, arg, at + 2);
+}
+
 /* The options, stored: EXIT_OK, or the exit code of a usage error. */
 static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc, char **argv, void *opts,
 			bool *ret_help)
@@ -162,7 +173,7 @@ static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc,
 			continue;
 		}
 		if (convert(o, optarg, (char *)opts + o->offset) < 0)
-			return usage_error(ctx, o->error, optarg);
+			return value_refused(ctx, o, optarg);
 		int rc = o->call ? o->call(ctx, opts, optarg) : EXIT_OK;
 		if (rc != EXIT_OK)
 			return rc;

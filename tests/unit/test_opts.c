@@ -54,6 +54,8 @@ static const struct opt demo_table[] = {
 	{OPT("size_t", 0, OPT_COUNT), OPT_AT(struct demo, count_size), .error = "--size_t: '%s'"},
 	{OPT("bytes", 'b', OPT_SIZE), OPT_AT(struct demo, bytes), .lo = 1 << 20, .error = "--bytes: '%s'"},
 	{OPT("size-double", 0, OPT_SIZE), OPT_AT(struct demo, size_double), .error = "--size-double: '%s'"},
+	{OPT("percent", 0, OPT_NUMBER), OPT_AT(struct demo, number), .lo = 0, .hi = 100,
+	 .error = "--percent takes 0 to 100% of a CPU (%d, %n), not '%s'"},
 	{OPT("call", 'c', OPT_CALL), .call = count_call},
 	{OPT("flag-call", 0, OPT_FLAG), .call = count_call},
 	{OPT("help", 'h', OPT_HELP)},
@@ -134,6 +136,12 @@ static void test_refused_values(void **state)
 		{"--long", "0", "vmhost: demo: usage: --long: '0' (see 'vmhost help demo')\n"},
 		{"--bytes", "1023k", "vmhost: demo: usage: --bytes: '1023k' (see 'vmhost help demo')\n"},
 		{"--bytes", "-1M", "vmhost: demo: usage: --bytes: '-1M' (see 'vmhost help demo')\n"},
+		/* The table's text is not a format: its other '%'s print as they are (they were read as
+		 * conversions, "%d" and "%n" taking arguments never passed). */
+		{"--percent", "101", "vmhost: demo: usage: --percent takes 0 to 100% of a CPU (%d, %n), not '101' (see "
+				     "'vmhost help demo')\n"},
+		{"--percent", "%s%n", "vmhost: demo: usage: --percent takes 0 to 100% of a CPU (%d, %n), not '%s%n' (see "
+				      "'vmhost help demo')\n"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		parse(&r, 0, cases[i].opt, cases[i].arg, NULL);
