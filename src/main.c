@@ -18,7 +18,7 @@ static const struct subcommand commands[] = {
 	{"serve", cmd_serve, "Prometheus metrics on /metrics"},
 	{"doctor", cmd_doctor, "what is wrong with this host's VMs: findings, evidence, fixes"},
 	{"share", cmd_share, "which VMs share memory with which: content sketches, the sharing map"},
-	{"top", cmd_top, "live view of every VM: CPU, wait, memory, KSM, pressure, exits"},
+	{"top", cmd_top, "live view of every VM: CPU, vCPU delay, memory, KSM, pressure, exits"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
