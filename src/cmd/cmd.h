@@ -122,6 +122,12 @@ struct subcommand {
 	cmd_fn fn;
 	const char *summary;
 };
+/* The entry named word, else the one entry whose name begins with it; NULL when none or several
+ * do (*ret_ambiguous then true). */
+const struct subcommand *subcommand_match(const struct subcommand *table, size_t n, const char *word,
+					 bool *ret_ambiguous);
+/* Runs the subcommand argv[1] names (by subcommand_match) with argv from there, or dflt when argv[1]
+ * is missing or an option; --help, or no word without dflt, lists the table. Returns its exit code. */
 int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table, size_t n, cmd_fn dflt,
 	     int argc, char **argv);
 

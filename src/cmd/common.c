@@ -182,6 +182,26 @@ int arg_list(char *s, char **items, int max)
 	return n > 0 ? n : -EINVAL;
 }
 
+const struct subcommand *subcommand_match(const struct subcommand *table, size_t n, const char *word,
+					 bool *ret_ambiguous)
+{
+	const struct subcommand *hit = NULL;
+	*ret_ambiguous = false;
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(table[i].name, word))
+			return &table[i];
+	for (size_t i = 0; i < n; i++) {
+		if (strncmp(table[i].name, word, strlen(word)))
+			continue;
+		if (hit) {
+			*ret_ambiguous = true;
+			return NULL;
+		}
+		hit = &table[i];
+	}
+	return hit;
+}
+
 int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table, size_t n, cmd_fn dflt,
 	     int argc, char **argv)
 {
@@ -198,19 +218,10 @@ int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table,
 			printf("  %-12s %s\n", table[i].name, table[i].summary);
 		return help ? EXIT_OK : EXIT_USAGE;
 	}
-	const struct subcommand *hit = NULL;
-	size_t len = strlen(argv[1]);
-	for (size_t i = 0; i < n; i++) {
-		if (strncmp(table[i].name, argv[1], len))
-			continue;
-		if (strlen(table[i].name) == len) {
-			hit = &table[i];
-			break;
-		}
-		if (hit)
-			return usage_error(ctx, "'%s %s' is ambiguous", group, argv[1]);
-		hit = &table[i];
-	}
+	bool ambiguous;
+	const struct subcommand *hit = subcommand_match(table, n, argv[1], &ambiguous);
+	if (ambiguous)
+		return usage_error(ctx, "'%s %s' is ambiguous", group, argv[1]);
 	if (!hit)
 		return usage_error(ctx, "unknown command '%s %s'", group, argv[1]);
 	snprintf(ctx->command_buf, sizeof(ctx->command_buf), "%s %s", group, hit->name);

@@ -296,6 +296,29 @@ static void test_unfit_table(void **state)
 	}
 }
 
+/* main's commands and dispatch's subcommands by one prefix match: a name given whole wins, a
+ * prefix of one name finds it, of two is ambiguous, of none finds nothing. */
+static void test_subcommand_match(void **state)
+{
+	(void)state;
+	static const struct subcommand table[] = {{"share", NULL, ""}, {"serve", NULL, ""}, {"s", NULL, ""},
+						  {"top", NULL, ""}};
+	bool ambiguous;
+	assert_ptr_equal(subcommand_match(table, 4, "t", &ambiguous), &table[3]);
+	assert_false(ambiguous);
+	assert_ptr_equal(subcommand_match(table, 4, "sh", &ambiguous), &table[0]);
+	assert_ptr_equal(subcommand_match(table, 4, "s", &ambiguous), &table[2]);
+	assert_false(ambiguous);
+	assert_null(subcommand_match(table, 4, "", &ambiguous));
+	assert_true(ambiguous);
+	assert_null(subcommand_match(table, 2, "s", &ambiguous));
+	assert_true(ambiguous);
+	assert_null(subcommand_match(table, 4, "x", &ambiguous));
+	assert_false(ambiguous);
+	assert_null(subcommand_match(table, 4, "tops", &ambiguous));
+	assert_false(ambiguous);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -307,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_check_and_help_anyway),
 		cmocka_unit_test(test_bench_accounting_refuses_argument),
 		cmocka_unit_test(test_unfit_table),
+		cmocka_unit_test(test_subcommand_match),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
