@@ -9,7 +9,6 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "io/peer/tls_lib.h"
 #include "core/share/fleet.h"
 #include "io/file.h"
 #include "io/peer/http.h"
@@ -199,7 +198,7 @@ static int read_auth_file(struct ctx *ctx, struct plan_opts *o)
 static int tls_ready(struct ctx *ctx, struct plan_opts *o, const char *url)
 {
 	char err[256];
-	if (tls_lib_load(err, sizeof(err)) < 0)
+	if (io_tls_load(err, sizeof(err)) < 0)
 		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url, err);
 	return o->tls_read ? EXIT_OK : read_tls_files(ctx, o);
 }

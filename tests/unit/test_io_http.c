@@ -18,7 +18,6 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "io/peer/tls_lib.h"
 #include "io/peer/http.h"
 
 /* A loopback listener; its port into port[]. */
@@ -141,7 +140,7 @@ static void refused(void **state)
 static int tls_listener(char *port, size_t cap)
 {
 	char err[256];
-	assert_int_equal(tls_lib_load(err, sizeof(err)), 0);
+	assert_int_equal(io_tls_load(err, sizeof(err)), 0);
 	return listener(port, cap);
 }
 
