@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/experiment.h"
 #include "cmd/opts.h"
 #include "core/bench/bench_ksm.h"
 #include "core/base/stop.h"

@@ -181,6 +181,22 @@ static const struct opts_spec exits_spec =
 
 /* ---- which VMs and counters ---- */
 
+/* Sleeps until the deadline (CLOCK_MONOTONIC seconds) or a stop; returns 'q' when q was typed on
+ * the live view's terminal (t NULL: no keys). */
+static int wait_key_until(const struct term *t, double deadline)
+{
+	static const struct term none;
+	while (!stop_requested()) {
+		double left = deadline - clock_monotonic_seconds();
+		if (left <= 0)
+			return 0;
+		int key = term_key(t ? t : &none, (int)(left * 1000) + 1);
+		if (key == 'q' || key == 'Q')
+			return 'q';
+	}
+	return 0;
+}
+
 static bool vm_selected(const struct kvm_vm_sample *vm, void *data)
 {
 	const struct exits_opts *o = data;

@@ -2,11 +2,130 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "parse/sketch_file.h"
 
 #define MAX_OPTS 32
 #define LONG_ONLY 256 /* getopt_long's value for a long-only option: LONG_ONLY + its index */
+
+int arg_seconds(const char *s, double *ret)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e7)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int arg_seconds0(const char *s, double *ret)
+{
+	if (!strcmp(s, "0")) {
+		*ret = 0;
+		return 0;
+	}
+	return arg_seconds(s, ret);
+}
+
+int arg_size(const char *s, uint64_t *ret)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -EINVAL;
+	double v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	double mult = 1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1024.0; end++; break;
+	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || v * mult >= 9.2e18)
+		return -EINVAL;
+	*ret = (uint64_t)(v * mult);
+	return 0;
+}
+
+int arg_pid(const char *s, int *ret)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+int arg_count(const char *s, long *ret)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int arg_number(const char *s, double lo, double hi, double *ret)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+int arg_pid_path(const char *s, int *ret_pid, const char **ret_path)
+{
+	const char *eq = strchr(s, '=');
+	char pid[16];
+	if (!eq || eq == s || (size_t)(eq - s) >= sizeof(pid) || !eq[1])
+		return -EINVAL;
+	snprintf(pid, sizeof(pid), "%.*s", (int)(eq - s), s);
+	if (arg_pid(pid, ret_pid) < 0)
+		return -EINVAL;
+	*ret_path = eq + 1;
+	return 0;
+}
+
+int arg_list(char *s, char **items, int max)
+{
+	int n = 0;
+	for (char *save = NULL, *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			return -EINVAL;
+		items[n++] = tok;
+	}
+	return n > 0 ? n : -EINVAL;
+}
+
+int opt_sample_rate(struct ctx *ctx, const char *arg, long *ret)
+{
+	long n;
+	const char *s = strncmp(arg, "1/", 2) ? arg : arg + 2;
+	if (arg_count(s, &n) < 0 || n > (long)SKETCH_FILE_SAMPLE_MAX)
+		return usage_error(ctx, "--sample takes 1/N with N from 1 to %u (e.g. 1/64), not '%s'",
+				   SKETCH_FILE_SAMPLE_MAX, arg);
+	*ret = n;
+	return EXIT_OK;
+}
 
 static bool takes_argument(const struct opt *o) { return o->kind != OPT_FLAG && o->kind != OPT_HELP; }
 

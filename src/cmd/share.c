@@ -10,6 +10,8 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/secret_file.h"
+#include "core/base/siphash.h"
 #include "core/base/stop.h"
 #include "core/model/survey.h"
 #include "core/share/share_run.h"

@@ -9,6 +9,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/secret_file.h"
 #include "core/share/fleet.h"
 #include "io/file.h"
 #include "io/peer/http.h"
