@@ -2,11 +2,12 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <math.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/convert.h"
 #include "parse/sketch_file.h"
 
 #define MAX_OPTS 32
@@ -14,10 +15,8 @@
 
 int arg_seconds(const char *s, double *ret)
 {
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v <= 0 || v > 1e7)
+	double v;
+	if (convert_number(s, 0, 1e7, &v) < 0 || v <= 0)
 		return -EINVAL;
 	*ret = v;
 	return 0;
@@ -61,10 +60,8 @@ int arg_size(const char *s, uint64_t *ret)
 
 int arg_pid(const char *s, int *ret)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
+	int64_t v;
+	if (convert_whole(s, 1, 0x3fffffff, &v) < 0)
 		return -EINVAL;
 	*ret = (int)v;
 	return 0;
@@ -72,23 +69,10 @@ int arg_pid(const char *s, int *ret)
 
 int arg_count(const char *s, long *ret)
 {
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0)
+	int64_t v;
+	if (convert_whole(s, 1, LONG_MAX, &v) < 0)
 		return -EINVAL;
-	*ret = v;
-	return 0;
-}
-
-int arg_number(const char *s, double lo, double hi, double *ret)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(s, &end);
-	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
-		return -EINVAL;
-	*ret = v;
+	*ret = (long)v;
 	return 0;
 }
 
@@ -210,7 +194,7 @@ static int convert(const struct opt *o, const char *arg, void *field)
 		store_double(field, o, d);
 		return 0;
 	case OPT_NUMBER:
-		if (arg_number(arg, o->lo, o->hi, &d) < 0)
+		if (convert_number(arg, o->lo, o->hi, &d) < 0)
 			return -EINVAL;
 		store_double(field, o, d);
 		return 0;

@@ -19,7 +19,6 @@ int arg_seconds0(const char *s, double *ret);      /* the same, or "0" */
 int arg_size(const char *s, uint64_t *ret);        /* "256M", "1G", "1.5GiB", bytes without suffix */
 int arg_pid(const char *s, int *ret);
 int arg_count(const char *s, long *ret);           /* a positive whole number */
-int arg_number(const char *s, double lo, double hi, double *ret); /* a finite number from lo to hi */
 int arg_pid_path(const char *s, int *ret_pid, const char **ret_path); /* "PID=PATH" */
 /* Splits a comma-separated list in place (empty items skipped); returns the count, or -EINVAL for
  * none or more than max. */
@@ -34,7 +33,7 @@ enum opt_kind {
 	OPT_SECONDS,  /* arg_seconds, then at least lo and at most hi (hi 0: arg_seconds' own bound) */
 	OPT_SECONDS0, /* arg_seconds0: the same, or "0" */
 	OPT_COUNT,    /* arg_count, then at least lo and at most hi (hi 0: no bound) */
-	OPT_NUMBER,   /* arg_number: a finite number from lo to hi */
+	OPT_NUMBER,   /* a finite number from lo to hi (core/base/convert.h) */
 	OPT_SIZE,     /* arg_size, at least lo bytes */
 	OPT_CALL,     /* an argument for call() alone */
 };

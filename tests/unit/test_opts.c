@@ -1,6 +1,8 @@
 /* The one option parser of the commands (cmd/opts.c): getopt's strings built from a table, every
  * kind of value converted and stored in fields of each width, the table's own usage errors, and
  * the end of the reading (help, leftover arguments). */
+#include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 /* Before cmocka, which defines a fail() macro of its own. */
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "core/base/convert.h"
 #include "testutil.h"
 
 #include <cmocka.h>
@@ -296,6 +299,39 @@ static void test_unfit_table(void **state)
 	}
 }
 
+/* The converters the options share with the KSM tuner's config file (core/base/convert.h): the
+ * whole word, within bounds; one vocabulary of yes and no. */
+static void test_converters(void **state)
+{
+	(void)state;
+	double d = -1;
+	int64_t v = -1;
+	bool b = false;
+	assert_int_equal(convert_number("0.5", 0, 1, &d), 0);
+	assert_true(d == 0.5);
+	assert_int_equal(convert_number("1.5", 0, 1, &d), -EINVAL);
+	assert_int_equal(convert_number("inf", 0, INFINITY, &d), -EINVAL);
+	assert_int_equal(convert_number("0.5s", 0, 1, &d), -EINVAL);
+	assert_int_equal(convert_number("", 0, 1, &d), -EINVAL);
+	assert_true(d == 0.5); /* untouched when refused */
+	assert_int_equal(convert_whole("+42", 1, 100, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(convert_whole("4.2", 1, 100, &v), -EINVAL);
+	assert_int_equal(convert_whole("101", 1, 100, &v), -EINVAL);
+	assert_int_equal(convert_whole("99999999999999999999", 1, INT64_MAX, &v), -EINVAL);
+	assert_int_equal(convert_whole("42 ", 1, 100, &v), -EINVAL);
+	assert_int_equal(v, 42);
+	static const char *const yes[] = {"yes", "true", "on", "1"}, *const no[] = {"no", "false", "off", "0"};
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(convert_bool(yes[i], &b), 0);
+		assert_true(b);
+		assert_int_equal(convert_bool(no[i], &b), 0);
+		assert_false(b);
+	}
+	assert_int_equal(convert_bool("Yes", &b), -EINVAL);
+	assert_int_equal(convert_bool("", &b), -EINVAL);
+}
+
 /* main's commands and dispatch's subcommands by one prefix match: a name given whole wins, a
  * prefix of one name finds it, of two is ambiguous, of none finds nothing. */
 static void test_subcommand_match(void **state)
@@ -331,6 +367,7 @@ int main(void)
 		cmocka_unit_test(test_bench_accounting_refuses_argument),
 		cmocka_unit_test(test_unfit_table),
 		cmocka_unit_test(test_subcommand_match),
+		cmocka_unit_test(test_converters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
