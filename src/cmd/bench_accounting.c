@@ -10,6 +10,7 @@
 #include "core/bench/bench_accounting.h"
 #include "core/model/host.h"
 #include "core/tune/ksm_guard.h"
+#include "out/fmt.h"
 #include "out/json.h"
 #include "out/table.h"
 

@@ -13,6 +13,7 @@
 #include "core/bench/alloc_qemu.h"
 #include "core/bench/bench_alloc.h"
 #include "core/base/stats.h"
+#include "out/fmt.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"

@@ -12,6 +12,7 @@
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
+#include "out/fmt.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"

@@ -14,7 +14,7 @@
 #include "io/term.h"
 #include "out/json.h"
 #include "out/kvm_view.h"
-#include "out/table.h"
+#include "out/fmt.h"
 
 #define MAX_FILTERS 64
 #define LOG_HEADER_EVERY 20

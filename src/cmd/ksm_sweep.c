@@ -14,6 +14,7 @@
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
+#include "out/fmt.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"

@@ -19,7 +19,7 @@
 #include "core/share/fleet.h"
 #include "io/file.h"
 #include "out/json.h"
-#include "out/table.h"
+#include "out/fmt.h"
 #include "store/store_share.h"
 
 #define SHARE_MAX_PIDS 256

@@ -15,7 +15,7 @@
 #include "io/peer/http.h"
 #include "io/secret.h"
 #include "out/json.h"
-#include "out/table.h"
+#include "out/fmt.h"
 #include "net/http_url.h"
 
 #define PLAN_MAX_HOSTS 64

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/fmt.h"
 #include "out/table.h"
 
 enum value_kind { V_NULL, V_INT, V_FLOAT, V_STR, V_BOOL, V_TIME };

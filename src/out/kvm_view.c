@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "core/kvm/kvm_halt.h"
-#include "out/table.h"
+#include "out/fmt.h"
 #include "out/text.h"
 
 /* Counters shown by --log when no --fields is given: the ones that explain a slow guest. */

@@ -9,7 +9,7 @@
 #include "core/base/stop.h"
 #include "out/html.h"
 #include "out/svg.h"
-#include "out/table.h"
+#include "out/fmt.h"
 
 static const char *const C_GUEST = "#4c78a8", *const C_MERGED = "#72b7b2", *const C_OVERHEAD = "#e45756",
 		      *const C_TOTAL = "#54585f", *const C_SWAP = "#b279a2", *const C_KSM = "#59a14f",

@@ -6,7 +6,7 @@
 
 #include "out/html.h"
 #include "out/svg.h"
-#include "out/table.h"
+#include "out/fmt.h"
 
 #define MAP_PLOT 880.0  /* px of the cells' square at most (cells of 6 px at least): the page's width less the names */
 #define CELL_MAX 28.0

@@ -4,8 +4,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "out/fmt.h"
 #include "out/json.h"
-#include "out/table.h"
 #include "out/text.h"
 
 enum cell { CELL_TEXT, CELL_PERCENT, CELL_BYTES, CELL_RATE, CELL_INT };

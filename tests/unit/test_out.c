@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "out/doc.h"
+#include "out/fmt.h"
 #include "out/json.h"
 #include "out/table.h"
 #include "out/text.h"
