@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "core/sample/series.h"
-#include "out/report_html.h"
+#include "out/report/report_html.h"
 #include "store/store_series.h"
 
 #define MiB (1024.0 * 1024.0)

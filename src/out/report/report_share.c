@@ -1,10 +1,10 @@
-#include "out/report_share.h"
+#include "out/report/report_share.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/html.h"
+#include "out/report/html.h"
 #include "out/svg.h"
 #include "out/fmt.h"
 
