@@ -437,7 +437,8 @@ static int live_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_rea
 		}
 		size_t cols, rows;
 		term_size(&term, &cols, &rows);
-		struct kvm_frame fr = {o->interval_seconds, cols, rows, term.tty_out, term.tty_in, o->have_fields};
+		struct kvm_frame fr = {clock_wall_seconds(), o->interval_seconds, cols, rows, term.tty_out, term.tty_in,
+				       o->have_fields};
 		kvm_view_frame(stdout, kr, &rep, &fr);
 		frames++;
 		kvm_delta_free(&rep);

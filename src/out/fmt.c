@@ -42,3 +42,17 @@ void fmt_time(char *buf, size_t cap, double t)
 	if (!isfinite(t) || !localtime_r(&tt, &tm) || !strftime(buf, cap, "%Y-%m-%d %H:%M:%S %Z", &tm))
 		snprintf(buf, cap, "n/a");
 }
+
+void fmt_rate(char *buf, size_t cap, double v)
+{
+	if (isnan(v))
+		snprintf(buf, cap, "n/a");
+	else if (v < 100)
+		snprintf(buf, cap, "%.1f", v);
+	else if (v < 1e4)
+		snprintf(buf, cap, "%.0f", v);
+	else if (v < 1e6)
+		snprintf(buf, cap, "%.1fk", v / 1e3);
+	else
+		snprintf(buf, cap, "%.1fM", v / 1e6);
+}

@@ -10,6 +10,7 @@
 
 #include "core/kvm/kvm_halt.h"
 #include "out/fmt.h"
+#include "out/screen.h"
 #include "out/text.h"
 
 /* Counters shown by --log when no --fields is given: the ones that explain a slow guest. */
@@ -250,8 +251,8 @@ static void fmt_ns(char *buf, size_t cap, maybe_i64 v)
 		snprintf(buf, cap, "n/a");
 }
 
-/* The rate cell: events per second, percent of the interval for times, "-" for gauges. */
-static void fmt_rate(char *buf, size_t cap, enum kvm_stat_kind kind, const struct kvm_change *c)
+/* The rate cell: events per second (out/fmt.h), percent of the interval for times, "-" for gauges. */
+static void rate_cell(char *buf, size_t cap, enum kvm_stat_kind kind, const struct kvm_change *c)
 {
 	if (kind == KVM_STAT_GAUGE)
 		snprintf(buf, cap, "-");
@@ -261,10 +262,8 @@ static void fmt_rate(char *buf, size_t cap, enum kvm_stat_kind kind, const struc
 		snprintf(buf, cap, "n/a");
 	else if (kind == KVM_STAT_TIME_NS)
 		snprintf(buf, cap, "%.1f%%", c->per_second / 1e7);
-	else if (c->per_second < 100)
-		snprintf(buf, cap, "%.1f", c->per_second);
 	else
-		snprintf(buf, cap, "%.0f", c->per_second);
+		fmt_rate(buf, cap, c->per_second);
 }
 
 static void fmt_delta(char *buf, size_t cap, enum kvm_stat_kind kind, const struct kvm_change *c)
@@ -355,9 +354,9 @@ static bool any_times(const struct kvm_delta *d)
 
 /* Cells of the human table, one row per counter; columns EVENT TOTAL DELTA PER SEC (MEAN TIME
  * when exits are timed), then the per-second rate of each VM that fits in max_width (0 = no
- * limit). Returns the lines printed. */
+ * limit); at most max_rows lines (0 = no limit), each ending in eol. Returns the lines printed. */
 static int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all, size_t max_width,
-			  size_t max_rows, size_t *ret_hidden_vms)
+			  size_t max_rows, const char *eol, size_t *ret_hidden_vms)
 {
 	enum { W_NAME = 26, W_NUM = 14, W_RATE = 10 };
 	struct row_key *rows = calloc(d->nsel ? d->nsel : 1, sizeof(*rows));
@@ -371,20 +370,16 @@ static int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm
 
 	/* VM columns: as many as fit; one VM alone is the total already. */
 	bool mean = any_times(d);
-	size_t width = W_NAME + 2 * (W_NUM + 1) + W_RATE + 1 + (mean ? W_RATE + 1 : 0), nvmcols = 0;
-	size_t colw[64];
+	size_t width = W_NAME + 2 * (W_NUM + 1) + W_RATE + 1 + (mean ? W_RATE + 1 : 0), nvms = 0;
+	size_t colw[64], taken[64];
 	char label[64][64];
-	for (size_t v = 0; d->nvms > 1 && v < d->nvms && v < 64; v++) {
-		kvm_vm_label(label[v], sizeof(label[v]), d->vms[v].vm);
-		size_t w = strlen(label[v]) > W_RATE ? strlen(label[v]) : W_RATE;
-		if (w > 24)
-			w = 24;
-		if (max_width && width + w + 2 > max_width)
-			break;
-		colw[v] = w;
-		width += w + 2;
-		nvmcols++;
+	for (; d->nvms > 1 && nvms < d->nvms && nvms < 64; nvms++) {
+		kvm_vm_label(label[nvms], sizeof(label[nvms]), d->vms[nvms].vm);
+		size_t w = strlen(label[nvms]) > W_RATE ? strlen(label[nvms]) : W_RATE;
+		colw[nvms] = w > 24 ? 24 : w;
+		taken[nvms] = colw[nvms] + 2; /* "  " before each */
 	}
+	size_t nvmcols = screen_fit(max_width, width, taken, nvms);
 	*ret_hidden_vms = d->nvms > 1 ? d->nvms - nvmcols : 0;
 
 	int lines = 0;
@@ -393,7 +388,7 @@ static int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm
 		fprintf(f, " %*s", W_RATE, "MEAN TIME");
 	for (size_t v = 0; v < nvmcols; v++)
 		fprintf(f, "  %*.*s", (int)colw[v], (int)colw[v], label[v]);
-	fputs(max_rows ? "\033[K\n" : "\n", f);
+	fprintf(f, "%s\n", eol);
 	lines++;
 	for (size_t i = 0; i < nrows && (!max_rows || (size_t)lines < max_rows); i++) {
 		size_t s = rows[i].s;
@@ -401,7 +396,7 @@ static int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm
 		char total[32], delta[32], rate[32];
 		fmt_total(total, sizeof(total), kind, &d->total[s]);
 		fmt_delta(delta, sizeof(delta), kind, &d->total[s]);
-		fmt_rate(rate, sizeof(rate), kind, &d->total[s]);
+		rate_cell(rate, sizeof(rate), kind, &d->total[s]);
 		fprintf(f, "%-*s %*s %*s %*s", W_NAME, kvm_counter_name(kr, d->sel[s]), W_NUM, total, W_NUM, delta,
 			W_RATE, rate);
 		if (mean) {
@@ -409,10 +404,10 @@ static int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm
 			fprintf(f, " %*s", W_RATE, rate);
 		}
 		for (size_t v = 0; v < nvmcols; v++) {
-			fmt_rate(rate, sizeof(rate), kind, &d->vms[v].changes[s]);
+			rate_cell(rate, sizeof(rate), kind, &d->vms[v].changes[s]);
 			fprintf(f, "  %*s", (int)colw[v], rate);
 		}
-		fputs(max_rows ? "\033[K\n" : "\n", f);
+		fprintf(f, "%s\n", eol);
 		lines++;
 	}
 	free(rows);
@@ -480,7 +475,7 @@ static void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kv
 		kvm_vm_label(label, sizeof(label), view->vm);
 		fprintf(f, "%s exits/s by vCPU:", label);
 		for (size_t c = 0; c < view->nvcpus; c++) {
-			fmt_rate(rate, sizeof(rate), KVM_STAT_EVENTS, &view->vcpus[c].changes[s]);
+			rate_cell(rate, sizeof(rate), KVM_STAT_EVENTS, &view->vcpus[c].changes[s]);
 			fprintf(f, "  %d: %s", view->vcpus[c].index, rate);
 		}
 		fprintf(f, "%s\n", eol);
@@ -537,7 +532,7 @@ static void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const st
 				fprintf(f, "%s busiest exit reason by vCPU:", label);
 				any = true;
 			}
-			fmt_rate(rate, sizeof(rate), KVM_STAT_REASON, &view->vcpus[c].changes[s]);
+			rate_cell(rate, sizeof(rate), KVM_STAT_REASON, &view->vcpus[c].changes[s]);
 			fprintf(f, "  %d: %s %s/s", view->vcpus[c].index, kvm_counter_name(kr, d->sel[s]), rate);
 		}
 		if (any)
@@ -555,7 +550,7 @@ void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 	else
 		fprintf(f, "KVM counters over %s\n\n", secs);
 	size_t hidden = 0;
-	if (kvm_view_table(f, kr, d, show_all, 0, 0, &hidden) == 1)
+	if (kvm_view_table(f, kr, d, show_all, 0, 0, "", &hidden) == 1)
 		fprintf(f, "(every selected counter is zero)\n");
 	fprintf(f, "\n");
 	kvm_view_vcpus(f, kr, d, "");
@@ -570,30 +565,21 @@ void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 
 void kvm_view_frame(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_frame *fr)
 {
-	const char *eol = fr->full_screen ? "\033[K" : "";
-	if (fr->full_screen)
-		fputs("\033[H", f);
-	char now[16], list[1024];
-	time_t tt = time(NULL);
-	struct tm tm;
-	localtime_r(&tt, &tm);
-	strftime(now, sizeof(now), "%H:%M:%S", &tm);
+	const struct screen sc = {f, fr->cols, fr->rows, fr->full_screen};
+	const char *eol = screen_eol(&sc);
+	char list[1024];
+	screen_begin(&sc);
 	kvm_view_vm_list(list, sizeof(list), d);
-	fprintf(f, "vmhost exits  %s  every %.2gs  %zu VM%s%s%s%s\n", now, fr->interval_seconds, d->nvms,
-		d->nvms == 1 ? "" : "s", d->nvms ? ": " : "", list, eol);
+	screen_title(&sc, "exits", fr->now_unix, fr->interval_seconds, d->nvms, "%s%s", d->nvms ? ": " : "", list);
 	fprintf(f, "%s%s\n", fr->keys ? "q quits; sorted by rate; PER SEC for *_ns is percent of the interval" : "", eol);
 	size_t hidden = 0;
-	kvm_view_table(f, kr, d, fr->show_all, fr->cols, fr->rows > 6 ? fr->rows - 4 : 0, &hidden);
+	kvm_view_table(f, kr, d, fr->show_all, fr->cols, fr->rows > 6 ? fr->rows - 4 : 0, eol, &hidden);
 	if (hidden)
 		fprintf(f, "(%zu more VM%s not shown: widen the terminal, or --vm NAME)%s\n", hidden,
 			hidden == 1 ? "" : "s", eol);
 	kvm_view_halt(f, kr, d, eol);
 	kvm_view_notes(f, d, eol);
-	if (fr->full_screen)
-		fputs("\033[J", f);
-	else
-		fputc('\n', f);
-	fflush(f);
+	screen_end(&sc);
 }
 
 void kvm_view_command_json(struct json *j, char *const *argv, int status, double wall_seconds)
@@ -674,7 +660,7 @@ void kvm_log_line(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *
 			continue;
 		}
 		if (kind == KVM_STAT_TIME_NS)
-			fmt_rate(cell, sizeof(cell), kind, ch);
+			rate_cell(cell, sizeof(cell), kind, ch);
 		else
 			fmt_delta(cell, sizeof(cell), kind, ch);
 		fprintf(f, " %*s", (int)log_width(kvm_counter_name(kr, d->sel[s])), cell);

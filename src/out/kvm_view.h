@@ -29,6 +29,7 @@ void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 
 /* One frame of the live view, drawn over the last one when full_screen. */
 struct kvm_frame {
+	double now_unix; /* the header's time */
 	double interval_seconds;
 	size_t cols, rows; /* the terminal's; 0 = no limit */
 	bool full_screen;  /* home the cursor, clear to the end of each line and of the screen */

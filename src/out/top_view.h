@@ -14,6 +14,7 @@
 size_t top_view_columns(size_t width, enum top_col *ret);
 
 struct top_frame {
+	double now_unix;     /* the header's time */
 	double interval_seconds;
 	size_t cols, rows;   /* the terminal's; 0 = no limit */
 	bool full_screen;    /* home the cursor, clear each line's end and the screen's */

@@ -14,6 +14,7 @@
 #include "out/doc.h"
 #include "out/fmt.h"
 #include "out/json.h"
+#include "out/screen.h"
 #include "out/table.h"
 #include "out/text.h"
 
@@ -199,6 +200,26 @@ static void units(void **state)
 	fmt_seconds(b, sizeof(b), 0.0005), assert_string_equal(b, "500us");
 	fmt_seconds(b, sizeof(b), 0.0123), assert_string_equal(b, "12.3ms");
 	fmt_seconds(b, sizeof(b), 215), assert_string_equal(b, "3m35s");
+	/* One rate format for top and exits: 12345 exits/s read "12.3k" in top, "12345" in exits. */
+	fmt_rate(b, sizeof(b), 0), assert_string_equal(b, "0.0");
+	fmt_rate(b, sizeof(b), 42.25), assert_string_equal(b, "42.2");
+	fmt_rate(b, sizeof(b), 950), assert_string_equal(b, "950");
+	fmt_rate(b, sizeof(b), 12345), assert_string_equal(b, "12.3k");
+	fmt_rate(b, sizeof(b), 4.1e6), assert_string_equal(b, "4.1M");
+	fmt_rate(b, sizeof(b), NAN), assert_string_equal(b, "n/a");
+}
+
+/* The live views' column fitter: in order, each with its separator, never into the last column. */
+static void screen_columns(void **state)
+{
+	(void)state;
+	const size_t widths[] = {10, 5, 5};
+	assert_int_equal(screen_fit(0, 0, widths, 3), 3);
+	assert_int_equal(screen_fit(21, 0, widths, 3), 3);
+	assert_int_equal(screen_fit(20, 0, widths, 3), 2); /* 20 would fill the last column */
+	assert_int_equal(screen_fit(20, 10, widths, 3), 0);
+	assert_int_equal(screen_fit(30, 14, widths, 3), 2);
+	assert_int_equal(screen_fit(29, 14, widths, 3), 1);
 }
 
 static void print_csv_t(FILE *f, void *t) { table_print_csv(t, f); }
@@ -384,7 +405,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_document), cmocka_unit_test(json_edges), cmocka_unit_test(table_three_ways), cmocka_unit_test(units),
-		cmocka_unit_test(table_bool_and_time_columns),
+		cmocka_unit_test(table_bool_and_time_columns), cmocka_unit_test(screen_columns),
 		cmocka_unit_test(table_out_of_memory), cmocka_unit_test(doc_three_forms),
 		cmocka_unit_test(text_on_a_terminal), cmocka_unit_test(table_value_cells), cmocka_unit_test(table_sort_many),
 	};
