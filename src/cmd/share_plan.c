@@ -16,7 +16,7 @@
 #include "io/secret.h"
 #include "out/json.h"
 #include "out/fmt.h"
-#include "net/http_url.h"
+#include "parse/http/http_url.h"
 
 #define PLAN_MAX_HOSTS 64
 #define SKETCH_MAX_BYTES (1024u << 20)

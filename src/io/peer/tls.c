@@ -158,7 +158,7 @@ ssize_t io_tls_send(struct io_tls_session *s, const char *data, size_t len, shor
 }
 
 /* A server that closes without TLS's close_notify ends the reply too: the HTTP reply's
- * Content-Length (net/http_url.h) tells a reply cut short. */
+ * Content-Length (parse/http/http_url.h) tells a reply cut short. */
 ssize_t io_tls_recv(struct io_tls_session *s, char *buf, size_t len, short *ret_events, char *why, size_t cap)
 {
 	ssize_t n = G.record_recv(s->session, buf, len);
