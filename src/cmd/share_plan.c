@@ -12,8 +12,7 @@
 #include "cmd/secret_file.h"
 #include "core/share/fleet.h"
 #include "io/file.h"
-#include "io/peer/http.h"
-#include "io/secret.h"
+#include "io/peer/http_get.h"
 #include "out/json.h"
 #include "out/fmt.h"
 #include "parse/http/http_url.h"
@@ -33,12 +32,8 @@ struct plan_opts {
 	struct plan_source sources[PLAN_MAX_HOSTS];
 	size_t nsources;
 	const char *vm;
-	double timeout;
-	const char *ca_file, *cert_file, *key_file;
 	const char *auth_file;
-	struct http_url auth; /* --auth-file's user and password (the rest unused): for URLs without */
-	struct io_tls tls; /* the files' contents, read once before the first https:// URL */
-	bool tls_read;
+	struct io_http_get get; /* --timeout, --ca-file, --cert, --key; --auth-file's user and password */
 };
 
 static int add_source(struct ctx *ctx, void *opts, const char *arg, bool url)
@@ -61,11 +56,11 @@ static const struct opt plan_opt_table[] = {
 	{OPT("sketch", 's', OPT_CALL), .call = opt_sketch},
 	{OPT("from", 'f', OPT_CALL), .call = opt_from},
 	{OPT("vm", 'v', OPT_STRING), OPT_AT(struct plan_opts, vm)},
-	{OPT("ca-file", 0, OPT_STRING), OPT_AT(struct plan_opts, ca_file)},
-	{OPT("cert", 0, OPT_STRING), OPT_AT(struct plan_opts, cert_file)},
-	{OPT("key", 0, OPT_STRING), OPT_AT(struct plan_opts, key_file)},
+	{OPT("ca-file", 0, OPT_STRING), OPT_AT(struct plan_opts, get.ca_file)},
+	{OPT("cert", 0, OPT_STRING), OPT_AT(struct plan_opts, get.cert_file)},
+	{OPT("key", 0, OPT_STRING), OPT_AT(struct plan_opts, get.key_file)},
 	{OPT("auth-file", 0, OPT_STRING), OPT_AT(struct plan_opts, auth_file)},
-	{OPT("timeout", 't', OPT_SECONDS), OPT_AT(struct plan_opts, timeout), .lo = 1, .hi = 3600,
+	{OPT("timeout", 't', OPT_SECONDS), OPT_AT(struct plan_opts, get.timeout_seconds), .lo = 1, .hi = 3600,
 	 .error = "--timeout takes seconds from 1 to 3600, not '%s'"},
 	{OPT("help", 'h', OPT_HELP)},
 };
@@ -99,147 +94,46 @@ static void plan_help(void)
 	       "                  under its CPU budget)\n");
 }
 
-/* The reply's body moved to the front of its buffer, or the server's refusal as the error. */
-static int take_body(struct ctx *ctx, const char *url, char *reply, size_t len, size_t *ret_len)
+/* What a --from GET that failed says, and its exit code: an untrusted server or a refused password
+ * is 77, a URL that is none a usage error. */
+static int from_failed(struct ctx *ctx, const struct plan_opts *o, const char *url, int r,
+		       const struct io_http_failure *f)
 {
-	size_t body = 0, body_len = 0;
-	int status = 0;
-	if (http_reply_parse(reply, len, &status, &body, &body_len) < 0)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url,
-			    !len ? "the server closed without a reply (a TLS port? then https://)"
-			    : len >= 2 && reply[0] == 0x15 && reply[1] == 0x03 ? "the server answered in TLS: use https://"
-										: "not an HTTP reply, or one cut short");
-	if (status != 200) {
-		int line = (int)strcspn(reply + body, "\r\n");
-		return fail(ctx, status == 401 || status == 403 ? EXIT_NOPERM : EXIT_FAIL, "--from", "%s: HTTP %d: %.*s",
-			    url, status, line > 200 ? 200 : line, reply + body);
-	}
-	memmove(reply, reply + body, body_len);
-	*ret_len = body_len;
-	return EXIT_OK;
-}
-
-#define PEM_MAX_BYTES (1u << 20)
-
-/* --ca-file, --cert and --key read for the first https:// URL (a private key wiped at the end). */
-static int read_tls_files(struct ctx *ctx, struct plan_opts *o)
-{
-	struct {
-		const char *opt, *path;
-		const char **pem;
-		size_t *len;
-	} files[] = {{"--ca-file", o->ca_file, &o->tls.ca_pem, &o->tls.ca_len},
-		     {"--cert", o->cert_file, &o->tls.cert_pem, &o->tls.cert_len},
-		     {"--key", o->key_file, &o->tls.key_pem, &o->tls.key_len}};
-	o->tls_read = true;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char *buf = NULL;
-		int e = files[i].path ? io_read_path(files[i].path, PEM_MAX_BYTES, &buf, files[i].len) : 0;
-		if (e < 0)
-			return fail(ctx, exit_code_for(e), files[i].opt, "%s: %s", files[i].path, strerror(-e));
-		*files[i].pem = buf;
-	}
-	return EXIT_OK;
-}
-
-static void free_tls_files(struct plan_opts *o)
-{
-	if (o->tls.key_pem)
-		explicit_bzero((char *)o->tls.key_pem, o->tls.key_len);
-	free((char *)o->tls.ca_pem);
-	free((char *)o->tls.cert_pem);
-	free((char *)o->tls.key_pem);
-}
-
-/* What an exchange that failed says, and its exit code: an untrusted server is refused (77). */
-static int exchange_failed(struct ctx *ctx, const struct plan_opts *o, const char *url, int r, const char *why)
-{
-	if (r == -ETIMEDOUT)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: no answer within --timeout %g s (the name's lookup, "
-			    "connecting, TLS and the reply together)", url, o->timeout);
-	if (r == -EHOSTUNREACH)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: the host name does not resolve", url);
-	return fail(ctx, r == -EKEYREJECTED ? EXIT_NOPERM : r == -EINVAL && why[0] ? EXIT_USAGE : EXIT_FAIL,
-		    "--from", "%s: %s", url, why[0] ? why : strerror(-r));
-}
-
-/* The request's bytes for u: a GET with its basic auth. Its length, or -ENAMETOOLONG. */
-static int request_for(const struct http_url *u, char *buf, size_t cap)
-{
-	char auth[512] = "";
-	if (u->user[0] && http_basic_auth(u->user, u->password, auth, sizeof(auth)) < 0)
-		return -ENAMETOOLONG;
-	int n = snprintf(buf, cap, "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: vmhost\r\n%s%s%s"
-			 "Connection: close\r\n\r\n", u->path, u->host, auth[0] ? "Authorization: " : "", auth,
-			 auth[0] ? "\r\n" : "");
-	explicit_bzero(auth, sizeof(auth));
-	return n > 0 && (size_t)n < cap ? n : -ENAMETOOLONG;
-}
-
-#define AUTH_FILE_MAX_BYTES 4096u
-
-/* --auth-file's user and password into o->auth, the file wiped from memory after. */
-static int read_auth_file(struct ctx *ctx, struct plan_opts *o)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	int e = io_read_secret(o->auth_file, AUTH_FILE_MAX_BYTES, &buf, &len);
-	if (e < 0)
-		return secret_file_failed(ctx, "--auth-file", o->auth_file, e);
-	e = http_credentials_parse(buf, len, &o->auth);
-	explicit_bzero(buf, len);
-	free(buf);
-	if (e < 0)
-		return fail(ctx, EXIT_USAGE, "--auth-file", "%s: its first line must be USER:PASS (a user, no control "
-			    "characters, each under 128 bytes)", o->auth_file);
-	return EXIT_OK;
-}
-
-/* u's TLS: the library loaded and the files read, for an https:// URL. EXIT_OK or the exit code. */
-static int tls_ready(struct ctx *ctx, struct plan_opts *o, const char *url)
-{
-	char err[256];
-	if (io_tls_load(err, sizeof(err)) < 0)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url, err);
-	return o->tls_read ? EXIT_OK : read_tls_files(ctx, o);
-}
-
-static int fetch(struct ctx *ctx, struct plan_opts *o, const struct plan_source *src, char **ret, size_t *ret_len)
-{
-	const char *url = shown(src);
-	struct http_url u;
-	int r = http_url_parse(src->arg, &u);
-	if (r < 0)
+	const char *file_opt = f->step == IO_HTTP_CA_FILE ? "--ca-file" : f->step == IO_HTTP_CERT_FILE ? "--cert" : "--key";
+	const char *file = f->step == IO_HTTP_CA_FILE ? o->get.ca_file : f->step == IO_HTTP_CERT_FILE ? o->get.cert_file
+												 : o->get.key_file;
+	switch (f->step) {
+	case IO_HTTP_URL:
 		return fail(ctx, EXIT_USAGE, "--from", "%s: %s", url,
 			    r == -ENOTSUP ? "only https:// and http:// URLs are fetched"
 					  : "not an http[s]://[USER:PASS@]HOST[:PORT]/PATH URL");
-	if (!u.user[0]) { /* a URL's own user and password win over --auth-file's */
-		memcpy(u.user, o->auth.user, sizeof(u.user));
-		memcpy(u.password, o->auth.password, sizeof(u.password));
+	case IO_HTTP_CA_FILE:
+	case IO_HTTP_CERT_FILE:
+	case IO_HTTP_KEY_FILE: return fail(ctx, exit_code_for(r), file_opt, "%s: %s", file, strerror(-r));
+	case IO_HTTP_REQUEST: return fail(ctx, EXIT_USAGE, "--from", "%s: user and password too long", url);
+	case IO_HTTP_STATUS:
+		return fail(ctx, r == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "--from", "%s: HTTP %d: %s", url, f->status, f->why);
+	case IO_HTTP_TLS:
+	case IO_HTTP_REPLY: return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url, f->why);
+	case IO_HTTP_EXCHANGE: break;
 	}
-	int rc = u.tls ? tls_ready(ctx, o, url) : EXIT_OK;
-	char request[2048], why[256] = "", *reply = NULL;
-	size_t len = 0;
-	r = rc == EXIT_OK ? request_for(&u, request, sizeof(request)) : 0;
-	if (rc == EXIT_OK && r > 0) {
-		struct io_http_request req = {.host = u.host, .port = u.port, .tls = u.tls ? &o->tls : NULL,
-					      .data = request, .len = (size_t)r, .timeout_seconds = o->timeout,
-					      .max_bytes = SKETCH_MAX_BYTES};
-		r = io_http_exchange(&req, &reply, &len, why, sizeof(why));
-	}
-	explicit_bzero(&u, sizeof(u));
-	explicit_bzero(request, sizeof(request));
-	if (rc != EXIT_OK)
-		return rc;
-	if (r < 0)
-		return r == -ENAMETOOLONG ? fail(ctx, EXIT_USAGE, "--from", "%s: user and password too long", url)
-					  : exchange_failed(ctx, o, url, r, why);
-	rc = take_body(ctx, url, reply, len, ret_len);
-	if (rc != EXIT_OK)
-		free(reply);
-	else
-		*ret = reply;
-	return rc;
+	if (r == -ETIMEDOUT)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: no answer within --timeout %g s (the name's lookup, "
+			    "connecting, TLS and the reply together)", url, o->get.timeout_seconds);
+	if (r == -EHOSTUNREACH)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: the host name does not resolve", url);
+	return fail(ctx, r == -EKEYREJECTED ? EXIT_NOPERM : r == -EINVAL && f->why[0] ? EXIT_USAGE : EXIT_FAIL,
+		    "--from", "%s: %s", url, f->why[0] ? f->why : strerror(-r));
+}
+
+/* --auth-file's user and password, for the URLs without their own. */
+static int read_auth_file(struct ctx *ctx, struct plan_opts *o)
+{
+	int e = io_http_get_auth_file(&o->get, o->auth_file);
+	if (e == -EBADMSG)
+		return fail(ctx, EXIT_USAGE, "--auth-file", "%s: its first line must be USER:PASS (a user, no control "
+			    "characters, each under 128 bytes)", o->auth_file);
+	return e < 0 ? secret_file_failed(ctx, "--auth-file", o->auth_file, e) : EXIT_OK;
 }
 
 static int load(struct ctx *ctx, struct plan_opts *o, const struct plan_source *src, struct sketch_file *ret)
@@ -247,9 +141,10 @@ static int load(struct ctx *ctx, struct plan_opts *o, const struct plan_source *
 	char *buf = NULL, why[256] = "";
 	size_t len = 0;
 	if (src->url) {
-		int rc = fetch(ctx, o, src, &buf, &len);
-		if (rc != EXIT_OK)
-			return rc;
+		struct io_http_failure f;
+		int e = io_http_get(&o->get, src->arg, &buf, &len, &f);
+		if (e < 0)
+			return from_failed(ctx, o, shown(src), e, &f);
 	} else {
 		int e = io_read_path(src->arg, SKETCH_MAX_BYTES, &buf, &len);
 		if (e < 0)
@@ -461,14 +356,14 @@ static int plan_run(struct ctx *ctx, struct plan_opts *o)
 {
 	if (!o->nsources)
 		return usage_error(ctx, "share plan needs at least one --sketch FILE or --from URL");
-	if (!o->cert_file != !o->key_file)
+	if (!o->get.cert_file != !o->get.key_file)
 		return usage_error(ctx, "--cert and --key go together");
 	bool https = false, url = false;
 	for (size_t i = 0; i < o->nsources; i++) {
 		url |= o->sources[i].url;
 		https |= o->sources[i].url && !strncasecmp(o->sources[i].arg, "https://", 8);
 	}
-	if ((o->ca_file || o->cert_file) && !https)
+	if ((o->get.ca_file || o->get.cert_file) && !https)
 		return usage_error(ctx, "--ca-file, --cert and --key are for https:// URLs");
 	if (o->auth_file && !url)
 		return usage_error(ctx, "--auth-file is for --from URLs");
@@ -492,13 +387,12 @@ static int plan_run(struct ctx *ctx, struct plan_opts *o)
 
 int cmd_share_plan(struct ctx *ctx, int argc, char **argv)
 {
-	struct plan_opts o = {.timeout = 120};
+	struct plan_opts o = {.get = {.timeout_seconds = 120, .max_bytes = SKETCH_MAX_BYTES}};
 	static const struct opts_spec spec = OPTS_SPEC(plan_opt_table, 0, plan_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc == OPTS_GO)
 		rc = plan_run(ctx, &o);
-	free_tls_files(&o);
-	explicit_bzero(&o.auth, sizeof(o.auth));
+	io_http_get_done(&o.get);
 	for (size_t i = 0; i < o.nsources; i++)
 		free(o.sources[i].shown);
 	return rc;
