@@ -17,6 +17,7 @@
 #include "core/share/share_run.h"
 #include "core/share/sketch.h"
 #include "core/share/fleet.h"
+#include "core/share/share_saved.h"
 #include "io/file.h"
 #include "out/json.h"
 #include "out/fmt.h"
@@ -126,17 +127,6 @@ static void vm_json(struct json *j, const struct sketch *s, size_t n, const stru
 	json_object_end(j);
 }
 
-/* What is saved now, against what the map says could be: KSM's pages_sharing, and the VMs' empty
- * pages on the zero page (KSM's ksm_zero_pages among them, and those the kernel freed when it
- * split a huge page, which no KSM counter shows). Unknown without KSM's counters. */
-static maybe_i64 saved_now_bytes(const struct share_map *m, const struct host *h)
-{
-	const maybe_i64 sharing = h->ksm.pages_sharing;
-	if (!h->ksm.present || !sharing.known)
-		return UNKNOWN;
-	return MAYBE((sharing.v + m->zero_mapped_pages) * h->page_size_bytes);
-}
-
 static void share_json(const struct sketch *s, size_t n, const struct share_map *m, const struct host *h)
 {
 	struct json j;
@@ -151,7 +141,7 @@ static void share_json(const struct sketch *s, size_t n, const struct share_map 
 	json_int(&j, "zero_pages", m->zero_pages);
 	json_int(&j, "zero_mapped_pages", m->zero_mapped_pages);
 	json_int(&j, "mergeable_savings_bytes", m->mergeable_pages * h->page_size_bytes);
-	json_maybe(&j, "saved_bytes", saved_now_bytes(m, h));
+	json_maybe(&j, "saved_bytes", share_saved_now_bytes(m, h));
 	json_maybe(&j, "ksm_saved_bytes", ksm_saved_bytes(&h->ksm, h->page_size_bytes));
 	json_object_end(&j);
 	json_object_end(&j);
@@ -191,7 +181,7 @@ static void share_human(const struct sketch *s, size_t n, const struct share_map
 			}
 	bytes_of_pages(a, sizeof(a), m->mergeable_pages, ps);
 	bytes_of_pages(c, sizeof(c), m->zero_mapped_pages, ps);
-	maybe_i64 now = saved_now_bytes(m, h);
+	maybe_i64 now = share_saved_now_bytes(m, h);
 	if (now.known)
 		fmt_bytes(b, sizeof(b), now.v);
 	printf("\nhost: KSM could save %s with every VM merged; %s is saved now (%s of it empty pages already\n"
@@ -205,7 +195,7 @@ static void share_store(struct ctx *ctx, const struct share_opts *o, const struc
 {
 	struct share_run run;
 	struct store *db = NULL;
-	int r = share_run_of(s, n, m, clock_wall_seconds(), h->page_size_bytes, saved_now_bytes(m, h), &run);
+	int r = share_run_of(s, n, m, clock_wall_seconds(), h->page_size_bytes, share_saved_now_bytes(m, h), &run);
 	if (r == 0) {
 		r = store_open_side(o->db, &db);
 		if (r == 0)
