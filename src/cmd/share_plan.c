@@ -13,8 +13,7 @@
 #include "core/share/fleet.h"
 #include "io/file.h"
 #include "io/peer/http_get.h"
-#include "out/json.h"
-#include "out/fmt.h"
+#include "out/share_view.h"
 #include "parse/http/http_url.h"
 
 #define PLAN_MAX_HOSTS 64
@@ -68,7 +67,7 @@ static const struct opt plan_opt_table[] = {
 static void plan_help(void)
 {
 	printf("usage: vmhost share plan (--sketch FILE | --from URL)... [--vm NAME] [--timeout SEC]\n"
-	       "                        [--auth-file FILE] [--ca-file FILE] [--cert FILE --key FILE] [--json]\n"
+	       "                        [--auth-file FILE] [--ca-file FILE] [--cert FILE --key FILE] [--json|--csv]\n"
 	       "\n"
 	       "Reads the sketches of several hosts (one key, one sample rate) and says, per VM, the memory\n"
 	       "it would share on each host (pages whose content a VM there holds, plus its zero pages),\n"
@@ -91,7 +90,8 @@ static void plan_help(void)
 	       "  --vm NAME       only this VM (by name, or pid on its host)\n"
 	       "  --timeout SEC   for each --from, the name's lookup, connecting, the TLS handshake and\n"
 	       "                  reading together (default 120: the server sketches its VMs on request,\n"
-	       "                  under its CPU budget)\n");
+	       "                  under its CPU budget)\n"
+	       "  --json          everything as one JSON document; --csv: the plan's table, a row per move\n");
 }
 
 /* What a --from GET that failed says, and its exit code: an untrusted server or a refused password
@@ -170,168 +170,6 @@ static void label_hosts(const struct plan_opts *o, const struct sketch_file *fil
 	}
 }
 
-static const struct sketch_file_vm *vm_of(const struct plan_host *hosts, const struct plan_vm *v)
-{
-	return &hosts[v->host].file->vms[v->index];
-}
-
-/* --vm NAME: the VM of that name, or of that pid. */
-static bool vm_wanted(const struct plan_opts *o, const struct sketch_file_vm *f)
-{
-	if (!o->vm)
-		return true;
-	char pid[16];
-	snprintf(pid, sizeof(pid), "%d", (int)f->pid);
-	return !strcmp(o->vm, f->name) || !strcmp(o->vm, pid);
-}
-
-static int64_t page_bytes(int64_t pages) { return pages * SKETCH_FILE_PAGE_BYTES; }
-
-static void hosts_json(struct json *j, const struct plan_host *hosts, size_t n, const struct plan_opts *o)
-{
-	json_array_begin(j, "hosts");
-	for (size_t h = 0; h < n; h++) {
-		const struct sketch_file *f = hosts[h].file;
-		char fp[20];
-		snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)f->key_fingerprint);
-		json_object_begin(j, NULL);
-		json_string(j, "name", hosts[h].label);
-		json_string(j, "source", shown(&o->sources[h]));
-		json_int(j, "vms", (int64_t)f->nvms);
-		json_int(j, "sample", (int64_t)f->sample_n);
-		json_string(j, "key_fingerprint", fp);
-		json_maybe(j, "mem_total_bytes", f->mem_total_bytes < 0 ? UNKNOWN : MAYBE(f->mem_total_bytes));
-		json_maybe(j, "mem_available_bytes", f->mem_available_bytes < 0 ? UNKNOWN : MAYBE(f->mem_available_bytes));
-		json_object_end(j);
-	}
-	json_array_end(j);
-}
-
-static void vm_json(struct json *j, const struct plan_host *hosts, const struct share_plan *p, const struct plan_vm *v)
-{
-	const struct sketch_file_vm *f = vm_of(hosts, v);
-	json_object_begin(j, NULL);
-	json_string(j, "name", f->name[0] ? f->name : NULL);
-	json_int(j, "pid", f->pid);
-	json_string(j, "uuid", f->uuid[0] ? f->uuid : NULL);
-	json_string(j, "host", hosts[v->host].label);
-	json_int(j, "bytes", page_bytes(f->pages));
-	json_int(j, "zero_bytes", page_bytes(v->zero_pages));
-	json_bool(j, "partial", f->gap != 0);
-	json_string(j, "partial_reason", sketch_gap_name((enum sketch_gap)f->gap));
-	json_array_begin(j, "shares");
-	for (size_t h = 0; h < p->nhosts; h++) {
-		json_object_begin(j, NULL);
-		json_string(j, "host", hosts[h].label);
-		json_int(j, "common_bytes", page_bytes(v->common_pages[h]));
-		json_int(j, "shared_bytes", page_bytes(v->common_pages[h] + v->zero_pages));
-		json_object_end(j);
-	}
-	json_array_end(j);
-	json_string(j, "best_host", hosts[v->best_host].label);
-	json_int(j, "best_gain_bytes", page_bytes(v->common_pages[v->best_host] - v->common_pages[v->host]));
-	json_object_end(j);
-}
-
-typedef void (*move_fn)(void *arg, const struct plan_host *hosts, const struct plan_move *mv,
-			const struct sketch_file_vm *f);
-
-/* Calls fn for each move of the plan (of --vm's VM only, with --vm); what they free together. */
-static int64_t each_move(const struct plan_opts *o, const struct plan_host *hosts, const struct share_plan *p,
-			 move_fn fn, void *arg)
-{
-	int64_t freed = 0;
-	for (size_t m = 0; m < p->nmoves; m++) {
-		const struct plan_move *mv = &p->moves[m];
-		const struct sketch_file_vm *f = vm_of(hosts, &p->vms[mv->vm]);
-		if (!vm_wanted(o, f))
-			continue;
-		freed += mv->freed_pages;
-		fn(arg, hosts, mv, f);
-	}
-	return freed;
-}
-
-static void move_json(void *arg, const struct plan_host *hosts, const struct plan_move *mv, const struct sketch_file_vm *f)
-{
-	struct json *j = arg;
-	json_object_begin(j, NULL);
-	json_string(j, "name", f->name[0] ? f->name : NULL);
-	json_int(j, "pid", f->pid);
-	json_string(j, "from", hosts[mv->from].label);
-	json_string(j, "to", hosts[mv->to].label);
-	json_int(j, "freed_bytes", page_bytes(mv->freed_pages));
-	json_int(j, "need_bytes", page_bytes(mv->need_pages));
-	json_object_end(j);
-}
-
-static void move_human(void *arg, const struct plan_host *hosts, const struct plan_move *mv,
-		       const struct sketch_file_vm *f)
-{
-	(void)arg;
-	char a[32], b[32];
-	fmt_bytes(a, sizeof(a), page_bytes(mv->freed_pages));
-	fmt_bytes(b, sizeof(b), page_bytes(mv->need_pages));
-	printf("  move %s (pid %d) from %s to %s: frees %s (takes %s there)\n", f->name[0] ? f->name : "-",
-	       (int)f->pid, hosts[mv->from].label, hosts[mv->to].label, a, b);
-}
-
-static void plan_json(const struct plan_opts *o, const struct plan_host *hosts, const struct share_plan *p)
-{
-	struct json j;
-	json_init(&j, stdout, false);
-	json_object_begin(&j, NULL);
-	hosts_json(&j, hosts, p->nhosts, o);
-	json_array_begin(&j, "vms");
-	for (size_t v = 0; v < p->nvms; v++)
-		if (vm_wanted(o, vm_of(hosts, &p->vms[v])))
-			vm_json(&j, hosts, p, &p->vms[v]);
-	json_array_end(&j);
-	json_object_begin(&j, "plan");
-	json_array_begin(&j, "moves");
-	int64_t freed = each_move(o, hosts, p, move_json, &j);
-	json_array_end(&j);
-	json_int(&j, "freed_bytes", page_bytes(freed));
-	json_bool(&j, "memory_checked", p->memory_checked);
-	json_object_end(&j);
-	json_object_end(&j);
-	json_finish(&j);
-}
-
-static void vm_human(const struct plan_host *hosts, const struct share_plan *p, const struct plan_vm *v)
-{
-	const struct sketch_file_vm *f = vm_of(hosts, v);
-	char a[32], b[32];
-	fmt_bytes(a, sizeof(a), page_bytes(v->common_pages[v->best_host] - v->common_pages[v->host]));
-	printf("%s (pid %d) on %s%s%s: best on %s", f->name[0] ? f->name : "-", (int)f->pid, hosts[v->host].label,
-	       f->gap ? ", PARTIAL: " : "", f->gap ? sketch_gap_name((enum sketch_gap)f->gap) : "",
-	       hosts[v->best_host].label);
-	if (v->best_host != v->host)
-		printf(" (+%s)", a);
-	printf("\n");
-	for (size_t h = 0; h < p->nhosts; h++) {
-		fmt_bytes(a, sizeof(a), page_bytes(v->common_pages[h] + v->zero_pages));
-		fmt_bytes(b, sizeof(b), page_bytes(v->common_pages[h]));
-		printf("  %-24.24s %10s shared (%s with its VMs)\n", hosts[h].label, a, b);
-	}
-}
-
-static void plan_human(const struct plan_opts *o, const struct plan_host *hosts, const struct share_plan *p)
-{
-	for (size_t v = 0; v < p->nvms; v++)
-		if (vm_wanted(o, vm_of(hosts, &p->vms[v])))
-			vm_human(hosts, p, &p->vms[v]);
-	printf("\nplan:\n");
-	int64_t freed = each_move(o, hosts, p, move_human, NULL);
-	char a[32];
-	fmt_bytes(a, sizeof(a), page_bytes(freed));
-	if (freed)
-		printf("  the plan frees %s of host memory once KSM has merged%s\n", a,
-		       p->memory_checked ? "" : " (not checked against host memory: a sketch lacks MemAvailable)");
-	else
-		printf("  no move frees memory\n");
-}
-
 static int plan_and_print(struct ctx *ctx, const struct plan_opts *o, const struct sketch_file *files,
 			  struct plan_host *hosts, struct share_plan *p)
 {
@@ -340,15 +178,14 @@ static int plan_and_print(struct ctx *ctx, const struct plan_opts *o, const stru
 	int r = share_plan_build(hosts, o->nsources, p, why, sizeof(why));
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "comparing sketches", "%s", r == -EINVAL ? why : strerror(-r));
-	bool found = !o->vm;
-	for (size_t v = 0; v < p->nvms && !found; v++)
-		found = vm_wanted(o, vm_of(hosts, &p->vms[v]));
-	if (!found)
+	const char *sources[PLAN_MAX_HOSTS];
+	for (size_t h = 0; h < o->nsources; h++)
+		sources[h] = shown(&o->sources[h]);
+	struct share_plan_view v = {.hosts = hosts, .sources = sources, .plan = p, .vm = o->vm};
+	if (!share_plan_view_finds_vm(&v))
 		return fail(ctx, EXIT_USAGE, "--vm", "no VM named %s in the sketches", o->vm);
-	if (ctx->format == OUT_JSON)
-		plan_json(o, hosts, p);
-	else
-		plan_human(o, hosts, p);
+	if ((r = share_plan_view_print(stdout, (enum doc_form)ctx->format, &v)) < 0)
+		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(-r));
 	return EXIT_OK;
 }
 
