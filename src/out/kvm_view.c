@@ -540,8 +540,14 @@ static void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const st
 	}
 }
 
-void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all)
+void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all,
+		   const struct kvm_command_run *cmd)
 {
+	if (cmd) {
+		char secs[32];
+		fmt_seconds(secs, sizeof(secs), cmd->wall_seconds);
+		fprintf(f, "command: %s ... exited with status %d after %s\n", cmd->argv[0], cmd->status, secs);
+	}
 	char list[1024], secs[32];
 	kvm_view_vm_list(list, sizeof(list), d);
 	fmt_seconds(secs, sizeof(secs), d->seconds);
@@ -582,7 +588,8 @@ void kvm_view_frame(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 	screen_end(&sc);
 }
 
-void kvm_view_command_json(struct json *j, char *const *argv, int status, double wall_seconds)
+/* -- CMD: the command line, its exit status and wall time, in the caller's open JSON object. */
+static void command_json(struct json *j, char *const *argv, int status, double wall_seconds)
 {
 	char cmd[4096];
 	size_t n = 0;
@@ -591,6 +598,19 @@ void kvm_view_command_json(struct json *j, char *const *argv, int status, double
 	json_string(j, "command", cmd);
 	json_int(j, "exit_status", status);
 	json_double(j, "wall_seconds", wall_seconds);
+}
+
+void kvm_view_once_json(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d,
+			const struct kvm_command_run *cmd)
+{
+	struct json j;
+	json_init(&j, f, false);
+	json_object_begin(&j, NULL);
+	kvm_view_json(&j, kr, d);
+	if (cmd)
+		command_json(&j, cmd->argv, cmd->status, cmd->wall_seconds);
+	json_object_end(&j);
+	json_finish(&j);
 }
 
 /* ---- --log ---- */
@@ -631,6 +651,18 @@ void kvm_log_header(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 			fprintf(f, " %*s", (int)log_width(name), name);
 	}
 	fputc('\n', f);
+}
+
+void kvm_log_json(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, double now_unix)
+{
+	struct json j;
+	json_init(&j, f, false);
+	json_object_begin(&j, NULL);
+	json_double(&j, "time_unix", now_unix);
+	kvm_view_json(&j, kr, d);
+	json_object_end(&j);
+	json_finish(&j);
+	fflush(f);
 }
 
 void kvm_log_line(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_log_cols *c,

@@ -24,8 +24,20 @@ void kvm_view_json_time(struct json *j, const struct kvm_exit_time *t);
 /* VMs that went away, directories that vanished, denied files, no VM at all; each line ends in eol. */
 void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol);
 
-/* The whole --once reading: heading, table, notes, legend. */
-void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all);
+/* -- CMD's run, shown with the reading over it: its command line, exit status and wall time. */
+struct kvm_command_run {
+	char *const *argv;
+	int status;
+	double wall_seconds;
+};
+
+/* The whole --once reading: heading, table, notes, legend; cmd's line first (NULL: none). */
+void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all,
+		   const struct kvm_command_run *cmd);
+/* The --once reading as one JSON document, with cmd's "command", "exit_status" and "wall_seconds"
+ * (NULL: none). */
+void kvm_view_once_json(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d,
+			const struct kvm_command_run *cmd);
 
 /* One frame of the live view, drawn over the last one when full_screen. */
 struct kvm_frame {
@@ -38,8 +50,6 @@ struct kvm_frame {
 };
 void kvm_view_frame(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_frame *fr);
 
-/* -- CMD: the command line, its exit status and wall time, in the caller's open JSON object. */
-void kvm_view_command_json(struct json *j, char *const *argv, int status, double wall_seconds);
 
 /* The VM's name, or "pid N"; long names are cut to cap. */
 void kvm_vm_label(char *buf, size_t cap, const struct kvm_vm_sample *vm);
@@ -53,6 +63,8 @@ int kvm_log_columns(const struct kvm_reader *kr, const struct kvm_delta *d, bool
 		    struct kvm_log_cols *ret);
 void kvm_log_header(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_log_cols *c,
 		    bool csv);
+/* --log --json: a reading a line, with its "time_unix". */
+void kvm_log_json(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, double now_unix);
 /* One line: the total deltas (percent of the interval for times); CSV leaves unknown cells empty. */
 void kvm_log_line(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_log_cols *c,
 		  bool csv, double now_unix);
