@@ -22,7 +22,8 @@ int arg_seconds(const char *s, double *ret)
 	return 0;
 }
 
-int arg_seconds0(const char *s, double *ret)
+/* arg_seconds, or "0". */
+static int arg_seconds0(const char *s, double *ret)
 {
 	if (!strcmp(s, "0")) {
 		*ret = 0;

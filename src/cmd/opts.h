@@ -15,7 +15,6 @@
 
 /* Argument values shared by all commands: what each kind of option accepts. Each returns 0 or -EINVAL. */
 int arg_seconds(const char *s, double *ret);       /* "1", "0.5": above 0, at most 1e7 */
-int arg_seconds0(const char *s, double *ret);      /* the same, or "0" */
 int arg_size(const char *s, uint64_t *ret);        /* "256M", "1G", "1.5GiB", bytes without suffix */
 int arg_pid(const char *s, int *ret);
 int arg_count(const char *s, long *ret);           /* a positive whole number */
@@ -31,7 +30,7 @@ enum opt_kind {
 	OPT_HELP,     /* --help: the spec's help is printed, and the command does not run */
 	OPT_STRING,   /* the argument as given (a const char * field) */
 	OPT_SECONDS,  /* arg_seconds, then at least lo and at most hi (hi 0: arg_seconds' own bound) */
-	OPT_SECONDS0, /* arg_seconds0: the same, or "0" */
+	OPT_SECONDS0, /* the same, or "0" */
 	OPT_COUNT,    /* arg_count, then at least lo and at most hi (hi 0: no bound) */
 	OPT_NUMBER,   /* a finite number from lo to hi (core/base/convert.h) */
 	OPT_SIZE,     /* arg_size, at least lo bytes */

@@ -176,7 +176,8 @@ static void json_vcpus(struct json *j, const struct kvm_reader *kr, const struct
 	json_array_end(j);
 }
 
-void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d)
+/* The fields of one reading inside the caller's open JSON object. */
+static void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d)
 {
 	struct kvm_halt_index ix;
 	kvm_halt_index(kr, &ix);

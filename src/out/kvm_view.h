@@ -14,9 +14,6 @@
 #include "core/kvm/kvm_delta.h"
 #include "out/json.h"
 
-/* The fields of one reading inside the caller's open JSON object. */
-void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d);
-
 /* A reason's time ("seconds", "count", "histogram": [{"from_ns", "to_ns", "count"}] of the
  * buckets that hold any) into the caller's open JSON object. */
 void kvm_view_json_time(struct json *j, const struct kvm_exit_time *t);
