@@ -1,5 +1,5 @@
 /* Sketch files (sketch_file_parse, src/parse/sketch_file.c) and share plan --from's URL and HTTP
- * reply parsers (src/net/http_url.c). A refused sketch file is -EINVAL with a one-line reason
+ * reply parsers (src/parse/http/http_url.c). A refused sketch file is -EINVAL with a one-line reason
  * in its buffer and the output untouched; an accepted one has sorted values inside its sample,
  * counts that agree, and encodes back to the very same bytes (a sketch has one Rice coding).
  * The first byte picks the parser: even the sketch file (the rest of the input), odd a URL or
@@ -7,7 +7,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "net/http_url.h"
+#include "parse/http/http_url.h"
 #include "parse/sketch_file.h"
 
 static void sketch_file(const uint8_t *data, size_t size)

@@ -1,4 +1,4 @@
-/* `vmhost serve --web-config` (web_config_parse, src/net/web_config.c): a refused file names a
+/* `vmhost serve --web-config` (web_config_parse, src/parse/http/web_config.c): a refused file names a
  * line of it and says why, and leaves the output untouched; an accepted one has both files when
  * it asks for TLS, versions TLS12..TLS13 in order, and users with distinct non-empty names
  * without ':' and valid bcrypt hashes. What was accepted, printed back with every value
@@ -6,7 +6,7 @@
 #include <errno.h>
 
 #include "fuzz.h"
-#include "net/web_config.h"
+#include "parse/http/web_config.h"
 
 static size_t count_lines(const char *buf, size_t len)
 {

@@ -18,7 +18,7 @@ static const struct subcommand commands[] = {
 	{"serve", cmd_serve, "Prometheus metrics on /metrics"},
 	{"doctor", cmd_doctor, "what is wrong with this host's VMs: findings, evidence, fixes"},
 	{"share", cmd_share, "which VMs share memory with which: content sketches, the sharing map"},
-	{"top", cmd_top, "live view of every VM: CPU, wait, memory, KSM, pressure, exits"},
+	{"top", cmd_top, "live view of every VM: CPU, vCPU delay, memory, KSM, pressure, exits"},
 };
 #define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
 
@@ -89,22 +89,6 @@ static int global_options(struct ctx *ctx, int argc, char **argv, bool *help, bo
 	return w;
 }
 
-static const struct subcommand *find_command(const char *name)
-{
-	const struct subcommand *hit = NULL;
-	size_t len = strlen(name);
-	for (size_t i = 0; i < NCOMMANDS; i++) {
-		if (strncmp(commands[i].name, name, len))
-			continue;
-		if (strlen(commands[i].name) == len)
-			return &commands[i];
-		if (hit)
-			return NULL; /* ambiguous */
-		hit = &commands[i];
-	}
-	return hit;
-}
-
 int main(int argc, char **argv)
 {
 	struct ctx ctx = {.root = {.proc = "/proc", .sys = "/sys"}, .command = "vmhost"};
@@ -136,7 +120,8 @@ int main(int argc, char **argv)
 		ctx.command = "overview";
 		return cmd_overview(&ctx, argc, argv);
 	}
-	const struct subcommand *cmd = find_command(argv[1]);
+	bool ambiguous;
+	const struct subcommand *cmd = subcommand_match(commands, NCOMMANDS, argv[1], &ambiguous);
 	if (!cmd) {
 		fprintf(stderr, "vmhost: usage: unknown or ambiguous command '%s' (see 'vmhost --help')\n", argv[1]);
 		return EXIT_USAGE;

@@ -5,10 +5,12 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/experiment.h"
 #include "cmd/opts.h"
 #include "core/bench/bench_accounting.h"
 #include "core/model/host.h"
 #include "core/tune/ksm_guard.h"
+#include "out/fmt.h"
 #include "out/json.h"
 #include "out/table.h"
 

@@ -8,10 +8,12 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/experiment.h"
 #include "cmd/opts.h"
 #include "core/bench/alloc_qemu.h"
 #include "core/bench/bench_alloc.h"
 #include "core/base/stats.h"
+#include "out/fmt.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"

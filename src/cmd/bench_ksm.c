@@ -6,11 +6,13 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/experiment.h"
 #include "cmd/opts.h"
 #include "core/bench/bench_ksm.h"
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
+#include "out/fmt.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"

@@ -67,10 +67,11 @@ static int opt_fail_on(struct ctx *ctx, void *opts, const char *arg)
 /* --only and --skip: a comma-separated list of rule ids into set[], old ids taken with a warning. */
 static int rule_list(struct ctx *ctx, const char *opt, const char *arg, bool *set)
 {
-	char buf[1024];
+	char buf[1024], *ids[sizeof(buf) / 2];
 	snprintf(buf, sizeof(buf), "%s", arg);
-	char *save = NULL;
-	for (char *id = strtok_r(buf, ",", &save); id; id = strtok_r(NULL, ",", &save)) {
+	int n = arg_list(buf, ids, (int)(sizeof(ids) / sizeof(ids[0]))); /* an empty list: none (n < 0) */
+	for (int i = 0; i < n; i++) {
+		const char *id = ids[i];
 		bool old = false;
 		const struct doctor_rule *r = doctor_rule_find(id, &old);
 		if (!r)

@@ -9,12 +9,11 @@
 #include "cmd/opts.h"
 #include "core/base/stop.h"
 #include "core/kvm/kvm_delta.h"
+#include "core/kvm/kvm_watch.h"
 #include "core/kvm/kvm_pace.h"
-#include "io/run.h"
+#include "io/run.h" /* the test hook */
 #include "io/term.h"
-#include "out/json.h"
 #include "out/kvm_view.h"
-#include "out/table.h"
 
 #define MAX_FILTERS 64
 #define LOG_HEADER_EVERY 20
@@ -41,10 +40,8 @@ struct exits_opts {
 	double kvm_interval;     /* --kvm-interval: a QEMU 7.1-8.0's vCPU statistics at most this often */
 	char **command;
 	bool once, log; /* as given; mode says which runs */
+	struct kvm_watch watch; /* the above for the KVM reader */
 };
-
-/* ---- signals: stop the loops cleanly (terminal restored, nothing half printed) ---- */
-
 
 /* ---- options ---- */
 
@@ -179,37 +176,21 @@ static int exits_check(struct ctx *ctx, void *opts, int argc, char **argv)
 static const struct opts_spec exits_spec =
 	OPTS_SPEC_CHECKED(exits_opt_table, OPTS_REST | OPTS_HELP_ANYWAY, exits_help, exits_check);
 
-/* ---- which VMs and counters ---- */
-
-static bool vm_selected(const struct kvm_vm_sample *vm, void *data)
+/* Sleeps until the deadline (CLOCK_MONOTONIC seconds) or a stop; returns 'q' when q was typed on
+ * the live view's terminal (t NULL: no keys). */
+static int wait_key_until(const struct term *t, double deadline)
 {
-	const struct exits_opts *o = data;
-	for (size_t i = 0; i < o->nvm_names; i++)
-		if (vm->name[0] && !strcmp(vm->name, o->vm_names[i]))
-			return true;
-	for (size_t i = 0; i < o->npids; i++)
-		if (vm->pid == o->pids[i])
-			return true;
-	return false;
+	static const struct term none;
+	while (!stop_requested()) {
+		double left = deadline - clock_monotonic_seconds();
+		if (left <= 0)
+			return 0;
+		int key = term_key(t ? t : &none, (int)(left * 1000) + 1);
+		if (key == 'q' || key == 'Q')
+			return 'q';
+	}
+	return 0;
 }
-
-static bool field_selected(const char *name, void *data)
-{
-	const struct exits_opts *o = data;
-	return regexec(&o->fields, name, 0, NULL, 0) == 0;
-}
-
-static int build_delta(const struct kvm_reader *kr, const struct exits_opts *o, const struct kvm_sample *a,
-		       const struct kvm_sample *b, struct kvm_delta *ret)
-{
-	struct kvm_delta_filter f = {
-		.vm = o->nvm_names || o->npids ? vm_selected : NULL,
-		.counter = o->have_fields ? field_selected : NULL,
-		.data = (void *)o,
-	};
-	return kvm_delta_build(kr, a, b, &f, ret);
-}
-
 
 /* ---- running things: the test hook and -- CMD ---- */
 
@@ -257,26 +238,6 @@ static int no_match(const struct ctx *ctx, const struct exits_opts *o, const str
 		    b->nvms ? have : "none");
 }
 
-/* Runs -- CMD to its end; with --reasons its exit reasons are counted from before its exec, so a
- * VM it creates and ends between the two reads is counted too. Its status, or a negative errno. */
-static int run_command(const struct ctx *ctx, const struct exits_opts *o, struct kvm_reader *kr, double *ret_wall)
-{
-	struct io_run run;
-	int r = io_run_start(o->command, ctx->format == OUT_JSON, &run);
-	if (r < 0)
-		return r;
-	if (kvm_reader_follow(kr, run.pid, o->command[0]) == -ENOMEM) {
-		io_run_finish(&run, false);
-		return -ENOMEM;
-	}
-	stop_catch(true); /* like time(1): Ctrl-C goes to the command */
-	double start = clock_monotonic_seconds();
-	r = io_run_finish(&run, true);
-	*ret_wall = clock_monotonic_seconds() - start;
-	stop_catch(false);
-	return r;
-}
-
 static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_reader *kr)
 {
 	struct kvm_sample a, b;
@@ -287,7 +248,7 @@ static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_r
 	int rc = EXIT_OK, cmd_status = 0;
 	double wall = 0;
 	if (o->mode == MODE_COMMAND) {
-		cmd_status = run_command(ctx, o, kr, &wall);
+		cmd_status = kvm_watch_command(kr, o->command, ctx->format == OUT_JSON, &wall);
 		if (cmd_status < 0) {
 			kvm_sample_free(&a);
 			return fail(ctx, 127, "running the command", "%s: %s", o->command[0], strerror(-cmd_status));
@@ -305,7 +266,7 @@ static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_r
 		return read_failed(ctx, r);
 	}
 	struct kvm_delta rep;
-	if (build_delta(kr, o, &a, &b, &rep) < 0) {
+	if (kvm_watch_delta(kr, &o->watch, &a, &b, &rep) < 0) {
 		kvm_sample_free(&a);
 		kvm_sample_free(&b);
 		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
@@ -314,23 +275,11 @@ static int one_reading(struct ctx *ctx, const struct exits_opts *o, struct kvm_r
 		rc = no_match(ctx, o, &b);
 		goto out;
 	}
-	if (ctx->format == OUT_JSON) {
-		struct json j;
-		json_init(&j, stdout, false);
-		json_object_begin(&j, NULL);
-		kvm_view_json(&j, kr, &rep);
-		if (o->mode == MODE_COMMAND)
-			kvm_view_command_json(&j, o->command, cmd_status, wall);
-		json_object_end(&j);
-		json_finish(&j);
-	} else {
-		if (o->mode == MODE_COMMAND) {
-			char secs[32];
-			fmt_seconds(secs, sizeof(secs), wall);
-			fprintf(stdout, "command: %s ... exited with status %d after %s\n", o->command[0], cmd_status, secs);
-		}
-		kvm_view_once(stdout, kr, &rep, o->have_fields);
-	}
+	struct kvm_command_run run = {o->command, cmd_status, wall}, *cmd = o->mode == MODE_COMMAND ? &run : NULL;
+	if (ctx->format == OUT_JSON)
+		kvm_view_once_json(stdout, kr, &rep, cmd);
+	else
+		kvm_view_once(stdout, kr, &rep, o->have_fields, cmd);
 	if (o->mode == MODE_COMMAND)
 		rc = cmd_status;
 out:
@@ -360,20 +309,13 @@ static int log_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_read
 		}
 		struct kvm_delta rep;
 		struct kvm_log_cols cols = {0};
-		if (build_delta(kr, o, &a, &b, &rep) < 0 || kvm_log_columns(kr, &rep, o->have_fields, &cols) < 0) {
+		if (kvm_watch_delta(kr, &o->watch, &a, &b, &rep) < 0 || kvm_log_columns(kr, &rep, o->have_fields, &cols) < 0) {
 			kvm_sample_free(&b);
 			rc = fail(ctx, EXIT_FAIL, "output", "%s", strerror(ENOMEM));
 			break;
 		}
 		if (json) {
-			struct json j;
-			json_init(&j, stdout, false);
-			json_object_begin(&j, NULL);
-			json_double(&j, "time_unix", clock_wall_seconds());
-			kvm_view_json(&j, kr, &rep);
-			json_object_end(&j);
-			json_finish(&j);
-			fflush(stdout);
+			kvm_log_json(stdout, kr, &rep, clock_wall_seconds());
 		} else {
 			if (csv ? lines == 0 : lines % LOG_HEADER_EVERY == 0)
 				kvm_log_header(stdout, kr, &rep, &cols, csv);
@@ -414,14 +356,15 @@ static int live_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_rea
 			return read_failed(ctx, r);
 		}
 		struct kvm_delta rep;
-		if (build_delta(kr, o, &a, &b, &rep) < 0) {
+		if (kvm_watch_delta(kr, &o->watch, &a, &b, &rep) < 0) {
 			kvm_sample_free(&b);
 			rc = EXIT_FAIL;
 			break;
 		}
 		size_t cols, rows;
 		term_size(&term, &cols, &rows);
-		struct kvm_frame fr = {o->interval_seconds, cols, rows, term.tty_out, term.tty_in, o->have_fields};
+		struct kvm_frame fr = {clock_wall_seconds(), o->interval_seconds, cols, rows, term.tty_out, term.tty_in,
+				       o->have_fields};
 		kvm_view_frame(stdout, kr, &rep, &fr);
 		frames++;
 		kvm_delta_free(&rep);
@@ -434,35 +377,25 @@ static int live_mode(struct ctx *ctx, const struct exits_opts *o, struct kvm_rea
 	return rc;
 }
 
-int cmd_exits(struct ctx *ctx, int argc, char **argv)
+/* The KVM reader for the options, then the mode. */
+static int watch(struct ctx *ctx, struct exits_opts *o)
 {
-	struct exits_opts o = {.interval_seconds = 1.0, .kvm_interval = KVM_PACE_INTERVAL_SECONDS};
-	int rc = opts_parse(ctx, &exits_spec, argc, argv, &o);
-	if (rc != OPTS_GO) {
-		if (o.have_fields)
-			regfree(&o.fields);
-		return rc;
-	}
 	struct kvm_reader *kr = NULL;
 	enum kvm_avail why;
 	char qmp_why[400] = "";
-	o.reasons |= o.reasons_time;
-	unsigned flags = KVM_READ_QMP | (o.reasons ? KVM_READ_REASONS : 0) | (o.reasons_time ? KVM_READ_REASON_TIMES : 0) |
-			 (o.vcpu ? KVM_READ_VCPUS : 0);
-	int r = kvm_reader_open_with(&ctx->root, flags, &kr, &why);
-	for (size_t i = 0; r == 0 && i < o.nqmp; i++)
-		r = kvm_reader_qmp_socket(kr, o.qmp_pids[i], o.qmp_paths[i]);
-	if (r == 0)
-		r = kvm_reader_libvirt(kr, o.libvirt_uri, 750);
-	if (r == 0 && (o.mode == MODE_LIVE || o.mode == MODE_LOG)) /* two reads alone are never paced */
-		kvm_reader_pace(kr, o.kvm_interval);
-	/* -- CMD with --reasons counts the command by tracepoints, whatever debugfs and QMP give. */
-	if (r == 0 && !kvm_reader_has_debugfs(kr) && !(o.reasons && o.mode == MODE_COMMAND))
-		r = kvm_reader_probe(kr, o.nvm_names || o.npids ? vm_selected : NULL, &o, qmp_why, sizeof(qmp_why));
+	o->reasons |= o->reasons_time;
+	o->watch = (struct kvm_watch){
+		.vm_names = o->vm_names, .nvm_names = o->nvm_names, .pids = o->pids, .npids = o->npids,
+		.fields = o->have_fields ? &o->fields : NULL,
+		.read_flags = KVM_READ_QMP | (o->reasons ? KVM_READ_REASONS : 0) | (o->reasons_time ? KVM_READ_REASON_TIMES : 0) |
+			      (o->vcpu ? KVM_READ_VCPUS : 0),
+		.qmp_pids = o->qmp_pids, .qmp_paths = o->qmp_paths, .nqmp = o->nqmp, .libvirt_uri = o->libvirt_uri,
+		.pace_seconds = o->mode == MODE_LIVE || o->mode == MODE_LOG ? o->kvm_interval : -1, /* two reads: never */
+		/* -- CMD with --reasons counts the command by tracepoints, whatever debugfs and QMP give. */
+		.probe = !(o->reasons && o->mode == MODE_COMMAND),
+	};
+	int r = kvm_watch_open(&ctx->root, &o->watch, &kr, &why, qmp_why, sizeof(qmp_why)), rc = EXIT_OK;
 	if (r < 0) {
-		kvm_reader_close(kr);
-		if (o.have_fields)
-			regfree(&o.fields);
 		if (why == KVM_DENIED)
 			return fail(ctx, EXIT_NOPERM, "reading KVM counters", "%s%s", kvm_avail_hint(why), qmp_why);
 		if (r == -ENOENT)
@@ -475,13 +408,22 @@ int cmd_exits(struct ctx *ctx, int argc, char **argv)
 		warn(ctx, "%s; reading the VMs through their QMP sockets", kvm_avail_hint(why));
 	stop_clear();
 	stop_catch(false);
-	switch (o.mode) {
+	switch (o->mode) {
 	case MODE_ONCE:
-	case MODE_COMMAND: rc = one_reading(ctx, &o, kr); break;
-	case MODE_LOG: rc = log_mode(ctx, &o, kr); break;
-	case MODE_LIVE: rc = live_mode(ctx, &o, kr); break;
+	case MODE_COMMAND: rc = one_reading(ctx, o, kr); break;
+	case MODE_LOG: rc = log_mode(ctx, o, kr); break;
+	case MODE_LIVE: rc = live_mode(ctx, o, kr); break;
 	}
 	kvm_reader_close(kr);
+	return rc;
+}
+
+int cmd_exits(struct ctx *ctx, int argc, char **argv)
+{
+	struct exits_opts o = {.interval_seconds = 1.0, .kvm_interval = KVM_PACE_INTERVAL_SECONDS};
+	int rc = opts_parse(ctx, &exits_spec, argc, argv, &o);
+	if (rc == OPTS_GO)
+		rc = watch(ctx, &o);
 	if (o.have_fields)
 		regfree(&o.fields);
 	return rc;

@@ -1,25 +1,22 @@
-/* vmhost ksm sweep: for each pages_to_scan/sleep_millisecs setting, unmerge, start, time full
- * scans, measure ksmd CPU and savings; every setting is restored at the end or on a signal. */
+/* vmhost ksm sweep: options, the KSM lock around the experiment (core/bench/ksm_sweep.h: per
+ * pages_to_scan/sleep_millisecs setting, unmerge, start, time full scans, ksmd CPU and savings),
+ * and its table and chart; every setting is restored at the end or on a signal. */
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/experiment.h"
 #include "cmd/opts.h"
 #include "core/base/stop.h"
+#include "core/bench/ksm_sweep.h"
 #include "core/tune/ksm_guard.h"
-#include "core/tune/ksm_rates.h"
+#include "out/fmt.h"
 #include "out/json.h"
 #include "out/svg.h"
 #include "out/table.h"
-#include "core/base/stats.h"
-#include "core/model/host.h"
-
-#define MAX_SETTINGS 32
 
 static void ksm_sweep_help(void)
 {
@@ -40,17 +37,6 @@ static void ksm_sweep_help(void)
 	       "when it ends, fails or is interrupted. Needs root (exit 77 without).\n");
 }
 
-struct sweep_result {
-	int64_t pages_to_scan, sleep_millisecs;
-	int scans;              /* full scans measured */
-	double scan_seconds;    /* median; NaN when none */
-	double scan_min, scan_max;
-	double ksmd_cpu_percent;
-	double pages_per_second;
-	maybe_i64 saved_bytes, general_profit;
-	bool timed_out;
-};
-
 enum { S_SETTING, S_PAGES, S_SLEEP, S_SCANS, S_SCAN, S_SCAN_MIN, S_SCAN_MAX, S_CPU, S_RATE, S_SAVED, S_PROFIT,
        S_TIMEOUT, S_NCOLS };
 static const struct col sweep_cols[S_NCOLS] = {
@@ -68,67 +54,12 @@ static const struct col sweep_cols[S_NCOLS] = {
 	[S_TIMEOUT] = {"timed_out", "TIMED OUT", COL_STR, COL_JSON_ONLY, 0},
 };
 
-/* run=2 and wait until nothing is merged (or 120 s). */
-static int unmerge(struct ksm_sampler *sm) { return ksm_unmerge_wait(sm, 120, 0.1, stop_flag()); }
-
-static int measure(struct ksm_sampler *sm, int nscans, double timeout, struct sweep_result *res)
-{
-	int r = ksm_guard_set_int("pages_to_scan", res->pages_to_scan);
-	if (!r)
-		r = ksm_guard_set_int("sleep_millisecs", res->sleep_millisecs);
-	if (r < 0)
-		return r;
-	struct ksm_sample first, s;
-	if (ksm_sample_take(sm, &first) < 0)
-		return -ENOENT;
-	if ((r = ksm_guard_set_int("run", 1)) < 0)
-		return r;
-	first.t = clock_monotonic_seconds();
-	double times[256], last_end = first.t;
-	int64_t scans0 = first.k.full_scans.v;
-	res->scans = 0;
-	s = first;
-	while (!stop_requested() && res->scans < nscans) {
-		if (clock_monotonic_seconds() - first.t > timeout) {
-			res->timed_out = true;
-			break;
-		}
-		sleep_for(0.05);
-		if (ksm_sample_take(sm, &s) < 0)
-			return -ENOENT;
-		int64_t done = s.k.full_scans.v - scans0;
-		if (done > res->scans) {
-			/* Several scans ending within one poll share its time evenly. */
-			double each = (s.t - last_end) / (double)(done - res->scans);
-			while (res->scans < done && res->scans < nscans)
-				times[res->scans++] = each;
-			last_end = s.t;
-		}
-	}
-	if (stop_requested())
-		return -EINTR;
-	struct ksm_rates rates;
-	ksm_rates_compute(&first, &s, host_page_size(), NULL, &rates);
-	res->ksmd_cpu_percent = rates.ksmd_cpu_percent;
-	res->pages_per_second = rates.pages_scanned_per_second;
-	res->saved_bytes = rates.saved_bytes;
-	res->general_profit = rates.general_profit;
-	res->scan_seconds = res->scan_min = res->scan_max = NAN;
-	if (res->scans > 0) {
-		sort_doubles(times, (size_t)res->scans);
-		res->scan_min = times[0];
-		res->scan_max = times[res->scans - 1];
-		res->scan_seconds = median(times, (size_t)res->scans);
-	}
-	return 0;
-}
-
 /* Scan time against ksmd CPU: one point per setting, labelled with the setting and its savings. */
-static int write_svg(const struct sweep_result *res, int n, const char *path)
+static int write_svg(const struct ksm_sweep_result *res, int n, const char *path)
 {
-	double cpu[MAX_SETTINGS], scan[MAX_SETTINGS], xmax = 0, ymax = 0;
-	char labels[MAX_SETTINGS][64];
-	const char *label_of[MAX_SETTINGS];
+	double cpu[KSM_SWEEP_MAX_SETTINGS], scan[KSM_SWEEP_MAX_SETTINGS], xmax = 0, ymax = 0;
+	char labels[KSM_SWEEP_MAX_SETTINGS][64];
+	const char *label_of[KSM_SWEEP_MAX_SETTINGS];
 	for (int i = 0; i < n; i++) {
 		char saved[32] = "n/a";
 		if (res[i].saved_bytes.known)
@@ -171,23 +102,23 @@ struct sweep_opts {
 
 static const struct opt sweep_opt_table[] = {
 	{OPT("settings", 's', OPT_STRING), OPT_AT(struct sweep_opts, settings)},
-	{OPT("scans", 'n', OPT_COUNT), OPT_AT(struct sweep_opts, nscans), .lo = 1, .hi = 256,
-	 .error = "--scans takes 1 to 256, not '%s'"},
+	{OPT("scans", 'n', OPT_COUNT), OPT_AT(struct sweep_opts, nscans), .lo = 1, .hi = KSM_SWEEP_MAX_SCANS,
+	 .error = "--scans takes 1 to " OPT_TEXT(KSM_SWEEP_MAX_SCANS) ", not '%s'"},
 	{OPT("svg", 'g', OPT_STRING), OPT_AT(struct sweep_opts, svg)},
 	{OPT("timeout", 't', OPT_SECONDS), OPT_AT(struct sweep_opts, timeout), .error = "--timeout takes seconds, not '%s'"},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
 /* --settings into res and its count: EXIT_OK, or the exit code of a usage error. */
-static int parse_settings(struct ctx *ctx, const char *settings, struct sweep_result *res, int *ret_n)
+static int parse_settings(struct ctx *ctx, const char *settings, struct ksm_sweep_result *res, int *ret_n)
 {
 	if (!settings)
 		return usage_error(ctx, "--settings P/S[,P/S...] is required (e.g. 100/20,100/120)");
-	char *items[MAX_SETTINGS];
-	int n = arg_list((char *)settings, items, MAX_SETTINGS); /* argv's own words, split in place */
+	char *items[KSM_SWEEP_MAX_SETTINGS];
+	int n = arg_list((char *)settings, items, KSM_SWEEP_MAX_SETTINGS); /* argv's own words, split in place */
 	if (n < 0)
-		return usage_error(ctx, "--settings takes at most %d comma-separated P/S items", MAX_SETTINGS);
-	memset(res, 0, sizeof(*res) * MAX_SETTINGS);
+		return usage_error(ctx, "--settings takes at most %d comma-separated P/S items", KSM_SWEEP_MAX_SETTINGS);
+	memset(res, 0, sizeof(*res) * KSM_SWEEP_MAX_SETTINGS);
 	for (int i = 0; i < n; i++) {
 		char *end;
 		long p = strtol(items[i], &end, 10), s = -1;
@@ -207,9 +138,16 @@ static int parse_settings(struct ctx *ctx, const char *settings, struct sweep_re
 	return EXIT_OK;
 }
 
-/* Under the KSM lock and guard: each setting after an unmerge, then every setting restored.
- * EXIT_OK with the count of settings measured, or the exit code after a printed error. */
-static int sweep(struct ctx *ctx, const struct sweep_opts *o, struct sweep_result *res, int n, int *ret_done)
+static void progress(const struct ksm_sweep_result *setting, void *arg)
+{
+	const struct sweep_opts *o = arg;
+	fprintf(stderr, "vmhost: ksm sweep: %lld/%lld: unmerging, then %d full scan%s\n", (long long)setting->pages_to_scan,
+		(long long)setting->sleep_millisecs, o->nscans, o->nscans == 1 ? "" : "s");
+}
+
+/* Under the KSM lock and guard: the experiment, then every setting restored. EXIT_OK with the
+ * count of settings measured, or the exit code after a printed error. */
+static int sweep(struct ctx *ctx, const struct sweep_opts *o, struct ksm_sweep_result *res, int n, int *ret_done)
 {
 	struct ksm_sampler sm;
 	struct ksm_sample s0;
@@ -219,35 +157,20 @@ static int sweep(struct ctx *ctx, const struct sweep_opts *o, struct sweep_resul
 	r = ksm_take_control(ctx, stop_handler);
 	if (r != EXIT_OK)
 		return r;
-	/* The advisor owns pages_to_scan while active. */
-	if (s0.k.advisor_mode[0] && strcmp(s0.k.advisor_mode, "none"))
-		r = ksm_guard_set("advisor_mode", "none");
-	int done = 0;
-	for (int i = 0; i < n && !stop_requested() && r >= 0; i++) {
-		if (ctx->format == OUT_HUMAN)
-			fprintf(stderr, "vmhost: ksm sweep: %lld/%lld: unmerging, then %d full scan%s\n",
-				(long long)res[i].pages_to_scan, (long long)res[i].sleep_millisecs, o->nscans,
-				o->nscans == 1 ? "" : "s");
-		if ((r = unmerge(&sm)) < 0)
-			break;
-		if ((r = measure(&sm, o->nscans, o->timeout, &res[i])) < 0)
-			break;
-		done++;
-	}
+	r = ksm_sweep_run(&sm, &s0, res, n, o->nscans, o->timeout, ctx->format == OUT_HUMAN ? progress : NULL, (void *)o,
+			  ret_done);
 	int rr = ksm_guard_end();
 	ksm_unlock();
 	if (stop_requested())
 		return fail(ctx, 128 + stop_requested(), "interrupted", "%s; every KSM setting restored", strsignal(stop_requested()));
 	if (r < 0)
-		return fail(ctx, exit_code_for(r), "sweep", "%s (settings restored)",
-			    strerror(-r));
+		return fail(ctx, exit_code_for(r), "sweep", "%s (settings restored)", strerror(-r));
 	if (rr < 0)
 		return fail(ctx, EXIT_FAIL, "restoring KSM settings", "%s", strerror(-rr));
-	*ret_done = done;
 	return EXIT_OK;
 }
 
-static int print_sweep(struct ctx *ctx, const struct sweep_result *res, int done, int nscans)
+static int print_sweep(struct ctx *ctx, const struct ksm_sweep_result *res, int done, int nscans)
 {
 	struct table *t = table_new(sweep_cols, S_NCOLS);
 	if (!t)
@@ -296,7 +219,7 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc != OPTS_GO)
 		return rc;
-	struct sweep_result res[MAX_SETTINGS];
+	struct ksm_sweep_result res[KSM_SWEEP_MAX_SETTINGS];
 	int n = 0, done = 0;
 	if ((rc = parse_settings(ctx, o.settings, res, &n)) != EXIT_OK)
 		return rc;

@@ -16,7 +16,7 @@
 #include "core/tune/tuner.h"
 #include "core/tune/tuner_daemon.h"
 #include "out/json.h"
-#include "out/table.h"
+#include "out/fmt.h"
 #include "parse/ini.h"
 #include "core/model/host.h"
 

@@ -9,6 +9,7 @@
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_halt.h"
 #include "core/model/survey.h"
+#include "out/fmt.h"
 #include "out/vm_table.h"
 
 struct mem_opts {

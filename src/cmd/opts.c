@@ -2,11 +2,115 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/base/convert.h"
+#include "parse/sketch_file.h"
 
 #define MAX_OPTS 32
 #define LONG_ONLY 256 /* getopt_long's value for a long-only option: LONG_ONLY + its index */
+
+int arg_seconds(const char *s, double *ret)
+{
+	double v;
+	if (convert_number(s, 0, 1e7, &v) < 0 || v <= 0)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
+/* arg_seconds, or "0". */
+static int arg_seconds0(const char *s, double *ret)
+{
+	if (!strcmp(s, "0")) {
+		*ret = 0;
+		return 0;
+	}
+	return arg_seconds(s, ret);
+}
+
+int arg_size(const char *s, uint64_t *ret)
+{
+	char *end;
+	errno = 0;
+	if (!*s || *s == '-')
+		return -EINVAL;
+	double v = strtod(s, &end);
+	if (errno || end == s || v < 0)
+		return -EINVAL;
+	double mult = 1;
+	switch (*end) {
+	case 'k': case 'K': mult = 1024.0; end++; break;
+	case 'm': case 'M': mult = 1024.0 * 1024; end++; break;
+	case 'g': case 'G': mult = 1024.0 * 1024 * 1024; end++; break;
+	case 't': case 'T': mult = 1024.0 * 1024 * 1024 * 1024; end++; break;
+	default: break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (*end || v * mult >= 9.2e18)
+		return -EINVAL;
+	*ret = (uint64_t)(v * mult);
+	return 0;
+}
+
+int arg_pid(const char *s, int *ret)
+{
+	int64_t v;
+	if (convert_whole(s, 1, 0x3fffffff, &v) < 0)
+		return -EINVAL;
+	*ret = (int)v;
+	return 0;
+}
+
+int arg_count(const char *s, long *ret)
+{
+	int64_t v;
+	if (convert_whole(s, 1, LONG_MAX, &v) < 0)
+		return -EINVAL;
+	*ret = (long)v;
+	return 0;
+}
+
+int arg_pid_path(const char *s, int *ret_pid, const char **ret_path)
+{
+	const char *eq = strchr(s, '=');
+	char pid[16];
+	if (!eq || eq == s || (size_t)(eq - s) >= sizeof(pid) || !eq[1])
+		return -EINVAL;
+	snprintf(pid, sizeof(pid), "%.*s", (int)(eq - s), s);
+	if (arg_pid(pid, ret_pid) < 0)
+		return -EINVAL;
+	*ret_path = eq + 1;
+	return 0;
+}
+
+int arg_list(char *s, char **items, int max)
+{
+	int n = 0;
+	for (char *save = NULL, *tok = strtok_r(s, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (n == max)
+			return -EINVAL;
+		items[n++] = tok;
+	}
+	return n > 0 ? n : -EINVAL;
+}
+
+int opt_sample_rate(struct ctx *ctx, const char *arg, long *ret)
+{
+	long n;
+	const char *s = strncmp(arg, "1/", 2) ? arg : arg + 2;
+	if (arg_count(s, &n) < 0 || n > (long)SKETCH_FILE_SAMPLE_MAX)
+		return usage_error(ctx, "--sample takes 1/N with N from 1 to %u (e.g. 1/64), not '%s'",
+				   SKETCH_FILE_SAMPLE_MAX, arg);
+	*ret = n;
+	return EXIT_OK;
+}
 
 static bool takes_argument(const struct opt *o) { return o->kind != OPT_FLAG && o->kind != OPT_HELP; }
 
@@ -91,7 +195,7 @@ static int convert(const struct opt *o, const char *arg, void *field)
 		store_double(field, o, d);
 		return 0;
 	case OPT_NUMBER:
-		if (arg_number(arg, o->lo, o->hi, &d) < 0)
+		if (convert_number(arg, o->lo, o->hi, &d) < 0)
 			return -EINVAL;
 		store_double(field, o, d);
 		return 0;
@@ -141,6 +245,17 @@ int opt_regex_once(struct ctx *ctx, const char *name, const char *arg, regex_t *
 	return EXIT_OK;
 }
 
+/* The usage error of a refused value: the table's text with the argument at its "%s". The text is
+ * not a format: any other '%' in it prints as it is. */
+static int value_refused(struct ctx *ctx, const struct opt *o, const char *arg)
+{
+	const char *error = o->error ? o->error : "an unfit value '%s'";
+	const char *at = strstr(error, "%s");
+	if (!at)
+		return usage_error(ctx, "%s", error);
+	return usage_error(ctx, "%.*s%s%s", (int)(at - error), error, arg, at + 2);
+}
+
 /* The options, stored: EXIT_OK, or the exit code of a usage error. */
 static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc, char **argv, void *opts,
 			bool *ret_help)
@@ -162,7 +277,7 @@ static int read_options(struct ctx *ctx, const struct opts_spec *spec, int argc,
 			continue;
 		}
 		if (convert(o, optarg, (char *)opts + o->offset) < 0)
-			return usage_error(ctx, o->error, optarg);
+			return value_refused(ctx, o, optarg);
 		int rc = o->call ? o->call(ctx, opts, optarg) : EXIT_OK;
 		if (rc != EXIT_OK)
 			return rc;

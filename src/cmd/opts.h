@@ -1,25 +1,38 @@
 /* One way to read a command's options. Each command declares a table: per option its long name,
  * short letter, kind of argument, the field of the command's options struct the value goes to,
  * and the usage error for a value it refuses. opts_parse builds getopt_long's string and long
- * options from the table, converts each value with the arg_* helpers (cmd/cmd.h) and stores it. */
+ * options from the table, converts each value with the arg_* helpers below and stores it. */
 #ifndef VMHOST_CMD_OPTS_H
 #define VMHOST_CMD_OPTS_H
 
 #include <stdbool.h>
 #include <regex.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #include "cmd/cmd.h"
+
+/* Argument values shared by all commands: what each kind of option accepts. Each returns 0 or -EINVAL. */
+int arg_seconds(const char *s, double *ret);       /* "1", "0.5": above 0, at most 1e7 */
+int arg_size(const char *s, uint64_t *ret);        /* "256M", "1G", "1.5GiB", bytes without suffix */
+int arg_pid(const char *s, int *ret);
+int arg_count(const char *s, long *ret);           /* a positive whole number */
+int arg_pid_path(const char *s, int *ret_pid, const char **ret_path); /* "PID=PATH" */
+/* Splits a comma-separated list in place (empty items skipped); returns the count, or -EINVAL for
+ * none or more than max. */
+int arg_list(char *s, char **items, int max);
+/* A --sample option's "1/N" or "N" into *ret. EXIT_OK or EXIT_USAGE. */
+int opt_sample_rate(struct ctx *ctx, const char *arg, long *ret);
 
 enum opt_kind {
 	OPT_FLAG,     /* no argument: the bool field becomes true */
 	OPT_HELP,     /* --help: the spec's help is printed, and the command does not run */
 	OPT_STRING,   /* the argument as given (a const char * field) */
 	OPT_SECONDS,  /* arg_seconds, then at least lo and at most hi (hi 0: arg_seconds' own bound) */
-	OPT_SECONDS0, /* arg_seconds0: the same, or "0" */
+	OPT_SECONDS0, /* the same, or "0" */
 	OPT_COUNT,    /* arg_count, then at least lo and at most hi (hi 0: no bound) */
-	OPT_NUMBER,   /* arg_number: a finite number from lo to hi */
+	OPT_NUMBER,   /* a finite number from lo to hi (core/base/convert.h) */
 	OPT_SIZE,     /* arg_size, at least lo bytes */
 	OPT_CALL,     /* an argument for call() alone */
 };

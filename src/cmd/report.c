@@ -1,5 +1,5 @@
 /* vmhost report: one self-contained HTML file (inline SVG and CSS) from the recorded history.
- * The series come from store/store_series.h, the page's sections from out/report_html.h. */
+ * The series come from store/store_series.h, the page's sections from out/report/report_html.h. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,8 +11,8 @@
 #include "core/model/host.h"
 #include "io/file.h"
 #include "out/json.h"
-#include "out/report_html.h"
-#include "out/report_share.h"
+#include "out/report/report_html.h"
+#include "out/report/report_share.h"
 #include "store/store_growth.h"
 #include "store/store_series.h"
 #include "store/store_share.h"

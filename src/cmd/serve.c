@@ -11,6 +11,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/secret_file.h"
 #include "core/kvm/kvm_host.h"
 #include "core/kvm/kvm_pace.h"
 #include "core/sample/sampler_feed.h"

@@ -10,14 +10,16 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "cmd/secret_file.h"
+#include "core/base/siphash.h"
 #include "core/base/stop.h"
 #include "core/model/survey.h"
 #include "core/share/share_run.h"
 #include "core/share/sketch.h"
 #include "core/share/fleet.h"
+#include "core/share/share_saved.h"
 #include "io/file.h"
-#include "out/json.h"
-#include "out/table.h"
+#include "out/share_view.h"
 #include "store/store_share.h"
 
 #define SHARE_MAX_PIDS 256
@@ -57,8 +59,8 @@ static const struct opt share_opt_table[] = {
 static void share_help(void)
 {
 	printf("usage: vmhost share [--pid PID]... [--sample 1/N] [--cpu-budget PCT] [--key-file FILE] [--db FILE]\n"
-	       "                    [--out FILE] [--json]\n"
-	       "       vmhost share plan (--sketch FILE | --from URL)... [--vm NAME] [--json]\n"
+	       "                    [--out FILE] [--json|--csv]\n"
+	       "       vmhost share plan (--sketch FILE | --from URL)... [--vm NAME] [--json|--csv]\n"
 	       "\n"
 	       "Reads each VM's guest RAM (never writing it; root or CAP_SYS_PTRACE), hashes every resident\n"
 	       "4 KiB page with a keyed hash, keeps the pages whose hash is in the lowest 1/N of the hash\n"
@@ -76,7 +78,8 @@ static void share_help(void)
 	       "  --db FILE         keep the map in this database for 'vmhost report' (default ./vmhost.db,\n"
 	       "                    record's; written beside a running recorder)\n"
 	       "  --out FILE        also write the sketches there (with the host's MemTotal and\n"
-	       "                    MemAvailable and the key's fingerprint), for 'vmhost share plan'\n"
+	       "                    MemAvailable and the key's fingerprint), for 'vmhost share plan'\n"	       "  --json            the map as one JSON document; --csv: its table, a row per VM (the\n"
+	       "                    VMs it shares with as JSON text)\n"
 	       "\n"
 	       "A sketch read only in part (the VM exited, a RAM mapping went away, no permission) is\n"
 	       "marked partial with its reason. What a sketch reveals, and what not: docs/share.md.\n");
@@ -89,113 +92,6 @@ static void progress(void *arg, const struct sketch *s)
 		(long long)(s->pages * SKETCH_PAGE_BYTES >> 20));
 }
 
-static void vm_json(struct json *j, const struct sketch *s, size_t n, const struct share_map *m, size_t i)
-{
-	const struct share_vm *v = &m->vms[i];
-	json_object_begin(j, NULL);
-	json_int(j, "pid", s[i].pid);
-	json_string(j, "name", s[i].name[0] ? s[i].name : NULL);
-	json_int(j, "pages", s[i].pages);
-	json_int(j, "ram_pages", s[i].ram_pages);
-	json_int(j, "zero_pages", s[i].zero_pages);
-	json_int(j, "zero_mapped_pages", s[i].zero_mapped_pages);
-	json_int(j, "ksm_zero_pages", s[i].ksm_zero_pages);
-	json_int(j, "self_shared_pages", v->self_shared_pages);
-	json_int(j, "unique_pages", v->unique_pages);
-	json_array_begin(j, "shared_with");
-	for (size_t k = 0; k < n; k++) {
-		if (k == i || !v->shared_with[k])
-			continue;
-		json_object_begin(j, NULL);
-		json_int(j, "pid", s[k].pid);
-		json_string(j, "name", s[k].name[0] ? s[k].name : NULL);
-		json_int(j, "pages", v->shared_with[k]);
-		json_object_end(j);
-	}
-	json_array_end(j);
-	json_int(j, "sample", (int64_t)s[i].sample_n);
-	json_int(j, "sketch_hashes", (int64_t)s[i].nhashes);
-	json_int(j, "sketch_bytes", (int64_t)sketch_bytes(&s[i]));
-	json_int(j, "error_bound_pages", v->error_bound_pages);
-	json_bool(j, "partial", s[i].gap != SKETCH_COMPLETE);
-	json_string(j, "partial_reason", sketch_gap_name(s[i].gap));
-	json_double(j, "cpu_seconds", s[i].cpu_seconds);
-	json_double(j, "wall_seconds", s[i].wall_seconds);
-	json_object_end(j);
-}
-
-/* What is saved now, against what the map says could be: KSM's pages_sharing, and the VMs' empty
- * pages on the zero page (KSM's ksm_zero_pages among them, and those the kernel freed when it
- * split a huge page, which no KSM counter shows). Unknown without KSM's counters. */
-static maybe_i64 saved_now_bytes(const struct share_map *m, const struct host *h)
-{
-	const maybe_i64 sharing = h->ksm.pages_sharing;
-	if (!h->ksm.present || !sharing.known)
-		return UNKNOWN;
-	return MAYBE((sharing.v + m->zero_mapped_pages) * h->page_size_bytes);
-}
-
-static void share_json(const struct sketch *s, size_t n, const struct share_map *m, const struct host *h)
-{
-	struct json j;
-	json_init(&j, stdout, false);
-	json_object_begin(&j, NULL);
-	json_array_begin(&j, "vms");
-	for (size_t i = 0; i < n; i++)
-		vm_json(&j, s, n, m, i);
-	json_array_end(&j);
-	json_object_begin(&j, "host");
-	json_int(&j, "pages", m->pages);
-	json_int(&j, "zero_pages", m->zero_pages);
-	json_int(&j, "zero_mapped_pages", m->zero_mapped_pages);
-	json_int(&j, "mergeable_savings_bytes", m->mergeable_pages * h->page_size_bytes);
-	json_maybe(&j, "saved_bytes", saved_now_bytes(m, h));
-	json_maybe(&j, "ksm_saved_bytes", ksm_saved_bytes(&h->ksm, h->page_size_bytes));
-	json_object_end(&j);
-	json_object_end(&j);
-	json_finish(&j);
-}
-
-static void bytes_of_pages(char *buf, size_t cap, int64_t pages, int64_t page_size)
-{
-	fmt_bytes(buf, cap, pages * page_size);
-}
-
-static void share_human(const struct sketch *s, size_t n, const struct share_map *m, const struct host *h)
-{
-	int64_t ps = h->page_size_bytes;
-	char a[32], b[32], c[32], d[32], e[32];
-	printf("%-7s %-16s %10s %10s %10s %10s %10s  %s\n", "PID", "NAME", "READ", "ZERO", "SELF", "UNIQUE", "+-",
-	       "SKETCH");
-	for (size_t i = 0; i < n; i++) {
-		const struct share_vm *v = &m->vms[i];
-		bytes_of_pages(a, sizeof(a), s[i].pages, ps);
-		bytes_of_pages(b, sizeof(b), s[i].zero_pages, ps);
-		bytes_of_pages(c, sizeof(c), v->self_shared_pages, ps);
-		bytes_of_pages(d, sizeof(d), v->unique_pages, ps);
-		bytes_of_pages(e, sizeof(e), v->error_bound_pages, ps);
-		printf("%-7d %-16.16s %10s %10s %10s %10s %10s  %zu KiB, 1/%llu%s%s\n", (int)s[i].pid,
-		       s[i].name[0] ? s[i].name : "-", a, b, c, d, e, sketch_bytes(&s[i]) >> 10,
-		       (unsigned long long)s[i].sample_n, s[i].gap ? ", PARTIAL: " : "",
-		       s[i].gap ? sketch_gap_name(s[i].gap) : "");
-	}
-	printf("\nshared between VMs (the first VM's pages whose content the second holds):\n");
-	for (size_t i = 0; i < n; i++)
-		for (size_t k = 0; k < n; k++)
-			if (k != i && m->vms[i].shared_with[k]) {
-				bytes_of_pages(a, sizeof(a), m->vms[i].shared_with[k], ps);
-				printf("  %-16.16s with %-16.16s %10s\n", s[i].name[0] ? s[i].name : "-",
-				       s[k].name[0] ? s[k].name : "-", a);
-			}
-	bytes_of_pages(a, sizeof(a), m->mergeable_pages, ps);
-	bytes_of_pages(c, sizeof(c), m->zero_mapped_pages, ps);
-	maybe_i64 now = saved_now_bytes(m, h);
-	if (now.known)
-		fmt_bytes(b, sizeof(b), now.v);
-	printf("\nhost: KSM could save %s with every VM merged; %s is saved now (%s of it empty pages already\n"
-	       "      on the zero page)\n", a, now.known ? b : "n/a", c);
-}
-
 /* Keeps the map in --db for the report; a database that cannot take it is a warning, the map is
  * printed all the same. */
 static void share_store(struct ctx *ctx, const struct share_opts *o, const struct sketch *s, size_t n,
@@ -203,7 +99,7 @@ static void share_store(struct ctx *ctx, const struct share_opts *o, const struc
 {
 	struct share_run run;
 	struct store *db = NULL;
-	int r = share_run_of(s, n, m, clock_wall_seconds(), h->page_size_bytes, saved_now_bytes(m, h), &run);
+	int r = share_run_of(s, n, m, clock_wall_seconds(), h->page_size_bytes, share_saved_now_bytes(m, h), &run);
 	if (r == 0) {
 		r = store_open_side(o->db, &db);
 		if (r == 0)
@@ -213,7 +109,7 @@ static void share_store(struct ctx *ctx, const struct share_opts *o, const struc
 	}
 	if (r < 0)
 		warn(ctx, "the sharing map is not kept in %s: %s", o->db, store_strerror(r));
-	else if (ctx->format != OUT_JSON)
+	else if (ctx->format == OUT_HUMAN)
 		printf("\nkept in %s: 'vmhost report --db %s' draws it\n", o->db, o->db);
 }
 
@@ -257,19 +153,20 @@ static int share_report(struct ctx *ctx, const struct share_opts *o, struct sket
 		return fail(ctx, EXIT_NOPERM, "reading guest RAM", "no permission: run as root (or with CAP_SYS_PTRACE)");
 	bool zero_free = host->ksm.use_zero_pages.known && host->ksm.use_zero_pages.v == 1;
 	struct share_map m;
-	int r = share_map_build(s, n, zero_free, &m);
+	int r = share_map_build(s, n, zero_free, &m), rc = EXIT_OK;
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "sharing map", "%s", strerror(-r));
-	if (ctx->format == OUT_JSON)
-		share_json(s, n, &m, host);
-	else if (!n)
+	struct share_view v = {.sketches = s, .n = n, .map = &m, .page_size_bytes = host->page_size_bytes,
+			       .saved_now_bytes = share_saved_now_bytes(&m, host),
+			       .ksm_saved_bytes = ksm_saved_bytes(&host->ksm, host->page_size_bytes)};
+	if (!n && ctx->format == OUT_HUMAN)
 		printf("no VMs found (QEMU, cloud-hypervisor, firecracker, crosvm); --pid PID adds any process\n");
-	else
-		share_human(s, n, &m, host);
-	if (n)
+	else if ((r = share_view_print(stdout, (enum doc_form)ctx->format, &v)) < 0)
+		rc = fail(ctx, EXIT_FAIL, "output", "%s", strerror(-r));
+	if (n && rc == EXIT_OK)
 		share_store(ctx, o, s, n, &m, host);
 	share_map_free(&m);
-	return EXIT_OK;
+	return rc;
 }
 
 int cmd_share_map(struct ctx *ctx, int argc, char **argv)

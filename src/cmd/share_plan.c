@@ -9,14 +9,12 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
-#include "io/peer/tls_lib.h"
+#include "cmd/secret_file.h"
 #include "core/share/fleet.h"
 #include "io/file.h"
-#include "io/peer/http.h"
-#include "io/secret.h"
-#include "out/json.h"
-#include "out/table.h"
-#include "net/http_url.h"
+#include "io/peer/http_get.h"
+#include "out/share_view.h"
+#include "parse/http/http_url.h"
 
 #define PLAN_MAX_HOSTS 64
 #define SKETCH_MAX_BYTES (1024u << 20)
@@ -33,12 +31,8 @@ struct plan_opts {
 	struct plan_source sources[PLAN_MAX_HOSTS];
 	size_t nsources;
 	const char *vm;
-	double timeout;
-	const char *ca_file, *cert_file, *key_file;
 	const char *auth_file;
-	struct http_url auth; /* --auth-file's user and password (the rest unused): for URLs without */
-	struct io_tls tls; /* the files' contents, read once before the first https:// URL */
-	bool tls_read;
+	struct io_http_get get; /* --timeout, --ca-file, --cert, --key; --auth-file's user and password */
 };
 
 static int add_source(struct ctx *ctx, void *opts, const char *arg, bool url)
@@ -61,11 +55,11 @@ static const struct opt plan_opt_table[] = {
 	{OPT("sketch", 's', OPT_CALL), .call = opt_sketch},
 	{OPT("from", 'f', OPT_CALL), .call = opt_from},
 	{OPT("vm", 'v', OPT_STRING), OPT_AT(struct plan_opts, vm)},
-	{OPT("ca-file", 0, OPT_STRING), OPT_AT(struct plan_opts, ca_file)},
-	{OPT("cert", 0, OPT_STRING), OPT_AT(struct plan_opts, cert_file)},
-	{OPT("key", 0, OPT_STRING), OPT_AT(struct plan_opts, key_file)},
+	{OPT("ca-file", 0, OPT_STRING), OPT_AT(struct plan_opts, get.ca_file)},
+	{OPT("cert", 0, OPT_STRING), OPT_AT(struct plan_opts, get.cert_file)},
+	{OPT("key", 0, OPT_STRING), OPT_AT(struct plan_opts, get.key_file)},
 	{OPT("auth-file", 0, OPT_STRING), OPT_AT(struct plan_opts, auth_file)},
-	{OPT("timeout", 't', OPT_SECONDS), OPT_AT(struct plan_opts, timeout), .lo = 1, .hi = 3600,
+	{OPT("timeout", 't', OPT_SECONDS), OPT_AT(struct plan_opts, get.timeout_seconds), .lo = 1, .hi = 3600,
 	 .error = "--timeout takes seconds from 1 to 3600, not '%s'"},
 	{OPT("help", 'h', OPT_HELP)},
 };
@@ -73,7 +67,7 @@ static const struct opt plan_opt_table[] = {
 static void plan_help(void)
 {
 	printf("usage: vmhost share plan (--sketch FILE | --from URL)... [--vm NAME] [--timeout SEC]\n"
-	       "                        [--auth-file FILE] [--ca-file FILE] [--cert FILE --key FILE] [--json]\n"
+	       "                        [--auth-file FILE] [--ca-file FILE] [--cert FILE --key FILE] [--json|--csv]\n"
 	       "\n"
 	       "Reads the sketches of several hosts (one key, one sample rate) and says, per VM, the memory\n"
 	       "it would share on each host (pages whose content a VM there holds, plus its zero pages),\n"
@@ -96,150 +90,50 @@ static void plan_help(void)
 	       "  --vm NAME       only this VM (by name, or pid on its host)\n"
 	       "  --timeout SEC   for each --from, the name's lookup, connecting, the TLS handshake and\n"
 	       "                  reading together (default 120: the server sketches its VMs on request,\n"
-	       "                  under its CPU budget)\n");
+	       "                  under its CPU budget)\n"
+	       "  --json          everything as one JSON document; --csv: the plan's table, a row per move\n");
 }
 
-/* The reply's body moved to the front of its buffer, or the server's refusal as the error. */
-static int take_body(struct ctx *ctx, const char *url, char *reply, size_t len, size_t *ret_len)
+/* What a --from GET that failed says, and its exit code: an untrusted server or a refused password
+ * is 77, a URL that is none a usage error. */
+static int from_failed(struct ctx *ctx, const struct plan_opts *o, const char *url, int r,
+		       const struct io_http_failure *f)
 {
-	size_t body = 0, body_len = 0;
-	int status = 0;
-	if (http_reply_parse(reply, len, &status, &body, &body_len) < 0)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url,
-			    !len ? "the server closed without a reply (a TLS port? then https://)"
-			    : len >= 2 && reply[0] == 0x15 && reply[1] == 0x03 ? "the server answered in TLS: use https://"
-										: "not an HTTP reply, or one cut short");
-	if (status != 200) {
-		int line = (int)strcspn(reply + body, "\r\n");
-		return fail(ctx, status == 401 || status == 403 ? EXIT_NOPERM : EXIT_FAIL, "--from", "%s: HTTP %d: %.*s",
-			    url, status, line > 200 ? 200 : line, reply + body);
-	}
-	memmove(reply, reply + body, body_len);
-	*ret_len = body_len;
-	return EXIT_OK;
-}
-
-#define PEM_MAX_BYTES (1u << 20)
-
-/* --ca-file, --cert and --key read for the first https:// URL (a private key wiped at the end). */
-static int read_tls_files(struct ctx *ctx, struct plan_opts *o)
-{
-	struct {
-		const char *opt, *path;
-		const char **pem;
-		size_t *len;
-	} files[] = {{"--ca-file", o->ca_file, &o->tls.ca_pem, &o->tls.ca_len},
-		     {"--cert", o->cert_file, &o->tls.cert_pem, &o->tls.cert_len},
-		     {"--key", o->key_file, &o->tls.key_pem, &o->tls.key_len}};
-	o->tls_read = true;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		char *buf = NULL;
-		int e = files[i].path ? io_read_path(files[i].path, PEM_MAX_BYTES, &buf, files[i].len) : 0;
-		if (e < 0)
-			return fail(ctx, exit_code_for(e), files[i].opt, "%s: %s", files[i].path, strerror(-e));
-		*files[i].pem = buf;
-	}
-	return EXIT_OK;
-}
-
-static void free_tls_files(struct plan_opts *o)
-{
-	if (o->tls.key_pem)
-		explicit_bzero((char *)o->tls.key_pem, o->tls.key_len);
-	free((char *)o->tls.ca_pem);
-	free((char *)o->tls.cert_pem);
-	free((char *)o->tls.key_pem);
-}
-
-/* What an exchange that failed says, and its exit code: an untrusted server is refused (77). */
-static int exchange_failed(struct ctx *ctx, const struct plan_opts *o, const char *url, int r, const char *why)
-{
-	if (r == -ETIMEDOUT)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: no answer within --timeout %g s (the name's lookup, "
-			    "connecting, TLS and the reply together)", url, o->timeout);
-	if (r == -EHOSTUNREACH)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: the host name does not resolve", url);
-	return fail(ctx, r == -EKEYREJECTED ? EXIT_NOPERM : r == -EINVAL && why[0] ? EXIT_USAGE : EXIT_FAIL,
-		    "--from", "%s: %s", url, why[0] ? why : strerror(-r));
-}
-
-/* The request's bytes for u: a GET with its basic auth. Its length, or -ENAMETOOLONG. */
-static int request_for(const struct http_url *u, char *buf, size_t cap)
-{
-	char auth[512] = "";
-	if (u->user[0] && http_basic_auth(u->user, u->password, auth, sizeof(auth)) < 0)
-		return -ENAMETOOLONG;
-	int n = snprintf(buf, cap, "GET %s HTTP/1.0\r\nHost: %s\r\nUser-Agent: vmhost\r\n%s%s%s"
-			 "Connection: close\r\n\r\n", u->path, u->host, auth[0] ? "Authorization: " : "", auth,
-			 auth[0] ? "\r\n" : "");
-	explicit_bzero(auth, sizeof(auth));
-	return n > 0 && (size_t)n < cap ? n : -ENAMETOOLONG;
-}
-
-#define AUTH_FILE_MAX_BYTES 4096u
-
-/* --auth-file's user and password into o->auth, the file wiped from memory after. */
-static int read_auth_file(struct ctx *ctx, struct plan_opts *o)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	int e = io_read_secret(o->auth_file, AUTH_FILE_MAX_BYTES, &buf, &len);
-	if (e < 0)
-		return secret_file_failed(ctx, "--auth-file", o->auth_file, e);
-	e = http_credentials_parse(buf, len, &o->auth);
-	explicit_bzero(buf, len);
-	free(buf);
-	if (e < 0)
-		return fail(ctx, EXIT_USAGE, "--auth-file", "%s: its first line must be USER:PASS (a user, no control "
-			    "characters, each under 128 bytes)", o->auth_file);
-	return EXIT_OK;
-}
-
-/* u's TLS: the library loaded and the files read, for an https:// URL. EXIT_OK or the exit code. */
-static int tls_ready(struct ctx *ctx, struct plan_opts *o, const char *url)
-{
-	char err[256];
-	if (tls_lib_load(err, sizeof(err)) < 0)
-		return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url, err);
-	return o->tls_read ? EXIT_OK : read_tls_files(ctx, o);
-}
-
-static int fetch(struct ctx *ctx, struct plan_opts *o, const struct plan_source *src, char **ret, size_t *ret_len)
-{
-	const char *url = shown(src);
-	struct http_url u;
-	int r = http_url_parse(src->arg, &u);
-	if (r < 0)
+	const char *file_opt = f->step == IO_HTTP_CA_FILE ? "--ca-file" : f->step == IO_HTTP_CERT_FILE ? "--cert" : "--key";
+	const char *file = f->step == IO_HTTP_CA_FILE ? o->get.ca_file : f->step == IO_HTTP_CERT_FILE ? o->get.cert_file
+												 : o->get.key_file;
+	switch (f->step) {
+	case IO_HTTP_URL:
 		return fail(ctx, EXIT_USAGE, "--from", "%s: %s", url,
 			    r == -ENOTSUP ? "only https:// and http:// URLs are fetched"
 					  : "not an http[s]://[USER:PASS@]HOST[:PORT]/PATH URL");
-	if (!u.user[0]) { /* a URL's own user and password win over --auth-file's */
-		memcpy(u.user, o->auth.user, sizeof(u.user));
-		memcpy(u.password, o->auth.password, sizeof(u.password));
+	case IO_HTTP_CA_FILE:
+	case IO_HTTP_CERT_FILE:
+	case IO_HTTP_KEY_FILE: return fail(ctx, exit_code_for(r), file_opt, "%s: %s", file, strerror(-r));
+	case IO_HTTP_REQUEST: return fail(ctx, EXIT_USAGE, "--from", "%s: user and password too long", url);
+	case IO_HTTP_STATUS:
+		return fail(ctx, r == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "--from", "%s: HTTP %d: %s", url, f->status, f->why);
+	case IO_HTTP_TLS:
+	case IO_HTTP_REPLY: return fail(ctx, EXIT_FAIL, "--from", "%s: %s", url, f->why);
+	case IO_HTTP_EXCHANGE: break;
 	}
-	int rc = u.tls ? tls_ready(ctx, o, url) : EXIT_OK;
-	char request[2048], why[256] = "", *reply = NULL;
-	size_t len = 0;
-	r = rc == EXIT_OK ? request_for(&u, request, sizeof(request)) : 0;
-	if (rc == EXIT_OK && r > 0) {
-		struct io_http_request req = {.host = u.host, .port = u.port, .tls = u.tls ? &o->tls : NULL,
-					      .data = request, .len = (size_t)r, .timeout_seconds = o->timeout,
-					      .max_bytes = SKETCH_MAX_BYTES};
-		r = io_http_exchange(&req, &reply, &len, why, sizeof(why));
-	}
-	explicit_bzero(&u, sizeof(u));
-	explicit_bzero(request, sizeof(request));
-	if (rc != EXIT_OK)
-		return rc;
-	if (r < 0)
-		return r == -ENAMETOOLONG ? fail(ctx, EXIT_USAGE, "--from", "%s: user and password too long", url)
-					  : exchange_failed(ctx, o, url, r, why);
-	rc = take_body(ctx, url, reply, len, ret_len);
-	if (rc != EXIT_OK)
-		free(reply);
-	else
-		*ret = reply;
-	return rc;
+	if (r == -ETIMEDOUT)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: no answer within --timeout %g s (the name's lookup, "
+			    "connecting, TLS and the reply together)", url, o->get.timeout_seconds);
+	if (r == -EHOSTUNREACH)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: the host name does not resolve", url);
+	return fail(ctx, r == -EKEYREJECTED ? EXIT_NOPERM : r == -EINVAL && f->why[0] ? EXIT_USAGE : EXIT_FAIL,
+		    "--from", "%s: %s", url, f->why[0] ? f->why : strerror(-r));
+}
+
+/* --auth-file's user and password, for the URLs without their own. */
+static int read_auth_file(struct ctx *ctx, struct plan_opts *o)
+{
+	int e = io_http_get_auth_file(&o->get, o->auth_file);
+	if (e == -EBADMSG)
+		return fail(ctx, EXIT_USAGE, "--auth-file", "%s: its first line must be USER:PASS (a user, no control "
+			    "characters, each under 128 bytes)", o->auth_file);
+	return e < 0 ? secret_file_failed(ctx, "--auth-file", o->auth_file, e) : EXIT_OK;
 }
 
 static int load(struct ctx *ctx, struct plan_opts *o, const struct plan_source *src, struct sketch_file *ret)
@@ -247,9 +141,10 @@ static int load(struct ctx *ctx, struct plan_opts *o, const struct plan_source *
 	char *buf = NULL, why[256] = "";
 	size_t len = 0;
 	if (src->url) {
-		int rc = fetch(ctx, o, src, &buf, &len);
-		if (rc != EXIT_OK)
-			return rc;
+		struct io_http_failure f;
+		int e = io_http_get(&o->get, src->arg, &buf, &len, &f);
+		if (e < 0)
+			return from_failed(ctx, o, shown(src), e, &f);
 	} else {
 		int e = io_read_path(src->arg, SKETCH_MAX_BYTES, &buf, &len);
 		if (e < 0)
@@ -275,168 +170,6 @@ static void label_hosts(const struct plan_opts *o, const struct sketch_file *fil
 	}
 }
 
-static const struct sketch_file_vm *vm_of(const struct plan_host *hosts, const struct plan_vm *v)
-{
-	return &hosts[v->host].file->vms[v->index];
-}
-
-/* --vm NAME: the VM of that name, or of that pid. */
-static bool vm_wanted(const struct plan_opts *o, const struct sketch_file_vm *f)
-{
-	if (!o->vm)
-		return true;
-	char pid[16];
-	snprintf(pid, sizeof(pid), "%d", (int)f->pid);
-	return !strcmp(o->vm, f->name) || !strcmp(o->vm, pid);
-}
-
-static int64_t page_bytes(int64_t pages) { return pages * SKETCH_FILE_PAGE_BYTES; }
-
-static void hosts_json(struct json *j, const struct plan_host *hosts, size_t n, const struct plan_opts *o)
-{
-	json_array_begin(j, "hosts");
-	for (size_t h = 0; h < n; h++) {
-		const struct sketch_file *f = hosts[h].file;
-		char fp[20];
-		snprintf(fp, sizeof(fp), "%016llx", (unsigned long long)f->key_fingerprint);
-		json_object_begin(j, NULL);
-		json_string(j, "name", hosts[h].label);
-		json_string(j, "source", shown(&o->sources[h]));
-		json_int(j, "vms", (int64_t)f->nvms);
-		json_int(j, "sample", (int64_t)f->sample_n);
-		json_string(j, "key_fingerprint", fp);
-		json_maybe(j, "mem_total_bytes", f->mem_total_bytes < 0 ? UNKNOWN : MAYBE(f->mem_total_bytes));
-		json_maybe(j, "mem_available_bytes", f->mem_available_bytes < 0 ? UNKNOWN : MAYBE(f->mem_available_bytes));
-		json_object_end(j);
-	}
-	json_array_end(j);
-}
-
-static void vm_json(struct json *j, const struct plan_host *hosts, const struct share_plan *p, const struct plan_vm *v)
-{
-	const struct sketch_file_vm *f = vm_of(hosts, v);
-	json_object_begin(j, NULL);
-	json_string(j, "name", f->name[0] ? f->name : NULL);
-	json_int(j, "pid", f->pid);
-	json_string(j, "uuid", f->uuid[0] ? f->uuid : NULL);
-	json_string(j, "host", hosts[v->host].label);
-	json_int(j, "bytes", page_bytes(f->pages));
-	json_int(j, "zero_bytes", page_bytes(v->zero_pages));
-	json_bool(j, "partial", f->gap != 0);
-	json_string(j, "partial_reason", sketch_gap_name((enum sketch_gap)f->gap));
-	json_array_begin(j, "shares");
-	for (size_t h = 0; h < p->nhosts; h++) {
-		json_object_begin(j, NULL);
-		json_string(j, "host", hosts[h].label);
-		json_int(j, "common_bytes", page_bytes(v->common_pages[h]));
-		json_int(j, "shared_bytes", page_bytes(v->common_pages[h] + v->zero_pages));
-		json_object_end(j);
-	}
-	json_array_end(j);
-	json_string(j, "best_host", hosts[v->best_host].label);
-	json_int(j, "best_gain_bytes", page_bytes(v->common_pages[v->best_host] - v->common_pages[v->host]));
-	json_object_end(j);
-}
-
-typedef void (*move_fn)(void *arg, const struct plan_host *hosts, const struct plan_move *mv,
-			const struct sketch_file_vm *f);
-
-/* Calls fn for each move of the plan (of --vm's VM only, with --vm); what they free together. */
-static int64_t each_move(const struct plan_opts *o, const struct plan_host *hosts, const struct share_plan *p,
-			 move_fn fn, void *arg)
-{
-	int64_t freed = 0;
-	for (size_t m = 0; m < p->nmoves; m++) {
-		const struct plan_move *mv = &p->moves[m];
-		const struct sketch_file_vm *f = vm_of(hosts, &p->vms[mv->vm]);
-		if (!vm_wanted(o, f))
-			continue;
-		freed += mv->freed_pages;
-		fn(arg, hosts, mv, f);
-	}
-	return freed;
-}
-
-static void move_json(void *arg, const struct plan_host *hosts, const struct plan_move *mv, const struct sketch_file_vm *f)
-{
-	struct json *j = arg;
-	json_object_begin(j, NULL);
-	json_string(j, "name", f->name[0] ? f->name : NULL);
-	json_int(j, "pid", f->pid);
-	json_string(j, "from", hosts[mv->from].label);
-	json_string(j, "to", hosts[mv->to].label);
-	json_int(j, "freed_bytes", page_bytes(mv->freed_pages));
-	json_int(j, "need_bytes", page_bytes(mv->need_pages));
-	json_object_end(j);
-}
-
-static void move_human(void *arg, const struct plan_host *hosts, const struct plan_move *mv,
-		       const struct sketch_file_vm *f)
-{
-	(void)arg;
-	char a[32], b[32];
-	fmt_bytes(a, sizeof(a), page_bytes(mv->freed_pages));
-	fmt_bytes(b, sizeof(b), page_bytes(mv->need_pages));
-	printf("  move %s (pid %d) from %s to %s: frees %s (takes %s there)\n", f->name[0] ? f->name : "-",
-	       (int)f->pid, hosts[mv->from].label, hosts[mv->to].label, a, b);
-}
-
-static void plan_json(const struct plan_opts *o, const struct plan_host *hosts, const struct share_plan *p)
-{
-	struct json j;
-	json_init(&j, stdout, false);
-	json_object_begin(&j, NULL);
-	hosts_json(&j, hosts, p->nhosts, o);
-	json_array_begin(&j, "vms");
-	for (size_t v = 0; v < p->nvms; v++)
-		if (vm_wanted(o, vm_of(hosts, &p->vms[v])))
-			vm_json(&j, hosts, p, &p->vms[v]);
-	json_array_end(&j);
-	json_object_begin(&j, "plan");
-	json_array_begin(&j, "moves");
-	int64_t freed = each_move(o, hosts, p, move_json, &j);
-	json_array_end(&j);
-	json_int(&j, "freed_bytes", page_bytes(freed));
-	json_bool(&j, "memory_checked", p->memory_checked);
-	json_object_end(&j);
-	json_object_end(&j);
-	json_finish(&j);
-}
-
-static void vm_human(const struct plan_host *hosts, const struct share_plan *p, const struct plan_vm *v)
-{
-	const struct sketch_file_vm *f = vm_of(hosts, v);
-	char a[32], b[32];
-	fmt_bytes(a, sizeof(a), page_bytes(v->common_pages[v->best_host] - v->common_pages[v->host]));
-	printf("%s (pid %d) on %s%s%s: best on %s", f->name[0] ? f->name : "-", (int)f->pid, hosts[v->host].label,
-	       f->gap ? ", PARTIAL: " : "", f->gap ? sketch_gap_name((enum sketch_gap)f->gap) : "",
-	       hosts[v->best_host].label);
-	if (v->best_host != v->host)
-		printf(" (+%s)", a);
-	printf("\n");
-	for (size_t h = 0; h < p->nhosts; h++) {
-		fmt_bytes(a, sizeof(a), page_bytes(v->common_pages[h] + v->zero_pages));
-		fmt_bytes(b, sizeof(b), page_bytes(v->common_pages[h]));
-		printf("  %-24.24s %10s shared (%s with its VMs)\n", hosts[h].label, a, b);
-	}
-}
-
-static void plan_human(const struct plan_opts *o, const struct plan_host *hosts, const struct share_plan *p)
-{
-	for (size_t v = 0; v < p->nvms; v++)
-		if (vm_wanted(o, vm_of(hosts, &p->vms[v])))
-			vm_human(hosts, p, &p->vms[v]);
-	printf("\nplan:\n");
-	int64_t freed = each_move(o, hosts, p, move_human, NULL);
-	char a[32];
-	fmt_bytes(a, sizeof(a), page_bytes(freed));
-	if (freed)
-		printf("  the plan frees %s of host memory once KSM has merged%s\n", a,
-		       p->memory_checked ? "" : " (not checked against host memory: a sketch lacks MemAvailable)");
-	else
-		printf("  no move frees memory\n");
-}
-
 static int plan_and_print(struct ctx *ctx, const struct plan_opts *o, const struct sketch_file *files,
 			  struct plan_host *hosts, struct share_plan *p)
 {
@@ -445,15 +178,14 @@ static int plan_and_print(struct ctx *ctx, const struct plan_opts *o, const stru
 	int r = share_plan_build(hosts, o->nsources, p, why, sizeof(why));
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "comparing sketches", "%s", r == -EINVAL ? why : strerror(-r));
-	bool found = !o->vm;
-	for (size_t v = 0; v < p->nvms && !found; v++)
-		found = vm_wanted(o, vm_of(hosts, &p->vms[v]));
-	if (!found)
+	const char *sources[PLAN_MAX_HOSTS];
+	for (size_t h = 0; h < o->nsources; h++)
+		sources[h] = shown(&o->sources[h]);
+	struct share_plan_view v = {.hosts = hosts, .sources = sources, .plan = p, .vm = o->vm};
+	if (!share_plan_view_finds_vm(&v))
 		return fail(ctx, EXIT_USAGE, "--vm", "no VM named %s in the sketches", o->vm);
-	if (ctx->format == OUT_JSON)
-		plan_json(o, hosts, p);
-	else
-		plan_human(o, hosts, p);
+	if ((r = share_plan_view_print(stdout, (enum doc_form)ctx->format, &v)) < 0)
+		return fail(ctx, EXIT_FAIL, "output", "%s", strerror(-r));
 	return EXIT_OK;
 }
 
@@ -461,14 +193,14 @@ static int plan_run(struct ctx *ctx, struct plan_opts *o)
 {
 	if (!o->nsources)
 		return usage_error(ctx, "share plan needs at least one --sketch FILE or --from URL");
-	if (!o->cert_file != !o->key_file)
+	if (!o->get.cert_file != !o->get.key_file)
 		return usage_error(ctx, "--cert and --key go together");
 	bool https = false, url = false;
 	for (size_t i = 0; i < o->nsources; i++) {
 		url |= o->sources[i].url;
 		https |= o->sources[i].url && !strncasecmp(o->sources[i].arg, "https://", 8);
 	}
-	if ((o->ca_file || o->cert_file) && !https)
+	if ((o->get.ca_file || o->get.cert_file) && !https)
 		return usage_error(ctx, "--ca-file, --cert and --key are for https:// URLs");
 	if (o->auth_file && !url)
 		return usage_error(ctx, "--auth-file is for --from URLs");
@@ -492,13 +224,12 @@ static int plan_run(struct ctx *ctx, struct plan_opts *o)
 
 int cmd_share_plan(struct ctx *ctx, int argc, char **argv)
 {
-	struct plan_opts o = {.timeout = 120};
+	struct plan_opts o = {.get = {.timeout_seconds = 120, .max_bytes = SKETCH_MAX_BYTES}};
 	static const struct opts_spec spec = OPTS_SPEC(plan_opt_table, 0, plan_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc == OPTS_GO)
 		rc = plan_run(ctx, &o);
-	free_tls_files(&o);
-	explicit_bzero(&o.auth, sizeof(o.auth));
+	io_http_get_done(&o.get);
 	for (size_t i = 0; i < o.nsources; i++)
 		free(o.sources[i].shown);
 	return rc;

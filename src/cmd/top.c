@@ -266,7 +266,7 @@ static int draw(const struct ctx *ctx, const struct ui *u, const struct top_view
 	size_t n = top_view_order(v, u->o->sort, u->o->reverse, u->o->filter, order);
 	const char *no_color = getenv("NO_COLOR");
 	struct top_frame fr = {
-		.interval_seconds = u->o->interval_seconds, .cols = u->cols, .rows = rows,
+		.now_unix = clock_wall_seconds(), .interval_seconds = u->o->interval_seconds, .cols = u->cols, .rows = rows,
 		.full_screen = u->term->tty_out, .colour = u->term->tty_out && !(no_color && *no_color),
 		.keys = u->term->tty_in, .sort = u->o->sort, .reverse = u->o->reverse, .filter = u->o->filter,
 		.editing = u->editing, .exits_why = top_source_exits_why(src), .exits_note = top_source_exits_note(src),

@@ -4,8 +4,9 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "parse/http/http_url.h"
 
 int serve_parse_listen(const char *s, struct sockaddr_storage *ret, socklen_t *ret_len)
 {
@@ -26,13 +27,8 @@ int serve_parse_listen(const char *s, struct sockaddr_storage *ret, socklen_t *r
 	} else if (strchr(host, ':') || strchr(host, '[') || strchr(host, ']')) {
 		return -EINVAL; /* a bare IPv6 address needs brackets */
 	}
-	/* Digits only: strtol alone would take " 80", "+80" and "-0". */
-	const char *digits = colon + 1;
-	if (strspn(digits, "0123456789") != strlen(digits))
-		return -EINVAL;
-	char *end;
-	long port = strtol(digits, &end, 10);
-	if (*end || port > 65535)
+	unsigned port;
+	if (http_port_parse(colon + 1, strlen(colon + 1), &port) < 0)
 		return -EINVAL;
 	memset(ret, 0, sizeof(*ret));
 	if (!host[0]) {

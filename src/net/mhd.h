@@ -8,30 +8,26 @@
 #include <stddef.h>
 #include <microhttpd.h>
 
-#define MHD_CALLS(X)                                                                                   \
-	X(add_response_header)                                                                         \
-	X(basic_auth_get_username_password)                                                            \
-	X(create_response_from_buffer)                                                                 \
-	X(create_response_from_buffer_with_free_callback_cls)                                          \
-	X(destroy_response)                                                                            \
-	X(free)                                                                                        \
-	X(get_connection_info)                                                                         \
-	X(get_version)                                                                                 \
-	X(is_feature_supported)                                                                        \
-	X(lookup_connection_value)                                                                     \
-	X(queue_basic_auth_fail_response)                                                              \
-	X(queue_response)                                                                              \
-	X(start_daemon)                                                                                \
-	X(stop_daemon)
+#include "io/dynlib.h"
 
-struct mhd_calls {
-#define MHD_CALL_POINTER(name) __typeof__(MHD_##name) *name;
-	MHD_CALLS(MHD_CALL_POINTER)
-#undef MHD_CALL_POINTER
-};
+#define MHD_CALLS(X, P)                                                                            \
+	X(P, add_response_header)                                                                  \
+	X(P, basic_auth_get_username_password)                                                     \
+	X(P, create_response_from_buffer)                                                          \
+	X(P, create_response_from_buffer_with_free_callback_cls)                                   \
+	X(P, destroy_response)                                                                     \
+	X(P, free)                                                                                 \
+	X(P, get_connection_info)                                                                  \
+	X(P, get_version)                                                                          \
+	X(P, is_feature_supported)                                                                 \
+	X(P, lookup_connection_value)                                                              \
+	X(P, queue_basic_auth_fail_response)                                                       \
+	X(P, queue_response)                                                                       \
+	X(P, start_daemon)                                                                         \
+	X(P, stop_daemon)
 
 /* Filled by mhd_load(); not to be called before it has returned 0. */
-extern struct mhd_calls mhd;
+extern DYNLIB_CALLS(mhd_calls, MHD_, MHD_CALLS) mhd;
 
 /* Loads the library once (later calls give the first answer). 0, or -ELIBACC with the
  * reason ("libmicrohttpd.so.12: cannot open shared object file...") in err. */

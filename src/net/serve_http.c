@@ -11,7 +11,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "io/peer/tls_lib.h"
 #include "io/peer/tls.h"
 #include "net/accept.h"
 #include "net/mhd.h"
@@ -130,9 +129,7 @@ static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection 
 static bool client_verified(struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *info = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
-	unsigned status = 0;
-	return info && info->tls_session &&
-	       io_tls_calls.certificate_verify_peers2((gnutls_session_t)info->tls_session, &status) == 0 && status == 0;
+	return info && io_tls_client_verified(info->tls_session);
 }
 
 /* Basic auth when the web config has users: 401 with a WWW-Authenticate challenge otherwise. */
@@ -249,7 +246,7 @@ static int web_setup(const struct serve_http_config *cfg, struct serve_http *h)
 		return -ENOTSUP;
 	}
 	h->client_cert_required = c && c->client_cert_required;
-	int r = h->client_cert_required ? tls_lib_load(cfg->error, cfg->error_cap) : 0;
+	int r = h->client_cert_required ? io_tls_load(cfg->error, cfg->error_cap) : 0;
 	if (r < 0 || !c || !c->nusers)
 		return r;
 	r = xcrypt_load(cfg->error, cfg->error_cap);

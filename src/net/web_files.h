@@ -1,5 +1,5 @@
 /* What `vmhost serve --web-config FILE` reads before listening: the file parsed
- * (net/web_config.h) and the certificate and key it names (relative paths are relative to the
+ * (parse/http/web_config.h) and the certificate and key it names (relative paths are relative to the
  * file's directory, as exporter-toolkit has them). Read once: a new certificate needs a restart.
  * net/serve_http.c turns it into HTTPS and basic auth. */
 #ifndef VMHOST_CORE_WEB_FILES_H
@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "net/web_config.h"
+#include "parse/http/web_config.h"
 
 struct web_files {
 	struct web_config config;

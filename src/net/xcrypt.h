@@ -7,16 +7,12 @@
 #include <crypt.h>
 #include <stddef.h>
 
-#define XCRYPT_CALLS(X) X(rn)
+#include "io/dynlib.h"
 
-struct xcrypt_calls {
-#define XCRYPT_CALL_POINTER(name) __typeof__(crypt_##name) *name;
-	XCRYPT_CALLS(XCRYPT_CALL_POINTER)
-#undef XCRYPT_CALL_POINTER
-};
+#define XCRYPT_CALLS(X, P) X(P, rn)
 
 /* Filled by xcrypt_load(); not to be called before it has returned 0. */
-extern struct xcrypt_calls xcrypt;
+extern DYNLIB_CALLS(xcrypt_calls, crypt_, XCRYPT_CALLS) xcrypt;
 
 /* Loads the library once (later calls give the first answer). 0, or -ELIBACC with the reason
  * in err. */

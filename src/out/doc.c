@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "out/fmt.h"
 #include "out/table.h"
 
 enum value_kind { V_NULL, V_INT, V_FLOAT, V_STR, V_BOOL, V_TIME };
@@ -68,8 +69,6 @@ void doc_end(struct doc *d)
 	if (d->depth > 0)
 		d->depth--;
 }
-
-bool doc_is_human(const struct doc *d) { return d->form == DOC_HUMAN; }
 
 struct json *doc_json(struct doc *d) { return d->form == DOC_JSON ? &d->j : NULL; }
 

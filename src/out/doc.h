@@ -50,7 +50,6 @@ int doc_finish(struct doc *d);
 void doc_begin(struct doc *d, const char *key);
 void doc_end(struct doc *d);
 
-bool doc_is_human(const struct doc *d);
 /* The JSON writer, to embed a table (table_print_json); NULL unless the form is JSON. */
 struct json *doc_json(struct doc *d);
 

@@ -31,12 +31,7 @@ void json_fixed(struct json *j, const char *key, double v, int decimals);
 void json_bool(struct json *j, const char *key, bool v);
 void json_string(struct json *j, const char *key, const char *s); /* NULL prints null */
 void json_null(struct json *j, const char *key);
-/* A value already written as JSON text (trusted: made by this writer elsewhere). */
-void json_raw(struct json *j, const char *key, const char *text);
 /* Ends the document with a newline. */
 void json_finish(struct json *j);
-
-/* Writes s as a JSON string literal (with quotes) to f. */
-void json_write_escaped(FILE *f, const char *s);
 
 #endif

@@ -9,7 +9,8 @@
 #include <time.h>
 
 #include "core/kvm/kvm_halt.h"
-#include "out/table.h"
+#include "out/fmt.h"
+#include "out/screen.h"
 #include "out/text.h"
 
 /* Counters shown by --log when no --fields is given: the ones that explain a slow guest. */
@@ -175,7 +176,8 @@ static void json_vcpus(struct json *j, const struct kvm_reader *kr, const struct
 	json_array_end(j);
 }
 
-void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d)
+/* The fields of one reading inside the caller's open JSON object. */
+static void kvm_view_json(struct json *j, const struct kvm_reader *kr, const struct kvm_delta *d)
 {
 	struct kvm_halt_index ix;
 	kvm_halt_index(kr, &ix);
@@ -250,8 +252,8 @@ static void fmt_ns(char *buf, size_t cap, maybe_i64 v)
 		snprintf(buf, cap, "n/a");
 }
 
-/* The rate cell: events per second, percent of the interval for times, "-" for gauges. */
-static void fmt_rate(char *buf, size_t cap, enum kvm_stat_kind kind, const struct kvm_change *c)
+/* The rate cell: events per second (out/fmt.h), percent of the interval for times, "-" for gauges. */
+static void rate_cell(char *buf, size_t cap, enum kvm_stat_kind kind, const struct kvm_change *c)
 {
 	if (kind == KVM_STAT_GAUGE)
 		snprintf(buf, cap, "-");
@@ -261,10 +263,8 @@ static void fmt_rate(char *buf, size_t cap, enum kvm_stat_kind kind, const struc
 		snprintf(buf, cap, "n/a");
 	else if (kind == KVM_STAT_TIME_NS)
 		snprintf(buf, cap, "%.1f%%", c->per_second / 1e7);
-	else if (c->per_second < 100)
-		snprintf(buf, cap, "%.1f", c->per_second);
 	else
-		snprintf(buf, cap, "%.0f", c->per_second);
+		fmt_rate(buf, cap, c->per_second);
 }
 
 static void fmt_delta(char *buf, size_t cap, enum kvm_stat_kind kind, const struct kvm_change *c)
@@ -355,9 +355,9 @@ static bool any_times(const struct kvm_delta *d)
 
 /* Cells of the human table, one row per counter; columns EVENT TOTAL DELTA PER SEC (MEAN TIME
  * when exits are timed), then the per-second rate of each VM that fits in max_width (0 = no
- * limit). Returns the lines printed. */
-int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all, size_t max_width,
-		       size_t max_rows, size_t *ret_hidden_vms)
+ * limit); at most max_rows lines (0 = no limit), each ending in eol. Returns the lines printed. */
+static int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all, size_t max_width,
+			  size_t max_rows, const char *eol, size_t *ret_hidden_vms)
 {
 	enum { W_NAME = 26, W_NUM = 14, W_RATE = 10 };
 	struct row_key *rows = calloc(d->nsel ? d->nsel : 1, sizeof(*rows));
@@ -371,20 +371,16 @@ int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 
 	/* VM columns: as many as fit; one VM alone is the total already. */
 	bool mean = any_times(d);
-	size_t width = W_NAME + 2 * (W_NUM + 1) + W_RATE + 1 + (mean ? W_RATE + 1 : 0), nvmcols = 0;
-	size_t colw[64];
+	size_t width = W_NAME + 2 * (W_NUM + 1) + W_RATE + 1 + (mean ? W_RATE + 1 : 0), nvms = 0;
+	size_t colw[64], taken[64];
 	char label[64][64];
-	for (size_t v = 0; d->nvms > 1 && v < d->nvms && v < 64; v++) {
-		kvm_vm_label(label[v], sizeof(label[v]), d->vms[v].vm);
-		size_t w = strlen(label[v]) > W_RATE ? strlen(label[v]) : W_RATE;
-		if (w > 24)
-			w = 24;
-		if (max_width && width + w + 2 > max_width)
-			break;
-		colw[v] = w;
-		width += w + 2;
-		nvmcols++;
+	for (; d->nvms > 1 && nvms < d->nvms && nvms < 64; nvms++) {
+		kvm_vm_label(label[nvms], sizeof(label[nvms]), d->vms[nvms].vm);
+		size_t w = strlen(label[nvms]) > W_RATE ? strlen(label[nvms]) : W_RATE;
+		colw[nvms] = w > 24 ? 24 : w;
+		taken[nvms] = colw[nvms] + 2; /* "  " before each */
 	}
+	size_t nvmcols = screen_fit(max_width, width, taken, nvms);
 	*ret_hidden_vms = d->nvms > 1 ? d->nvms - nvmcols : 0;
 
 	int lines = 0;
@@ -393,7 +389,7 @@ int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 		fprintf(f, " %*s", W_RATE, "MEAN TIME");
 	for (size_t v = 0; v < nvmcols; v++)
 		fprintf(f, "  %*.*s", (int)colw[v], (int)colw[v], label[v]);
-	fputs(max_rows ? "\033[K\n" : "\n", f);
+	fprintf(f, "%s\n", eol);
 	lines++;
 	for (size_t i = 0; i < nrows && (!max_rows || (size_t)lines < max_rows); i++) {
 		size_t s = rows[i].s;
@@ -401,7 +397,7 @@ int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 		char total[32], delta[32], rate[32];
 		fmt_total(total, sizeof(total), kind, &d->total[s]);
 		fmt_delta(delta, sizeof(delta), kind, &d->total[s]);
-		fmt_rate(rate, sizeof(rate), kind, &d->total[s]);
+		rate_cell(rate, sizeof(rate), kind, &d->total[s]);
 		fprintf(f, "%-*s %*s %*s %*s", W_NAME, kvm_counter_name(kr, d->sel[s]), W_NUM, total, W_NUM, delta,
 			W_RATE, rate);
 		if (mean) {
@@ -409,17 +405,18 @@ int kvm_view_table(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 			fprintf(f, " %*s", W_RATE, rate);
 		}
 		for (size_t v = 0; v < nvmcols; v++) {
-			fmt_rate(rate, sizeof(rate), kind, &d->vms[v].changes[s]);
+			rate_cell(rate, sizeof(rate), kind, &d->vms[v].changes[s]);
 			fprintf(f, "  %*s", (int)colw[v], rate);
 		}
-		fputs(max_rows ? "\033[K\n" : "\n", f);
+		fprintf(f, "%s\n", eol);
 		lines++;
 	}
 	free(rows);
 	return lines;
 }
 
-void kvm_view_vm_list(char *buf, size_t cap, const struct kvm_delta *d)
+/* "db1, web (new), pid 4242": the VMs of the reading. */
+static void kvm_view_vm_list(char *buf, size_t cap, const struct kvm_delta *d)
 {
 	size_t n = 0;
 	buf[0] = '\0';
@@ -464,7 +461,8 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol)
 		fprintf(f, "KVM is loaded but no VM is running (no <pid>-<fd> directory in debugfs)%s\n", eol);
 }
 
-void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+/* With per-vCPU reads: a line per VM of each vCPU's exits per second (when exits is selected). */
+static void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
 {
 	int e = kvm_counter_index(kr, "exits");
 	size_t s = 0;
@@ -478,14 +476,16 @@ void kvm_view_vcpus(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 		kvm_vm_label(label, sizeof(label), view->vm);
 		fprintf(f, "%s exits/s by vCPU:", label);
 		for (size_t c = 0; c < view->nvcpus; c++) {
-			fmt_rate(rate, sizeof(rate), KVM_STAT_EVENTS, &view->vcpus[c].changes[s]);
+			rate_cell(rate, sizeof(rate), KVM_STAT_EVENTS, &view->vcpus[c].changes[s]);
 			fprintf(f, "  %d: %s", view->vcpus[c].index, rate);
 		}
 		fprintf(f, "%s\n", eol);
 	}
 }
 
-void kvm_view_halt(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+/* A line per VM that polled halted vCPUs: polling as percent of one host CPU, caught vs gave up,
+ * halted asleep, polls per second (when halt_poll_*_ns are selected and known). */
+static void kvm_view_halt(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
 {
 	struct kvm_halt_index ix;
 	kvm_halt_index(kr, &ix);
@@ -517,7 +517,8 @@ static size_t busiest_reason(const struct kvm_reader *kr, const struct kvm_delta
 	return best;
 }
 
-void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
+/* With reasons counted per vCPU (eBPF, --vcpu): a line per VM of each vCPU's busiest reason. */
+static void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const char *eol)
 {
 	for (size_t v = 0; v < d->nvms; v++) {
 		const struct kvm_delta_vm *view = &d->vms[v];
@@ -532,7 +533,7 @@ void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kv
 				fprintf(f, "%s busiest exit reason by vCPU:", label);
 				any = true;
 			}
-			fmt_rate(rate, sizeof(rate), KVM_STAT_REASON, &view->vcpus[c].changes[s]);
+			rate_cell(rate, sizeof(rate), KVM_STAT_REASON, &view->vcpus[c].changes[s]);
 			fprintf(f, "  %d: %s %s/s", view->vcpus[c].index, kvm_counter_name(kr, d->sel[s]), rate);
 		}
 		if (any)
@@ -540,8 +541,14 @@ void kvm_view_vcpu_reasons(FILE *f, const struct kvm_reader *kr, const struct kv
 	}
 }
 
-void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all)
+void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, bool show_all,
+		   const struct kvm_command_run *cmd)
 {
+	if (cmd) {
+		char secs[32];
+		fmt_seconds(secs, sizeof(secs), cmd->wall_seconds);
+		fprintf(f, "command: %s ... exited with status %d after %s\n", cmd->argv[0], cmd->status, secs);
+	}
 	char list[1024], secs[32];
 	kvm_view_vm_list(list, sizeof(list), d);
 	fmt_seconds(secs, sizeof(secs), d->seconds);
@@ -550,7 +557,7 @@ void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 	else
 		fprintf(f, "KVM counters over %s\n\n", secs);
 	size_t hidden = 0;
-	if (kvm_view_table(f, kr, d, show_all, 0, 0, &hidden) == 1)
+	if (kvm_view_table(f, kr, d, show_all, 0, 0, "", &hidden) == 1)
 		fprintf(f, "(every selected counter is zero)\n");
 	fprintf(f, "\n");
 	kvm_view_vcpus(f, kr, d, "");
@@ -565,33 +572,25 @@ void kvm_view_once(FILE *f, const struct kvm_reader *kr, const struct kvm_delta 
 
 void kvm_view_frame(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_frame *fr)
 {
-	const char *eol = fr->full_screen ? "\033[K" : "";
-	if (fr->full_screen)
-		fputs("\033[H", f);
-	char now[16], list[1024];
-	time_t tt = time(NULL);
-	struct tm tm;
-	localtime_r(&tt, &tm);
-	strftime(now, sizeof(now), "%H:%M:%S", &tm);
+	const struct screen sc = {f, fr->cols, fr->rows, fr->full_screen};
+	const char *eol = screen_eol(&sc);
+	char list[1024];
+	screen_begin(&sc);
 	kvm_view_vm_list(list, sizeof(list), d);
-	fprintf(f, "vmhost exits  %s  every %.2gs  %zu VM%s%s%s%s\n", now, fr->interval_seconds, d->nvms,
-		d->nvms == 1 ? "" : "s", d->nvms ? ": " : "", list, eol);
+	screen_title(&sc, "exits", fr->now_unix, fr->interval_seconds, d->nvms, "%s%s", d->nvms ? ": " : "", list);
 	fprintf(f, "%s%s\n", fr->keys ? "q quits; sorted by rate; PER SEC for *_ns is percent of the interval" : "", eol);
 	size_t hidden = 0;
-	kvm_view_table(f, kr, d, fr->show_all, fr->cols, fr->rows > 6 ? fr->rows - 4 : 0, &hidden);
+	kvm_view_table(f, kr, d, fr->show_all, fr->cols, fr->rows > 6 ? fr->rows - 4 : 0, eol, &hidden);
 	if (hidden)
 		fprintf(f, "(%zu more VM%s not shown: widen the terminal, or --vm NAME)%s\n", hidden,
 			hidden == 1 ? "" : "s", eol);
 	kvm_view_halt(f, kr, d, eol);
 	kvm_view_notes(f, d, eol);
-	if (fr->full_screen)
-		fputs("\033[J", f);
-	else
-		fputc('\n', f);
-	fflush(f);
+	screen_end(&sc);
 }
 
-void kvm_view_command_json(struct json *j, char *const *argv, int status, double wall_seconds)
+/* -- CMD: the command line, its exit status and wall time, in the caller's open JSON object. */
+static void command_json(struct json *j, char *const *argv, int status, double wall_seconds)
 {
 	char cmd[4096];
 	size_t n = 0;
@@ -600,6 +599,19 @@ void kvm_view_command_json(struct json *j, char *const *argv, int status, double
 	json_string(j, "command", cmd);
 	json_int(j, "exit_status", status);
 	json_double(j, "wall_seconds", wall_seconds);
+}
+
+void kvm_view_once_json(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d,
+			const struct kvm_command_run *cmd)
+{
+	struct json j;
+	json_init(&j, f, false);
+	json_object_begin(&j, NULL);
+	kvm_view_json(&j, kr, d);
+	if (cmd)
+		command_json(&j, cmd->argv, cmd->status, cmd->wall_seconds);
+	json_object_end(&j);
+	json_finish(&j);
 }
 
 /* ---- --log ---- */
@@ -642,6 +654,18 @@ void kvm_log_header(FILE *f, const struct kvm_reader *kr, const struct kvm_delta
 	fputc('\n', f);
 }
 
+void kvm_log_json(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, double now_unix)
+{
+	struct json j;
+	json_init(&j, f, false);
+	json_object_begin(&j, NULL);
+	json_double(&j, "time_unix", now_unix);
+	kvm_view_json(&j, kr, d);
+	json_object_end(&j);
+	json_finish(&j);
+	fflush(f);
+}
+
 void kvm_log_line(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *d, const struct kvm_log_cols *c,
 		  bool csv, double now_unix)
 {
@@ -669,7 +693,7 @@ void kvm_log_line(FILE *f, const struct kvm_reader *kr, const struct kvm_delta *
 			continue;
 		}
 		if (kind == KVM_STAT_TIME_NS)
-			fmt_rate(cell, sizeof(cell), kind, ch);
+			rate_cell(cell, sizeof(cell), kind, ch);
 		else
 			fmt_delta(cell, sizeof(cell), kind, ch);
 		fprintf(f, " %*s", (int)log_width(kvm_counter_name(kr, d->sel[s])), cell);

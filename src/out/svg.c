@@ -17,7 +17,8 @@ static const char *const palette[] = {
 	"#e377c2", "#17becf", "#7f7f7f", "#bcbd22", "#000000", "#393b79",
 };
 
-const char *svg_color(size_t i) { return palette[i % (sizeof(palette) / sizeof(palette[0]))]; }
+/* The palette color of series i ("#1f77b4", ...). */
+static const char *svg_color(size_t i) { return palette[i % (sizeof(palette) / sizeof(palette[0]))]; }
 
 void svg_escape(FILE *f, const char *text)
 {

@@ -114,9 +114,6 @@ void svg_plot_end(struct svg_plot *p);
  * (means of about one value per 2 px; broken where there is none) from 0 to their largest, in color. */
 void svg_sparkline(FILE *f, const double *y, size_t n, int width, int height, const char *color);
 
-/* The palette color of series i ("#1f77b4", ...). */
-const char *svg_color(size_t i);
-
 /* ---- pure helpers (tested) ---- */
 
 /* The largest value the series reach, areas stacked as svg_plot_add stacks them (0 if none). */

@@ -68,9 +68,4 @@ void table_print_json(const struct table *t, struct json *j, const char *key);
 /* One CSV cell, quoted when it holds a comma, a quote or a line break. */
 void csv_cell(FILE *f, const char *s);
 
-/* Human number formats shared by every command. */
-void fmt_bytes(char *buf, size_t cap, int64_t bytes); /* "1.50 GiB", "512 B" */
-void fmt_seconds(char *buf, size_t cap, double seconds);
-void fmt_time(char *buf, size_t cap, double unix_seconds); /* local "2026-01-01 00:00:00 UTC"; "n/a" */
-
 #endif

@@ -2,10 +2,10 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
+#include "out/fmt.h"
 #include "out/json.h"
-#include "out/table.h"
+#include "out/screen.h"
 #include "out/text.h"
 
 enum cell { CELL_TEXT, CELL_PERCENT, CELL_BYTES, CELL_RATE, CELL_INT };
@@ -48,21 +48,17 @@ static const enum top_col shown_order[TOP_NCOLS] = {
 /* The widest a name gets once every column fits. */
 #define NAME_WIDTH_MAX 32
 
-const char *top_col_title(enum top_col c) { return c < TOP_NCOLS ? cols[c].title : NULL; }
-
+/* The columns that fit width, by enum order, into on[]; returns the width they take. */
 static size_t fitting(size_t width, bool *on)
 {
-	size_t used = 0, n = 0;
-	for (int c = 0; c < TOP_NCOLS; c++) {
-		size_t w = cols[c].width + (c ? 1 : 0);
-		on[c] = !width || used + w < width; /* < : the last column is never written into */
-		if (!on[c])
-			break;
-		used += w;
-		n++;
+	size_t widths[TOP_NCOLS], used = 0;
+	for (int c = 0; c < TOP_NCOLS; c++)
+		widths[c] = cols[c].width + (c ? 1 : 0); /* a blank before each but the first */
+	size_t n = screen_fit(width, 0, widths, TOP_NCOLS);
+	for (size_t c = 0; c < TOP_NCOLS; c++) {
+		on[c] = c < n;
+		used += on[c] ? widths[c] : 0;
 	}
-	for (int c = (int)n; c < TOP_NCOLS; c++)
-		on[c] = false;
 	return used;
 }
 
@@ -87,38 +83,16 @@ static void fmt_value(char *buf, size_t cap, enum top_col c, double v)
 	case CELL_PERCENT: snprintf(buf, cap, "%.1f", v); break;
 	case CELL_BYTES: fmt_bytes(buf, cap, (int64_t)v); break;
 	case CELL_INT: snprintf(buf, cap, "%.0f", v); break;
-	case CELL_RATE:
-		if (v >= 1e6)
-			snprintf(buf, cap, "%.1fM", v / 1e6);
-		else if (v >= 1e4)
-			snprintf(buf, cap, "%.1fk", v / 1e3);
-		else
-			snprintf(buf, cap, "%.0f", v);
-		break;
+	case CELL_RATE: fmt_rate(buf, cap, v); break;
 	case CELL_TEXT: snprintf(buf, cap, "%s", ""); break;
 	}
 }
 
-/* A line of text cut to the terminal's width, then cleared to its end on a full screen. */
-static void text_line(FILE *f, const struct top_frame *fr, const char *s)
+static void header(const struct screen *sc, const struct top_view *v, const struct top_frame *fr)
 {
-	char shown[512];
-	text_for_terminal(shown, sizeof(shown), s, fr->cols ? fr->cols - 1 : 0);
-	fputs(shown, f);
-	fputs(fr->full_screen ? "\033[K\n" : "\n", f);
-}
-
-static void header(FILE *f, const struct top_view *v, const struct top_frame *fr)
-{
-	char now[16], line[512], a[32], b[32];
-	time_t tt = time(NULL);
-	struct tm tm;
-	localtime_r(&tt, &tm);
-	strftime(now, sizeof(now), "%H:%M:%S", &tm);
-	snprintf(line, sizeof(line), "vmhost top  %s  every %.3gs  %zu VM%s%s%s", now, fr->interval_seconds, v->nvms,
-		 v->nvms == 1 ? "" : "s", v->exact ? "  exact PSS (this refresh)" : "",
-		 v->seconds > 0 ? "" : "  (rates from the next refresh)");
-	text_line(f, fr, line);
+	char line[512], a[32], b[32];
+	screen_title(sc, "top", fr->now_unix, fr->interval_seconds, v->nvms, "%s%s",
+		     v->exact ? "  exact PSS (this refresh)" : "", v->seconds > 0 ? "" : "  (rates from the next refresh)");
 	fmt_value(a, sizeof(a), TOP_RSS, v->mem_total_bytes);
 	fmt_value(b, sizeof(b), TOP_RSS, v->mem_available_bytes);
 	int n = snprintf(line, sizeof(line), "mem %s, avail %s", a, b);
@@ -129,17 +103,19 @@ static void header(FILE *f, const struct top_view *v, const struct top_frame *fr
 	else
 		snprintf(line + n, sizeof(line) - (size_t)n, "  ksm %s, saves %s, ksmd %s%s CPU",
 			 ksm_run_word(v->ksm_run), a, b, isnan(v->ksmd_cpu_percent) ? "" : "%");
-	text_line(f, fr, line);
+	screen_line(sc, line);
 	const char *dir = fr->sort == TOP_NAME ? (fr->reverse ? "Z-A" : "A-Z")
 					       : (fr->reverse ? "smallest first" : "largest first");
 	snprintf(line, sizeof(line), "sorted by %s (%s)%s%s", cols[fr->sort].title, dir,
 		 fr->filter[0] && !fr->editing ? "   filter: " : "", fr->editing ? "" : fr->filter);
-	text_line(f, fr, line);
-	text_line(f, fr, fr->keys ? "keys: q quit  < > o sort  r reverse  / filter  e exact" : "");
+	screen_line(sc, line);
+	screen_line(sc, fr->keys ? "keys: q quit  < > o sort  r reverse  / filter  e exact" : "");
 }
 
-static void table_heading(FILE *f, const enum top_col *shown, size_t ns, size_t name_w, const struct top_frame *fr)
+static void table_heading(const struct screen *sc, const enum top_col *shown, size_t ns, size_t name_w,
+			  const struct top_frame *fr)
 {
+	FILE *f = sc->f;
 	if (fr->colour)
 		fputs("\033[1m", f);
 	for (size_t i = 0; i < ns; i++) {
@@ -162,12 +138,13 @@ static void table_heading(FILE *f, const enum top_col *shown, size_t ns, size_t 
 	}
 	if (fr->colour)
 		fputs("\033[0m", f);
-	fputs(fr->full_screen ? "\033[K\n" : "\n", f);
+	screen_newline(sc);
 }
 
-static void table_row(FILE *f, const struct top_row *r, const enum top_col *shown, size_t ns, size_t name_w,
-		      const struct top_frame *fr)
+static void table_row(const struct screen *sc, const struct top_row *r, const enum top_col *shown, size_t ns,
+		      size_t name_w)
 {
+	FILE *f = sc->f;
 	for (size_t i = 0; i < ns; i++) {
 		enum top_col c = shown[i];
 		char cell[sizeof(r->name) + 8];
@@ -186,13 +163,13 @@ static void table_row(FILE *f, const struct top_row *r, const enum top_col *show
 			fmt_value(cell, sizeof(cell), c, r->v[c]);
 		fprintf(f, "%*s", (int)cols[c].width, cell);
 	}
-	fputs(fr->full_screen ? "\033[K\n" : "\n", f);
+	screen_newline(sc);
 }
 
 void top_view_frame(FILE *f, const struct top_view *v, const size_t *order, size_t n, const struct top_frame *fr)
 {
-	if (fr->full_screen)
-		fputs("\033[H", f);
+	const struct screen screen = {f, fr->cols, fr->rows, fr->full_screen}, *sc = &screen;
+	screen_begin(sc);
 	bool on[TOP_NCOLS];
 	size_t used = fitting(fr->cols, on);
 	enum top_col shown[TOP_NCOLS];
@@ -208,41 +185,37 @@ void top_view_frame(FILE *f, const struct top_view *v, const size_t *order, size
 				used++;
 			}
 		}
-	header(f, v, fr);
-	table_heading(f, shown, ns, name_w, fr);
+	header(sc, v, fr);
+	table_heading(sc, shown, ns, name_w, fr);
 	/* Room for the rows: the terminal less the 5 lines above and up to 3 below. */
 	size_t room = fr->rows > 9 ? fr->rows - 8 : fr->rows ? 1 : n;
 	size_t shown_rows = n < room ? n : room;
 	for (size_t i = 0; i < shown_rows; i++)
-		table_row(f, &v->rows[order[i]], shown, ns, name_w, fr);
+		table_row(sc, &v->rows[order[i]], shown, ns, name_w);
 	char line[512];
 	if (shown_rows < n) {
 		snprintf(line, sizeof(line), "(%zu more row%s: a taller terminal, or / to filter)", n - shown_rows,
 			 n - shown_rows == 1 ? "" : "s");
-		text_line(f, fr, line);
+		screen_line(sc, line);
 	}
 	if (!n) {
 		snprintf(line, sizeof(line), "%s", v->nvms ? "no VM matches the filter"
 							    : "no VMs found (QEMU, cloud-hypervisor, firecracker, crosvm)");
-		text_line(f, fr, line);
+		screen_line(sc, line);
 	}
 	if (on[TOP_EXITS] && fr->exits_why[0]) {
 		snprintf(line, sizeof(line), "EXITS/S n/a: %s", fr->exits_why);
-		text_line(f, fr, line);
+		screen_line(sc, line);
 	}
 	if (on[TOP_EXITS] && fr->exits_note && fr->exits_note[0]) {
 		snprintf(line, sizeof(line), "EXITS/S: %s", fr->exits_note);
-		text_line(f, fr, line);
+		screen_line(sc, line);
 	}
 	if (fr->editing) {
 		snprintf(line, sizeof(line), "filter: %s_   (Enter keeps it, Esc clears it)", fr->filter);
-		text_line(f, fr, line);
+		screen_line(sc, line);
 	}
-	if (fr->full_screen)
-		fputs("\033[J", f);
-	else
-		fputc('\n', f);
-	fflush(f);
+	screen_end(sc);
 }
 
 /* ---- --batch ---- */

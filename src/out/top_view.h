@@ -10,13 +10,11 @@
 
 #include "core/sample/top.h"
 
-/* The human title of a column ("CPU%", "PSS", ...). */
-const char *top_col_title(enum top_col c);
-
 /* The columns that fit width (0: all), in the order they are shown; returns how many. */
 size_t top_view_columns(size_t width, enum top_col *ret);
 
 struct top_frame {
+	double now_unix;     /* the header's time */
 	double interval_seconds;
 	size_t cols, rows;   /* the terminal's; 0 = no limit */
 	bool full_screen;    /* home the cursor, clear each line's end and the screen's */

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "out/fmt.h"
 #include "out/json.h"
 
 static const char *or_null(const char *s) { return s && s[0] ? s : NULL; }

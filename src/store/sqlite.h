@@ -8,40 +8,36 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-#define SQLITE_CALLS(X)                                                                                \
-	X(bind_int)                                                                                    \
-	X(bind_int64)                                                                                  \
-	X(bind_null)                                                                                   \
-	X(bind_text)                                                                                   \
-	X(busy_timeout)                                                                                \
-	X(clear_bindings)                                                                              \
-	X(close_v2)                                                                                    \
-	X(column_double)                                                                               \
-	X(column_int)                                                                                  \
-	X(column_int64)                                                                                \
-	X(column_text)                                                                                 \
-	X(column_type)                                                                                 \
-	X(db_readonly)                                                                                 \
-	X(exec)                                                                                        \
-	X(extended_result_codes)                                                                       \
-	X(finalize)                                                                                    \
-	X(get_autocommit)                                                                              \
-	X(last_insert_rowid)                                                                           \
-	X(open_v2)                                                                                     \
-	X(prepare_v2)                                                                                  \
-	X(prepare_v3)                                                                                  \
-	X(reset)                                                                                       \
-	X(step)                                                                                        \
-	X(system_errno)
+#include "io/dynlib.h"
 
-struct sqlite_calls {
-#define SQLITE_CALL_POINTER(name) __typeof__(sqlite3_##name) *name;
-	SQLITE_CALLS(SQLITE_CALL_POINTER)
-#undef SQLITE_CALL_POINTER
-};
+#define SQLITE_CALLS(X, P)                                                                         \
+	X(P, bind_int)                                                                             \
+	X(P, bind_int64)                                                                           \
+	X(P, bind_null)                                                                            \
+	X(P, bind_text)                                                                            \
+	X(P, busy_timeout)                                                                         \
+	X(P, clear_bindings)                                                                       \
+	X(P, close_v2)                                                                             \
+	X(P, column_double)                                                                        \
+	X(P, column_int)                                                                           \
+	X(P, column_int64)                                                                         \
+	X(P, column_text)                                                                          \
+	X(P, column_type)                                                                          \
+	X(P, db_readonly)                                                                          \
+	X(P, exec)                                                                                 \
+	X(P, extended_result_codes)                                                                \
+	X(P, finalize)                                                                             \
+	X(P, get_autocommit)                                                                       \
+	X(P, last_insert_rowid)                                                                    \
+	X(P, open_v2)                                                                              \
+	X(P, prepare_v2)                                                                           \
+	X(P, prepare_v3)                                                                           \
+	X(P, reset)                                                                                \
+	X(P, step)                                                                                 \
+	X(P, system_errno)
 
 /* Filled by sqlite_load(); not to be called before it has returned 0. */
-extern struct sqlite_calls sq;
+extern DYNLIB_CALLS(sqlite_calls, sqlite3_, SQLITE_CALLS) sq;
 
 /* Loads the library once (later calls give the first answer). 0, or -ELIBACC with the reason
  * in err (sqlite_load_error() gives it later too). */

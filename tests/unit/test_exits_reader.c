@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <regex.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "core/kvm/kvm.h"
+#include "core/kvm/kvm_watch.h"
 #include "testutil.h"
 
 static const struct kvm_vm_sample *by_pid(const struct kvm_sample *s, pid_t pid)
@@ -324,6 +326,40 @@ static void test_vanished_slot_reused(void **state)
 	tree_free(&t);
 }
 
+/* exits' selection (core/kvm/kvm_watch.h): the reader opened for it, VMs by name or pid, counters
+ * by a regular expression, in what changed between two reads. */
+static void test_watch_selection(void **state)
+{
+	(void)state;
+	char proc[PATH_MAX], sys[PATH_MAX], qmp_why[256];
+	struct io_root root = fixture_root("exits-intel", proc, sys, sizeof(proc));
+	regex_t fields;
+	assert_int_equal(regcomp(&fields, "^exits$", REG_EXTENDED | REG_NOSUB), 0);
+	const char *names[] = {"db1"};
+	pid_t pids[] = {4242};
+	struct kvm_watch w = {.vm_names = names, .nvm_names = 1, .pids = pids, .npids = 1, .fields = &fields,
+			      .pace_seconds = -1, .probe = true};
+	struct kvm_reader *r = NULL;
+	enum kvm_avail why;
+	assert_int_equal(kvm_watch_open(&root, &w, &r, &why, qmp_why, sizeof(qmp_why)), 0);
+	struct kvm_sample a, b;
+	assert_int_equal(kvm_reader_sample(r, &a), 0);
+	assert_int_equal(kvm_reader_sample(r, &b), 0);
+	assert_true(kvm_watch_selects(&w, by_pid(&b, 12345)));  /* db1, by name */
+	assert_true(kvm_watch_selects(&w, by_pid(&b, 4242)));   /* by pid */
+	assert_false(kvm_watch_selects(&w, by_pid(&b, 1234))); /* web1 */
+	struct kvm_delta d;
+	assert_int_equal(kvm_watch_delta(r, &w, &a, &b, &d), 0);
+	assert_int_equal(d.nvms, 2);
+	assert_int_equal(d.nsel, 1);
+	assert_string_equal(kvm_counter_name(r, d.sel[0]), "exits");
+	kvm_delta_free(&d);
+	kvm_sample_free(&a);
+	kvm_sample_free(&b);
+	kvm_reader_close(r);
+	regfree(&fields);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -334,6 +370,7 @@ int main(void)
 		cmocka_unit_test(test_names_from_discovery),
 		cmocka_unit_test(test_counters_from_first_vm),
 		cmocka_unit_test(test_vanished_slot_reused),
+		cmocka_unit_test(test_watch_selection),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -15,7 +15,7 @@
 #include <stdio.h>
 
 #include "core/sample/history.h"
-#include "out/report_html.h"
+#include "out/report/report_html.h"
 
 #define MiB (1024.0 * 1024.0)
 

@@ -1,6 +1,8 @@
 /* io/peer/http.c, share plan --from's socket work, against real loopback sockets: a reply read to the
  * server's close, the deadline when the server never answers, the size cap, a refused port; with
- * TLS, a plain server, a handshake never answered, a CA file without a certificate. */
+ * TLS, a plain server, a handshake never answered, a CA file without a certificate. io/peer/http_get.c,
+ * the GET around it: the body of a 200 with --auth-file's basic auth sent, a refusal's status and
+ * first line, a URL that is none, an auth file that is no USER:PASS. */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
@@ -18,8 +20,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "io/peer/tls_lib.h"
 #include "io/peer/http.h"
+#include "io/peer/http_get.h"
 
 /* A loopback listener; its port into port[]. */
 static int listener(char *port, size_t cap)
@@ -141,7 +143,7 @@ static void refused(void **state)
 static int tls_listener(char *port, size_t cap)
 {
 	char err[256];
-	assert_int_equal(tls_lib_load(err, sizeof(err)), 0);
+	assert_int_equal(io_tls_load(err, sizeof(err)), 0);
 	return listener(port, cap);
 }
 
@@ -200,12 +202,95 @@ static void tls_bad_ca(void **state)
 	close(fd);
 }
 
+/* A child that accepts one connection and answers reply when the request holds want. */
+static pid_t server_wanting(int fd, const char *reply, const char *want)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid)
+		return pid;
+	int c = accept(fd, NULL, NULL);
+	char req[4096] = "";
+	ssize_t n = c < 0 ? -1 : recv(c, req, sizeof(req) - 1, 0);
+	int ok = n > 0 && strstr(req, want) != NULL;
+	if (ok)
+		send(c, reply, strlen(reply), MSG_NOSIGNAL);
+	_exit(ok ? 0 : 1);
+}
+
+/* An auth file of text, mode 0600, at path (cap bytes). */
+static void auth_file(char *path, size_t cap, const char *text)
+{
+	snprintf(path, cap, "/tmp/vmhost-test-auth-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+}
+
+static void get_body_with_auth_file(void **state)
+{
+	(void)state;
+	char port[8], url[64], path[64];
+	int fd = listener(port, sizeof(port));
+	/* "ops:s3cret" in base64: sent because the URL has no user of its own */
+	pid_t pid = server_wanting(fd, "HTTP/1.0 200 OK\r\nContent-Length: 5\r\n\r\nhello",
+				   "Authorization: Basic b3BzOnMzY3JldA==\r\n");
+	snprintf(url, sizeof(url), "http://127.0.0.1:%s/sketch", port);
+	struct io_http_get g = {.timeout_seconds = 5, .max_bytes = 1 << 20};
+	auth_file(path, sizeof(path), "ops:s3cret\n");
+	assert_int_equal(io_http_get_auth_file(&g, path), 0);
+	unlink(path);
+	struct io_http_failure f;
+	char *body = NULL;
+	size_t len = 0;
+	assert_int_equal(io_http_get(&g, url, &body, &len, &f), 0);
+	assert_int_equal(len, 5);
+	assert_memory_equal(body, "hello", 5);
+	free(body);
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	io_http_get_done(&g);
+	assert_string_equal(g.auth.password, ""); /* wiped */
+	close(fd);
+}
+
+static void get_refused_and_malformed(void **state)
+{
+	(void)state;
+	char port[8], url[64], path[64];
+	int fd = listener(port, sizeof(port));
+	pid_t pid = server_wanting(fd, "HTTP/1.0 401 Unauthorized\r\n\r\nbasic auth required\r\nmore", "GET /sketch ");
+	snprintf(url, sizeof(url), "http://127.0.0.1:%s/sketch", port);
+	struct io_http_get g = {.timeout_seconds = 5, .max_bytes = 1 << 20};
+	struct io_http_failure f;
+	char *body = NULL;
+	size_t len = 0;
+	assert_int_equal(io_http_get(&g, url, &body, &len, &f), -EACCES);
+	assert_int_equal(f.step, IO_HTTP_STATUS);
+	assert_int_equal(f.status, 401);
+	assert_string_equal(f.why, "basic auth required");
+	assert_null(body);
+	waitpid(pid, NULL, 0);
+	close(fd);
+	assert_int_equal(io_http_get(&g, "ftp://node1/sketch", &body, &len, &f), -ENOTSUP);
+	assert_int_equal(f.step, IO_HTTP_URL);
+	assert_int_equal(io_http_get(&g, "http://", &body, &len, &f), -EINVAL);
+	assert_int_equal(f.step, IO_HTTP_URL);
+	auth_file(path, sizeof(path), ":no user\n");
+	assert_int_equal(io_http_get_auth_file(&g, path), -EBADMSG);
+	unlink(path);
+	io_http_get_done(&g);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(reply_read_to_close), cmocka_unit_test(deadline), cmocka_unit_test(size_cap),
 		cmocka_unit_test(refused), cmocka_unit_test(tls_to_plain), cmocka_unit_test(tls_deadline),
-		cmocka_unit_test(tls_bad_ca),
+		cmocka_unit_test(tls_bad_ca), cmocka_unit_test(get_body_with_auth_file),
+		cmocka_unit_test(get_refused_and_malformed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

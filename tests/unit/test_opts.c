@@ -1,6 +1,8 @@
 /* The one option parser of the commands (cmd/opts.c): getopt's strings built from a table, every
  * kind of value converted and stored in fields of each width, the table's own usage errors, and
  * the end of the reading (help, leftover arguments). */
+#include <errno.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 /* Before cmocka, which defines a fail() macro of its own. */
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "core/base/convert.h"
 #include "testutil.h"
 
 #include <cmocka.h>
@@ -54,6 +57,8 @@ static const struct opt demo_table[] = {
 	{OPT("size_t", 0, OPT_COUNT), OPT_AT(struct demo, count_size), .error = "--size_t: '%s'"},
 	{OPT("bytes", 'b', OPT_SIZE), OPT_AT(struct demo, bytes), .lo = 1 << 20, .error = "--bytes: '%s'"},
 	{OPT("size-double", 0, OPT_SIZE), OPT_AT(struct demo, size_double), .error = "--size-double: '%s'"},
+	{OPT("percent", 0, OPT_NUMBER), OPT_AT(struct demo, number), .lo = 0, .hi = 100,
+	 .error = "--percent takes 0 to 100% of a CPU (%d, %n), not '%s'"},
 	{OPT("call", 'c', OPT_CALL), .call = count_call},
 	{OPT("flag-call", 0, OPT_FLAG), .call = count_call},
 	{OPT("help", 'h', OPT_HELP)},
@@ -134,6 +139,12 @@ static void test_refused_values(void **state)
 		{"--long", "0", "vmhost: demo: usage: --long: '0' (see 'vmhost help demo')\n"},
 		{"--bytes", "1023k", "vmhost: demo: usage: --bytes: '1023k' (see 'vmhost help demo')\n"},
 		{"--bytes", "-1M", "vmhost: demo: usage: --bytes: '-1M' (see 'vmhost help demo')\n"},
+		/* The table's text is not a format: its other '%'s print as they are (they were read as
+		 * conversions, "%d" and "%n" taking arguments never passed). */
+		{"--percent", "101", "vmhost: demo: usage: --percent takes 0 to 100% of a CPU (%d, %n), not '101' (see "
+				     "'vmhost help demo')\n"},
+		{"--percent", "%s%n", "vmhost: demo: usage: --percent takes 0 to 100% of a CPU (%d, %n), not '%s%n' (see "
+				      "'vmhost help demo')\n"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		parse(&r, 0, cases[i].opt, cases[i].arg, NULL);
@@ -288,6 +299,62 @@ static void test_unfit_table(void **state)
 	}
 }
 
+/* The converters the options share with the KSM tuner's config file (core/base/convert.h): the
+ * whole word, within bounds; one vocabulary of yes and no. */
+static void test_converters(void **state)
+{
+	(void)state;
+	double d = -1;
+	int64_t v = -1;
+	bool b = false;
+	assert_int_equal(convert_number("0.5", 0, 1, &d), 0);
+	assert_true(d == 0.5);
+	assert_int_equal(convert_number("1.5", 0, 1, &d), -EINVAL);
+	assert_int_equal(convert_number("inf", 0, INFINITY, &d), -EINVAL);
+	assert_int_equal(convert_number("0.5s", 0, 1, &d), -EINVAL);
+	assert_int_equal(convert_number("", 0, 1, &d), -EINVAL);
+	assert_true(d == 0.5); /* untouched when refused */
+	assert_int_equal(convert_whole("+42", 1, 100, &v), 0);
+	assert_int_equal(v, 42);
+	assert_int_equal(convert_whole("4.2", 1, 100, &v), -EINVAL);
+	assert_int_equal(convert_whole("101", 1, 100, &v), -EINVAL);
+	assert_int_equal(convert_whole("99999999999999999999", 1, INT64_MAX, &v), -EINVAL);
+	assert_int_equal(convert_whole("42 ", 1, 100, &v), -EINVAL);
+	assert_int_equal(v, 42);
+	static const char *const yes[] = {"yes", "true", "on", "1"}, *const no[] = {"no", "false", "off", "0"};
+	for (size_t i = 0; i < 4; i++) {
+		assert_int_equal(convert_bool(yes[i], &b), 0);
+		assert_true(b);
+		assert_int_equal(convert_bool(no[i], &b), 0);
+		assert_false(b);
+	}
+	assert_int_equal(convert_bool("Yes", &b), -EINVAL);
+	assert_int_equal(convert_bool("", &b), -EINVAL);
+}
+
+/* main's commands and dispatch's subcommands by one prefix match: a name given whole wins, a
+ * prefix of one name finds it, of two is ambiguous, of none finds nothing. */
+static void test_subcommand_match(void **state)
+{
+	(void)state;
+	static const struct subcommand table[] = {{"share", NULL, ""}, {"serve", NULL, ""}, {"s", NULL, ""},
+						  {"top", NULL, ""}};
+	bool ambiguous;
+	assert_ptr_equal(subcommand_match(table, 4, "t", &ambiguous), &table[3]);
+	assert_false(ambiguous);
+	assert_ptr_equal(subcommand_match(table, 4, "sh", &ambiguous), &table[0]);
+	assert_ptr_equal(subcommand_match(table, 4, "s", &ambiguous), &table[2]);
+	assert_false(ambiguous);
+	assert_null(subcommand_match(table, 4, "", &ambiguous));
+	assert_true(ambiguous);
+	assert_null(subcommand_match(table, 2, "s", &ambiguous));
+	assert_true(ambiguous);
+	assert_null(subcommand_match(table, 4, "x", &ambiguous));
+	assert_false(ambiguous);
+	assert_null(subcommand_match(table, 4, "tops", &ambiguous));
+	assert_false(ambiguous);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -299,6 +366,8 @@ int main(void)
 		cmocka_unit_test(test_check_and_help_anyway),
 		cmocka_unit_test(test_bench_accounting_refuses_argument),
 		cmocka_unit_test(test_unfit_table),
+		cmocka_unit_test(test_subcommand_match),
+		cmocka_unit_test(test_converters),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

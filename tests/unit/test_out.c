@@ -12,7 +12,10 @@
 #include <cmocka.h>
 
 #include "out/doc.h"
+#include "out/fmt.h"
 #include "out/json.h"
+#include "out/screen.h"
+#include "out/share_view.h"
 #include "out/table.h"
 #include "out/text.h"
 
@@ -198,6 +201,26 @@ static void units(void **state)
 	fmt_seconds(b, sizeof(b), 0.0005), assert_string_equal(b, "500us");
 	fmt_seconds(b, sizeof(b), 0.0123), assert_string_equal(b, "12.3ms");
 	fmt_seconds(b, sizeof(b), 215), assert_string_equal(b, "3m35s");
+	/* One rate format for top and exits: 12345 exits/s read "12.3k" in top, "12345" in exits. */
+	fmt_rate(b, sizeof(b), 0), assert_string_equal(b, "0.0");
+	fmt_rate(b, sizeof(b), 42.25), assert_string_equal(b, "42.2");
+	fmt_rate(b, sizeof(b), 950), assert_string_equal(b, "950");
+	fmt_rate(b, sizeof(b), 12345), assert_string_equal(b, "12.3k");
+	fmt_rate(b, sizeof(b), 4.1e6), assert_string_equal(b, "4.1M");
+	fmt_rate(b, sizeof(b), NAN), assert_string_equal(b, "n/a");
+}
+
+/* The live views' column fitter: in order, each with its separator, never into the last column. */
+static void screen_columns(void **state)
+{
+	(void)state;
+	const size_t widths[] = {10, 5, 5};
+	assert_int_equal(screen_fit(0, 0, widths, 3), 3);
+	assert_int_equal(screen_fit(21, 0, widths, 3), 3);
+	assert_int_equal(screen_fit(20, 0, widths, 3), 2); /* 20 would fill the last column */
+	assert_int_equal(screen_fit(20, 10, widths, 3), 0);
+	assert_int_equal(screen_fit(30, 14, widths, 3), 2);
+	assert_int_equal(screen_fit(29, 14, widths, 3), 1);
 }
 
 static void print_csv_t(FILE *f, void *t) { table_print_csv(t, f); }
@@ -379,11 +402,93 @@ static void text_on_a_terminal(void **state)
 	table_free(t);
 }
 
+/* share's map in its three forms (out/share_view.h): --csv is a real table, a row per VM, its
+ * pairs as JSON text (it printed the human form before); JSON and CSV from the same cells. */
+static void share_views(void **state)
+{
+	(void)state;
+	struct sketch s[2] = {{.pid = 10, .name = "db", .sample_n = 32, .pages = 100, .ram_pages = 128, .zero_pages = 5,
+			       .cpu_seconds = 0.5, .wall_seconds = 1},
+			      {.pid = 20, .name = "", .sample_n = 32, .pages = 50, .gap = SKETCH_VM_EXITED}};
+	int64_t with0[2] = {0, 7}, with1[2] = {7, 0};
+	struct share_vm vms[2] = {{.self_shared_pages = 3, .unique_pages = 90, .shared_with = with0},
+				  {.unique_pages = 43, .shared_with = with1}};
+	struct share_map m = {.n = 2, .vms = vms, .pages = 150, .mergeable_pages = 10};
+	struct share_view v = {.sketches = s, .n = 2, .map = &m, .page_size_bytes = 4096, .saved_now_bytes = UNKNOWN,
+			       .ksm_saved_bytes = MAYBE(8192)};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(share_view_print(f, DOC_CSV, &v), 0);
+	fclose(f);
+	const char *header = "pid,name,pages,ram_pages,zero_pages,zero_mapped_pages,ksm_zero_pages,self_shared_pages,"
+			     "unique_pages,shared_with,sample,sketch_hashes,sketch_bytes,error_bound_pages,partial,"
+			     "partial_reason,cpu_seconds,wall_seconds\n";
+	assert_true(!strncmp(buf, header, strlen(header)));
+	assert_non_null(strstr(buf, "\n10,db,100,128,5,0,0,3,90,\"[{\"\"pid\"\":20,\"\"name\"\":null,\"\"pages\"\":7}]\",32,"));
+	assert_non_null(strstr(buf, ",true,vm-exited,"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(share_view_print(f, DOC_JSON, &v), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"shared_with\":[{\"pid\":10,\"name\":\"db\",\"pages\":7}]"));
+	assert_non_null(strstr(buf, "\"host\":{\"pages\":150,\"zero_pages\":0,\"zero_mapped_pages\":0,"
+				    "\"mergeable_savings_bytes\":40960,\"saved_bytes\":null,\"ksm_saved_bytes\":8192}"));
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(share_view_print(f, DOC_HUMAN, &v), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "  db               with -                  28.0 KiB\n"));
+	assert_non_null(strstr(buf, "host: KSM could save 40.0 KiB with every VM merged; n/a is saved now"));
+	free(buf);
+}
+
+/* share plan --csv: the plan's table, a row per move, as JSON's plan.moves. */
+static void share_plan_views(void **state)
+{
+	(void)state;
+	struct sketch_file_vm a_vms[1] = {{.pid = 1, .name = "web", .pages = 10}}, b_vms[1] = {{.pid = 2, .name = "db"}};
+	struct sketch_file files[2] = {{.vms = a_vms, .nvms = 1, .mem_total_bytes = -1, .mem_available_bytes = -1},
+				       {.vms = b_vms, .nvms = 1, .mem_total_bytes = -1, .mem_available_bytes = -1}};
+	struct plan_host hosts[2] = {{"a", &files[0]}, {"b", &files[1]}};
+	int64_t common0[2] = {0, 4}, common1[2] = {4, 0};
+	struct plan_vm pvms[2] = {{.host = 0, .index = 0, .common_pages = common0, .best_host = 1},
+				  {.host = 1, .index = 0, .common_pages = common1, .best_host = 0}};
+	struct plan_move moves[1] = {{.vm = 0, .from = 0, .to = 1, .freed_pages = 4, .need_pages = 6}};
+	struct share_plan p = {.nhosts = 2, .nvms = 2, .vms = pvms, .moves = moves, .nmoves = 1, .freed_pages = 4};
+	const char *sources[2] = {"a.sketch", "b.sketch"};
+	struct share_plan_view v = {.hosts = hosts, .sources = sources, .plan = &p};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	assert_int_equal(share_plan_view_print(f, DOC_CSV, &v), 0);
+	fclose(f);
+	assert_string_equal(buf, "name,pid,from,to,freed_bytes,need_bytes\nweb,1,a,b,16384,24576\n");
+	free(buf);
+	f = open_memstream(&buf, &len);
+	assert_int_equal(share_plan_view_print(f, DOC_JSON, &v), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "\"plan\":{\"moves\":[{\"name\":\"web\",\"pid\":1,\"from\":\"a\",\"to\":\"b\","
+				    "\"freed_bytes\":16384,\"need_bytes\":24576}],\"freed_bytes\":16384"));
+	free(buf);
+	v.vm = "2"; /* by pid: db, which has no move */
+	assert_true(share_plan_view_finds_vm(&v));
+	f = open_memstream(&buf, &len);
+	assert_int_equal(share_plan_view_print(f, DOC_HUMAN, &v), 0);
+	fclose(f);
+	assert_non_null(strstr(buf, "db (pid 2) on b: best on a (+16.0 KiB)\n"));
+	assert_non_null(strstr(buf, "\nplan:\n  no move frees memory\n"));
+	free(buf);
+	v.vm = "nope";
+	assert_false(share_plan_view_finds_vm(&v));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(json_document), cmocka_unit_test(json_edges), cmocka_unit_test(table_three_ways), cmocka_unit_test(units),
-		cmocka_unit_test(table_bool_and_time_columns),
+		cmocka_unit_test(table_bool_and_time_columns), cmocka_unit_test(screen_columns),
+		cmocka_unit_test(share_views), cmocka_unit_test(share_plan_views),
 		cmocka_unit_test(table_out_of_memory), cmocka_unit_test(doc_three_forms),
 		cmocka_unit_test(text_on_a_terminal), cmocka_unit_test(table_value_cells), cmocka_unit_test(table_sort_many),
 	};

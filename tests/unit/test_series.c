@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "core/sample/series.h"
 
 #define MiB (1024.0 * 1024.0)

@@ -397,9 +397,12 @@ static void test_parse_listen(void **state)
 	assert_false(serve_is_loopback(&a));
 	assert_int_equal(serve_parse_listen("localhost:1", &a, &len), 0);
 	assert_true(serve_is_loopback(&a));
+	assert_int_equal(serve_parse_listen("127.0.0.1:0", &a, &len), 0); /* any free port */
+	assert_int_equal(ntohs(((struct sockaddr_in *)&a)->sin_port), 0);
 	static const char *const bad[] = {"", "9464", "127.0.0.1", "127.0.0.1:", "127.0.0.1:65536", "127.0.0.1:-1",
 					  "127.0.0.1:80x", "::1:80", "[::1:80", "example.invalid:80", "1.2.3:80",
-					  "127.0.0.1: 80", "0.0.0.0:\n0", "127.0.0.1:+80", "[]:80"};
+					  "127.0.0.1: 80", "0.0.0.0:\n0", "127.0.0.1:+80", "[]:80",
+					  "127.0.0.1:000080" /* the URL's port check: at most 5 digits */};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		assert_int_equal(serve_parse_listen(bad[i], &a, &len), -EINVAL);
 }

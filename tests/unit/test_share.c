@@ -13,6 +13,7 @@
 
 #include "core/base/siphash.h"
 #include "core/share/share_run.h"
+#include "core/share/share_saved.h"
 #include "core/share/sketch.h"
 #include "core/share/fleet.h"
 
@@ -306,6 +307,24 @@ static void plan_by_hand(void **state)
 	assert_non_null(strstr(why, "sampled at 1/4"));
 }
 
+/* What is saved now: KSM's pages_sharing and the map's empty pages already on the zero page, in
+ * bytes; unknown without KSM or its counter. */
+static void saved_now(void **state)
+{
+	(void)state;
+	struct share_map m = {.zero_mapped_pages = 3};
+	struct host h = {.page_size_bytes = 4096};
+	h.ksm.present = true;
+	h.ksm.pages_sharing = MAYBE(7);
+	maybe_i64 b = share_saved_now_bytes(&m, &h);
+	assert_true(b.known && b.v == 10 * 4096);
+	h.ksm.pages_sharing = UNKNOWN;
+	assert_false(share_saved_now_bytes(&m, &h).known);
+	h.ksm.pages_sharing = MAYBE(7);
+	h.ksm.present = false;
+	assert_false(share_saved_now_bytes(&m, &h).known);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -317,6 +336,7 @@ int main(void)
 		cmocka_unit_test(run_of_map),
 		cmocka_unit_test(order_keeps_clusters_together),
 		cmocka_unit_test(plan_by_hand),
+		cmocka_unit_test(saved_now),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "net/http_url.h"
+#include "parse/http/http_url.h"
 #include "parse/sketch_file.h"
 
 static uint64_t hashes_a[] = {1, 5, 5, 900};
@@ -288,6 +288,18 @@ static void urls(void **state)
 	assert_string_equal(u.user, "ops");
 	assert_int_equal(http_url_parse("HTTPS://node1:9464", &u), 0);
 	assert_string_equal(u.port, "9464");
+	/* One port check for URLs and serve --listen: digits only, 1 to 5 of them, at most 65535. */
+	unsigned port = 1;
+	assert_int_equal(http_port_parse("0", 1, &port), 0);
+	assert_int_equal(port, 0);
+	assert_int_equal(http_port_parse("65535/x", 5, &port), 0);
+	assert_int_equal(port, 65535);
+	assert_int_equal(http_port_parse("00080", 5, &port), 0);
+	assert_int_equal(port, 80);
+	static const char *const bad_ports[] = {"", "65536", "123456", "+80", " 80", "8O", "-1"};
+	for (size_t i = 0; i < sizeof(bad_ports) / sizeof(bad_ports[0]); i++)
+		assert_int_equal(http_port_parse(bad_ports[i], strlen(bad_ports[i]), &port), -EINVAL);
+	assert_int_equal(port, 80);
 	assert_int_equal(http_url_parse("ftp://node1/sketch", &u), -ENOTSUP);
 	const char *bad[] = {"https://", "https//node1/", "node1:9464/sketch", "http://", "http://:80/", "http://h:0/", "http://h:65536/",
 			     "http://h:x/", "http://[::1/", "http://h/a b", "http://u%zz@h/", "http://@h/", "http://[g]/"};

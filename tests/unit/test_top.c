@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -336,6 +337,39 @@ static void test_io_rates(void **state)
 	top_reading_free(&b);
 }
 
+/* The live frame (out/screen.h): the header's time is the one given (out/ reads no clock), the
+ * terminal's escapes only on a full screen, exits/s in the one rate format (fmt_rate). */
+static void test_full_screen_frame(void **state)
+{
+	(void)state;
+	struct top_reading a, b;
+	struct top_view v;
+	three_vms(&a, &b, &v);
+	v.rows[1].v[TOP_EXITS] = 12345;
+	size_t order[8], n = top_view_order(&v, TOP_CPU, false, NULL, order);
+	setenv("TZ", "UTC", 1);
+	tzset();
+	for (int full = 0; full < 2; full++) {
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+		assert_non_null(f);
+		struct top_frame fr = {.now_unix = 1700000000.9, .interval_seconds = 2, .full_screen = full,
+				       .sort = TOP_CPU, .filter = "", .exits_why = ""};
+		top_view_frame(f, &v, order, n, &fr);
+		fclose(f);
+		const char *title = full ? "\033[Hvmhost top  22:13:20  every 2s  4 VMs\033[K\n"
+					 : "vmhost top  22:13:20  every 2s  4 VMs\n";
+		assert_true(!strncmp(buf, title, strlen(title)));
+		assert_true(full ? strstr(buf, "\033[J") != NULL : strchr(buf, '\033') == NULL);
+		assert_non_null(strstr(buf, " 12.3k")); /* bravo's exits/s */
+		free(buf);
+	}
+	top_view_free(&v);
+	top_reading_free(&a);
+	top_reading_free(&b);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -345,6 +379,7 @@ int main(void)
 		cmocka_unit_test(test_churn),
 		cmocka_unit_test(test_columns_fit),
 		cmocka_unit_test(test_batch_frame),
+		cmocka_unit_test(test_full_screen_frame),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "net/serve_auth.h"
-#include "net/web_config.h"
+#include "parse/http/web_config.h"
 
 /* bcrypt of "s3cret", cost 4 (the tests hash often). */
 #define HASH_S3CRET "$2b$04$0kWE3cwSYHeHK9XDvP9KVO6R19FeWG1LDOTHTl6MmYyFL8uyuohfi"

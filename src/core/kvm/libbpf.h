@@ -10,30 +10,26 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#define LIBBPF_CALLS(X)                                                                                \
-	X(bpf_link__destroy)                                                                           \
-	X(bpf_map__fd)                                                                                 \
-	X(bpf_map_delete_elem)                                                                         \
-	X(bpf_map_get_next_key)                                                                        \
-	X(bpf_map_lookup_elem)                                                                         \
-	X(bpf_map_update_elem)                                                                         \
-	X(bpf_object__close)                                                                           \
-	X(bpf_object__find_map_by_name)                                                                \
-	X(bpf_object__find_program_by_name)                                                            \
-	X(bpf_object__load)                                                                            \
-	X(bpf_object__open_mem)                                                                        \
-	X(bpf_program__attach)                                                                         \
-	X(libbpf_num_possible_cpus)                                                                    \
-	X(libbpf_set_print)
+#include "io/dynlib.h"
 
-struct libbpf_calls {
-#define LIBBPF_CALL_POINTER(name) __typeof__(name) *name;
-	LIBBPF_CALLS(LIBBPF_CALL_POINTER)
-#undef LIBBPF_CALL_POINTER
-};
+#define LIBBPF_CALLS(X, P)                                                                         \
+	X(P, bpf_link__destroy)                                                                    \
+	X(P, bpf_map__fd)                                                                          \
+	X(P, bpf_map_delete_elem)                                                                  \
+	X(P, bpf_map_get_next_key)                                                                 \
+	X(P, bpf_map_lookup_elem)                                                                  \
+	X(P, bpf_map_update_elem)                                                                  \
+	X(P, bpf_object__close)                                                                    \
+	X(P, bpf_object__find_map_by_name)                                                         \
+	X(P, bpf_object__find_program_by_name)                                                     \
+	X(P, bpf_object__load)                                                                     \
+	X(P, bpf_object__open_mem)                                                                 \
+	X(P, bpf_program__attach)                                                                  \
+	X(P, libbpf_num_possible_cpus)                                                             \
+	X(P, libbpf_set_print)
 
 /* Filled by libbpf_load(); not to be called before it has returned 0. */
-extern struct libbpf_calls libbpf;
+extern DYNLIB_CALLS(libbpf_calls, , LIBBPF_CALLS) libbpf;
 
 /* Loads the library once (later calls give the first answer). 0, or -ELIBACC with the reason
  * ("libbpf.so.1: cannot open shared object file...", and the package to install) in err. */

@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/convert.h"
+
 void tuner_config_default(struct tuner_config *c)
 {
 	*c = (struct tuner_config){
@@ -26,43 +28,10 @@ void tuner_config_default(struct tuner_config *c)
 	};
 }
 
-static int set_i64(const char *value, int64_t lo, int64_t hi, int64_t *ret, const char *key, char *err, size_t cap)
+/* A refused value's message, "KEY must be ..., not 'VALUE'": -EINVAL. */
+static int refused(const char *key, const char *value, const char *must, char *err, size_t cap)
 {
-	char *end;
-	errno = 0;
-	long long v = strtoll(value, &end, 10);
-	if (errno || end == value || *end || v < lo || v > hi) {
-		snprintf(err, cap, "%s must be an integer from %lld to %lld, not '%s'", key, (long long)lo,
-			 (long long)hi, value);
-		return -EINVAL;
-	}
-	*ret = v;
-	return 0;
-}
-
-static int set_double(const char *value, double lo, double hi, double *ret, const char *key, char *err, size_t cap)
-{
-	char *end;
-	errno = 0;
-	double v = strtod(value, &end);
-	if (errno || end == value || *end || !isfinite(v) || v < lo || v > hi) {
-		snprintf(err, cap, "%s must be a number from %g to %g, not '%s'", key, lo, hi, value);
-		return -EINVAL;
-	}
-	*ret = v;
-	return 0;
-}
-
-static int set_bool(const char *value, bool *ret, const char *key, char *err, size_t cap)
-{
-	static const char *const yes[] = {"yes", "true", "on", "1"}, *const no[] = {"no", "false", "off", "0"};
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
-		if (!strcmp(value, yes[i]) || !strcmp(value, no[i])) {
-			*ret = !strcmp(value, yes[i]);
-			return 0;
-		}
-	}
-	snprintf(err, cap, "%s must be yes or no, not '%s'", key, value);
+	snprintf(err, cap, "%s must be %s, not '%s'", key, must, value);
 	return -EINVAL;
 }
 
@@ -100,17 +69,23 @@ int tuner_config_set(struct tuner_config *c, const char *key, const char *value,
 		return -EINVAL;
 	}
 	void *field = (char *)c + k->offset;
+	char must[96];
 	int64_t v;
-	int r;
 	switch (k->kind) {
-	case KEY_DOUBLE: return set_double(value, k->lo, k->hi, field, key, err, cap);
-	case KEY_I64: return set_i64(value, (int64_t)k->lo, (int64_t)k->hi, field, key, err, cap);
-	case KEY_BOOL: return set_bool(value, field, key, err, cap);
+	case KEY_DOUBLE:
+		snprintf(must, sizeof(must), "a number from %g to %g", k->lo, k->hi);
+		return convert_number(value, k->lo, k->hi, field) < 0 ? refused(key, value, must, err, cap) : 0;
+	case KEY_I64:
 	case KEY_INT:
-		if ((r = set_i64(value, (int64_t)k->lo, (int64_t)k->hi, &v, key, err, cap)) < 0)
-			return r;
-		*(int *)field = (int)v;
+		snprintf(must, sizeof(must), "an integer from %lld to %lld", (long long)k->lo, (long long)k->hi);
+		if (convert_whole(value, (int64_t)k->lo, (int64_t)k->hi, &v) < 0)
+			return refused(key, value, must, err, cap);
+		if (k->kind == KEY_INT)
+			*(int *)field = (int)v;
+		else
+			*(int64_t *)field = v;
 		return 0;
+	case KEY_BOOL: return convert_bool(value, field) < 0 ? refused(key, value, "yes or no", err, cap) : 0;
 	}
 	return -EINVAL;
 }

@@ -1,6 +1,6 @@
 /* An HTTP client's socket work (`share plan --from`): resolve, connect, TLS for https (io/peer/tls.h),
  * send a request, read the reply until the server closes, all within one deadline. The request
- * and the reply are net/http_url.h's. */
+ * and the reply are parse/http/http_url.h's. */
 #ifndef VMHOST_IO_PEER_HTTP_H
 #define VMHOST_IO_PEER_HTTP_H
 

@@ -7,17 +7,48 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <gnutls/gnutls.h>
 
-struct io_tls_calls io_tls_calls;
+#include "io/dynlib.h"
 
-const char *const io_tls_call_names[] = {
-#define IO_TLS_CALL_NAME(name) "gnutls_" #name,
-	IO_TLS_CALLS(IO_TLS_CALL_NAME)
-#undef IO_TLS_CALL_NAME
-};
-_Static_assert(IO_TLS_NCALLS == sizeof(io_tls_call_names) / sizeof(*io_tls_call_names), "a pointer for each name");
+#ifndef VMHOST_GNUTLS_SONAME
+#error "VMHOST_GNUTLS_SONAME: the build names GnuTLS's soname (cmake/tls.cmake)"
+#endif
 
-#define G io_tls_calls
+#define GNUTLS_CALLS(X, P)                                                                         \
+	X(P, certificate_allocate_credentials)                                                     \
+	X(P, certificate_free_credentials)                                                         \
+	X(P, certificate_set_x509_key_mem)                                                         \
+	X(P, certificate_set_x509_system_trust)                                                    \
+	X(P, certificate_set_x509_trust_mem)                                                       \
+	X(P, certificate_verify_peers2)                                                            \
+	X(P, credentials_set)                                                                      \
+	X(P, deinit)                                                                               \
+	X(P, error_is_fatal)                                                                       \
+	X(P, handshake)                                                                            \
+	X(P, init)                                                                                 \
+	X(P, record_get_direction)                                                                 \
+	X(P, record_recv)                                                                          \
+	X(P, record_send)                                                                          \
+	X(P, server_name_set)                                                                      \
+	X(P, session_get_verify_cert_status)                                                       \
+	X(P, session_set_verify_cert)                                                              \
+	X(P, set_default_priority)                                                                 \
+	X(P, strerror)                                                                             \
+	X(P, transport_set_int2)
+
+/* GnuTLS's calls: G.handshake is gnutls_handshake. */
+static DYNLIB_CALLS(gnutls_calls, gnutls_, GNUTLS_CALLS) G;
+DYNLIB_DEFINE(G, gnutls_, GNUTLS_CALLS, VMHOST_GNUTLS_SONAME, "Debian: apt install libgnutls30");
+
+int io_tls_load(char *err, size_t cap) { return dynlib_get(&G_lib, err, cap); }
+
+bool io_tls_client_verified(void *gnutls_session)
+{
+	unsigned status = 0;
+	return G.certificate_verify_peers2 && gnutls_session &&
+	       G.certificate_verify_peers2((gnutls_session_t)gnutls_session, &status) == 0 && status == 0;
+}
 
 struct io_tls_session {
 	gnutls_session_t session;
@@ -127,7 +158,7 @@ ssize_t io_tls_send(struct io_tls_session *s, const char *data, size_t len, shor
 }
 
 /* A server that closes without TLS's close_notify ends the reply too: the HTTP reply's
- * Content-Length (net/http_url.h) tells a reply cut short. */
+ * Content-Length (parse/http/http_url.h) tells a reply cut short. */
 ssize_t io_tls_recv(struct io_tls_session *s, char *buf, size_t len, short *ret_events, char *why, size_t cap)
 {
 	ssize_t n = G.record_recv(s->session, buf, len);

@@ -14,8 +14,8 @@
  * 'single' and "double" quoted scalars, comments). Strict like exporter-toolkit: an unknown key,
  * a key twice or a key vmhost does not implement is an error naming its line
  * (fuzz/fuzz_web_config.c). */
-#ifndef VMHOST_NET_WEB_CONFIG_H
-#define VMHOST_NET_WEB_CONFIG_H
+#ifndef VMHOST_PARSE_WEB_CONFIG_H
+#define VMHOST_PARSE_WEB_CONFIG_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,8 +1,8 @@
-/* `share plan --from URL`: an http:// or https:// URL with optional user:password, and the reply of a plain
- * HTTP/1.0 GET. Pure, as the other HTTP-side parsers here: buffers in, structs out
- * (fuzz/fuzz_sketch_file.c). */
-#ifndef VMHOST_NET_HTTP_URL_H
-#define VMHOST_NET_HTTP_URL_H
+/* `share plan --from URL`: an http:// or https:// URL with optional user:password, the user and
+ * password of --auth-file, and the reply of a plain HTTP/1.0 GET; a TCP port, as serve's --listen
+ * takes it too. Pure, as the other parsers: buffers in, structs out (fuzz/fuzz_sketch_file.c). */
+#ifndef VMHOST_PARSE_HTTP_URL_H
+#define VMHOST_PARSE_HTTP_URL_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -14,6 +14,10 @@ struct http_url {
 	char port[8];                  /* "80" when none is given, "443" for https */
 	char path[1024];               /* "/" when none is given */
 };
+
+/* A TCP port: n digits (1 to 5, no sign or blank), 0 to 65535 (a URL's port is at least 1; serve
+ * --listen's 0 asks for any free port). 0 or -EINVAL. */
+int http_port_parse(const char *s, size_t n, unsigned *ret);
 
 /* "http[s]://[user[:password]@]host[:port][/path]". 0; -ENOTSUP for another scheme; -EINVAL for
  * anything malformed or too long. */

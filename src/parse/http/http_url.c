@@ -1,4 +1,4 @@
-#include "net/http_url.h"
+#include "parse/http/http_url.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -47,6 +47,19 @@ static int copy_from(const char *s, size_t n, char lowest, char *out, size_t cap
 
 static int copy_plain(const char *s, size_t n, char *out, size_t cap) { return copy_from(s, n, '!', out, cap); }
 
+int http_port_parse(const char *s, size_t n, unsigned *ret)
+{
+	if (!n || n > 5 || strspn(s, "0123456789") < n)
+		return -EINVAL;
+	unsigned v = 0;
+	for (size_t i = 0; i < n; i++)
+		v = v * 10 + (unsigned)(s[i] - '0');
+	if (v > 65535)
+		return -EINVAL;
+	*ret = v;
+	return 0;
+}
+
 /* "host[:port]" or "[v6][:port]". */
 static int parse_hostport(const char *s, size_t n, struct http_url *u)
 {
@@ -73,15 +86,10 @@ static int parse_hostport(const char *s, size_t n, struct http_url *u)
 		snprintf(u->port, sizeof(u->port), u->tls ? "443" : "80");
 		return 0;
 	}
-	size_t plen = (size_t)(s + n - port);
-	if (!plen || plen > 5 || strspn(port, "0123456789") < plen)
+	unsigned v;
+	if (http_port_parse(port, (size_t)(s + n - port), &v) < 0 || v < 1)
 		return -EINVAL;
-	unsigned v = 0;
-	for (size_t i = 0; i < plen; i++)
-		v = v * 10 + (unsigned)(port[i] - '0');
-	if (v < 1 || v > 65535)
-		return -EINVAL;
-	snprintf(u->port, sizeof(u->port), "%u", v);
+	snprintf(u->port, sizeof(u->port), "%hu", (unsigned short)v);
 	return 0;
 }
 

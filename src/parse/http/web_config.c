@@ -1,4 +1,4 @@
-#include "net/web_config.h"
+#include "parse/http/web_config.h"
 
 #include <errno.h>
 #include <stdarg.h>

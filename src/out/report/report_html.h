@@ -1,4 +1,4 @@
-/* The sections of `vmhost report`'s page (out/html.h is the page itself): the header and cards,
+/* The sections of `vmhost report`'s page (out/report/html.h is the page itself): the header and cards,
  * the host's memory stacked by VM, the flagged VMs, KSM and KVM charts, the table of every VM,
  * a section of charts per VM (closed unless flagged), the footer and its script. Series come in the
  * layouts of core/sample/series.h. Nothing here reads the database. */

@@ -1,4 +1,4 @@
-#include "out/html.h"
+#include "out/report/html.h"
 
 #include "out/svg.h"
 

@@ -22,7 +22,4 @@ struct report_share {
 /* The section: the map, or one line on how to make one. */
 void report_html_share(FILE *f, const struct report_share *s);
 
-/* The colour of a cell of pages (0: none, else 1..SHARE_BINS) against the map's largest. */
-int report_share_bin(int64_t pages, int64_t max_pages);
-
 #endif

@@ -1,4 +1,4 @@
-#include "out/report_html.h"
+#include "out/report/report_html.h"
 
 #include <errno.h>
 #include <math.h>
@@ -7,9 +7,9 @@
 #include <time.h>
 
 #include "core/base/stop.h"
-#include "out/html.h"
+#include "out/report/html.h"
 #include "out/svg.h"
-#include "out/table.h"
+#include "out/fmt.h"
 
 static const char *const C_GUEST = "#4c78a8", *const C_MERGED = "#72b7b2", *const C_OVERHEAD = "#e45756",
 		      *const C_TOTAL = "#54585f", *const C_SWAP = "#b279a2", *const C_KSM = "#59a14f",
@@ -570,7 +570,7 @@ void report_html_vm_end(FILE *f) { fputs("</details>\n", f); }
  * browser test's hooks: "#sort=KEY" in the address clicks that column once when the page loads,
  * "#filter=TEXT" types TEXT into the filter, "#first-screen" lists the captions and legends the window shows in the body's data-first-screen. */
 static const char page_script[] =
-	/* The sharing map (out/report_share.c): a cell's figures under the pointer, in the map's title
+	/* The sharing map (out/report/report_share.c): a cell's figures under the pointer, in the map's title
 	 * and the line below it; "#cell=ROW,COLUMN" shows one when the page loads. */
 	"(function(){var m=document.getElementById('sharemap');if(!m)return;"
 	"var n=+m.getAttribute('data-n'),v=m.getAttribute('data-mib').split(','),er=m.getAttribute('data-err').split(','),"

@@ -1,12 +1,12 @@
-#include "out/report_share.h"
+#include "out/report/report_share.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "out/html.h"
+#include "out/report/html.h"
 #include "out/svg.h"
-#include "out/table.h"
+#include "out/fmt.h"
 
 #define MAP_PLOT 880.0  /* px of the cells' square at most (cells of 6 px at least): the page's width less the names */
 #define CELL_MAX 28.0
@@ -17,7 +17,7 @@ static const char *const bin_colors[SHARE_BINS] = {"#fff3b0", "#fed976", "#feb24
 						   "#fc4e2a", "#e31a1c", "#bd0026", "#800026"};
 
 /* A square-root scale, so that pairs sharing a little still show beside those sharing a lot. */
-int report_share_bin(int64_t pages, int64_t max_pages)
+static int report_share_bin(int64_t pages, int64_t max_pages)
 {
 	if (pages <= 0 || max_pages <= 0)
 		return 0;
