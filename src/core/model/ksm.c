@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/rate.h"
+
 #define K(name) {#name, offsetof(struct ksm_sysfs, name)}
 const struct ksm_file ksm_files[] = {
 	K(run), K(pages_to_scan), K(sleep_millisecs), K(pages_shared), K(pages_sharing),
@@ -96,7 +98,6 @@ int ksmd_cpu_ns(const struct io_root *root, pid_t pid, int64_t *ret)
 	struct proc_stat st;
 	if (parse_stat(buf, (size_t)n, &st) < 0)
 		return -EINVAL;
-	long hz = sysconf(_SC_CLK_TCK);
-	*ret = (int64_t)(st.utime_ticks + st.stime_ticks) * (1000000000LL / (hz > 0 ? hz : 100));
+	*ret = (int64_t)(st.utime_ticks + st.stime_ticks) * (1000000000LL / ticks_per_second());
 	return 0;
 }

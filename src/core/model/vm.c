@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/base/prefault.h"
+#include "core/base/rate.h"
 #include "core/model/vm_memo.h"
 #include "parse/io_stat.h"
 #include "parse/kvm_debugfs.h"
@@ -800,7 +801,6 @@ static void measure_io(const struct io_root *root, struct vm *vm, const struct v
 /* CPU of the VMM (all threads) and its helpers, each vCPU, and the scope's cgroup figures. */
 static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before)
 {
-	long hz = host->clock_ticks_per_second;
 	uint64_t ticks = vm->cpu_ticks;
 	for (size_t i = 0; i < vm->nhelpers; i++) {
 		struct proc_stat st;
@@ -810,7 +810,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	/* This VM's reading before (measured again), or what a memo remembers of it: */
 	struct vm_cpu was = vm->cpu;
 	/* An unreadable or truncated stat: the CPU time is unknown, not 0. */
-	vm->cpu = (struct vm_cpu){.cpu_seconds = hz > 0 && vm->stat_known ? (double)ticks / (double)hz : NAN,
+	vm->cpu = (struct vm_cpu){.cpu_seconds = vm->stat_known ? ticks_to_seconds(ticks) : NAN,
 				  .vcpu_delay_seconds = NAN, .cpu_percent = NAN, .vcpu_delay_percent = NAN};
 	/* No thread list (a fixture tree, or the VMM exiting now): the vCPUs are unknown; the
 	 * memory reads tell whether the VM is gone. */

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/base/rate.h"
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 
@@ -96,12 +97,8 @@ void ksm_rates_compute(const struct ksm_sample *a, const struct ksm_sample *b, i
 	ret->sharing_ratio = ksm_sharing_ratio(k);
 	ret->general_profit = ksm_general_profit(k, page_size, &ret->general_profit_computed);
 	ret->rmap_items = ksm_rmap_items(k);
-	ret->ksmd_cpu_percent = NAN;
-	if (dt > 0 && a->ksmd_cpu_ns.known && b->ksmd_cpu_ns.known && b->ksmd_cpu_ns.v >= a->ksmd_cpu_ns.v)
-		ret->ksmd_cpu_percent = (double)(b->ksmd_cpu_ns.v - a->ksmd_cpu_ns.v) / 1e9 / dt * 100.0;
-	ret->pages_scanned_per_second = NAN;
-	if (dt > 0 && a->k.pages_scanned.known && k->pages_scanned.known && k->pages_scanned.v >= a->k.pages_scanned.v)
-		ret->pages_scanned_per_second = (double)(k->pages_scanned.v - a->k.pages_scanned.v) / dt;
+	ret->ksmd_cpu_percent = counter_percent_ns(a->ksmd_cpu_ns, b->ksmd_cpu_ns, dt);
+	ret->pages_scanned_per_second = counter_rate(a->k.pages_scanned, k->pages_scanned, dt);
 
 	ret->full_scan_seconds = NAN;
 	ret->full_scan_measured = false;
