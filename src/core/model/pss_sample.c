@@ -9,6 +9,7 @@
 
 #include "core/base/stop.h"
 #include "core/model/vm.h"
+#include "parse/pagemap.h"
 
 /* A kind is sampled enough once three standard errors of its mean weight, times the bytes it
  * weighs, fall below the target, after at least MIN_CLUSTERS reads that found pages of it; MAX_READS
@@ -79,16 +80,11 @@ static int mapcount(int kc, struct count_cache *c, uint64_t pfn, uint64_t *ret, 
 	return cached(c, pfn, ret) ? 0 : -EIO;
 }
 
-#define PM_PRESENT (UINT64_C(1) << 63)
-#define PM_FILE (UINT64_C(1) << 61) /* file page or shared anonymous */
-#define PM_EXCLUSIVE (UINT64_C(1) << 56)
-#define PM_PFN ((UINT64_C(1) << 55) - 1)
-
 /* Whether a pagemap entry's frame is weighed by its mapping count in a cluster of this kind:
  * present, of the kind, and not exclusive (those weigh 1). */
 static bool counted(uint64_t e, bool want_ksm)
 {
-	return (e & PM_PRESENT) && (bool)(e & PM_FILE) == !want_ksm && !(e & PM_EXCLUSIVE);
+	return pagemap_present(e) && pagemap_file(e) == !want_ksm && !pagemap_exclusive(e);
 }
 
 static uint64_t next_random(uint64_t *s)
@@ -246,25 +242,25 @@ static int weigh_cluster(struct sampler *s, uint64_t vpage, size_t want, bool wa
 	double found_sum = 0;
 	uint64_t missing[CHUNK], count;
 	for (size_t i = 0; i < nentries; i++) /* the frames whose counts are not known yet */
-		if (counted(entries[i], want_ksm) && (entries[i] & PM_PFN) && !cached(s->cache, entries[i] & PM_PFN, &count))
-			missing[nmissing++] = entries[i] & PM_PFN;
+		if (counted(entries[i], want_ksm) && pagemap_pfn(entries[i]) && !cached(s->cache, pagemap_pfn(entries[i]), &count))
+			missing[nmissing++] = pagemap_pfn(entries[i]);
 	if (nmissing)
 		fetch_counts(s->kc, s->cache, missing, nmissing, &s->reads); /* what it misses is asked below, alone */
 	for (size_t i = 0; i < nentries; i++) {
 		uint64_t e = entries[i];
-		if (!(e & PM_PRESENT))
+		if (!pagemap_present(e))
 			continue;
-		bool is_file = e & PM_FILE;
+		bool is_file = pagemap_file(e);
 		if (is_file != !want_ksm)
 			continue; /* a private copy in a file mapping, shared memory in an anonymous one */
-		if (e & PM_EXCLUSIVE) {
+		if (pagemap_exclusive(e)) {
 			if (is_file) {
 				found++;
 				found_sum += 1;
 			}
 			continue; /* private anonymous: weight 1, counted exactly already */
 		}
-		uint64_t pfn = e & PM_PFN;
+		uint64_t pfn = pagemap_pfn(e);
 		count = 0;
 		if (!pfn)
 			return -EPERM;

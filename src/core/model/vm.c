@@ -14,6 +14,7 @@
 #include "core/model/vm_memo.h"
 #include "parse/io_stat.h"
 #include "parse/kvm_debugfs.h"
+#include "parse/pagemap.h"
 
 const char *measure_method_name(enum measure_method m)
 {
@@ -660,7 +661,7 @@ static int count_present(int fd, uint64_t start, uint64_t end, int64_t page_size
 			break; /* beyond the user address space ([vsyscall]) */
 		size_t got = (size_t)n / sizeof(uint64_t);
 		for (size_t i = 0; i < got; i++)
-			*pages += (int64_t)(buf[i] >> 63);
+			*pages += pagemap_present(buf[i]);
 		first += got;
 	}
 	return 0;

@@ -8,6 +8,7 @@
 
 #include "core/base/stop.h"
 #include "io/vmread.h"
+#include "parse/pagemap.h"
 
 #define CHUNK_PAGES 256                /* one read: 1 MiB */
 #define PROGRESS_PAGES (16384 * 4)     /* 256 MiB between two progress calls */
@@ -98,9 +99,10 @@ static enum sketch_gap gap_of(ssize_t err)
  * cannot be read (nothing is then skipped, and absent pages read as zero). */
 static void resident(int pagemap, uint64_t addr, size_t npages, uint64_t *bits)
 {
-	ssize_t n = pagemap >= 0 ? io_pread(pagemap, bits, npages * 8, (off_t)(addr / SKETCH_PAGE_BYTES * 8)) : -1;
-	for (size_t i = n < 0 ? 0 : (size_t)n / 8; i < npages; i++)
-		bits[i] = 1ull << 63;
+	ssize_t n = pagemap >= 0 ? io_pread(pagemap, bits, npages * PAGEMAP_ENTRY_BYTES,
+					   (off_t)(addr / SKETCH_PAGE_BYTES * PAGEMAP_ENTRY_BYTES)) : -1;
+	for (size_t i = n < 0 ? 0 : (size_t)n / PAGEMAP_ENTRY_BYTES; i < npages; i++)
+		bits[i] = PAGEMAP_PRESENT;
 }
 
 /* Which page frames are the kernel's zero page (KPF_ZERO_PAGE in /proc/kpageflags, root): an
@@ -116,7 +118,7 @@ struct zero_frames {
 
 static bool kernel_zero_page(struct zero_frames *z, uint64_t pagemap_entry)
 {
-	uint64_t pfn = pagemap_entry & ((1ull << 55) - 1), flags;
+	uint64_t pfn = pagemap_pfn(pagemap_entry), flags;
 	if (z->kpageflags < 0 || !pfn)
 		return false;
 	for (size_t i = 0; i < z->n; i++)
@@ -170,7 +172,7 @@ static int read_range(pid_t pid, int pagemap, struct zero_frames *z, const struc
 		resident(pagemap, addr, npages, bits);
 		for (size_t i = 0; i < npages;) {
 			size_t j = i;
-			while (j < npages && bits[j] >> 63)
+			while (j < npages && pagemap_present(bits[j]))
 				j++;
 			int rr = j > i ? read_run(pid, addr, i, j, bits, z, o, buf, s) : 0;
 			if (rr)
