@@ -161,8 +161,6 @@ static maybe_i64 bytes_of(double v) { return isfinite(v) ? MAYBE((int64_t)llroun
 
 static bool is_vm(const struct vm *vm) { return vm->cfg.vmm != VMM_PROCESS; }
 
-static bool ksm_running(const struct ksm_sysfs *k) { return k->present && k->run.known && k->run.v == 1; }
-
 /* ---- KSM ---- */
 
 static void check_ksm_cpu(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
@@ -197,7 +195,7 @@ static void check_ksm_stopped(const struct doctor_rule *r, const struct doctor_e
 			      struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!k->present || !k->run.known || k->run.v == 1)
+	if (!ksm_is_off(k))
 		return;
 	int64_t guests = 0;
 	maybe_i64 ram = MAYBE(0);
@@ -244,7 +242,7 @@ static void check_unmergeable(const struct doctor_rule *r, const struct doctor_e
 			      struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!ksm_running(k))
+	if (!ksm_is_running(k))
 		return;
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
@@ -279,7 +277,7 @@ static void check_unmergeable(const struct doctor_rule *r, const struct doctor_e
 static void check_no_yield(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!ksm_running(k) || !k->full_scans.known || k->full_scans.v < KSM_NO_YIELD_MIN_SCANS)
+	if (!ksm_is_running(k) || !k->full_scans.known || k->full_scans.v < KSM_NO_YIELD_MIN_SCANS)
 		return;
 	double ksmd_percent = e->ksm_rates_known ? e->ksm_rates.ksmd_cpu_percent : NAN;
 	for (size_t i = 0; i < e->vms.n; i++) {
@@ -312,7 +310,7 @@ static void check_merge_across_nodes(const struct doctor_rule *r, const struct d
 				     struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!ksm_running(k) || !k->merge_across_nodes.known || k->merge_across_nodes.v != 1 || e->numa_nodes < 2)
+	if (!ksm_is_running(k) || !k->merge_across_nodes.known || k->merge_across_nodes.v != 1 || e->numa_nodes < 2)
 		return;
 	struct doctor_finding *f = add(out, r, 0, NULL, "KSM merges pages across %d NUMA nodes", e->numa_nodes);
 	ev_int(f, "merge_across_nodes", k->merge_across_nodes);
@@ -326,7 +324,7 @@ static void check_merge_across_nodes(const struct doctor_rule *r, const struct d
 static void check_zero_pages(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!ksm_running(k) || !k->use_zero_pages.known || k->use_zero_pages.v != 0 || !k->stable_node_dups.known ||
+	if (!ksm_is_running(k) || !k->use_zero_pages.known || k->use_zero_pages.v != 0 || !k->stable_node_dups.known ||
 	    k->stable_node_dups.v <= 0)
 		return;
 	struct doctor_finding *f = add(out, r, 0, NULL,

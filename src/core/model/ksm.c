@@ -28,6 +28,10 @@ const char *ksm_run_word(maybe_i64 run)
 	return run.v == 1 ? "running" : run.v == 2 ? "unmerging" : "stopped";
 }
 
+bool ksm_is_running(const struct ksm_sysfs *k) { return k->present && k->run.known && k->run.v == 1; }
+
+bool ksm_is_off(const struct ksm_sysfs *k) { return k->present && k->run.known && k->run.v != 1; }
+
 int ksm_read(const struct io_root *root, struct ksm_sysfs *ret)
 {
 	memset(ret, 0, sizeof(*ret));

@@ -32,6 +32,12 @@ int ksm_read(const struct io_root *root, struct ksm_sysfs *ret);
 /* "running", "stopped", "unmerging" (run = 1, 0, 2), "n/a" when unknown. */
 const char *ksm_run_word(maybe_i64 run);
 
+/* KSM is there and running (run = 1). */
+bool ksm_is_running(const struct ksm_sysfs *k);
+/* KSM is there and known not to run: stopped or unmerging (run = 0, 2). Neither this nor
+ * ksm_is_running when run is unknown or the kernel has no KSM. */
+bool ksm_is_off(const struct ksm_sysfs *k);
+
 /* Bytes KSM saves host-wide: (pages_sharing + ksm_zero_pages) x page size; unknown without KSM. */
 maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size);
 

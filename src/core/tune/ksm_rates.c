@@ -102,7 +102,7 @@ void ksm_rates_compute(const struct ksm_sample *a, const struct ksm_sample *b, i
 
 	ret->full_scan_seconds = NAN;
 	ret->full_scan_measured = false;
-	if (!k->present || !k->run.known || k->run.v != 1)
+	if (!ksm_is_running(k))
 		return; /* KSM is off: no scan time */
 	if (clock && clock->last_scan_seconds > 0) {
 		ret->full_scan_seconds = clock->last_scan_seconds;
