@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/elements.h"
 
 #define MiB (1024.0 * 1024.0)
 #define GiB (1024.0 * MiB)
@@ -957,7 +958,7 @@ const struct doctor_rule doctor_rules[] = {
 	{"vm-ram-small-pages", DOCTOR_INFO, NULL, check_small_pages,
 	 "a large guest's RAM on 4 KiB pages while THP could serve it"},
 };
-const size_t doctor_nrules = sizeof(doctor_rules) / sizeof(doctor_rules[0]);
+const size_t doctor_nrules = ELEMENTSOF(doctor_rules);
 
 /* Old ids, accepted for one release (docs/doctor.md). */
 static const struct {
@@ -969,7 +970,7 @@ static const struct {
 const struct doctor_rule *doctor_rule_find(const char *id, bool *ret_deprecated)
 {
 	bool deprecated = false;
-	for (size_t a = 0; a < sizeof(rule_aliases) / sizeof(rule_aliases[0]); a++)
+	for (size_t a = 0; a < ELEMENTSOF(rule_aliases); a++)
 		if (!strcmp(id, rule_aliases[a].old)) {
 			id = rule_aliases[a].id;
 			deprecated = true;

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/base/rate.h"
+#include "parse/elements.h"
 
 #define K(name) {#name, offsetof(struct ksm_sysfs, name)}
 const struct ksm_file ksm_files[] = {
@@ -19,7 +20,7 @@ const struct ksm_file ksm_files[] = {
 	K(advisor_max_pages_to_scan), K(advisor_target_scan_time),
 };
 #undef K
-const size_t ksm_nfiles = sizeof(ksm_files) / sizeof(ksm_files[0]);
+const size_t ksm_nfiles = ELEMENTSOF(ksm_files);
 
 const char *ksm_run_word(maybe_i64 run)
 {

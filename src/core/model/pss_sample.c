@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/stats.h"
 #include "core/base/stop.h"
 #include "core/model/vm.h"
 #include "parse/pagemap.h"
@@ -41,12 +42,6 @@ static void cache_put(struct count_cache *c, uint64_t pfn, uint64_t count)
 	size_t slot = cache_slot(pfn);
 	c->pfn[slot] = pfn + 1;
 	c->count[slot] = count;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
 }
 
 /* Puts the mapping counts of frames pfn[0..n) (at most CHUNK) in the cache, each run of adjacent

@@ -12,6 +12,7 @@
 #include "core/base/prefault.h"
 #include "core/base/rate.h"
 #include "core/model/vm_memo.h"
+#include "parse/elements.h"
 #include "parse/io_stat.h"
 #include "parse/kvm_debugfs.h"
 #include "parse/pagemap.h"
@@ -25,7 +26,7 @@ bool cgroup_vm_scope(const char *path, char *scope, size_t cap)
 {
 	static const char *const markers[] = {"/machine.slice/machine-", "/qemu.slice/", "/machine/"};
 	static const char *const suffixes[] = {".scope", ".scope", ".libvirt-qemu"};
-	for (size_t i = 0; i < sizeof(markers) / sizeof(markers[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(markers); i++) {
 		const char *m = strstr(path, markers[i]);
 		if (!m)
 			continue;
@@ -615,7 +616,7 @@ static bool guest_candidate(const struct map_entry *m, const struct hugetlbfs_mo
 	if (m->path_len == 0 || map_on_hugetlbfs(m, mounts, nmounts))
 		return true;
 	static const char *const prefixes[] = {"/memfd:", "/dev/hugepages", "/dev/shm/", "/run/", "/hugepages"};
-	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(prefixes); i++)
 		if (m->path_len >= strlen(prefixes[i]) && !memcmp(m->path, prefixes[i], strlen(prefixes[i])))
 			return true;
 	return m->perms[3] == 's' || memmem(m->path, m->path_len, "huge", 4) != NULL;

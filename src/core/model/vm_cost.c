@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "core/base/rate.h"
+#include "parse/elements.h"
 
 const char *const pressure_kind_names[PRESSURE_NKINDS] = {"memory", "cpu", "io"};
 
@@ -227,7 +228,7 @@ maybe_i64 cgroup_hugetlb_bytes(const struct io_root *root, const char *v2_scope)
 {
 	static const char *const files[] = {"hugetlb.2MB.current", "hugetlb.1GB.current"};
 	maybe_i64 sum = UNKNOWN;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(files); i++) {
 		maybe_i64 v = cg_number(root, v2_scope, 2, files[i]);
 		if (v.known)
 			sum = MAYBE((sum.known ? sum.v : 0) + v.v);

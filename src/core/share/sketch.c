@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/stats.h"
 #include "core/base/stop.h"
 #include "io/vmread.h"
+#include "parse/elements.h"
 #include "parse/pagemap.h"
 
 #define CHUNK_PAGES 256                /* one read: 1 MiB */
@@ -19,7 +21,7 @@ const char *sketch_gap_name(enum sketch_gap g)
 		[SKETCH_COMPLETE] = NULL, [SKETCH_VM_EXITED] = "vm-exited", [SKETCH_MAPPING_GONE] = "mapping-gone",
 		[SKETCH_NO_PERMISSION] = "no-permission", [SKETCH_RAM_UNKNOWN] = "ram-unknown",
 		[SKETCH_STOPPED] = "stopped"};
-	return (size_t)g < sizeof(names) / sizeof(names[0]) ? names[g] : "unknown";
+	return (size_t)g < ELEMENTSOF(names) ? names[g] : "unknown";
 }
 
 void sketch_budget_start(struct sketch_budget *b, double cpu_percent)
@@ -69,12 +71,6 @@ int sketch_add_page(struct sketch *s, const struct siphash_key *key, const void 
 	}
 	s->hashes[s->nhashes++] = sketch_value(h);
 	return 0;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 void sketch_finish(struct sketch *s)

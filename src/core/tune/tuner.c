@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/elements.h"
+
 void tuner_config_default(struct tuner_config *c)
 {
 	*c = (struct tuner_config){
@@ -56,7 +58,7 @@ static int set_double(const char *value, double lo, double hi, double *ret, cons
 static int set_bool(const char *value, bool *ret, const char *key, char *err, size_t cap)
 {
 	static const char *const yes[] = {"yes", "true", "on", "1"}, *const no[] = {"no", "false", "off", "0"};
-	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(yes); i++) {
 		if (!strcmp(value, yes[i]) || !strcmp(value, no[i])) {
 			*ret = !strcmp(value, yes[i]);
 			return 0;
@@ -92,7 +94,7 @@ static const struct config_key {
 int tuner_config_set(struct tuner_config *c, const char *key, const char *value, char *err, size_t cap)
 {
 	const struct config_key *k = NULL;
-	for (size_t i = 0; !k && i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
+	for (size_t i = 0; !k && i < ELEMENTSOF(config_keys); i++)
 		if (!strcmp(key, config_keys[i].key))
 			k = &config_keys[i];
 	if (!k) {
