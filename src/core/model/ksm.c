@@ -53,12 +53,18 @@ int ksm_read(const struct io_root *root, struct ksm_sysfs *ret)
 	return 0;
 }
 
-maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size)
+maybe_i64 ksm_saved_pages(const struct ksm_sysfs *k)
 {
 	if (!k->present || !k->pages_sharing.known)
 		return UNKNOWN;
 	int64_t zero = k->ksm_zero_pages.known ? k->ksm_zero_pages.v : 0;
-	return MAYBE((k->pages_sharing.v + zero) * page_size);
+	return MAYBE(k->pages_sharing.v + zero);
+}
+
+maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size)
+{
+	maybe_i64 pages = ksm_saved_pages(k);
+	return pages.known ? MAYBE(pages.v * page_size) : UNKNOWN;
 }
 
 maybe_i64 ksm_rmap_items(const struct ksm_sysfs *k)

@@ -38,7 +38,10 @@ bool ksm_is_running(const struct ksm_sysfs *k);
  * ksm_is_running when run is unknown or the kernel has no KSM. */
 bool ksm_is_off(const struct ksm_sysfs *k);
 
-/* Bytes KSM saves host-wide: (pages_sharing + ksm_zero_pages) x page size; unknown without KSM. */
+/* Pages KSM saves host-wide: pages_sharing + ksm_zero_pages (0 where the kernel has no such
+ * file); unknown without KSM or pages_sharing. */
+maybe_i64 ksm_saved_pages(const struct ksm_sysfs *k);
+/* The same in bytes: ksm_saved_pages x page size. */
 maybe_i64 ksm_saved_bytes(const struct ksm_sysfs *k, int64_t page_size);
 
 /* The pages ksmd tracks host-wide, one rmap item each: shared + sharing + unshared + volatile
