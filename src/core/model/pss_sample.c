@@ -217,7 +217,7 @@ static bool enough(const struct kind *k, double bytes, double target_bytes, size
 
 /* Where a sample reads: the process's pagemap, kpagecount, the counts known so far, and the
  * reads made. */
-struct sampler {
+struct page_sampler {
 	int pm, kc;
 	struct count_cache *cache;
 	size_t reads;
@@ -226,7 +226,7 @@ struct sampler {
 /* One cluster: the pagemap entries of want pages from vpage, each page of the kind sampled (KSM
  * or file/shmem) weighed by its frame's mapping count, added to k. 0, -ESRCH when the process is
  * gone, -EPERM when frame numbers are hidden from us, or the read's negative errno. */
-static int weigh_cluster(struct sampler *s, uint64_t vpage, size_t want, bool want_ksm, struct kind *k)
+static int weigh_cluster(struct page_sampler *s, uint64_t vpage, size_t want, bool want_ksm, struct kind *k)
 {
 	uint64_t entries[CHUNK];
 	ssize_t n = io_pread(s->pm, entries, want * sizeof(entries[0]), (off_t)(vpage * sizeof(entries[0])));
@@ -280,7 +280,7 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 		free(file.r);
 		return r;
 	}
-	struct sampler s = {.pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid), .kc = -1};
+	struct page_sampler s = {.pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid), .kc = -1};
 	s.kc = s.pm >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpagecount") : -1;
 	if (s.pm < 0 || s.kc < 0) {
 		r = s.pm < 0 ? (s.pm == -ENOENT ? -ESRCH : s.pm) : s.kc;

@@ -128,8 +128,8 @@ static bool kernel_zero_page(struct zero_frames *z, uint64_t pagemap_entry)
 	return true;
 }
 
-/* The resident run of pages [first, end) of a chunk at addr, read and added. 0, -ENOMEM, or 1
- * when the read failed (s->gap set). */
+/* The resident run of pages [first, end) of a chunk at addr, read and added. 0 or -ENOMEM; a read
+ * that fails is no error of ours but a gap in the sketch: 0 with s->gap set. */
 static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const uint64_t *bits,
 		    struct zero_frames *z, const struct sketch_opts *o, unsigned char *buf, struct sketch *s)
 {
@@ -137,7 +137,7 @@ static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const ui
 	ssize_t got = io_process_read(pid, addr + first * SKETCH_PAGE_BYTES, buf, len);
 	if (got < 0 || (size_t)got < len) {
 		s->gap = got < 0 ? gap_of(got) : SKETCH_MAPPING_GONE;
-		return 1;
+		return 0;
 	}
 	for (size_t i = 0; i < end - first; i++) {
 		const unsigned char *page = buf + i * SKETCH_PAGE_BYTES;
@@ -170,9 +170,9 @@ static int read_range(pid_t pid, int pagemap, struct zero_frames *z, const struc
 			size_t j = i;
 			while (j < npages && pagemap_present(bits[j]))
 				j++;
-			int rr = j > i ? read_run(pid, addr, i, j, bits, z, o, buf, s) : 0;
-			if (rr)
-				return rr < 0 ? rr : 0;
+			int err = j > i ? read_run(pid, addr, i, j, bits, z, o, buf, s) : 0;
+			if (err < 0 || s->gap != SKETCH_COMPLETE)
+				return err;
 			i = j > i ? j : i + 1;
 		}
 		budget_hold(o->budget);
