@@ -89,7 +89,8 @@ static void remove_dir(struct qemu_vm *vm)
 	vm->dir[0] = '\0';
 }
 
-void qemu_kill(struct qemu_vm *vm)
+/* SIGKILL, reap, remove the temp dir. Safe on a stopped vm. */
+static void qemu_kill(struct qemu_vm *vm)
 {
 	if (vm->pid > 0) {
 		kill(vm->pid, SIGKILL);

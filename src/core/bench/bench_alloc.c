@@ -251,7 +251,8 @@ static int time_qemu(struct bench_alloc *b, uint64_t size, unsigned threads, str
 	return 0;
 }
 
-int bench_alloc_run_size(struct bench_alloc *b, size_t si, struct bench_alloc_error *err)
+/* One size: the guard again, the first touch, then repeats of every thread count and slot. */
+static int bench_alloc_run_size(struct bench_alloc *b, size_t si, struct bench_alloc_error *err)
 {
 	const struct bench_alloc_config *o = &b->cfg;
 	uint64_t size = o->sizes[si];

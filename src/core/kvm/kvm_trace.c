@@ -380,11 +380,6 @@ static long classify(const void *ctx, unsigned event, uint32_t a, uint32_t b)
 	return other;
 }
 
-long kvm_trace_classify(const struct kvm_trace *t, enum kvm_trace_event e, uint32_t a, uint32_t b)
-{
-	return classify(t, e, a, b);
-}
-
 static int open_perf(struct kvm_trace *t, const struct kvm_trace_config *c)
 {
 	pid_t *tids = NULL;

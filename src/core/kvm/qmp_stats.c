@@ -44,11 +44,6 @@ const struct qmp_stats_schema *qmp_stats_source_schema(const struct qmp_stats_so
 	return &s->schema;
 }
 
-const char *qmp_stats_source_path(const struct qmp_stats_source *s)
-{
-	return s->path;
-}
-
 unsigned qmp_stats_source_version(const struct qmp_stats_source *s)
 {
 	return s->version;

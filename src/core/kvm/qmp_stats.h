@@ -39,7 +39,6 @@ void qmp_stats_sample_free(struct qmp_stats_sample *sample, const struct qmp_sta
 
 /* Empty until the first successful visit. */
 const struct qmp_stats_schema *qmp_stats_source_schema(const struct qmp_stats_source *s);
-const char *qmp_stats_source_path(const struct qmp_stats_source *s);
 /* The QEMU version from the last visit's greeting (major*10000 + minor*100 + micro); 0 before. */
 unsigned qmp_stats_source_version(const struct qmp_stats_source *s);
 /* The last failure in one line ("QMP busy: ...", "QMP error reply: CommandNotFound: ..."). */

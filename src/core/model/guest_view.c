@@ -23,9 +23,11 @@ static maybe_i64 stat_of(const struct json_doc *doc, const struct json_value *st
 	return e && json_as_i64(doc, e, &v) == 0 && v >= 0 ? MAYBE(v) : UNKNOWN;
 }
 
-void guest_view_from_replies(const struct json_doc *balloon_doc, const struct json_value *balloon,
-			     const struct json_doc *stats_doc, const struct json_value *stats, double now_wall,
-			     struct guest_view *ret)
+/* The view from replies already read (pure): query-balloon's return and qom-get guest-stats'
+ * return (either NULL). */
+static void guest_view_from_replies(const struct json_doc *balloon_doc, const struct json_value *balloon,
+				    const struct json_doc *stats_doc, const struct json_value *stats, double now_wall,
+				    struct guest_view *ret)
 {
 	struct guest_view g;
 	unknown(&g);

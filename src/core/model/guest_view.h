@@ -41,12 +41,4 @@ struct virt_domains;
 void guest_view_from_libvirt(const struct virt_domains *doms, const struct vm_config *cfg, double now_wall,
 			     struct guest_view *ret);
 
-/* The same from replies already read (pure, for tests): query-balloon's return and qom-get
- * guest-stats' return (either NULL). */
-struct json_doc;
-struct json_value;
-void guest_view_from_replies(const struct json_doc *balloon_doc, const struct json_value *balloon,
-			     const struct json_doc *stats_doc, const struct json_value *stats, double now_wall,
-			     struct guest_view *ret);
-
 #endif

@@ -268,8 +268,11 @@ static int weigh_cluster(struct page_sampler *s, uint64_t vpage, size_t want, bo
 	return 0;
 }
 
-int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
-		    double budget_seconds, struct pss_sample *ret)
+/* Samples the process (whose counters are m) until each kind's share of the error bound is
+ * below target_bytes, or budget_seconds is spent. 0, -EPERM/-EACCES without the privilege,
+ * -ESRCH when the process is gone, -ENOMEM. */
+static int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
+			   double budget_seconds, struct pss_sample *ret)
 {
 	double start = clock_monotonic_seconds();
 	int64_t page = host_page_size();
@@ -324,7 +327,8 @@ out:
 	return r;
 }
 
-struct pss_calibration pss_sample_calibration(const struct pss_sample *s)
+/* The weights the sample taught, as a calibration for pss_estimate() and ksm_vm_saved(). */
+static struct pss_calibration pss_sample_calibration(const struct pss_sample *s)
 {
 	return (struct pss_calibration){.valid = true, .ksm_weight = s->ksm_weight,
 					.share_weight = isnan(s->share_weight) ? 1 : s->share_weight};

@@ -106,7 +106,7 @@ static int fd_iface(const struct io_root *root, pid_t pid, const char *fd, char 
 			return 0; /* another file */
 		int r = iface_by_index(root, ifindex, name, name_cap);
 		if (r == -ENOENT)
-			snprintf(why, cap, "macvtap fd %s (%s): no interface has ifindex %d", fd, target, ifindex);
+			snprintf(why, cap, "macvtap fd %.10s (%.20s): no interface has ifindex %d", fd, target, ifindex);
 		else if (r < 0)
 			why_errno(why, cap, "/sys/class/net", r);
 		return r < 0 ? r : 1;
@@ -138,7 +138,11 @@ static int take_iface_fd(const struct io_root *root, pid_t pid, const char *fd, 
 	return 0;
 }
 
-int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, char *ret_why, size_t cap)
+/* The interfaces of a process's tun fds (/proc/PID/fd -> /dev/net/tun, then fdinfo's iff:) and
+ * macvtap fds (-> /dev/tapN: the interface whose /sys/class/net/NAME/ifindex is N). 0, -ENOENT: a
+ * tun fd without iff: or a macvtap without its interface (ret_why says which), or another
+ * negative errno. */
+static int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, char *ret_why, size_t cap)
 {
 	char **fds;
 	size_t nfds;

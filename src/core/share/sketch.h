@@ -79,10 +79,6 @@ static inline bool sketch_keeps(uint64_t hash, uint64_t n) { return n <= 1 || ha
  * sketch is still returned), or -ENOMEM. */
 int sketch_take(const struct io_root *root, const struct vm *vm, const struct sketch_opts *o, struct sketch *ret);
 void sketch_free(struct sketch *s);
-/* Adds one page's content into the sketch (sketch_take's step; tests feed pages directly). */
-int sketch_add_page(struct sketch *s, const struct siphash_key *key, const void *page);
-/* Sorts the kept hashes; sketch_take does it before returning. */
-void sketch_finish(struct sketch *s);
 /* The sketch's size as a file codes its values (parse/sketch_file.h); s finished (sorted). */
 static inline size_t sketch_bytes(const struct sketch *s)
 {
@@ -123,5 +119,12 @@ struct share_map {
  * -EINVAL (sketches of different rates), -ENOMEM. */
 int share_map_build(const struct sketch *s, size_t n, bool zero_pages_free, struct share_map *ret);
 void share_map_free(struct share_map *m);
+
+/* For tests: a sketch made from pages in memory. */
+
+/* Adds one page's content into the sketch (sketch_take's step; tests feed pages directly). */
+int sketch_add_page(struct sketch *s, const struct siphash_key *key, const void *page);
+/* Sorts the kept hashes; sketch_take does it before returning. */
+void sketch_finish(struct sketch *s);
 
 #endif

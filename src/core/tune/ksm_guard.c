@@ -54,7 +54,9 @@ void ksm_unlock(void)
 	guard.lock_fd = -1;
 }
 
-int ksm_guard_restore(void)
+/* Restores every saved setting (advisor off first, run last); idempotent and async-signal-safe.
+ * Returns 0 or the first negative errno. */
+static int ksm_guard_restore(void)
 {
 	int first = 0, n = guard.n, r;
 	/* The advisor owns pages_to_scan while active: switch it off before restoring numbers. */

@@ -32,10 +32,6 @@ int ksm_guard_set_int(const char *file, int64_t value);
  * ksmtuned) is about to write, so that the restore puts them back too. */
 int ksm_guard_save(const char *file);
 
-/* Restores every saved setting (advisor off first, run last); idempotent and async-signal-safe.
- * Returns 0 or the first negative errno. */
-int ksm_guard_restore(void);
-
 /* Restores and removes the handlers. */
 int ksm_guard_end(void);
 

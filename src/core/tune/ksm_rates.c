@@ -80,7 +80,7 @@ maybe_i64 ksm_general_profit(const struct ksm_sysfs *k, int64_t page_size, bool 
 	return MAYBE(saved.v - rmap.v * 64); /* an rmap_item is 64 bytes on 64-bit kernels */
 }
 
-double ksm_sharing_ratio(const struct ksm_sysfs *k)
+static double ksm_sharing_ratio(const struct ksm_sysfs *k)
 {
 	if (!k->pages_shared.known || !k->pages_sharing.known || k->pages_shared.v <= 0)
 		return NAN;

@@ -66,6 +66,5 @@ void ksm_rates_compute(const struct ksm_sample *a, const struct ksm_sample *b, i
 
 /* Formulas, one place each. */
 maybe_i64 ksm_general_profit(const struct ksm_sysfs *k, int64_t page_size, bool *ret_computed);
-double ksm_sharing_ratio(const struct ksm_sysfs *k);
 
 #endif

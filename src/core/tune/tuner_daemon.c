@@ -83,8 +83,9 @@ pid_t ksmtuned_find(const struct io_root *root)
 	return ksm_tuners_find(root, &tuned, NULL) < 0 ? 0 : tuned;
 }
 
-void tuner_input_from(const struct ksm_sample *prev, const struct ksm_sample *now, const struct ksm_rates *rates,
-		      struct tuner_input *ret)
+/* The law's input from two consecutive samples (the /proc fields unknown: tuner_watch_sample). */
+static void tuner_input_from(const struct ksm_sample *prev, const struct ksm_sample *now, const struct ksm_rates *rates,
+			     struct tuner_input *ret)
 {
 	const struct ksm_sysfs *k = &now->k;
 	/* The settings as read at the end of the interval: the previous decision was written right
