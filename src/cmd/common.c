@@ -9,7 +9,7 @@
 
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "io/secret.h"
 #include "parse/sketch_file.h"
 #include "out/json.h"

@@ -12,7 +12,7 @@
 #include "cmd/opts.h"
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "core/tune/tuner.h"
 #include "core/tune/tuner_daemon.h"
 #include "out/json.h"

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 
 static struct ksm_sample sample(double t, int64_t scanned, int64_t full_scans, int64_t cpu_ms)
 {

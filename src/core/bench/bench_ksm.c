@@ -5,16 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/model/account.h"
 #include "core/base/rate.h"
-#include "core/base/stop.h"
-#include "core/model/host.h"
-#include "core/tune/ksm_guard.h"
-#include "core/tune/ksm_rates.h"
-#include "core/tune/ksmtuned.h"
 #include "core/base/stats.h"
-#include "core/tune/tuner_daemon.h"
+#include "core/base/stop.h"
+#include "core/model/account.h"
+#include "core/model/host.h"
+#include "core/model/ksm.h"
 #include "core/model/vm.h"
+#include "core/tune/ksm_guard.h"
+#include "core/tune/ksmtuned.h"
+#include "core/tune/tuner_daemon.h"
 
 static const char *const policy_names[BENCH_KSM_NPOLICIES] = {
 	"kernel-default", "conservative", "ksmtuned", "ksmtuned-model", "kernel-advisor", "vmhost",

@@ -171,3 +171,21 @@ int ksm_guard_end(void)
 	guard.n = 0;
 	return r;
 }
+
+int ksm_unmerge_wait(struct ksm_sampler *sm, double timeout_seconds, double poll_seconds,
+		     volatile sig_atomic_t *stop)
+{
+	int r = ksm_guard_set_int("run", 2);
+	if (r < 0)
+		return r;
+	double until = clock_monotonic_seconds() + timeout_seconds;
+	struct ksm_sample s;
+	while (!*stop && clock_monotonic_seconds() < until) {
+		if (ksm_sample_take(sm, &s) < 0)
+			return -ENOENT;
+		if (s.k.pages_shared.v == 0 && s.k.pages_sharing.v == 0)
+			return 0;
+		sleep_for(poll_seconds);
+	}
+	return *stop ? -EINTR : -ETIMEDOUT;
+}

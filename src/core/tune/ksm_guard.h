@@ -3,9 +3,11 @@
 #ifndef VMHOST_CORE_KSM_GUARD_H
 #define VMHOST_CORE_KSM_GUARD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/model/ksm.h"
 #include "io/io.h"
 
 /* Where the machine-wide lock lives, and only there (/run/lock is made when missing; when the
@@ -34,5 +36,10 @@ int ksm_guard_save(const char *file);
 
 /* Restores and removes the handlers. */
 int ksm_guard_end(void);
+
+/* Writes run=2 through the guard and waits until nothing is merged. 0, -EINTR when *stop became
+ * set, -ETIMEDOUT, or the guard's error. */
+int ksm_unmerge_wait(struct ksm_sampler *sm, double timeout_seconds, double poll_seconds,
+		     volatile sig_atomic_t *stop);
 
 #endif

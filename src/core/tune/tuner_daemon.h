@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "core/tune/tuner.h"
 
 #define TUNER_INSTANCE_LOCK "/run/lock/vmhost-ksm-tune.lock"
