@@ -19,7 +19,7 @@
 
 #include "core/kvm/kvm.h"
 #include "core/sample/sampler.h"
-#include "core/model/snapshot.h"
+#include "core/sample/snapshot.h"
 #include "parse/maybe.h"
 
 #define STORE_SCHEMA_VERSION 6

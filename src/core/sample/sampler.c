@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/model/calibrate.h"
+#include "core/sample/calibrate.h"
 #include "core/kvm/kvm_delta.h"
 
 struct sampler {
