@@ -58,8 +58,8 @@ struct vm {
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
 	struct vm_io io;           /* disk and network counters of the VMM, its helpers and its taps */
 	struct vm_numa numa;       /* the nodes its vCPUs may run on */
-	struct guest_view *guest;  /* vm_read_qmp's or libvirt's (vm_list_read_qmp), owned; NULL: not read (the record stays small) */
-	struct vm_disks *disks;    /* vm_read_qmp's or vm_read_virt_disks', owned; NULL: not asked */
+	struct guest_view *guest;  /* read by a visit (vm_visit.h), owned; NULL: not read (the record stays small) */
+	struct vm_disks *disks;    /* read by a visit (vm_visit.h), owned; NULL: not asked */
 };
 
 struct vm_list {
@@ -102,29 +102,6 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
  * is the reading before, where the same VMs (pid and start time) are found. */
 int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
 		   const struct vm_list *before, unsigned flags);
-
-/* One short visit to a QEMU's QMP socket (io/peer/qmp.h, everything within timeout_ms): its disks
- * (query-blockstats, core/model/vm_disks.h) and the guest's own view (core/model/guest_view.h)
- * as asked; when the balloon holds back some of guest RAM, that is taken out of what the overhead
- * estimate assumes is populated. What cannot be read stays unknown with its reason. */
-struct vm_qmp_visit {
-	bool guest, disks;
-	int timeout_ms;
-	int poll_seconds; /* > 0: set the balloon's guest-stats-polling-interval first */
-	double now_wall;
-	bool no_libvirt;  /* a --proc-root tree's VMs are not libvirtd's: not asked */
-};
-void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v);
-/* vm_read_qmp for every VM of l (v->disks also for the other VMMs: unknown, with the reason), and
- * the disks and guest views of the QEMUs whose monitor libvirt holds from libvirt's block and
- * balloon statistics (core/model/guest_view.h guest_view_from_libvirt), in one call
- * to libvirt_uri (NULL: qemu:///system) within VM_LIBVIRT_TIMEOUT_MS, on *conn (a connection kept
- * between calls: made when *conn is NULL, freed by the caller with virt_free; conn NULL: one made
- * for this call alone). */
-#define VM_LIBVIRT_TIMEOUT_MS 750
-struct virt;
-void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, struct virt **conn,
-		      const char *libvirt_uri);
 
 /* Reads one process's cheap counters (status, ksm_stat). */
 int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied);
