@@ -1,5 +1,7 @@
-/* core/base: the one rule for a counter's rate (rate.h), and clock ticks to seconds. */
+/* core/base: the one rule for a counter's rate (rate.h), clock ticks to seconds, and the fan-out
+ * of parallel.h. */
 #include <math.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +9,8 @@
 
 #include <cmocka.h>
 
+#include "core/base/parallel.h"
+#include "parse/elements.h"
 #include "core/base/rate.h"
 
 static void test_counter_rate(void **state)
@@ -54,6 +58,52 @@ static void test_ticks(void **state)
 	assert_true(fabs(ticks_to_seconds((uint64_t)hz * 3) - 3) < 1e-12);
 }
 
+struct tally {
+	size_t nitems;
+	atomic_uint taken[1000];
+	atomic_size_t calls;
+};
+
+static void take_some(void *arg, size_t t, size_t n)
+{
+	struct tally *y = arg;
+	atomic_fetch_add(&y->calls, 1);
+	for (size_t i = t; i < y->nitems; i += n)
+		atomic_fetch_add(&y->taken[i], 1);
+}
+
+/* Every item is taken once, whatever the threads and however the items fall into shares. */
+static void test_parallel(void **state)
+{
+	(void)state;
+	static struct tally y;
+	const size_t items[] = {0, 1, 7, 64, 999, 1000};
+	for (size_t threads = 0; threads <= PARALLEL_MAX + 2; threads++)
+		for (size_t k = 0; k < ELEMENTSOF(items); k++) {
+			y.nitems = items[k];
+			atomic_store(&y.calls, 0);
+			for (size_t i = 0; i < 1000; i++)
+				atomic_store(&y.taken[i], 0);
+			parallel(threads, take_some, &y);
+			for (size_t i = 0; i < 1000; i++)
+				assert_int_equal(atomic_load(&y.taken[i]), i < y.nitems ? 1 : 0);
+			/* one share on one thread; else 16 shares per thread, each taken once */
+			size_t n = threads < 1 ? 1 : threads < PARALLEL_MAX ? threads : PARALLEL_MAX;
+			assert_int_equal(atomic_load(&y.calls), n == 1 ? 1 : 16 * n);
+		}
+}
+
+static void test_parallel_threads(void **state)
+{
+	(void)state;
+	assert_int_equal(parallel_threads(0, 16), 1);
+	assert_int_equal(parallel_threads(15, 16), 1);
+	size_t t = parallel_threads(32, 16);
+	assert_true(t >= 1 && t <= 2);
+	assert_true(parallel_threads(100000, 16) <= PARALLEL_MAX);
+	assert_true(parallel_threads(100000, 16) >= 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -61,6 +111,8 @@ int main(void)
 		cmocka_unit_test(test_counter_rate_double),
 		cmocka_unit_test(test_percent),
 		cmocka_unit_test(test_ticks),
+		cmocka_unit_test(test_parallel),
+		cmocka_unit_test(test_parallel_threads),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,13 +2,11 @@
 
 #include <errno.h>
 #include <math.h>
-#include <pthread.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "core/base/parallel.h"
 #include "core/base/prefault.h"
 #include "core/base/rate.h"
 #include "core/model/vm_memo.h"
@@ -138,20 +136,6 @@ static int identify(const struct io_root *root, struct vm *vm)
 	return 0;
 }
 
-/* Threads for n items: one per per_thread of them, at most two per CPU and max, at least one.
- * Two per CPU: measured at 400 VMs in a nested VM of 2 CPUs, 4 threads took 0.93 of the time 2
- * took, 6 threads 0.95 (a thread whose read waits in the kernel leaves its CPU to another). */
-static size_t share_threads(size_t n, size_t per_thread, size_t max)
-{
-	static long cpus; /* sysconf reads /sys every call: once is enough to share work */
-	if (!cpus)
-		cpus = sysconf(_SC_NPROCESSORS_ONLN);
-	size_t t = n / per_thread, limit = cpus > 0 ? 2 * (size_t)cpus : 1;
-	t = t < limit ? t : limit;
-	t = t < max ? t : max;
-	return t ? t : 1;
-}
-
 /* A process's command line, most in one read into buf: procfs gives it whole when it fits (Linux
  * 4.2 on), so a read shorter than buf is the end. A longer one, or one that stops at a page
  * boundary (a command line the process rewrote comes a page a read), is read again to its end
@@ -169,45 +153,6 @@ static ssize_t read_cmdline(const struct io_root *root, pid_t pid, char *buf, si
 		return r;
 	*text = *heap;
 	return (ssize_t)len;
-}
-
-/* A round of parallel()'s: fn(arg, t, n) takes every n-th item from its t-th (share t of n). */
-struct round {
-	void (*fn)(void *arg, size_t t, size_t n);
-	void *arg;
-	size_t nshares;
-	atomic_size_t next; /* the next share not yet taken */
-};
-
-static void *take_shares(void *p)
-{
-	struct round *r = p;
-	for (size_t t; (t = atomic_fetch_add(&r->next, 1)) < r->nshares;)
-		r->fn(r->arg, t, r->nshares);
-	return NULL;
-}
-
-enum { PARALLEL_MAX = 4, SHARES_PER_THREAD = 16 };
-
-/* Runs fn on n threads (at most PARALLEL_MAX), the calling thread one of them. The work is cut
- * in many more shares than threads, each taken by whichever thread is free: a thread may start
- * milliseconds late in a nested VM, and the others then take its shares (at 400 VMs, 0.94 of the
- * time that one fixed share per thread took); a thread that cannot start takes none. The shares
- * interleave (every n-th item), so that work bunched in one part of a list, as VMs often are in
- * the pid order, is shared out. */
-static void parallel(size_t n, void (*fn)(void *arg, size_t t, size_t n), void *arg)
-{
-	pthread_t threads[PARALLEL_MAX];
-	bool started[PARALLEL_MAX] = {false};
-	n = n < 1 ? 1 : n < PARALLEL_MAX ? n : PARALLEL_MAX;
-	struct round r = {.fn = fn, .arg = arg, .nshares = n == 1 ? 1 : n * SHARES_PER_THREAD};
-	atomic_init(&r.next, 0);
-	for (size_t t = 1; t < n; t++)
-		started[t] = pthread_create(&threads[t], NULL, take_shares, &r) == 0;
-	take_shares(&r);
-	for (size_t t = 1; t < n; t++)
-		if (started[t])
-			pthread_join(threads[t], NULL);
 }
 
 /* Discovery in two rounds over the process list, each shared out between threads (reading
@@ -377,7 +322,7 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 		c.kvm_pids = kvm_pids;
 	if (!c.kind || !c.found || !results)
 		goto out;
-	parallel(share_threads(npids, PIDS_PER_THREAD_MIN, PARALLEL_MAX), classify_some, &c);
+	parallel(parallel_threads(npids, PIDS_PER_THREAD_MIN), classify_some, &c);
 	classified = true;
 	size_t nothers = 0, nvms = 0;
 	for (size_t i = 0; i < npids; i++)
@@ -404,7 +349,7 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 			ret->skipped++;
 	}
 	struct identify_job ij = {root, all, n, results};
-	parallel(share_threads(n, VMS_PER_THREAD_MIN, PARALLEL_MAX), identify_some, &ij);
+	parallel(parallel_threads(n, VMS_PER_THREAD_MIN), identify_some, &ij);
 	size_t kept = 0;
 	for (size_t i = 0; i < n; i++) {
 		if (results[i] < 0) {
@@ -963,7 +908,7 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 	if (!results)
 		return -ENOMEM;
 	struct measure_job j = {root, host, l, before, flags, results};
-	parallel(share_threads(l->n, VMS_PER_THREAD_MIN, PARALLEL_MAX), measure_some, &j);
+	parallel(parallel_threads(l->n, VMS_PER_THREAD_MIN), measure_some, &j);
 	size_t w = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		int r = results[i];
