@@ -20,30 +20,6 @@ const char *measure_method_name(enum measure_method m)
 	return m == METHOD_EXACT ? "exact" : m == METHOD_SAMPLED ? "sampled" : m == METHOD_ESTIMATE ? "estimate" : NULL;
 }
 
-bool cgroup_vm_scope(const char *path, char *scope, size_t cap)
-{
-	static const char *const markers[] = {"/machine.slice/machine-", "/qemu.slice/", "/machine/"};
-	static const char *const suffixes[] = {".scope", ".scope", ".libvirt-qemu"};
-	for (size_t i = 0; i < ELEMENTSOF(markers); i++) {
-		const char *m = strstr(path, markers[i]);
-		if (!m)
-			continue;
-		const char *end = strstr(m + strlen(markers[i]), suffixes[i]);
-		if (!end)
-			continue;
-		end += strlen(suffixes[i]);
-		if (*end && *end != '/')
-			continue;
-		size_t l = (size_t)(end - path);
-		if (l >= cap)
-			return false;
-		memcpy(scope, path, l);
-		scope[l] = '\0';
-		return true;
-	}
-	return false;
-}
-
 static bool vanished(int err)
 {
 	return err == -ENOENT || err == -ESRCH;
@@ -82,8 +58,8 @@ static int read_vm_cgroup(const struct io_root *root, struct vm *vm)
 		return r;
 	/* A hybrid host charges memory in the v1 controller even when the unified tree has the scope. */
 	if (parse_cgroup_controller(buf, (size_t)n, "memory", path, sizeof(path)) == 0)
-		cgroup_vm_scope(path, v1, sizeof(v1));
-	if ((vm->vm_scope = cgroup_vm_scope(cgroup, scope, sizeof(scope)))) {
+		parse_cgroup_vm_scope(path, v1, sizeof(v1));
+	if ((vm->vm_scope = parse_cgroup_vm_scope(cgroup, scope, sizeof(scope)))) {
 		memcpy(cgroup, scope, sizeof(scope));
 		vm->cgroup_version = 2;
 	} else if (v1[0]) {
@@ -421,7 +397,7 @@ int vm_discover_known(const struct io_root *root, const pid_t *extra, size_t nex
 		any_scope |= ret->vms[i].vm_scope && ret->vms[i].cfg.vmm != VMM_PROCESS;
 	for (size_t o = 0; any_scope && o < nothers; o++) {
 		char cg[512], scope[512];
-		if (read_cgroup(root, others[o], cg, sizeof(cg)) < 0 || !cgroup_vm_scope(cg, scope, sizeof(scope)))
+		if (read_cgroup(root, others[o], cg, sizeof(cg)) < 0 || !parse_cgroup_vm_scope(cg, scope, sizeof(scope)))
 			continue;
 		for (size_t i = 0; i < ret->n; i++) {
 			struct vm *vm = &ret->vms[i];

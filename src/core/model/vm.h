@@ -131,9 +131,4 @@ int vm_guest_ram_ranges(const struct io_root *root, pid_t pid, const struct vm_c
 int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
 		   int64_t *ret_bytes);
 
-/* Classifies a cgroup path: copies the per-VM scope part into scope and returns true for
- * libvirt (machine.slice/machine-*.scope, or machine/NAME.libvirt-qemu without systemd) and
- * Proxmox (qemu.slice/N.scope) VMs. */
-bool cgroup_vm_scope(const char *path, char *scope, size_t cap);
-
 #endif
