@@ -19,6 +19,7 @@
 #include "io/file.h"
 #include "core/model/host.h"
 #include "core/model/ksm.h"
+#include "core/model/proc.h"
 #include "core/tune/ksm_guard.h"
 #include "core/sample/sampler.h"
 #include "core/base/stats.h"

@@ -11,6 +11,7 @@
 #include "core/model/account.h"
 #include "core/model/host.h"
 #include "core/model/ksm.h"
+#include "core/model/proc.h"
 #include "core/model/vm.h"
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksmtuned.h"

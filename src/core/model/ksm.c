@@ -10,6 +10,7 @@
 
 #include "core/base/rate.h"
 #include "core/base/stop.h"
+#include "core/model/proc.h"
 #include "parse/elements.h"
 
 #define K(name) {#name, offsetof(struct ksm_sysfs, name)}
@@ -105,12 +106,10 @@ int ksmd_cpu_ns(const struct io_root *root, pid_t pid, int64_t *ret)
 	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/schedstat", pid);
 	if (n > 0 && parse_schedstat_run(buf, (size_t)n, ret) == 0)
 		return 0;
-	n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", pid);
-	if (n < 0)
-		return (int)n;
 	struct proc_stat st;
-	if (parse_stat(buf, (size_t)n, &st) < 0)
-		return -EINVAL;
+	int r = proc_read_stat(root, pid, &st);
+	if (r < 0)
+		return r;
 	*ret = (int64_t)(st.utime_ticks + st.stime_ticks) * (1000000000LL / ticks_per_second());
 	return 0;
 }

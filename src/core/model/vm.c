@@ -9,6 +9,7 @@
 #include "core/base/parallel.h"
 #include "core/base/prefault.h"
 #include "core/base/rate.h"
+#include "core/model/proc.h"
 #include "core/model/vm_memo.h"
 #include "parse/elements.h"
 #include "parse/io_stat.h"
@@ -18,11 +19,6 @@
 const char *measure_method_name(enum measure_method m)
 {
 	return m == METHOD_EXACT ? "exact" : m == METHOD_SAMPLED ? "sampled" : m == METHOD_ESTIMATE ? "estimate" : NULL;
-}
-
-static bool vanished(int err)
-{
-	return err == -ENOENT || err == -ESRCH;
 }
 
 static int read_cgroup(const struct io_root *root, pid_t pid, char *ret, size_t cap)
@@ -80,16 +76,6 @@ static bool is_extra(pid_t pid, const pid_t *extra, size_t nextra)
 	return false;
 }
 
-/* A process's stat, parsed: 0, -EINVAL, or the read's negative errno. */
-static int read_stat(const struct io_root *root, pid_t pid, struct proc_stat *ret)
-{
-	char buf[1024];
-	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", pid);
-	if (n < 0)
-		return (int)n;
-	return parse_stat(buf, (size_t)n, ret) == 0 ? 0 : -EINVAL;
-}
-
 static void take_stat(struct vm *vm, const struct proc_stat *st)
 {
 	vm->start_ticks = st->start_ticks;
@@ -103,7 +89,7 @@ static void take_stat(struct vm *vm, const struct proc_stat *st)
 static int identify(const struct io_root *root, struct vm *vm)
 {
 	struct proc_stat st;
-	int r = vm->stat_known ? 0 : read_stat(root, vm->pid, &st);
+	int r = vm->stat_known ? 0 : proc_read_stat(root, vm->pid, &st);
 	if (r < 0 && r != -EINVAL)
 		return r;
 	if (r == 0 && !vm->stat_known)
@@ -165,7 +151,7 @@ struct classify {
 static struct vm_memo_vm *recognise(const struct classify *c, size_t i, struct proc_stat *st)
 {
 	struct vm_memo_vm *was = vm_memo_find(c->memo, c->pids[i]);
-	if (!was || read_stat(c->root, c->pids[i], st) < 0 || st->start_ticks != was->start_ticks)
+	if (!was || proc_read_stat(c->root, c->pids[i], st) < 0 || st->start_ticks != was->start_ticks)
 		return NULL;
 	return strlen(st->comm) < sizeof(was->comm) && !strcmp(st->comm, was->comm) ? was : NULL;
 }
@@ -449,57 +435,6 @@ const struct vm *vm_list_find(const struct vm_list *l, const struct vm *vm)
 	return NULL;
 }
 
-int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied)
-{
-	char buf[4096];
-	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/status", pid);
-	if (n < 0)
-		return (int)n;
-	struct proc_status st;
-	if (parse_status(buf, (size_t)n, &st) < 0)
-		return -EINVAL;
-	*ret = (struct mem_counters){
-		.rss = st.vm_rss, .rss_anon = st.rss_anon, .rss_file = st.rss_file,
-		.rss_shmem = st.rss_shmem, .swap = st.vm_swap, .threads = st.threads, .hugetlb = st.hugetlb_pages,
-		.ksm_rmap_items = UNKNOWN, .ksm_merging_pages = UNKNOWN,
-		.ksm_zero_pages = UNKNOWN, .ksm_profit = UNKNOWN,
-	};
-	n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/ksm_stat", pid);
-	struct ksm_stat ks;
-	if (n >= 0 && parse_ksm_stat(buf, (size_t)n, &ks) >= 0) {
-		ret->ksm_rmap_items = ks.rmap_items;
-		ret->ksm_merging_pages = ks.merging_pages;
-		ret->ksm_zero_pages = ks.zero_pages;
-		ret->ksm_profit = ks.process_profit;
-		ret->ksm_mergeable = ks.mergeable;
-		ret->ksm_merge_any = ks.merge_any;
-	} else if (n == -ENOENT) {
-		/* Older kernels: only the merging page count. */
-		n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/ksm_merging_pages", pid);
-		int64_t v;
-		if (n > 0 && parse_i64(buf, &v) == 0)
-			ret->ksm_merging_pages = MAYBE(v);
-	} else if (n == -EACCES || n == -EPERM) {
-		(*denied)++;
-	}
-	/* A process that exits between the two reads has an empty ksm_stat: check it is alive. */
-	if (n == -ESRCH)
-		return -ESRCH;
-	return 0;
-}
-
-int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_rollup *ret)
-{
-	char buf[4096];
-	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/smaps_rollup", pid);
-	if (n < 0)
-		return vanished((int)n) ? -ESRCH : (int)n;
-	/* Empty when the process exited between open and read. */
-	if (n == 0)
-		return -ESRCH;
-	return parse_smaps_rollup(buf, (size_t)n, ret) < 0 ? -EINVAL : 0;
-}
-
 /* ---- exact overhead from maps + pagemap ---- */
 
 struct mapping {
@@ -727,7 +662,7 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	uint64_t ticks = vm->cpu_ticks;
 	for (size_t i = 0; i < vm->nhelpers; i++) {
 		struct proc_stat st;
-		if (read_stat(root, vm->helpers[i], &st) == 0)
+		if (proc_read_stat(root, vm->helpers[i], &st) == 0)
 			ticks += st.utime_ticks + st.stime_ticks;
 	}
 	/* This VM's reading before (measured again), or what a memo remembers of it: */
@@ -822,7 +757,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	vm->denied_files = 0;
 	int r = proc_read_counters(root, vm->pid, &vm->mem, &denied);
 	if (r < 0)
-		return vanished(r) ? -ESRCH : r;
+		return proc_gone(r) ? -ESRCH : r;
 	struct mem_counters helpers_mem = {0};
 	bool have_helpers = false;
 	for (size_t i = 0; i < vm->nhelpers; i++) {

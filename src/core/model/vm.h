@@ -103,12 +103,6 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
 		   const struct vm_list *before, unsigned flags);
 
-/* Reads one process's cheap counters (status, ksm_stat). */
-int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied);
-
-/* Reads /proc/PID/smaps_rollup (the exact, expensive source). -ESRCH when the process is gone. */
-int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_rollup *ret);
-
 /* The hugetlbfs mounts a process sees (its own mount namespace: libvirt gives QEMU its own /dev),
  * at most HUGETLBFS_MOUNTS_MAX into ret; 0 when there are none or mountinfo is unreadable. */
 #define HUGETLBFS_MOUNTS_MAX 16

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/model/proc.h"
 #include "core/sample/snapshot.h"
 
 struct entry {

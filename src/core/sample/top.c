@@ -12,6 +12,7 @@
 #include "core/kvm/kvm_delta.h"
 #include "core/kvm/kvm_halt.h"
 #include "core/model/ksm.h"
+#include "core/model/proc.h"
 #include "core/model/survey.h"
 #include "parse/parse.h"
 
@@ -120,10 +121,8 @@ static int read_helpers(const struct io_root *root, struct top_reading *r)
 	for (size_t i = 0; i < r->vms.n; i++) {
 		const struct vm *vm = &r->vms.vms[i];
 		for (size_t k = 0; k < vm->nhelpers; k++) {
-			char buf[1024];
 			struct proc_stat st;
-			ssize_t len = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", vm->helpers[k]);
-			if (len <= 0 || parse_stat(buf, (size_t)len, &st) < 0)
+			if (proc_read_stat(root, vm->helpers[k], &st) < 0)
 				continue; /* a helper that exited is no longer shown */
 			struct top_helper *h = &r->helpers[r->nhelpers++];
 			*h = (struct top_helper){.vm = i, .pid = vm->helpers[k], .start_ticks = st.start_ticks,
