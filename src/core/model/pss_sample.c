@@ -10,6 +10,7 @@
 #include "core/base/stats.h"
 #include "core/base/stop.h"
 #include "core/model/vm.h"
+#include "core/model/vm_guest_ram.h"
 #include "parse/pagemap.h"
 
 /* A kind is sampled enough once three standard errors of its mean weight, times the bytes it

@@ -103,26 +103,4 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
 		   const struct vm_list *before, unsigned flags);
 
-/* The hugetlbfs mounts a process sees (its own mount namespace: libvirt gives QEMU its own /dev),
- * at most HUGETLBFS_MOUNTS_MAX into ret; 0 when there are none or mountinfo is unreadable. */
-#define HUGETLBFS_MOUNTS_MAX 16
-size_t proc_hugetlbfs_mounts(const struct io_root *root, pid_t pid, struct hugetlbfs_mount *ret);
-/* A mapping of a file on one of those mounts, whatever its path, or an anonymous MAP_HUGETLB one
- * (huge pages: not in RSS). */
-bool map_on_hugetlbfs(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t n);
-
-/* The address ranges of a process that hold the VM's guest RAM (its RAM blocks from the command
- * line, found among its mappings as the exact overhead finds them), into a malloc'd array.
- * -ENOENT when they cannot be told apart, -ESRCH when the process is gone. */
-struct mem_range {
-	uint64_t start, end;
-};
-int vm_guest_ram_ranges(const struct io_root *root, pid_t pid, const struct vm_config *cfg,
-			struct mem_range **ret, size_t *ret_n);
-
-/* Exact overhead: resident pages of the process outside the mappings that hold guest RAM,
- * from /proc/PID/maps and /proc/PID/pagemap. -ENOENT when guest RAM was not found. */
-int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
-		   int64_t *ret_bytes);
-
 #endif

@@ -8,6 +8,7 @@
 
 #include "core/base/stats.h"
 #include "core/base/stop.h"
+#include "core/model/vm_guest_ram.h"
 #include "io/vmread.h"
 #include "parse/elements.h"
 #include "parse/pagemap.h"
