@@ -1,12 +1,17 @@
-/* Virtual machines on this host: discovery from /proc and their memory figures. */
+/* Virtual machines on this host: the record of each (struct vm), found by vm_discover.c (every VMM
+ * process in /proc, the pids asked for, and the helpers sharing a VM's scope) and measured by
+ * vm_measure.c (its memory counters, CPU and vCPUs, cgroup, disks and network, and from them its
+ * PSS and overhead). The visits to a VM's monitor are core/model/vm_visit.h's. */
 #ifndef VMHOST_CORE_VM_H
 #define VMHOST_CORE_VM_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
+/* The types of the record's parts, so that a reader of struct vm has every field's. */
 #include "core/model/account.h"
 #include "core/model/guest_view.h"
-#include "core/model/host.h"
 #include "core/model/vm_cost.h"
 #include "core/model/vm_disks.h"
 #include "core/model/vm_io.h"
@@ -14,11 +19,13 @@
 #include "io/io.h"
 #include "parse/vmcmd.h"
 
+struct host;
+struct vm_memo;
+
 #define VM_MAX_HELPERS 16
 #define VM_CGROUP_MAX 512 /* a longer cgroup path is unknown */
 
 enum measure_method { METHOD_NONE, METHOD_ESTIMATE, METHOD_SAMPLED, METHOD_EXACT };
-const char *measure_method_name(enum measure_method m);
 
 struct vm {
 	pid_t pid;
@@ -72,6 +79,18 @@ struct vm_list {
 /* What the VM's memory costs the host (memory_cost_bytes): its PSS plus its huge pages, shared
  * ones divided among the VM's processes that map them when --exact told them apart. */
 maybe_i64 vm_memory_cost(const struct vm *vm);
+/* "estimate", "sampled", "exact"; NULL for METHOD_NONE. */
+const char *measure_method_name(enum measure_method m);
+
+/* Frees what one VM's record owns (its vCPUs, guest view, disks, command line, cgroup paths). */
+void vm_free(struct vm *vm);
+void vm_list_free(struct vm_list *l);
+
+/* The VM of l (NULL: none) that is vm in another reading: the same pid and start time. By pid
+ * order, as discovery lists them, and one by one when the list is in another order. */
+const struct vm *vm_list_find(const struct vm_list *l, const struct vm *vm);
+
+/* ---- vm_discover.c ---- */
 
 /* Finds every VMM process, plus the given pids (as plain processes when they are not VMs),
  * and the helpers sharing a VM's scope. */
@@ -80,16 +99,19 @@ int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, s
  * remembered VM's pid, start time and name is taken for that VM without its command line read, and
  * takes the memo's vCPU threads as its reading before (vm_measure); every VM found keeps its
  * command line (vm->cmdline) to be remembered in turn. */
-struct vm_memo;
 int vm_discover_known(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_memo *memo,
 		      struct vm_list *ret);
-void vm_list_free(struct vm_list *l);
 
-/* The VM of l (NULL: none) that is vm in another reading: the same pid and start time. By pid
- * order, as discovery lists them, and one by one when the list is in another order. */
-const struct vm *vm_list_find(const struct vm_list *l, const struct vm *vm);
+/* ---- vm_measure.c ---- */
 
 enum { VM_MEASURE_EXACT = 1 << 0 };
+
+/* Measures every VM (vm_measure), dropping (and counting as skipped) those that vanished; before
+ * (NULL: none) is the reading before, where the same VMs (pid and start time) are found. */
+int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
+		   const struct vm_list *before, unsigned flags);
+
+/* For tests: one VM's measuring, as vm_measure_all does it for each. */
 
 /* Reads one VM's counters and derives PSS and overhead; before (NULL: none) is the same VM's
  * reading before, which spares reading again what cannot have changed (vcpus_read). Returns 0
@@ -97,10 +119,5 @@ enum { VM_MEASURE_EXACT = 1 << 0 };
  * the VMM process vanished, or another negative errno. */
 int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
 	       unsigned flags);
-
-/* Measures every VM, dropping (and counting as skipped) those that vanished; before (NULL: none)
- * is the reading before, where the same VMs (pid and start time) are found. */
-int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
-		   const struct vm_list *before, unsigned flags);
 
 #endif
