@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/kvm/qmp_stats.h"
+#include "core/kvm/kvm_qmp.h"
 #include "io/peer/qmp.h"
 
 #ifndef VMHOST_FIXTURES_DIR
@@ -275,27 +275,27 @@ int main(int argc, char **argv)
 		fprintf(stderr, "bench_qmp_stats: cannot read %s/qmp\n", VMHOST_FIXTURES_DIR);
 		return 1;
 	}
-	struct qmp_stats_source *src[MAX_VMS];
+	struct kvm_qmp_vm *src[MAX_VMS];
 	int failed = 0;
 	for (int v = 0; v < vms && !failed; v++) {
 		char path[96];
 		snprintf(path, sizeof(path), "%s/vm%d.qmp", dir, v);
 		failed = (replay ? start_replay(path, &c) : start_qemu(path, fw, vcpus)) < 0 ||
-			 qmp_stats_source_new(path, 2000, &src[v]) < 0;
+			 kvm_qmp_vm_new(path, 2000, &src[v]) < 0;
 	}
 	double *cpu = calloc((size_t)refreshes, sizeof(double)), *wall = calloc((size_t)refreshes, sizeof(double));
 	size_t nvcpus = 0;
 	for (int r = 0; r < refreshes + 1 && !failed; r++) {
 		double c0 = cpu_seconds(), w0 = wall_seconds();
 		for (int v = 0; v < vms && !failed; v++) {
-			struct qmp_stats_sample s;
-			if (qmp_stats_read(src[v], &s) < 0) {
-				fprintf(stderr, "bench_qmp_stats: vm%d: %s\n", v, qmp_stats_reason(src[v]));
+			struct kvm_qmp_sample s;
+			if (kvm_qmp_vm_sample(src[v], &s) < 0) {
+				fprintf(stderr, "bench_qmp_stats: vm%d: %s\n", v, kvm_qmp_vm_reason(src[v]));
 				failed = 1;
 				break;
 			}
 			nvcpus = s.nvcpus;
-			qmp_stats_sample_free(&s, src[v]);
+			kvm_qmp_sample_free(&s, src[v]);
 		}
 		if (r > 0) { /* the first refresh also reads the schemas */
 			cpu[r - 1] = cpu_seconds() - c0;

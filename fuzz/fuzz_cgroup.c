@@ -1,9 +1,11 @@
 /* /proc/PID/cgroup (parse_cgroup): the path stays in its buffer with no newline; a smaller
  * buffer gives the same path or -ENAMETOOLONG, never a cut path; "0::PATH" printed from the
- * result parses to the same path. */
+ * result parses to the same path. The path's per-VM scope (parse_cgroup_vm_scope), when it has
+ * one, is a beginning of it that ends a scope's name. */
 #include <errno.h>
 
 #include "fuzz.h"
+#include "parse/cpu_cgroup.h"
 #include "parse/parse.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -28,6 +30,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		char again[4096];
 		FUZZ_CHECK(parse_cgroup(text.buf, text.len, again, sizeof(again)) == 0);
 		FUZZ_CHECK(!strcmp(path, again));
+
+		char scope[4096];
+		if (parse_cgroup_vm_scope(path, scope, sizeof(scope))) {
+			size_t sl = strlen(scope);
+			FUZZ_CHECK(sl <= l && !strncmp(scope, path, sl) && (path[sl] == '\0' || path[sl] == '/'));
+			FUZZ_CHECK((sl >= 6 && !strcmp(scope + sl - 6, ".scope")) ||
+				   (sl >= 13 && !strcmp(scope + sl - 13, ".libvirt-qemu")));
+		}
 	} else {
 		FUZZ_CHECK(rs == r);
 	}

@@ -11,7 +11,7 @@
 #include "core/bench/bench_ksm.h"
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "out/fmt.h"
 #include "out/json.h"
 #include "out/svg.h"

@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "core/tune/ksm_guard.h"
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "out/json.h"
 #include "out/svg.h"
 

@@ -8,7 +8,7 @@
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "core/base/stop.h"
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "out/json.h"
 #include "out/table.h"
 #include "core/model/host.h"

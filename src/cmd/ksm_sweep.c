@@ -13,6 +13,7 @@
 #include "core/base/stop.h"
 #include "core/bench/ksm_sweep.h"
 #include "core/tune/ksm_guard.h"
+#include "core/model/ksm.h"
 #include "out/fmt.h"
 #include "out/json.h"
 #include "out/svg.h"

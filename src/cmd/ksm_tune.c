@@ -12,7 +12,7 @@
 #include "cmd/opts.h"
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "core/tune/tuner.h"
 #include "core/tune/tuner_daemon.h"
 #include "out/json.h"
@@ -135,10 +135,8 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
 		json_maybe(&j, "saved_bytes", r->saved_bytes);
 		json_double(&j, "ksmd_cpu_percent", r->ksmd_cpu_percent);
 		json_double(&j, "pages_scanned_per_second", r->pages_scanned_per_second);
-		int64_t news = tuner_news_pages(in);
-		json_maybe(&j, "mergeable_processes",
-			   in->mergeable_processes >= 0 ? MAYBE(in->mergeable_processes) : UNKNOWN);
-		json_maybe(&j, "unscanned_new_pages", news >= 0 ? MAYBE(news) : UNKNOWN);
+		json_maybe(&j, "mergeable_processes", in->mergeable_processes);
+		json_maybe(&j, "unscanned_new_pages", tuner_news_pages(in));
 		json_string(&j, "reason", d->reason);
 		json_object_end(&j);
 		json_finish(&j);

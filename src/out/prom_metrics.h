@@ -7,7 +7,7 @@
 
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_host.h"
-#include "core/model/snapshot.h"
+#include "core/sample/snapshot.h"
 #include "out/prom.h"
 
 /* KVM's counters beside a snapshot (core/kvm/kvm.h). */

@@ -11,7 +11,7 @@
 #include <stdio.h>
 
 #include "core/share/fleet.h"
-#include "core/share/sketch.h"
+#include "core/share/share_map.h"
 #include "out/doc.h"
 #include "parse/maybe.h"
 

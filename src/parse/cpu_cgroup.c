@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/elements.h"
+
 /* A decimal u64 at *p (advanced); -EINVAL when there is none or it overflows. */
 static int take_u64(const char **p, const char *end, uint64_t *ret)
 {
@@ -136,6 +138,30 @@ int parse_cgroup_controller(const char *buf, size_t len, const char *controller,
 		p = nl + 1;
 	}
 	return 0;
+}
+
+bool parse_cgroup_vm_scope(const char *path, char *scope, size_t cap)
+{
+	static const char *const markers[] = {"/machine.slice/machine-", "/qemu.slice/", "/machine/"};
+	static const char *const suffixes[] = {".scope", ".scope", ".libvirt-qemu"};
+	for (size_t i = 0; i < ELEMENTSOF(markers); i++) {
+		const char *m = strstr(path, markers[i]);
+		if (!m)
+			continue;
+		const char *end = strstr(m + strlen(markers[i]), suffixes[i]);
+		if (!end)
+			continue;
+		end += strlen(suffixes[i]);
+		if (*end && *end != '/')
+			continue;
+		size_t l = (size_t)(end - path);
+		if (l >= cap)
+			return false;
+		memcpy(scope, path, l);
+		scope[l] = '\0';
+		return true;
+	}
+	return false;
 }
 
 int parse_cgroup_limit(const char *buf, size_t len, maybe_i64 *ret)

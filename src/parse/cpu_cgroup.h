@@ -29,6 +29,12 @@ bool parse_vcpu_thread_name(const char *comm, int *ret_index);
  * in its controller list. "" when there is none. 0, -EINVAL on garbage, -ENAMETOOLONG. */
 int parse_cgroup_controller(const char *buf, size_t len, const char *controller, char *ret, size_t cap);
 
+/* A cgroup path's per-VM scope: copies the path up to and including it into scope and returns
+ * true for libvirt (machine.slice/machine-*.scope, or machine/NAME.libvirt-qemu without systemd)
+ * and Proxmox (qemu.slice/N.scope) VMs; false for any other path, or when scope's cap cannot hold
+ * it. */
+bool parse_cgroup_vm_scope(const char *path, char *scope, size_t cap);
+
 /* A cgroup limit: v2 "max" or v1's page-counter maximum mean unlimited (*ret unknown). */
 int parse_cgroup_limit(const char *buf, size_t len, maybe_i64 *ret);
 

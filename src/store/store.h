@@ -26,7 +26,7 @@
 struct store;
 struct kvm_rows;    /* core/sample/sampler.h */
 struct sample_sink; /* core/sample/sampler.h */
-struct snapshot;    /* core/model/snapshot.h */
+struct snapshot;    /* core/sample/snapshot.h */
 
 /* How long each resolution is kept (seconds). Raw samples older than raw_seconds become 5-minute
  * means, those older than minute5_seconds become 1-hour means, dropped after hour_seconds. */

@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "core/kvm/kvm.h"
-#include "core/model/snapshot.h"
+#include "core/sample/snapshot.h"
 #include "core/sample/sampler.h"
 #include "store/store_schema.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/model/snapshot.h"
+#include "core/sample/snapshot.h"
 #include "store/store.h"
 
 #define MiB (1024LL * 1024)

@@ -18,7 +18,7 @@
 
 #include "core/kvm/kvm_host.h"
 #include "core/kvm/kvm_trace.h"
-#include "core/kvm/qmp_stats.h"
+#include "core/kvm/kvm_qmp.h"
 #include "io/peer/qmp.h"
 
 static int usage(void)
@@ -104,17 +104,17 @@ static int do_stats(int argc, char **argv)
 {
 	if (argc < 3)
 		return usage();
-	struct qmp_stats_source *src;
-	if (qmp_stats_source_new(argv[2], 1000, &src) < 0)
+	struct kvm_qmp_vm *src;
+	if (kvm_qmp_vm_new(argv[2], 1000, &src) < 0)
 		return 1;
-	struct qmp_stats_sample s;
-	int r = qmp_stats_read(src, &s);
+	struct kvm_qmp_sample s;
+	int r = kvm_qmp_vm_sample(src, &s);
 	if (r < 0) {
-		fprintf(stderr, "error: %s\n", qmp_stats_reason(src));
-		qmp_stats_source_free(src);
+		fprintf(stderr, "error: %s\n", kvm_qmp_vm_reason(src));
+		kvm_qmp_vm_free(src);
 		return 1;
 	}
-	const struct qmp_stats_schema *sc = qmp_stats_source_schema(src);
+	const struct qmp_stats_schema *sc = kvm_qmp_vm_schema(src);
 	for (size_t i = 0; i < sc->n[QMP_STATS_VM]; i++)
 		print_value("vm ", &sc->desc[QMP_STATS_VM][i], &s.vm[i]);
 	for (size_t c = 0; c < s.nvcpus; c++) {
@@ -124,8 +124,8 @@ static int do_stats(int argc, char **argv)
 			if (has(argc, argv, "--vcpu") || !strcmp(sc->desc[QMP_STATS_VCPU][i].name, "exits"))
 				print_value(prefix, &sc->desc[QMP_STATS_VCPU][i], &s.vcpus[c].values[i]);
 	}
-	qmp_stats_sample_free(&s, src);
-	qmp_stats_source_free(src);
+	kvm_qmp_sample_free(&s, src);
+	kvm_qmp_vm_free(src);
 	return 0;
 }
 

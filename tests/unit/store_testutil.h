@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/model/snapshot.h"
+#include "core/sample/snapshot.h"
 #include "serve_testutil.h"
 #include "store/sqlite.h"
 #include "store/store.h"

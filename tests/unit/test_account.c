@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "core/model/account.h"
+#include "core/model/pss_sample.h"
 
 #define P 4096ll
 #define MIB (1ll << 20)
@@ -269,6 +270,36 @@ static void ksm_yield_and_ksmd_share(void **state)
 	assert_true(isnan(ksmd_vm_cpu_share(&m, &k)));
 }
 
+/* The sampled PSS's error bound, per kind: its bytes times three standard errors of the mean
+ * weight plus 1.5 / pages sampled; a kind sampled in under 32 clusters keeps its worst case (KSM:
+ * the estimate's own bound; file and shmem: all of it); a standard error not known counts 0.5. */
+static void pss_sample_bound_per_kind(void **state)
+{
+	(void)state;
+	struct ksm_sysfs k = ksm(1000, 3000);
+	struct mem_counters m = counters(100 * MIB, 600000, 400000, 1000);
+	struct pss_sample s = {.ksm_pages = 600, .share_pages = 400, .ksm_clusters = 32, .share_clusters = 40,
+			       .ksm_se = 0.01, .share_se = 0.02};
+	double ksm_err = 1000 * P * (3 * 0.01 + 1.5 / 600), share_err = 1000000 * (3 * 0.02 + 1.5 / 400);
+	maybe_i64 b = pss_sample_bound(&m, &s, &k, P);
+	assert_true(b.known);
+	assert_int_equal(b.v, llround(ksm_err + share_err));
+
+	s.share_se = NAN;
+	share_err = 1000000 * (3 * 0.5 + 1.5 / 400);
+	assert_int_equal(pss_sample_bound(&m, &s, &k, P).v, llround(ksm_err + share_err));
+
+	s.ksm_clusters = 31, s.share_clusters = 31;
+	struct mem_counters only_ksm = m;
+	only_ksm.rss_file = only_ksm.rss_shmem = MAYBE(0);
+	maybe_i64 worst = pss_estimate_bound(&only_ksm, &k, P);
+	assert_true(worst.known);
+	assert_int_equal(pss_sample_bound(&m, &s, &k, P).v, worst.v + 1000000);
+
+	m.rss_shmem = UNKNOWN;
+	assert_false(pss_sample_bound(&m, &s, &k, P).known);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -278,6 +309,7 @@ int main(void)
 		cmocka_unit_test(overhead_shared_and_hugetlb_ram), cmocka_unit_test(counters_add_unknown),
 		cmocka_unit_test(pss_unknown_weight_is_unknown), cmocka_unit_test(ksm_yield_and_ksmd_share),
 		cmocka_unit_test(hugetlb_from_the_process), cmocka_unit_test(memory_cost_with_huge_pages),
+		cmocka_unit_test(pss_sample_bound_per_kind),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

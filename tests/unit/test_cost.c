@@ -211,10 +211,34 @@ static void cgroup_without_cache(void **state)
 	tmp_tree_free(root);
 }
 
+/* A cgroup path's per-VM scope: libvirt with systemd or without it, Proxmox; none elsewhere. */
+static void cgroup_vm_scopes(void **state)
+{
+	(void)state;
+	char scope[64];
+	assert_true(parse_cgroup_vm_scope("/machine.slice/machine-qemu\\x2d1\\x2dvm1.scope/libvirt/emulator", scope,
+					  sizeof(scope)));
+	assert_string_equal(scope, "/machine.slice/machine-qemu\\x2d1\\x2dvm1.scope");
+	assert_true(parse_cgroup_vm_scope("/machine.slice/machine-qemu-2-db.scope", scope, sizeof(scope)));
+	assert_string_equal(scope, "/machine.slice/machine-qemu-2-db.scope");
+	assert_true(parse_cgroup_vm_scope("/qemu.slice/100.scope/vcpu0", scope, sizeof(scope)));
+	assert_string_equal(scope, "/qemu.slice/100.scope");
+	assert_true(parse_cgroup_vm_scope("/machine/vm1.libvirt-qemu/emulator", scope, sizeof(scope)));
+	assert_string_equal(scope, "/machine/vm1.libvirt-qemu");
+	assert_false(parse_cgroup_vm_scope("/user.slice/user-1000.slice/session-1.scope", scope, sizeof(scope)));
+	assert_false(parse_cgroup_vm_scope("/machine.slice/libvirtd.service", scope, sizeof(scope)));
+	assert_false(parse_cgroup_vm_scope("/machine.slice/machine-qemu-3-x.scopeless", scope, sizeof(scope)));
+	assert_false(parse_cgroup_vm_scope("/qemu.slice/", scope, sizeof(scope)));
+	assert_false(parse_cgroup_vm_scope("/", scope, sizeof(scope)));
+	/* a scope that does not fit is none, not a cut path */
+	assert_false(parse_cgroup_vm_scope("/qemu.slice/100.scope", scope, 21));
+	assert_true(parse_cgroup_vm_scope("/qemu.slice/100.scope", scope, 22));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(schedstat), cmocka_unit_test(sched_wait_sum), cmocka_unit_test(vcpu_names), cmocka_unit_test(cgroup_controllers),
+		cmocka_unit_test(schedstat), cmocka_unit_test(sched_wait_sum), cmocka_unit_test(vcpu_names), cmocka_unit_test(cgroup_controllers), cmocka_unit_test(cgroup_vm_scopes),
 		cmocka_unit_test(limits), cmocka_unit_test(pressure), cmocka_unit_test(keyed),
 		cmocka_unit_test(vcpu_rates), cmocka_unit_test(unmergeable), cmocka_unit_test(cgroup_without_cache),
 	};

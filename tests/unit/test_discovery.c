@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "core/model/calibrate.h"
+#include "core/sample/calibrate.h"
 #include "core/model/vm.h"
 #include "testutil.h"
 

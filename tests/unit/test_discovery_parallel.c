@@ -1,6 +1,7 @@
-/* Discovery and measurement shared out between threads (core/model/vm.c parallel()): 200 copies
- * of one fixture VM, enough for every round to run on several threads, are each found, named and
- * measured alike. Also run under ThreadSanitizer (label tsan). */
+/* Discovery and measurement shared out between threads (core/model/vm_discover.c and
+ * vm_measure.c, on core/base/parallel.c): 200 copies of one fixture VM, enough for every round to
+ * run on several threads, are each found, named and measured alike. Also run under
+ * ThreadSanitizer (label tsan). */
 #include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 
 static struct ksm_sample sample(double t, int64_t scanned, int64_t full_scans, int64_t cpu_ms)
 {
@@ -111,12 +111,32 @@ static void test_scan_clock(void **state)
 	assert_true(fabs(c.last_scan_seconds - 1.0) < 1e-9);
 }
 
+/* KSM running, off (stopped or unmerging), or neither when unknown or absent. */
+static void test_running(void **state)
+{
+	(void)state;
+	struct ksm_sysfs k = {.present = true, .run = MAYBE(1)};
+	assert_true(ksm_is_running(&k));
+	assert_false(ksm_is_off(&k));
+	k.run = MAYBE(0);
+	assert_false(ksm_is_running(&k));
+	assert_true(ksm_is_off(&k));
+	k.run = MAYBE(2);
+	assert_true(ksm_is_off(&k));
+	k.run = UNKNOWN;
+	assert_false(ksm_is_running(&k));
+	assert_false(ksm_is_off(&k));
+	k = (struct ksm_sysfs){.present = false, .run = MAYBE(0)};
+	assert_false(ksm_is_off(&k));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_rates_basic),
 		cmocka_unit_test(test_rates_unknowns),
 		cmocka_unit_test(test_scan_clock),
+		cmocka_unit_test(test_running),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -37,13 +37,14 @@ static void sim_init(struct sim *m)
 	memset(m, 0, sizeof(*m));
 	tuner_config_default(&m->c);
 	tuner_init(&m->s);
+	/* The /proc figures and ksmd's pages scanned unknown (zero), until a test sets them. */
 	m->in = (struct tuner_input){
-		.interval_seconds = 2, .pages_shared = 0, .pages_sharing = 0, .pages_unshared = 0,
-		.pages_volatile = 0, .ksm_zero_pages = 0, .full_scans = 0, .ksmd_cpu_percent = NAN,
-		.mem_total_bytes = 16LL << 30, .mem_available_bytes = 12LL << 30, .run = 0,
-		.pages_to_scan = 100, .sleep_millisecs = 20, .pages_scanned = -1,
-		.mergeable_processes = -1, .exited_processes = -1, .unscanned_arrived_pages = -1,
-		.unscanned_new_pages = -1, .unscanned_grown_pages = -1,
+		.interval_seconds = 2, .ksmd_cpu_percent = NAN,
+		.ksm = {.present = true, .pages_shared = MAYBE(0), .pages_sharing = MAYBE(0),
+			.pages_unshared = MAYBE(0), .pages_volatile = MAYBE(0), .ksm_zero_pages = MAYBE(0),
+			.full_scans = MAYBE(0), .run = MAYBE(0), .pages_to_scan = MAYBE(100),
+			.sleep_millisecs = MAYBE(20)},
+		.mem_total_bytes = MAYBE(16LL << 30), .mem_available_bytes = MAYBE(12LL << 30),
 	};
 	tuner_news_init(&m->news);
 }
@@ -57,9 +58,9 @@ static void step(struct sim *m)
 	tuner_step(&m->c, &m->s, &m->in, &m->d);
 	if (m->procs_known && m->d.mode == TUNER_FAST)
 		tuner_news_rebase(&m->news);
-	m->in.run = m->d.run;
-	m->in.pages_to_scan = m->d.pages_to_scan;
-	m->in.sleep_millisecs = m->d.sleep_millisecs;
+	m->in.ksm.run = MAYBE(m->d.run);
+	m->in.ksm.pages_to_scan = MAYBE(m->d.pages_to_scan);
+	m->in.ksm.sleep_millisecs = MAYBE(m->d.sleep_millisecs);
 }
 
 static void sim_free(struct sim *m) { tuner_news_free(&m->news); }
@@ -93,15 +94,15 @@ static void settle_idle(struct sim *m)
 	sim_init(m);
 	m->procs_known = true;
 	add_proc(m, 100, "qemu-old", 8192, 8192);
-	m->in.pages_shared = 1000, m->in.pages_sharing = 3000, m->in.pages_unshared = 4192;
+	m->in.ksm.pages_shared = MAYBE(1000), m->in.ksm.pages_sharing = MAYBE(3000), m->in.ksm.pages_unshared = MAYBE(4192);
 	step(m);
 	assert_int_equal(m->d.mode, TUNER_FAST);
 	for (int i = 1; i <= 2; i++) {
-		m->in.full_scans = i;
+		m->in.ksm.full_scans = MAYBE(i);
 		step(m);
 	}
 	assert_int_equal(m->d.mode, TUNER_IDLE);
-	m->in.pages_scanned = 200;
+	m->in.interval_pages_scanned = MAYBE(200);
 	for (int i = 0; i < 3; i++) {
 		step(m);
 		assert_int_equal(m->d.mode, TUNER_IDLE);
@@ -130,17 +131,17 @@ static void test_flat_scans_go_idle_and_new_guest_wakes(void **state)
 	sim_init(&m);
 	step(&m);
 	/* First scan meets 60000 pages; the second merges 20000. */
-	m.in.pages_unshared = 40000, m.in.pages_volatile = 20000, m.in.full_scans = 1;
+	m.in.ksm.pages_unshared = MAYBE(40000), m.in.ksm.pages_volatile = MAYBE(20000), m.in.ksm.full_scans = MAYBE(1);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
-	m.in.pages_shared = 5000, m.in.pages_sharing = 20000, m.in.pages_unshared = 15000, m.in.full_scans = 2;
+	m.in.ksm.pages_shared = MAYBE(5000), m.in.ksm.pages_sharing = MAYBE(20000), m.in.ksm.pages_unshared = MAYBE(15000), m.in.ksm.full_scans = MAYBE(2);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	/* Scans that find nothing: one is not enough, two are. */
-	m.in.full_scans = 3;
+	m.in.ksm.full_scans = MAYBE(3);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
-	m.in.full_scans = 4;
+	m.in.ksm.full_scans = MAYBE(4);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	assert_int_equal(m.d.pages_to_scan, 100);
@@ -148,12 +149,12 @@ static void test_flat_scans_go_idle_and_new_guest_wakes(void **state)
 	assert_true(m.d.changed);
 	assert_non_null(strstr(m.d.reason, "idle: 2 full scans"));
 	/* Idle holds while nothing changes, volatile churn included. */
-	m.in.pages_volatile = 20100, m.in.pages_unshared = 14900, m.in.full_scans = 5;
+	m.in.ksm.pages_volatile = MAYBE(20100), m.in.ksm.pages_unshared = MAYBE(14900), m.in.ksm.full_scans = MAYBE(5);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	assert_false(m.d.changed);
 	/* A new guest: ksmd meets pages it has never seen. */
-	m.in.pages_volatile = 30000;
+	m.in.ksm.pages_volatile = MAYBE(30000);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_int_equal(m.d.sleep_millisecs, 20);
@@ -166,12 +167,12 @@ static void test_merging_keeps_fast(void **state)
 	struct sim m;
 	sim_init(&m);
 	step(&m);
-	m.in.pages_unshared = 1000;
+	m.in.ksm.pages_unshared = MAYBE(1000);
 	for (int i = 1; i <= 6; i++) {
 		/* Every scan gains: never idle, however many scans. */
-		m.in.full_scans = i;
-		m.in.pages_sharing += 5000;
-		m.in.pages_shared += 1000;
+		m.in.ksm.full_scans = MAYBE(i);
+		m.in.ksm.pages_sharing.v += 5000;
+		m.in.ksm.pages_shared.v += 1000;
 		step(&m);
 		assert_int_equal(m.d.mode, TUNER_FAST);
 	}
@@ -203,7 +204,7 @@ static void test_cpu_budget(void **state)
 	step(&m);
 	assert_int_equal(m.d.pages_to_scan, before);
 	/* Someone else changed the kernel's setting: the measured CPU is not ours to fit. */
-	m.in.pages_to_scan = 77;
+	m.in.ksm.pages_to_scan = MAYBE(77);
 	m.in.ksmd_cpu_percent = 90;
 	step(&m);
 	assert_int_equal(m.d.pages_to_scan, before);
@@ -225,14 +226,14 @@ static void test_fast_rate_remembered_after_idle(void **state)
 	step(&m);
 	int64_t fitted = m.d.pages_to_scan;
 	assert_int_equal(fitted, 1250);
-	m.in.full_scans = 1;
+	m.in.ksm.full_scans = MAYBE(1);
 	step(&m);
-	m.in.full_scans = 2;
+	m.in.ksm.full_scans = MAYBE(2);
 	step(&m);
-	m.in.full_scans = 3;
+	m.in.ksm.full_scans = MAYBE(3);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
-	m.in.pages_sharing = 10000; /* merging happened while idle */
+	m.in.ksm.pages_sharing = MAYBE(10000); /* merging happened while idle */
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_true(m.d.pages_to_scan >= fitted);
@@ -264,11 +265,11 @@ static void test_rate_that_buys_no_cpu_is_not_kept(void **state)
 	assert_int_equal(m.d.pages_to_scan, 2000);
 	/* Not measured under load, so not remembered: after idling, a wake starts from 1000. */
 	for (int i = 1; i <= 3; i++) {
-		m.in.full_scans = i;
+		m.in.ksm.full_scans = MAYBE(i);
 		step(&m);
 	}
 	assert_int_equal(m.d.mode, TUNER_IDLE);
-	m.in.pages_unshared = 50000;
+	m.in.ksm.pages_unshared = MAYBE(50000);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_int_equal(m.d.pages_to_scan, m.c.fast_pages_to_scan);
@@ -288,12 +289,12 @@ static void test_rate_fitted_without_load_not_remembered(void **state)
 	}
 	assert_int_equal(m.d.pages_to_scan, m.c.max_pages_to_scan);
 	for (int i = 1; i <= 3; i++) {
-		m.in.full_scans = i;
+		m.in.ksm.full_scans = MAYBE(i);
 		step(&m);
 	}
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	/* The next guest may be large: the wake starts from the first fast setting, not 20000. */
-	m.in.pages_unshared = 50000;
+	m.in.ksm.pages_unshared = MAYBE(50000);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_int_equal(m.d.pages_to_scan, m.c.fast_pages_to_scan);
@@ -304,7 +305,7 @@ static void test_memory_pressure(void **state)
 	(void)state;
 	struct sim m;
 	sim_init(&m);
-	m.in.mem_available_bytes = 1LL << 30; /* 1 of 16 GiB: under 10% */
+	m.in.mem_available_bytes = MAYBE(1LL << 30); /* 1 of 16 GiB: under 10% */
 	step(&m);
 	assert_true(m.d.pressure);
 	m.in.ksmd_cpu_percent = 30; /* within the doubled budget (40%) */
@@ -314,13 +315,13 @@ static void test_memory_pressure(void **state)
 	assert_non_null(strstr(m.d.reason, "memory pressure"));
 	/* Twice as patient before idling. */
 	for (int i = 1; i <= 3; i++) {
-		m.in.full_scans = i;
+		m.in.ksm.full_scans = MAYBE(i);
 		step(&m);
 		assert_int_equal(m.d.mode, TUNER_FAST);
 	}
-	m.in.full_scans = 4;
+	m.in.ksm.full_scans = MAYBE(4);
 	step(&m);
-	m.in.full_scans = 5;
+	m.in.ksm.full_scans = MAYBE(5);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 }
@@ -375,11 +376,11 @@ static void test_idle_wakes_for_grown_guest(void **state)
 	/* Scanning fast meets them; nothing merges; two flat scans and idle again, with a new base:
 	 * the same memory does not wake it twice. */
 	m.procs[0].rmap_items += 5000;
-	m.in.pages_unshared += 5000;
+	m.in.ksm.pages_unshared.v += 5000;
 	step(&m);
-	m.in.full_scans += 1;
+	m.in.ksm.full_scans.v += 1;
 	step(&m);
-	m.in.full_scans += 1;
+	m.in.ksm.full_scans.v += 1;
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	step(&m);
@@ -397,17 +398,17 @@ static void test_guest_exit_stays_idle(void **state)
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	/* It gets merged and the tuner goes idle again. */
 	m.procs[1].rmap_items = 20000;
-	m.in.pages_sharing += 9000, m.in.pages_shared += 1000, m.in.pages_unshared += 10000;
+	m.in.ksm.pages_sharing.v += 9000, m.in.ksm.pages_shared.v += 1000, m.in.ksm.pages_unshared.v += 10000;
 	step(&m);
 	/* The scan that merged gained; two more find nothing. */
 	for (int i = 0; i < 3; i++) {
-		m.in.full_scans += 1;
+		m.in.ksm.full_scans.v += 1;
 		step(&m);
 	}
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	/* It exits: savings and rmap items fall. Nothing new to scan. */
 	drop_proc(&m, 400);
-	m.in.pages_sharing -= 9000, m.in.pages_shared -= 1000, m.in.pages_unshared -= 10000;
+	m.in.ksm.pages_sharing.v -= 9000, m.in.ksm.pages_shared.v -= 1000, m.in.ksm.pages_unshared.v -= 10000;
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	assert_false(m.d.changed);
@@ -457,18 +458,18 @@ static void test_remet_pages_do_not_wake(void **state)
 	struct sim m;
 	settle_idle(&m); /* threshold 100 */
 	m.procs[0].mergeable_pages += 150, m.procs[0].rmap_items += 150;
-	m.in.pages_unshared += 150;
+	m.in.ksm.pages_unshared.v += 150;
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	assert_non_null(strstr(m.d.reason, "idle: ksmd met 150 pages in 2.0s, none new to /proc"));
 	m.procs[0].mergeable_pages -= 150, m.procs[0].rmap_items -= 150;
-	m.in.pages_unshared -= 150;
+	m.in.ksm.pages_unshared.v -= 150;
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	assert_false(m.d.changed);
 	/* Some processes could not be read: /proc cannot tell, what ksmd met wakes it. */
 	m.denied = true;
-	m.in.pages_unshared += 150;
+	m.in.ksm.pages_unshared.v += 150;
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_non_null(strstr(m.d.reason, "fast: ksmd met 150 new pages in 2.0s (threshold 100)"));
@@ -481,29 +482,30 @@ static void test_rate_relative_wake_without_proc(void **state)
 	struct sim m;
 	sim_init(&m);
 	step(&m);
-	m.in.pages_unshared = 8000, m.in.full_scans = 1;
+	m.in.ksm.pages_unshared = MAYBE(8000), m.in.ksm.full_scans = MAYBE(1);
 	step(&m);
-	m.in.full_scans = 2;
+	m.in.ksm.full_scans = MAYBE(2);
 	step(&m);
-	m.in.full_scans = 3;
+	m.in.ksm.full_scans = MAYBE(3);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	/* At 100 pages / 1000 ms ksmd scans 200 pages in 2 s: 256 new pages could never be met. */
-	m.in.pages_scanned = 200;
-	m.in.pages_unshared += 40; /* a few stale pages re-met: noise */
+	m.in.interval_pages_scanned = MAYBE(200);
+	m.in.ksm.pages_unshared.v += 40; /* a few stale pages re-met: noise */
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
-	m.in.pages_unshared += 150; /* 150 of 200 scanned pages were new: ksmd reached new memory */
+	m.in.ksm.pages_unshared.v += 150; /* 150 of 200 scanned pages were new: ksmd reached new memory */
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_non_null(strstr(m.d.reason, "ksmd met 150 new pages"));
 	/* The nominal rate when pages_scanned is unknown: 100 pages x 2 s / 1 s = 200, threshold 100. */
 	struct sim n;
 	sim_init(&n);
-	n.in.run = 1, n.in.pages_to_scan = 100, n.in.sleep_millisecs = 1000;
+	n.in.ksm.run = MAYBE(1), n.in.ksm.pages_to_scan = MAYBE(100), n.in.ksm.sleep_millisecs = MAYBE(1000);
 	n.s.started = true, n.s.mode = TUNER_IDLE, n.s.pages_to_scan = 100, n.s.sleep_millisecs = 1000;
 	n.s.fast_pages_to_scan = 1000;
-	n.in.pages_unshared = 120;
+	n.s.last_full_scans = n.s.last_rmap_items = n.s.last_saved_pages = MAYBE(0); /* what it read last */
+	n.in.ksm.pages_unshared = MAYBE(120);
 	tuner_step(&n.c, &n.s, &n.in, &n.d);
 	assert_int_equal(n.d.mode, TUNER_FAST);
 	assert_non_null(strstr(n.d.reason, "threshold 100"));
@@ -514,14 +516,14 @@ static void test_pressure_wakes_once(void **state)
 	(void)state;
 	struct sim m;
 	settle_idle(&m);
-	m.in.mem_available_bytes = 1LL << 30; /* 6% of 16 GiB */
+	m.in.mem_available_bytes = MAYBE(1LL << 30); /* 6% of 16 GiB */
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_true(m.d.pressure);
 	assert_non_null(strstr(m.d.reason, "memory pressure"));
 	/* Twice the patience: four flat scans, then idle; still under pressure, it stays idle. */
 	for (int i = 0; i < 4; i++) {
-		m.in.full_scans += 1;
+		m.in.ksm.full_scans.v += 1;
 		step(&m);
 	}
 	assert_int_equal(m.d.mode, TUNER_IDLE);
@@ -530,14 +532,14 @@ static void test_pressure_wakes_once(void **state)
 		assert_int_equal(m.d.mode, TUNER_IDLE);
 	}
 	/* Just over the threshold is not a recovery; a quarter above is, and re-arms it. */
-	m.in.mem_available_bytes = (int64_t)(0.11 * (double)(16LL << 30));
+	m.in.mem_available_bytes = MAYBE((int64_t)(0.11 * (double)(16LL << 30)));
 	step(&m);
-	m.in.mem_available_bytes = 1LL << 30;
+	m.in.mem_available_bytes = MAYBE(1LL << 30);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
-	m.in.mem_available_bytes = 4LL << 30;
+	m.in.mem_available_bytes = MAYBE(4LL << 30);
 	step(&m);
-	m.in.mem_available_bytes = 1LL << 30;
+	m.in.mem_available_bytes = MAYBE(1LL << 30);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	sim_free(&m);
@@ -550,14 +552,14 @@ static void test_news_while_fast_postpones_idle(void **state)
 	sim_init(&m);
 	m.procs_known = true;
 	add_proc(&m, 100, "qemu-old", 8192, 8192);
-	m.in.pages_unshared = 8192;
+	m.in.ksm.pages_unshared = MAYBE(8192);
 	step(&m);
-	m.in.full_scans = 1;
+	m.in.ksm.full_scans = MAYBE(1);
 	step(&m);
 	/* A guest appears just before the second flat scan ends, before ksmd reached it: going idle
 	 * now would take its memory into the base and never wake for it. */
 	add_proc(&m, 600, "qemu-late", 30000, 0);
-	m.in.full_scans = 2;
+	m.in.ksm.full_scans = MAYBE(2);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_non_null(strstr(m.d.reason, "0 flat scans"));
@@ -651,8 +653,7 @@ static void watch_sample(struct tuner_watch *w, const struct tuner_config *c, do
 			 struct tuner_input *in)
 {
 	struct ksm_sample now = {.t = t, .mem_anon = MAYBE(host_anon_kb * 1024)};
-	*in = (struct tuner_input){.mergeable_processes = -1, .unscanned_arrived_pages = -1,
-				   .unscanned_new_pages = -1, .unscanned_grown_pages = -1};
+	*in = (struct tuner_input){0}; /* all unknown */
 	assert_int_equal(tuner_watch_sample(w, c, &now, in), 0);
 }
 
@@ -675,8 +676,8 @@ static void test_watch_on_fixture(void **state)
 	struct tuner_watch_cost cost;
 
 	watch_sample(w, &c, 0, 1000000, &in);
-	assert_int_equal(in.mergeable_processes, 2);
-	assert_int_equal(in.unscanned_new_pages + in.unscanned_arrived_pages + in.unscanned_grown_pages, 0);
+	assert_int_equal(in.mergeable_processes.v, 2);
+	assert_int_equal(in.unscanned_new_pages.v + in.unscanned_arrived_pages.v + in.unscanned_grown_pages.v, 0);
 	tuner_watch_cost(w, &cost);
 	assert_int_equal(cost.smaps_reads, 1); /* python3 merges all of its memory: no smaps needed */
 	struct tuner_decision fast = {.mode = TUNER_FAST};
@@ -685,7 +686,7 @@ static void test_watch_on_fixture(void **state)
 	/* The heap grows by 16 MiB (a leak): not mergeable, no news, one smaps read to know it. */
 	set_anon(proc, 1000000 + 16384, 49152 + 16384);
 	watch_sample(w, &c, 2, 1000000 + 16384, &in);
-	assert_int_equal(in.unscanned_grown_pages, 0);
+	assert_int_equal(in.unscanned_grown_pages.v, 0);
 	tuner_watch_cost(w, &cost);
 	assert_int_equal(cost.smaps_reads, 2);
 
@@ -693,7 +694,7 @@ static void test_watch_on_fixture(void **state)
 	set_guest_ram_kb(proc, 65536);
 	set_anon(proc, 1000000 + 49152, 49152 + 49152);
 	watch_sample(w, &c, 4, 1000000 + 49152, &in);
-	assert_int_equal(in.unscanned_grown_pages, 8192);
+	assert_int_equal(in.unscanned_grown_pages.v, 8192);
 	assert_int_equal(in.news_kind, TUNER_NEWS_GROWN);
 	assert_int_equal(in.news_pid, 100);
 	assert_string_equal(in.news_name, "qemu-system-x86");
@@ -705,7 +706,7 @@ static void test_watch_on_fixture(void **state)
 	watch_sample(w, &c, 8, 1000000 + 49152, &in);
 	tuner_watch_cost(w, &cost);
 	assert_int_equal(cost.walks, walks);
-	assert_int_equal(in.unscanned_grown_pages, 8192);
+	assert_int_equal(in.unscanned_grown_pages.v, 8192);
 
 	/* A small move (4 MiB, under wake_pages / 2) seen by the periodic walk: counted as growth
 	 * (the upper bound), without another smaps read. */
@@ -715,7 +716,7 @@ static void test_watch_on_fixture(void **state)
 	tuner_watch_cost(w, &cost);
 	assert_int_equal(cost.walks, walks + 1);
 	assert_int_equal(cost.smaps_reads, smaps);
-	assert_int_equal(in.unscanned_grown_pages, 8192 + 1024);
+	assert_int_equal(in.unscanned_grown_pages.v, 8192 + 1024);
 
 	tuner_watch_free(w);
 	tmp_tree_free(dir);
@@ -726,14 +727,14 @@ static void idle_sim(struct sim *m)
 {
 	sim_init(m);
 	step(m);
-	m->in.pages_unshared = 8000, m->in.full_scans = 1;
+	m->in.ksm.pages_unshared = MAYBE(8000), m->in.ksm.full_scans = MAYBE(1);
 	step(m);
-	m->in.full_scans = 2;
+	m->in.ksm.full_scans = MAYBE(2);
 	step(m);
-	m->in.full_scans = 3;
+	m->in.ksm.full_scans = MAYBE(3);
 	step(m);
 	assert_int_equal(m->d.mode, TUNER_IDLE);
-	m->in.pages_scanned = 200; /* threshold 100 */
+	m->in.interval_pages_scanned = MAYBE(200); /* threshold 100 */
 }
 
 /* What wakes the idle tuner, in order: memory pressure before what ksmd met, what it met before
@@ -743,26 +744,26 @@ static void test_idle_wake_order(void **state)
 	(void)state;
 	struct sim m;
 	idle_sim(&m);
-	m.in.pages_unshared -= 150, m.in.pages_sharing += 150;
+	m.in.ksm.pages_unshared.v -= 150, m.in.ksm.pages_sharing.v += 150;
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_non_null(strstr(m.d.reason, "fast: 150 pages merged in 2.0s at the idle rate (threshold 100)"));
 
 	idle_sim(&m);
-	m.in.pages_unshared += 150, m.in.pages_sharing += 150;
+	m.in.ksm.pages_unshared.v += 150, m.in.ksm.pages_sharing.v += 150;
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_non_null(strstr(m.d.reason, "fast: ksmd met 300 new pages"));
 
 	idle_sim(&m);
-	m.in.pages_unshared += 150;
-	m.in.mem_available_bytes = m.in.mem_total_bytes / 20;
+	m.in.ksm.pages_unshared.v += 150;
+	m.in.mem_available_bytes = MAYBE(m.in.mem_total_bytes.v / 20);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	assert_non_null(strstr(m.d.reason, "fast: memory pressure (MemAvailable 5.0% of MemTotal, under 10%)"));
 
 	idle_sim(&m);
-	m.in.pages_unshared += 99;
+	m.in.ksm.pages_unshared.v += 99;
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	assert_non_null(strstr(m.d.reason, "idle: nothing new to merge (99 new pages, +0 merged"));
@@ -773,29 +774,75 @@ static void test_idle_wake_order(void **state)
 static void test_news_pages(void **state)
 {
 	(void)state;
-	struct tuner_input in = {.unscanned_arrived_pages = 10, .unscanned_new_pages = 200,
-				 .unscanned_grown_pages = 3000};
-	assert_int_equal(tuner_news_pages(&in), 3210);
-	in.unscanned_grown_pages = -1;
-	assert_int_equal(tuner_news_pages(&in), -1);
-	in = (struct tuner_input){.unscanned_arrived_pages = -1};
-	assert_int_equal(tuner_news_pages(&in), -1);
+	struct tuner_input in = {.unscanned_arrived_pages = MAYBE(10), .unscanned_new_pages = MAYBE(200),
+				 .unscanned_grown_pages = MAYBE(3000)};
+	assert_true(tuner_news_pages(&in).known);
+	assert_int_equal(tuner_news_pages(&in).v, 3210);
+	in.unscanned_grown_pages = UNKNOWN;
+	assert_false(tuner_news_pages(&in).known);
+	in = (struct tuner_input){.unscanned_new_pages = MAYBE(1), .unscanned_grown_pages = MAYBE(2)};
+	assert_false(tuner_news_pages(&in).known);
 
 	struct sim m;
 	sim_init(&m);
-	m.in.mergeable_processes = 1;
-	m.in.pages_unshared = 1000;
+	m.in.mergeable_processes = MAYBE(1);
+	m.in.ksm.pages_unshared = MAYBE(1000);
 	m.c.idle_pages_to_scan = 1; /* ksmd meets nothing new in an interval */
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_FAST);
 	for (int i = 0; i < 4 && m.d.mode == TUNER_FAST; i++) {
-		m.in.full_scans++;
+		m.in.ksm.full_scans.v++;
 		step(&m);
 	}
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	step(&m);
 	assert_int_equal(m.d.mode, TUNER_IDLE);
 	assert_non_null(strstr(m.d.reason, ", 0 unscanned pages new since idling"));
+}
+
+/* A KSM file unread for one interval (pages_shared unknown, the others read) is unknown, not 0:
+ * an idle tuner stays idle when it reads again. Taken for 0, ksmd's rmap items fell by
+ * pages_shared and rose by as much an interval later, which woke the tuner for "new pages" that
+ * were the same pages. */
+static void test_unknown_counter_is_not_zero(void **state)
+{
+	(void)state;
+	struct tuner_config c;
+	tuner_config_default(&c);
+	struct tuner_state s;
+	tuner_init(&s);
+	struct ksm_rates rates = {.ksmd_cpu_percent = NAN};
+	struct ksm_sample prev, now = {.t = 0};
+	now.k = (struct ksm_sysfs){.present = true, .run = MAYBE(1), .pages_to_scan = MAYBE(100),
+				   .sleep_millisecs = MAYBE(1000), .pages_shared = MAYBE(1000),
+				   .pages_sharing = MAYBE(3000), .pages_unshared = MAYBE(4000),
+				   .pages_volatile = MAYBE(0), .ksm_zero_pages = MAYBE(0), .full_scans = MAYBE(0),
+				   .pages_scanned = MAYBE(0)};
+	struct tuner_decision d = {.mode = TUNER_FAST};
+	/* Full scans that merge nothing more: fast at first, then idle. */
+	for (int i = 0; i < 10 && !(i > 0 && d.mode == TUNER_IDLE); i++) {
+		prev = now;
+		now.t += 2;
+		now.k.full_scans.v += 1;
+		now.k.pages_scanned.v += 200;
+		assert_int_equal(tuner_decide(&c, &s, NULL, &prev, &now, &rates, &d, NULL), 0);
+	}
+	assert_int_equal(d.mode, TUNER_IDLE);
+
+	prev = now;
+	now.t += 2;
+	now.k.pages_scanned.v += 200;
+	now.k.pages_shared = UNKNOWN;
+	assert_int_equal(tuner_decide(&c, &s, NULL, &prev, &now, &rates, &d, NULL), 0);
+	assert_int_equal(d.mode, TUNER_IDLE);
+
+	prev = now;
+	now.t += 2;
+	now.k.pages_scanned.v += 200;
+	now.k.pages_shared = MAYBE(1000);
+	assert_int_equal(tuner_decide(&c, &s, NULL, &prev, &now, &rates, &d, NULL), 0);
+	assert_int_equal(d.mode, TUNER_IDLE);
+	assert_non_null(strstr(d.reason, "idle: nothing new to merge (0 new pages"));
 }
 
 int main(void)
@@ -823,6 +870,7 @@ int main(void)
 		cmocka_unit_test(test_news_pages),
 		cmocka_unit_test(test_idle_wake_order),
 		cmocka_unit_test(test_remet_pages_do_not_wake),
+		cmocka_unit_test(test_unknown_counter_is_not_zero),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,6 +14,7 @@
 #include "io/clock.h"
 #include "core/model/vm.h"
 #include "core/model/vm_disks.h"
+#include "core/model/vm_visit.h"
 #include "fakeqmp.h"
 #include "io/peer/qmp.h"
 #include "parse/json.h"

@@ -9,6 +9,7 @@
 #include "core/model/ksm.h"
 #include "parse/io_stat.h"
 #include "parse/numa_stat.h"
+#include "parse/pagemap.h"
 #include "parse/parse.h"
 #include "testutil.h"
 
@@ -447,6 +448,25 @@ static void numa_maps_forms(void **state)
 	assert_int_equal(m.nnodes, 7); /* untouched by the bad ones */
 }
 
+/* A pagemap entry: present, file or anonymous, exclusive, and its frame (bits 0-54). */
+static void pagemap_entries(void **state)
+{
+	(void)state;
+	uint64_t anon = (UINT64_C(1) << 63) | (UINT64_C(1) << 56) | 0x12345;
+	assert_true(pagemap_present(anon));
+	assert_false(pagemap_file(anon));
+	assert_true(pagemap_exclusive(anon));
+	assert_int_equal(pagemap_pfn(anon), 0x12345);
+	uint64_t file = (UINT64_C(1) << 63) | (UINT64_C(1) << 61) | (UINT64_C(1) << 55) | ((UINT64_C(1) << 55) - 1);
+	assert_true(pagemap_file(file));
+	assert_false(pagemap_exclusive(file));
+	assert_int_equal(pagemap_pfn(file), (UINT64_C(1) << 55) - 1); /* bit 55 (soft-dirty) is not the frame's */
+	uint64_t swapped = (UINT64_C(1) << 62) | 0x777; /* the low bits are the swap entry then */
+	assert_false(pagemap_present(swapped));
+	assert_false(pagemap_present(0));
+	assert_int_equal(pagemap_pfn(0), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -458,7 +478,7 @@ int main(void)
 		cmocka_unit_test(advisor_mode), cmocka_unit_test(fuzz_regressions),
 		cmocka_unit_test(proc_io_forms), cmocka_unit_test(cgroup_io_forms), cmocka_unit_test(tun_and_net_dev), cmocka_unit_test(numa_stat_forms),
 		cmocka_unit_test(cpu_lists_as_bits), cmocka_unit_test(numa_maps_forms),
-		cmocka_unit_test(macvtap_devices),
+		cmocka_unit_test(macvtap_devices), cmocka_unit_test(pagemap_entries),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,6 @@
 #include <cmocka.h>
 
 #include "core/kvm/kvm_qmp.h"
-#include "core/kvm/qmp_stats.h"
 #include "fakeqmp.h"
 #include "testutil.h"
 
@@ -219,21 +218,21 @@ static void test_visit(void **state)
 					   {'s', vcpu2}, {'r', 0}, {'s', cpus2}};
 	struct fake_qmp f;
 	assert_int_equal(fake_qmp_start(&f, visits, sizeof(visits) / sizeof(visits[0])), 0);
-	struct qmp_stats_source *src;
-	assert_int_equal(qmp_stats_source_new(f.path, 1000, &src), 0);
-	struct qmp_stats_sample a;
-	assert_int_equal(qmp_stats_read(src, &a), 0);
-	const struct qmp_stats_schema *s = qmp_stats_source_schema(src);
+	struct kvm_qmp_vm *src;
+	assert_int_equal(kvm_qmp_vm_new(f.path, 1000, &src), 0);
+	struct kvm_qmp_sample a;
+	assert_int_equal(kvm_qmp_vm_sample(src, &a), 0);
+	const struct qmp_stats_schema *s = kvm_qmp_vm_schema(src);
 	assert_int_equal(a.nvcpus, 2);
 	assert_int_equal(a.vcpus[1].index, 1);
 	assert_int_equal(a.vcpus[1].values[qmp_schema_index(s, QMP_STATS_VCPU, "io_exits")].value.v, 131000);
 	assert_true(a.monotonic_seconds > 0);
-	qmp_stats_sample_free(&a, src);
+	kvm_qmp_sample_free(&a, src);
 	/* the server accepts the second visit only once the first one closed its socket */
-	assert_int_equal(qmp_stats_read(src, &a), 0);
+	assert_int_equal(kvm_qmp_vm_sample(src, &a), 0);
 	assert_int_equal(a.vcpus[0].values[qmp_schema_index(s, QMP_STATS_VCPU, "exits")].value.v, 130345);
-	qmp_stats_sample_free(&a, src);
-	qmp_stats_source_free(src);
+	kvm_qmp_sample_free(&a, src);
+	kvm_qmp_vm_free(src);
 	fake_qmp_stop(&f);
 	assert_int_equal(f.lines_read, 9); /* 5 lines, then 4: capabilities and the commands */
 
@@ -241,28 +240,28 @@ static void test_visit(void **state)
 	char *empty = text_of("qmp/tcg-query-stats.json");
 	const struct fake_step tcg[] = {{'s', greet}, {'r', 0}, {'s', FAKE_OK}, {'r', 0}, {'s', empty}};
 	assert_int_equal(fake_qmp_start(&f, tcg, 5), 0);
-	assert_int_equal(qmp_stats_source_new(f.path, 1000, &src), 0);
-	assert_int_equal(qmp_stats_read(src, &a), -ENODATA);
-	assert_string_equal(qmp_stats_reason(src), "QEMU reports no KVM statistics (not accel=kvm?)");
+	assert_int_equal(kvm_qmp_vm_new(f.path, 1000, &src), 0);
+	assert_int_equal(kvm_qmp_vm_sample(src, &a), -ENODATA);
+	assert_string_equal(kvm_qmp_vm_reason(src), "QEMU reports no KVM statistics (not accel=kvm?)");
 	fake_qmp_stop(&f);
-	qmp_stats_source_free(src);
+	kvm_qmp_vm_free(src);
 	/* QEMU before 7.1 */
 	const struct fake_step old[] = {{'s', greet}, {'r', 0}, {'s', FAKE_OK}, {'r', 0},
 		{'s', "{\"error\": {\"class\": \"CommandNotFound\", \"desc\": \"The command query-stats-schemas has not been found\"}}\r\n"}};
 	assert_int_equal(fake_qmp_start(&f, old, 5), 0);
-	assert_int_equal(qmp_stats_source_new(f.path, 1000, &src), 0);
-	assert_int_equal(qmp_stats_read(src, &a), -EOPNOTSUPP);
-	assert_string_equal(qmp_stats_reason(src), "QEMU has no query-stats-schemas (QEMU 7.1 or later has it)");
+	assert_int_equal(kvm_qmp_vm_new(f.path, 1000, &src), 0);
+	assert_int_equal(kvm_qmp_vm_sample(src, &a), -EOPNOTSUPP);
+	assert_string_equal(kvm_qmp_vm_reason(src), "QEMU has no query-stats-schemas (QEMU 7.1 or later has it)");
 	fake_qmp_stop(&f);
-	qmp_stats_source_free(src);
+	kvm_qmp_vm_free(src);
 	/* busy: the reason is the client's */
 	const struct fake_step never[] = {{'x', 0}};
 	assert_int_equal(fake_qmp_start(&f, never, 1), 0);
-	assert_int_equal(qmp_stats_source_new(f.path, 200, &src), 0);
-	assert_int_equal(qmp_stats_read(src, &a), -EBUSY);
-	assert_non_null(strstr(qmp_stats_reason(src), "QMP busy"));
+	assert_int_equal(kvm_qmp_vm_new(f.path, 200, &src), 0);
+	assert_int_equal(kvm_qmp_vm_sample(src, &a), -EBUSY);
+	assert_non_null(strstr(kvm_qmp_vm_reason(src), "QMP busy"));
 	fake_qmp_stop(&f);
-	qmp_stats_source_free(src);
+	kvm_qmp_vm_free(src);
 	free(greet), free(schemas), free(vm), free(vcpu), free(cpus), free(vm2), free(vcpu2), free(cpus2), free(empty);
 }
 
@@ -278,7 +277,7 @@ static void test_debugfs_layout(void **state)
 	struct fake_qmp f;
 	assert_int_equal(fake_qmp_start(&f, visit, sizeof(visit) / sizeof(visit[0])), 0);
 	struct kvm_qmp_vm *q;
-	assert_int_equal(kvm_qmp_vm_new(f.path, &q), 0);
+	assert_int_equal(kvm_qmp_vm_new(f.path, 1000, &q), 0);
 	const char *names[] = {"exits", "io_exits", "halt_wait_ns", "remote_tlb_flush", "pages_4k", "halt_wait_hist", "no_such"};
 	maybe_i64 v[7];
 	int vcpus = 0;
@@ -320,7 +319,7 @@ static void test_debugfs_layout(void **state)
 	kvm_qmp_vm_free(q);
 	fake_qmp_stop(&f);
 	/* A socket nobody listens on: the reason names what failed. */
-	assert_int_equal(kvm_qmp_vm_new("/nonexistent/qmp.sock", &q), 0);
+	assert_int_equal(kvm_qmp_vm_new("/nonexistent/qmp.sock", 1000, &q), 0);
 	assert_true(kvm_qmp_vm_read(q, names, 7, v, &vcpus, NULL, NULL) < 0);
 	assert_true(strlen(kvm_qmp_vm_reason(q)) > 0);
 	kvm_qmp_vm_free(q);

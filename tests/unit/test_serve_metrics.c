@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "core/model/snapshot.h"
+#include "core/sample/snapshot.h"
 #include "out/prom_metrics.h"
 
 static char fixture[1024];

@@ -16,7 +16,7 @@
 
 #include "store/sqlite.h"
 
-#include "core/model/snapshot.h"
+#include "core/sample/snapshot.h"
 #include "store/store.h"
 #include "serve_testutil.h"
 

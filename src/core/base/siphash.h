@@ -11,6 +11,9 @@ struct siphash_key {
 };
 
 uint64_t siphash13(const struct siphash_key *key, const void *data, size_t len);
+
+/* For tests: the SipHash-2-4 function itself, checked against the reference vectors. */
+
 /* The reference SipHash-2-4, whose published test vectors check the rounds both share. */
 uint64_t siphash24(const struct siphash_key *key, const void *data, size_t len);
 

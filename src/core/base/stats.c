@@ -19,14 +19,6 @@ void sort_doubles(double *v, size_t n)
 		qsort(v, n, sizeof(*v), cmp_double);
 }
 
-size_t count_finite(const double *v, size_t n)
-{
-	size_t k = 0;
-	for (size_t i = 0; i < n; i++)
-		k += isfinite(v[i]) != 0;
-	return k;
-}
-
 double median(double *v, size_t n)
 {
 	size_t k = 0;

@@ -8,8 +8,6 @@
 int cmp_double(const void *a, const void *b);
 /* Sorts ascending, NaN last. */
 void sort_doubles(double *v, size_t n);
-/* How many of the n values are finite. */
-size_t count_finite(const double *v, size_t n);
 /* The median of the finite values (v is sorted in place); NaN when there is none. */
 double median(double *v, size_t n);
 /* The median where NaN counts as larger than any value ("did not get there"): NaN when

@@ -6,6 +6,14 @@
 
 static volatile sig_atomic_t stop_signal;
 
+const int stop_signals[STOP_NSIGNALS] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+void stop_signals_add(sigset_t *set)
+{
+	for (size_t i = 0; i < STOP_NSIGNALS; i++)
+		sigaddset(set, stop_signals[i]);
+}
+
 int stop_requested(void) { return stop_signal; }
 volatile sig_atomic_t *stop_flag(void) { return &stop_signal; }
 void stop_handler(int sig) { stop_signal = sig; }
@@ -15,9 +23,8 @@ int stop_catch(bool ignore)
 {
 	struct sigaction sa = {.sa_handler = ignore ? SIG_IGN : stop_handler};
 	sigemptyset(&sa.sa_mask);
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		if (sigaction(sigs[i], &sa, NULL) < 0)
+	for (size_t i = 0; i < STOP_NSIGNALS; i++)
+		if (stop_signals[i] != SIGQUIT && sigaction(stop_signals[i], &sa, NULL) < 0)
 			return -errno;
 	return 0;
 }
@@ -26,10 +33,7 @@ void stop_block(sigset_t *ret_prev)
 {
 	sigset_t block;
 	sigemptyset(&block);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGQUIT);
+	stop_signals_add(&block);
 	sigprocmask(SIG_BLOCK, &block, ret_prev);
 }
 

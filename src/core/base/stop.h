@@ -16,6 +16,13 @@
 
 #include "io/clock.h" /* the clocks themselves: io/ measures deadlines on the same one */
 
+/* The stop set: the signals that end a run, SIGINT, SIGTERM, SIGHUP and SIGQUIT. Handlers that
+ * restore state on the way out take all four; stop_catch leaves SIGQUIT its core dump. */
+enum { STOP_NSIGNALS = 4 };
+extern const int stop_signals[STOP_NSIGNALS];
+/* Adds the stop set to set (a handler's mask, sigprocmask's or sigtimedwait's set). */
+void stop_signals_add(sigset_t *set);
+
 /* The signal that asked the program to stop, 0 while none did. */
 int stop_requested(void);
 /* The flag itself, for callees that poll a `volatile sig_atomic_t *`. */

@@ -39,13 +39,11 @@ static void on_fatal_signal(int sig)
 
 void qemu_guard_signals(void)
 {
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 	struct sigaction sa = {.sa_handler = on_fatal_signal};
 	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaddset(&sa.sa_mask, sigs[i]);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
-		sigaction(sigs[i], &sa, NULL);
+	stop_signals_add(&sa.sa_mask);
+	for (size_t i = 0; i < STOP_NSIGNALS; i++)
+		sigaction(stop_signals[i], &sa, NULL);
 	/* A write to a QMP socket QEMU already closed must be an error, not a death. */
 	signal(SIGPIPE, SIG_IGN);
 }
@@ -91,7 +89,8 @@ static void remove_dir(struct qemu_vm *vm)
 	vm->dir[0] = '\0';
 }
 
-void qemu_kill(struct qemu_vm *vm)
+/* SIGKILL, reap, remove the temp dir. Safe on a stopped vm. */
+static void qemu_kill(struct qemu_vm *vm)
 {
 	if (vm->pid > 0) {
 		kill(vm->pid, SIGKILL);

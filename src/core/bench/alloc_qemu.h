@@ -44,7 +44,4 @@ int qemu_start(const struct qemu_opts *o, struct qemu_vm *vm, double *ret_create
  * Always leaves no QEMU behind. */
 int qemu_stop(struct qemu_vm *vm, double timeout_seconds, double *ret_destroy_seconds, char *err, size_t cap);
 
-/* SIGKILL, reap, remove the temp dir. Safe on a stopped vm. */
-void qemu_kill(struct qemu_vm *vm);
-
 #endif

@@ -19,6 +19,7 @@
 #include "io/file.h"
 #include "core/model/host.h"
 #include "core/model/ksm.h"
+#include "core/model/proc.h"
 #include "core/tune/ksm_guard.h"
 #include "core/sample/sampler.h"
 #include "core/base/stats.h"
@@ -284,9 +285,13 @@ __attribute__((format(printf, 5, 6))) static int set_error(struct bench_accounti
 	return r;
 }
 
-int bench_accounting_run_scenario(const struct io_root *root, const struct bench_accounting_config *cfg,
-				  struct bench_accounting_scenario *s, bench_accounting_step_fn on_step, void *arg,
-				  struct bench_accounting_error *err)
+/* One scenario: everything unmerged, its guests started, smaps_rollup timed, KSM run until it
+ * settles (calibrating one VM per full scan), then frozen while the errors and every read are
+ * measured; the guests stopped and KSM unmerged again. The caller holds the KSM lock and has begun
+ * the KSM guard. 0 or a negative errno (-ETIMEDOUT: KSM did not settle). */
+static int bench_accounting_run_scenario(const struct io_root *root, const struct bench_accounting_config *cfg,
+					 struct bench_accounting_scenario *s, bench_accounting_step_fn on_step, void *arg,
+					 struct bench_accounting_error *err)
 {
 	int r;
 	if ((r = ksm_guard_set("run", "2")) < 0) /* unmerge everything: start from nothing merged */

@@ -73,22 +73,6 @@ struct bench_accounting_scenario {
 	char cgroup_why[128];          /* why there are none */
 };
 
-/* The guests of a scenario, none started. Symmetric: cfg->guests of one image (70% identical
- * across guests, 10% zero); asymmetric: up to four sharing 80/50/20%, and one with 60% zero pages
- * on 4 KiB pages. */
-void bench_accounting_scenario_init(struct bench_accounting_scenario *s, enum bench_accounting_kind kind,
-				    const struct bench_accounting_config *cfg);
-
-/* The median seconds per VM of one read (a method or BENCH_ACCOUNTING_HOST_KSM) over every guest
- * and repeat; NaN without reads or memory. */
-double bench_accounting_time(const struct io_root *root, const struct bench_accounting_scenario *s, int read,
-			     unsigned repeat);
-
-/* The cost per VM and sample of a method; the calibrated one also pays its share of the exact
- * reads that keep the weights fresh. */
-double bench_accounting_cost(const struct bench_accounting_scenario *s, enum bench_accounting_method m);
-/* The guest's figure by a method: RSS, the estimate, the calibrated estimate, the exact PSS. */
-maybe_i64 bench_accounting_value(const struct bench_accounting_guest *g, enum bench_accounting_method m);
 /* |v - exact PSS| in percent of the guest's RSS; NaN when any of them is unknown or RSS is 0. */
 double bench_accounting_error_pct(maybe_i64 v, const struct bench_accounting_guest *g);
 /* The estimate's stated bound in percent of RSS; NaN when unknown. */
@@ -117,14 +101,6 @@ enum bench_accounting_step { BENCH_ACCOUNTING_STARTING, BENCH_ACCOUNTING_MERGING
 typedef void (*bench_accounting_step_fn)(void *arg, enum bench_accounting_step step,
 					 const struct bench_accounting_scenario *s);
 
-/* One scenario: everything unmerged, its guests started, smaps_rollup timed, KSM run until it
- * settles (calibrating one VM per full scan), then frozen while the errors and every read are
- * measured; the guests stopped and KSM unmerged again. The caller holds the KSM lock and has begun
- * the KSM guard. 0 or a negative errno (-ETIMEDOUT: KSM did not settle). */
-int bench_accounting_run_scenario(const struct io_root *root, const struct bench_accounting_config *cfg,
-				  struct bench_accounting_scenario *s, bench_accounting_step_fn on_step, void *arg,
-				  struct bench_accounting_error *err);
-
 struct bench_accounting_result {
 	struct bench_accounting_config cfg;
 	struct bench_accounting_scenario scenarios[BENCH_ACCOUNTING_NSCENARIOS];
@@ -141,5 +117,22 @@ void bench_accounting_result_free(struct bench_accounting_result *r);
 /* For the KSM guard's on_signal: stops the running scenario's guests, removes their cgroups, then
  * ends the process by the signal. Async-signal-safe. */
 void bench_accounting_on_signal(int sig);
+
+/* For tests: the parts of a scenario and of its summary. */
+
+/* The guests of a scenario, none started. Symmetric: cfg->guests of one image (70% identical
+ * across guests, 10% zero); asymmetric: up to four sharing 80/50/20%, and one with 60% zero pages
+ * on 4 KiB pages. */
+void bench_accounting_scenario_init(struct bench_accounting_scenario *s, enum bench_accounting_kind kind,
+				    const struct bench_accounting_config *cfg);
+/* The median seconds per VM of one read (a method or BENCH_ACCOUNTING_HOST_KSM) over every guest
+ * and repeat; NaN without reads or memory. */
+double bench_accounting_time(const struct io_root *root, const struct bench_accounting_scenario *s, int read,
+			     unsigned repeat);
+/* The guest's figure by a method: RSS, the estimate, the calibrated estimate, the exact PSS. */
+maybe_i64 bench_accounting_value(const struct bench_accounting_guest *g, enum bench_accounting_method m);
+/* The cost per VM and sample of a method; the calibrated one also pays its share of the exact
+ * reads that keep the weights fresh. */
+double bench_accounting_cost(const struct bench_accounting_scenario *s, enum bench_accounting_method m);
 
 #endif

@@ -11,6 +11,7 @@
 #include "core/bench/alloc_qemu.h"
 #include "core/base/stop.h"
 #include "core/base/stats.h"
+#include "parse/elements.h"
 
 const char *bench_alloc_slot_name(int slot)
 {
@@ -75,7 +76,7 @@ enum alloc_strategy bench_alloc_reference(const struct alloc_env *env)
 	char why[256];
 	static const enum alloc_strategy order[] = {ALLOC_MADV_POPULATE_THP_TAIL, ALLOC_MADV_POPULATE_THP, ALLOC_TOUCH_THP,
 						    ALLOC_MADV_POPULATE_4K, ALLOC_TOUCH_4K};
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(order); i++)
 		if (!alloc_unsupported(order[i], (uint64_t)1 << 20, env, why, sizeof(why)))
 			return order[i];
 	return ALLOC_TOUCH_4K;
@@ -250,7 +251,8 @@ static int time_qemu(struct bench_alloc *b, uint64_t size, unsigned threads, str
 	return 0;
 }
 
-int bench_alloc_run_size(struct bench_alloc *b, size_t si, struct bench_alloc_error *err)
+/* One size: the guard again, the first touch, then repeats of every thread count and slot. */
+static int bench_alloc_run_size(struct bench_alloc *b, size_t si, struct bench_alloc_error *err)
 {
 	const struct bench_alloc_config *o = &b->cfg;
 	uint64_t size = o->sizes[si];

@@ -81,14 +81,6 @@ void bench_alloc_free(struct bench_alloc *b);
 
 /* Every size in turn (bench_alloc_run_size). 0 or a negative errno at the first failure. */
 int bench_alloc_run(struct bench_alloc *b, struct bench_alloc_error *err);
-/* One size: the guard again, the first touch, then repeats of every thread count and slot. */
-int bench_alloc_run_size(struct bench_alloc *b, size_t si, struct bench_alloc_error *err);
-
-/* The defaults: 256 MiB x4 up to a quarter of MemTotal, at most 64 GiB, and what the guard
- * allows (always the first, so the guard can refuse it plainly). Returns the count. */
-size_t bench_alloc_default_sizes(const struct meminfo *mem, bool qemu, uint64_t ret_sizes[BENCH_ALLOC_MAX_SIZES]);
-/* 1 and the powers of 2 below cpus, then cpus (at most BENCH_ALLOC_MAX_THREADS). Returns the count. */
-size_t bench_alloc_default_threads(long cpus, unsigned ret_threads[BENCH_ALLOC_MAX_THREADS]);
 
 /* What populates the reference (and warm-up) regions: the fastest strategy this host has. */
 enum alloc_strategy bench_alloc_reference(const struct alloc_env *env);
@@ -97,5 +89,13 @@ double bench_alloc_reference_gibs(const struct bench_alloc *b, size_t si, size_t
 /* The populate strategy and thread count with the best efficiency at size si; false when none ran. */
 bool bench_alloc_best(const struct bench_alloc *b, size_t si, int *ret_slot, unsigned *ret_threads,
 		      double *ret_efficiency);
+
+/* For tests: the defaults bench_alloc_new fills in (sizes, thread counts). */
+
+/* The defaults: 256 MiB x4 up to a quarter of MemTotal, at most 64 GiB, and what the guard
+ * allows (always the first, so the guard can refuse it plainly). Returns the count. */
+size_t bench_alloc_default_sizes(const struct meminfo *mem, bool qemu, uint64_t ret_sizes[BENCH_ALLOC_MAX_SIZES]);
+/* 1 and the powers of 2 below cpus, then cpus (at most BENCH_ALLOC_MAX_THREADS). Returns the count. */
+size_t bench_alloc_default_threads(long cpus, unsigned ret_threads[BENCH_ALLOC_MAX_THREADS]);
 
 #endif

@@ -5,15 +5,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/model/account.h"
-#include "core/base/stop.h"
-#include "core/model/host.h"
-#include "core/tune/ksm_guard.h"
-#include "core/tune/ksm_rates.h"
-#include "core/tune/ksmtuned.h"
+#include "core/base/rate.h"
 #include "core/base/stats.h"
-#include "core/tune/tuner_daemon.h"
+#include "core/base/stop.h"
+#include "core/model/account.h"
+#include "core/model/host.h"
+#include "core/model/ksm.h"
+#include "core/model/proc.h"
 #include "core/model/vm.h"
+#include "core/tune/ksm_guard.h"
+#include "core/tune/ksmtuned.h"
+#include "core/tune/tuner_daemon.h"
 
 static const char *const policy_names[BENCH_KSM_NPOLICIES] = {
 	"kernel-default", "conservative", "ksmtuned", "ksmtuned-model", "kernel-advisor", "vmhost",
@@ -128,6 +130,12 @@ double bench_ksm_saved_bytes(int64_t merging_pages, int64_t zero_pages, unsigned
 	return ((double)merging_pages * (double)(guests - 1) / (double)guests + (double)zero_pages) * (double)page_bytes;
 }
 
+/* The series' ksmd CPU time at i (-1 there when unknown). */
+static maybe_i64 series_cpu_ns(const struct bench_ksm_series *s, size_t i)
+{
+	return s->cpu_ns[i] >= 0 ? MAYBE(s->cpu_ns[i]) : UNKNOWN;
+}
+
 void bench_ksm_run_finish(struct bench_ksm_run *run, double steady_seconds)
 {
 	const struct bench_ksm_series *s = &run->s;
@@ -138,8 +146,7 @@ void bench_ksm_run_finish(struct bench_ksm_run *run, double steady_seconds)
 	while (a + 1 < s->n && s->t[a] < s->t[s->n - 1] - steady_seconds)
 		a++;
 	double dt = s->t[s->n - 1] - s->t[a];
-	if (dt > 0 && s->cpu_ns[a] >= 0 && s->cpu_ns[s->n - 1] >= 0)
-		run->steady_cpu_percent = (double)(s->cpu_ns[s->n - 1] - s->cpu_ns[a]) / 1e9 / dt * 100;
+	run->steady_cpu_percent = counter_percent_ns(series_cpu_ns(s, a), series_cpu_ns(s, s->n - 1), dt);
 }
 
 int bench_ksm_result_new(const struct bench_ksm_config *c, struct bench_ksm_result **ret)

@@ -64,13 +64,6 @@ struct workload_spec bench_ksm_guest_spec(const struct bench_ksm_config *c, unsi
 struct bench_ksm_guest_plan {
 	double start, stop;
 };
-/* Fills plan[0 .. c->guests) for the scenario and returns the time of the last arrival or
- * departure, from which the time to 95% counts: late: the others arrive at a third of the
- * duration; churn: one every duration / (2 x guests), and with 3 or more guests the first leaves
- * at half the duration. */
-double bench_ksm_plan(const struct bench_ksm_config *c, struct bench_ksm_guest_plan plan[BENCH_KSM_MAX_GUESTS]);
-/* How many guests of the plan run at the end. */
-unsigned bench_ksm_plan_final_guests(const struct bench_ksm_config *c);
 
 /* One sample a BENCH_KSM_SAMPLE_SECONDS of one run. */
 struct bench_ksm_series {
@@ -78,14 +71,6 @@ struct bench_ksm_series {
 	int64_t *cpu_ns;   /* ksmd CPU since start, -1 unknown */
 	size_t n, cap;
 };
-/* Appends one sample. 0 or -ENOMEM (the series unchanged). */
-int bench_ksm_series_add(struct bench_ksm_series *s, double t, double saved, int64_t cpu_ns);
-/* Frees the arrays and empties s; NULL does nothing. */
-void bench_ksm_series_free(struct bench_ksm_series *s);
-
-/* Bytes KSM saves on G running guests from their merging and zero pages summed over them (content
- * shared by all G is counted G times and saved G-1 times: an estimate once guests differ). */
-double bench_ksm_saved_bytes(int64_t merging_pages, int64_t zero_pages, unsigned guests, int64_t page_bytes);
 
 struct bench_ksm_run {
 	struct bench_ksm_series s;
@@ -94,9 +79,6 @@ struct bench_ksm_run {
 	bool available;            /* false: not run, or cannot run here (note says why) */
 	const char *note;          /* why it cannot run here: no advisor, ksmtuned not installed */
 };
-/* final_saved and steady_cpu_percent from the series: the steady window is the last
- * steady_seconds (from the first sample at or after its start). */
-void bench_ksm_run_finish(struct bench_ksm_run *run, double steady_seconds);
 
 struct bench_ksm_result {
 	struct bench_ksm_config cfg;
@@ -104,7 +86,6 @@ struct bench_ksm_result {
 	double arrival; /* bench_ksm_plan's: the time to 95% counts from here */
 	struct bench_ksm_run (*runs)[BENCH_KSM_NPOLICIES]; /* [cfg.repeat], zero for policies off */
 };
-int bench_ksm_result_new(const struct bench_ksm_config *c, struct bench_ksm_result **ret);
 /* NULL does nothing. */
 void bench_ksm_result_free(struct bench_ksm_result *r);
 
@@ -143,5 +124,26 @@ struct bench_ksm_summary {
 	double vmhost_cpu_ratio_advisor;  /* vmhost's over the advisor's steady ksmd CPU */
 };
 void bench_ksm_summarize(const struct bench_ksm_result *r, struct bench_ksm_summary *ret);
+
+/* For tests: the plan, the series and the figures bench_ksm_run puts together. */
+
+/* Fills plan[0 .. c->guests) for the scenario and returns the time of the last arrival or
+ * departure, from which the time to 95% counts: late: the others arrive at a third of the
+ * duration; churn: one every duration / (2 x guests), and with 3 or more guests the first leaves
+ * at half the duration. */
+double bench_ksm_plan(const struct bench_ksm_config *c, struct bench_ksm_guest_plan plan[BENCH_KSM_MAX_GUESTS]);
+/* How many guests of the plan run at the end. */
+unsigned bench_ksm_plan_final_guests(const struct bench_ksm_config *c);
+int bench_ksm_result_new(const struct bench_ksm_config *c, struct bench_ksm_result **ret);
+/* Appends one sample. 0 or -ENOMEM (the series unchanged). */
+int bench_ksm_series_add(struct bench_ksm_series *s, double t, double saved, int64_t cpu_ns);
+/* Frees the arrays and empties s; NULL does nothing. */
+void bench_ksm_series_free(struct bench_ksm_series *s);
+/* final_saved and steady_cpu_percent from the series: the steady window is the last
+ * steady_seconds (from the first sample at or after its start). */
+void bench_ksm_run_finish(struct bench_ksm_run *run, double steady_seconds);
+/* Bytes KSM saves on G running guests from their merging and zero pages summed over them (content
+ * shared by all G is counted G times and saved G-1 times: an estimate once guests differ). */
+double bench_ksm_saved_bytes(int64_t merging_pages, int64_t zero_pages, unsigned guests, int64_t page_bytes);
 
 #endif

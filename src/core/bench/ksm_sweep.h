@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "parse/maybe.h"
 
 #define KSM_SWEEP_MAX_SETTINGS 32

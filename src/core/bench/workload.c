@@ -53,7 +53,8 @@ static uint64_t page_seed(const struct workload_spec *s, uint64_t i, enum page_c
 	}
 }
 
-void *workload_map(const struct workload_spec *s)
+/* Maps and fills guest RAM in this process. Returns the mapping or NULL (errno set). */
+static void *workload_map(const struct workload_spec *s)
 {
 	size_t len = (size_t)(s->guest_bytes / PAGE) * PAGE;
 	if (!len) {
@@ -100,7 +101,8 @@ void *workload_map(const struct workload_spec *s)
 	return mem;
 }
 
-void workload_rewrite(const struct workload_spec *s, void *mem, uint64_t generation)
+/* Rewrites the volatile pages once (a new generation of content). */
+static void workload_rewrite(const struct workload_spec *s, void *mem, uint64_t generation)
 {
 	uint64_t pages = s->guest_bytes / PAGE;
 	for (uint64_t i = 0; i < pages; i++)

@@ -38,18 +38,15 @@ struct workload_spec {
 enum page_class { PAGE_SHARED, PAGE_ZERO, PAGE_VOLATILE, PAGE_UNIQUE };
 enum page_class workload_page_class(const struct workload_spec *s, uint64_t page_index);
 
-/* Maps and fills guest RAM in this process. Returns the mapping or NULL (errno set). */
-void *workload_map(const struct workload_spec *s);
-/* Rewrites the volatile pages once (a new generation of content). */
-void workload_rewrite(const struct workload_spec *s, void *mem, uint64_t generation);
-
-/* Runs a workload in the calling process until SIGTERM/SIGINT: maps, fills, writes "ready\n"
- * to ready_fd (when >= 0), then rewrites volatile pages and grows. Returns an exit code. */
-int workload_run(const struct workload_spec *s, int ready_fd);
-
 /* Forks a child running the workload; returns once it is filled and ready. */
 int workload_spawn(const struct workload_spec *s, pid_t *ret_pid);
 /* Stops a spawned child (SIGTERM, then SIGKILL) and reaps it. */
 void workload_stop(pid_t pid);
+
+/* For tests: tests/helpers/fakeguest runs a workload as a process of its own. */
+
+/* Runs a workload in the calling process until SIGTERM/SIGINT: maps, fills, writes "ready\n"
+ * to ready_fd (when >= 0), then rewrites volatile pages and grows. Returns an exit code. */
+int workload_run(const struct workload_spec *s, int ready_fd);
 
 #endif

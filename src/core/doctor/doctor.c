@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "parse/elements.h"
 
 #define MiB (1024.0 * 1024.0)
 #define GiB (1024.0 * MiB)
@@ -81,10 +82,12 @@ const char *doctor_exit_counter(int kind) { return exit_kinds[kind].counter; }
 
 /* ---- building findings ---- */
 
-static struct doctor_finding *add(struct doctor_findings *out, const struct doctor_rule *r, pid_t pid,
-				  const char *vm, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
-static struct doctor_finding *add(struct doctor_findings *out, const struct doctor_rule *r, pid_t pid,
-				  const char *vm, const char *fmt, ...)
+/* Appends a finding of rule r about the VM pid, vm (0, NULL: the host) with its one-line summary and
+ * returns it, for evidence_* and advise to fill; NULL when out of memory (out->err says so). */
+static struct doctor_finding *finding_add(struct doctor_findings *out, const struct doctor_rule *r, pid_t pid,
+					  const char *vm, const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+static struct doctor_finding *finding_add(struct doctor_findings *out, const struct doctor_rule *r, pid_t pid,
+					  const char *vm, const char *fmt, ...)
 {
 	if (out->n == out->cap) {
 		size_t cap = out->cap ? 2 * out->cap : 16;
@@ -109,7 +112,9 @@ static struct doctor_finding *add(struct doctor_findings *out, const struct doct
 	return f;
 }
 
-static struct doctor_item *item(struct doctor_finding *f, const char *key, enum doctor_value kind)
+/* The finding's next evidence item, named key; NULL when f is NULL or full (the evidence is then
+ * left out, the finding kept). */
+static struct doctor_item *evidence_slot(struct doctor_finding *f, const char *key, enum doctor_value kind)
 {
 	if (!f || f->nev == DOCTOR_MAX_EVIDENCE)
 		return NULL;
@@ -118,30 +123,30 @@ static struct doctor_item *item(struct doctor_finding *f, const char *key, enum 
 	return it;
 }
 
-static void ev_int(struct doctor_finding *f, const char *key, maybe_i64 v)
+static void evidence_int(struct doctor_finding *f, const char *key, maybe_i64 v)
 {
-	struct doctor_item *it = item(f, key, DV_INT);
+	struct doctor_item *it = evidence_slot(f, key, DV_INT);
 	if (it)
 		it->i = v;
 }
 
-static void ev_bytes(struct doctor_finding *f, const char *key, maybe_i64 v)
+static void evidence_bytes(struct doctor_finding *f, const char *key, maybe_i64 v)
 {
-	struct doctor_item *it = item(f, key, DV_BYTES);
+	struct doctor_item *it = evidence_slot(f, key, DV_BYTES);
 	if (it)
 		it->i = v;
 }
 
-static void ev_num(struct doctor_finding *f, const char *key, enum doctor_value kind, double v)
+static void evidence_num(struct doctor_finding *f, const char *key, enum doctor_value kind, double v)
 {
-	struct doctor_item *it = item(f, key, kind);
+	struct doctor_item *it = evidence_slot(f, key, kind);
 	if (it)
 		it->f = v;
 }
 
-static void ev_str(struct doctor_finding *f, const char *key, const char *s)
+static void evidence_str(struct doctor_finding *f, const char *key, const char *s)
 {
-	struct doctor_item *it = item(f, key, DV_STR);
+	struct doctor_item *it = evidence_slot(f, key, DV_STR);
 	if (it)
 		snprintf(it->s, sizeof(it->s), "%s", s);
 }
@@ -161,8 +166,6 @@ static maybe_i64 bytes_of(double v) { return isfinite(v) ? MAYBE((int64_t)llroun
 
 static bool is_vm(const struct vm *vm) { return vm->cfg.vmm != VMM_PROCESS; }
 
-static bool ksm_running(const struct ksm_sysfs *k) { return k->present && k->run.known && k->run.v == 1; }
-
 /* ---- KSM ---- */
 
 static void check_ksm_cpu(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
@@ -178,16 +181,16 @@ static void check_ksm_cpu(const struct doctor_rule *r, const struct doctor_evide
 	if ((double)gain.v >= KSM_GAIN_BYTES_PER_CPU_PERCENT * k->ksmd_cpu_percent ||
 	    rising >= KSM_STILL_MERGING_BYTES_PER_SECOND)
 		return;
-	struct doctor_finding *f = add(out, r, 0, NULL, "ksmd spends %.1f%% of a CPU for little or no gain",
+	struct doctor_finding *f = finding_add(out, r, 0, NULL, "ksmd spends %.1f%% of a CPU for little or no gain",
 				       k->ksmd_cpu_percent);
-	ev_num(f, "ksmd_cpu_percent", DV_PERCENT, k->ksmd_cpu_percent);
-	ev_bytes(f, "general_profit_bytes", k->general_profit);
-	ev_bytes(f, "saved_bytes", k->saved_bytes);
-	ev_num(f, "saved_bytes_per_second", DV_FLOAT, rising);
-	ev_num(f, "pages_scanned_per_second", DV_FLOAT, k->pages_scanned_per_second);
-	ev_int(f, "pages_to_scan", e->ksm_after.k.pages_to_scan);
-	ev_int(f, "sleep_millisecs", e->ksm_after.k.sleep_millisecs);
-	ev_num(f, "interval_seconds", DV_SECONDS, k->interval_seconds);
+	evidence_num(f, "ksmd_cpu_percent", DV_PERCENT, k->ksmd_cpu_percent);
+	evidence_bytes(f, "general_profit_bytes", k->general_profit);
+	evidence_bytes(f, "saved_bytes", k->saved_bytes);
+	evidence_num(f, "saved_bytes_per_second", DV_FLOAT, rising);
+	evidence_num(f, "pages_scanned_per_second", DV_FLOAT, k->pages_scanned_per_second);
+	evidence_int(f, "pages_to_scan", e->ksm_after.k.pages_to_scan);
+	evidence_int(f, "sleep_millisecs", e->ksm_after.k.sleep_millisecs);
+	evidence_num(f, "interval_seconds", DV_SECONDS, k->interval_seconds);
 	advise(f, "scan less: echo 100 > /sys/kernel/mm/ksm/pages_to_scan; echo 200 > "
 		  "/sys/kernel/mm/ksm/sleep_millisecs (or 'vmhost ksm tune --cpu-budget 2'); stop KSM "
 		  "(echo 2 > /sys/kernel/mm/ksm/run) when the guests share nothing");
@@ -197,7 +200,7 @@ static void check_ksm_stopped(const struct doctor_rule *r, const struct doctor_e
 			      struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!k->present || !k->run.known || k->run.v == 1)
+	if (!ksm_is_off(k))
 		return;
 	int64_t guests = 0;
 	maybe_i64 ram = MAYBE(0);
@@ -211,14 +214,15 @@ static void check_ksm_stopped(const struct doctor_rule *r, const struct doctor_e
 	}
 	if (guests < KSM_STOPPED_MIN_GUESTS)
 		return;
-	struct doctor_finding *f = add(out, r, 0, NULL, "KSM is stopped while %lld guests offer their RAM to it",
+	struct doctor_finding *f = finding_add(out, r, 0, NULL,
+					       "KSM is stopped while %lld guests offer their RAM to it",
 				       (long long)guests);
-	ev_int(f, "run", k->run);
-	ev_int(f, "mergeable_guests", MAYBE(guests));
-	ev_bytes(f, "guest_ram_bytes", ram);
-	ev_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
-	ev_bytes(f, "mem_total_bytes", e->host.mem.mem_total);
-	ev_str(f, "same_image", "not estimated: vmhost does not read guest disks; 'vmhost bench ksm' measures the gain");
+	evidence_int(f, "run", k->run);
+	evidence_int(f, "mergeable_guests", MAYBE(guests));
+	evidence_bytes(f, "guest_ram_bytes", ram);
+	evidence_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
+	evidence_bytes(f, "mem_total_bytes", e->host.mem.mem_total);
+	evidence_str(f, "same_image", "not estimated: vmhost does not read guest disks; 'vmhost bench ksm' measures the gain");
 	advise(f, "if the guests run the same OS image, start KSM: echo 1 > /sys/kernel/mm/ksm/run (or "
 		  "'vmhost ksm tune', which keeps ksmd within a CPU budget)");
 }
@@ -229,13 +233,13 @@ static void check_ksm_tuners(const struct doctor_rule *r, const struct doctor_ev
 	bool advisor = !strcmp(k->advisor_mode, "scan-time");
 	if (!e->ksmtuned_pid || (!advisor && !e->vmhost_tune_pid))
 		return;
-	struct doctor_finding *f = add(out, r, e->ksmtuned_pid, NULL, "ksmtuned and %s both tune pages_to_scan",
+	struct doctor_finding *f = finding_add(out, r, e->ksmtuned_pid, NULL, "ksmtuned and %s both tune pages_to_scan",
 				       e->vmhost_tune_pid ? "'vmhost ksm tune'" : "the kernel's KSM advisor");
-	ev_int(f, "ksmtuned_pid", MAYBE(e->ksmtuned_pid));
-	ev_int(f, "vmhost_tune_pid", e->vmhost_tune_pid ? MAYBE(e->vmhost_tune_pid) : UNKNOWN);
-	ev_str(f, "advisor_mode", k->advisor_mode[0] ? k->advisor_mode : "(none in this kernel)");
-	ev_int(f, "pages_to_scan", k->pages_to_scan);
-	ev_int(f, "sleep_millisecs", k->sleep_millisecs);
+	evidence_int(f, "ksmtuned_pid", MAYBE(e->ksmtuned_pid));
+	evidence_int(f, "vmhost_tune_pid", e->vmhost_tune_pid ? MAYBE(e->vmhost_tune_pid) : UNKNOWN);
+	evidence_str(f, "advisor_mode", k->advisor_mode[0] ? k->advisor_mode : "(none in this kernel)");
+	evidence_int(f, "pages_to_scan", k->pages_to_scan);
+	evidence_int(f, "sleep_millisecs", k->sleep_millisecs);
 	advise(f, "keep one tuner: stop ksmtuned (systemctl disable --now ksmtuned)%s",
 	       e->vmhost_tune_pid ? "" : ", or echo none > /sys/kernel/mm/ksm/advisor_mode");
 }
@@ -244,21 +248,22 @@ static void check_unmergeable(const struct doctor_rule *r, const struct doctor_e
 			      struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!ksm_running(k))
+	if (!ksm_is_running(k))
 		return;
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
 		const char *why = is_vm(vm) ? ksm_unmergeable_reason(&vm->cfg, &vm->mem, k) : NULL;
 		if (!why)
 			continue;
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "KSM runs but cannot merge this VM's RAM (%s)",
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
+						       "KSM runs but cannot merge this VM's RAM (%s)",
 					       why);
-		ev_str(f, "ksm_unmergeable_reason", why);
-		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
-		ev_int(f, "ksm_mergeable", ksm_vm_mergeable(&vm->cfg, &vm->mem, k));
+		evidence_str(f, "ksm_unmergeable_reason", why);
+		evidence_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		evidence_int(f, "ksm_mergeable", ksm_vm_mergeable(&vm->cfg, &vm->mem, k));
 		if (!strcmp(why, "hugetlbfs")) { /* what those huge pages cost, as RSS and PSS do not say */
-			ev_bytes(f, "hugetlb_bytes", vm->mem.hugetlb);
-			ev_bytes(f, "memory_cost_bytes", vm_memory_cost(vm));
+			evidence_bytes(f, "hugetlb_bytes", vm->mem.hugetlb);
+			evidence_bytes(f, "memory_cost_bytes", vm_memory_cost(vm));
 		}
 		if (!strcmp(why, "mem-merge-off"))
 			advise(f, "drop mem-merge=off from -machine (libvirt: remove <nosharepages/>) if its memory may be "
@@ -279,7 +284,7 @@ static void check_unmergeable(const struct doctor_rule *r, const struct doctor_e
 static void check_no_yield(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!ksm_running(k) || !k->full_scans.known || k->full_scans.v < KSM_NO_YIELD_MIN_SCANS)
+	if (!ksm_is_running(k) || !k->full_scans.known || k->full_scans.v < KSM_NO_YIELD_MIN_SCANS)
 		return;
 	double ksmd_percent = e->ksm_rates_known ? e->ksm_rates.ksmd_cpu_percent : NAN;
 	for (size_t i = 0; i < e->vms.n; i++) {
@@ -291,17 +296,17 @@ static void check_no_yield(const struct doctor_rule *r, const struct doctor_evid
 		if (tracked < KSM_NO_YIELD_MIN_BYTES)
 			continue;
 		double share = ksmd_vm_cpu_share(&vm->mem, k);
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
 					       "ksmd scans %.1f GiB of this VM for nothing (%.2f%% of it merged)",
 					       tracked / GiB, yield * 100.0);
-		ev_int(f, "ksm_rmap_items", vm->mem.ksm_rmap_items);
-		ev_bytes(f, "ksm_scanned_bytes", bytes_of(tracked));
-		ev_int(f, "ksm_merging_pages", vm->mem.ksm_merging_pages);
-		ev_int(f, "ksm_zero_pages", vm->mem.ksm_zero_pages);
-		ev_num(f, "ksm_yield_percent", DV_PERCENT, yield * 100.0);
-		ev_num(f, "ksmd_cpu_share_percent", DV_PERCENT, share * 100.0);
-		ev_num(f, "ksmd_cpu_percent", DV_PERCENT, ksmd_percent);
-		ev_int(f, "full_scans", k->full_scans);
+		evidence_int(f, "ksm_rmap_items", vm->mem.ksm_rmap_items);
+		evidence_bytes(f, "ksm_scanned_bytes", bytes_of(tracked));
+		evidence_int(f, "ksm_merging_pages", vm->mem.ksm_merging_pages);
+		evidence_int(f, "ksm_zero_pages", vm->mem.ksm_zero_pages);
+		evidence_num(f, "ksm_yield_percent", DV_PERCENT, yield * 100.0);
+		evidence_num(f, "ksmd_cpu_share_percent", DV_PERCENT, share * 100.0);
+		evidence_num(f, "ksmd_cpu_percent", DV_PERCENT, ksmd_percent);
+		evidence_int(f, "full_scans", k->full_scans);
 		advise(f, "turn merging off for it (QEMU -machine mem-merge=off, or libvirt "
 			  "<memoryBacking><nosharepages/></memoryBacking>): saves ~%.0f%% of ksmd's CPU",
 		       isfinite(share) ? share * 100.0 : 0.0);
@@ -312,12 +317,12 @@ static void check_merge_across_nodes(const struct doctor_rule *r, const struct d
 				     struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!ksm_running(k) || !k->merge_across_nodes.known || k->merge_across_nodes.v != 1 || e->numa_nodes < 2)
+	if (!ksm_is_running(k) || !k->merge_across_nodes.known || k->merge_across_nodes.v != 1 || e->numa_nodes < 2)
 		return;
-	struct doctor_finding *f = add(out, r, 0, NULL, "KSM merges pages across %d NUMA nodes", e->numa_nodes);
-	ev_int(f, "merge_across_nodes", k->merge_across_nodes);
-	ev_int(f, "numa_nodes", MAYBE(e->numa_nodes));
-	ev_int(f, "pages_sharing", k->pages_sharing);
+	struct doctor_finding *f = finding_add(out, r, 0, NULL, "KSM merges pages across %d NUMA nodes", e->numa_nodes);
+	evidence_int(f, "merge_across_nodes", k->merge_across_nodes);
+	evidence_int(f, "numa_nodes", MAYBE(e->numa_nodes));
+	evidence_int(f, "pages_sharing", k->pages_sharing);
 	advise(f, "guests then read merged pages from a remote node; for NUMA-pinned guests: echo 2 > "
 		  "/sys/kernel/mm/ksm/run; echo 0 > /sys/kernel/mm/ksm/merge_across_nodes; echo 1 > "
 		  "/sys/kernel/mm/ksm/run");
@@ -326,15 +331,15 @@ static void check_merge_across_nodes(const struct doctor_rule *r, const struct d
 static void check_zero_pages(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
 {
 	const struct ksm_sysfs *k = &e->host.ksm;
-	if (!ksm_running(k) || !k->use_zero_pages.known || k->use_zero_pages.v != 0 || !k->stable_node_dups.known ||
+	if (!ksm_is_running(k) || !k->use_zero_pages.known || k->use_zero_pages.v != 0 || !k->stable_node_dups.known ||
 	    k->stable_node_dups.v <= 0)
 		return;
-	struct doctor_finding *f = add(out, r, 0, NULL,
+	struct doctor_finding *f = finding_add(out, r, 0, NULL,
 				       "KSM chains pages shared beyond max_page_sharing (empty pages, most likely)");
-	ev_int(f, "use_zero_pages", k->use_zero_pages);
-	ev_int(f, "stable_node_chains", k->stable_node_chains);
-	ev_int(f, "stable_node_dups", k->stable_node_dups);
-	ev_int(f, "max_page_sharing", k->max_page_sharing);
+	evidence_int(f, "use_zero_pages", k->use_zero_pages);
+	evidence_int(f, "stable_node_chains", k->stable_node_chains);
+	evidence_int(f, "stable_node_dups", k->stable_node_dups);
+	evidence_int(f, "max_page_sharing", k->max_page_sharing);
 	advise(f, "map empty pages to the kernel's zero page instead of KSM chains: echo 1 > "
 		  "/sys/kernel/mm/ksm/use_zero_pages");
 }
@@ -356,18 +361,18 @@ static void check_growth(const struct doctor_rule *r, const struct doctor_eviden
 		bool writes = grew_with_writes(g);
 		double wrote = writes ? (double)g->written_bytes.v : 0;
 		struct doctor_finding *f =
-			writes ? add(out, r, g->pid, g->name,
+			writes ? finding_add(out, r, g->pid, g->name,
 				     "memory beyond guest RAM grew %.0f MiB while it wrote %.*f %s (%.1f MiB per hour)",
 				     g->growth_bytes / MiB, wrote < GiB ? 0 : 1, wrote < GiB ? wrote / MiB : wrote / GiB,
 				     wrote < GiB ? "MiB" : "GiB", g->bytes_per_hour / MiB)
-			       : add(out, r, g->pid, g->name, "memory beyond guest RAM grows %.1f MiB per hour",
+			       : finding_add(out, r, g->pid, g->name, "memory beyond guest RAM grows %.1f MiB per hour",
 				     g->bytes_per_hour / MiB);
-		ev_bytes(f, "overhead_growth_bytes_per_hour", bytes_of(g->bytes_per_hour));
-		ev_bytes(f, "growth_bytes", bytes_of(g->growth_bytes));
-		ev_bytes(f, "overhead_bytes", g->overhead_bytes);
-		ev_bytes(f, "written_bytes", g->written_bytes);
-		ev_num(f, "since_seconds", DV_TIME, g->first_seconds);
-		ev_int(f, "samples", MAYBE((int64_t)g->samples));
+		evidence_bytes(f, "overhead_growth_bytes_per_hour", bytes_of(g->bytes_per_hour));
+		evidence_bytes(f, "growth_bytes", bytes_of(g->growth_bytes));
+		evidence_bytes(f, "overhead_bytes", g->overhead_bytes);
+		evidence_bytes(f, "written_bytes", g->written_bytes);
+		evidence_num(f, "since_seconds", DV_TIME, g->first_seconds);
+		evidence_int(f, "samples", MAYBE((int64_t)g->samples));
 		if (writes)
 			advise(f, "growth that follows the VM's writes is its disk's write cache: give the disk cache=none "
 				  "(O_DIRECT, the guest's page cache does the caching) or bound the cache (qcow2 "
@@ -388,11 +393,11 @@ static void check_kvm_param(const struct doctor_rule *r, const struct doctor_evi
 	const char *v = e->kvm.loaded ? kvm_host_param(&e->kvm, r->arg) : NULL;
 	if (!param_off(v))
 		return;
-	struct doctor_finding *f = add(out, r, 0, NULL, "%s: %s is off", e->kvm.module, r->arg);
-	ev_str(f, "module", e->kvm.module);
-	ev_str(f, "parameter", r->arg);
-	ev_str(f, "value", v);
-	ev_int(f, "vms", MAYBE((int64_t)e->vms.n));
+	struct doctor_finding *f = finding_add(out, r, 0, NULL, "%s: %s is off", e->kvm.module, r->arg);
+	evidence_str(f, "module", e->kvm.module);
+	evidence_str(f, "parameter", r->arg);
+	evidence_str(f, "value", v);
+	evidence_int(f, "vms", MAYBE((int64_t)e->vms.n));
 	advise(f, "every guest runs slower without it (shadow paging, TLB flushes or emulated interrupts): "
 		  "echo 'options %s %s=1' > /etc/modprobe.d/vmhost-kvm.conf, then reload %s with no VM running; "
 		  "if it stays off, the CPU or the hypervisor below lacks it", e->kvm.module, r->arg, e->kvm.module);
@@ -414,12 +419,13 @@ static void check_nested(const struct doctor_rule *r, const struct doctor_eviden
 	}
 	if (!vms)
 		return;
-	struct doctor_finding *f = add(out, r, 0, NULL, "nested virtualization is on but none of %lld VM%s offers VMX",
+	struct doctor_finding *f = finding_add(out, r, 0, NULL,
+					       "nested virtualization is on but none of %lld VM%s offers VMX",
 				       (long long)vms, vms == 1 ? "" : "s");
-	ev_str(f, "module", e->kvm.module);
-	ev_str(f, "nested", v);
-	ev_int(f, "vms", MAYBE(vms));
-	ev_int(f, "vms_offering_vmx", MAYBE(0));
+	evidence_str(f, "module", e->kvm.module);
+	evidence_str(f, "nested", v);
+	evidence_int(f, "vms", MAYBE(vms));
+	evidence_int(f, "vms_offering_vmx", MAYBE(0));
 	advise(f, "nested VMX is attack surface no guest here uses: echo 'options %s nested=0' > "
 		  "/etc/modprobe.d/vmhost-kvm.conf and reload %s with no VM running (a guest given -cpu host "
 		  "or +vmx later needs it back)", e->kvm.module, e->kvm.module);
@@ -460,25 +466,27 @@ static void check_exits(const struct doctor_rule *r, const struct doctor_evidenc
 				 !strncmp(x->top_reason, "kvm_pio/", 8) ? "port" : "MMIO", slash + 1);
 		struct doctor_finding *f =
 			top == DOCTOR_EXIT_EMULATION
-				? add(out, r, x->pid, x->name, "KVM emulates %.1f guest instructions per exit%s", share, rate)
-				: add(out, r, x->pid, x->name, "%.0f%% of its KVM exits%s are %s exits", 100.0 * share, rate,
+				? finding_add(out, r, x->pid, x->name,
+					      "KVM emulates %.1f guest instructions per exit%s", share, rate)
+				: finding_add(out, r, x->pid, x->name,
+					      "%.0f%% of its KVM exits%s are %s exits", 100.0 * share, rate,
 				      exit_kinds[top].kind);
-		ev_str(f, "kind", exit_kinds[top].kind);
-		ev_int(f, "exits", x->exits);
+		evidence_str(f, "kind", exit_kinds[top].kind);
+		evidence_int(f, "exits", x->exits);
 		for (int k = 0; k < DOCTOR_EXIT_NKINDS; k++)
-			ev_int(f, exit_kinds[k].counter, x->kinds[k]);
+			evidence_int(f, exit_kinds[k].counter, x->kinds[k]);
 		if (x->over_interval)
-			ev_num(f, "exits_per_second", DV_FLOAT, total / x->seconds);
+			evidence_num(f, "exits_per_second", DV_FLOAT, total / x->seconds);
 		if (x->top_reason_count.known) {
-			ev_str(f, "top_reason", x->top_reason);
-			ev_int(f, "top_reason_count", x->top_reason_count);
-			ev_int(f, "port_accesses", x->pio_count);
-			ev_int(f, "mmio_accesses", x->mmio_count);
+			evidence_str(f, "top_reason", x->top_reason);
+			evidence_int(f, "top_reason_count", x->top_reason_count);
+			evidence_int(f, "port_accesses", x->pio_count);
+			evidence_int(f, "mmio_accesses", x->mmio_count);
 		}
 		const struct vm *vm = find_vm(e, x->pid);
 		if (x->over_interval && vm)
-			ev_num(f, "vm_cpu_percent", DV_PERCENT, vm->cpu.cpu_percent); /* what the exits cost the host */
-		ev_str(f, "over", x->over_interval ? "interval" : "lifetime");
+			evidence_num(f, "vm_cpu_percent", DV_PERCENT, vm->cpu.cpu_percent); /* what the exits cost the host */
+		evidence_str(f, "over", x->over_interval ? "interval" : "lifetime");
 		advise(f, "%s", exit_kinds[top].why);
 	}
 }
@@ -503,21 +511,21 @@ static void check_halt_poll(const struct doctor_rule *r, const struct doctor_evi
 			continue;
 		struct doctor_finding *f =
 			x->over_interval
-				? add(out, r, x->pid, x->name,
+				? finding_add(out, r, x->pid, x->name,
 				      "KVM spent %.0f%% of a host CPU polling its halted vCPUs, more than the %.0f%% they ran the guest",
 				      100 * poll / x->seconds, 100 * (guest > 0 ? guest : 0) / x->seconds)
-				: add(out, r, x->pid, x->name,
+				: finding_add(out, r, x->pid, x->name,
 				      "KVM spent %.1f s of host CPU polling its halted vCPUs, more than the %.1f s they ran the guest",
 				      poll, guest > 0 ? guest : 0);
-		ev_num(f, "halt_poll_seconds", DV_SECONDS, poll);
-		ev_num(f, "halt_poll_fail_seconds", DV_SECONDS, (double)x->halt_poll_fail_ns.v / 1e9);
-		ev_num(f, "vcpu_cpu_seconds", DV_SECONDS, vcpu);
+		evidence_num(f, "halt_poll_seconds", DV_SECONDS, poll);
+		evidence_num(f, "halt_poll_fail_seconds", DV_SECONDS, (double)x->halt_poll_fail_ns.v / 1e9);
+		evidence_num(f, "vcpu_cpu_seconds", DV_SECONDS, vcpu);
 		if (x->over_interval)
-			ev_num(f, "halt_poll_percent", DV_PERCENT, 100 * poll / x->seconds);
+			evidence_num(f, "halt_poll_percent", DV_PERCENT, 100 * poll / x->seconds);
 		const char *max = kvm_host_param(&e->kvm, "halt_poll_ns"), *shrink = kvm_host_param(&e->kvm, "halt_poll_ns_shrink");
-		ev_str(f, "halt_poll_ns", max ? max : "unknown");
-		ev_str(f, "halt_poll_ns_shrink", shrink ? shrink : "unknown");
-		ev_str(f, "over", x->over_interval ? "interval" : "lifetime");
+		evidence_str(f, "halt_poll_ns", max ? max : "unknown");
+		evidence_str(f, "halt_poll_ns_shrink", shrink ? shrink : "unknown");
+		evidence_str(f, "over", x->over_interval ? "interval" : "lifetime");
 		advise(f, "KVM spins up to halt_poll_ns (%s ns) after each halt in case the wake-up comes soon, here mostly "
 			  "for nothing: lower it (echo 50000 > /sys/module/kvm/parameters/halt_poll_ns; 0 is off; every VM) or "
 			  "back off sooner (halt_poll_ns_shrink, now %s). Per VM (no halt-poll setting in QEMU 7.2 or "
@@ -546,8 +554,9 @@ static void check_unreadable(const struct doctor_rule *r, const struct doctor_ev
 {
 	for (size_t i = 0; i < e->nunreadable; i++) {
 		const struct doctor_unreadable *u = &e->unreadable[i];
-		struct doctor_finding *f = add(out, r, u->pid, u->name, "its KVM counters (exits, halt polling) cannot be read");
-		ev_str(f, "why", u->why);
+		struct doctor_finding *f = finding_add(out, r, u->pid, u->name,
+						       "its KVM counters (exits, halt polling) cannot be read");
+		evidence_str(f, "why", u->why);
 		advise(f, "%s", unreadable_fix(u->why));
 	}
 }
@@ -568,19 +577,19 @@ static void check_vcpu_delay(const struct doctor_rule *r, const struct doctor_ev
 		    busy < (interval ? VCPU_DELAY_MIN_BUSY_PERCENT : VCPU_DELAY_MIN_BUSY_SECONDS) ||
 		    delay < VCPU_DELAY_SHARE * busy)
 			continue;
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
 					       "its vCPUs were delayed (runnable, waiting for a host CPU) %.0f%% of the time they wanted one",
 					       100.0 * delay / busy);
-		ev_num(f, "vcpu_delay_share_percent", DV_PERCENT, 100.0 * delay / busy);
-		ev_int(f, "vcpus", MAYBE((int64_t)vm->cpu.nvcpus));
+		evidence_num(f, "vcpu_delay_share_percent", DV_PERCENT, 100.0 * delay / busy);
+		evidence_int(f, "vcpus", MAYBE((int64_t)vm->cpu.nvcpus));
 		if (interval) {
-			ev_num(f, "vcpu_cpu_percent", DV_PERCENT, run);
-			ev_num(f, "vcpu_delay_percent", DV_PERCENT, delay);
+			evidence_num(f, "vcpu_cpu_percent", DV_PERCENT, run);
+			evidence_num(f, "vcpu_delay_percent", DV_PERCENT, delay);
 		} else {
-			ev_num(f, "vcpu_cpu_seconds", DV_SECONDS, run);
-			ev_num(f, "vcpu_delay_seconds", DV_SECONDS, delay);
+			evidence_num(f, "vcpu_cpu_seconds", DV_SECONDS, run);
+			evidence_num(f, "vcpu_delay_seconds", DV_SECONDS, delay);
 		}
-		ev_str(f, "over", interval ? "interval" : "lifetime");
+		evidence_str(f, "over", interval ? "interval" : "lifetime");
 		advise(f, "the guest sees this as steal time: give the host's CPUs fewer runnable threads (fewer vCPUs, "
 			  "see vcpus-overcommit), pin its vCPUs apart from busy ones (virsh vcpupin, cpuset), or move it");
 	}
@@ -597,11 +606,12 @@ static void check_overcommit(const struct doctor_rule *r, const struct doctor_ev
 	}
 	if (vcpus <= e->host_cpus)
 		return;
-	struct doctor_finding *f = add(out, r, 0, NULL, "%lld vCPUs on %d host CPUs", (long long)vcpus, e->host_cpus);
-	ev_int(f, "vcpus", MAYBE(vcpus));
-	ev_int(f, "host_cpus", MAYBE(e->host_cpus));
-	ev_num(f, "ratio", DV_FLOAT, (double)vcpus / e->host_cpus);
-	ev_int(f, "vms", MAYBE(vms));
+	struct doctor_finding *f = finding_add(out, r, 0, NULL,
+					       "%lld vCPUs on %d host CPUs", (long long)vcpus, e->host_cpus);
+	evidence_int(f, "vcpus", MAYBE(vcpus));
+	evidence_int(f, "host_cpus", MAYBE(e->host_cpus));
+	evidence_num(f, "ratio", DV_FLOAT, (double)vcpus / e->host_cpus);
+	evidence_int(f, "vms", MAYBE(vms));
 	advise(f, "fine while the guests idle; when they are busy their vCPUs wait (see vcpu-delay-high): give "
 		  "guests fewer vCPUs or move some to another host");
 }
@@ -611,10 +621,10 @@ static void check_overcommit(const struct doctor_rule *r, const struct doctor_ev
 /* The scope's figures, for the findings about it. */
 static void ev_cgroup(struct doctor_finding *f, const struct vm *vm)
 {
-	ev_bytes(f, "cgroup_memory_bytes", vm->cg.memory_bytes);
-	ev_bytes(f, "cgroup_memory_limit_bytes", vm->cg.limit_bytes);
-	ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
-	ev_str(f, "cgroup", vm->cgroup ? vm->cgroup : "");
+	evidence_bytes(f, "cgroup_memory_bytes", vm->cg.memory_bytes);
+	evidence_bytes(f, "cgroup_memory_limit_bytes", vm->cg.limit_bytes);
+	evidence_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+	evidence_str(f, "cgroup", vm->cgroup ? vm->cgroup : "");
 }
 
 static void check_oom(const struct doctor_rule *r, const struct doctor_evidence *e, struct doctor_findings *out)
@@ -623,9 +633,10 @@ static void check_oom(const struct doctor_rule *r, const struct doctor_evidence 
 		const struct vm *vm = &e->vms.vms[i];
 		if (!vm->cg.oom_kills.known || vm->cg.oom_kills.v <= 0)
 			continue;
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "the kernel OOM-killed in this VM's cgroup %lld time%s",
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
+						       "the kernel OOM-killed in this VM's cgroup %lld time%s",
 					       (long long)vm->cg.oom_kills.v, vm->cg.oom_kills.v == 1 ? "" : "s");
-		ev_int(f, "oom_kills", vm->cg.oom_kills);
+		evidence_int(f, "oom_kills", vm->cg.oom_kills);
 		ev_cgroup(f, vm);
 		advise(f, "raise the scope's memory limit above guest RAM plus the VMM's overhead (libvirt "
 			  "<memtune><hard_limit>, systemd MemoryMax=), or lower the guest's RAM");
@@ -641,8 +652,9 @@ static void check_near_limit(const struct doctor_rule *r, const struct doctor_ev
 		    (double)cg->memory_bytes.v < CGROUP_NEAR_LIMIT_SHARE * (double)cg->limit_bytes.v)
 			continue;
 		double pct = 100.0 * (double)cg->memory_bytes.v / (double)cg->limit_bytes.v;
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "its cgroup is at %.0f%% of its memory limit", pct);
-		ev_num(f, "used_percent", DV_PERCENT, pct);
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
+						       "its cgroup is at %.0f%% of its memory limit", pct);
+		evidence_num(f, "used_percent", DV_PERCENT, pct);
 		ev_cgroup(f, vm);
 		advise(f, "the kernel reclaims (and then OOM-kills) inside the scope: raise its memory limit above guest "
 			  "RAM plus overhead, or find what grows ('vmhost growth')");
@@ -655,12 +667,12 @@ static void check_swap(const struct doctor_rule *r, const struct doctor_evidence
 		const struct vm *vm = &e->vms.vms[i];
 		if (!is_vm(vm) || !vm->mem.swap.known || (double)vm->mem.swap.v < SWAP_MIN_BYTES)
 			continue;
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "%.0f MiB of it is swapped out",
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name, "%.0f MiB of it is swapped out",
 					       (double)vm->mem.swap.v / MiB);
-		ev_bytes(f, "swap_bytes", vm->mem.swap);
-		ev_bytes(f, "rss_bytes", vm->mem.rss);
-		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
-		ev_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
+		evidence_bytes(f, "swap_bytes", vm->mem.swap);
+		evidence_bytes(f, "rss_bytes", vm->mem.rss);
+		evidence_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		evidence_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
 		advise(f, "guest memory on host swap stalls the guest on every touch: free host memory (KSM, balloon, "
 			  "fewer guests), or give the VM a memory limit it fits in");
 	}
@@ -685,14 +697,15 @@ static void check_tap_dropping(const struct doctor_rule *r, const struct doctor_
 			double from_guest = dropped_share(t->rx_dropped, t->rx_packets);
 			if (isnan(to_guest) && isnan(from_guest))
 				continue;
-			struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "its tap %s dropped %.1f%% of the packets %s",
+			struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
+							       "its tap %s dropped %.1f%% of the packets %s",
 						       t->name, 100.0 * (isnan(to_guest) ? from_guest : to_guest),
 						       isnan(to_guest) ? "the guest sent" : "sent to the guest");
-			ev_str(f, "interface", t->name);
-			ev_int(f, "tx_dropped", t->tx_dropped);
-			ev_int(f, "tx_packets", t->tx_packets);
-			ev_int(f, "rx_dropped", t->rx_dropped);
-			ev_int(f, "rx_packets", t->rx_packets);
+			evidence_str(f, "interface", t->name);
+			evidence_int(f, "tx_dropped", t->tx_dropped);
+			evidence_int(f, "tx_packets", t->tx_packets);
+			evidence_int(f, "rx_dropped", t->rx_dropped);
+			evidence_int(f, "rx_packets", t->rx_packets);
 			advise(f, "packets to the guest are dropped when it drains its queue too slowly: vhost=on, multiqueue "
 				  "virtio-net (queues=N) and vCPUs that get a host CPU ('vcpu-wait-high'); drops from the guest "
 				  "are the host's (bridge, firewall, txqueuelen)");
@@ -715,11 +728,12 @@ static void check_thp_never(const struct doctor_rule *r, const struct doctor_evi
 	}
 	if (!vms)
 		return;
-	struct doctor_finding *f = add(out, r, 0, NULL, "guest RAM of %lld VM%s is on 4 KiB pages (THP is never)",
+	struct doctor_finding *f = finding_add(out, r, 0, NULL,
+					       "guest RAM of %lld VM%s is on 4 KiB pages (THP is never)",
 				       (long long)vms, vms == 1 ? "" : "s");
-	ev_str(f, "transparent_hugepage", e->thp_mode);
-	ev_int(f, "vms", MAYBE(vms));
-	ev_bytes(f, "guest_ram_bytes", ram);
+	evidence_str(f, "transparent_hugepage", e->thp_mode);
+	evidence_int(f, "vms", MAYBE(vms));
+	evidence_bytes(f, "guest_ram_bytes", ram);
 	advise(f, "every guest TLB miss walks two 4 KiB page tables: echo madvise > "
 		  "/sys/kernel/mm/transparent_hugepage/enabled (QEMU asks for huge pages with madvise)");
 }
@@ -742,16 +756,16 @@ static void check_small_pages(const struct doctor_rule *r, const struct doctor_e
 		if (merged >= SMALL_PAGES_KSM_SHARE * (double)anon.v)
 			continue; /* KSM splits the huge pages it merges from: a trade, not a mistake */
 		double pct = 100.0 * (double)thp.v / (double)anon.v;
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
 					       "its %.1f GiB of guest RAM is on 4 KiB pages (%.1f%% on huge pages, THP %s)",
 					       (double)ram.v / GiB, pct, e->thp_mode);
-		ev_bytes(f, "guest_ram_bytes", ram);
-		ev_bytes(f, "rss_anon_bytes", anon);
-		ev_bytes(f, "thp_bytes", thp);
-		ev_str(f, "thp_source", vm->cg.thp_bytes.known ? "cgroup memory.stat" : "smaps_rollup AnonHugePages");
-		ev_num(f, "thp_percent", DV_PERCENT, pct);
-		ev_str(f, "transparent_hugepage", e->thp_mode);
-		ev_int(f, "ksm_merging_pages", vm->mem.ksm_merging_pages);
+		evidence_bytes(f, "guest_ram_bytes", ram);
+		evidence_bytes(f, "rss_anon_bytes", anon);
+		evidence_bytes(f, "thp_bytes", thp);
+		evidence_str(f, "thp_source", vm->cg.thp_bytes.known ? "cgroup memory.stat" : "smaps_rollup AnonHugePages");
+		evidence_num(f, "thp_percent", DV_PERCENT, pct);
+		evidence_str(f, "transparent_hugepage", e->thp_mode);
+		evidence_int(f, "ksm_merging_pages", vm->mem.ksm_merging_pages);
 		advise(f, "every guest TLB miss walks 4 KiB tables on both sides (kvm_stat's largepages 0): back guest "
 			  "RAM with huge pages (QEMU -object memory-backend-file,mem-path=/dev/hugepages,prealloc=on; "
 			  "libvirt <memoryBacking><hugepages/></memoryBacking>), or let THP serve it: a VMM that "
@@ -798,17 +812,17 @@ static void check_numa_remote(const struct doctor_rule *r, const struct doctor_e
 		char mem[128], cpu[128];
 		node_list(remote_nodes, mem, sizeof(mem));
 		node_list(vm->numa.vcpu_nodes, cpu, sizeof(cpu));
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
 					       "%.0f%% of its %.1f GiB on node%s %s, its vCPUs on node%s %s",
 					       100.0 * remote / total, total / GiB, strchr(mem, ',') ? "s" : "", mem,
 					       strchr(cpu, ',') ? "s" : "", cpu);
-		ev_num(f, "remote_percent", DV_PERCENT, 100.0 * remote / total);
-		ev_bytes(f, "remote_bytes", bytes_of(remote));
-		ev_bytes(f, "memory_bytes", bytes_of(total));
-		ev_str(f, "memory_nodes", mem);
-		ev_str(f, "vcpu_nodes", cpu);
-		ev_str(f, "source", vm->numa.maps_known ? "numa_maps" : "numa_stat");
-		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		evidence_num(f, "remote_percent", DV_PERCENT, 100.0 * remote / total);
+		evidence_bytes(f, "remote_bytes", bytes_of(remote));
+		evidence_bytes(f, "memory_bytes", bytes_of(total));
+		evidence_str(f, "memory_nodes", mem);
+		evidence_str(f, "vcpu_nodes", cpu);
+		evidence_str(f, "source", vm->numa.maps_known ? "numa_maps" : "numa_stat");
+		evidence_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
 		advise(f, "every access from its vCPUs to that memory crosses the interconnect: bind its memory to its "
 			  "vCPUs' node%s (libvirt <numatune><memory mode='strict' nodeset='%s'/>, QEMU under numactl "
 			  "--cpunodebind=%s --membind=%s; move what is there with migratepages %d %s %s), or let its "
@@ -834,13 +848,14 @@ static void check_hugepages(const struct doctor_rule *r, const struct doctor_evi
 		users += ram_on_hugetlb(&vm->cfg, &vm->mem);
 		held = held.known && vm->mem.hugetlb.known ? MAYBE(held.v + vm->mem.hugetlb.v) : UNKNOWN;
 	}
-	struct doctor_finding *f = add(out, r, 0, NULL, "%.1f GiB of reserved huge pages are unused", unused / GiB);
-	ev_int(f, "hugepages_total", m->hugepages_total);
-	ev_int(f, "hugepages_free", m->hugepages_free);
-	ev_bytes(f, "hugepage_size_bytes", m->hugepage_size);
-	ev_bytes(f, "unused_bytes", bytes_of(unused));
-	ev_int(f, "vms_on_hugetlbfs", MAYBE(users));
-	ev_bytes(f, "vms_hugetlb_bytes", held);
+	struct doctor_finding *f = finding_add(out, r, 0, NULL,
+					       "%.1f GiB of reserved huge pages are unused", unused / GiB);
+	evidence_int(f, "hugepages_total", m->hugepages_total);
+	evidence_int(f, "hugepages_free", m->hugepages_free);
+	evidence_bytes(f, "hugepage_size_bytes", m->hugepage_size);
+	evidence_bytes(f, "unused_bytes", bytes_of(unused));
+	evidence_int(f, "vms_on_hugetlbfs", MAYBE(users));
+	evidence_bytes(f, "vms_hugetlb_bytes", held);
 	advise(f, "reserved huge pages are lost to everything else: lower vm.nr_hugepages (sysctl -w "
 		  "vm.nr_hugepages=N) to what the VMs use, or back guests with them (-object "
 		  "memory-backend-file,mem-path=/dev/hugepages)");
@@ -858,12 +873,13 @@ static void check_balloon_inflated(const struct doctor_rule *r, const struct doc
 		    (double)b.v >= BALLOON_INFLATED_SHARE * (double)ram.v)
 			continue;
 		double pct = 100.0 * (double)b.v / (double)ram.v;
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name, "its balloon leaves the guest %.0f%% of its RAM",
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
+						       "its balloon leaves the guest %.0f%% of its RAM",
 					       pct);
-		ev_bytes(f, "balloon_bytes", b);
-		ev_bytes(f, "guest_ram_bytes", ram);
-		ev_num(f, "balloon_percent", DV_PERCENT, pct);
-		ev_bytes(f, "guest_available_bytes", vm->guest->available_bytes);
+		evidence_bytes(f, "balloon_bytes", b);
+		evidence_bytes(f, "guest_ram_bytes", ram);
+		evidence_num(f, "balloon_percent", DV_PERCENT, pct);
+		evidence_bytes(f, "guest_available_bytes", vm->guest->available_bytes);
 		advise(f, "the guest runs on a fraction of its RAM: if that is what it needs, give it less (-m, virsh "
 			  "setmaxmem) and save the page tables and migration time; if not, deflate: virsh setmem DOMAIN "
 			  "SIZE, or QMP balloon with the guest's RAM");
@@ -878,12 +894,12 @@ static void check_balloon_stats(const struct doctor_rule *r, const struct doctor
 		/* libvirt gives a balloon size without a balloon device too: its current memory */
 		if (!vm->guest || !vm->cfg.has_balloon || !vm->guest->balloon_bytes.known || vm->guest->available_bytes.known)
 			continue;
-		struct doctor_finding *f = add(out, r, vm->pid, vm->cfg.name,
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
 					       "it has a balloon device but the guest reports no memory stats");
-		ev_bytes(f, "balloon_bytes", vm->guest->balloon_bytes);
-		ev_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
-		ev_str(f, "balloon_id", vm->cfg.balloon_id[0] ? vm->cfg.balloon_id : "(anonymous)");
-		ev_str(f, "why", vm->guest->why);
+		evidence_bytes(f, "balloon_bytes", vm->guest->balloon_bytes);
+		evidence_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		evidence_str(f, "balloon_id", vm->cfg.balloon_id[0] ? vm->cfg.balloon_id : "(anonymous)");
+		evidence_str(f, "why", vm->guest->why);
 		advise(f, "without stats nobody can size the balloon from the guest's needs: set the polling interval "
 			  "(virsh dommemstat DOMAIN --period 10, QMP qom-set guest-stats-polling-interval 10, or vmhost mem "
 			  "--guest-poll 10) and load virtio_balloon in the guest");
@@ -910,15 +926,16 @@ static void check_smaps(const struct doctor_rule *r, const struct doctor_evidenc
 	size_t vms = 0;
 	for (size_t i = 0; i < e->vms.n; i++)
 		vms += is_vm(&e->vms.vms[i]);
-	struct doctor_finding *f = add(out, r, 0, NULL, "reading smaps_rollup takes up to %.1f ms per VM (%.1f on average)",
+	struct doctor_finding *f = finding_add(out, r, 0, NULL,
+					       "reading smaps_rollup takes up to %.1f ms per VM (%.1f on average)",
 					     slowest->seconds * 1000, mean * 1000);
-	ev_int(f, "sampled_vms", MAYBE((int64_t)e->nsmaps));
-	ev_num(f, "mean_seconds", DV_SECONDS, mean);
-	ev_num(f, "max_seconds", DV_SECONDS, slowest->seconds);
-	ev_int(f, "slowest_pid", MAYBE(slowest->pid));
-	ev_bytes(f, "slowest_rss_bytes", slowest->rss_bytes);
-	ev_int(f, "vms", MAYBE((int64_t)vms));
-	ev_num(f, "all_vms_seconds", DV_SECONDS, mean * (double)vms);
+	evidence_int(f, "sampled_vms", MAYBE((int64_t)e->nsmaps));
+	evidence_num(f, "mean_seconds", DV_SECONDS, mean);
+	evidence_num(f, "max_seconds", DV_SECONDS, slowest->seconds);
+	evidence_int(f, "slowest_pid", MAYBE(slowest->pid));
+	evidence_bytes(f, "slowest_rss_bytes", slowest->rss_bytes);
+	evidence_int(f, "vms", MAYBE((int64_t)vms));
+	evidence_num(f, "all_vms_seconds", DV_SECONDS, mean * (double)vms);
 	advise(f, "a poller that reads every VM's smaps_rollup (PSS) holds each VM's mm lock that long: use the "
 		  "counters (vmhost mem, status and ksm_stat) or sampled PSS (vmhost mem --pss-budget) and read "
 		  "smaps_rollup rarely");
@@ -959,7 +976,7 @@ const struct doctor_rule doctor_rules[] = {
 	{"vm-ram-small-pages", DOCTOR_INFO, NULL, check_small_pages,
 	 "a large guest's RAM on 4 KiB pages while THP could serve it"},
 };
-const size_t doctor_nrules = sizeof(doctor_rules) / sizeof(doctor_rules[0]);
+const size_t doctor_nrules = ELEMENTSOF(doctor_rules);
 
 /* Old ids, accepted for one release (docs/doctor.md). */
 static const struct {
@@ -971,7 +988,7 @@ static const struct {
 const struct doctor_rule *doctor_rule_find(const char *id, bool *ret_deprecated)
 {
 	bool deprecated = false;
-	for (size_t a = 0; a < sizeof(rule_aliases) / sizeof(rule_aliases[0]); a++)
+	for (size_t a = 0; a < ELEMENTSOF(rule_aliases); a++)
 		if (!strcmp(id, rule_aliases[a].old)) {
 			id = rule_aliases[a].id;
 			deprecated = true;

@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #include "core/kvm/kvm_host.h"
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "core/model/survey.h"
 
 enum doctor_severity { DOCTOR_INFO, DOCTOR_WARNING, DOCTOR_CRITICAL };

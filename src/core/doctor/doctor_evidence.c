@@ -10,6 +10,7 @@
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_delta.h"
 #include "core/kvm/kvm_halt.h"
+#include "core/model/proc.h"
 #include "core/tune/tuner_daemon.h"
 
 static int count_online_cpus(const struct io_root *root)

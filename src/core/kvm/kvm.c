@@ -55,7 +55,7 @@ int kvm_counter_index(const struct kvm_reader *r, const char *name)
 	return -1;
 }
 
-int kvm_alloc_counters(struct kvm_reader *r)
+static int kvm_alloc_counters(struct kvm_reader *r)
 {
 	if (!r->counters)
 		r->counters = calloc(KVM_COUNTERS_MAX, sizeof(*r->counters));
@@ -205,7 +205,7 @@ void kvm_reader_close(struct kvm_reader *r)
 	free(r);
 }
 
-void kvm_free_vcpus(struct kvm_vm_sample *s)
+static void kvm_free_vcpus(struct kvm_vm_sample *s)
 {
 	for (size_t c = 0; s->vcpu && c < s->nvcpu; c++) {
 		free(s->vcpu[c].values);
@@ -338,7 +338,6 @@ int kvm_reader_sample_vms(struct kvm_reader *r, const struct vm_list *vms, struc
 	ret->counters = r->counters; /* the passes may have just made or grown the set */
 	return 0;
 }
-
 
 int kvm_reader_probe(struct kvm_reader *r, bool (*keep)(const struct kvm_vm_sample *vm, void *data), void *data,
 		     char *why, size_t cap)

@@ -200,6 +200,7 @@ bool kvm_bpf_timed(const struct kvm_bpf *b, unsigned event)
 #if VMHOST_BPF
 #include "core/kvm/libbpf.h"
 #include "io/perf.h"
+#include "parse/elements.h"
 #include "parse/trace_format.h"
 
 extern const unsigned char kvm_reasons_object[];
@@ -310,7 +311,7 @@ static void load_timing(const struct io_root *root, struct kvm_bpf *b, char *why
 		const char *program;
 		unsigned ender, timed;
 	} ends[] = {{"kvm_entry", KVM_BPF_ENTRY, KVM_BPF_EXIT}, {"kvm_run_ioctl", KVM_BPF_RUN, KVM_BPF_USERSPACE_EXIT}};
-	for (size_t i = 0; i < sizeof(ends) / sizeof(ends[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(ends); i++) {
 		int r = attach(b, ends[i].program);
 		if (r == 0)
 			r = write_fields(root, b, ends[i].ender, ends[i].ender + 1);

@@ -68,8 +68,6 @@ struct kvm_bpf_record {
 	const uint64_t *counts;            /* [ncpus], or NULL for a time record */
 	const struct kvm_exit_time *times; /* [ncpus] */
 };
-int kvm_bpf_replay(int ncpus, unsigned timed, struct kvm_bpf **ret);
-int kvm_bpf_replay_set(struct kvm_bpf *b, const struct kvm_bpf_record *recs, size_t n);
 
 /* Follows a command from before its exec (exits -- CMD): the exits of pid and of every process
  * it and its descendants start from now on are counted (and timed) under pid, as the perf
@@ -81,5 +79,10 @@ void kvm_bpf_forget(struct kvm_bpf *b, pid_t tgid);
 
 /* Exits not counted, or not timed, since load because a map was full (KVM_BPF_MAX_KEYS keys). */
 uint64_t kvm_bpf_lost(const struct kvm_bpf *b);
+
+/* For tests: records replayed through the counting without the kernel. */
+
+int kvm_bpf_replay(int ncpus, unsigned timed, struct kvm_bpf **ret);
+int kvm_bpf_replay_set(struct kvm_bpf *b, const struct kvm_bpf_record *recs, size_t n);
 
 #endif

@@ -4,6 +4,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "parse/elements.h"
+
 static const char *const halt_names[] = {"halt_poll_success_ns", "halt_poll_fail_ns", "halt_wait_ns",
 					 "halt_attempted_poll", "halt_successful_poll"};
 
@@ -15,13 +17,13 @@ static void set_index(struct kvm_halt_index *ix, size_t which, int i)
 
 void kvm_halt_index(const struct kvm_reader *kr, struct kvm_halt_index *ret)
 {
-	for (size_t k = 0; k < sizeof(halt_names) / sizeof(*halt_names); k++)
+	for (size_t k = 0; k < ELEMENTSOF(halt_names); k++)
 		set_index(ret, k, kr ? kvm_counter_index(kr, halt_names[k]) : -1);
 }
 
 void kvm_halt_index_of_sample(const struct kvm_sample *s, struct kvm_halt_index *ret)
 {
-	for (size_t k = 0; k < sizeof(halt_names) / sizeof(*halt_names); k++) {
+	for (size_t k = 0; k < ELEMENTSOF(halt_names); k++) {
 		int at = -1;
 		for (size_t i = 0; i < s->ncounters && at < 0; i++)
 			if (!strcmp(kvm_sample_counter_name(s, i), halt_names[k]))

@@ -41,7 +41,7 @@ static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d,
 	r->qmps = e;
 	e = &r->qmps[r->nqmps];
 	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true};
-	if (kvm_qmp_vm_new(path, &e->q) < 0)
+	if (kvm_qmp_vm_new(path, KVM_QMP_TIMEOUT_MS, &e->q) < 0)
 		return NULL;
 	r->nqmps++;
 	return e;

@@ -125,7 +125,6 @@ struct kvm_reader {
 static inline bool kvm_is_denied(int err) { return err == -EACCES || err == -EPERM; }
 
 /* kvm.c: the counter set, and a sample's parts */
-int kvm_alloc_counters(struct kvm_reader *r);
 /* Fixes the counter set: n names (kinds NULL: by name, as debugfs files), unused ones skipped. */
 int kvm_set_counters(struct kvm_reader *r, const char *const *names, const enum kvm_stat_kind *kinds, size_t n);
 /* Appends n counters (names copied) to the set: every array sized by ncounters grows with it. */
@@ -134,7 +133,6 @@ int kvm_grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const char *
  * the new ones unknown: the set was fixed or grew while ret was being read. */
 int kvm_sample_fit(struct kvm_sample *ret, size_t old, size_t nc);
 void kvm_open_globals(struct kvm_reader *r);
-void kvm_free_vcpus(struct kvm_vm_sample *s);
 int kvm_set_vcpus(struct kvm_vm_sample *s, size_t n, const int *index, const maybe_i64 *flat, size_t ncounters);
 struct kvm_vm_sample *kvm_sample_of_pid(struct kvm_sample *s, pid_t pid);
 int kvm_cmp_sample_dir(const void *a, const void *b);

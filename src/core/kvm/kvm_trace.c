@@ -10,6 +10,7 @@
 #include "bpf/kvm_reasons.h"
 #include "core/kvm/kvm_bpf.h"
 #include "io/perf.h"
+#include "parse/elements.h"
 #include "parse/trace_format.h"
 
 /* What guests of QEMU's pc and q35 machines touch most: PIC, PIT, keyboard, RTC, POST, A20, SMI,
@@ -19,7 +20,7 @@ const uint16_t kvm_trace_default_ports[] = {
 	0x92,  0xa0,  0xa1,  0xb2,  0x3f8, 0x3f9, 0x3fa, 0x3fb, 0x3fc, 0x3fd, 0x402,
 	0x510, 0x511, 0x514, 0x604, 0x608, 0xb004, 0xb008, 0xcf8, 0xcf9, 0xcfc, 0xcfe,
 };
-const size_t kvm_trace_ndefault_ports = sizeof(kvm_trace_default_ports) / sizeof(kvm_trace_default_ports[0]);
+const size_t kvm_trace_ndefault_ports = ELEMENTSOF(kvm_trace_default_ports);
 
 _Static_assert(KVM_TRACE_EXIT == KVM_BPF_EXIT && KVM_TRACE_USERSPACE_EXIT == KVM_BPF_USERSPACE_EXIT &&
 		       KVM_TRACE_PIO == KVM_BPF_PIO && KVM_TRACE_MMIO == KVM_BPF_MMIO,
@@ -377,11 +378,6 @@ static long classify(const void *ctx, unsigned event, uint32_t a, uint32_t b)
 			return (long)i;
 	}
 	return other;
-}
-
-long kvm_trace_classify(const struct kvm_trace *t, enum kvm_trace_event e, uint32_t a, uint32_t b)
-{
-	return classify(t, e, a, b);
 }
 
 static int open_perf(struct kvm_trace *t, const struct kvm_trace_config *c)

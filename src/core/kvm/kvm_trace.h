@@ -71,9 +71,7 @@ void kvm_trace_close(struct kvm_trace *t);
 size_t kvm_trace_ncounters(const struct kvm_trace *t);
 enum kvm_trace_event kvm_trace_counter_event(const struct kvm_trace *t, size_t i);
 const char *kvm_trace_counter_reason(const struct kvm_trace *t, size_t i);
-const char *kvm_trace_counter_filter(const struct kvm_trace *t, size_t i); /* "" for none */
 const char *kvm_trace_event_name(enum kvm_trace_event e); /* "kvm_exit", ... */
-size_t kvm_trace_nthreads(const struct kvm_trace *t);  /* threads with events open now */
 
 /* Reads every counter, summed over the threads (cumulative since open). values[ncounters].
  * Returns 0, or -ESRCH when the process is gone (values then hold the last counts). */
@@ -91,14 +89,15 @@ int kvm_trace_sample_thread(struct kvm_trace *t, pid_t tid, maybe_i64 *values);
  * (core/kvm/kvm_time.h; zero for counters not timed) into times[ncounters]. 0, or -ENODATA when
  * no exit of this trace is timed (perf filters, or timing not asked for or refused). */
 int kvm_trace_times(const struct kvm_trace *t, struct kvm_exit_time *times);
-/* Whether exits of event e are timed. */
-bool kvm_trace_timed(const struct kvm_trace *t, enum kvm_trace_event e);
-
-/* The counter an eBPF key of event e with fields (a, b) adds to (exit_reason; reason, errno;
- * rw, port; type), as the counters' filters would take that record; -1 for none. */
-long kvm_trace_classify(const struct kvm_trace *t, enum kvm_trace_event e, uint32_t a, uint32_t b);
 
 /* One line for an error of kvm_trace_open: what is wrong and what to do. */
 void kvm_trace_explain(const struct io_root *root, int err, char *buf, size_t cap);
+
+/* For tests: what a counting holds (tests/helpers/kvmprobe too). */
+
+/* Whether exits of event e are timed. */
+bool kvm_trace_timed(const struct kvm_trace *t, enum kvm_trace_event e);
+const char *kvm_trace_counter_filter(const struct kvm_trace *t, size_t i); /* "" for none */
+size_t kvm_trace_nthreads(const struct kvm_trace *t);  /* threads with events open now */
 
 #endif

@@ -180,7 +180,7 @@ const char *ksm_unmergeable_reason(const struct vm_config *cfg, const struct mem
 	maybe_i64 mergeable = ksm_process_mergeable(m);
 	if (mergeable.known && !mergeable.v)
 		return "not-marked";
-	if (k->present && k->run.known && k->run.v != 1)
+	if (ksm_is_off(k))
 		return "ksm-stopped";
 	return NULL;
 }

@@ -29,10 +29,6 @@ struct pss_calibration {
 	double share_weight; /* PSS of its file+shmem bytes / RssFile+RssShmem, 0..1 */
 };
 
-/* Mean PSS weight of one KSM mapping host-wide: pages_shared / (pages_shared + pages_sharing).
- * NaN when no page is merged. */
-double ksm_mean_weight(const struct ksm_sysfs *k);
-
 /* Cheap PSS: RSS with each KSM-mapped page weighted by the host-wide mean weight (or a VM's
  * calibrated weights when cal is valid). Unknown when the inputs are, and when the VM maps KSM
  * pages of no known weight (KSM's sysfs files unreadable or missing): never RSS then. */
@@ -71,10 +67,6 @@ struct pss_calibration pss_calibrate(const struct mem_counters *m, const struct 
 const char *ksm_unmergeable_reason(const struct vm_config *cfg, const struct mem_counters *m,
 				   const struct ksm_sysfs *k);
 
-/* The kernel's word on whether the process offers memory to KSM: ksm_mergeable or ksm_merge_any
- * (1 yes, 0 no), unknown on kernels without them. */
-maybe_i64 ksm_process_mergeable(const struct mem_counters *m);
-
 /* Cheap overhead: resident memory beyond guest RAM, assuming guest RAM is fully populated
  * (resident, swapped, or merged into the zero page). A lower bound while the guest is still
  * touching its RAM; unknown when guest RAM is. */
@@ -98,5 +90,14 @@ maybe_i64 hugetlb_cost(maybe_i64 hugetlb_bytes, maybe_i64 private_bytes, maybe_i
 /* What the VM's memory costs the host: PSS plus the cost of its huge pages. Unknown when either
  * is (a VM with no huge pages has a known 0, an old kernel without HugetlbPages an unknown). */
 maybe_i64 memory_cost(maybe_i64 pss_bytes, maybe_i64 hugetlb_cost_bytes);
+
+/* For tests: the parts of the estimate. */
+
+/* Mean PSS weight of one KSM mapping host-wide: pages_shared / (pages_shared + pages_sharing).
+ * NaN when no page is merged. */
+double ksm_mean_weight(const struct ksm_sysfs *k);
+/* The kernel's word on whether the process offers memory to KSM: ksm_mergeable or ksm_merge_any
+ * (1 yes, 0 no), unknown on kernels without them. */
+maybe_i64 ksm_process_mergeable(const struct mem_counters *m);
 
 #endif

@@ -4,6 +4,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/base/rate.h"
+
 int64_t host_page_size(void)
 {
 	static int64_t page;
@@ -94,8 +96,7 @@ int host_read(const struct io_root *root, struct host *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->page_size_bytes = host_page_size();
-	long hz = sysconf(_SC_CLK_TCK);
-	ret->clock_ticks_per_second = hz > 0 ? hz : 100;
+	ret->clock_ticks_per_second = ticks_per_second();
 	ksm_read(root, &ret->ksm);
 	char buf[8192];
 	ret->schedstats = io_read(root, IO_PROC, buf, sizeof(buf), "sys/kernel/sched_schedstats") > 0 && buf[0] == '1';

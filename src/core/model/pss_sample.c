@@ -7,8 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/stats.h"
 #include "core/base/stop.h"
 #include "core/model/vm.h"
+#include "core/model/vm_guest_ram.h"
+#include "parse/pagemap.h"
 
 /* A kind is sampled enough once three standard errors of its mean weight, times the bytes it
  * weighs, fall below the target, after at least MIN_CLUSTERS reads that found pages of it; MAX_READS
@@ -42,12 +45,6 @@ static void cache_put(struct count_cache *c, uint64_t pfn, uint64_t count)
 	c->count[slot] = count;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Puts the mapping counts of frames pfn[0..n) (at most CHUNK) in the cache, each run of adjacent
  * frames with one read: a file's pages in a large folio, a huge page's, or pages allocated
  * together are mostly adjacent frames, so a cluster costs one or two reads, not one a page. */
@@ -79,16 +76,11 @@ static int mapcount(int kc, struct count_cache *c, uint64_t pfn, uint64_t *ret, 
 	return cached(c, pfn, ret) ? 0 : -EIO;
 }
 
-#define PM_PRESENT (UINT64_C(1) << 63)
-#define PM_FILE (UINT64_C(1) << 61) /* file page or shared anonymous */
-#define PM_EXCLUSIVE (UINT64_C(1) << 56)
-#define PM_PFN ((UINT64_C(1) << 55) - 1)
-
 /* Whether a pagemap entry's frame is weighed by its mapping count in a cluster of this kind:
  * present, of the kind, and not exclusive (those weigh 1). */
 static bool counted(uint64_t e, bool want_ksm)
 {
-	return (e & PM_PRESENT) && (bool)(e & PM_FILE) == !want_ksm && !(e & PM_EXCLUSIVE);
+	return pagemap_present(e) && pagemap_file(e) == !want_ksm && !pagemap_exclusive(e);
 }
 
 static uint64_t next_random(uint64_t *s)
@@ -226,7 +218,7 @@ static bool enough(const struct kind *k, double bytes, double target_bytes, size
 
 /* Where a sample reads: the process's pagemap, kpagecount, the counts known so far, and the
  * reads made. */
-struct sampler {
+struct page_sampler {
 	int pm, kc;
 	struct count_cache *cache;
 	size_t reads;
@@ -235,7 +227,7 @@ struct sampler {
 /* One cluster: the pagemap entries of want pages from vpage, each page of the kind sampled (KSM
  * or file/shmem) weighed by its frame's mapping count, added to k. 0, -ESRCH when the process is
  * gone, -EPERM when frame numbers are hidden from us, or the read's negative errno. */
-static int weigh_cluster(struct sampler *s, uint64_t vpage, size_t want, bool want_ksm, struct kind *k)
+static int weigh_cluster(struct page_sampler *s, uint64_t vpage, size_t want, bool want_ksm, struct kind *k)
 {
 	uint64_t entries[CHUNK];
 	ssize_t n = io_pread(s->pm, entries, want * sizeof(entries[0]), (off_t)(vpage * sizeof(entries[0])));
@@ -246,25 +238,25 @@ static int weigh_cluster(struct sampler *s, uint64_t vpage, size_t want, bool wa
 	double found_sum = 0;
 	uint64_t missing[CHUNK], count;
 	for (size_t i = 0; i < nentries; i++) /* the frames whose counts are not known yet */
-		if (counted(entries[i], want_ksm) && (entries[i] & PM_PFN) && !cached(s->cache, entries[i] & PM_PFN, &count))
-			missing[nmissing++] = entries[i] & PM_PFN;
+		if (counted(entries[i], want_ksm) && pagemap_pfn(entries[i]) && !cached(s->cache, pagemap_pfn(entries[i]), &count))
+			missing[nmissing++] = pagemap_pfn(entries[i]);
 	if (nmissing)
 		fetch_counts(s->kc, s->cache, missing, nmissing, &s->reads); /* what it misses is asked below, alone */
 	for (size_t i = 0; i < nentries; i++) {
 		uint64_t e = entries[i];
-		if (!(e & PM_PRESENT))
+		if (!pagemap_present(e))
 			continue;
-		bool is_file = e & PM_FILE;
+		bool is_file = pagemap_file(e);
 		if (is_file != !want_ksm)
 			continue; /* a private copy in a file mapping, shared memory in an anonymous one */
-		if (e & PM_EXCLUSIVE) {
+		if (pagemap_exclusive(e)) {
 			if (is_file) {
 				found++;
 				found_sum += 1;
 			}
 			continue; /* private anonymous: weight 1, counted exactly already */
 		}
-		uint64_t pfn = e & PM_PFN;
+		uint64_t pfn = pagemap_pfn(e);
 		count = 0;
 		if (!pfn)
 			return -EPERM;
@@ -277,8 +269,11 @@ static int weigh_cluster(struct sampler *s, uint64_t vpage, size_t want, bool wa
 	return 0;
 }
 
-int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
-		    double budget_seconds, struct pss_sample *ret)
+/* Samples the process (whose counters are m) until each kind's share of the error bound is
+ * below target_bytes, or budget_seconds is spent. 0, -EPERM/-EACCES without the privilege,
+ * -ESRCH when the process is gone, -ENOMEM. */
+static int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
+			   double budget_seconds, struct pss_sample *ret)
 {
 	double start = clock_monotonic_seconds();
 	int64_t page = host_page_size();
@@ -289,7 +284,7 @@ int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_coun
 		free(file.r);
 		return r;
 	}
-	struct sampler s = {.pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid), .kc = -1};
+	struct page_sampler s = {.pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid), .kc = -1};
 	s.kc = s.pm >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpagecount") : -1;
 	if (s.pm < 0 || s.kc < 0) {
 		r = s.pm < 0 ? (s.pm == -ENOENT ? -ESRCH : s.pm) : s.kc;
@@ -333,7 +328,8 @@ out:
 	return r;
 }
 
-struct pss_calibration pss_sample_calibration(const struct pss_sample *s)
+/* The weights the sample taught, as a calibration for pss_estimate() and ksm_vm_saved(). */
+static struct pss_calibration pss_sample_calibration(const struct pss_sample *s)
 {
 	return (struct pss_calibration){.valid = true, .ksm_weight = s->ksm_weight,
 					.share_weight = isnan(s->share_weight) ? 1 : s->share_weight};

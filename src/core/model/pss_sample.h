@@ -26,25 +26,18 @@ struct pss_sample {
 	double seconds;                  /* time spent */
 };
 
-/* Samples the process (whose counters are m) until each kind's share of the error bound is
- * below target_bytes, or budget_seconds is spent. 0, -EPERM/-EACCES without the privilege,
- * -ESRCH when the process is gone, -ENOMEM. */
-int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
-		    double budget_seconds, struct pss_sample *ret);
+/* One-shot refinement: samples the VMs whose stated error bound is largest first, within
+ * budget_seconds in all, and replaces their estimate (pss_method "sampled"); the VMs left
+ * estimated then share the KSM weight the sampled ones did not take (the host's KSM pages minus
+ * theirs). Returns how many VMs were sampled. */
+int pss_refine(const struct io_root *root, const struct host *host, struct vm_list *vms, double budget_seconds);
 
-/* The weights the sample taught, as a calibration for pss_estimate() and ksm_vm_saved(). */
-struct pss_calibration pss_sample_calibration(const struct pss_sample *s);
+/* For tests: the formula pss_refine states each sampled VM's error with. */
 
 /* The error bound of the sampled PSS: per kind, its bytes times three standard errors of its mean
  * weight plus the "rule of three" for pages never seen (the estimate's own bound for a kind
  * sampled too thinly). */
 maybe_i64 pss_sample_bound(const struct mem_counters *m, const struct pss_sample *s, const struct ksm_sysfs *k,
 			   int64_t page_size);
-
-/* One-shot refinement: samples the VMs whose stated error bound is largest first, within
- * budget_seconds in all, and replaces their estimate (pss_method "sampled"); the VMs left
- * estimated then share the KSM weight the sampled ones did not take (the host's KSM pages minus
- * theirs). Returns how many VMs were sampled. */
-int pss_refine(const struct io_root *root, const struct host *host, struct vm_list *vms, double budget_seconds);
 
 #endif

@@ -9,6 +9,7 @@
 #include "core/model/guest_view.h"
 #include "core/model/pss_sample.h"
 #include "core/model/vm_memo.h"
+#include "core/model/vm_visit.h"
 
 /* The cheap reading: host, discovery, counters. memo: the VMs remembered, or NULL. */
 static int reading(const struct io_root *root, const struct survey_opts *o, bool exact,

@@ -1,12 +1,17 @@
-/* Virtual machines on this host: discovery from /proc and their memory figures. */
+/* Virtual machines on this host: the record of each (struct vm), found by vm_discover.c (every VMM
+ * process in /proc, the pids asked for, and the helpers sharing a VM's scope) and measured by
+ * vm_measure.c (its memory counters, CPU and vCPUs, cgroup, disks and network, and from them its
+ * PSS and overhead). The visits to a VM's monitor are core/model/vm_visit.h's. */
 #ifndef VMHOST_CORE_VM_H
 #define VMHOST_CORE_VM_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <sys/types.h>
 
+/* The types of the record's parts, so that a reader of struct vm has every field's. */
 #include "core/model/account.h"
 #include "core/model/guest_view.h"
-#include "core/model/host.h"
 #include "core/model/vm_cost.h"
 #include "core/model/vm_disks.h"
 #include "core/model/vm_io.h"
@@ -14,11 +19,13 @@
 #include "io/io.h"
 #include "parse/cmdline/vmcmd.h"
 
+struct host;
+struct vm_memo;
+
 #define VM_MAX_HELPERS 16
 #define VM_CGROUP_MAX 512 /* a longer cgroup path is unknown */
 
 enum measure_method { METHOD_NONE, METHOD_ESTIMATE, METHOD_SAMPLED, METHOD_EXACT };
-const char *measure_method_name(enum measure_method m);
 
 struct vm {
 	pid_t pid;
@@ -58,8 +65,8 @@ struct vm {
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
 	struct vm_io io;           /* disk and network counters of the VMM, its helpers and its taps */
 	struct vm_numa numa;       /* the nodes its vCPUs may run on */
-	struct guest_view *guest;  /* vm_read_qmp's or libvirt's (vm_list_read_qmp), owned; NULL: not read (the record stays small) */
-	struct vm_disks *disks;    /* vm_read_qmp's or vm_read_virt_disks', owned; NULL: not asked */
+	struct guest_view *guest;  /* read by a visit (vm_visit.h), owned; NULL: not read (the record stays small) */
+	struct vm_disks *disks;    /* read by a visit (vm_visit.h), owned; NULL: not asked */
 };
 
 struct vm_list {
@@ -72,6 +79,18 @@ struct vm_list {
 /* What the VM's memory costs the host (memory_cost_bytes): its PSS plus its huge pages, shared
  * ones divided among the VM's processes that map them when --exact told them apart. */
 maybe_i64 vm_memory_cost(const struct vm *vm);
+/* "estimate", "sampled", "exact"; NULL for METHOD_NONE. */
+const char *measure_method_name(enum measure_method m);
+
+/* Frees what one VM's record owns (its vCPUs, guest view, disks, command line, cgroup paths). */
+void vm_free(struct vm *vm);
+void vm_list_free(struct vm_list *l);
+
+/* The VM of l (NULL: none) that is vm in another reading: the same pid and start time. By pid
+ * order, as discovery lists them, and one by one when the list is in another order. */
+const struct vm *vm_list_find(const struct vm_list *l, const struct vm *vm);
+
+/* ---- vm_discover.c ---- */
 
 /* Finds every VMM process, plus the given pids (as plain processes when they are not VMs),
  * and the helpers sharing a VM's scope. */
@@ -80,16 +99,19 @@ int vm_discover(const struct io_root *root, const pid_t *extra, size_t nextra, s
  * remembered VM's pid, start time and name is taken for that VM without its command line read, and
  * takes the memo's vCPU threads as its reading before (vm_measure); every VM found keeps its
  * command line (vm->cmdline) to be remembered in turn. */
-struct vm_memo;
 int vm_discover_known(const struct io_root *root, const pid_t *extra, size_t nextra, struct vm_memo *memo,
 		      struct vm_list *ret);
-void vm_list_free(struct vm_list *l);
 
-/* The VM of l (NULL: none) that is vm in another reading: the same pid and start time. By pid
- * order, as discovery lists them, and one by one when the list is in another order. */
-const struct vm *vm_list_find(const struct vm_list *l, const struct vm *vm);
+/* ---- vm_measure.c ---- */
 
 enum { VM_MEASURE_EXACT = 1 << 0 };
+
+/* Measures every VM (vm_measure), dropping (and counting as skipped) those that vanished; before
+ * (NULL: none) is the reading before, where the same VMs (pid and start time) are found. */
+int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
+		   const struct vm_list *before, unsigned flags);
+
+/* For tests: one VM's measuring, as vm_measure_all does it for each. */
 
 /* Reads one VM's counters and derives PSS and overhead; before (NULL: none) is the same VM's
  * reading before, which spares reading again what cannot have changed (vcpus_read). Returns 0
@@ -97,66 +119,5 @@ enum { VM_MEASURE_EXACT = 1 << 0 };
  * the VMM process vanished, or another negative errno. */
 int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
 	       unsigned flags);
-
-/* Measures every VM, dropping (and counting as skipped) those that vanished; before (NULL: none)
- * is the reading before, where the same VMs (pid and start time) are found. */
-int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
-		   const struct vm_list *before, unsigned flags);
-
-/* One short visit to a QEMU's QMP socket (io/peer/qmp.h, everything within timeout_ms): its disks
- * (query-blockstats, core/model/vm_disks.h) and the guest's own view (core/model/guest_view.h)
- * as asked; when the balloon holds back some of guest RAM, that is taken out of what the overhead
- * estimate assumes is populated. What cannot be read stays unknown with its reason. */
-struct vm_qmp_visit {
-	bool guest, disks;
-	int timeout_ms;
-	int poll_seconds; /* > 0: set the balloon's guest-stats-polling-interval first */
-	double now_wall;
-	bool no_libvirt;  /* a --proc-root tree's VMs are not libvirtd's: not asked */
-};
-void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v);
-/* vm_read_qmp for every VM of l (v->disks also for the other VMMs: unknown, with the reason), and
- * the disks and guest views of the QEMUs whose monitor libvirt holds from libvirt's block and
- * balloon statistics (core/model/guest_view.h guest_view_from_libvirt), in one call
- * to libvirt_uri (NULL: qemu:///system) within VM_LIBVIRT_TIMEOUT_MS, on *conn (a connection kept
- * between calls: made when *conn is NULL, freed by the caller with virt_free; conn NULL: one made
- * for this call alone). */
-#define VM_LIBVIRT_TIMEOUT_MS 750
-struct virt;
-void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, struct virt **conn,
-		      const char *libvirt_uri);
-
-/* Reads one process's cheap counters (status, ksm_stat). */
-int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counters *ret, unsigned *denied);
-
-/* Reads /proc/PID/smaps_rollup (the exact, expensive source). -ESRCH when the process is gone. */
-int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_rollup *ret);
-
-/* The hugetlbfs mounts a process sees (its own mount namespace: libvirt gives QEMU its own /dev),
- * at most HUGETLBFS_MOUNTS_MAX into ret; 0 when there are none or mountinfo is unreadable. */
-#define HUGETLBFS_MOUNTS_MAX 16
-size_t proc_hugetlbfs_mounts(const struct io_root *root, pid_t pid, struct hugetlbfs_mount *ret);
-/* A mapping of a file on one of those mounts, whatever its path, or an anonymous MAP_HUGETLB one
- * (huge pages: not in RSS). */
-bool map_on_hugetlbfs(const struct map_entry *m, const struct hugetlbfs_mount *mounts, size_t n);
-
-/* The address ranges of a process that hold the VM's guest RAM (its RAM blocks from the command
- * line, found among its mappings as the exact overhead finds them), into a malloc'd array.
- * -ENOENT when they cannot be told apart, -ESRCH when the process is gone. */
-struct mem_range {
-	uint64_t start, end;
-};
-int vm_guest_ram_ranges(const struct io_root *root, pid_t pid, const struct vm_config *cfg,
-			struct mem_range **ret, size_t *ret_n);
-
-/* Exact overhead: resident pages of the process outside the mappings that hold guest RAM,
- * from /proc/PID/maps and /proc/PID/pagemap. -ENOENT when guest RAM was not found. */
-int overhead_exact(const struct io_root *root, pid_t pid, const struct vm_config *cfg, int64_t page_size,
-		   int64_t *ret_bytes);
-
-/* Classifies a cgroup path: copies the per-VM scope part into scope and returns true for
- * libvirt (machine.slice/machine-*.scope, or machine/NAME.libvirt-qemu without systemd) and
- * Proxmox (qemu.slice/N.scope) VMs. */
-bool cgroup_vm_scope(const char *path, char *scope, size_t cap);
 
 #endif

@@ -6,6 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/rate.h"
+#include "parse/elements.h"
+
 const char *const pressure_kind_names[PRESSURE_NKINDS] = {"memory", "cpu", "io"};
 
 void vm_cpu_free(struct vm_cpu *c)
@@ -15,11 +18,6 @@ void vm_cpu_free(struct vm_cpu *c)
 	c->vcpus = NULL;
 	c->named = NULL;
 	c->nvcpus = c->nnamed = 0;
-}
-
-double proc_cpu_seconds(const struct proc_stat *st, long ticks_per_second)
-{
-	return ticks_per_second > 0 ? (double)(st->utime_ticks + st->stime_ticks) / (double)ticks_per_second : NAN;
 }
 
 static int cmp_vcpu(const void *a, const void *b)
@@ -176,16 +174,9 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 	return 0;
 }
 
-static double percent(double before, double after, double seconds)
-{
-	if (!isfinite(before) || !isfinite(after) || !(seconds > 0) || after < before)
-		return NAN;
-	return (after - before) / seconds * 100;
-}
-
 void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seconds)
 {
-	after->cpu_percent = percent(before->cpu_seconds, after->cpu_seconds, seconds);
+	after->cpu_percent = counter_percent_seconds(before->cpu_seconds, after->cpu_seconds, seconds);
 	double wait = after->nvcpus ? 0 : NAN;
 	for (size_t i = 0; i < after->nvcpus; i++) {
 		struct vcpu *a = &after->vcpus[i];
@@ -194,8 +185,8 @@ void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seco
 			if (before->vcpus[j].tid == a->tid)
 				b = &before->vcpus[j];
 		/* A vCPU thread that appeared inside the interval has no rate of its own. */
-		a->cpu_percent = b ? percent(b->cpu_seconds, a->cpu_seconds, seconds) : NAN;
-		a->delay_percent = b ? percent(b->delay_seconds, a->delay_seconds, seconds) : NAN;
+		a->cpu_percent = b ? counter_percent_seconds(b->cpu_seconds, a->cpu_seconds, seconds) : NAN;
+		a->delay_percent = b ? counter_percent_seconds(b->delay_seconds, a->delay_seconds, seconds) : NAN;
 		wait += a->delay_percent;
 	}
 	after->vcpu_delay_percent = wait;
@@ -237,7 +228,7 @@ maybe_i64 cgroup_hugetlb_bytes(const struct io_root *root, const char *v2_scope)
 {
 	static const char *const files[] = {"hugetlb.2MB.current", "hugetlb.1GB.current"};
 	maybe_i64 sum = UNKNOWN;
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(files); i++) {
 		maybe_i64 v = cg_number(root, v2_scope, 2, files[i]);
 		if (v.known)
 			sum = MAYBE((sum.known ? sum.v : 0) + v.v);

@@ -63,8 +63,6 @@ struct vm_cgroup {
 
 void vm_cpu_free(struct vm_cpu *c);
 
-/* CPU seconds of a process from its stat ticks. */
-double proc_cpu_seconds(const struct proc_stat *st, long ticks_per_second);
 
 /* What the caller knows of a process that spares vcpus_read some reads (each may be unknown). */
 struct vcpus_known {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "io/peer/qmp.h"
+#include "parse/elements.h"
 #include "parse/json.h"
 
 double vm_disk_latency(double seconds, maybe_i64 ops)
@@ -125,7 +126,7 @@ static void virt_param_into(const struct virt_param *p, const char *rest, struct
 		{"rd.reqs", offsetof(struct vm_disk, read_ops)},   {"wr.reqs", offsetof(struct vm_disk, write_ops)},
 		{"fl.reqs", offsetof(struct vm_disk, flush_ops)},
 	};
-	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
+	for (size_t i = 0; i < ELEMENTSOF(counts); i++)
 		if (!strcmp(rest, counts[i].name) && !p->s && p->i >= 0)
 			*(maybe_i64 *)((char *)d + counts[i].offset) = MAYBE(p->i);
 	if (!p->s && p->i >= 0 && !strcmp(rest, "rd.times"))

@@ -40,8 +40,6 @@ double vm_disk_latency(double seconds, maybe_i64 ops);
  * for its cache and AIO (cmd NULL: none known). 0, or -EBADMSG when the reply is not an array. */
 struct json_doc;
 struct json_value;
-int vm_disks_from_blockstats(const struct json_doc *doc, const struct json_value *ret_array,
-			     const struct qemu_disks *cmd, struct vm_disks *ret);
 
 /* A libvirt domain's block.N.* statistics into ret, matched to the command line's disks by path. */
 void vm_disks_from_virt(const struct virt_domain *dom, const struct qemu_disks *cmd, struct vm_disks *ret);
@@ -53,5 +51,10 @@ void vm_disks_unread(const char *why, struct vm_disks *ret);
  * NULL none). On failure the disks stay unknown and why says why (QEMU's error, the deadline). */
 struct qmp;
 void vm_disks_query(struct qmp *q, const struct qemu_disks *cmd, struct vm_disks *ret);
+
+/* For tests: the disks from a reply already read. */
+
+int vm_disks_from_blockstats(const struct json_doc *doc, const struct json_value *ret_array,
+			     const struct qemu_disks *cmd, struct vm_disks *ret);
 
 #endif

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/rate.h"
 #include "parse/io_stat.h"
 
 void vm_io_unknown(struct vm_io *ret)
@@ -105,7 +106,7 @@ static int fd_iface(const struct io_root *root, pid_t pid, const char *fd, char 
 			return 0; /* another file */
 		int r = iface_by_index(root, ifindex, name, name_cap);
 		if (r == -ENOENT)
-			snprintf(why, cap, "macvtap fd %s (%s): no interface has ifindex %d", fd, target, ifindex);
+			snprintf(why, cap, "macvtap fd %.10s (%.20s): no interface has ifindex %d", fd, target, ifindex);
 		else if (r < 0)
 			why_errno(why, cap, "/sys/class/net", r);
 		return r < 0 ? r : 1;
@@ -137,7 +138,11 @@ static int take_iface_fd(const struct io_root *root, pid_t pid, const char *fd, 
 	return 0;
 }
 
-int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, char *ret_why, size_t cap)
+/* The interfaces of a process's tun fds (/proc/PID/fd -> /dev/net/tun, then fdinfo's iff:) and
+ * macvtap fds (-> /dev/tapN: the interface whose /sys/class/net/NAME/ifindex is N). 0, -ENOENT: a
+ * tun fd without iff: or a macvtap without its interface (ret_why says which), or another
+ * negative errno. */
+static int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, char *ret_why, size_t cap)
 {
 	char **fds;
 	size_t nfds;
@@ -215,25 +220,18 @@ void vm_io_read(const struct io_root *root, const struct vm_io_source *src, cons
 		read_ifaces(root, vmm, ret);
 }
 
-static double rate(maybe_i64 before, maybe_i64 after, double seconds)
-{
-	if (!before.known || !after.known || !(seconds > 0) || after.v < before.v)
-		return NAN;
-	return (double)(after.v - before.v) / seconds;
-}
-
 void vm_io_rates(const struct vm_io *before, struct vm_io *after, double seconds)
 {
-	after->read_bytes_per_second = rate(before->read_bytes, after->read_bytes, seconds);
-	after->write_bytes_per_second = rate(before->write_bytes, after->write_bytes, seconds);
+	after->read_bytes_per_second = counter_rate(before->read_bytes, after->read_bytes, seconds);
+	after->write_bytes_per_second = counter_rate(before->write_bytes, after->write_bytes, seconds);
 	for (size_t i = 0; i < after->nifaces; i++) {
 		struct vm_iface *a = &after->ifaces[i];
 		for (size_t j = 0; j < before->nifaces; j++) {
 			const struct vm_iface *b = &before->ifaces[j];
 			if (strcmp(a->name, b->name) != 0)
 				continue;
-			a->rx_bytes_per_second = rate(b->rx_bytes, a->rx_bytes, seconds);
-			a->tx_bytes_per_second = rate(b->tx_bytes, a->tx_bytes, seconds);
+			a->rx_bytes_per_second = counter_rate(b->rx_bytes, a->rx_bytes, seconds);
+			a->tx_bytes_per_second = counter_rate(b->tx_bytes, a->tx_bytes, seconds);
 		}
 	}
 }

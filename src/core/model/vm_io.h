@@ -36,9 +36,6 @@ struct vm_io {
 	char ifaces_why[VM_IO_WHY_MAX]; /* why the interface list is unknown ("" when known) */
 };
 
-/* Every figure unknown, no reason yet. */
-void vm_io_unknown(struct vm_io *ret);
-
 /* Where a VM's counters are. */
 struct vm_io_source {
 	const pid_t *pids;  /* the VMM first, then its helpers */
@@ -54,12 +51,6 @@ struct vm_io_source {
 void vm_io_read(const struct io_root *root, const struct vm_io_source *src, const struct vm_io *before,
 		struct vm_io *ret);
 
-/* The interfaces of a process's tun fds (/proc/PID/fd -> /dev/net/tun, then fdinfo's iff:) and
- * macvtap fds (-> /dev/tapN: the interface whose /sys/class/net/NAME/ifindex is N). 0, -ENOENT: a
- * tun fd without iff: or a macvtap without its interface (ret_why says which), or another
- * negative errno. */
-int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, char *ret_why, size_t cap);
-
 /* The VM's taps summed: unknown when the list is, or when one tap's figure is (a tap gone). */
 struct vm_io_totals {
 	maybe_i64 rx_bytes, tx_bytes, dropped; /* dropped: both directions */
@@ -68,5 +59,10 @@ struct vm_io_totals vm_io_net_totals(const struct vm_io *io);
 
 /* Rates of after over seconds since before (the same VM). */
 void vm_io_rates(const struct vm_io *before, struct vm_io *after, double seconds);
+
+/* For tests: a record with nothing read. */
+
+/* Every figure unknown, no reason yet. */
+void vm_io_unknown(struct vm_io *ret);
 
 #endif

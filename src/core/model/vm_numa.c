@@ -5,8 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void vm_numa_unknown(struct vm_numa *ret) { memset(ret, 0, sizeof(*ret)); }
-
 /* The nodes of the CPUs a thread is allowed on, into *nodes. 0, -ESRCH when the thread is gone,
  * or another negative errno with why set. */
 static int thread_nodes(const struct io_root *root, const struct host_numa *host, pid_t pid, const struct vcpu *v,

@@ -26,14 +26,10 @@ struct vm_numa {
 	char maps_why[VM_NUMA_WHY_MAX];       /* why unknown ("" when known, or not asked) */
 };
 
-/* Nothing known, no reason yet. */
-void vm_numa_unknown(struct vm_numa *ret);
-
 /* The nodes the VM's vCPUs (cpu, as vcpus_read found them) may run on. On a host of one node
  * that is node 0 without a read. Never fails: unknown with its reason. */
 void vm_vcpu_nodes_read(const struct io_root *root, const struct host_numa *host, pid_t pid,
 			const struct vm_cpu *cpu, struct vm_numa *ret);
-
 
 /* numa_maps of pids (the VMM first, then its helpers) summed into ret->maps. Never fails: unknown
  * with its reason (a helper that exits meanwhile is left out). */

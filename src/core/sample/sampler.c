@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/model/calibrate.h"
 #include "core/kvm/kvm_delta.h"
+#include "core/model/vm_visit.h"
+#include "core/sample/calibrate.h"
 
 struct sampler {
 	struct sampler_config cfg;

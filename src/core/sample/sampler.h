@@ -19,7 +19,7 @@
 #include <sys/types.h>
 
 #include "core/kvm/kvm.h"
-#include "core/model/snapshot.h"
+#include "core/sample/snapshot.h"
 
 /* The one set of sampling constants (record's and serve's defaults). */
 #define SAMPLER_INTERVAL_SECONDS 10.0       /* record --interval, serve --db-interval */

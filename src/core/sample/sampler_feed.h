@@ -39,6 +39,8 @@ void sample_feed_stop(struct sample_feed *f); /* NULL is fine */
  * when the feed is stopping. */
 int sample_feed_get(struct sample_feed *f, struct sample **ret);
 
+/* For tests: what the feed did, and on which thread. */
+
 /* Samples taken so far (the latest one's seq). */
 uint64_t sample_feed_samples(struct sample_feed *f);
 /* True on the feed's own thread (for tests that check who writes). */

@@ -6,11 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/rate.h"
 #include "core/base/stop.h"
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_delta.h"
 #include "core/kvm/kvm_halt.h"
 #include "core/model/ksm.h"
+#include "core/model/proc.h"
 #include "core/model/survey.h"
 #include "parse/parse.h"
 
@@ -107,7 +109,7 @@ const char *top_source_exits_note(const struct top_source *s)
 }
 
 /* Each helper's own status and stat: what top shows on the helper's line. */
-static int read_helpers(const struct io_root *root, const struct host *host, struct top_reading *r)
+static int read_helpers(const struct io_root *root, struct top_reading *r)
 {
 	size_t n = 0;
 	for (size_t i = 0; i < r->vms.n; i++)
@@ -119,17 +121,12 @@ static int read_helpers(const struct io_root *root, const struct host *host, str
 	for (size_t i = 0; i < r->vms.n; i++) {
 		const struct vm *vm = &r->vms.vms[i];
 		for (size_t k = 0; k < vm->nhelpers; k++) {
-			char buf[1024];
 			struct proc_stat st;
-			ssize_t len = io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", vm->helpers[k]);
-			if (len <= 0 || parse_stat(buf, (size_t)len, &st) < 0)
+			if (proc_read_stat(root, vm->helpers[k], &st) < 0)
 				continue; /* a helper that exited is no longer shown */
 			struct top_helper *h = &r->helpers[r->nhelpers++];
 			*h = (struct top_helper){.vm = i, .pid = vm->helpers[k], .start_ticks = st.start_ticks,
-						 .cpu_seconds = host->clock_ticks_per_second > 0
-									? (double)(st.utime_ticks + st.stime_ticks) /
-										  (double)host->clock_ticks_per_second
-									: NAN};
+						 .cpu_seconds = ticks_to_seconds(st.utime_ticks + st.stime_ticks)};
 			snprintf(h->comm, sizeof(h->comm), "%s", st.comm);
 			struct mem_counters mc;
 			unsigned denied = 0;
@@ -206,7 +203,7 @@ int top_reading_take(struct top_source *s, const struct top_reading *before, boo
 	int64_t ns;
 	if (s->ksmd_pid > 0 && ksmd_cpu_ns(&s->root, s->ksmd_pid, &ns) == 0)
 		r.ksmd_cpu_ns = MAYBE(ns);
-	if ((err = read_helpers(&s->root, &r.host, &r)) < 0) {
+	if ((err = read_helpers(&s->root, &r)) < 0) {
 		top_reading_free(&r);
 		*ret_step = SURVEY_PROCESSES;
 		return err;
@@ -298,8 +295,8 @@ static void helper_row(struct top_row *row, const struct top_reading *before, co
 	row->v[TOP_RSS] = known_or_nan(h->rss_bytes);
 	for (size_t k = 0; seconds > 0 && before && k < before->nhelpers; k++) {
 		const struct top_helper *b = &before->helpers[k];
-		if (b->pid == h->pid && b->start_ticks == h->start_ticks && h->cpu_seconds >= b->cpu_seconds)
-			row->v[TOP_CPU] = (h->cpu_seconds - b->cpu_seconds) / seconds * 100.0;
+		if (b->pid == h->pid && b->start_ticks == h->start_ticks)
+			row->v[TOP_CPU] = counter_percent_seconds(b->cpu_seconds, h->cpu_seconds, seconds);
 	}
 }
 
@@ -319,10 +316,7 @@ int top_view_build(const struct top_reading *before, struct top_reading *after, 
 	v.mem_available_bytes = known_or_nan(h->mem.mem_available);
 	v.ksm_saved_bytes = h->ksm.present ? known_or_nan(ksm_saved_bytes(&h->ksm, h->page_size_bytes)) : NAN;
 	v.ksm_run = h->ksm.run;
-	v.ksmd_cpu_percent = NAN;
-	if (v.seconds > 0 && before->ksmd_cpu_ns.known && after->ksmd_cpu_ns.known &&
-	    after->ksmd_cpu_ns.v >= before->ksmd_cpu_ns.v)
-		v.ksmd_cpu_percent = (double)(after->ksmd_cpu_ns.v - before->ksmd_cpu_ns.v) / 1e9 / v.seconds * 100.0;
+	v.ksmd_cpu_percent = before ? counter_percent_ns(before->ksmd_cpu_ns, after->ksmd_cpu_ns, v.seconds) : NAN;
 	for (size_t i = 0; i < after->vms.n; i++) /* what each VM costs ksmd: its share of the pages ksmd tracks */
 		v.rows[i].v[TOP_KSMD] = v.ksmd_cpu_percent * ksmd_vm_cpu_share(&after->vms.vms[i].mem, &h->ksm);
 	*ret = v;

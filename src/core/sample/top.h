@@ -34,8 +34,6 @@ enum top_col {
 
 /* The column's short name (--sort, the batch format's heading): "name", "cpu", "pss", ... */
 const char *top_col_key(enum top_col c);
-/* Its column by short name; 0 or -EINVAL. */
-int top_col_parse(const char *key, enum top_col *ret);
 
 /* One helper process of a VM in a reading. */
 struct top_helper {
@@ -122,5 +120,10 @@ void top_view_free(struct top_view *v);
  * followed by its helpers sorted the same way. filter (NULL or "": all) keeps the VMs whose
  * name, or one of whose helpers' names, contains it (case-insensitive). Returns the count. */
 size_t top_view_order(const struct top_view *v, enum top_col col, bool reverse, const char *filter, size_t *order);
+
+/* For tests: the column names --sort takes. */
+
+/* Its column by short name; 0 or -EINVAL. */
+int top_col_parse(const char *key, enum top_col *ret);
 
 #endif

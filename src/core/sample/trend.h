@@ -17,10 +17,6 @@ struct trend {
 	size_t n;           /* points used (after thinning) */
 };
 
-/* Theil-Sen line through (x, y), x ascending. Returns 0, -EINVAL with fewer than 2 distinct x,
- * or -ENOMEM. Outliers (up to ~29% of the points) do not move it. */
-int trend_theil_sen(const double *x, const double *y, size_t n, struct trend *ret);
-
 /* ---- growth of a VM's overhead ---- */
 
 struct growth_params {
@@ -62,5 +58,11 @@ struct growth_result {
  * the time warm-up is then counted from its first sample). */
 int growth_assess(const struct growth_point *p, size_t n, double started_seconds, const struct growth_params *g,
 		  struct growth_result *ret);
+
+/* For tests: the fit itself. */
+
+/* Theil-Sen line through (x, y), x ascending. Returns 0, -EINVAL with fewer than 2 distinct x,
+ * or -ENOMEM. Outliers (up to ~29% of the points) do not move it. */
+int trend_theil_sen(const double *x, const double *y, size_t n, struct trend *ret);
 
 #endif

@@ -11,7 +11,9 @@
 /* A file's partial reason is the enum's value. */
 _Static_assert(SKETCH_STOPPED == SKETCH_FILE_GAP_MAX, "sketch_file.h's partial reasons follow enum sketch_gap");
 
-uint64_t sketch_key_fingerprint(const struct siphash_key *key)
+/* A hash of the key that says whether two sketches were made with the same one, and nothing of
+ * the key itself (a keyed hash of a fixed message). */
+static uint64_t sketch_key_fingerprint(const struct siphash_key *key)
 {
 	static const char message[] = "vmhost sketch key fingerprint, version 1";
 	return siphash13(key, message, sizeof(message) - 1);

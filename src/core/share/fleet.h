@@ -9,10 +9,6 @@
 #include "core/share/sketch.h"
 #include "parse/sketch_file.h"
 
-/* A hash of the key that says whether two sketches were made with the same one, and nothing of
- * the key itself (a keyed hash of a fixed message). */
-uint64_t sketch_key_fingerprint(const struct siphash_key *key);
-
 /* Sketches every VM of vms (pids: only these, else every VM that is not a bare --pid process)
  * into *ret (n of them, each freed with sketch_free). 0 or -ENOMEM. */
 int sketch_vms(const struct io_root *root, const struct vm_list *vms, const pid_t *pids, size_t npids,

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/share/fleet.h"
+#include "core/share/share_map.h"
 
 /* Each distinct content and the VMs holding it: holders[start[g] .. start[g + 1]). */
 struct groups {

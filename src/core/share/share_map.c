@@ -1,8 +1,9 @@
+/* The sharing map from the sketches: see share_map.h. */
+#include "core/share/share_map.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
-
-#include "core/share/sketch.h"
 
 static int cmp_tagged(const void *a, const void *b)
 {

@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/share/sketch.h"
+#include "core/share/share_map.h"
 #include "parse/maybe.h"
 
 struct share_run_vm {

@@ -4,7 +4,7 @@
 #define VMHOST_CORE_SHARE_SAVED_H
 
 #include "core/model/host.h"
-#include "core/share/sketch.h"
+#include "core/share/share_map.h"
 #include "parse/maybe.h"
 
 /* KSM's pages_sharing and the VMs' empty pages already on the zero page (KSM's ksm_zero_pages among

@@ -6,8 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/stats.h"
 #include "core/base/stop.h"
+#include "core/model/vm_guest_ram.h"
 #include "io/vmread.h"
+#include "parse/elements.h"
+#include "parse/pagemap.h"
 
 #define CHUNK_PAGES 256                /* one read: 1 MiB */
 #define PROGRESS_PAGES (16384 * 4)     /* 256 MiB between two progress calls */
@@ -18,7 +22,7 @@ const char *sketch_gap_name(enum sketch_gap g)
 		[SKETCH_COMPLETE] = NULL, [SKETCH_VM_EXITED] = "vm-exited", [SKETCH_MAPPING_GONE] = "mapping-gone",
 		[SKETCH_NO_PERMISSION] = "no-permission", [SKETCH_RAM_UNKNOWN] = "ram-unknown",
 		[SKETCH_STOPPED] = "stopped"};
-	return (size_t)g < sizeof(names) / sizeof(names[0]) ? names[g] : "unknown";
+	return (size_t)g < ELEMENTSOF(names) ? names[g] : "unknown";
 }
 
 void sketch_budget_start(struct sketch_budget *b, double cpu_percent)
@@ -70,12 +74,6 @@ int sketch_add_page(struct sketch *s, const struct siphash_key *key, const void 
 	return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
 void sketch_finish(struct sketch *s)
 {
 	if (s->nhashes)
@@ -98,9 +96,10 @@ static enum sketch_gap gap_of(ssize_t err)
  * cannot be read (nothing is then skipped, and absent pages read as zero). */
 static void resident(int pagemap, uint64_t addr, size_t npages, uint64_t *bits)
 {
-	ssize_t n = pagemap >= 0 ? io_pread(pagemap, bits, npages * 8, (off_t)(addr / SKETCH_PAGE_BYTES * 8)) : -1;
-	for (size_t i = n < 0 ? 0 : (size_t)n / 8; i < npages; i++)
-		bits[i] = 1ull << 63;
+	ssize_t n = pagemap >= 0 ? io_pread(pagemap, bits, npages * PAGEMAP_ENTRY_BYTES,
+					   (off_t)(addr / SKETCH_PAGE_BYTES * PAGEMAP_ENTRY_BYTES)) : -1;
+	for (size_t i = n < 0 ? 0 : (size_t)n / PAGEMAP_ENTRY_BYTES; i < npages; i++)
+		bits[i] = PAGEMAP_PRESENT;
 }
 
 /* Which page frames are the kernel's zero page (KPF_ZERO_PAGE in /proc/kpageflags, root): an
@@ -116,7 +115,7 @@ struct zero_frames {
 
 static bool kernel_zero_page(struct zero_frames *z, uint64_t pagemap_entry)
 {
-	uint64_t pfn = pagemap_entry & ((1ull << 55) - 1), flags;
+	uint64_t pfn = pagemap_pfn(pagemap_entry), flags;
 	if (z->kpageflags < 0 || !pfn)
 		return false;
 	for (size_t i = 0; i < z->n; i++)
@@ -130,8 +129,8 @@ static bool kernel_zero_page(struct zero_frames *z, uint64_t pagemap_entry)
 	return true;
 }
 
-/* The resident run of pages [first, end) of a chunk at addr, read and added. 0, -ENOMEM, or 1
- * when the read failed (s->gap set). */
+/* The resident run of pages [first, end) of a chunk at addr, read and added. 0 or -ENOMEM; a read
+ * that fails is no error of ours but a gap in the sketch: 0 with s->gap set. */
 static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const uint64_t *bits,
 		    struct zero_frames *z, const struct sketch_opts *o, unsigned char *buf, struct sketch *s)
 {
@@ -139,7 +138,7 @@ static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const ui
 	ssize_t got = io_process_read(pid, addr + first * SKETCH_PAGE_BYTES, buf, len);
 	if (got < 0 || (size_t)got < len) {
 		s->gap = got < 0 ? gap_of(got) : SKETCH_MAPPING_GONE;
-		return 1;
+		return 0;
 	}
 	for (size_t i = 0; i < end - first; i++) {
 		const unsigned char *page = buf + i * SKETCH_PAGE_BYTES;
@@ -170,11 +169,11 @@ static int read_range(pid_t pid, int pagemap, struct zero_frames *z, const struc
 		resident(pagemap, addr, npages, bits);
 		for (size_t i = 0; i < npages;) {
 			size_t j = i;
-			while (j < npages && bits[j] >> 63)
+			while (j < npages && pagemap_present(bits[j]))
 				j++;
-			int rr = j > i ? read_run(pid, addr, i, j, bits, z, o, buf, s) : 0;
-			if (rr)
-				return rr < 0 ? rr : 0;
+			int err = j > i ? read_run(pid, addr, i, j, bits, z, o, buf, s) : 0;
+			if (err < 0 || s->gap != SKETCH_COMPLETE)
+				return err;
 			i = j > i ? j : i + 1;
 		}
 		budget_hold(o->budget);

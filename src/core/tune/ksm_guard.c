@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/base/fatal_signal.h"
+#include "core/base/stop.h"
 #include "io/file.h"
 #include "parse/parse.h"
 
@@ -27,11 +28,9 @@ static struct {
 	volatile sig_atomic_t n;
 	volatile sig_atomic_t active;
 	void (*on_signal)(int);
-	struct sigaction old[4];
+	struct sigaction old[STOP_NSIGNALS];
 	int lock_fd;
 } guard = {.lock_fd = -1};
-
-static const int guarded_signals[4] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 int ksm_lock(bool wait)
 {
@@ -55,7 +54,9 @@ void ksm_unlock(void)
 	guard.lock_fd = -1;
 }
 
-int ksm_guard_restore(void)
+/* Restores every saved setting (advisor off first, run last); idempotent and async-signal-safe.
+ * Returns 0 or the first negative errno. */
+static int ksm_guard_restore(void)
 {
 	int first = 0, n = guard.n, r;
 	/* The advisor owns pages_to_scan while active: switch it off before restoring numbers. */
@@ -97,10 +98,9 @@ int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig))
 	guard.on_signal = on_signal;
 	struct sigaction sa = {.sa_handler = on_fatal_signal};
 	sigemptyset(&sa.sa_mask);
-	for (int i = 0; i < 4; i++)
-		sigaddset(&sa.sa_mask, guarded_signals[i]);
-	for (int i = 0; i < 4; i++)
-		if (sigaction(guarded_signals[i], &sa, &guard.old[i]) < 0)
+	stop_signals_add(&sa.sa_mask);
+	for (int i = 0; i < STOP_NSIGNALS; i++)
+		if (sigaction(stop_signals[i], &sa, &guard.old[i]) < 0)
 			return -errno;
 	guard.active = 1;
 	return 0;
@@ -130,14 +130,11 @@ static int remember(const char *file, char *path, size_t cap)
 			snprintf(s.value, sizeof(s.value), "%s", old);
 		snprintf(s.path, sizeof(s.path), "%s", path);
 		/* Block the handlers while the table grows so they never see a half-written entry. */
-		sigset_t block, prev;
-		sigemptyset(&block);
-		for (int i = 0; i < 4; i++)
-			sigaddset(&block, guarded_signals[i]);
-		sigprocmask(SIG_BLOCK, &block, &prev);
+		sigset_t prev;
+		stop_block(&prev);
 		guard.saved[guard.n] = s;
 		guard.n = guard.n + 1;
-		sigprocmask(SIG_SETMASK, &prev, NULL);
+		stop_unblock(&prev);
 	}
 	return 0;
 }
@@ -168,9 +165,27 @@ int ksm_guard_end(void)
 {
 	int r = ksm_guard_restore();
 	if (guard.active)
-		for (int i = 0; i < 4; i++)
-			sigaction(guarded_signals[i], &guard.old[i], NULL);
+		for (int i = 0; i < STOP_NSIGNALS; i++)
+			sigaction(stop_signals[i], &guard.old[i], NULL);
 	guard.active = 0;
 	guard.n = 0;
 	return r;
+}
+
+int ksm_unmerge_wait(struct ksm_sampler *sm, double timeout_seconds, double poll_seconds,
+		     volatile sig_atomic_t *stop)
+{
+	int r = ksm_guard_set_int("run", 2);
+	if (r < 0)
+		return r;
+	double until = clock_monotonic_seconds() + timeout_seconds;
+	struct ksm_sample s;
+	while (!*stop && clock_monotonic_seconds() < until) {
+		if (ksm_sample_take(sm, &s) < 0)
+			return -ENOENT;
+		if (s.k.pages_shared.v == 0 && s.k.pages_sharing.v == 0)
+			return 0;
+		sleep_for(poll_seconds);
+	}
+	return *stop ? -EINTR : -ETIMEDOUT;
 }

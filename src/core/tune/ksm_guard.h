@@ -3,9 +3,11 @@
 #ifndef VMHOST_CORE_KSM_GUARD_H
 #define VMHOST_CORE_KSM_GUARD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/model/ksm.h"
 #include "io/io.h"
 
 /* Where the machine-wide lock lives, and only there (/run/lock is made when missing; when the
@@ -32,11 +34,12 @@ int ksm_guard_set_int(const char *file, int64_t value);
  * ksmtuned) is about to write, so that the restore puts them back too. */
 int ksm_guard_save(const char *file);
 
-/* Restores every saved setting (advisor off first, run last); idempotent and async-signal-safe.
- * Returns 0 or the first negative errno. */
-int ksm_guard_restore(void);
-
 /* Restores and removes the handlers. */
 int ksm_guard_end(void);
+
+/* Writes run=2 through the guard and waits until nothing is merged. 0, -EINTR when *stop became
+ * set, -ETIMEDOUT, or the guard's error. */
+int ksm_unmerge_wait(struct ksm_sampler *sm, double timeout_seconds, double poll_seconds,
+		     volatile sig_atomic_t *stop);
 
 #endif

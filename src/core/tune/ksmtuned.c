@@ -15,11 +15,12 @@
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 #include "io/file.h"
+#include "parse/elements.h"
 #include "parse/parse.h"
 
 /* The settings the script writes (its KSMCTL function). */
 static const char *const written[] = {"pages_to_scan", "sleep_millisecs", "run"};
-#define NWRITTEN (sizeof(written) / sizeof(written[0]))
+#define NWRITTEN (ELEMENTSOF(written))
 
 struct ksmtuned {
 	struct io_root root;
@@ -76,7 +77,7 @@ static void remove_dir(const struct ksmtuned *t)
 {
 	static const char *const files[] = {"ksmtuned", "ksmtuned.conf", "ksmtuned.log", "ksmtuned.pid"};
 	char path[256];
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+	for (size_t i = 0; i < ELEMENTSOF(files); i++) {
 		file_in(t, files[i], path, sizeof(path));
 		io_remove(path);
 	}
@@ -197,10 +198,7 @@ static void supervise(struct ksmtuned *t, pid_t parent, int report_fd)
 	close(report_fd);
 	sigset_t wait_for;
 	sigemptyset(&wait_for);
-	sigaddset(&wait_for, SIGTERM);
-	sigaddset(&wait_for, SIGINT);
-	sigaddset(&wait_for, SIGHUP);
-	sigaddset(&wait_for, SIGQUIT);
+	stop_signals_add(&wait_for);
 	sigaddset(&wait_for, SIGCHLD);
 	while (g > 0) {
 		struct timespec tick = {.tv_sec = 0, .tv_nsec = 200000000L};
@@ -273,10 +271,7 @@ int ksmtuned_start(const struct io_root *root, const struct ksmtuned_config *c, 
 	/* The supervisor starts with these blocked: it takes them with sigtimedwait. */
 	sigset_t block, prev;
 	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGHUP);
-	sigaddset(&block, SIGQUIT);
+	stop_signals_add(&block);
 	sigaddset(&block, SIGCHLD);
 	sigprocmask(SIG_BLOCK, &block, &prev);
 	pid_t parent = getpid(), s = fork();

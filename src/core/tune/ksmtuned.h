@@ -47,6 +47,13 @@ struct ksmtuned;
  * script does not read KSMTUNED_CONF as expected; another negative errno. err says what. */
 int ksmtuned_start(const struct io_root *root, const struct ksmtuned_config *c, struct ksmtuned **ret,
 		   char *err, size_t cap);
+/* Stops the group (SIGTERM, SIGKILL after 2 s), waits until every process of it is gone, puts the
+ * three settings back, removes the directory and frees. 0, or a negative errno when a setting
+ * could not be restored. NULL does nothing. */
+int ksmtuned_stop(struct ksmtuned *t);
+
+/* For tests: the supervisor as tests/helpers/run_ksmtuned sees it. */
+
 /* True while any process of the script's group is alive. */
 bool ksmtuned_running(const struct ksmtuned *t);
 /* The script's process group id (the pid it was started with). */
@@ -55,9 +62,5 @@ pid_t ksmtuned_pgid(const struct ksmtuned *t);
 pid_t ksmtuned_loop_pid(const struct ksmtuned *t);
 /* Its DEBUG log (one line per decision: "committed ... free ...", "KSMCTL start N S", "stop ksm"). */
 const char *ksmtuned_log_path(const struct ksmtuned *t);
-/* Stops the group (SIGTERM, SIGKILL after 2 s), waits until every process of it is gone, puts the
- * three settings back, removes the directory and frees. 0, or a negative errno when a setting
- * could not be restored. NULL does nothing. */
-int ksmtuned_stop(struct ksmtuned *t);
 
 #endif

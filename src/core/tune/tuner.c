@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/base/convert.h"
+#include "parse/elements.h"
 
 void tuner_config_default(struct tuner_config *c)
 {
@@ -61,7 +62,7 @@ static const struct config_key {
 int tuner_config_set(struct tuner_config *c, const char *key, const char *value, char *err, size_t cap)
 {
 	const struct config_key *k = NULL;
-	for (size_t i = 0; !k && i < sizeof(config_keys) / sizeof(config_keys[0]); i++)
+	for (size_t i = 0; !k && i < ELEMENTSOF(config_keys); i++)
 		if (!strcmp(key, config_keys[i].key))
 			k = &config_keys[i];
 	if (!k) {
@@ -115,6 +116,11 @@ void tuner_init(struct tuner_state *s)
 
 static int64_t clamp64(int64_t v, int64_t lo, int64_t hi) { return v < lo ? lo : v > hi ? hi : v; }
 
+/* m is known and is v. */
+static bool equals(maybe_i64 m, int64_t v) { return m.known && m.v == v; }
+/* m is known and above 0. */
+static bool positive(maybe_i64 m) { return m.known && m.v > 0; }
+
 /* The law's factors, by name. */
 #define FIT_MAX_FACTOR 2.0         /* the budget fit moves pages_to_scan at most x2 or /2 a step */
 #define FIT_DEADBAND 10            /* ... and only when it would move it by a tenth or more */
@@ -158,11 +164,12 @@ static int64_t fit_budget(const struct tuner_config *c, int64_t pages, double cp
  * 200 pages in 2 s: 256 new pages could never be met). */
 static int64_t interval_threshold(const struct tuner_config *c, const struct tuner_input *in)
 {
-	double scanned = (double)in->pages_scanned;
-	if (in->pages_scanned < 0)
-		scanned = in->run == 1 && in->pages_to_scan > 0 && in->sleep_millisecs > 0
-				  ? (double)in->pages_to_scan * in->interval_seconds * 1000.0 / (double)in->sleep_millisecs
-				  : 0;
+	const struct ksm_sysfs *k = &in->ksm;
+	double scanned = 0;
+	if (in->interval_pages_scanned.known && in->interval_pages_scanned.v >= 0)
+		scanned = (double)in->interval_pages_scanned.v;
+	else if (equals(k->run, 1) && positive(k->pages_to_scan) && positive(k->sleep_millisecs))
+		scanned = (double)k->pages_to_scan.v * in->interval_seconds * 1000.0 / (double)k->sleep_millisecs.v;
 	double half = scanned / 2 < THRESHOLD_MIN_PAGES ? THRESHOLD_MIN_PAGES : scanned / 2;
 	return half < (double)c->gain_pages ? (int64_t)half : c->gain_pages;
 }
@@ -208,18 +215,16 @@ static int64_t ceiling_fit(const struct tuner_config *c, struct tuner_state *s, 
 	return next;
 }
 
-int64_t tuner_news_pages(const struct tuner_input *in)
+maybe_i64 tuner_news_pages(const struct tuner_input *in)
 {
-	if (in->unscanned_arrived_pages < 0 || in->unscanned_new_pages < 0 || in->unscanned_grown_pages < 0)
-		return -1;
-	return in->unscanned_arrived_pages + in->unscanned_new_pages + in->unscanned_grown_pages;
+	return maybe_add(maybe_add(in->unscanned_arrived_pages, in->unscanned_new_pages), in->unscanned_grown_pages);
 }
 
 /* The news as the law weighs it: none when unknown. */
 static int64_t news_total(const struct tuner_input *in)
 {
-	int64_t news = tuner_news_pages(in);
-	return news > 0 ? news : 0;
+	maybe_i64 news = tuner_news_pages(in);
+	return positive(news) ? news.v : 0;
 }
 
 static void news_reason(const struct tuner_input *in, char *buf, size_t cap)
@@ -265,8 +270,8 @@ static void go_idle(const struct tuner_config *c, struct tuner_state *s)
 
 /* What one sample says before any decision. */
 struct view {
-	int64_t saved;       /* pages KSM saves: sharing + zero pages */
-	int64_t rmap;        /* pages ksmd holds an rmap item for */
+	maybe_i64 saved;     /* pages KSM saves: sharing + zero pages (ksm_saved_pages) */
+	maybe_i64 rmap;      /* pages ksmd holds an rmap item for (ksm_rmap_items) */
 	int64_t news;        /* unscanned pages new since the last fast interval (0 unknown) */
 	bool pressure;       /* MemAvailable under the line */
 	bool no_mergeable;   /* no process has mergeable memory and ksmd holds none */
@@ -283,19 +288,25 @@ struct progress {
 	int64_t threshold; /* pages that make met or merged news (interval_threshold) */
 };
 
+/* MemTotal and MemAvailable were read. */
+static bool memory_known(const struct tuner_input *in)
+{
+	return positive(in->mem_total_bytes) && in->mem_available_bytes.known && in->mem_available_bytes.v >= 0;
+}
+
 static bool under_memory_line(const struct tuner_input *in, double percent)
 {
-	return in->mem_total_bytes > 0 && in->mem_available_bytes >= 0 &&
-	       (double)in->mem_available_bytes * 100.0 < percent * (double)in->mem_total_bytes;
+	return memory_known(in) &&
+	       (double)in->mem_available_bytes.v * 100.0 < percent * (double)in->mem_total_bytes.v;
 }
 
 static void view_of(const struct tuner_config *c, const struct tuner_input *in, struct view *v)
 {
-	v->saved = in->pages_sharing + (in->ksm_zero_pages > 0 ? in->ksm_zero_pages : 0);
-	v->rmap = in->pages_shared + in->pages_sharing + in->pages_unshared + in->pages_volatile;
+	v->saved = ksm_saved_pages(&in->ksm);
+	v->rmap = ksm_rmap_items(&in->ksm);
 	v->news = news_total(in);
 	v->pressure = under_memory_line(in, c->pressure_available_percent);
-	v->no_mergeable = in->mergeable_processes == 0 && v->rmap == 0 && in->pages_shared == 0;
+	v->no_mergeable = equals(in->mergeable_processes, 0) && equals(v->rmap, 0) && equals(in->ksm.pages_shared, 0);
 	v->budget = c->cpu_budget_percent * (v->pressure ? PRESSURE_FACTOR : 1);
 	v->flat_needed = c->flat_scans * (v->pressure ? PRESSURE_FACTOR : 1);
 }
@@ -306,7 +317,7 @@ static void decide_first(const struct tuner_config *c, struct tuner_state *s, co
 {
 	s->started = true;
 	s->fast_pages_to_scan = c->fast_pages_to_scan;
-	s->last_full_scans = in->full_scans;
+	s->last_full_scans = in->ksm.full_scans;
 	s->last_rmap_items = v->rmap;
 	s->last_saved_pages = v->saved;
 	s->saved_pages_at_scan_end = v->saved;
@@ -323,25 +334,38 @@ static void decide_first(const struct tuner_config *c, struct tuner_state *s, co
 		 v->flat_needed, (long long)c->gain_pages);
 }
 
-/* Counts the interval's progress and the flat full scans, and remembers the counters. */
+/* How far a counter moved from the last known reading to now: 0 when either is unknown. */
+static int64_t moved(maybe_i64 last, maybe_i64 now) { return last.known && now.known ? now.v - last.v : 0; }
+
+/* A known reading replaces the last one; an unknown one leaves it, so the next known reading
+ * counts the progress of both intervals. */
+static void keep_known(maybe_i64 *last, maybe_i64 now)
+{
+	if (now.known)
+		*last = now;
+}
+
+/* Counts the interval's progress and the flat full scans, and remembers the counters. A full
+ * scan that ended while the savings were unknown counts neither flat nor gaining. */
 static void track_progress(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
 			   const struct view *v, struct progress *p)
 {
-	int64_t new_pages = v->rmap - s->last_rmap_items, scans = in->full_scans - s->last_full_scans;
-	p->gained = v->saved - s->last_saved_pages;
+	int64_t new_pages = moved(s->last_rmap_items, v->rmap), scans = moved(s->last_full_scans, in->ksm.full_scans);
+	p->gained = moved(s->last_saved_pages, v->saved);
 	p->scan_gain = 0;
 	p->threshold = interval_threshold(c, in);
-	if (scans > 0) {
-		p->scan_gain = v->saved - s->saved_pages_at_scan_end;
-		s->saved_pages_at_scan_end = v->saved;
+	if (scans > 0 && v->saved.known && s->saved_pages_at_scan_end.known) {
+		p->scan_gain = v->saved.v - s->saved_pages_at_scan_end.v;
 		if (p->scan_gain >= c->gain_pages)
 			s->flat = 0;
 		else
 			s->flat += (int)(scans > MAX_FLAT_PER_STEP ? MAX_FLAT_PER_STEP : scans);
 	}
-	s->last_full_scans = in->full_scans;
-	s->last_rmap_items = v->rmap;
-	s->last_saved_pages = v->saved;
+	if (scans > 0)
+		keep_known(&s->saved_pages_at_scan_end, v->saved);
+	keep_known(&s->last_full_scans, in->ksm.full_scans);
+	keep_known(&s->last_rmap_items, v->rmap);
+	keep_known(&s->last_saved_pages, v->saved);
 	p->met = new_pages > 0 ? new_pages : 0;
 	p->merged = p->gained > 0 ? p->gained : 0;
 }
@@ -354,7 +378,7 @@ static void track_progress(const struct tuner_config *c, struct tuner_state *s, 
 static void decide_idle(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
 			const struct view *v, const struct progress *p, char *reason, size_t cap)
 {
-	bool met = p->met >= p->threshold && in->mergeable_processes < 0;
+	bool met = p->met >= p->threshold && !in->mergeable_processes.known;
 	if (v->news >= c->wake_pages) {
 		go_fast(c, s);
 		news_reason(in, reason, cap);
@@ -363,7 +387,7 @@ static void decide_idle(const struct tuner_config *c, struct tuner_state *s, con
 		go_fast(c, s);
 		snprintf(reason, cap, "fast: memory pressure (MemAvailable %.1f%% of MemTotal, under %g%%): scan again "
 			 "with twice the CPU budget and twice the patience",
-			 100.0 * (double)in->mem_available_bytes / (double)in->mem_total_bytes,
+			 100.0 * (double)in->mem_available_bytes.v / (double)in->mem_total_bytes.v,
 			 c->pressure_available_percent);
 	} else if (met) {
 		go_fast(c, s);
@@ -377,10 +401,10 @@ static void decide_idle(const struct tuner_config *c, struct tuner_state *s, con
 		snprintf(reason, cap, "idle: ksmd met %lld pages in %.1fs, none new to /proc (%lld unscanned pages new "
 			 "since idling): pages of scanned memory met again", (long long)p->met, in->interval_seconds,
 			 (long long)v->news);
-	} else if (in->exited_processes > 0) {
+	} else if (positive(in->exited_processes)) {
 		/* Savings fall when guests exit; there is nothing new to scan in that. */
 		snprintf(reason, cap, "idle: %lld mergeable process%s exited (savings %+lld pages): nothing new to scan",
-			 (long long)in->exited_processes, in->exited_processes == 1 ? "" : "es", (long long)p->gained);
+			 (long long)in->exited_processes.v, in->exited_processes.v == 1 ? "" : "es", (long long)p->gained);
 	} else {
 		snprintf(reason, cap, "idle: nothing new to merge (%lld new pages, +%lld merged, %lld unscanned pages "
 			 "new since idling)%s", (long long)p->met, (long long)p->merged, (long long)v->news,
@@ -392,8 +416,8 @@ static void decide_idle(const struct tuner_config *c, struct tuner_state *s, con
 static void fit_fast_rate(const struct tuner_config *c, struct tuner_state *s, const struct tuner_input *in,
 			  double budget, char *why, size_t cap)
 {
-	bool ran_ours = in->run == 1 && in->pages_to_scan == s->pages_to_scan &&
-			in->sleep_millisecs == s->sleep_millisecs;
+	bool ran_ours = equals(in->ksm.run, 1) && equals(in->ksm.pages_to_scan, s->pages_to_scan) &&
+			equals(in->ksm.sleep_millisecs, s->sleep_millisecs);
 	if (s->settled && ran_ours) {
 		s->pages_to_scan = ceiling_fit(c, s, s->pages_to_scan, in->ksmd_cpu_percent, budget, why, cap);
 		/* Remembered for the next wake only when measured under load: a rate raised because
@@ -418,9 +442,11 @@ static void decide_fast(const struct tuner_config *c, struct tuner_state *s, con
 		s->flat = 0;
 	} else if (s->flat >= v->flat_needed) {
 		go_idle(c, s);
-		snprintf(reason, cap, "idle: %d full scans in a row merged under %lld pages (last +%lld), %lld volatile "
-			 "pages", s->flat, (long long)c->gain_pages, (long long)p->scan_gain,
-			 (long long)in->pages_volatile);
+		char volatile_pages[24] = "unknown";
+		if (in->ksm.pages_volatile.known)
+			snprintf(volatile_pages, sizeof(volatile_pages), "%lld", (long long)in->ksm.pages_volatile.v);
+		snprintf(reason, cap, "idle: %d full scans in a row merged under %lld pages (last +%lld), %s volatile "
+			 "pages", s->flat, (long long)c->gain_pages, (long long)p->scan_gain, volatile_pages);
 		return;
 	}
 	char why[160] = "", news_why[48] = "";
@@ -440,8 +466,7 @@ void tuner_step(const struct tuner_config *c, struct tuner_state *s, const struc
 	struct view v;
 	view_of(c, in, &v);
 	/* Re-armed once MemAvailable is back a quarter above the line: no flapping at the edge. */
-	if (in->mem_total_bytes > 0 && in->mem_available_bytes >= 0 &&
-	    !under_memory_line(in, PRESSURE_REARM * c->pressure_available_percent))
+	if (memory_known(in) && !under_memory_line(in, PRESSURE_REARM * c->pressure_available_percent))
 		s->pressure_armed = true;
 	memset(ret, 0, sizeof(*ret));
 	char *reason = ret->reason;
@@ -532,11 +557,11 @@ int tuner_news_update(struct tuner_news *t, const struct tuner_proc *procs, size
 			still = t->e[i].p.pid == procs[j].pid && !strcmp(t->e[i].p.name, procs[j].name);
 		exited += !still;
 	}
-	in->mergeable_processes = denied ? -1 : (int64_t)n;
-	in->exited_processes = exited;
-	in->unscanned_arrived_pages = arrived;
-	in->unscanned_new_pages = fresh_new;
-	in->unscanned_grown_pages = grown;
+	in->mergeable_processes = denied ? UNKNOWN : MAYBE((int64_t)n);
+	in->exited_processes = MAYBE(exited);
+	in->unscanned_arrived_pages = MAYBE(arrived);
+	in->unscanned_new_pages = MAYBE(fresh_new);
+	in->unscanned_grown_pages = MAYBE(grown);
 	in->news_kind = kind;
 	in->news_pid = top_e ? top_e->p.pid : 0;
 	in->news_pages = top;

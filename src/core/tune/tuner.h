@@ -9,6 +9,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/model/ksm.h"
+#include "parse/maybe.h"
+
 struct tuner_config {
 	double cpu_budget_percent;       /* ksmd may use this much of one CPU while scanning fast */
 	double interval_seconds;         /* how often the daemon samples and decides */
@@ -32,8 +35,9 @@ struct tuner_state {
 	int64_t pages_to_scan, sleep_millisecs;
 	int64_t fast_pages_to_scan; /* remembered across idle periods (fitted under load) */
 	bool settled;               /* the last interval ran with the current fast setting */
-	int64_t last_full_scans, last_rmap_items, last_saved_pages;
-	int64_t saved_pages_at_scan_end;
+	/* The last known readings (an unknown one leaves them): progress is counted between two. */
+	maybe_i64 last_full_scans, last_rmap_items, last_saved_pages;
+	maybe_i64 saved_pages_at_scan_end;
 	int flat;                   /* consecutive full scans without gain */
 	int64_t last_fit_pages;     /* the rate of the last budget fit and the CPU it measured */
 	double last_fit_cpu;
@@ -45,27 +49,28 @@ struct tuner_state {
 /* Where the most news came from (struct tuner_input). */
 enum tuner_news_kind { TUNER_NEWS_NONE, TUNER_NEWS_ARRIVED, TUNER_NEWS_NEW, TUNER_NEWS_GROWN };
 
-/* One sample as the tuner sees it; -1 = unknown. */
+/* One sample as the tuner sees it. A figure not read is unknown (a maybe_i64 not known, NaN for
+ * ksmd's CPU), never 0: the law draws nothing from it. All zero is all unknown. */
 struct tuner_input {
 	double interval_seconds;
-	int64_t pages_shared, pages_sharing, pages_unshared, pages_volatile, ksm_zero_pages, full_scans;
+	/* The KSM files read at the end of the interval: its counters (saved pages and rmap items
+	 * by core/model/ksm.h's formulas), and what the kernel ran with during the interval (run,
+	 * pages_to_scan, sleep_millisecs): the CPU budget is only fitted when it ran the tuner's own
+	 * fast setting (not in a dry run, not after someone else's write). */
+	struct ksm_sysfs ksm;
+	maybe_i64 interval_pages_scanned; /* by ksmd during the interval (unknown: the nominal rate is used) */
 	double ksmd_cpu_percent; /* over the last interval; NaN when unknown */
-	int64_t mem_total_bytes, mem_available_bytes;
-	/* What the kernel ran with during the interval (read at its end): the CPU budget is only
-	 * fitted when it ran the tuner's own fast setting (not in a dry run, not after someone
-	 * else's write). */
-	int64_t run, pages_to_scan, sleep_millisecs;
-	int64_t pages_scanned; /* by ksmd during the interval; -1 unknown (the nominal rate is used) */
-	/* Mergeable memory seen from /proc (tuner_news_update fills these); -1 = unknown: no
-	 * /proc to read, a kernel without /proc/PID/ksm_stat, or processes we may not read. */
-	int64_t mergeable_processes;     /* processes with memory marked mergeable */
-	int64_t exited_processes;        /* of those, gone since the previous reading */
+	maybe_i64 mem_total_bytes, mem_available_bytes;
+	/* Mergeable memory seen from /proc (tuner_news_update fills these); unknown: no /proc to
+	 * read, a kernel without /proc/PID/ksm_stat, or processes we may not read. */
+	maybe_i64 mergeable_processes;   /* processes with memory marked mergeable */
+	maybe_i64 exited_processes;      /* of those, gone since the previous reading */
 	/* Resident mergeable pages ksmd has not met yet (no rmap item), new since the tuner last
 	 * scanned fast: in processes first seen in this reading (memory already there: started
 	 * preallocated, or migrated in), in processes that appeared since then, and growth of the
 	 * processes that were already there. */
-	int64_t unscanned_arrived_pages, unscanned_new_pages, unscanned_grown_pages;
-	/* The process that adds the most of it, for the reason. */
+	maybe_i64 unscanned_arrived_pages, unscanned_new_pages, unscanned_grown_pages;
+	/* The process that adds the most of it, for the reason (news_kind NONE: none). */
 	enum tuner_news_kind news_kind;
 	pid_t news_pid;
 	int64_t news_pages;
@@ -101,8 +106,8 @@ void tuner_news_free(struct tuner_news *t);
 int tuner_news_update(struct tuner_news *t, const struct tuner_proc *procs, size_t n, bool denied,
 		      struct tuner_input *in);
 /* Resident mergeable pages ksmd has not met, new since the tuner last scanned fast: arrived +
- * new + grown; -1 when any of them is unknown. */
-int64_t tuner_news_pages(const struct tuner_input *in);
+ * new + grown; unknown when any of them is. */
+maybe_i64 tuner_news_pages(const struct tuner_input *in);
 /* The latest reading becomes the base: called after every interval decided fast, since ksmd,
  * scanning fast, meets everything that is there now. */
 void tuner_news_rebase(struct tuner_news *t);

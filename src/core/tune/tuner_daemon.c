@@ -83,36 +83,23 @@ pid_t ksmtuned_find(const struct io_root *root)
 	return ksm_tuners_find(root, &tuned, NULL) < 0 ? 0 : tuned;
 }
 
-static int64_t known_or(maybe_i64 v, int64_t dflt) { return v.known ? v.v : dflt; }
-
-void tuner_input_from(const struct ksm_sample *prev, const struct ksm_sample *now, const struct ksm_rates *rates,
-		      struct tuner_input *ret)
+/* The law's input from two consecutive samples (the /proc fields unknown: tuner_watch_sample). */
+static void tuner_input_from(const struct ksm_sample *prev, const struct ksm_sample *now, const struct ksm_rates *rates,
+			     struct tuner_input *ret)
 {
 	const struct ksm_sysfs *k = &now->k;
+	/* The settings as read at the end of the interval: the previous decision was written right
+	 * after the previous sample, so that sample still shows the one before. The /proc fields stay
+	 * unknown (zero) for tuner_watch_sample. */
 	*ret = (struct tuner_input){
 		.interval_seconds = now->t - prev->t,
-		.pages_shared = known_or(k->pages_shared, 0),
-		.pages_sharing = known_or(k->pages_sharing, 0),
-		.pages_unshared = known_or(k->pages_unshared, 0),
-		.pages_volatile = known_or(k->pages_volatile, 0),
-		.ksm_zero_pages = known_or(k->ksm_zero_pages, -1),
-		.full_scans = known_or(k->full_scans, 0),
+		.ksm = *k,
+		.interval_pages_scanned = prev->k.pages_scanned.known && k->pages_scanned.known
+						  ? MAYBE(k->pages_scanned.v - prev->k.pages_scanned.v)
+						  : UNKNOWN,
 		.ksmd_cpu_percent = rates->ksmd_cpu_percent,
-		.mem_total_bytes = known_or(now->mem_total, -1),
-		.mem_available_bytes = known_or(now->mem_available, -1),
-		/* The settings as read at the end of the interval: the previous decision was written
-		 * right after the previous sample, so that sample still shows the one before. */
-		.run = known_or(k->run, -1),
-		.pages_to_scan = known_or(k->pages_to_scan, -1),
-		.sleep_millisecs = known_or(k->sleep_millisecs, -1),
-		.pages_scanned = prev->k.pages_scanned.known && k->pages_scanned.known
-					 ? k->pages_scanned.v - prev->k.pages_scanned.v
-					 : -1,
-		.mergeable_processes = -1,
-		.exited_processes = -1,
-		.unscanned_arrived_pages = -1,
-		.unscanned_new_pages = -1,
-		.unscanned_grown_pages = -1,
+		.mem_total_bytes = now->mem_total,
+		.mem_available_bytes = now->mem_available,
 	};
 }
 

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "core/tune/ksm_rates.h"
+#include "core/model/ksm.h"
 #include "core/tune/tuner.h"
 
 #define TUNER_INSTANCE_LOCK "/run/lock/vmhost-ksm-tune.lock"
@@ -21,10 +21,6 @@ pid_t ksmtuned_find(const struct io_root *root);
 /* One walk of /proc for both: a running ksmtuned and another `vmhost ksm tune` (0 when none;
  * ret_vmhost_tune may be NULL). 0 or the negative errno of listing /proc. */
 int ksm_tuners_find(const struct io_root *root, pid_t *ret_ksmtuned, pid_t *ret_vmhost_tune);
-
-/* The law's input from two consecutive samples (the /proc fields unknown: tuner_watch_sample). */
-void tuner_input_from(const struct ksm_sample *prev, const struct ksm_sample *now, const struct ksm_rates *rates,
-		      struct tuner_input *ret);
 
 /* The /proc side of the law's input: mergeable processes, their resident mergeable memory and
  * ksmd's rmap items for each (struct tuner_proc), turned into news by core/tune/tuner.c. Cheap by
@@ -43,11 +39,6 @@ struct tuner_watch_cost {
 };
 int tuner_watch_new(const struct io_root *root, int64_t page_size, struct tuner_watch **ret);
 void tuner_watch_free(struct tuner_watch *w);
-/* Fills the /proc fields of in (left unknown when /proc tells nothing). 0 or -ENOMEM. */
-int tuner_watch_sample(struct tuner_watch *w, const struct tuner_config *c, const struct ksm_sample *now,
-		       struct tuner_input *in);
-/* After the law decided: an interval decided fast makes the latest reading the base. */
-void tuner_watch_decided(struct tuner_watch *w, const struct tuner_decision *d);
 void tuner_watch_cost(const struct tuner_watch *w, struct tuner_watch_cost *ret);
 
 /* One interval of the tuner: the input from the samples and /proc (w may be NULL: sysfs only),
@@ -63,5 +54,13 @@ int tuner_decide(const struct tuner_config *c, struct tuner_state *s, struct tun
  * Nothing is written once *stop is set (the guard has restored). Returns 0 or the first negative errno (-EACCES/-EPERM: no privilege). */
 int tuner_apply(const struct tuner_config *c, const struct tuner_decision *d, const struct ksm_sysfs *now,
 		const volatile sig_atomic_t *stop);
+
+/* For tests: the two halves of tuner_decide that read /proc. */
+
+/* Fills the /proc fields of in (left unknown when /proc tells nothing). 0 or -ENOMEM. */
+int tuner_watch_sample(struct tuner_watch *w, const struct tuner_config *c, const struct ksm_sample *now,
+		       struct tuner_input *in);
+/* After the law decided: an interval decided fast makes the latest reading the base. */
+void tuner_watch_decided(struct tuner_watch *w, const struct tuner_decision *d);
 
 #endif

@@ -1,4 +1,4 @@
-#include "core/model/snapshot.h"
+#include "core/sample/snapshot.h"
 
 #include <string.h>
 

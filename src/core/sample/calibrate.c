@@ -1,11 +1,12 @@
-#include "core/model/calibrate.h"
+#include "core/sample/calibrate.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/model/snapshot.h"
+#include "core/model/proc.h"
+#include "core/sample/snapshot.h"
 
 struct entry {
 	pid_t pid;
