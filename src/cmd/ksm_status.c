@@ -65,7 +65,7 @@ static void ksm_doc(struct doc *d, const struct ksm_sample *b, const struct ksm_
 	doc_seconds(d, "full_scan_seconds", "\nfull scan    %s", r->full_scan_seconds);
 	doc_str(d, "full_scan_method", scan ? " (%s)" : NULL,
 		scan ? (r->full_scan_measured ? "measured" : "estimated") : NULL);
-	if (!scan && k->run.known && k->run.v != 1)
+	if (!scan && ksm_is_off(k))
 		doc_text(d, " (KSM is not running)");
 	doc_seconds(d, "interval_seconds", "\ninterval     %s\n\n", r->interval_seconds);
 
