@@ -43,7 +43,7 @@ int io_read_fd(int fd, char **ret, size_t *ret_len);
 ssize_t io_pread(int fd, void *buf, size_t len, off_t offset);
 void io_close(int fd);
 
-/* Kept-open files for a reader that reads the same files over and over (`vmhost top`): with a
+/* Kept-open files (io/io_cache.c) for a reader that reads the same files over and over (`vmhost top`): with a
  * cache in the root, io_read, io_read_alloc, io_list_pids and io_list_tasks open each path once
  * and re-read it (pread, or getdents from the start), which skips the path walk that is most of
  * the cost of a small /proc file. A re-read that fails
