@@ -7,6 +7,7 @@
 #include "core/base/stop.h"
 #include "core/kvm/kvm_pace.h"
 #include "core/kvm/kvm_qmp.h"
+#include "core/model/vm_visit.h"
 #include "parse/virt_stats.h"
 
 static void qmp_read_free(struct kvm_qmp_read *x)
@@ -41,7 +42,7 @@ static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d,
 	r->qmps = e;
 	e = &r->qmps[r->nqmps];
 	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true};
-	if (kvm_qmp_vm_new(path, KVM_QMP_TIMEOUT_MS, &e->q) < 0)
+	if (kvm_qmp_vm_new(path, d->pid, KVM_QMP_TIMEOUT_MS, &e->q) < 0)
 		return NULL;
 	r->nqmps++;
 	return e;
@@ -203,10 +204,9 @@ static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got
 		}
 		return e;
 	}
-	const struct virt_domain *dom = virt_domain_find(&r->libvirt.domains, d->cfg.uuid);
+	const struct virt_domain *dom = virt_domain_of_pid(&r->libvirt.domains, d->pid);
 	if (!dom) {
-		snprintf(why, cap, "libvirt holds its monitor and has no running domain with its uuid (%.40s)",
-			 d->cfg.uuid[0] ? d->cfg.uuid : "none on its command line");
+		snprintf(why, cap, VM_LIBVIRT_NO_DOMAIN);
 		return -ENOENT;
 	}
 	if (!r->ncounters) { /* no debugfs: the domain's statistics fix the counter set */

@@ -26,6 +26,7 @@ int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counter
 	*ret = (struct mem_counters){
 		.rss = st.vm_rss, .rss_anon = st.rss_anon, .rss_file = st.rss_file,
 		.rss_shmem = st.rss_shmem, .swap = st.vm_swap, .threads = st.threads, .hugetlb = st.hugetlb_pages,
+		.uid = st.uid,
 		.ksm_rmap_items = UNKNOWN, .ksm_merging_pages = UNKNOWN,
 		.ksm_zero_pages = UNKNOWN, .ksm_profit = UNKNOWN,
 	};

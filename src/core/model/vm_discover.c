@@ -228,6 +228,26 @@ static void classify_some(void *arg, size_t t, size_t n)
 
 /* A VM's command line parsed: its VMM, name and RAM; a process asked for by pid that is no VM is
  * a plain process, one that holds a KVM VM (cfg.vmm VMM_KVM before) a VM of an unknown VMM. */
+const char *vm_monitor_source_name(enum vm_monitor_source s)
+{
+	return s == VM_MONITOR_QMP ? "qmp" : s == VM_MONITOR_LIBVIRT ? "libvirt" : NULL;
+}
+
+/* The monitor the command line names, not checked yet. */
+static struct vm_monitor monitor_of(const struct vm_config *cfg)
+{
+	struct vm_monitor m = {.source = VM_MONITOR_NONE, .trusted = -1};
+	if (cfg->vmm == VMM_QEMU && cfg->qmp.kind == VM_QMP_UNIX)
+		m.source = VM_MONITOR_QMP;
+	else if (cfg->vmm == VMM_QEMU && cfg->qmp.kind == VM_QMP_FD)
+		m.source = VM_MONITOR_LIBVIRT;
+	if (m.source != VM_MONITOR_NONE)
+		snprintf(m.why, sizeof(m.why), "not checked: no visit to the monitor (--io, --guest)");
+	else if (cfg->vmm == VMM_QEMU)
+		snprintf(m.why, sizeof(m.why), "%s", vm_qmp_hint(cfg->qmp.kind));
+	return m;
+}
+
 static void configure(struct vm *vm)
 {
 	bool kvm = vm->cfg.vmm == VMM_KVM;
@@ -241,6 +261,7 @@ static void configure(struct vm *vm)
 		vm->cfg.vmm = kvm ? VMM_KVM : VMM_PROCESS;
 		vm->cfg.guest_ram_bytes = UNKNOWN;
 	}
+	vm->monitor = monitor_of(&vm->cfg);
 }
 
 struct identify_job {

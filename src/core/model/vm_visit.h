@@ -21,6 +21,10 @@ struct vm_qmp_visit {
 	bool no_libvirt;  /* a --proc-root tree's VMs are not libvirtd's: not asked */
 };
 
+/* A monitor libvirt holds, and libvirt runs no domain in this process (a uuid on a command line
+ * ties nothing: any process can name one). */
+#define VM_LIBVIRT_NO_DOMAIN "libvirt holds its monitor and runs no domain whose QEMU is this process (libvirt's pid file)"
+
 /* One short visit to every QEMU of l (io/peer/qmp.h) for its disks (query-blockstats) and the
  * guest's view (query-balloon, the balloon's guest-stats) as asked; the other VMMs' disks are
  * unknown, with the reason. The QEMUs whose monitor libvirt holds get their disks and guest views
