@@ -41,7 +41,7 @@ static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d,
 		return NULL;
 	r->qmps = e;
 	e = &r->qmps[r->nqmps];
-	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true};
+	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true, .kvm_vm = -1};
 	if (kvm_qmp_vm_new(path, d->pid, KVM_QMP_TIMEOUT_MS, &e->q) < 0)
 		return NULL;
 	r->nqmps++;
@@ -317,7 +317,32 @@ static int pace_hold(struct kvm_reader *r, const struct kvm_qmp_entry *e, struct
 
 /* Reads one VM through QMP into g (values [ncounters]); 0, or a negative errno with why set. A
  * QEMU whose vCPU statistics interrupt its vCPUs is read at the reader's pace, held between. */
-static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, struct qmp_got *g)
+/* Whether the process runs a KVM VM, so that its monitor has KVM counters to give: debugfs lists
+ * every KVM VM of the host (listed: this one is among them); without debugfs, a KVM VM file
+ * descriptor among its fds says so (asked once for good, or again after KVM_VM_RECHECK_S when it
+ * had none). A QEMU under TCG, or any process that only calls itself QEMU, is never visited:
+ * its monitor has nothing to say of KVM, and a forged one would be listened to for nothing. */
+#define KVM_VM_RECHECK_S 10.0
+static bool runs_kvm_vm(struct kvm_reader *r, struct kvm_qmp_entry *e, bool listed, double now, char *why, size_t cap)
+{
+	if (listed)
+		return true;
+	if (r->debugfs) {
+		snprintf(why, cap, "no KVM VM: debugfs lists every KVM VM and not this process (a TCG guest?): "
+				   "its monitor is not asked");
+		return false;
+	}
+	if (e->kvm_vm != 1 && (e->kvm_vm < 0 || now - e->kvm_vm_asked >= KVM_VM_RECHECK_S)) {
+		e->kvm_vm = io_proc_fd_links_to(&r->root, e->pid, "anon_inode:kvm-vm") == 1;
+		e->kvm_vm_asked = now;
+	}
+	if (!e->kvm_vm)
+		snprintf(why, cap, "no KVM VM: the process holds no KVM VM file descriptor (a TCG guest?): "
+				   "its monitor is not asked");
+	return e->kvm_vm;
+}
+
+static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, bool listed, struct qmp_got *g)
 {
 	if (qmp->kind == VM_QMP_FD)
 		return libvirt_read(r, d, g);
@@ -329,6 +354,8 @@ static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qm
 	if (!e)
 		return -ENOMEM;
 	double now = clock_monotonic_seconds();
+	if (!runs_kvm_vm(r, e, listed, now, g->why, sizeof(g->why)))
+		return -ENOENT;
 	if (!e->permanent && !kvm_pace_due(kvm_qmp_vm_version(e->q), r->pace_seconds, e->reads, e->last.seconds, now)) {
 		kvm_pace_why(r->pace_why, sizeof(r->pace_why), kvm_qmp_vm_version(e->q), r->pace_seconds);
 		g->paced = e;
@@ -463,7 +490,7 @@ static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm 
 		return -ENOMEM;
 	struct vm_qmp qmp = qmp_socket_of(r, d);
 	g.source = qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP;
-	g.rc = qmp_read(r, d, &qmp, &g);
+	g.rc = qmp_read(r, d, &qmp, s != NULL, &g);
 	/* The first VM read may have just fixed the counter set: the VMs listed before it follow. */
 	if (g.rc != -ENOMEM && kvm_sample_fit(ret, ret->ncounters, r->ncounters) < 0)
 		g.rc = -ENOMEM;

@@ -53,6 +53,8 @@ struct kvm_qmp_entry {
 	uint64_t start_ticks;
 	struct kvm_qmp_vm *q;
 	int permanent; /* an error that will not change for this process (TCG, QEMU before 7.1) */
+	int kvm_vm;    /* it holds a KVM VM fd: 1 (for good), 0 (asked again after KVM_VM_RECHECK_S), -1 not asked */
+	double kvm_vm_asked; /* when it was last asked (monotonic seconds) */
 	bool seen;
 	unsigned reads; /* successful reads */
 	struct kvm_qmp_read last, before;
