@@ -475,9 +475,9 @@ static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct
 	return g->paced ? pace_mark(s, g) : 0;
 }
 
-/* One discovered VM: through QMP when it is QEMU and debugfs lacks or denies its counters.
- * *via_qmp is set when QMP read it. 0 or -ENOMEM. */
-static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, bool *via_qmp)
+/* One discovered VM: through QMP when it is QEMU and debugfs lacks or denies its counters, unless
+ * the read's visits are past their deadline. *via_qmp is set when QMP read it. 0 or -ENOMEM. */
+static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, double deadline, bool *via_qmp)
 {
 	struct kvm_vm_sample *s = kvm_sample_of_pid(ret, d->pid);
 	if (d->cfg.vmm != VMM_QEMU && d->cfg.vmm != VMM_PROCESS && !s)
@@ -490,7 +490,13 @@ static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm 
 		return -ENOMEM;
 	struct vm_qmp qmp = qmp_socket_of(r, d);
 	g.source = qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP;
-	g.rc = qmp_read(r, d, &qmp, s != NULL, &g);
+	if (clock_monotonic_seconds() >= deadline) { /* slow monitors must not hold up the read */
+		snprintf(g.why, sizeof(g.why), "not read: this read's visits to monitors used their %.0f s",
+			 KVM_MONITORS_BUDGET_S);
+		g.rc = -ETIME;
+	} else {
+		g.rc = qmp_read(r, d, &qmp, s != NULL, &g);
+	}
 	/* The first VM read may have just fixed the counter set: the VMs listed before it follow. */
 	if (g.rc != -ENOMEM && kvm_sample_fit(ret, ret->ncounters, r->ncounters) < 0)
 		g.rc = -ENOMEM;
@@ -521,8 +527,16 @@ int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct 
 	r->libvirt.unreachable = false;
 	r->libvirt.unread = 0;
 	r->pace_why[0] = '\0';
-	for (size_t i = 0; i < list->n && !err; i++)
-		err = qmp_vm(r, ret, &list->vms[i], &via_qmp);
+	/* When the last read ran out of time, this one starts where it stopped: every VM gets read. */
+	double deadline = clock_monotonic_seconds() + KVM_MONITORS_BUDGET_S;
+	size_t first = list->n ? r->monitors_resume % list->n : 0;
+	r->monitors_resume = 0;
+	for (size_t k = 0; k < list->n && !err; k++) {
+		size_t i = (first + k) % list->n;
+		if (!r->monitors_resume && clock_monotonic_seconds() >= deadline)
+			r->monitors_resume = i;
+		err = qmp_vm(r, ret, &list->vms[i], deadline, &via_qmp);
+	}
 	vm_list_free(&found);
 	qmp_forget_unseen(r);
 	/* Closed global files do not matter once the VMs' own counters are summed instead. */

@@ -21,6 +21,7 @@
 #include "parse/qmp_stats.h"
 
 #define KVM_QMP_TIMEOUT_MS 500 /* one visit: a busy or stuck monitor costs at most this */
+#define KVM_MONITORS_BUDGET_S 2.0 /* all of one read's visits: the VMs left then are read next time */
 
 struct kvm_qmp_vm;
 

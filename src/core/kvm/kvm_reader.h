@@ -75,6 +75,7 @@ struct kvm_reader {
 	struct io_root root;
 	unsigned flags;
 	bool debugfs; /* <debugfs>/kvm is there */
+	size_t monitors_resume; /* where the next monitors' pass starts: the last one ran out of time there */
 	struct kvm_counter *counters;
 	const char **names; /* [ncounters] the counters' names, for QMP */
 	size_t ncounters;

@@ -103,12 +103,19 @@ static ssize_t read_cmdline(const struct io_root *root, pid_t pid, char *buf, si
 	ssize_t n = io_read(root, IO_PROC, buf, cap, "%d/cmdline", pid);
 	if (n != -EFBIG && !(n > 0 && n % 4096 == 0))
 		return n;
-	size_t len;
-	int r = io_read_alloc(root, IO_PROC, heap, &len, "%d/cmdline", pid);
-	if (r < 0)
-		return r;
+	/* Longer: read up to VM_CMDLINE_MAX (any process may make its command line as long as it
+	 * likes; QEMU's, libvirt's long JSON options and all, is a few KiB). Cut there, it has no
+	 * final NUL, and a VM's RAM is then unknown, as for any cut command line. */
+	if (!(*heap = malloc(VM_CMDLINE_MAX + 1)))
+		return -ENOMEM;
+	n = io_read_head(root, IO_PROC, *heap, VM_CMDLINE_MAX + 1, "%d/cmdline", pid);
+	if (n < 0) {
+		free(*heap);
+		*heap = NULL;
+		return n;
+	}
 	*text = *heap;
-	return (ssize_t)len;
+	return n;
 }
 
 /* Discovery in two rounds over the process list, each shared out between threads (reading

@@ -12,6 +12,7 @@
 #include "core/model/guest_view.h"
 #include "core/model/host.h"
 #include "core/model/vm_disks.h"
+#include "io/clock.h"
 #include "io/peer/qmp.h"
 #include "io/peer/virt.h"
 #include "parse/cmdline/qemu_disks.h"
@@ -225,6 +226,18 @@ void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_vis
 		balloon_overhead(vm, host);
 }
 
+/* A VM left unvisited because the pass's visits used their time: its disks and guest view unknown,
+ * with that reason. */
+static void visit_skipped(struct vm *vm, const struct vm_qmp_visit *v)
+{
+	char why[96];
+	snprintf(why, sizeof(why), "not visited: this survey's visits to monitors used their %.0f s", VM_VISITS_BUDGET_S);
+	if (v->disks && (vm->disks || (vm->disks = malloc(sizeof(*vm->disks)))))
+		vm_disks_unread(why, vm->disks);
+	if (v->guest && (vm->guest || (vm->guest = malloc(sizeof(*vm->guest)))))
+		guest_view_unread(&vm->cfg, why, vm->guest);
+}
+
 /* One libvirt domain's disks and guest view as asked (doms: libvirt's answer when r is 0, else
  * why it gave none). */
 static void virt_vm(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v,
@@ -278,6 +291,7 @@ void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct v
 {
 	bool *libvirt = calloc(l->n ? l->n : 1, sizeof(*libvirt));
 	bool any_libvirt = false;
+	double deadline = clock_monotonic_seconds() + VM_VISITS_BUDGET_S;
 	for (size_t i = 0; i < l->n; i++) {
 		struct vm *vm = &l->vms[i];
 		/* A monitor libvirt holds: the disks and the balloon from libvirt, by the domain's pid. */
@@ -286,7 +300,9 @@ void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct v
 			libvirt[i] = any_libvirt = true;
 			continue;
 		}
-		if (vm->cfg.vmm == VMM_QEMU) {
+		if (vm->cfg.vmm == VMM_QEMU && clock_monotonic_seconds() >= deadline) {
+			visit_skipped(vm, v);
+		} else if (vm->cfg.vmm == VMM_QEMU) {
 			vm_read_qmp(vm, host, v);
 		} else if (v->disks && (vm->disks || (vm->disks = malloc(sizeof(*vm->disks))))) {
 			char why[96];

@@ -21,6 +21,10 @@ struct vm_qmp_visit {
 	bool no_libvirt;  /* a --proc-root tree's VMs are not libvirtd's: not asked */
 };
 
+/* All of one pass's visits (vm_list_read_qmp): the VMs left when it is spent are not visited, and
+ * say so, so that a few slow or hostile monitors cannot hold up a survey by their number. */
+#define VM_VISITS_BUDGET_S 2.0
+
 /* A monitor libvirt holds, and libvirt runs no domain in this process (a uuid on a command line
  * ties nothing: any process can name one). */
 #define VM_LIBVIRT_NO_DOMAIN "libvirt holds its monitor and runs no domain whose QEMU is this process (libvirt's pid file)"
