@@ -159,6 +159,12 @@ vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q1"
 check "no debugfs, VM without a QMP socket: exit 1" test $? = 1
 check "... says the VM has no QMP socket" grep -q 'VM nosock: no debugfs; no QMP socket on the command line' "$TEST_TMP/q1"
 rm -rf "$R/proc/901"
+# Error lines carry what processes say (a name here): readable on a terminal, never obeyed.
+qemu_proc 906 $'evil\033]0;pwned\007'
+vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q6"
+escaped_only() { grep -qF 'VM evil\x1b]0;pwned\x07: no debugfs' "$1" && ! grep -q $'\033' "$1"; }
+check "... a name's escape in an error line is shown, never written raw" escaped_only "$TEST_TMP/q6"
+rm -rf "$R/proc/906"
 # Only a process that runs a KVM VM has KVM counters: one without a KVM VM fd (a TCG guest, or a
 # process that merely calls itself QEMU) is not asked, whatever socket its command line names.
 qemu_proc 902 stale -qmp "unix:$TEST_TMP/no-such.sock,server=on,wait=off"

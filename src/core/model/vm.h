@@ -24,7 +24,7 @@ struct vm_memo;
 
 #define VM_MAX_HELPERS 16
 #define VM_CGROUP_MAX 512 /* a longer cgroup path is unknown */
-#define VM_CMDLINE_MAX (1u << 20) /* a command line is read this far, and cut beyond */
+#define VM_CMDLINE_MAX (4u << 20) /* a command line is read this far, and cut beyond */
 
 enum measure_method { METHOD_NONE, METHOD_ESTIMATE, METHOD_SAMPLED, METHOD_EXACT };
 

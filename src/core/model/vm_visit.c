@@ -16,6 +16,7 @@
 #include "io/peer/qmp.h"
 #include "io/peer/virt.h"
 #include "parse/cmdline/qemu_disks.h"
+#include "parse/cmdline/qemu_opts.h"
 #include "parse/json.h"
 
 /* ---- the guest's own view ---- */
@@ -125,8 +126,13 @@ static void guest_view_read(struct qmp *q, const struct vm_config *cfg, int poll
 	}
 	guest_view_from_replies(&doc, v, NULL, NULL, now_wall, ret);
 	json_free(&doc);
-	/* The device by its id, else the first anonymous one QEMU numbered. */
+	/* The device by its id, else the first anonymous one QEMU numbered. An id QEMU would have
+	 * refused is not put into a command's JSON (it comes from a command line: anything). */
 	char path[128], args[256];
+	if (cfg->balloon_id[0] && !qemu_id_wellformed(cfg->balloon_id)) {
+		snprintf(ret->why, sizeof(ret->why), "the balloon's id is not one QEMU accepts: not asked");
+		return;
+	}
 	if (cfg->balloon_id[0])
 		snprintf(path, sizeof(path), "/machine/peripheral/%s", cfg->balloon_id);
 	else
