@@ -74,6 +74,7 @@ struct virt {
 	int refs;              /* the owner's, and each worker's */
 	virConnectPtr conn;    /* set and cleared under the lock; a worker using it holds a reference */
 	struct call stats;     /* the caller's question */
+	struct call check;     /* the same asked with NOWAIT when stats is late: does libvirtd answer? */
 	bool version_asked;    /* virConnectGetVersion is out, or answered */
 	unsigned long version; /* the hypervisor's version; 0 not known (yet) */
 };
@@ -313,6 +314,35 @@ static void *stats_worker(void *p)
 	return NULL;
 }
 
+/* The late call's question again with NOWAIT, which libvirt answers without waiting for any
+ * domain's job: an answer says libvirtd is up and the statistics wait on a busy domain. */
+static void *check_worker(void *p)
+{
+	struct virt *v = p;
+	block_sigpipe();
+	pthread_mutex_lock(&v->lock);
+	virConnectPtr c = v->conn;
+	if (c)
+		lv.ConnectRef(c);
+	unsigned groups = v->check.groups;
+	pthread_mutex_unlock(&v->lock);
+	virDomainStatsRecordPtr *recs = NULL;
+	int n = c ? lv.ConnectGetAllDomainStats(c, groups, &recs,
+						VIR_CONNECT_GET_ALL_DOMAINS_STATS_ACTIVE | VIR_CONNECT_GET_ALL_DOMAINS_STATS_NOWAIT)
+		  : -1;
+	if (n >= 0)
+		lv.DomainStatsRecordListFree(recs);
+	if (c)
+		lv.ConnectClose(c);
+	pthread_mutex_lock(&v->lock);
+	v->check.pending = false;
+	v->check.result = n >= 0 ? 0 : -EIO;
+	pthread_cond_broadcast(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+	release(v);
+	return NULL;
+}
+
 int virt_new(const char *uri, int deadline_ms, struct virt **ret)
 {
 	struct virt *v = calloc(1, sizeof(*v));
@@ -366,10 +396,16 @@ static int start(struct virt *v, struct call *c, unsigned groups, void *(*fn)(vo
 	return 0;
 }
 
-/* Waits for the stats call until the deadline. The lock is held. */
+/* Waits for the stats call until the deadline; half way, a call still out on an open connection
+ * has libvirtd asked the same with NOWAIT (one such check at a time). The lock is held. */
 static void wait_stats(struct virt *v)
 {
-	struct timespec until = clock_timespec(v->stats.since + v->deadline_ms / 1000.0);
+	double made = v->stats.since, deadline = v->deadline_ms / 1000.0;
+	struct timespec half = clock_timespec(made + deadline / 2), until = clock_timespec(made + deadline);
+	while (v->stats.pending && pthread_cond_timedwait(&v->cond, &v->lock, &half) != ETIMEDOUT)
+		;
+	if (v->stats.pending && v->conn && !v->check.pending)
+		start(v, &v->check, v->stats.groups, check_worker);
 	while (v->stats.pending && pthread_cond_timedwait(&v->cond, &v->lock, &until) != ETIMEDOUT)
 		;
 }
@@ -377,8 +413,15 @@ static void wait_stats(struct virt *v)
 /* Why the stats call (still out) has no answer, in one line; the lock is held. */
 static void say_late(const struct virt *v, char *why, size_t cap)
 {
-	snprintf(why, cap, "libvirt %.100s: no answer to %s in %.1f s (libvirtd hung or overloaded?)", v->uri,
-		 v->stats.step, clock_monotonic_seconds() - v->stats.since);
+	double waited = clock_monotonic_seconds() - v->stats.since;
+	if (!v->check.pending && v->check.result == 0 && v->check.since >= v->stats.since)
+		snprintf(why, cap,
+			 "libvirt %.100s: domain statistics wait on a busy domain (starting, migrating, or its QEMU "
+			 "not answering libvirt); libvirtd itself answers: none in %.1f s",
+			 v->uri, waited);
+	else
+		snprintf(why, cap, "libvirt %.100s: no answer to %s in %.1f s (libvirtd hung or overloaded?)", v->uri,
+			 v->stats.step, waited);
 }
 
 int virt_domain_stats(struct virt *v, unsigned groups, struct virt_domains *ret, char *why, size_t cap)
