@@ -1,7 +1,12 @@
-# Shared by the libvirt tests (source after lib.sh): one libvirt test at a time on this machine (the
-# other's daemons must not stop under us), Debian's libvirtd and virtlogd started with libvirt_up
-# when they are not running (their pids in STARTED, for the test to stop by pid; left alone when
-# they were), and VIRSH on qemu:///system.
+# Shared by the libvirt tests (source after lib.sh; LIBVIRT_TOOLS names the commands a test needs
+# beyond libvirt's, QEMU's and jq): root (skipped without) and the tools (a missing one fails), one
+# libvirt test at a time on this machine (the other's daemons must not stop under us), Debian's
+# libvirtd and virtlogd started with libvirt_up when they are not running (their pids in STARTED,
+# for the test to stop by pid; left alone when they were), and VIRSH on qemu:///system.
+[ "$(id -u)" = 0 ] || skip "needs root (libvirtd, qemu:///system)"
+for tool in libvirtd virtlogd virsh qemu-system-x86_64 jq ${LIBVIRT_TOOLS:-}; do
+	command -v "$tool" >/dev/null || die "$tool missing (scripts/deps/test/libvirt.txt)"
+done
 exec 9>/run/lock/vmhost-libvirt-test.lock
 flock -w 300 9 || die "another libvirt test holds /run/lock/vmhost-libvirt-test.lock"
 VIRSH="virsh -q -c qemu:///system"

@@ -31,6 +31,7 @@
 	X(GetLastErrorMessage)                                                                         \
 	X(ConnectOpenReadOnly)                                                                         \
 	X(ConnectClose)                                                                                \
+	X(ConnectRef)                                                                                  \
 	X(ConnectGetAllDomainStats)                                                                    \
 	X(ConnectGetVersion)                                                                           \
 	X(DomainStatsRecordListFree)                                                                   \
@@ -57,21 +58,29 @@ _Static_assert((int)VIRT_STATS_VM == (int)VIR_DOMAIN_STATS_VM && (int)VIRT_STATS
 static struct dynlib lib = {.soname = VMHOST_LIBVIRT_SONAME, .install_hint = "Debian: apt install libvirt0",
 			    .names = names, .calls = &lv, .n = sizeof(names) / sizeof(*names)};
 
+/* One call on a worker thread: its question, where it waits, and the answer its caller takes. */
+struct call {
+	bool pending;     /* it runs on its worker */
+	bool abandoned;   /* its caller stopped waiting: the worker drops the answer */
+	double since;     /* when it was made (clock_monotonic_seconds) */
+	const char *step; /* the libvirt function it waits in */
+	unsigned groups;
+	int result;
+	struct virt_domains out;
+	char why[256];
+};
+
 struct virt {
 	char uri[256];
 	int deadline_ms;
 	pthread_mutex_t lock;
-	pthread_cond_t cond; /* CLOCK_MONOTONIC */
-	int refs;            /* the owner's, and a pending call's */
-	bool pending;        /* a call runs on the worker */
-	bool abandoned;      /* its caller stopped waiting: the worker drops the answer */
-	double pending_since;
-	virConnectPtr conn;  /* used by one worker at a time */
-	unsigned long version; /* the hypervisor's version; 0 not asked yet (or unknown) */
-	unsigned groups;     /* the pending call's question and answer */
-	int result;
-	struct virt_domains out;
-	char why[256];
+	pthread_cond_t cond;   /* CLOCK_MONOTONIC */
+	int refs;              /* the owner's, and each worker's */
+	virConnectPtr conn;    /* set and cleared under the lock; a worker using it holds a reference */
+	struct call stats;     /* the caller's question */
+	struct call check;     /* the same asked with NOWAIT when stats is late: does libvirtd answer? */
+	bool version_asked;    /* virConnectGetVersion is out, or answered */
+	unsigned long version; /* the hypervisor's version; 0 not known (yet) */
 };
 
 /* libvirt prints every error on stderr unless told otherwise: vmhost says why in its own words. */
@@ -192,29 +201,60 @@ static int copy_out(virDomainStatsRecordPtr *recs, int n, const char *uri, struc
 	return 0;
 }
 
-/* The call itself, on the worker. */
-static int fetch(struct virt *v, unsigned groups, struct virt_domains *ret, char *why, size_t cap)
+/* Where a worker waits now, for the reason a late call gives. */
+static void set_step(struct virt *v, struct call *c, const char *step)
 {
-	if (!v->conn && !(v->conn = lv.ConnectOpenReadOnly(v->uri))) {
+	pthread_mutex_lock(&v->lock);
+	c->step = step;
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* The connection with a reference for the worker (closed with ConnectClose), opened when there is
+ * none; NULL with why when libvirtd cannot be reached. Only the stats worker opens, one at a time. */
+static virConnectPtr connection(struct virt *v, char *why, size_t cap)
+{
+	pthread_mutex_lock(&v->lock);
+	virConnectPtr c = v->conn;
+	if (c)
+		lv.ConnectRef(c);
+	pthread_mutex_unlock(&v->lock);
+	if (c)
+		return c;
+	set_step(v, &v->stats, "virConnectOpenReadOnly");
+	if (!(c = lv.ConnectOpenReadOnly(v->uri))) {
 		snprintf(why, cap, "libvirt %.100s: cannot connect: %.120s", v->uri, lv.GetLastErrorMessage());
-		return -ECONNREFUSED;
+		return NULL;
 	}
+	lv.ConnectRef(c);
+	pthread_mutex_lock(&v->lock);
+	v->conn = c;
+	pthread_mutex_unlock(&v->lock);
+	return c;
+}
+
+/* The statistics, on the stats worker; *ret_conn the connection's reference it took. A failed
+ * call drops the connection (libvirtd may have restarted): the next one connects again. */
+static int fetch(struct virt *v, virConnectPtr *ret_conn, struct virt_domains *ret, char *why, size_t cap)
+{
+	virConnectPtr c = *ret_conn = connection(v, why, cap);
+	if (!c)
+		return -ECONNREFUSED;
+	set_step(v, &v->stats, "virConnectGetAllDomainStats");
 	virDomainStatsRecordPtr *recs = NULL;
-	int n = lv.ConnectGetAllDomainStats(v->conn, groups, &recs, VIR_CONNECT_GET_ALL_DOMAINS_STATS_ACTIVE);
-	if (n < 0) { /* the connection may be dead (libvirtd restarted): the next call connects again */
+	int n = lv.ConnectGetAllDomainStats(c, v->stats.groups, &recs, VIR_CONNECT_GET_ALL_DOMAINS_STATS_ACTIVE);
+	if (n < 0) {
 		snprintf(why, cap, "libvirt %.100s: domain statistics: %.120s", v->uri, lv.GetLastErrorMessage());
-		lv.ConnectClose(v->conn);
-		v->conn = NULL;
+		pthread_mutex_lock(&v->lock);
+		bool ours = v->conn == c;
+		if (ours)
+			v->conn = NULL;
+		pthread_mutex_unlock(&v->lock);
+		if (ours)
+			lv.ConnectClose(c);
 		return -EIO;
 	}
 	int r = copy_out(recs, n, v->uri, ret);
 	lv.DomainStatsRecordListFree(recs);
-	/* The hypervisor's version (QEMU's for the qemu driver), asked once and only with the vcpu
-	 * group, whose reads it decides the pace of: a libvirtd just restarted can take seconds to
-	 * answer it (its QEMU capabilities), longer than a call's deadline. */
-	if (r == 0 && (groups & VIRT_STATS_VCPU) && !v->version && lv.ConnectGetVersion(v->conn, &v->version) < 0)
-		v->version = 0;
-	ret->hypervisor_version = v->version;
 	return r;
 }
 
@@ -246,33 +286,97 @@ static void destroy(struct virt *v)
 		lv.ConnectClose(v->conn);
 	if (v->conn)
 		pthread_attr_destroy(&a);
-	virt_domains_free(&v->out);
+	virt_domains_free(&v->stats.out);
 	pthread_cond_destroy(&v->cond);
 	pthread_mutex_destroy(&v->lock);
 	free(v);
 }
 
-static void *worker(void *p)
+/* A worker's or the owner's reference dropped; the last one frees it. */
+static void release(struct virt *v)
+{
+	pthread_mutex_lock(&v->lock);
+	bool last = --v->refs == 0;
+	pthread_mutex_unlock(&v->lock);
+	if (last)
+		destroy(v);
+}
+
+/* The hypervisor's version (QEMU's for the qemu driver), asked once, after the statistics are
+ * handed over and outside any deadline: a libvirtd whose QEMU capabilities are not cached (a
+ * fresh machine, QEMU upgraded, /dev/kvm's access changed) probes every QEMU binary to answer it,
+ * seconds (docs/exits.md). Until it is in, answers carry 0 (not known). */
+static void ask_version(struct virt *v, virConnectPtr c)
+{
+	unsigned long version = 0;
+	bool known = lv.ConnectGetVersion(c, &version) == 0 && version;
+	pthread_mutex_lock(&v->lock);
+	if (known)
+		v->version = version;
+	else
+		v->version_asked = false; /* asked again with the next answer */
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* The caller's call, on its worker: the statistics handed over (or dropped when the caller left),
+ * then the version asked when it is wanted and not known. */
+static void *stats_worker(void *p)
 {
 	struct virt *v = p;
 	struct virt_domains out = {0};
 	char why[256] = "";
+	virConnectPtr c = NULL;
 	block_sigpipe();
-	int r = fetch(v, v->groups, &out, why, sizeof(why));
+	int r = fetch(v, &c, &out, why, sizeof(why));
 	pthread_mutex_lock(&v->lock);
-	v->pending = false;
-	if (v->abandoned)
+	/* asked only with the vcpu group, whose reads it decides the pace of */
+	bool version = r == 0 && (v->stats.groups & VIRT_STATS_VCPU) && !v->version_asked;
+	v->version_asked |= version;
+	out.hypervisor_version = v->version;
+	v->stats.pending = false;
+	if (v->stats.abandoned)
 		virt_domains_free(&out);
 	else {
-		v->result = r;
-		v->out = out;
-		snprintf(v->why, sizeof(v->why), "%s", why);
+		v->stats.result = r;
+		v->stats.out = out;
+		snprintf(v->stats.why, sizeof(v->stats.why), "%s", why);
 	}
-	bool last = --v->refs == 0;
 	pthread_cond_broadcast(&v->cond);
 	pthread_mutex_unlock(&v->lock);
-	if (last)
-		destroy(v);
+	if (version)
+		ask_version(v, c);
+	if (c)
+		lv.ConnectClose(c);
+	release(v);
+	return NULL;
+}
+
+/* The late call's question again with NOWAIT, which libvirt answers without waiting for any
+ * domain's job: an answer says libvirtd is up and the statistics wait on a busy domain. */
+static void *check_worker(void *p)
+{
+	struct virt *v = p;
+	block_sigpipe();
+	pthread_mutex_lock(&v->lock);
+	virConnectPtr c = v->conn;
+	if (c)
+		lv.ConnectRef(c);
+	unsigned groups = v->check.groups;
+	pthread_mutex_unlock(&v->lock);
+	virDomainStatsRecordPtr *recs = NULL;
+	int n = c ? lv.ConnectGetAllDomainStats(c, groups, &recs,
+						VIR_CONNECT_GET_ALL_DOMAINS_STATS_ACTIVE | VIR_CONNECT_GET_ALL_DOMAINS_STATS_NOWAIT)
+		  : -1;
+	if (n >= 0)
+		lv.DomainStatsRecordListFree(recs);
+	if (c)
+		lv.ConnectClose(c);
+	pthread_mutex_lock(&v->lock);
+	v->check.pending = false;
+	v->check.result = n >= 0 ? 0 : -EIO;
+	pthread_cond_broadcast(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+	release(v);
 	return NULL;
 }
 
@@ -299,34 +403,62 @@ void virt_free(struct virt *v)
 	if (!v)
 		return;
 	pthread_mutex_lock(&v->lock);
-	v->abandoned = true;
-	bool last = --v->refs == 0;
+	v->stats.abandoned = true;
 	pthread_mutex_unlock(&v->lock);
-	if (last)
-		destroy(v);
+	release(v);
 }
 
-/* Starts the call on a detached worker; the lock is held. */
-static int start(struct virt *v, unsigned groups)
+/* Starts call c on a detached worker running fn; the lock is held. */
+static int start(struct virt *v, struct call *c, unsigned groups, void *(*fn)(void *))
 {
 	pthread_attr_t a;
 	pthread_t t;
 	if (pthread_attr_init(&a) != 0)
 		return -ENOMEM;
 	pthread_attr_setdetachstate(&a, PTHREAD_CREATE_DETACHED);
-	v->pending = true;
-	v->abandoned = false;
-	v->groups = groups;
-	v->pending_since = clock_monotonic_seconds();
+	c->pending = true;
+	c->abandoned = false;
+	c->groups = groups;
+	c->since = clock_monotonic_seconds();
+	c->step = "virConnectGetAllDomainStats";
+	c->result = -ETIMEDOUT;
 	v->refs++;
-	int e = pthread_create(&t, &a, worker, v);
+	int e = pthread_create(&t, &a, fn, v);
 	pthread_attr_destroy(&a);
 	if (e != 0) {
-		v->pending = false;
+		c->pending = false;
 		v->refs--;
 		return -e;
 	}
 	return 0;
+}
+
+/* Waits for the stats call until the deadline; half way, a call still out on an open connection
+ * has libvirtd asked the same with NOWAIT (one such check at a time). The lock is held. */
+static void wait_stats(struct virt *v)
+{
+	double made = v->stats.since, deadline = v->deadline_ms / 1000.0;
+	struct timespec half = clock_timespec(made + deadline / 2), until = clock_timespec(made + deadline);
+	while (v->stats.pending && pthread_cond_timedwait(&v->cond, &v->lock, &half) != ETIMEDOUT)
+		;
+	if (v->stats.pending && v->conn && !v->check.pending)
+		start(v, &v->check, v->stats.groups, check_worker);
+	while (v->stats.pending && pthread_cond_timedwait(&v->cond, &v->lock, &until) != ETIMEDOUT)
+		;
+}
+
+/* Why the stats call (still out) has no answer, in one line; the lock is held. */
+static void say_late(const struct virt *v, char *why, size_t cap)
+{
+	double waited = clock_monotonic_seconds() - v->stats.since;
+	if (!v->check.pending && v->check.result == 0 && v->check.since >= v->stats.since)
+		snprintf(why, cap,
+			 "libvirt %.100s: domain statistics wait on a busy domain (starting, migrating, or its QEMU "
+			 "not answering libvirt); libvirtd itself answers: none in %.1f s",
+			 v->uri, waited);
+	else
+		snprintf(why, cap, "libvirt %.100s: no answer to %s in %.1f s (libvirtd hung or overloaded?)", v->uri,
+			 v->stats.step, waited);
 }
 
 int virt_domain_stats(struct virt *v, unsigned groups, struct virt_domains *ret, char *why, size_t cap)
@@ -347,36 +479,26 @@ int virt_domain_stats(struct virt *v, unsigned groups, struct virt_domains *ret,
 	}
 	pthread_once(&init_once, init);
 	pthread_mutex_lock(&v->lock);
-	if (v->pending) { /* an earlier call is still out: no second thread on a hung daemon */
-		snprintf(why, cap, "libvirt %.100s: no answer to a call made %.1f s ago (libvirtd hung?)", v->uri,
-			 clock_monotonic_seconds() - v->pending_since);
+	if (v->stats.pending) { /* an earlier call is still out: no second thread on a hung daemon */
+		say_late(v, why, cap);
 		pthread_mutex_unlock(&v->lock);
 		return -ETIMEDOUT;
 	}
-	int r = start(v, groups);
-	struct timespec until;
-	clock_gettime(CLOCK_MONOTONIC, &until);
-	until.tv_sec += v->deadline_ms / 1000;
-	until.tv_nsec += (long)(v->deadline_ms % 1000) * 1000000L;
-	if (until.tv_nsec >= 1000000000L) {
-		until.tv_sec++;
-		until.tv_nsec -= 1000000000L;
-	}
-	while (r == 0 && v->pending && pthread_cond_timedwait(&v->cond, &v->lock, &until) != ETIMEDOUT)
-		;
+	int r = start(v, &v->stats, groups, stats_worker);
+	if (r == 0)
+		wait_stats(v);
 	if (r < 0)
 		snprintf(why, cap, "libvirt: cannot start a thread: %s", strerror(-r));
-	else if (v->pending) {
-		v->abandoned = true;
-		snprintf(why, cap, "libvirt %.100s: no answer within %.1f s (libvirtd hung or overloaded?)", v->uri,
-			 v->deadline_ms / 1000.0);
+	else if (v->stats.pending) {
+		v->stats.abandoned = true;
+		say_late(v, why, cap);
 		r = -ETIMEDOUT;
 	} else {
-		r = v->result;
-		*ret = v->out;
-		v->out = (struct virt_domains){0};
+		r = v->stats.result;
+		*ret = v->stats.out;
+		v->stats.out = (struct virt_domains){0};
 		if (r < 0)
-			snprintf(why, cap, "%s", v->why);
+			snprintf(why, cap, "%s", v->stats.why);
 	}
 	pthread_mutex_unlock(&v->lock);
 	return r;

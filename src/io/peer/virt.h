@@ -1,11 +1,16 @@
 /* libvirt, loaded when a command first reads it (libvirt.so.0, rather than linked), through one
  * read-only connection whose every call has a deadline: libvirt's calls block (a hung libvirtd
  * holds them forever), so each runs on a worker thread that the caller waits for at most the
- * deadline. A call not answered by then is left to finish on its own and the caller gets
- * -ETIMEDOUT and one line why; while it is still pending, later calls fail at once the same way,
- * without a second thread or connection. A failed call drops the connection: the next one
- * connects again (libvirtd restarted). Domain statistics are copied out of libvirt's structures
- * on the worker: the caller never holds libvirt memory.
+ * deadline. Half way, a call still out has libvirtd asked the same with NOWAIT (answered without
+ * waiting for any domain's job), so that a late call says in one line which it is: a busy domain
+ * (one starting, migrating, or whose QEMU does not answer libvirt's monitor: libvirt waits for
+ * it) or a libvirtd that does not answer. A call not answered by then is left to finish on its
+ * own and the caller gets -ETIMEDOUT and that line; while it is still pending, later calls fail
+ * at once the same way, without a second thread or connection. A failed call drops the
+ * connection: the next one connects again (libvirtd restarted). Domain statistics are copied out
+ * of libvirt's structures on the worker: the caller never holds libvirt memory. The hypervisor's
+ * version is asked once, after the first answer with the vcpu group is handed over, out of any
+ * deadline: a libvirtd without QEMU's capabilities cached probes QEMU for seconds to give it.
  *
  *   struct virt *v;  virt_new("qemu:///system", 750, &v);
  *   struct virt_domains d;  char why[256];
@@ -50,7 +55,8 @@ struct virt_domains {
 	struct virt_domain *v;
 	size_t n;
 	unsigned long hypervisor_version; /* virConnectGetVersion's: major*1000000 + minor*1000 + micro
-	                                   * (QEMU's for qemu:///system); 0 unknown */
+	                                   * (QEMU's for qemu:///system); 0 unknown (not in yet: the
+	                                   * first answer never carries it) */
 };
 void virt_domains_free(struct virt_domains *d);
 /* The domain with that uuid (any case), or NULL. */
@@ -69,7 +75,8 @@ void virt_free(struct virt *v);
 
 /* Every running domain's statistics of the groups asked for. 0, or a negative errno with why in
  * one line: -ELIBACC libvirt cannot be loaded, -ECONNREFUSED no connection (libvirtd stopped),
- * -ETIMEDOUT no answer within the deadline (hung), -EIO the call failed. */
+ * -ETIMEDOUT no answer within the deadline (a busy domain, or libvirtd hung: why says which),
+ * -EIO the call failed. */
 int virt_domain_stats(struct virt *v, unsigned groups, struct virt_domains *ret, char *why, size_t cap);
 
 #endif
