@@ -29,6 +29,22 @@ void kvm_reader_pace(struct kvm_reader *r, double seconds) { r->pace_seconds = s
 
 const char *kvm_reader_pace_why(const struct kvm_reader *r) { return r->pace_why; }
 
+void kvm_reader_select(struct kvm_reader *r, bool (*selects)(const struct kvm_vm_sample *vm, void *data), void *data)
+{
+	r->selects = selects;
+	r->selects_data = data;
+}
+
+/* Whether the reader's selection (kvm_reader_select) takes the VM d. */
+static bool selected(const struct kvm_reader *r, const struct vm *d)
+{
+	if (!r->selects)
+		return true;
+	struct kvm_vm_sample probe = {.pid = d->pid};
+	snprintf(probe.name, sizeof(probe.name), "%s", d->cfg.name);
+	return r->selects(&probe, r->selects_data);
+}
+
 static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d, const char *path)
 {
 	for (size_t i = 0; i < r->nqmps; i++)
@@ -479,6 +495,8 @@ static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct
  * the read's visits are past their deadline. *via_qmp is set when QMP read it. 0 or -ENOMEM. */
 static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, double deadline, bool *via_qmp)
 {
+	if (!selected(r, d))
+		return 0; /* a VM the reader does not watch: no visit on its behalf */
 	struct kvm_vm_sample *s = kvm_sample_of_pid(ret, d->pid);
 	if (d->cfg.vmm != VMM_QEMU && d->cfg.vmm != VMM_PROCESS && !s)
 		return list_unread(r, d, ret);

@@ -76,6 +76,8 @@ struct kvm_reader {
 	unsigned flags;
 	bool debugfs; /* <debugfs>/kvm is there */
 	size_t monitors_resume; /* where the next monitors' pass starts: the last one ran out of time there */
+	bool (*selects)(const struct kvm_vm_sample *vm, void *data); /* kvm_reader_select; NULL every VM */
+	void *selects_data;
 	struct kvm_counter *counters;
 	const char **names; /* [ncounters] the counters' names, for QMP */
 	size_t ncounters;
