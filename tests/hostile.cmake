@@ -1,0 +1,6 @@
+# The hostile suite (issue 41, item 8): vmhost on a shared host, run against what a local user
+# can do to it (tests/hostile/). Label "hostile"; "live" where a test starts processes; those
+# that change KSM take the machine-wide KSM lock (label ksm). Root where needed; the other user
+# is nobody, by `setpriv --reuid=nobody --regid=nogroup --clear-groups`.
+# The plain build is hardened as the .deb is: hardening-check finds every defence.
+vmhost_script_test(hostile_hardening hostile/hardening.sh "hostile")
