@@ -4,3 +4,5 @@
 # is nobody, by `setpriv --reuid=nobody --regid=nogroup --clear-groups`.
 # The plain build is hardened as the .deb is: hardening-check finds every defence.
 vmhost_script_test(hostile_hardening hostile/hardening.sh "hostile")
+# No test hook in a build without the tests: every VMHOST_ variable read through io_test_hook.
+vmhost_script_test(hostile_test_hooks hostile/test_hooks.sh "hostile;cli")

@@ -11,6 +11,7 @@
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
 #include "io/secret.h"
+#include "io/test_hook.h"
 #include "parse/sketch_file.h"
 #include "out/json.h"
 #include "out/svg.h"
@@ -50,7 +51,7 @@ const char *ctx_runtime_dir(const struct ctx *ctx, char *buf, size_t cap)
 {
 	if (strcmp(ctx->root.proc, "/proc"))
 		return NULL; /* a fixture tree's pids are not this host's */
-	const char *dir = getenv("VMHOST_RUNTIME_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	const char *dir = io_test_hook("VMHOST_RUNTIME_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
 	int n;
 	if (dir)
 		n = snprintf(buf, cap, "%s", dir);

@@ -11,6 +11,7 @@
 #include "core/kvm/kvm_delta.h"
 #include "core/kvm/kvm_pace.h"
 #include "io/run.h"
+#include "io/test_hook.h"
 #include "io/term.h"
 #include "out/json.h"
 #include "out/kvm_view.h"
@@ -217,7 +218,7 @@ static int build_delta(const struct kvm_reader *kr, const struct exits_opts *o, 
  * can change counter files between reads without racing the interval. */
 static void test_hook(unsigned read_no)
 {
-	const char *hook = getenv("VMHOST_EXITS_TEST_HOOK");
+	const char *hook = io_test_hook("VMHOST_EXITS_TEST_HOOK");
 	if (!hook || !*hook)
 		return;
 	char num[16];

@@ -19,6 +19,7 @@
 #include "out/table.h"
 #include "parse/ini.h"
 #include "core/model/host.h"
+#include "io/test_hook.h"
 
 static void ksm_tune_help(void)
 {
@@ -159,7 +160,7 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
  * machine-wide lock). EXIT_OK with the instance lock's fd, or the exit code after an error. */
 static int take_locks(struct ctx *ctx, int *ret_fd)
 {
-	const char *lock_path = getenv("VMHOST_TUNE_LOCK");
+	const char *lock_path = io_test_hook("VMHOST_TUNE_LOCK");
 	int instance_fd = tuner_instance_lock(lock_path ? lock_path : TUNER_INSTANCE_LOCK);
 	if (instance_fd == -EBUSY)
 		return fail(ctx, EXIT_FAIL, "already running", "another 'vmhost ksm tune' holds %s",

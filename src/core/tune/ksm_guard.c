@@ -9,6 +9,7 @@
 
 #include "core/base/fatal_signal.h"
 #include "io/file.h"
+#include "io/test_hook.h"
 #include "parse/parse.h"
 
 /* The guard is process-wide by nature (signal handlers restore from it), so its state is the one
@@ -38,7 +39,7 @@ int ksm_lock(bool wait)
 	if (guard.lock_fd >= 0)
 		return 0;
 	/* A test harness that already holds the lock for its whole run says so. */
-	if (getenv("VMHOST_KSM_LOCKED"))
+	if (io_test_hook("VMHOST_KSM_LOCKED"))
 		return 0;
 	/* One place only: a second lock elsewhere (the old fallback to /tmp) would let two writers in. */
 	int fd = io_lock(KSM_LOCK_PATH, IO_LOCK_SHARED_DIR | (wait ? IO_LOCK_WAIT : 0));
