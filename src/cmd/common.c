@@ -227,7 +227,7 @@ int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig))
 		r = ksm_lock(true);
 	}
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", strerror(-r));
+		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", io_lock_strerror(r));
 	if ((r = ksm_guard_begin(&ctx->root, on_signal)) < 0) {
 		ksm_unlock();
 		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(-r));

@@ -161,13 +161,14 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
 static int take_locks(struct ctx *ctx, int *ret_fd)
 {
 	const char *lock_path = io_test_hook("VMHOST_TUNE_LOCK");
-	int instance_fd = tuner_instance_lock(lock_path ? lock_path : TUNER_INSTANCE_LOCK);
+	if (!lock_path)
+		lock_path = TUNER_INSTANCE_LOCK;
+	int instance_fd = tuner_instance_lock(lock_path);
 	if (instance_fd == -EBUSY)
-		return fail(ctx, EXIT_FAIL, "already running", "another 'vmhost ksm tune' holds %s",
-			    lock_path ? lock_path : TUNER_INSTANCE_LOCK);
+		return fail(ctx, EXIT_FAIL, "already running", "another 'vmhost ksm tune' holds %s", lock_path);
 	if (instance_fd < 0)
-		return fail(ctx, instance_fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "lock file", "%s",
-			    strerror(-instance_fd));
+		return fail(ctx, instance_fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "lock file", "%s: %s", lock_path,
+			    io_lock_strerror(instance_fd));
 	int r = ksm_lock(false);
 	if (r == -EBUSY) {
 		close(instance_fd);
@@ -175,7 +176,7 @@ static int take_locks(struct ctx *ctx, int *ret_fd)
 	}
 	if (r < 0) {
 		close(instance_fd);
-		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", strerror(-r));
+		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", io_lock_strerror(r));
 	}
 	*ret_fd = instance_fd;
 	return EXIT_OK;

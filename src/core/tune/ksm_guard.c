@@ -42,7 +42,7 @@ int ksm_lock(bool wait)
 	if (io_test_hook("VMHOST_KSM_LOCKED"))
 		return 0;
 	/* One place only: a second lock elsewhere (the old fallback to /tmp) would let two writers in. */
-	int fd = io_lock(KSM_LOCK_PATH, IO_LOCK_SHARED_DIR | (wait ? IO_LOCK_WAIT : 0));
+	int fd = io_lock(KSM_LOCK_PATH, wait ? IO_LOCK_WAIT : 0);
 	if (fd < 0)
 		return fd;
 	guard.lock_fd = fd;

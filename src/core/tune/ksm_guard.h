@@ -8,12 +8,14 @@
 
 #include "io/io.h"
 
-/* Where the machine-wide lock lives, and only there (/run/lock is made when missing; when the
- * lock cannot be had there, taking it fails); tests and benchmarks that touch KSM take it too. */
-#define KSM_LOCK_PATH "/run/lock/vmhost-ksm.lock"
+/* Where the machine-wide lock lives, and only there: root's private directory (made, mode 0700,
+ * when missing; a lock there no other user can open or plant, io_lock); when the lock cannot be
+ * had there, taking it fails. Tests and benchmarks that touch KSM take it too (flock(1) on it). */
+#define KSM_LOCK_PATH "/run/vmhost/ksm.lock"
 
-/* Takes the machine-wide KSM lock. wait=false: -EBUSY when another vmhost holds it.
- * With VMHOST_KSM_LOCKED set in the environment the caller already holds it (tests). */
+/* Takes the machine-wide KSM lock. wait=false: -EBUSY when another vmhost holds it; -EPERM when
+ * the directory or the file is not root's alone. In a test build, VMHOST_KSM_LOCKED in the
+ * environment says the caller already holds it (io/test_hook.h). */
 int ksm_lock(bool wait);
 void ksm_unlock(void);
 
