@@ -6,3 +6,5 @@
 vmhost_script_test(hostile_hardening hostile/hardening.sh "hostile")
 # No test hook in a build without the tests: every VMHOST_ variable read through io_test_hook.
 vmhost_script_test(hostile_test_hooks hostile/test_hooks.sh "hostile;cli")
+# The database follows no link and takes no other user's file; share writes one only with --db.
+vmhost_script_test(hostile_db_paths hostile/db_paths.sh "hostile;live")

@@ -11,7 +11,7 @@
 #include "core/tune/ksm_guard.h"
 #include "core/tune/ksm_rates.h"
 #include "io/secret.h"
-#include "io/test_hook.h"
+#include "io/state.h"
 #include "parse/sketch_file.h"
 #include "out/json.h"
 #include "out/svg.h"
@@ -51,17 +51,7 @@ const char *ctx_runtime_dir(const struct ctx *ctx, char *buf, size_t cap)
 {
 	if (strcmp(ctx->root.proc, "/proc"))
 		return NULL; /* a fixture tree's pids are not this host's */
-	const char *dir = io_test_hook("VMHOST_RUNTIME_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
-	int n;
-	if (dir)
-		n = snprintf(buf, cap, "%s", dir);
-	else if (geteuid() == 0)
-		n = snprintf(buf, cap, "/run/vmhost");
-	else if (xdg && *xdg == '/')
-		n = snprintf(buf, cap, "%s/vmhost", xdg);
-	else
-		return NULL;
-	return n > 0 && (size_t)n < cap ? buf : NULL;
+	return io_runtime_dir(buf, cap);
 }
 
 void ctx_doc(const struct ctx *ctx, struct doc *d)

@@ -180,6 +180,28 @@ const char *io_lock_strerror(int err)
 	return strerror(-err);
 }
 
+/* Opens and locks name in dir_fd: 0 with *ret_fd; 1 when the file locked is no longer the one
+ * at the name (its holder removed it, io_lock_remove, while we waited: try again); or a negative
+ * errno. */
+static int lock_at(int dir_fd, const char *name, unsigned flags, int *ret_fd)
+{
+	int fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == ELOOP ? -EPERM : -errno;
+	struct stat st, named;
+	int r = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) || !ours_alone(&st) ? -EPERM : 0;
+	if (r == 0)
+		r = io_lock_fd(fd, flags);
+	if (r == 0 && (fstatat(dir_fd, name, &named, AT_SYMLINK_NOFOLLOW) < 0 || named.st_dev != st.st_dev ||
+		       named.st_ino != st.st_ino))
+		r = 1;
+	if (r != 0)
+		close(fd);
+	else
+		*ret_fd = fd;
+	return r;
+}
+
 int io_lock(const char *path, unsigned flags)
 {
 	char dir[4096];
@@ -190,14 +212,33 @@ int io_lock(const char *path, unsigned flags)
 	int dir_fd = io_private_dir(dir, true);
 	if (dir_fd < 0)
 		return dir_fd;
-	int fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	int fd = -1;
+	for (int attempt = 0; attempt < 16 && (r = lock_at(dir_fd, name, flags, &fd)) == 1; attempt++)
+		;
 	close(dir_fd);
+	return r == 0 ? fd : r == 1 ? -EAGAIN : r;
+}
+
+void io_lock_remove(const char *path, int fd)
+{
 	if (fd < 0)
-		return errno == ELOOP ? -EPERM : -errno;
+		return;
+	unlink(path); /* while still held: whoever waits on it then sees it gone and makes it anew */
+	close(fd);
+}
+
+int io_open_owned(const char *path, mode_t mode)
+{
+	/* O_NONBLOCK: a FIFO planted at the name must not hang the open (it is refused below) */
+	int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
 	struct stat st;
-	r = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) || !ours_alone(&st) ? -EPERM : 0;
-	if (r == 0)
-		r = io_lock_fd(fd, flags);
+	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	if (r == 0 && !S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else if (r == 0 && (st.st_uid != geteuid() || (st.st_mode & S_IWOTH)))
+		r = -EPERM;
 	if (r < 0) {
 		close(fd);
 		return r;

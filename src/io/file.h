@@ -69,6 +69,12 @@ bool io_can_open(const char *path, int flags);
  * negative errno. */
 int io_redirect_std(const char *in_path, const char *out_path, int out_flags);
 
+/* Opens path (read-only), a file the effective user writes for itself (a database): created with
+ * mode when missing, never through a link, and used only when it is a regular file of the
+ * effective user that others may not write (REVIEW S-M5). An fd or a negative errno: -ELOOP for a
+ * link, -EPERM for another user's file or one others may write, -EINVAL for no regular file. */
+int io_open_owned(const char *path, mode_t mode);
+
 /* Removes a file (not a directory). Async-signal-safe. 0 or a negative errno. */
 int io_remove(const char *path);
 /* Removes an empty directory. Async-signal-safe. 0 or a negative errno. */
@@ -91,8 +97,13 @@ enum {
 	IO_LOCK_WAIT = 1, /* wait for the holder rather than answer -EBUSY */
 };
 /* Locks path exclusively. An fd or a negative errno: -EBUSY while another holds it (without
- * IO_LOCK_WAIT), -EPERM when its directory or the file is not the effective user's alone. */
+ * IO_LOCK_WAIT), -EPERM when its directory or the file is not the effective user's alone. The
+ * lock held is the file still at path (one its holder removed meanwhile is let go and the new one
+ * taken). */
 int io_lock(const char *path, unsigned flags);
+/* Removes the lock file at path while it still holds it (fd, from io_lock), then releases it. For
+ * locks only vmhost takes: io_lock makes the file anew for one that waited on the removed one. */
+void io_lock_remove(const char *path, int fd);
 /* Locks an open file itself (flock on fd), as io_lock: 0, -EBUSY or another negative errno. */
 int io_lock_fd(int fd, unsigned flags);
 /* What io_lock's error means, for a message after the lock's path. */

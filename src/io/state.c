@@ -10,6 +10,22 @@
 
 #include "io/file.h"
 #include "io/io.h"
+#include "io/test_hook.h"
+
+const char *io_runtime_dir(char *buf, size_t cap)
+{
+	const char *dir = io_test_hook("VMHOST_RUNTIME_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+	if (dir)
+		n = snprintf(buf, cap, "%s", dir);
+	else if (geteuid() == 0)
+		n = snprintf(buf, cap, IO_RUNTIME_DIR_ROOT);
+	else if (xdg && *xdg == '/')
+		n = snprintf(buf, cap, "%s/vmhost", xdg);
+	else
+		return NULL;
+	return n > 0 && (size_t)n < cap ? buf : NULL;
+}
 
 static int check_name(const char *name)
 {

@@ -21,6 +21,7 @@
 	X(column_int64)                                                                                \
 	X(column_text)                                                                                 \
 	X(column_type)                                                                                 \
+	X(db_config)                                                                                   \
 	X(db_readonly)                                                                                 \
 	X(exec)                                                                                        \
 	X(extended_result_codes)                                                                       \
