@@ -8,3 +8,6 @@ vmhost_script_test(hostile_hardening hostile/hardening.sh "hostile")
 vmhost_script_test(hostile_test_hooks hostile/test_hooks.sh "hostile;cli")
 # The database follows no link and takes no other user's file; share writes one only with --db.
 vmhost_script_test(hostile_db_paths hostile/db_paths.sh "hostile;live")
+# A tuner killed outright (SIGKILL), one whose log is closed (SIGPIPE), one that crashes: KSM put
+# back, by the next tuner or `ksm status --restore`. Changes KSM: under the KSM lock.
+vmhost_script_test(hostile_ksm_crash hostile/ksm_crash.sh "hostile;live" ksm)

@@ -19,6 +19,7 @@
 #include "out/table.h"
 #include "parse/ini.h"
 #include "core/model/host.h"
+#include "io/state.h"
 #include "io/test_hook.h"
 
 static void ksm_tune_help(void)
@@ -41,9 +42,12 @@ static void ksm_tune_help(void)
 	       "  --duration SEC    stop after this long (default: until SIGINT/SIGTERM/SIGHUP)\n"
 	       "  --verbose         log every decision, not only changes (and one a minute)\n"
 	       "\n"
-	       "Every setting it changes is restored when it stops, on a signal or an error. A second\n"
-	       "instance is refused (" TUNER_INSTANCE_LOCK "), and so is running while another vmhost\n"
-	       "holds the machine-wide KSM lock. Needs root (exit 77 without).\n");
+	       "Every setting it changes is restored when it stops, on a signal, a crash or an error, and\n"
+	       "written down before it is changed (" IO_RUNTIME_DIR_ROOT "/" KSM_SAVED_FILE "): what a tuner killed\n"
+	       "outright left is put back by the next one, or by 'vmhost ksm status --restore'. A closed\n"
+	       "output (ksm tune | head) stops it, restored. A second instance is refused\n"
+	       "(" TUNER_INSTANCE_LOCK "), and so is running while another vmhost holds the machine-wide\n"
+	       "KSM lock. Needs root (exit 77 without).\n");
 }
 
 struct tune_args {
@@ -153,7 +157,9 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
 		       a->dry_run ? "(dry run) " : "", tuner_mode_name(d->mode), (long long)d->pages_to_scan,
 		       (long long)d->sleep_millisecs, saved, cpu, d->reason);
 	}
-	fflush(stdout);
+	/* A log nobody reads any more (ksm tune | head, a dead log pipe): a stop, as SIGPIPE is. */
+	if (fflush(stdout) == EOF || ferror(stdout))
+		stop_handler(SIGPIPE);
 }
 
 /* Not a dry run: this tuner alone (the instance lock), and no other vmhost changing KSM (the
@@ -191,11 +197,14 @@ static int catch_signals(struct ctx *ctx, const struct tune_args *a)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN); /* the log's EPIPE stops it (log_decision) */
 		return EXIT_OK;
 	}
-	int r = ksm_guard_begin(&ctx->root, stop_handler);
+	int r = ksm_guard_begin(&ctx->root, stop_handler); /* SIGPIPE among its signals */
 	if (r < 0)
 		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", strerror(-r));
+	if (r > 0)
+		warn(ctx, "put back the KSM settings a vmhost that died left changed (" KSM_SAVED_FILE ")");
 	return EXIT_OK;
 }
 
