@@ -11,3 +11,5 @@ vmhost_script_test(hostile_db_paths hostile/db_paths.sh "hostile;live")
 # A tuner killed outright (SIGKILL), one whose log is closed (SIGPIPE), one that crashes: KSM put
 # back, by the next tuner or `ksm status --restore`. Changes KSM: under the KSM lock.
 vmhost_script_test(hostile_ksm_crash hostile/ksm_crash.sh "hostile;live" ksm)
+# Every lock file vmhost used to take, held by nobody: tune, sweep and record run all the same.
+vmhost_script_test(hostile_locks hostile/locks.sh "hostile;live" ksm)

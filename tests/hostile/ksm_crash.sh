@@ -7,15 +7,9 @@
 # does the same (exit 0), and says so, or "nothing" (exit 0) when nothing was left; the unit runs
 # it after every stop (ExecStopPost). `vmhost ksm tune | head -1` (SIGPIPE on its log) and a crash
 # (SIGSEGV, SIGABRT) leave KSM restored too. Every KSM setting is compared, not only those three.
-# Runs in a private mount namespace with a tmpfs /run, so that vmhost takes its own locks and
-# keeps its file in a /run/vmhost of its own while the harness holds the real KSM lock.
-if [ "${HOSTILE_NS:-}" != 1 ] && [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
-	exec env HOSTILE_NS=1 unshare -m --propagation private bash "$0" "$@"
-fi
-. "$VMHOST_TESTS/lib.sh"
-[ "${HOSTILE_NS:-}" = 1 ] || skip "needs root and unshare (a private /run)"
-mount -t tmpfs -o mode=0755 tmpfs /run || skip "cannot mount a private /run"
-unset VMHOST_KSM_LOCKED VMHOST_RUNTIME_DIR VMHOST_TUNE_LOCK # vmhost's own paths, as installed
+# Runs in a private mount namespace with a tmpfs /run (private_run.sh), so that vmhost takes its
+# own locks and keeps its file in a /run/vmhost of its own while the harness holds the real lock.
+. "$VMHOST_TESTS/hostile/private_run.sh"
 ksm_save || skip "no KSM on this kernel ($KSM)"
 SAVED=/run/vmhost/ksm.saved
 
