@@ -148,11 +148,11 @@ static int install_handlers(void)
 }
 
 /* Where the saved-settings file is kept: the runtime directory, for the host's own KSM (sys root
- * /sys); a fixture tree's settings are not the machine's, and their file would stand in for the
- * host's. A test build's VMHOST_RUNTIME_DIR takes any root. NULL: not kept. */
+ * /sys, or none given); a fixture tree's settings are not the machine's, and their file would stand
+ * in for the host's. A test build's VMHOST_RUNTIME_DIR takes any root. NULL: not kept. */
 static const char *saved_dir(const struct io_root *root, char *buf, size_t cap)
 {
-	if (strcmp(root->sys, "/sys") && !io_test_hook("VMHOST_RUNTIME_DIR"))
+	if (root->sys && strcmp(root->sys, "/sys") && !io_test_hook("VMHOST_RUNTIME_DIR"))
 		return NULL;
 	return io_runtime_dir(buf, cap);
 }
