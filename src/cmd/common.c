@@ -220,7 +220,7 @@ int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig))
 		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", io_lock_strerror(r));
 	if ((r = ksm_guard_begin(&ctx->root, on_signal)) < 0) {
 		ksm_unlock();
-		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", strerror(-r));
+		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", ksm_guard_strerror(r));
 	}
 	if (r > 0)
 		warn(ctx, "put back the KSM settings a vmhost that died left changed (" KSM_SAVED_FILE ")");

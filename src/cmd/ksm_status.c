@@ -158,8 +158,7 @@ static int restore_left(struct ctx *ctx)
 	r = ksm_guard_restore_left(&ctx->root, &left);
 	ksm_unlock();
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "restoring KSM settings", "%s", r == -EBADMSG ? "the saved-settings file "
-			    "does not read: check KSM's settings, then remove it" : strerror(-r));
+		return fail(ctx, EXIT_FAIL, "restoring KSM settings", "%s", ksm_guard_strerror(r));
 	restored_doc(ctx, &left, r > 0);
 	return EXIT_OK;
 }

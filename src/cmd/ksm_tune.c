@@ -202,7 +202,7 @@ static int catch_signals(struct ctx *ctx, const struct tune_args *a)
 	}
 	int r = ksm_guard_begin(&ctx->root, stop_handler); /* SIGPIPE among its signals */
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", strerror(-r));
+		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", ksm_guard_strerror(r));
 	if (r > 0)
 		warn(ctx, "put back the KSM settings a vmhost that died left changed (" KSM_SAVED_FILE ")");
 	return EXIT_OK;

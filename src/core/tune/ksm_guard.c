@@ -214,6 +214,14 @@ int ksm_guard_restore_left(const struct io_root *root, struct ksm_saved *ret)
 	return 1;
 }
 
+const char *ksm_guard_strerror(int err)
+{
+	if (err == -EBADMSG)
+		return "a saved-settings file (" KSM_SAVED_FILE " in the runtime directory, " IO_RUNTIME_DIR_ROOT
+		       " for root) does not read: check KSM's settings, then remove it";
+	return strerror(-err);
+}
+
 int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig))
 {
 	/* A second begin would forget the values saved so far and the handlers it replaced. */

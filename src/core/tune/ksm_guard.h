@@ -41,6 +41,10 @@ int ksm_guard_begin(const struct io_root *root, void (*on_signal)(int sig));
  * errno (-EBADMSG for a file that does not read; the file stays). */
 int ksm_guard_restore_left(const struct io_root *root, struct ksm_saved *ret);
 
+/* What a guard's error means, for a message: a saved-settings file that does not read says where
+ * it is and what to do; other errors are strerror's. */
+const char *ksm_guard_strerror(int err);
+
 /* Writes a KSM setting (file name under kernel/mm/ksm, e.g. "pages_to_scan") after saving its
  * current value once, and writing it down in the saved-settings file before the change (a file
  * that cannot be written is the error, and nothing is changed). advisor_mode takes a word
