@@ -162,8 +162,9 @@ static void test_lock_checked(void **state)
 	(void)state;
 	char *dir = tmp_tree_new("iofile"), locks[512], path[600], link[600];
 	snprintf(locks, sizeof(locks), "%s/locks", dir);
-	snprintf(path, sizeof(path), "%s/a.lock", locks);
-	snprintf(link, sizeof(link), "%s/b.lock", locks);
+	/* a.lock, and a link to it, b.lock */
+	for (int i = 0; i < 2; i++)
+		snprintf(i ? link : path, sizeof(path), "%s/%c.lock", locks, 'a' + i);
 	int fd = io_lock(path, 0);
 	assert_true(fd >= 0);
 	struct stat st;
@@ -203,10 +204,10 @@ static void test_open_owned(void **state)
 {
 	(void)state;
 	char *dir = tmp_tree_new("iofile"), db[512], link[512], victim[512], fifo[512];
-	snprintf(db, sizeof(db), "%s/vmhost.db", dir);
-	snprintf(link, sizeof(link), "%s/link.db", dir);
-	snprintf(victim, sizeof(victim), "%s/victim", dir);
-	snprintf(fifo, sizeof(fifo), "%s/fifo.db", dir);
+	char *const paths[] = {db, link, victim, fifo};
+	static const char *const names[] = {"vmhost.db", "link.db", "victim", "fifo.db"};
+	for (size_t i = 0; i < 4; i++)
+		snprintf(paths[i], sizeof(db), "%s/%s", dir, names[i]);
 	int fd = io_open_owned(db, 0644);
 	assert_true(fd >= 0);
 	close(fd);
