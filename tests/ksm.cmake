@@ -7,6 +7,8 @@ vmhost_unit_test(test_ksm_ini)
 vmhost_unit_test(test_fatal_signals)
 # The machine-wide lock in a private mount namespace (root; exit 77 elsewhere).
 vmhost_unit_test(test_ksm_lock)
+# The saved-settings file: its text, and a guard killed outright put back by the next.
+vmhost_unit_test(test_ksm_saved)
 vmhost_unit_test(test_bench_ksm)
 # The command in-process on a fixture tree, its experiment and table_new replaced (no KSM touched).
 vmhost_unit_test(test_bench_ksm_cmd)

@@ -84,13 +84,15 @@ KSM=/sys/kernel/mm/ksm
 KSM_KNOBS="run pages_to_scan sleep_millisecs use_zero_pages smart_scan max_page_sharing merge_across_nodes advisor_mode advisor_target_scan_time advisor_max_cpu advisor_min_pages_to_scan advisor_max_pages_to_scan"
 
 # ksm_lock ARGS...: runs the script again, with ARGS, under the machine-wide KSM lock (the one
-# vmhost and the KSM tests take), unless it holds it already. Call it first: what was started
-# before is left behind by the exec (the temporary directory is removed).
+# vmhost and the KSM tests take: /run/vmhost/ksm.lock, in root's private directory), unless it
+# holds it already. Call it first: what was started before is left behind by the exec (the
+# temporary directory is removed). vmhost skips the lock it is told it holds only in a test build.
 ksm_lock() {
 	[ -z "${VMHOST_KSM_LOCKED:-}" ] || return 0
 	rm -rf "$TEST_TMP"
 	trap - EXIT
-	exec flock /run/lock/vmhost-ksm.lock env VMHOST_KSM_LOCKED=1 bash "$0" "$@"
+	mkdir -p -m 0700 /run/vmhost
+	exec flock /run/vmhost/ksm.lock env VMHOST_KSM_LOCKED=1 bash "$0" "$@"
 }
 
 # ksm_save: remembers every writable KSM setting; cleanup puts them back. 1 without KSM.

@@ -84,4 +84,9 @@ const struct subcommand *subcommand_match(const struct subcommand *table, size_t
 int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table, size_t n, cmd_fn dflt,
 	     int argc, char **argv);
 
+/* In a test build, runs the shell command the test hook name holds (io/test_hook.h) with n as its
+ * $1, and waits for it: what a test needs done at a known point of a run (between two reads).
+ * Nothing in any other build, or when the variable is unset. */
+void cmd_test_hook(const char *name, unsigned n);
+
 #endif

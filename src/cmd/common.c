@@ -8,6 +8,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/run.h"
+#include "io/state.h"
+#include "io/test_hook.h"
 #include "out/json.h"
 #include "out/text.h"
 
@@ -47,17 +50,7 @@ const char *ctx_runtime_dir(const struct ctx *ctx, char *buf, size_t cap)
 {
 	if (strcmp(ctx->root.proc, "/proc"))
 		return NULL; /* a fixture tree's pids are not this host's */
-	const char *dir = getenv("VMHOST_RUNTIME_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
-	int n;
-	if (dir)
-		n = snprintf(buf, cap, "%s", dir);
-	else if (geteuid() == 0)
-		n = snprintf(buf, cap, "/run/vmhost");
-	else if (xdg && *xdg == '/')
-		n = snprintf(buf, cap, "%s/vmhost", xdg);
-	else
-		return NULL;
-	return n > 0 && (size_t)n < cap ? buf : NULL;
+	return io_runtime_dir(buf, cap);
 }
 
 void ctx_doc(const struct ctx *ctx, struct doc *d)
@@ -120,6 +113,18 @@ int dispatch(struct ctx *ctx, const char *group, const struct subcommand *table,
 	snprintf(ctx->command_buf, sizeof(ctx->command_buf), "%s %s", group, hit->name);
 	ctx->command = ctx->command_buf;
 	return hit->fn(ctx, argc - 1, argv + 1);
+}
+
+void cmd_test_hook(const char *name, unsigned n)
+{
+	const char *hook = io_test_hook(name);
+	if (!hook || !*hook)
+		return;
+	char num[16];
+	snprintf(num, sizeof(num), "%u", n);
+	char *argv[] = {"sh", "-c", (char *)hook, "sh", num, NULL};
+	fflush(stdout);
+	io_run_wait(argv, true);
 }
 
 int exit_code_for(int err) { return err == -EACCES || err == -EPERM ? EXIT_NOPERM : EXIT_FAIL; }

@@ -11,7 +11,6 @@
 #include "core/kvm/kvm_delta.h"
 #include "core/kvm/kvm_watch.h"
 #include "core/kvm/kvm_pace.h"
-#include "io/run.h" /* the test hook */
 #include "io/term.h"
 #include "out/kvm_view.h"
 
@@ -196,17 +195,7 @@ static int wait_key_until(const struct term *t, double deadline)
 
 /* Test-only: VMHOST_EXITS_TEST_HOOK is a shell command run after read N (given as $1), so tests
  * can change counter files between reads without racing the interval. */
-static void test_hook(unsigned read_no)
-{
-	const char *hook = getenv("VMHOST_EXITS_TEST_HOOK");
-	if (!hook || !*hook)
-		return;
-	char num[16];
-	snprintf(num, sizeof(num), "%u", read_no);
-	char *argv[] = {"sh", "-c", (char *)hook, "sh", num, NULL};
-	fflush(stdout);
-	io_run_wait(argv, true);
-}
+static void test_hook(unsigned read_no) { cmd_test_hook("VMHOST_EXITS_TEST_HOOK", read_no); }
 
 /* ---- the modes ---- */
 

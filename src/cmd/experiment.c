@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/tune/ksm_guard.h"
+#include "io/file.h"
 #include "core/model/ksm.h"
 #include "out/json.h"
 #include "out/svg.h"
@@ -19,11 +20,13 @@ int ksm_take_control(struct ctx *ctx, void (*on_signal)(int sig))
 		r = ksm_lock(true);
 	}
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", strerror(-r));
+		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", io_lock_strerror(r));
 	if ((r = ksm_guard_begin(&ctx->root, on_signal)) < 0) {
 		ksm_unlock();
-		return fail(ctx, EXIT_FAIL, "signals", "%s", strerror(-r));
+		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", ksm_guard_strerror(r));
 	}
+	if (r > 0)
+		warn(ctx, "put back the KSM settings a vmhost that died left changed (" KSM_SAVED_FILE ")");
 	return EXIT_OK;
 }
 

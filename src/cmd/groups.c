@@ -4,6 +4,7 @@
 int cmd_ksm(struct ctx *ctx, int argc, char **argv)
 {
 	static const struct subcommand table[] = {
+		{"status", cmd_ksm_status, "every KSM counter and setting (--restore: what a tuner that died left)"},
 		{"tune", cmd_ksm_tune, "the KSM tuning daemon (restores settings when it stops)"},
 		{"sweep", cmd_ksm_sweep, "measure scan time, ksmd CPU and savings per setting"},
 	};

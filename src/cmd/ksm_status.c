@@ -9,13 +9,16 @@
 #include "cmd/opts.h"
 #include "core/base/stop.h"
 #include "core/model/ksm.h"
+#include "core/tune/ksm_guard.h"
+#include "io/file.h"
 #include "out/json.h"
 #include "out/table.h"
 #include "core/model/host.h"
 
 static void ksm_status_help(void)
 {
-	printf("usage: vmhost ksm [--interval SEC] [--json] [--bytes]\n"
+	printf("usage: vmhost ksm [status] [--interval SEC] [--json] [--bytes]\n"
+	       "       vmhost ksm status --restore\n"
 	       "\n"
 	       "Every /sys/kernel/mm/ksm file, and figures measured over the interval (default 1 s):\n"
 	       "  saved        (pages_sharing + ksm_zero_pages) x page size\n"
@@ -25,6 +28,10 @@ static void ksm_status_help(void)
 	       "  full scan    seconds per full scan: measured when two scans end inside the interval,\n"
 	       "               else estimated from the pages KSM tracks and the scan rate\n"
 	       "  profit       general_profit (computed by the kernel's formula on older kernels)\n"
+	       "\n"
+	       "  --restore    put back what a KSM writer that died (a tuner killed by SIGKILL) left\n"
+	       "               changed, from the settings it wrote down first; exit 0 when nothing was\n"
+	       "               left (root; the KSM lock must be free)\n"
 	       "\n"
 	       "  vmhost ksm tune    the tuning daemon\n"
 	       "  vmhost ksm sweep   the pages_to_scan / sleep_millisecs experiment\n"
@@ -96,13 +103,66 @@ static void absent_doc(struct doc *d, const char *sys)
 
 struct status_opts {
 	double interval; /* seconds the rates are measured over */
+	bool restore;
 };
 
 static const struct opt status_opt_table[] = {
 	{OPT("interval", 'i', OPT_SECONDS), OPT_AT(struct status_opts, interval),
 	 .error = "--interval takes seconds (e.g. 1, 0.5), not '%s'"},
+	{OPT("restore", 'r', OPT_FLAG), OPT_AT(struct status_opts, restore)},
 	{OPT("help", 'h', OPT_HELP)},
 };
+
+/* What --restore put back: {"restored": false} or {"restored": true, "pid", "dir", "settings"}. */
+static void restored_doc(const struct ctx *ctx, const struct ksm_saved *left, bool restored)
+{
+	if (ctx->format != OUT_JSON) {
+		if (!restored)
+			printf("nothing to restore: no KSM writer left settings changed\n");
+		else {
+			printf("restored what vmhost (pid %ld) left changed in %s:", left->pid, left->dir);
+			for (size_t i = 0; i < left->n; i++)
+				printf(" %s=%s", left->set[i].name, left->set[i].value);
+			printf("\n");
+		}
+		return;
+	}
+	struct json j;
+	json_init(&j, stdout, false);
+	json_object_begin(&j, NULL);
+	json_bool(&j, "restored", restored);
+	if (restored) {
+		json_int(&j, "pid", left->pid);
+		json_string(&j, "dir", left->dir);
+		json_object_begin(&j, "settings");
+		for (size_t i = 0; i < left->n; i++)
+			json_string(&j, left->set[i].name, left->set[i].value);
+		json_object_end(&j);
+	}
+	json_object_end(&j);
+	json_finish(&j);
+}
+
+/* --restore: what a KSM writer that died left changed, put back under the KSM lock (the unit's
+ * ExecStopPost, or by hand). */
+static int restore_left(struct ctx *ctx)
+{
+	if (geteuid() != 0)
+		return fail(ctx, EXIT_NOPERM, "permission", "restoring KSM settings needs root");
+	int r = ksm_lock(false);
+	if (r == -EBUSY)
+		return fail(ctx, EXIT_FAIL, "KSM busy", "a running vmhost holds " KSM_LOCK_PATH
+			    " (it restores its own settings, and what one that died left, itself)");
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", io_lock_strerror(r));
+	struct ksm_saved left;
+	r = ksm_guard_restore_left(&ctx->root, &left);
+	ksm_unlock();
+	if (r < 0)
+		return fail(ctx, EXIT_FAIL, "restoring KSM settings", "%s", ksm_guard_strerror(r));
+	restored_doc(ctx, &left, r > 0);
+	return EXIT_OK;
+}
 
 int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 {
@@ -111,6 +171,8 @@ int cmd_ksm_status(struct ctx *ctx, int argc, char **argv)
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc != OPTS_GO)
 		return rc;
+	if (o.restore)
+		return restore_left(ctx);
 
 	struct ksm_sampler sampler;
 	ksm_sampler_init(&sampler, &ctx->root);

@@ -10,6 +10,7 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "io/file.h"
 #include "core/base/stop.h"
 #include "core/tune/ksm_guard.h"
 #include "core/model/ksm.h"
@@ -19,6 +20,8 @@
 #include "out/fmt.h"
 #include "parse/ini.h"
 #include "core/model/host.h"
+#include "io/state.h"
+#include "io/test_hook.h"
 
 static void ksm_tune_help(void)
 {
@@ -40,9 +43,12 @@ static void ksm_tune_help(void)
 	       "  --duration SEC    stop after this long (default: until SIGINT/SIGTERM/SIGHUP)\n"
 	       "  --verbose         log every decision, not only changes (and one a minute)\n"
 	       "\n"
-	       "Every setting it changes is restored when it stops, on a signal or an error. A second\n"
-	       "instance is refused (" TUNER_INSTANCE_LOCK "), and so is running while another vmhost\n"
-	       "holds the machine-wide KSM lock. Needs root (exit 77 without).\n");
+	       "Every setting it changes is restored when it stops, on a signal, a crash or an error, and\n"
+	       "written down before it is changed (" IO_RUNTIME_DIR_ROOT "/" KSM_SAVED_FILE "): what a tuner killed\n"
+	       "outright left is put back by the next one, or by 'vmhost ksm status --restore'. A closed\n"
+	       "output (ksm tune | head) stops it, restored. A second instance is refused\n"
+	       "(" TUNER_INSTANCE_LOCK "), and so is running while another vmhost holds the machine-wide\n"
+	       "KSM lock. Needs root (exit 77 without).\n");
 }
 
 struct tune_args {
@@ -150,21 +156,24 @@ static void log_decision(const struct ctx *ctx, const struct tune_args *a, const
 		       a->dry_run ? "(dry run) " : "", tuner_mode_name(d->mode), (long long)d->pages_to_scan,
 		       (long long)d->sleep_millisecs, saved, cpu, d->reason);
 	}
-	fflush(stdout);
+	/* A log nobody reads any more (ksm tune | head, a dead log pipe): a stop, as SIGPIPE is. */
+	if (fflush(stdout) == EOF || ferror(stdout))
+		stop_handler(SIGPIPE);
 }
 
 /* Not a dry run: this tuner alone (the instance lock), and no other vmhost changing KSM (the
  * machine-wide lock). EXIT_OK with the instance lock's fd, or the exit code after an error. */
 static int take_locks(struct ctx *ctx, int *ret_fd)
 {
-	const char *lock_path = getenv("VMHOST_TUNE_LOCK");
-	int instance_fd = tuner_instance_lock(lock_path ? lock_path : TUNER_INSTANCE_LOCK);
+	const char *lock_path = io_test_hook("VMHOST_TUNE_LOCK");
+	if (!lock_path)
+		lock_path = TUNER_INSTANCE_LOCK;
+	int instance_fd = tuner_instance_lock(lock_path);
 	if (instance_fd == -EBUSY)
-		return fail(ctx, EXIT_FAIL, "already running", "another 'vmhost ksm tune' holds %s",
-			    lock_path ? lock_path : TUNER_INSTANCE_LOCK);
+		return fail(ctx, EXIT_FAIL, "already running", "another 'vmhost ksm tune' holds %s", lock_path);
 	if (instance_fd < 0)
-		return fail(ctx, instance_fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "lock file", "%s",
-			    strerror(-instance_fd));
+		return fail(ctx, instance_fd == -EACCES ? EXIT_NOPERM : EXIT_FAIL, "lock file", "%s: %s", lock_path,
+			    io_lock_strerror(instance_fd));
 	int r = ksm_lock(false);
 	if (r == -EBUSY) {
 		close(instance_fd);
@@ -172,7 +181,7 @@ static int take_locks(struct ctx *ctx, int *ret_fd)
 	}
 	if (r < 0) {
 		close(instance_fd);
-		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", strerror(-r));
+		return fail(ctx, EXIT_FAIL, "KSM lock", KSM_LOCK_PATH ": %s", io_lock_strerror(r));
 	}
 	*ret_fd = instance_fd;
 	return EXIT_OK;
@@ -187,11 +196,14 @@ static int catch_signals(struct ctx *ctx, const struct tune_args *a)
 		sigaction(SIGINT, &sa, NULL);
 		sigaction(SIGTERM, &sa, NULL);
 		sigaction(SIGHUP, &sa, NULL);
+		signal(SIGPIPE, SIG_IGN); /* the log's EPIPE stops it (log_decision) */
 		return EXIT_OK;
 	}
-	int r = ksm_guard_begin(&ctx->root, stop_handler);
+	int r = ksm_guard_begin(&ctx->root, stop_handler); /* SIGPIPE among its signals */
 	if (r < 0)
-		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", strerror(-r));
+		return fail(ctx, EXIT_FAIL, "guarding KSM settings", "%s", ksm_guard_strerror(r));
+	if (r > 0)
+		warn(ctx, "put back the KSM settings a vmhost that died left changed (" KSM_SAVED_FILE ")");
 	return EXIT_OK;
 }
 

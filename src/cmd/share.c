@@ -75,10 +75,11 @@ static void share_help(void)
 	       "  --key-file FILE   the fleet's hash key (root-only, mode 0600), created when absent;\n"
 	       "                    without it a random key for this run: its sketches compare among\n"
 	       "                    themselves only\n"
-	       "  --db FILE         keep the map in this database for 'vmhost report' (default ./vmhost.db,\n"
-	       "                    record's; written beside a running recorder)\n"
+	       "  --db FILE         keep the map in this database for 'vmhost report' (record's: written\n"
+	       "                    beside a running recorder); without it no database is written\n"
 	       "  --out FILE        also write the sketches there (with the host's MemTotal and\n"
-	       "                    MemAvailable and the key's fingerprint), for 'vmhost share plan'\n"	       "  --json            the map as one JSON document; --csv: its table, a row per VM (the\n"
+	       "                    MemAvailable and the key's fingerprint), for 'vmhost share plan'\n"
+	       "  --json            the map as one JSON document; --csv: its table, a row per VM (the\n"
 	       "                    VMs it shares with as JSON text)\n"
 	       "\n"
 	       "A sketch read only in part (the VM exited, a RAM mapping went away, no permission) is\n"
@@ -163,7 +164,7 @@ static int share_report(struct ctx *ctx, const struct share_opts *o, struct sket
 		printf("no VMs found (QEMU, cloud-hypervisor, firecracker, crosvm); --pid PID adds any process\n");
 	else if ((r = share_view_print(stdout, (enum doc_form)ctx->format, &v)) < 0)
 		rc = fail(ctx, EXIT_FAIL, "output", "%s", strerror(-r));
-	if (n && rc == EXIT_OK)
+	if (n && rc == EXIT_OK && o->db)
 		share_store(ctx, o, s, n, &m, host);
 	share_map_free(&m);
 	return rc;
@@ -171,7 +172,7 @@ static int share_report(struct ctx *ctx, const struct share_opts *o, struct sket
 
 int cmd_share_map(struct ctx *ctx, int argc, char **argv)
 {
-	struct share_opts o = {.sample_n = SKETCH_DEFAULT_SAMPLE, .cpu_budget = 50, .db = "vmhost.db"};
+	struct share_opts o = {.sample_n = SKETCH_DEFAULT_SAMPLE, .cpu_budget = 50};
 	static const struct opts_spec spec = OPTS_SPEC(share_opt_table, 0, share_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc != OPTS_GO)

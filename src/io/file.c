@@ -44,19 +44,30 @@ int io_replace_at(int dir_fd, const char *name, mode_t mode, struct io_replace *
 	return -EEXIST;
 }
 
+/* path's directory into dir ("." when it has no '/'), and where its last name starts. */
+static int split_dir(const char *path, char *dir, size_t cap, const char **ret_name)
+{
+	const char *slash = strrchr(path, '/');
+	size_t dir_len = !slash ? 1 : slash == path ? 1 : (size_t)(slash - path);
+	if (dir_len >= cap)
+		return -ENAMETOOLONG;
+	memcpy(dir, slash ? path : ".", dir_len);
+	dir[dir_len] = '\0';
+	*ret_name = slash ? slash + 1 : path;
+	return 0;
+}
+
 int io_replace_path(const char *path, mode_t mode, struct io_replace *ret)
 {
 	char dir[4096];
-	const char *slash = strrchr(path, '/'), *name = slash ? slash + 1 : path;
-	size_t dir_len = !slash ? 0 : slash == path ? 1 : (size_t)(slash - path);
-	if (dir_len >= sizeof(dir))
-		return -ENAMETOOLONG;
-	memcpy(dir, slash ? path : ".", slash ? dir_len : 1);
-	dir[slash ? dir_len : 1] = '\0';
+	const char *name;
+	int r = split_dir(path, dir, sizeof(dir), &name);
+	if (r < 0)
+		return r;
 	int dir_fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dir_fd < 0)
 		return -errno;
-	int r = io_replace_at(dir_fd, name, mode, ret);
+	r = io_replace_at(dir_fd, name, mode, ret);
 	if (r < 0)
 		close(dir_fd);
 	else
@@ -133,40 +144,102 @@ void io_replace_abort(struct io_replace *rp)
 	finish(rp, -ECANCELED);
 }
 
-/* Makes path's directory, mode 1777 (not cut by the umask), when it is missing. */
-static int make_shared_dir(const char *path)
+/* A file or directory only the effective user may change: theirs, and no group or other write. */
+static bool ours_alone(const struct stat *st) { return st->st_uid == geteuid() && !(st->st_mode & 022); }
+
+int io_private_dir(const char *dir, bool create)
 {
-	char dir[4096];
-	const char *slash = strrchr(path, '/');
-	if (!slash || slash == path)
-		return 0;
-	if ((size_t)(slash - path) >= sizeof(dir))
-		return -ENAMETOOLONG;
-	memcpy(dir, path, (size_t)(slash - path));
-	dir[slash - path] = '\0';
-	if (mkdir(dir, 01777) == 0)
-		return chmod(dir, 01777) < 0 ? -errno : 0;
-	return errno == EEXIST ? 0 : -errno;
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
+	struct stat st;
+	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	if (r == 0 && (!S_ISDIR(st.st_mode) || !ours_alone(&st)))
+		r = -EPERM;
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+int io_lock_fd(int fd, unsigned flags)
+{
+	int r;
+	while ((r = flock(fd, LOCK_EX | (flags & IO_LOCK_WAIT ? 0 : LOCK_NB))) < 0 && errno == EINTR)
+		;
+	return r < 0 ? (errno == EWOULDBLOCK ? -EBUSY : -errno) : 0;
+}
+
+const char *io_lock_strerror(int err)
+{
+	if (err == -EPERM)
+		return "refused: a link, or its directory or the file another user's or writable by others";
+	return strerror(-err);
+}
+
+/* Opens and locks name in dir_fd: 0 with *ret_fd; 1 when the file locked is no longer the one
+ * at the name (its holder removed it, io_lock_remove, while we waited: try again); or a negative
+ * errno. */
+static int lock_at(int dir_fd, const char *name, unsigned flags, int *ret_fd)
+{
+	int fd = openat(dir_fd, name, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return errno == ELOOP ? -EPERM : -errno;
+	struct stat st, named;
+	int r = fstat(fd, &st) < 0 ? -errno : !S_ISREG(st.st_mode) || !ours_alone(&st) ? -EPERM : 0;
+	if (r == 0)
+		r = io_lock_fd(fd, flags);
+	if (r == 0 && (fstatat(dir_fd, name, &named, AT_SYMLINK_NOFOLLOW) < 0 || named.st_dev != st.st_dev ||
+		       named.st_ino != st.st_ino))
+		r = 1;
+	if (r != 0)
+		close(fd);
+	else
+		*ret_fd = fd;
+	return r;
 }
 
 int io_lock(const char *path, unsigned flags)
 {
-	bool shared = flags & IO_LOCK_SHARED_DIR;
-	int oflags = O_RDWR | O_CREAT | O_CLOEXEC | (shared ? O_NOFOLLOW : 0);
-	int fd = open(path, oflags, 0644);
-	if (fd < 0 && errno == ENOENT && shared) {
-		int r = make_shared_dir(path);
-		if (r < 0)
-			return r;
-		fd = open(path, oflags, 0644);
-	}
+	char dir[4096];
+	const char *name;
+	int r = split_dir(path, dir, sizeof(dir), &name);
+	if (r < 0 || !*name)
+		return r < 0 ? r : -EINVAL;
+	int dir_fd = io_private_dir(dir, true);
+	if (dir_fd < 0)
+		return dir_fd;
+	int fd = -1;
+	for (int attempt = 0; attempt < 16 && (r = lock_at(dir_fd, name, flags, &fd)) == 1; attempt++)
+		;
+	close(dir_fd);
+	return r == 0 ? fd : r == 1 ? -EAGAIN : r;
+}
+
+void io_lock_remove(const char *path, int fd)
+{
+	if (fd < 0)
+		return;
+	unlink(path); /* while still held: whoever waits on it then sees it gone and makes it anew */
+	close(fd);
+}
+
+int io_open_owned(const char *path, mode_t mode)
+{
+	/* O_NONBLOCK: a FIFO planted at the name must not hang the open (it is refused below) */
+	int fd = open(path, O_RDONLY | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
-	int r;
-	while ((r = flock(fd, LOCK_EX | (flags & IO_LOCK_WAIT ? 0 : LOCK_NB))) < 0 && errno == EINTR)
-		;
+	struct stat st;
+	int r = fstat(fd, &st) < 0 ? -errno : 0;
+	if (r == 0 && !S_ISREG(st.st_mode))
+		r = -EINVAL;
+	else if (r == 0 && (st.st_uid != geteuid() || (st.st_mode & S_IWOTH)))
+		r = -EPERM;
 	if (r < 0) {
-		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
 		close(fd);
 		return r;
 	}

@@ -69,6 +69,12 @@ bool io_can_open(const char *path, int flags);
  * negative errno. */
 int io_redirect_std(const char *in_path, const char *out_path, int out_flags);
 
+/* Opens path (read-only), a file the effective user writes for itself (a database): created with
+ * mode when missing, never through a link, and used only when it is a regular file of the
+ * effective user that others may not write (REVIEW S-M5). An fd or a negative errno: -ELOOP for a
+ * link, -EPERM for another user's file or one others may write, -EINVAL for no regular file. */
+int io_open_owned(const char *path, mode_t mode);
+
 /* Removes a file (not a directory). Async-signal-safe. 0 or a negative errno. */
 int io_remove(const char *path);
 /* Removes an empty directory. Async-signal-safe. 0 or a negative errno. */
@@ -77,15 +83,30 @@ int io_remove_dir(const char *path);
  * 0 or a negative errno. */
 int io_make_temp_dir(char *template_path);
 
-/* Lock files (flock, held until the fd is closed). */
+/* Opens dir as a private directory, for every later step to work in (openat): a directory of the
+ * effective user, not a link, that no one else may write (else another user could swap in what
+ * it holds). create: made, mode 0700, when missing (its parent must exist). An fd or a negative
+ * errno: -EPERM for a link, another user's directory or one others may write. */
+int io_private_dir(const char *dir, bool create);
+
+/* Lock files (flock, held until the fd is closed), in a private directory (io_private_dir, made
+ * when missing): the file is opened without following a link (created 0600) and used only when it
+ * is a regular file of the effective user that no one else may write. Another user can neither
+ * open it nor plant it, so none can hold it (REVIEW S-M3: in /run/lock, mode 1777, anyone could). */
 enum {
-	IO_LOCK_WAIT = 1,       /* wait for the holder rather than answer -EBUSY */
-	IO_LOCK_SHARED_DIR = 2, /* a lock in a world-writable directory (/run/lock): the directory is
-				 * made, mode 1777, when missing, and the lock is never opened through a
-				 * link planted at its name */
+	IO_LOCK_WAIT = 1, /* wait for the holder rather than answer -EBUSY */
 };
-/* Opens path (created 0644 when missing) and locks it exclusively. An fd or a negative errno:
- * -EBUSY while another holds it (without IO_LOCK_WAIT). */
+/* Locks path exclusively. An fd or a negative errno: -EBUSY while another holds it (without
+ * IO_LOCK_WAIT), -EPERM when its directory or the file is not the effective user's alone. The
+ * lock held is the file still at path (one its holder removed meanwhile is let go and the new one
+ * taken). */
 int io_lock(const char *path, unsigned flags);
+/* Removes the lock file at path while it still holds it (fd, from io_lock), then releases it. For
+ * locks only vmhost takes: io_lock makes the file anew for one that waited on the removed one. */
+void io_lock_remove(const char *path, int fd);
+/* Locks an open file itself (flock on fd), as io_lock: 0, -EBUSY or another negative errno. */
+int io_lock_fd(int fd, unsigned flags);
+/* What io_lock's error means, for a message after the lock's path. */
+const char *io_lock_strerror(int err);
 
 #endif

@@ -10,24 +10,21 @@
 
 #include "io/file.h"
 #include "io/io.h"
+#include "io/test_hook.h"
 
-/* Opens dir once, as the directory every later step works in (openat, renameat): it must be a
- * directory of ours, not a link, that no one else may write to, or another user could swap in
- * what it holds. An fd or a negative errno (-EPERM for someone else's). */
-static int open_dir(const char *dir)
+const char *io_runtime_dir(char *buf, size_t cap)
 {
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ELOOP || errno == ENOTDIR ? -EPERM : -errno;
-	struct stat st;
-	int r = fstat(fd, &st) < 0 ? -errno : 0;
-	if (r == 0 && (!S_ISDIR(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)))
-		r = -EPERM;
-	if (r < 0) {
-		close(fd);
-		return r;
-	}
-	return fd;
+	const char *dir = io_test_hook("VMHOST_RUNTIME_DIR"), *xdg = getenv("XDG_RUNTIME_DIR");
+	int n;
+	if (dir)
+		n = snprintf(buf, cap, "%s", dir);
+	else if (geteuid() == 0)
+		n = snprintf(buf, cap, IO_RUNTIME_DIR_ROOT);
+	else if (xdg && *xdg == '/')
+		n = snprintf(buf, cap, "%s/vmhost", xdg);
+	else
+		return NULL;
+	return n > 0 && (size_t)n < cap ? buf : NULL;
 }
 
 static int check_name(const char *name)
@@ -40,7 +37,8 @@ static int check_name(const char *name)
 int io_state_read(const char *dir, const char *name, size_t max, char **ret, size_t *ret_len)
 {
 	int r = check_name(name);
-	int dir_fd = r < 0 ? r : open_dir(dir);
+	/* dir is opened once, as the directory every later step works in (openat, renameat) */
+	int dir_fd = r < 0 ? r : io_private_dir(dir, false);
 	if (dir_fd < 0)
 		return dir_fd;
 	int fd = openat(dir_fd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
@@ -65,9 +63,7 @@ int io_state_write(const char *dir, const char *name, const void *data, size_t l
 	int r = check_name(name);
 	if (r < 0)
 		return r;
-	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return -errno;
-	int dir_fd = open_dir(dir);
+	int dir_fd = io_private_dir(dir, true);
 	if (dir_fd < 0)
 		return dir_fd;
 	struct io_replace rp;

@@ -5,6 +5,14 @@
 
 #include <stddef.h>
 
+/* Where root's runtime directory is. */
+#define IO_RUNTIME_DIR_ROOT "/run/vmhost"
+
+/* vmhost's runtime directory, for its memo, locks and saved settings: /run/vmhost for root,
+ * $XDG_RUNTIME_DIR/vmhost for another user, NULL without one (or when it does not fit buf); a test
+ * build takes VMHOST_RUNTIME_DIR instead (empty: none). Filled in buf. */
+const char *io_runtime_dir(char *buf, size_t cap);
+
 /* Reads dir/name (at most max bytes) into a fresh buffer. Only a regular file of ours in a
  * directory of ours that no one else may write is read: anything else is -EPERM (another user
  * could plant what it says). 0 or a negative errno (-ENOENT: none yet). */

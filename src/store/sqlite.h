@@ -23,6 +23,7 @@
 	X(P, column_int64)                                                                         \
 	X(P, column_text)                                                                          \
 	X(P, column_type)                                                                          \
+	X(P, db_config)                                                                            \
 	X(P, db_readonly)                                                                          \
 	X(P, exec)                                                                                 \
 	X(P, extended_result_codes)                                                                \

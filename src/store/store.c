@@ -1,4 +1,5 @@
-/* Opening and closing the history database (store.h): SQLite loaded, the file checked to be ours,
+/* Opening and closing the history database (store.h): SQLite loaded, the file checked to be ours
+ * (a writer's: the user's own file, no link, REVIEW S-M5; any: a vmhost database, opened defensive),
  * its schema migrated by a writer, the writers' lock, a deleted file followed to the new one at
  * its path, and SQLite's result codes as negative errno values. Writing is store_write.c,
  * reading store_read.c. */
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "io/file.h"
+#include "io/state.h"
 #include "store/store_schema.h"
 
 /* "vmhs": marks the file as a vmhost database (PRAGMA application_id). */
@@ -61,6 +63,10 @@ const char *store_strerror(int err)
 	case -EAGAIN: return "the database is locked by another program (a sqlite3 shell in a transaction?)";
 	case -EROFS: return "the database is read-only";
 	case -EACCES: return "permission denied";
+	case -ELOOP: return "a symbolic link: vmhost writes a database only at a file's own name";
+	case -EPERM: return "not this user's own file (another user's, or writable by others): refused";
+	case -ENOLCK: return "the writers' lock in the runtime directory is refused (a link, another user's, or "
+			     "writable by others)";
 	case -ENOSPC: return "disk full (no space left on device)";
 	case -EPROTO: return "not a vmhost database, or it is damaged";
 	case -EPROTONOSUPPORT: return "written by a newer vmhost (unknown schema version)";
@@ -98,8 +104,10 @@ void store_close(struct store *s)
 		sq.close_v2(s->db);
 	}
 	/* Only now: closing any fd of the file drops SQLite's POSIX locks on it. */
-	if (s->lock_fd >= 0)
-		close(s->lock_fd);
+	if (s->db_fd >= 0)
+		close(s->db_fd);
+	io_lock_remove(s->lock_path, s->lock_fd);
+	free(s->lock_path);
 	store_write_forget(s);
 	free(s->keys);
 	free(s->kvm_last);
@@ -165,6 +173,7 @@ static int store_new(struct store **ret)
 	struct store *s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
+	s->db_fd = -1;
 	s->lock_fd = -1;
 	s->retention = store_retention_default;
 	*ret = s;
@@ -178,6 +187,11 @@ static int open_db(struct store *s, const char *path, int flags, int64_t *ret_ve
 	int rc = sq.open_v2(path, &s->db, flags, NULL);
 	if (rc != SQLITE_OK)
 		return store_sqlite_errno(s, rc);
+	/* The file is data, never code (REVIEW S-M5): no writing the schema behind SQLite's back
+	 * (defensive), and no function with side effects run from a view or trigger it carries. */
+	if (sq.db_config(s->db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)NULL) != SQLITE_OK ||
+	    sq.db_config(s->db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)NULL) != SQLITE_OK)
+		return -ENOTSUP;
 	sq.extended_result_codes(s->db, 1);
 	sq.busy_timeout(s->db, (flags & SQLITE_OPEN_READWRITE) ? WRITER_BUSY_MS : READER_BUSY_MS);
 	if ((flags & SQLITE_OPEN_READWRITE) && sq.db_readonly(s->db, "main") == 1)
@@ -192,13 +206,49 @@ static int open_db(struct store *s, const char *path, int flags, int64_t *ret_ve
 static void remove_stale_sides(const struct store *s)
 {
 	struct stat st;
-	if (fstat(s->lock_fd, &st) < 0 || st.st_size != 0)
+	if (fstat(s->db_fd, &st) < 0 || st.st_size != 0)
 		return;
 	char side[4200];
 	snprintf(side, sizeof(side), "%s-wal", s->path);
 	io_remove(side);
 	snprintf(side, sizeof(side), "%s-shm", s->path);
 	io_remove(side);
+}
+
+/* The writers' lock: one recorder (or serve --db) per database file. A file named by the
+ * database's device and inode in the runtime directory (root's /run/vmhost, which no other user can
+ * open, REVIEW S-M3: a flock on the 0644 database itself, any reader could hold), so every path to
+ * the file shares it and a file made anew at the path (store_follow_path) has its own, as when the
+ * file itself was locked; store_close removes it. Without a runtime directory (not root, no
+ * XDG_RUNTIME_DIR) the database file itself is locked, as before. 0, -EBUSY while another writer
+ * holds it, -ENOLCK for a lock refused, or a negative errno. */
+static int writers_lock(struct store *s)
+{
+	struct stat st;
+	char dir[4096], path[4200];
+	if (fstat(s->db_fd, &st) < 0)
+		return -errno;
+	if (!io_runtime_dir(dir, sizeof(dir)))
+		return io_lock_fd(s->db_fd, 0);
+	snprintf(path, sizeof(path), "%s/db-%llx-%llu.lock", dir, (unsigned long long)st.st_dev,
+		 (unsigned long long)st.st_ino);
+	if (!(s->lock_path = strdup(path)))
+		return -ENOMEM;
+	int fd = io_lock(path, 0);
+	if (fd < 0)
+		return fd == -EPERM ? -ENOLCK : fd;
+	s->lock_fd = fd;
+	return 0;
+}
+
+/* SQLite opened the path itself, never through a link (SQLITE_OPEN_NOFOLLOW); the file there must
+ * still be the one checked and locked, not one swapped in between. */
+static int still_at_path(const struct store *s)
+{
+	struct stat at, ours;
+	if (lstat(s->path, &at) < 0 || fstat(s->db_fd, &ours) < 0)
+		return -errno;
+	return at.st_dev == ours.st_dev && at.st_ino == ours.st_ino ? 0 : -EPERM;
 }
 
 /* store_open's work; after_delete: the database at path was deleted under us (store_follow_path);
@@ -219,15 +269,17 @@ static int open_writer(const char *path, bool after_delete, bool side, struct st
 		r = -ENOMEM;
 		goto fail;
 	}
-	s->lock_fd = side ? -1 : io_lock(path, 0); /* the writers' lock: the database file itself */
-	if (!side && s->lock_fd < 0) {
-		r = s->lock_fd;
+	/* The user's own file, never one through a link (REVIEW S-M5), made here when missing. */
+	s->db_fd = io_open_owned(path, 0644);
+	r = s->db_fd < 0 ? s->db_fd : side ? 0 : writers_lock(s);
+	if (r < 0)
 		goto fail;
-	}
 	if (after_delete)
 		remove_stale_sides(s);
 	int64_t version;
-	r = open_db(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &version);
+	r = open_db(s, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW, &version);
+	if (r == 0)
+		r = still_at_path(s);
 	if (r < 0)
 		goto fail;
 	if (side) /* one transaction now and then: it may wait for a recorder's sample */
@@ -315,7 +367,7 @@ int store_open_read(const char *path, struct store **ret)
 int store_follow_path(struct store *s)
 {
 	struct stat st;
-	if (fstat(s->lock_fd, &st) < 0)
+	if (fstat(s->db_fd, &st) < 0)
 		return -errno;
 	if (st.st_nlink > 0)
 		return 0;
@@ -326,17 +378,24 @@ int store_follow_path(struct store *s)
 	}
 	sq.close_v2(s->db);
 	s->db = NULL;
-	close(s->lock_fd);
+	close(s->db_fd);
+	s->db_fd = -1;
+	io_lock_remove(s->lock_path, s->lock_fd); /* the deleted file's */
 	s->lock_fd = -1;
 	int r = open_writer(s->path, true, false, &fresh);
 	if (r < 0)
 		return r;
 	/* fresh's handles into s, which the caller keeps using; its caches start empty too */
 	s->db = fresh->db;
+	s->db_fd = fresh->db_fd;
 	s->lock_fd = fresh->lock_fd;
+	free(s->lock_path);
+	s->lock_path = fresh->lock_path;
 	memcpy(s->stmt, fresh->stmt, sizeof(s->stmt));
 	fresh->db = NULL;
+	fresh->db_fd = -1;
 	fresh->lock_fd = -1;
+	fresh->lock_path = NULL;
 	memset(fresh->stmt, 0, sizeof(fresh->stmt));
 	store_close(fresh);
 	store_write_forget(s);

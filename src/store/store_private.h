@@ -39,9 +39,13 @@ struct kvm_last {
 
 struct store {
 	sqlite3 *db;
-	int lock_fd; /* flock()ed writer lock; -1 for readers */
+	int db_fd;   /* the writer's database file, opened by us (io_open_owned) and kept open: which
+		      * file it is, whether it was deleted, its file system; -1 for readers */
+	int lock_fd; /* the writers' lock (store.c's writers_lock); -1 for readers, share's side writer
+		      * and where the lock is the database file itself */
 	bool writer;
 	char *path;  /* the writer's, to recreate the file when it is deleted under it */
+	char *lock_path; /* lock_fd's, removed when the store closes */
 	int64_t t_ms; /* the sample being written: its time, unique in samples */
 	int64_t version; /* the schema's: a reader reads READ_OLDEST_VERSION on */
 	sqlite3_stmt *stmt[ST_COUNT];

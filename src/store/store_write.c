@@ -429,9 +429,9 @@ static int sample_time(struct store *s, double wall_seconds)
 static int write_error(struct store *s, int r)
 {
 	struct statvfs vfs;
-	if (r != -EIO || s->lock_fd < 0)
+	if (r != -EIO || s->db_fd < 0)
 		return r;
-	if ((fstatvfs(s->lock_fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) || (fsync(s->lock_fd) < 0 && errno == EROFS))
+	if ((fstatvfs(s->db_fd, &vfs) == 0 && (vfs.f_flag & ST_RDONLY)) || (fsync(s->db_fd) < 0 && errno == EROFS))
 		return -EROFS;
 	return r;
 }

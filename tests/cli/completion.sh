@@ -44,7 +44,7 @@ commands=$("$VMHOST" help | awk '/^commands:$/ {on=1; next} on && /^$/ {on=0} on
 check "every command of 'vmhost help' is offered, and nothing else" \
 	[ "$(got 'vmhost ')" = "$(sort <<<"$commands")" ]
 check "a prefix narrows the commands" [ "$(got 'vmhost re')" = "$(printf 'record\nreport')" ]
-check "ksm's subcommands" [ "$(got 'vmhost ksm ')" = "$(printf 'sweep\ntune')" ]
+check "ksm's subcommands" [ "$(got 'vmhost ksm ')" = "$(printf 'status\nsweep\ntune')" ]
 check "bench's subcommands" [ "$(got 'vmhost bench ')" = "$(printf 'accounting\nalloc\nksm')" ]
 check "subcommands after global options" has 'vmhost --json --proc-root /proc ksm t' tune
 

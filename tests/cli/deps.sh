@@ -56,7 +56,8 @@ dpkg-buildpackage dpkg-dev
 systemd-analyze systemd
 lexgrog man-db
 groff groff-base
-git git"
+git git
+hardening-check devscripts"
 while read -r tool pkg; do
 	grep -rqw -- "$tool" "$SRC/tests" "$SRC/bench" "$SRC/fuzz" --include='*.sh' ||
 		{ fail "$tool is not run by any test: its row in this table is stale"; continue; }

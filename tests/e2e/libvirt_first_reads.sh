@@ -24,9 +24,8 @@ libvirt_cleanup() {
 	for d in $UP; do $VIRSH destroy "$d" >/dev/null 2>&1; done
 	[ -n "$LIBVIRTD" ] && stop_libvirtd
 	for pid in $STARTED; do stop_pid "$pid"; done
-	cleanup
 }
-trap libvirt_cleanup EXIT
+on_cleanup libvirt_cleanup
 if [ -s /run/libvirtd.pid ] && kill -0 "$(cat /run/libvirtd.pid)" 2>/dev/null; then
 	skip "a libvirtd this test did not start runs (pid $(cat /run/libvirtd.pid)): not restarted for fresh rounds"
 fi

@@ -7,7 +7,7 @@
 CONTRIB=$VMHOST_TESTS/../contrib/prometheus
 MiB=1048576
 [ "$(id -u)" = 0 ] || skip "needs root to run KSM"
-[ -n "${VMHOST_KSM_LOCKED:-}" ] || die "run under the ksm lock (ctest does; by hand: flock /run/lock/vmhost-ksm.lock env VMHOST_KSM_LOCKED=1 ...)"
+[ -n "${VMHOST_KSM_LOCKED:-}" ] || die "run under the ksm lock (ctest does; by hand: mkdir -p -m 0700 /run/vmhost; flock /run/vmhost/ksm.lock env VMHOST_KSM_LOCKED=1 ...)"
 PY=/usr/bin/python3 # Debian's, not a version-manager shim that might fork
 for tool in prometheus promtool curl jq $PY qemu-system-x86_64; do
 	command -v $tool >/dev/null || die "$tool is missing (make check installs it: scripts/deps/test/serve.txt)"

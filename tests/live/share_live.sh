@@ -8,7 +8,7 @@
 # key file others may read refused.
 . "$VMHOST_TESTS/lib.sh"
 [ "$(id -u)" = 0 ] || skip "needs root: process_vm_readv of other users' processes"
-cd "$TEST_TMP" || die "no $TEST_TMP" # each run keeps its map in ./vmhost.db, as record's default
+cd "$TEST_TMP" || die "no $TEST_TMP" # where a run would keep its map (only --db writes one)
 
 MIB=128
 PAGES=$((MIB * 256))

@@ -1,6 +1,7 @@
 /* io's platform pieces beyond reading: the one clock and its timespec; files replaced whole
  * (io/file.h) and the private state directory (io/state.h), against planted links and a
- * directory swapped for a link while written. */
+ * directory swapped for a link while written; the owner checks of lock files and of a file the
+ * user writes for itself (io_lock, io_open_owned: REVIEW S-M3, S-M5). */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -8,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -152,6 +154,84 @@ static void test_state_dir_checked(void **state)
 	tmp_tree_free(dir);
 }
 
+/* A lock lives in a private directory (made 0700), is a 0600 file of ours, and is refused when
+ * the directory or the file is a link, another user's or writable by others; a holder that
+ * removes it leaves the next taker a new file. */
+static void test_lock_checked(void **state)
+{
+	(void)state;
+	char *dir = tmp_tree_new("iofile"), locks[512], path[600], link[600];
+	snprintf(locks, sizeof(locks), "%s/locks", dir);
+	/* a.lock, and a link to it, b.lock */
+	for (int i = 0; i < 2; i++)
+		snprintf(i ? link : path, sizeof(path), "%s/%c.lock", locks, 'a' + i);
+	int fd = io_lock(path, 0);
+	assert_true(fd >= 0);
+	struct stat st;
+	assert_int_equal(stat(locks, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0700);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	assert_int_equal(io_lock(path, 0), -EBUSY);
+	io_lock_remove(path, fd);
+	assert_int_equal(access(path, F_OK), -1);
+	fd = io_lock(path, 0);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(io_lock(link, 0), -EPERM);
+	assert_int_equal(chmod(path, 0666), 0);
+	assert_int_equal(io_lock(path, 0), -EPERM);
+	assert_int_equal(chmod(path, 0600), 0);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(path, 65534, 65534), 0);
+		assert_int_equal(io_lock(path, 0), -EPERM);
+		assert_int_equal(chown(path, 0, 0), 0);
+	}
+	assert_int_equal(chmod(locks, 0770), 0);
+	assert_int_equal(io_lock(path, 0), -EPERM);
+	assert_int_equal(chmod(locks, 0700), 0);
+	fd = io_lock(path, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(io_lock_fd(fd, 0), 0); /* the same open file: already its holder */
+	close(fd);
+	tmp_tree_free(dir);
+}
+
+/* A file the user writes for itself: made with its mode, and refused when it is a link (nothing
+ * made behind it), another user's, writable by others or no regular file (a FIFO: no hang). */
+static void test_open_owned(void **state)
+{
+	(void)state;
+	char *dir = tmp_tree_new("iofile"), db[512], link[512], victim[512], fifo[512];
+	char *const paths[] = {db, link, victim, fifo};
+	static const char *const names[] = {"vmhost.db", "link.db", "victim", "fifo.db"};
+	for (size_t i = 0; i < 4; i++)
+		snprintf(paths[i], sizeof(db), "%s/%s", dir, names[i]);
+	int fd = io_open_owned(db, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	struct stat st;
+	assert_int_equal(stat(db, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0644);
+	assert_int_equal(symlink(victim, link), 0);
+	assert_int_equal(io_open_owned(link, 0644), -ELOOP);
+	assert_int_equal(access(victim, F_OK), -1);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(io_open_owned(fifo, 0644), -EINVAL);
+	assert_int_equal(chmod(db, 0646), 0);
+	assert_int_equal(io_open_owned(db, 0644), -EPERM);
+	assert_int_equal(chmod(db, 0664), 0); /* group write: a user's private group may have it */
+	fd = io_open_owned(db, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	if (geteuid() == 0) {
+		assert_int_equal(chown(db, 65534, 65534), 0);
+		assert_int_equal(io_open_owned(db, 0644), -EPERM);
+	}
+	tmp_tree_free(dir);
+}
+
 struct swapper {
 	char dir[512], link[512];
 	volatile int stop;
@@ -204,6 +284,8 @@ int main(void)
 		cmocka_unit_test(test_replace_commit_and_abort),
 		cmocka_unit_test(test_replace_no_link_followed),
 		cmocka_unit_test(test_state_dir_checked),
+		cmocka_unit_test(test_lock_checked),
+		cmocka_unit_test(test_open_owned),
 		cmocka_unit_test(test_state_dir_swapped),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

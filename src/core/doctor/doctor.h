@@ -83,6 +83,8 @@ struct doctor_opts {
 	const char *memo_dir;        /* NULL, or the VMs remembered between runs (survey_opts) */
 	bool reasons;                /* count exit reasons (ports, MMIO) over the interval: tracepoints */
 	const char *libvirt_uri;     /* the libvirt to read libvirt's QEMUs through; NULL qemu:///system */
+	void (*under_way)(void *cls); /* NULL, or called once the interval's first readings are taken */
+	void *under_way_cls;
 };
 
 struct doctor_evidence {

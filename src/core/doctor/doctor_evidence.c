@@ -199,7 +199,7 @@ int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struc
 	/* The balloon findings need the guest's view: QEMU's monitor, or libvirt's balloon statistics
 	 * where libvirt holds it (survey's one visit, as mem --guest's). */
 	struct survey_opts so = {.interval_seconds = o->interval_seconds, .memo_dir = o->memo_dir, .guest = true,
-				 .libvirt_uri = o->libvirt_uri};
+				 .libvirt_uri = o->libvirt_uri, .under_way = o->under_way, .under_way_cls = o->under_way_cls};
 	int r = survey_take(root, &so, &e.host, &e.vms, ret_step);
 	if (r < 0) {
 		if (have_ka)

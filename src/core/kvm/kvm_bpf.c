@@ -200,6 +200,7 @@ bool kvm_bpf_timed(const struct kvm_bpf *b, unsigned event)
 #if VMHOST_BPF
 #include "core/kvm/libbpf.h"
 #include "io/perf.h"
+#include "io/test_hook.h"
 #include "parse/elements.h"
 #include "parse/trace_format.h"
 
@@ -340,7 +341,7 @@ static void explain(int err, const char *lib_err, char *why, size_t cap)
 
 int kvm_bpf_open(const struct io_root *root, bool timed, struct kvm_bpf **ret, char *why, size_t cap)
 {
-	const char *force = getenv("VMHOST_KVM_REASONS");
+	const char *force = io_test_hook("VMHOST_KVM_REASONS");
 	if (force && !strcmp(force, "perf")) {
 		snprintf(why, cap, "VMHOST_KVM_REASONS=perf asks for the perf filters");
 		return -ECANCELED;

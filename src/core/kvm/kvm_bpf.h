@@ -29,7 +29,7 @@
 struct kvm_bpf;
 
 /* Loads and attaches the counter (timed: and the timing). 0, or with a one-line reason in why:
- * -ECANCELED VMHOST_KVM_REASONS=perf asked for the perf filters, -EOPNOTSUPP built without eBPF,
+ * -ECANCELED VMHOST_KVM_REASONS=perf asked for the perf filters (a test build), -EOPNOTSUPP built without eBPF,
  * -ELIBACC libbpf1 missing, -EPERM/-EACCES not allowed (CAP_BPF and CAP_PERFMON, lockdown),
  * -ENOENT no tracefs, -ENODEV no KVM tracepoints, -EPROTO a record field not where the program
  * reads it. On 0, why is "" or says why the timing asked for is not there (counting goes on). */

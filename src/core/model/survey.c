@@ -57,7 +57,9 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 		if ((r = reading(root, o, false, o->before, known, &host, &before, ret_step)) < 0)
 			goto out;
 		t0 = clock_monotonic_seconds();
-		sleep_for(o->interval_seconds);
+		if (o->under_way)
+			o->under_way(o->under_way_cls);
+		sleep_for(o->interval_seconds - (clock_monotonic_seconds() - t0));
 	}
 	if ((r = reading(root, o, o->exact, o->interval_seconds > 0 ? &before : o->before, known, &host, &vms,
 			 ret_step)) < 0) {

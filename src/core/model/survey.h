@@ -24,6 +24,8 @@ struct survey_opts {
 	                               * since is not read again (vm_measure) */
 	const char *memo_dir; /* NULL, or where the VMs of the last run are remembered (vm_memo.h):
 	                       * used in place of before when there is none, and updated */
+	void (*under_way)(void *cls); /* NULL, or called once the first of the two readings is taken */
+	void *under_way_cls;
 };
 
 enum survey_step { SURVEY_HOST, SURVEY_PROCESSES };

@@ -223,6 +223,10 @@ static void supervise(struct ksmtuned *t, pid_t parent, int report_fd)
 	}
 	reap_all();
 	restore_settings(t);
+	/* The caller died (SIGKILL): what its guard wrote down goes back now, not at the next writer;
+	 * the KSM lock is still held, through the descriptor this process shares. */
+	if (getppid() != parent)
+		ksm_guard_restore_left(&t->root, NULL);
 	remove_dir(t);
 	_exit(0);
 }

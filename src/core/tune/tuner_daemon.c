@@ -15,7 +15,7 @@
 #include "parse/parse.h"
 #include "parse/smaps.h"
 
-int tuner_instance_lock(const char *path) { return io_lock(path, IO_LOCK_SHARED_DIR); }
+int tuner_instance_lock(const char *path) { return io_lock(path, 0); }
 
 /* The shell's ksmtuned: its comm, or a script run by its interpreter ("/bin/bash
  * /usr/sbin/ksmtuned": the interpreter's first argument only). */

@@ -11,9 +11,11 @@
 #include "core/model/ksm.h"
 #include "core/tune/tuner.h"
 
-#define TUNER_INSTANCE_LOCK "/run/lock/vmhost-ksm-tune.lock"
+/* Beside the machine-wide KSM lock, in root's private directory (io_lock). */
+#define TUNER_INSTANCE_LOCK "/run/vmhost/ksm-tune.lock"
 
-/* Takes the one-instance lock (non-blocking). Returns an fd to keep open, or -EBUSY. */
+/* Takes the one-instance lock (non-blocking). Returns an fd to keep open, -EBUSY, or -EPERM when
+ * its directory or the file is not root's alone. */
 int tuner_instance_lock(const char *path);
 
 /* The pid of a running ksmtuned (comm or cmdline), 0 when none. Reads /proc only. */

@@ -1,0 +1,15 @@
+# The hostile suite (issue 41, item 8): vmhost on a shared host, run against what a local user
+# can do to it (tests/hostile/). Label "hostile"; "live" where a test starts processes; those
+# that change KSM take the machine-wide KSM lock (label ksm). Root where needed; the other user
+# is nobody, by `setpriv --reuid=nobody --regid=nogroup --clear-groups`.
+# The plain build is hardened as the .deb is: hardening-check finds every defence.
+vmhost_script_test(hostile_hardening hostile/hardening.sh "hostile")
+# No test hook in a build without the tests: every VMHOST_ variable read through io_test_hook.
+vmhost_script_test(hostile_test_hooks hostile/test_hooks.sh "hostile;cli")
+# The database follows no link and takes no other user's file; share writes one only with --db.
+vmhost_script_test(hostile_db_paths hostile/db_paths.sh "hostile;live")
+# A tuner killed outright (SIGKILL), one whose log is closed (SIGPIPE), one that crashes: KSM put
+# back, by the next tuner or `ksm status --restore`. Changes KSM: under the KSM lock.
+vmhost_script_test(hostile_ksm_crash hostile/ksm_crash.sh "hostile;live" ksm)
+# Every lock file vmhost used to take, held by nobody: tune, sweep and record run all the same.
+vmhost_script_test(hostile_locks hostile/locks.sh "hostile;live" ksm)
