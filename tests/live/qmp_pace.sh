@@ -5,19 +5,13 @@
 # stamps each line with the wall clock), and the readers run one after the other, so the vCPU
 # query-stats in a reader's window of time are the ones it really sent. (No proxy can stand
 # between: vmhost speaks only to a socket the VM process itself listens on.) The test runs in a
-# mount namespace of its own, the socket on a tmpfs only it sees, so no other vmhost on the host
-# (another engineer's serve, say) can find the socket on QEMU's command line and add reads.
+# mount namespace of its own, the socket on a tmpfs only it sees (tests/hostile/qmp_alone.sh), so
+# no other vmhost on the host (another engineer's serve, say) can find the socket on QEMU's command
+# line and add reads.
 # Needs /dev/kvm: without it this test is skipped (exit 77) and says so.
-if [ -z "${QMP_PACE_ALONE:-}" ] && unshare --mount true 2>/dev/null; then
-	exec unshare --mount --propagation private env QMP_PACE_ALONE=1 bash "$0" "$@"
-fi
-. "$VMHOST_TESTS/lib.sh"
+. "$VMHOST_TESTS/hostile/qmp_alone.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
-[ -n "${QMP_PACE_ALONE:-}" ] || skip "cannot make a mount namespace of its own (unshare --mount needs root)"
 P=$VMHOST_BUILD/kvmprobe
-ALONE=$TEST_TMP/alone
-mkdir "$ALONE" && mount -t tmpfs -o size=1M,mode=0700 vmhost-qmp-pace "$ALONE" || die "cannot mount a tmpfs on $ALONE"
-on_cleanup "umount '$ALONE'"
 SOCK=$ALONE/qmp.sock
 TRACE=$TEST_TMP/trace.log
 fw_qemu --name paced --qmp "$SOCK" -- -trace handle_qmp_command -msg timestamp=on -D "$TRACE"
