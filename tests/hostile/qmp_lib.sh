@@ -1,0 +1,75 @@
+# Shared by the hostile QMP tests (tests/hostile/qmp_*.sh), sourced first: the test alone with its
+# monitors (qmp_alone.sh, which sources tests/lib.sh), forged QEMUs run as nobody, the hostile peer
+# (qmp_peer.py) serving their sockets or another process's, and commands bounded in time.
+. "$VMHOST_TESTS/hostile/qmp_alone.sh"
+# Where an unprivileged forger keeps its sockets and logs; the peer's code, readable by nobody.
+FORGED_DIR=$ALONE/nobody
+mkdir "$FORGED_DIR" && chown nobody:nogroup "$FORGED_DIR" || die "cannot make $FORGED_DIR for nobody"
+PEER=$ALONE/qmp_peer.py
+cp "$VMHOST_TESTS/hostile/qmp_peer.py" "$PEER" && chmod 644 "$PEER" || die "cannot copy qmp_peer.py"
+AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups)
+command -v setpriv >/dev/null || skip "setpriv missing (util-linux): cannot run a forger as nobody"
+
+# forged_qemu NAME MODE SOCKET [ARGS...]: a forged QEMU, as nobody: Python with argv[0]
+# qemu-system-x86_64 and QEMU's options ("-name NAME -m 64M ARGS... -qmp unix:SOCKET,server=on,
+# wait=off", after its code), a balloon device and a disk on its command line so that --guest and
+# --io visit it; qmp_peer.py's MODE (sleep: serves nothing; flood, slow, endless: serves SOCKET
+# itself, logging what it reads into SOCKET.log). SPAWNED is its pid; returns once it runs as a
+# QEMU (its command line Python's, argv[0] QEMU's) and, unless MODE is sleep, its socket is there.
+forged_qemu() {
+	local name=$1 mode=$2 sock=$3 i
+	shift 3
+	spawn "${AS_NOBODY[@]}" env QMP_PEER="$mode" QMP_PEER_LOG="$sock.log" "${AS_QEMU[@]}" /usr/bin/python3 \
+		-c "exec(open('$PEER').read())" -name "$name" -m 64M -device virtio-balloon-pci,id=balloon0 \
+		-drive "file=$FORGED_DIR/$name.raw,if=virtio,id=drive0" "$@" -qmp "unix:$sock,server=on,wait=off"
+	for i in $(seq 100); do
+		[ "$(tr '\0' ' ' <"/proc/$SPAWNED/cmdline" 2>/dev/null | cut -d' ' -f1-2)" = "qemu-system-x86_64 -c" ] && break
+		sleep 0.1
+	done
+	[ "$(readlink "/proc/$SPAWNED/exe")" = "$(readlink -f /usr/bin/python3)" ] || die "forged QEMU $name did not start"
+	[ "$mode" = sleep ] || wait_socket "$sock"
+}
+
+# peer_server MODE SOCKET: qmp_peer.py as a server of its own on SOCKET, as nobody, logging what it
+# reads into SOCKET.log: another process than any VM whose command line names SOCKET. SPAWNED is
+# its pid; returns once the socket is there.
+peer_server() {
+	spawn "${AS_NOBODY[@]}" env QMP_PEER="$1" QMP_PEER_LOG="$2.log" /usr/bin/python3 "$PEER" -qmp "unix:$2,server=on"
+	wait_socket "$2"
+}
+
+# wait_socket PATH: waits up to 10 s for the socket.
+wait_socket() {
+	local i
+	for i in $(seq 100); do
+		[ -S "$1" ] && return 0
+		sleep 0.1
+	done
+	die "no socket $1"
+}
+
+# bounded NAME ARGS...: vmhost ARGS under `timeout -k 10 60` (a hostile monitor must not hold it:
+# finishing is what is checked, never how fast; KILL 10 s after TERM, which a reader spinning in a
+# monitor's flood never looked at before 56bcd57), stdout into TEST_TMP/NAME.out, stderr
+# TEST_TMP/NAME.err; RC its status. Checks that it finished, with one of the statuses OK_STATUS
+# allows (default 0), and that no sanitizer reported (the suite runs under ASan and TSan too,
+# where a report's status may be one OK_STATUS allows).
+bounded() {
+	local name=$1
+	shift
+	timeout -k 10 60 "$VMHOST" "$@" >"$TEST_TMP/$name.out" 2>"$TEST_TMP/$name.err"
+	RC=$?
+	check "vmhost $* finishes (status $RC; 124 or 137: still running after 60 s)" \
+		sh -c "case ' ${OK_STATUS:-0} ' in *' $RC '*) ;; *) exit 1 ;; esac
+			! grep -E 'ERROR: [A-Za-z]+Sanitizer|WARNING: ThreadSanitizer|runtime error:' '$TEST_TMP/$name.err'"
+}
+
+# of NAME PID JQ: JQ on the VM of that pid in TEST_TMP/NAME.out (a mem --json document).
+of() { jq -r --argjson p "$2" ".vms[] | select(.pid == \$p) | $3" "$TEST_TMP/$1.out"; }
+
+# top_column PID COLUMN: that VM's COLUMN (a header name) in every refresh of TEST_TMP/top.out (top
+# --batch), one a line.
+top_column() {
+	awk -F'\t' -v p="$1" -v c="$2" '$1 == "kind" { for (i = 1; i <= NF; i++) if ($i == c) k = i }
+		$1 == "vm" && $2 == p && k { print $k }' "$TEST_TMP/top.out"
+}
