@@ -1,6 +1,7 @@
 # Shared by the hostile QMP tests (tests/hostile/qmp_*.sh), sourced first: the test alone with its
 # monitors (qmp_alone.sh, which sources tests/lib.sh), forged QEMUs run as nobody, the hostile peer
-# (qmp_peer.py) serving their sockets or another process's, and commands bounded in time.
+# (qmp_peer.py) serving their sockets or another process's, commands bounded in time, and a real
+# QEMU whose QMP sessions are counted.
 . "$VMHOST_TESTS/hostile/qmp_alone.sh"
 # Where an unprivileged forger keeps its sockets and logs; the peer's code, readable by nobody.
 FORGED_DIR=$ALONE/nobody
@@ -72,4 +73,30 @@ of() { jq -r --argjson p "$2" ".vms[] | select(.pid == \$p) | $3" "$TEST_TMP/$1.
 top_column() {
 	awk -F'\t' -v p="$1" -v c="$2" '$1 == "kind" { for (i = 1; i <= NF; i++) if ($i == c) k = i }
 		$1 == "vm" && $2 == p && k { print $k }' "$TEST_TMP/top.out"
+}
+
+# traced_qemu NAME SOCKET: a real QEMU, the firmware guest under TCG (fw_qemu: no /dev/kvm needed),
+# its QMP socket SOCKET, tracing every QMP command it handles into TRACE (-trace handle_qmp_command;
+# -msg timestamp=on: the log backend stamps each line with the wall clock); REAL its pid.
+traced_qemu() {
+	TRACE=$TEST_TMP/trace.log
+	fw_qemu --name "$1" --accel tcg --kind idle --qmp "$2" -- -trace handle_qmp_command -msg timestamp=on -D "$TRACE"
+	REAL=$SPAWNED
+	"$VMHOST_BUILD/kvmprobe" qmp "$2" query-status >/dev/null || die "the real QEMU's monitor does not answer"
+	grep -q 'handle_qmp_command.*query-status' "$TRACE" || die "QEMU traces no QMP command into $TRACE (its log trace backend)"
+}
+
+# The commands that visit monitors, each run by sessions before and after forgers come.
+MONITOR_COMMANDS=("mem --io --json" "mem --guest --json" "--json exits --once --interval 0.2"
+	"top --batch --iterations 2 --interval 0.5" "doctor --interval 0 --json")
+
+# sessions NAME ARGS...: `bounded NAME ARGS...` (status 0 or 1: exits has no counters of a TCG
+# guest); SESSIONS the QMP sessions traced_qemu's QEMU began while it ran (its qmp_capabilities,
+# one a visit; a trace line: TID@SECONDS.MICROSECONDS:handle_qmp_command mon PTR req: JSON).
+sessions() {
+	local from=$EPOCHREALTIME to
+	OK_STATUS="0 1" bounded "$@"
+	to=$EPOCHREALTIME
+	SESSIONS=$(awk -v from="$from" -v to="$to" 'index($0, ":handle_qmp_command ") && index($0, "\"execute\": \"qmp_capabilities\"") {
+		t = $1; sub(/^[0-9]+@/, "", t); sub(/:.*/, "", t); if (t + 0 >= from + 0 && t + 0 <= to + 0) n++ } END { print n + 0 }' "$TRACE")
 }
