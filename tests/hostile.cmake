@@ -10,4 +10,6 @@ vmhost_script_test(hostile_qmp_own_socket hostile/qmp_own_socket.sh "hostile;liv
 set_tests_properties(hostile_qmp_own_socket PROPERTIES TIMEOUT 600)
 vmhost_script_test(hostile_qmp_many_forged hostile/qmp_many_forged.sh "hostile;live;sanitize")
 set_tests_properties(hostile_qmp_many_forged PROPERTIES TIMEOUT 600)
-vmhost_tsan(hostile_qmp_other_listener hostile_qmp_own_socket hostile_qmp_many_forged)
+vmhost_script_test(hostile_qmp_forged_first hostile/qmp_forged_first.sh "hostile;live;sanitize")
+set_tests_properties(hostile_qmp_forged_first PROPERTIES TIMEOUT 600)
+vmhost_tsan(hostile_qmp_other_listener hostile_qmp_own_socket hostile_qmp_many_forged hostile_qmp_forged_first)

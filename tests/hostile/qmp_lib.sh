@@ -17,18 +17,28 @@ command -v setpriv >/dev/null || skip "setpriv missing (util-linux): cannot run 
 # --io visit it; qmp_peer.py's MODE (sleep: serves nothing; flood, slow, endless: serves SOCKET
 # itself, logging what it reads into SOCKET.log). SPAWNED is its pid; returns once it runs as a
 # QEMU (its command line Python's, argv[0] QEMU's) and, unless MODE is sleep, its socket is there.
+# With FORGED_AFTER=FILE it is dormant at first (a shell, no QEMU) and becomes the forged QEMU, in
+# the same pid, once FILE exists (forged_ready waits for that): a pid from before another process's.
 forged_qemu() {
-	local name=$1 mode=$2 sock=$3 i
+	local name=$1 mode=$2 sock=$3 dormant=()
 	shift 3
-	spawn "${AS_NOBODY[@]}" env QMP_PEER="$mode" QMP_PEER_LOG="$sock.log" "${AS_QEMU[@]}" /usr/bin/python3 \
-		-c "exec(open('$PEER').read())" -name "$name" -m 64M -device virtio-balloon-pci,id=balloon0 \
-		-drive "file=$FORGED_DIR/$name.raw,if=virtio,id=drive0" "$@" -qmp "unix:$sock,server=on,wait=off"
+	[ -n "${FORGED_AFTER:-}" ] && dormant=(bash -c 'until [ -e "$0" ]; do sleep 0.1; done; exec "$@"' "$FORGED_AFTER")
+	spawn "${AS_NOBODY[@]}" "${dormant[@]}" env QMP_PEER="$mode" QMP_PEER_LOG="$sock.log" "${AS_QEMU[@]}" \
+		/usr/bin/python3 -c "exec(open('$PEER').read())" -name "$name" -m 64M \
+		-device virtio-balloon-pci,id=balloon0 -drive "file=$FORGED_DIR/$name.raw,if=virtio,id=drive0" "$@" \
+		-qmp "unix:$sock,server=on,wait=off"
+	[ -n "${FORGED_AFTER:-}" ] || forged_ready "$SPAWNED" "$name"
+	[ "$mode" = sleep ] || wait_socket "$sock"
+}
+
+# forged_ready PID NAME: waits up to 10 s until the forged QEMU runs as one.
+forged_ready() {
+	local i
 	for i in $(seq 100); do
-		[ "$(tr '\0' ' ' <"/proc/$SPAWNED/cmdline" 2>/dev/null | cut -d' ' -f1-2)" = "qemu-system-x86_64 -c" ] && break
+		[ "$(tr '\0' ' ' <"/proc/$1/cmdline" 2>/dev/null | cut -d' ' -f1-2)" = "qemu-system-x86_64 -c" ] && break
 		sleep 0.1
 	done
-	[ "$(readlink "/proc/$SPAWNED/exe")" = "$(readlink -f /usr/bin/python3)" ] || die "forged QEMU $name did not start"
-	[ "$mode" = sleep ] || wait_socket "$sock"
+	[ "$(readlink "/proc/$1/exe")" = "$(readlink -f /usr/bin/python3)" ] || die "forged QEMU $2 did not start"
 }
 
 # peer_server MODE SOCKET: qmp_peer.py as a server of its own on SOCKET, as nobody, logging what it
