@@ -30,8 +30,10 @@ for i in "${!MONITOR_COMMANDS[@]}"; do
 	sessions "before$i" ${MONITOR_COMMANDS[i]}
 	BEFORE[i]=$SESSIONS
 done
-check "without the forgers, each command visits the real monitor (${BEFORE[*]} sessions)" \
-	sh -c "! echo ' ${BEFORE[*]} ' | grep -q ' 0 '"
+# mem --io and --guest visit it; exits, top and doctor's KVM reader do not (a TCG guest has no KVM
+# counters to give), and must not on the forgers' behalf either.
+check "without the forgers, mem --io and mem --guest visit the real monitor (${BEFORE[*]} sessions)" \
+	[ "${BEFORE[0]}" -gt 0 -a "${BEFORE[1]}" -gt 0 ]
 touch "$TEST_TMP/forge"
 i=0
 for pid in $FORGED; do

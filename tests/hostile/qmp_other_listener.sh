@@ -2,8 +2,9 @@
 # A forged QEMU, run by nobody, whose QMP socket another process serves (REVIEW S-H1, S-M1; issue
 # 41): that process, also nobody's, floods events at whoever connects and logs every byte it reads.
 # Each command that visits monitors finishes (a hang is the failure: the flood kept a reader
-# spinning before 56bcd57), the flooding server reads not one byte, and the VM's monitor says it is
-# not trusted, naming the listener's pid; its figures are unknown, with that reason.
+# spinning before 56bcd57), the flooding server is not even connected to (the VM holds no listening
+# socket bound there: asked of /proc before any connect), and the VM's monitor says it is not
+# trusted, and why; its figures are unknown, with that reason.
 . "$VMHOST_TESTS/hostile/qmp_lib.sh"
 SOCK=$FORGED_DIR/other.sock
 peer_server flood "$SOCK"
@@ -11,7 +12,7 @@ SERVER=$SPAWNED
 forged_qemu forged-other sleep "$SOCK"
 FORGED=$SPAWNED
 say "forged QEMU $FORGED (nobody) names $SOCK, served by pid $SERVER"
-WHY="the QMP socket's listener is pid $SERVER, not the VM: nothing sent to it"
+WHY="the VM process holds no listening socket bound there: not connected to, nothing sent"
 
 bounded io mem --io --json
 say "mem --io: its monitor $(of io "$FORGED" '.monitor | tojson'), disks $(of io "$FORGED" '.disks_unavailable')"
@@ -33,7 +34,6 @@ bounded doctor doctor --interval 0 --json
 check "doctor: no balloon finding about it" \
 	[ "$(jq --argjson p "$FORGED" '[.findings[] | select(.pid == $p and (.id | startswith("vm-balloon")))] | length' "$TEST_TMP/doctor.out")" = 0 ]
 
-say "the flooding server: $(grep -c '^connected' "$SOCK.log") connection(s), $(grep -c '^read' "$SOCK.log") read(s)"
-check "vmhost connected to the flooding server (and looked who listens)" grep -q '^connected' "$SOCK.log"
-check "... and sent it not one byte" sh -c "! grep '^read' '$SOCK.log'"
+say "the flooding server: $(grep -c '^connected' "$SOCK.log" 2>/dev/null || echo 0) connection(s), $(grep -c '^read' "$SOCK.log" 2>/dev/null || echo 0) read(s)"
+check "vmhost never connected to the flooding server, let alone sent it a byte" sh -c "! grep -q '^connected' '$SOCK.log' 2>/dev/null"
 finish

@@ -7,6 +7,7 @@
 #include "core/base/stop.h"
 #include "core/kvm/kvm_pace.h"
 #include "core/kvm/kvm_qmp.h"
+#include "core/model/proc.h"
 #include "core/model/vm_visit.h"
 #include "parse/virt_stats.h"
 
@@ -57,7 +58,8 @@ static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d,
 		return NULL;
 	r->qmps = e;
 	e = &r->qmps[r->nqmps];
-	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true, .kvm_vm = -1};
+	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true, .kvm_vm = -1,
+				    .own_socket = -1};
 	if (kvm_qmp_vm_new(path, d->pid, KVM_QMP_TIMEOUT_MS, &e->q) < 0)
 		return NULL;
 	r->nqmps++;
@@ -358,6 +360,22 @@ static bool runs_kvm_vm(struct kvm_reader *r, struct kvm_qmp_entry *e, bool list
 	return e->kvm_vm;
 }
 
+/* Whether the VM itself listens on the socket it names (proc_listens_on), asked before any connect:
+ * a socket another process serves is never connected to on the VM's behalf. Kept once seen; asked
+ * again after KVM_VM_RECHECK_S when not. */
+static bool listens_itself(struct kvm_reader *r, struct kvm_qmp_entry *e, const char *path, double now, char *why,
+			   size_t cap)
+{
+	if (e->own_socket != 1 && (e->own_socket < 0 || now - e->own_socket_asked >= KVM_VM_RECHECK_S)) {
+		int l = proc_listens_on(&r->root, e->pid, path);
+		e->own_socket = l < 0 ? -1 : l;
+		e->own_socket_asked = now;
+	}
+	if (e->own_socket == 0)
+		snprintf(why, cap, "QMP %.100s: " VM_NOT_ITS_SOCKET, path);
+	return e->own_socket != 0;
+}
+
 static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, bool listed, struct qmp_got *g)
 {
 	if (qmp->kind == VM_QMP_FD)
@@ -370,7 +388,8 @@ static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qm
 	if (!e)
 		return -ENOMEM;
 	double now = clock_monotonic_seconds();
-	if (!runs_kvm_vm(r, e, listed, now, g->why, sizeof(g->why)))
+	if (!runs_kvm_vm(r, e, listed, now, g->why, sizeof(g->why)) ||
+	    !listens_itself(r, e, qmp->path, now, g->why, sizeof(g->why)))
 		return -ENOENT;
 	if (!e->permanent && !kvm_pace_due(kvm_qmp_vm_version(e->q), r->pace_seconds, e->reads, e->last.seconds, now)) {
 		kvm_pace_why(r->pace_why, sizeof(r->pace_why), kvm_qmp_vm_version(e->q), r->pace_seconds);

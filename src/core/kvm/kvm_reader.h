@@ -55,6 +55,9 @@ struct kvm_qmp_entry {
 	int permanent; /* an error that will not change for this process (TCG, QEMU before 7.1) */
 	int kvm_vm;    /* it holds a KVM VM fd: 1 (for good), 0 (asked again after KVM_VM_RECHECK_S), -1 not asked */
 	double kvm_vm_asked; /* when it was last asked (monotonic seconds) */
+	int own_socket;      /* it listens on the socket itself: 1 (for good), 0 (asked again after
+				KVM_VM_RECHECK_S), -1 not asked or cannot be told (SO_PEERCRED decides) */
+	double own_socket_asked;
 	bool seen;
 	unsigned reads; /* successful reads */
 	struct kvm_qmp_read last, before;

@@ -11,6 +11,7 @@
 
 #include "core/model/guest_view.h"
 #include "core/model/host.h"
+#include "core/model/proc.h"
 #include "core/model/vm_disks.h"
 #include "io/clock.h"
 #include "io/peer/qmp.h"
@@ -182,6 +183,19 @@ static struct qemu_disks *vm_cmdline_disks(const struct vm *vm)
 	return d;
 }
 
+/* Whether the VM itself holds the listening socket its command line names, asked before connecting:
+ * a socket served by another process is never even connected to on the VM's behalf (its listen
+ * backlog is not filled for a forger's sake). Unknown (another user's fds): SO_PEERCRED decides. */
+static bool vm_may_connect(const struct io_root *root, struct vm *vm, char *why, size_t cap)
+{
+	if (!root || proc_listens_on(root, vm->pid, vm->cfg.qmp.path) != 0)
+		return true;
+	vm->monitor.trusted = 0;
+	snprintf(vm->monitor.why, sizeof(vm->monitor.why), VM_NOT_ITS_SOCKET);
+	snprintf(why, cap, "%.150s: %s", vm->cfg.qmp.path, VM_NOT_ITS_SOCKET);
+	return false;
+}
+
 /* Why the visit did not happen, into why and, when it says who listens, the VM's monitor. */
 static void qmp_open_failed(struct vm *vm, int r, pid_t listener, char *why, size_t cap)
 {
@@ -191,6 +205,9 @@ static void qmp_open_failed(struct vm *vm, int r, pid_t listener, char *why, siz
 	if (r == -EXDEV) {
 		vm->monitor.trusted = 0;
 		snprintf(vm->monitor.why, sizeof(vm->monitor.why), "%s", line);
+	} else if (listener == vm->pid) { /* its own monitor, which then failed */
+		vm->monitor.trusted = 1;
+		vm->monitor.why[0] = '\0';
 	} else {
 		snprintf(vm->monitor.why, sizeof(vm->monitor.why), "not checked: %s", line);
 	}
@@ -211,6 +228,8 @@ void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_vis
 		snprintf(why, sizeof(why), "%s", vm_qmp_hint(vm->cfg.qmp.kind));
 	else if (!disks && !vm->cfg.has_balloon)
 		snprintf(why, sizeof(why), "no virtio-balloon device on the command line");
+	else if (!vm_may_connect(v->root, vm, why, sizeof(why)))
+		; /* why says why not */
 	else if ((r = qmp_open(vm->cfg.qmp.path, vm->pid, v->timeout_ms, &q, &listener)) < 0)
 		qmp_open_failed(vm, r, listener, why, sizeof(why));
 	else

@@ -19,7 +19,11 @@ struct vm_qmp_visit {
 	int poll_seconds; /* > 0: set the balloon's guest-stats-polling-interval first */
 	double now_wall;
 	bool no_libvirt;  /* a --proc-root tree's VMs are not libvirtd's: not asked */
+	const struct io_root *root; /* where the VMs' /proc is: whether a VM listens on its socket */
 };
+
+/* A QMP socket the VM process does not listen on itself: never connected to on its behalf. */
+#define VM_NOT_ITS_SOCKET "the VM process holds no listening socket bound there: not connected to, nothing sent"
 
 /* All of one pass's visits (vm_list_read_qmp): the VMs left when it is spent are not visited, and
  * say so, so that a few slow or hostile monitors cannot hold up a survey by their number. */
