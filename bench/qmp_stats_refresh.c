@@ -281,7 +281,7 @@ int main(int argc, char **argv)
 		char path[96];
 		snprintf(path, sizeof(path), "%s/vm%d.qmp", dir, v);
 		failed = (replay ? start_replay(path, &c) : start_qemu(path, fw, vcpus)) < 0 ||
-			 kvm_qmp_vm_new(path, 2000, &src[v]) < 0;
+			 kvm_qmp_vm_new(path, 0, 2000, &src[v]) < 0;
 	}
 	double *cpu = calloc((size_t)refreshes, sizeof(double)), *wall = calloc((size_t)refreshes, sizeof(double));
 	size_t nvcpus = 0;

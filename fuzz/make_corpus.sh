@@ -71,6 +71,15 @@ done
 
 # QMP replies (fuzz_json.c) and tracefs format files.
 for f in "$fx"/qmp/*.json; do seed json <"$f"; done
+# A QMP peer (fuzz_qmp_peer.c): a whole visit's conversation as QEMU 7.2 holds it (the greeting,
+# then a reply to each call in the target's order), one with events between, one ending in errors.
+q=$fx/qmp
+{ cat "$q/greeting-7.2.json"; printf '{"return": {}}\r\n'
+	cat "$q/schemas-kvm-x86.json" "$q/stats-vm.json" "$q/stats-vcpu.json" "$q/cpus.json"
+	printf '{"return": {"actual": 67108864}}\r\n'; cat "$q/query-blockstats.json"; } | seed qmp_peer
+{ cat "$q/greeting-7.2.json"; printf '{"return": {}, "id": 1}\r\n{"event": "BALLOON_CHANGE", "data": {"actual": 1}, "timestamp": {"seconds": 1, "microseconds": 2}}\r\n'
+	cat "$q/tcg-query-stats.json"; } | seed qmp_peer
+{ cat "$q/greeting-7.2.json"; printf '{"return": {}}\r\n'; cat "$q/error-command-not-found.json" "$q/error-bad-target.json"; } | seed qmp_peer
 files trace_format format
 
 # INI: the documented ksm tune configuration, and small variants of its syntax.

@@ -2,7 +2,8 @@
 # started and stopped by pid (never by name), one cleanup that runs to its end on any exit (a
 # second INT, TERM or HUP while it runs is ignored: ctest, timeout and Ctrl-C signal the whole
 # process group, and a second signal used to cut a KSM restore short, 3993d39), every KSM setting
-# saved and put back, fake QEMU guests and the firmware guest under QEMU, a median and a timer.
+# saved and put back, fake QEMU guests (with a scripted monitor of their own, too) and the firmware
+# guest under QEMU, a median and a timer.
 # Sourced by tests/lib.sh and bench/lib.sh, which add what is theirs (a test's checks and
 # verdict; a benchmark's paths); a script sources one of those, not this file.
 #
@@ -155,6 +156,27 @@ fake_guest() {
 	fake_guest_start "$@"
 	local pid=$SPAWNED
 	fake_guest_ready "$1"
+	SPAWNED=$pid
+}
+
+# fake_guest_qmp NAME SOCKET MONITOR_ARGS... -- ARGS...: fake_guest NAME ARGS... with a scripted QMP
+# monitor on SOCKET that the guest itself listens on, as QEMU does on its own (vmhost speaks only to
+# a socket the VM process listens on): tests/helpers/fake_qmp.py SOCKET MONITOR_ARGS binds and
+# listens, serves from a child and execs the guest in its own pid, "-qmp unix:SOCKET,server=on,
+# wait=off" last on the guest's command line. Returns once it is ready; SPAWNED is its pid.
+FAKE_QMP=$(dirname "${BASH_SOURCE[0]}")/../../tests/helpers/fake_qmp.py
+fake_guest_qmp() {
+	local name=$1 sock=$2 monitor=() pid
+	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		monitor+=("$1")
+		shift
+	done
+	[ $# -gt 0 ] && shift
+	spawn ${FAKE_PREFIX:-} python3 "$FAKE_QMP" "$sock" "${monitor[@]}" --exec "${FAKEGUEST:?}" -name "$name" "$@" \
+		-qmp "unix:$sock,server=on,wait=off" >"$TEST_TMP/$name.out"
+	pid=$SPAWNED
+	fake_guest_ready "$name"
 	SPAWNED=$pid
 }
 

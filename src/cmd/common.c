@@ -12,6 +12,7 @@
 #include "io/state.h"
 #include "io/test_hook.h"
 #include "out/json.h"
+#include "out/text.h"
 
 int fail(const struct ctx *ctx, int code, const char *what, const char *fmt, ...)
 {
@@ -20,7 +21,8 @@ int fail(const struct ctx *ctx, int code, const char *what, const char *fmt, ...
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "vmhost: %s: %s: %s\n", ctx->command, what, why);
+	char shown[4096]; /* what a process, a file or a peer said: readable on a terminal, never obeyed */
+	fprintf(stderr, "vmhost: %s: %s: %s\n", ctx->command, what, text_shown(shown, sizeof(shown), why));
 	if (ctx->format == OUT_JSON) {
 		char msg[1400];
 		snprintf(msg, sizeof(msg), "%s: %s: %s", ctx->command, what, why);
@@ -58,12 +60,12 @@ void ctx_doc(const struct ctx *ctx, struct doc *d)
 
 void warn(const struct ctx *ctx, const char *fmt, ...)
 {
+	char line[1024], shown[4096];
 	va_list ap;
 	va_start(ap, fmt);
-	fprintf(stderr, "vmhost: %s: warning: ", ctx->command);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
+	fprintf(stderr, "vmhost: %s: warning: %s\n", ctx->command, text_shown(shown, sizeof(shown), line));
 }
 
 const struct subcommand *subcommand_match(const struct subcommand *table, size_t n, const char *word,

@@ -10,6 +10,7 @@
 #include "core/kvm/kvm_halt.h"
 #include "core/model/survey.h"
 #include "out/fmt.h"
+#include "out/text.h"
 #include "out/vm_table.h"
 
 struct mem_opts {
@@ -129,6 +130,16 @@ static void overview_help(void)
 	mem_help();
 }
 
+/* A VM as the notes name it: its name as a terminal may show it (a name is whatever its process
+ * says: readable, never obeyed), else its pid. */
+static void vm_who(const struct vm *vm, char *buf, size_t cap)
+{
+	if (vm->cfg.name[0])
+		text_for_terminal(buf, cap, vm->cfg.name, 0);
+	else
+		snprintf(buf, cap, "pid %d", (int)vm->pid);
+}
+
 /* Which VMs hold the host's huge pages, and what is left of them: one line when any VM has some. */
 static void hugepage_users(const struct vm_list *vms, const struct host *host)
 {
@@ -139,11 +150,9 @@ static void hugepage_users(const struct vm_list *vms, const struct host *host)
 		if (!vm->mem.hugetlb.known || vm->mem.hugetlb.v <= 0)
 			continue;
 		fmt_bytes(size, sizeof(size), vm->mem.hugetlb.v);
-		printf("%s", shown++ ? ", " : "huge pages held by: ");
-		if (vm->cfg.name[0])
-			printf("%s %s", vm->cfg.name, size);
-		else
-			printf("pid %d %s", (int)vm->pid, size);
+		char who[sizeof(vm->cfg.name) * 4];
+		vm_who(vm, who, sizeof(who));
+		printf("%s%s %s", shown++ ? ", " : "huge pages held by: ", who, size);
 	}
 	maybe_i64 free = host_hugetlb_free_bytes(host);
 	if (shown && free.known) {
@@ -152,15 +161,6 @@ static void hugepage_users(const struct vm_list *vms, const struct host *host)
 	} else if (shown) {
 		printf("\n");
 	}
-}
-
-/* A VM as the notes name it. */
-static void vm_who(const struct vm *vm, char *buf, size_t cap)
-{
-	if (vm->cfg.name[0])
-		snprintf(buf, cap, "%s", vm->cfg.name);
-	else
-		snprintf(buf, cap, "pid %d", (int)vm->pid);
 }
 
 /* "256 MiB in 2048 (2.0ms each)"; n/a for what is unknown. */
@@ -183,24 +183,26 @@ static void disk_lines(const struct vm_list *vms)
 	for (size_t i = 0; i < vms->n; i++) {
 		const struct vm *vm = &vms->vms[i];
 		const struct vm_disks *d = vm->disks;
-		char who[300], rd[96], wr[96];
+		char who[sizeof(vm->cfg.name) * 4], rd[96], wr[96], why[sizeof(d->why) * 4];
 		if (!d || vm->cfg.vmm != VMM_QEMU)
 			continue;
 		vm_who(vm, who, sizeof(who));
 		if (!d->known || !d->n) {
-			printf("disks of %s: %s\n", who, d->known ? "none" : d->why);
+			printf("disks of %s: %s\n", who, d->known ? "none" : text_shown(why, sizeof(why), d->why));
 			continue;
 		}
-		printf("disks of %s (%s):\n", who, d->source);
+		printf("disks of %s (%s):\n", who, text_shown(why, sizeof(why), d->source));
 		for (size_t k = 0; k < d->n; k++) {
 			const struct vm_disk *disk = &d->d[k];
 			disk_figures(rd, sizeof(rd), disk->read_bytes, disk->read_ops, disk->read_seconds);
 			disk_figures(wr, sizeof(wr), disk->write_bytes, disk->write_ops, disk->write_seconds);
-			printf("  %s: cache %s, aio %s; read %s, wrote %s\n", disk->device, disk->cache[0] ? disk->cache : "n/a",
-			       disk->aio[0] ? disk->aio : "n/a", rd, wr);
+			char dev[sizeof(disk->device) * 4], cache[sizeof(disk->cache) * 4], aio[sizeof(disk->aio) * 4];
+			printf("  %s: cache %s, aio %s; read %s, wrote %s\n", text_shown(dev, sizeof(dev), disk->device),
+			       text_shown(cache, sizeof(cache), disk->cache[0] ? disk->cache : "n/a"),
+			       text_shown(aio, sizeof(aio), disk->aio[0] ? disk->aio : "n/a"), rd, wr);
 		}
 		if (d->why[0]) /* more disks than listed */
-			printf("  (%s)\n", d->why);
+			printf("  (%s)\n", text_shown(why, sizeof(why), d->why));
 	}
 }
 
@@ -219,10 +221,9 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 		if (why && !strcmp(why, "ksm-stopped")) {
 			stopped = true;
 		} else if (why) {
-			if (vm->cfg.name[0])
-				printf("%s %s (%s)", any ? "," : "KSM cannot merge the RAM of:", vm->cfg.name, why);
-			else
-				printf("%s pid %d (%s)", any ? "," : "KSM cannot merge the RAM of:", (int)vm->pid, why);
+			char who[sizeof(vm->cfg.name) * 4];
+			vm_who(vm, who, sizeof(who));
+			printf("%s %s (%s)", any ? "," : "KSM cannot merge the RAM of:", who, why);
 			any = true;
 		}
 	}

@@ -54,7 +54,7 @@ int io_path(const struct io_root *root, enum io_base base, char *buf, size_t cap
 
 /* A whole file into buf: read() from where the fd is, or, kept (a file held open for re-reads),
  * pread from offset 0, which leaves the offset alone. */
-static ssize_t read_fd(int fd, bool kept, char *buf, size_t cap)
+static ssize_t read_fd(int fd, bool kept, char *buf, size_t cap, bool head)
 {
 	size_t len = 0;
 	while (len + 1 < cap) {
@@ -73,7 +73,7 @@ static ssize_t read_fd(int fd, bool kept, char *buf, size_t cap)
 			break;
 	}
 	buf[len] = '\0';
-	if (len + 1 == cap) {
+	if (len + 1 == cap && !head) {
 		char probe;
 		ssize_t n = kept ? pread(fd, &probe, 1, (off_t)len) : read(fd, &probe, 1);
 		if (n > 0)
@@ -129,7 +129,7 @@ ssize_t io_read_kept_or_not(int fd, bool kept, const struct whole_read *w)
 {
 	if (w->alloc)
 		return alloc_fd(fd, kept, w->alloc, w->alloc_len);
-	return read_fd(fd, kept, w->buf, w->cap);
+	return read_fd(fd, kept, w->buf, w->cap, w->head);
 }
 
 
@@ -155,6 +155,18 @@ ssize_t io_read(const struct io_root *root, enum io_base base, char *buf, size_t
 	if (cap == 0)
 		return -EINVAL;
 	struct whole_read w = {.buf = buf, .cap = cap};
+	va_list ap;
+	va_start(ap, fmt);
+	ssize_t n = vread(root, base, &w, fmt, ap);
+	va_end(ap);
+	return n;
+}
+
+ssize_t io_read_head(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, ...)
+{
+	if (cap == 0)
+		return -EINVAL;
+	struct whole_read w = {.buf = buf, .cap = cap, .head = true};
 	va_list ap;
 	va_start(ap, fmt);
 	ssize_t n = vread(root, base, &w, fmt, ap);
@@ -344,7 +356,9 @@ int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *targe
 	char link[64];
 	struct dirent *de;
 	int found = 0;
-	while (!found && (de = readdir(d))) {
+	/* procfs lists fds in order, and a VMM opens /dev/kvm's VM early: past the first
+	 * IO_FD_SCAN_MAX a process is not looked at further (any process can hold a million fds). */
+	for (unsigned seen = 0; !found && seen < IO_FD_SCAN_MAX && (de = readdir(d)); seen++) {
 		if (de->d_name[0] == '.')
 			continue;
 		ssize_t n = readlinkat(dirfd(d), de->d_name, link, sizeof(link));

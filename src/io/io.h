@@ -24,6 +24,10 @@ int io_path(const struct io_root *root, enum io_base base, char *buf, size_t cap
  * negative errno; -EFBIG when the file does not fit. */
 ssize_t io_read(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, ...)
 	__attribute__((format(printf, 5, 6)));
+/* The first cap - 1 bytes of a file into buf, NUL-terminated: a longer file is cut, never -EFBIG
+ * (what any process can make as long as it likes, its command line, is read this far only). */
+ssize_t io_read_head(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
 
 /* Reads a whole file of any size into a fresh buffer (NUL-terminated); *ret_len excludes the NUL. */
 int io_read_alloc(const struct io_root *root, enum io_base base, char **ret, size_t *ret_len, const char *fmt, ...)
@@ -73,7 +77,8 @@ int io_list_tasks(const struct io_root *root, pid_t pid, pid_t **ret, size_t *re
 
 /* Whether one of the process's file descriptors (<proc>/PID/fd/N) links to target, as
  * readlink says ("anon_inode:kvm-vm"): 1 or 0, or a negative errno (-ENOENT the process is
- * gone, -EACCES another user's). Costs a readlink per descriptor. */
+ * gone, -EACCES another user's). Costs a readlink per descriptor, of the first IO_FD_SCAN_MAX. */
+#define IO_FD_SCAN_MAX 4096u
 int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *target);
 
 /* Lists the entry names of a directory, sorted; free with io_free_names(). */

@@ -15,6 +15,7 @@
 struct whole_read {
 	char *buf;
 	size_t cap;
+	bool head; /* into buf: a longer file is cut to what fits, not -EFBIG */
 	char **alloc;
 	size_t *alloc_len;
 };

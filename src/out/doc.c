@@ -1,4 +1,5 @@
 #include "out/doc.h"
+#include "out/text.h"
 
 #include <errno.h>
 #include <math.h>
@@ -87,7 +88,8 @@ static void human(struct doc *d, const char *fmt, const char *value)
 {
 	for (const char *p = fmt; *p; p++) {
 		if (p[0] == '%' && p[1] == 's') {
-			fputs(value, d->f);
+			char shown[1024]; /* a value from a process or a peer: readable, never obeyed */
+			fputs(text_shown(shown, sizeof(shown), value), d->f);
 			p++;
 		} else if (p[0] == '%' && p[1] == '%') {
 			fputc('%', d->f);

@@ -8,6 +8,7 @@
 #include "out/fmt.h"
 #include "out/json.h"
 #include "out/table.h"
+#include "out/text.h"
 #include "parse/sketch_file.h"
 
 /* ---- share: the map of this host's VMs ---- */
@@ -120,7 +121,18 @@ static void bytes_of_pages(char *buf, size_t cap, int64_t pages, int64_t page_si
 	fmt_bytes(buf, cap, pages * page_size);
 }
 
-static const char *name_or_dash(const char *name) { return name[0] ? name : "-"; }
+/* Names and host labels come from VMs' command lines and from other hosts' sketch files: shown
+ * readable on a terminal, never obeyed (out/text.h), at most cols columns (0: all), "-" when empty. */
+struct shown {
+	char s[1024];
+};
+static const char *shown(struct shown *buf, const char *text, size_t cols)
+{
+	if (!text[0])
+		return "-";
+	text_for_terminal(buf->s, sizeof(buf->s), text, cols);
+	return buf->s;
+}
 
 static void map_human(FILE *f, const struct share_view *v)
 {
@@ -137,8 +149,9 @@ static void map_human(FILE *f, const struct share_view *v)
 		bytes_of_pages(c, sizeof(c), vm->self_shared_pages, ps);
 		bytes_of_pages(d, sizeof(d), vm->unique_pages, ps);
 		bytes_of_pages(e, sizeof(e), vm->error_bound_pages, ps);
-		fprintf(f, "%-7d %-16.16s %10s %10s %10s %10s %10s  %zu KiB, 1/%llu%s%s\n", (int)s[i].pid,
-			name_or_dash(s[i].name), a, b, c, d, e, sketch_bytes(&s[i]) >> 10, (unsigned long long)s[i].sample_n,
+		struct shown n;
+		fprintf(f, "%-7d %-16s %10s %10s %10s %10s %10s  %zu KiB, 1/%llu%s%s\n", (int)s[i].pid,
+			shown(&n, s[i].name, 16), a, b, c, d, e, sketch_bytes(&s[i]) >> 10, (unsigned long long)s[i].sample_n,
 			s[i].gap ? ", PARTIAL: " : "", s[i].gap ? sketch_gap_name(s[i].gap) : "");
 	}
 	fprintf(f, "\nshared between VMs (the first VM's pages whose content the second holds):\n");
@@ -146,7 +159,8 @@ static void map_human(FILE *f, const struct share_view *v)
 		for (size_t k = 0; k < v->n; k++)
 			if (k != i && m->vms[i].shared_with[k]) {
 				bytes_of_pages(a, sizeof(a), m->vms[i].shared_with[k], ps);
-				fprintf(f, "  %-16.16s with %-16.16s %10s\n", name_or_dash(s[i].name), name_or_dash(s[k].name), a);
+				struct shown n1, n2;
+				fprintf(f, "  %-16s with %-16s %10s\n", shown(&n1, s[i].name, 16), shown(&n2, s[k].name, 16), a);
 			}
 	bytes_of_pages(a, sizeof(a), m->mergeable_pages, ps);
 	bytes_of_pages(c, sizeof(c), m->zero_mapped_pages, ps);
@@ -309,16 +323,17 @@ static void plan_vm_human(FILE *out, const struct share_plan_view *v, const stru
 	const struct sketch_file_vm *f = vm_of(v, pv);
 	char a[32], b[32];
 	fmt_bytes(a, sizeof(a), page_bytes(pv->common_pages[pv->best_host] - pv->common_pages[pv->host]));
-	fprintf(out, "%s (pid %d) on %s%s%s: best on %s", name_or_dash(f->name), (int)f->pid, v->hosts[pv->host].label,
-		f->gap ? ", PARTIAL: " : "", f->gap ? sketch_gap_name((enum sketch_gap)f->gap) : "",
-		v->hosts[pv->best_host].label);
+	struct shown n, h1, h2;
+	fprintf(out, "%s (pid %d) on %s%s%s: best on %s", shown(&n, f->name, 0), (int)f->pid,
+		shown(&h1, v->hosts[pv->host].label, 0), f->gap ? ", PARTIAL: " : "",
+		f->gap ? sketch_gap_name((enum sketch_gap)f->gap) : "", shown(&h2, v->hosts[pv->best_host].label, 0));
 	if (pv->best_host != pv->host)
 		fprintf(out, " (+%s)", a);
 	fprintf(out, "\n");
 	for (size_t h = 0; h < v->plan->nhosts; h++) {
 		fmt_bytes(a, sizeof(a), page_bytes(pv->common_pages[h] + pv->zero_pages));
 		fmt_bytes(b, sizeof(b), page_bytes(pv->common_pages[h]));
-		fprintf(out, "  %-24.24s %10s shared (%s with its VMs)\n", v->hosts[h].label, a, b);
+		fprintf(out, "  %-24s %10s shared (%s with its VMs)\n", shown(&h1, v->hosts[h].label, 24), a, b);
 	}
 }
 
@@ -336,8 +351,9 @@ static void plan_human(FILE *f, const struct share_plan_view *v, int64_t freed)
 			continue;
 		fmt_bytes(a, sizeof(a), page_bytes(mv->freed_pages));
 		fmt_bytes(b, sizeof(b), page_bytes(mv->need_pages));
-		fprintf(f, "  move %s (pid %d) from %s to %s: frees %s (takes %s there)\n", name_or_dash(vm->name),
-			(int)vm->pid, v->hosts[mv->from].label, v->hosts[mv->to].label, a, b);
+		struct shown n, h1, h2;
+		fprintf(f, "  move %s (pid %d) from %s to %s: frees %s (takes %s there)\n", shown(&n, vm->name, 0),
+			(int)vm->pid, shown(&h1, v->hosts[mv->from].label, 0), shown(&h2, v->hosts[mv->to].label, 0), a, b);
 	}
 	fmt_bytes(a, sizeof(a), page_bytes(freed));
 	if (freed)

@@ -208,6 +208,10 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_DISKS_WHY] = {"disks_unavailable", "DISKS", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_HALT_POLL] = {"halt_poll_seconds", "HALT POLL", COL_FLOAT, COL_JSON_ONLY, 3},
 	[VMC_BALLOON_MAX] = {"balloon_maximum_bytes", "BALLOON MAX", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_UID] = {"uid", "UID", COL_INT, COL_JSON_ONLY, 0},
+	[VMC_MONITOR_SOURCE] = {"monitor.source", "MONITOR", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_MONITOR_TRUSTED] = {"monitor.trusted", "MONITOR TRUSTED", COL_BOOL, COL_JSON_ONLY, 0},
+	[VMC_MONITOR_WHY] = {"monitor.why", "MONITOR WHY", COL_STR, COL_JSON_ONLY, 0},
 };
 
 void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
@@ -245,6 +249,11 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_str(t, VMC_UUID, or_null(vm->cfg.uuid));
 	table_set_str(t, VMC_CGROUP, or_null(vm->cgroup));
 	table_set_int(t, VMC_HELPERS, (int64_t)vm->nhelpers);
+	table_set_maybe(t, VMC_UID, vm->mem.uid);
+	table_set_str(t, VMC_MONITOR_SOURCE, vm_monitor_source_name(vm->monitor.source));
+	if (vm->monitor.trusted >= 0)
+		table_set_bool(t, VMC_MONITOR_TRUSTED, vm->monitor.trusted);
+	table_set_str(t, VMC_MONITOR_WHY, or_null(vm->monitor.why));
 	table_set_maybe(t, VMC_GUEST_RAM, vm->cfg.guest_ram_bytes);
 	table_set_maybe(t, VMC_RSS, vm->mem.rss);
 	table_set_maybe(t, VMC_RSS_ANON, vm->mem.rss_anon);

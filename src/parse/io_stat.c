@@ -183,3 +183,42 @@ int parse_net_dev(const char *buf, size_t len, const char *name, struct net_dev_
 	}
 	return -ENOENT;
 }
+
+/* One line of /proc/net/unix: "Num: RefCount Protocol Flags Type St Inode Path"; its inode when it
+ * is a listening socket bound at path, else 0. */
+static uint64_t unix_listener(const char *p, const char *nl, const char *path)
+{
+	unsigned long long refs, proto, flags, type, st, inode;
+	char num[32];
+	int used = 0;
+	/* The line is copied so that sscanf stops at its end (lines carry no NUL of their own). */
+	char line[4352];
+	size_t l = (size_t)(nl - p);
+	if (l >= sizeof(line))
+		return 0;
+	memcpy(line, p, l);
+	line[l] = '\0';
+	if (sscanf(line, "%31s %llx %llx %llx %llx %llx %llu %n", num, &refs, &proto, &flags, &type, &st, &inode,
+		   &used) != 7 || !used)
+		return 0;
+	const char *bound = line + used;
+	return (flags & 0x10000) && inode && !strcmp(bound, path) ? (uint64_t)inode : 0;
+}
+
+size_t parse_unix_listeners(const char *buf, size_t len, const char *path, uint64_t *ret, size_t max)
+{
+	size_t n = 0;
+	const char *p = buf, *end = buf + len;
+	if (!path[0])
+		return 0;
+	while (p < end && n < max) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break; /* a cut line names no socket */
+		uint64_t inode = unix_listener(p, nl, path);
+		if (inode)
+			ret[n++] = inode;
+		p = nl + 1;
+	}
+	return n;
+}

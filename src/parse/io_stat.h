@@ -44,4 +44,9 @@ struct net_dev_stats {
 /* 0, -ENOENT when name has no line, -EINVAL when its line is malformed. */
 int parse_net_dev(const char *buf, size_t len, const char *name, struct net_dev_stats *ret);
 
+/* /proc/PID/net/unix: the inodes (at most max, into ret) of the listening unix sockets bound at
+ * path (flags __SO_ACCEPTCON, the path the last field); how many there are (more than max: max).
+ * A socket unlinked and bound again leaves two with one path: each is a candidate. */
+size_t parse_unix_listeners(const char *buf, size_t len, const char *path, uint64_t *ret, size_t max);
+
 #endif

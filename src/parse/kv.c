@@ -150,9 +150,34 @@ int parse_meminfo(const char *buf, size_t len, struct meminfo *ret)
 	return ret->mem_total.known ? n : -EINVAL;
 }
 
+/* The first number of a complete line "Key:\tN\t..." (Uid's real id), unknown when there is none. */
+static maybe_i64 first_of_line(const char *buf, size_t len, const char *key)
+{
+	size_t kl = strlen(key);
+	for (const char *p = buf, *end = buf + len; p < end;) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			break; /* a cut line is no figure */
+		if ((size_t)(nl - p) > kl && !memcmp(p, key, kl)) {
+			const char *q = p + kl;
+			while (q < nl && (*q == '\t' || *q == ' '))
+				q++;
+			int64_t v = 0;
+			const char *digits = q;
+			while (q < nl && *q >= '0' && *q <= '9' && v <= (INT64_MAX - 9) / 10)
+				v = v * 10 + (*q++ - '0');
+			bool ends = q == nl || *q == '\t' || *q == ' ';
+			return q > digits && ends ? MAYBE(v) : UNKNOWN;
+		}
+		p = nl + 1;
+	}
+	return UNKNOWN;
+}
+
 int parse_status(const char *buf, size_t len, struct proc_status *ret)
 {
 	int n = parse_kv(buf, len, status_keys.fields, status_keys.n, ret);
+	ret->uid = first_of_line(buf, len, "Uid:");
 	ret->name[0] = '\0';
 	if (len > 5 && !memcmp(buf, "Name:", 5)) {
 		const char *p = buf + 5, *nl = memchr(buf, '\n', len);

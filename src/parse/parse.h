@@ -43,6 +43,7 @@ struct proc_status {
 	char name[64];
 	maybe_i64 vm_rss, rss_anon, rss_file, rss_shmem, vm_swap, vm_pte, threads;
 	maybe_i64 hugetlb_pages; /* HugetlbPages: hugetlbfs memory mapped (not in VmRSS); kernels 4.4+ */
+	maybe_i64 uid;           /* Uid: the real uid, the first of its four */
 };
 int parse_status(const char *buf, size_t len, struct proc_status *ret);
 

@@ -159,9 +159,21 @@ vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q1"
 check "no debugfs, VM without a QMP socket: exit 1" test $? = 1
 check "... says the VM has no QMP socket" grep -q 'VM nosock: no debugfs; no QMP socket on the command line' "$TEST_TMP/q1"
 rm -rf "$R/proc/901"
+# Error lines carry what processes say (a name here): readable on a terminal, never obeyed.
+qemu_proc 906 $'evil\033]0;pwned\007'
+vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q6"
+escaped_only() { grep -qF 'VM evil\x1b]0;pwned\x07: no debugfs' "$1" && ! grep -q $'\033' "$1"; }
+check "... a name's escape in an error line is shown, never written raw" escaped_only "$TEST_TMP/q6"
+rm -rf "$R/proc/906"
+# Only a process that runs a KVM VM has KVM counters: one without a KVM VM fd (a TCG guest, or a
+# process that merely calls itself QEMU) is not asked, whatever socket its command line names.
 qemu_proc 902 stale -qmp "unix:$TEST_TMP/no-such.sock,server=on,wait=off"
 vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q2"
-check "... a socket nobody listens on: its path and the error" grep -q "VM stale: no debugfs; QMP $TEST_TMP/no-such.sock: " "$TEST_TMP/q2"
+check "... no KVM VM fd: its monitor is not asked, and it says why" grep -q "VM stale: no debugfs; no KVM VM: the process holds no KVM VM file descriptor" "$TEST_TMP/q2"
+mkdir -p "$R/proc/902/fd"
+ln -s anon_inode:kvm-vm "$R/proc/902/fd/12"
+vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q2"
+check "... a KVM VM whose socket nobody listens on: its path and the error" grep -q "VM stale: no debugfs; QMP $TEST_TMP/no-such.sock: " "$TEST_TMP/q2"
 rm -rf "$R/proc/902"
 qemu_proc 903 libvirt -chardev socket,id=charmonitor,fd=33,server=on,wait=off -mon chardev=charmonitor,id=monitor,mode=control
 vx --once --interval 0.01 >/dev/null 2>"$TEST_TMP/q3"
@@ -172,6 +184,12 @@ qemu_proc 904 tcgguest
 vx --once --interval 0.01 --json >"$TEST_TMP/q4.json"
 check "a VM without counters: listed, source null, with the reason" \
 	jq -e '.vms[] | select(.pid == 904) | .source == null and (.unavailable | test("no QMP socket")) and .counters.exits.total == null' "$TEST_TMP/q4.json" >/dev/null
+# ... and one that names a socket is not visited either: debugfs lists every KVM VM, not this one.
+rm -rf "$R/proc/904"
+qemu_proc 905 tcgsock -qmp "unix:$TEST_TMP/no-such.sock,server=on,wait=off"
+vx --once --interval 0.01 --json >"$TEST_TMP/q5.json"
+check "a QEMU debugfs does not list, its socket named: not asked, it says why" \
+	jq -e '.vms[] | select(.pid == 905) | .source == null and (.unavailable | test("debugfs lists every KVM VM and not this process"))' "$TEST_TMP/q5.json" >/dev/null
 check "... and the others from debugfs" jq -e '[.vms[] | select(.pid != 904) | .source == "debugfs"] | all and length == 4' "$TEST_TMP/q4.json" >/dev/null
 check "... not in the total" jq -e '.total.exits.delta == 0 and .total.exits.total == 82123450' "$TEST_TMP/q4.json" >/dev/null
 R=$FX/exits-nokvm

@@ -23,6 +23,7 @@ check "without --guest the guest figures are null" [ "$(vm '[.balloon_bytes, .gu
 "$VMHOST" mem --json --guest >"$TEST_TMP/g1.json" || die "mem --guest failed"
 check "balloon_bytes is QEMU's query-balloon (256 MiB, not inflated)" [ "$(vm .balloon_bytes g1.json)" = "$(actual)" ]
 check "  ... which is all of guest RAM" [ "$(vm .balloon_bytes g1.json)" = $((256 << 20)) ]
+check "  ... read from its own QMP socket, which QEMU listens on: trusted" [ "$(vm '.monitor == {"source": "qmp", "trusted": true, "why": null}' g1.json)" = true ]
 # Before polling is set the guest has reported at most once (its driver's first report, at load).
 check "guest stats: known and inside guest RAM, or null with the reason" [ "$(vm 'if .guest_available_bytes == null then (.guest_unavailable | test("stats")) else .guest_available_bytes <= .balloon_bytes end' g1.json)" = true ]
 

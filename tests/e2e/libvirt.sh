@@ -163,15 +163,18 @@ say "vCPU 0 delay: vmhost $ours ns, libvirt vcpu.0.delay $d0 .. $d1 ns"
 check "vCPU delay equals libvirt's vcpu.0.delay within 5%" \
 	awk -v o="$ours" -v a="$d0" -v b="$d1" 'BEGIN { exit !(a != "" && o >= 0.95 * a && o <= 1.05 * b) }'
 
-# The disk (mem --io): libvirt holds the monitor, so its block statistics, matched by the domain's
-# uuid; the cache mode and AIO from the -blockdev JSON libvirt wrote. The guest only spins, so
-# the counters (what its kernel read probing the disk) stand still between the two virsh reads.
+# The disk (mem --io): libvirt holds the monitor, so its block statistics, the domain matched by
+# libvirt's pid file (/run/libvirt/qemu/NAME.pid), never by a uuid on a command line; the cache
+# mode and AIO from the -blockdev JSON libvirt wrote. The guest only spins, so the counters (what
+# its kernel read probing the disk) stand still between the two virsh reads.
 rd0=$(blk rd.bytes)
 "$VMHOST" mem --io --json >"$TEST_TMP/io.json" || fail "mem --io failed"
 rd1=$(blk rd.bytes)
 d() { jq -r --argjson p "$PID" ".vms[] | select(.pid == \$p) | $1" "$TEST_TMP/io.json"; }
 say "disk: vmhost $(d '.disks | tojson') from $(d .disks_source) ($(d .disks_unavailable)); virsh block.0.rd.bytes $rd0 .. $rd1, rd.reqs $(blk rd.reqs)"
 check "mem --io: the domain's one disk, vda, from libvirt" [ "$(d '[.disks[].device] | join(",")')/$(d .disks_source)" = vda/libvirt ]
+check "  ... the domain tied to its process by libvirt's pid file (root's, 0644): its monitor trusted" \
+	sh -c "[ '$(d '.monitor | tojson')' = '{\"source\":\"libvirt\",\"trusted\":true,\"why\":null}' ] && [ '$(stat -c %U:%a "/run/libvirt/qemu/$DOM.pid")' = root:644 ]"
 check "  ... its read bytes and operations are virsh domstats --block's" \
 	sh -c "[ '$rd0' = '$rd1' ] && [ '$(d '.disks[0].read_bytes')' = '$rd1' ] && [ '$(d '.disks[0].read_ops')' = '$(blk rd.reqs)' ]"
 check "  ... cache none and aio native, as the domain's <driver> says" [ "$(d '.disks[0].cache + "/" + .disks[0].aio')" = none/native ]

@@ -88,6 +88,8 @@ check "without --io (or --guest) disks are null, with the reason" \
 	jq -e --argjson p $PID '.vms[] | select(.pid == $p) | .disks == null and (.disks_unavailable | test("--io"))' "$TEST_TMP/mem.json"
 check "mem --io: one disk, disk0, from QMP" \
 	jq -e --argjson p $PID '.vms[] | select(.pid == $p) | [.disks[].device] == ["disk0"] and .disks_source == "qmp"' "$TEST_TMP/io.json"
+check "  ... QEMU's own socket, which it listens on: its monitor trusted" \
+	jq -e --argjson p $PID '.vms[] | select(.pid == $p) | .monitor == {"source": "qmp", "trusted": true, "why": null}' "$TEST_TMP/io.json"
 check "the disk's write bytes within 5% of QMP's query-blockstats" near "$(disk .write_bytes)" "$qmp_w" 5
 check "  ... and of the $MIB MiB the guest wrote" near "$(disk .write_bytes)" $((MIB << 20)) 5
 check "its write operations and their time are QMP's" sh -c "[ '$(disk .write_ops)' = '$qmp_ops' ] && [ '$(disk '.write_seconds * 1e9 | round')' = '$qmp_ns' ]"

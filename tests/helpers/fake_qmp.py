@@ -3,14 +3,20 @@
 QEMU's greeting, qmp_capabilities, query-balloon (actual = --balloon bytes) and qom-get of
 guest-stats (reported now, with --available bytes; --no-stats: never reported, last-update 0).
 Any other command gets QEMU's CommandNotFound error. Runs until killed.
-  fake_qmp.py SOCKET --balloon BYTES [--available BYTES | --no-stats]"""
-import argparse, json, os, socket, time
+  fake_qmp.py SOCKET --balloon BYTES [--available BYTES | --no-stats] [--exec PROGRAM ARGS...]
+With --exec the fake guest itself is the monitor's listener, as QEMU is of its own (vmhost speaks
+only to a socket the VM process listens on, SO_PEERCRED): this process binds and listens, forks
+a child that serves the monitor on the inherited listening socket (and ends with its parent), and
+execs PROGRAM with argv[0] qemu-system-x86_64 in its own pid, the listening socket closed first.
+scripts/lib/common.sh's fake_guest_qmp starts a fake guest so."""
+import argparse, ctypes, json, os, signal, socket, sys, time
 
 ap = argparse.ArgumentParser()
 ap.add_argument("socket")
 ap.add_argument("--balloon", type=int, required=True)
 ap.add_argument("--available", type=int, default=0)
 ap.add_argument("--no-stats", action="store_true")
+ap.add_argument("--exec", nargs=argparse.REMAINDER, metavar="PROGRAM ARGS")
 a = ap.parse_args()
 
 def reply(cmd):
@@ -27,6 +33,32 @@ def reply(cmd):
                            "last-update": int(time.time())}}
     return {"error": {"class": "CommandNotFound", "desc": "The command %s has not been found" % name}}
 
+def serve(srv):
+    while True:
+        conn, _ = srv.accept()
+        with conn:
+            f = conn.makefile("rwb")
+            f.write(b'{"QMP": {"version": {"qemu": {"micro": 0, "minor": 2, "major": 7}, "package": ""}, "capabilities": ["oob"]}}\r\n')
+            f.flush()
+            try:
+                for line in f:
+                    if not line.strip():
+                        continue
+                    f.write(json.dumps(reply(json.loads(line))).encode() + b"\r\n")
+                    f.flush()
+            except (ConnectionError, ValueError):
+                pass
+
+def serve_for_parent(srv, parent):
+    """The child of --exec: ends when the fake guest (its parent) does (PR_SET_PDEATHSIG)."""
+    ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    if os.getppid() != parent:
+        os._exit(0)
+    try:
+        serve(srv)
+    finally:
+        os._exit(0)
+
 try:
     os.unlink(a.socket)
 except FileNotFoundError:
@@ -34,17 +66,11 @@ except FileNotFoundError:
 srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
 srv.bind(a.socket)
 srv.listen(4)
-while True:
-    conn, _ = srv.accept()
-    with conn:
-        f = conn.makefile("rwb")
-        f.write(b'{"QMP": {"version": {"qemu": {"micro": 0, "minor": 2, "major": 7}, "package": ""}, "capabilities": ["oob"]}}\r\n')
-        f.flush()
-        try:
-            for line in f:
-                if not line.strip():
-                    continue
-                f.write(json.dumps(reply(json.loads(line))).encode() + b"\r\n")
-                f.flush()
-        except (ConnectionError, ValueError):
-            pass
+if not a.exec:
+    serve(srv)
+me = os.getpid()
+if os.fork() == 0:
+    serve_for_parent(srv, me)
+srv.close()
+sys.stdout.flush()
+os.execv(a.exec[0], ["qemu-system-x86_64"] + a.exec[1:])

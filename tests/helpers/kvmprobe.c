@@ -49,7 +49,7 @@ static int do_qmp(int argc, char **argv)
 		return usage();
 	const char *args = argc > 4 && argv[4][0] == '{' ? argv[4] : NULL;
 	struct qmp *q;
-	int r = qmp_open(argv[2], atoi(opt(argc, argv, "--timeout", "1000")), &q);
+	int r = qmp_open(argv[2], 0, atoi(opt(argc, argv, "--timeout", "1000")), &q, NULL); /* a test tool: any listener */
 	if (r < 0) {
 		fprintf(stderr, "error: %s\n", qmp_strerror(r));
 		return 1;
@@ -74,7 +74,7 @@ static int do_hold(int argc, char **argv)
 	if (argc < 4)
 		return usage();
 	struct qmp *q;
-	int r = qmp_open(argv[2], 2000, &q);
+	int r = qmp_open(argv[2], 0, 2000, &q, NULL);
 	if (r < 0) {
 		fprintf(stderr, "error: %s\n", qmp_strerror(r));
 		return 1;
@@ -105,7 +105,7 @@ static int do_stats(int argc, char **argv)
 	if (argc < 3)
 		return usage();
 	struct kvm_qmp_vm *src;
-	if (kvm_qmp_vm_new(argv[2], 1000, &src) < 0)
+	if (kvm_qmp_vm_new(argv[2], 0, 1000, &src) < 0)
 		return 1;
 	struct kvm_qmp_sample s;
 	int r = kvm_qmp_vm_sample(src, &s);

@@ -2,7 +2,8 @@
 # vmhost doctor's balloon findings through QEMU's monitor: a real QEMU (paused, no guest driver)
 # with a virtio-balloon device answers query-balloon with all of its RAM and never has guest
 # stats: vm-balloon-no-stats, not inflated. A fake QEMU whose scripted monitor
-# (tests/helpers/fake_qmp.py) says the balloon leaves the guest 64 MiB of 256 MiB, with stats:
+# (tests/helpers/fake_qmp.py, served on the socket the fake guest itself listens on, as vmhost
+# requires: fake_guest_qmp) says the balloon leaves the guest 64 MiB of 256 MiB, with stats:
 # vm-balloon-inflated, not no-stats. A VM without a balloon device is not visited (no finding).
 # Processes stopped by pid.
 . "$VMHOST_TESTS/lib.sh"
@@ -12,10 +13,8 @@ spawn qemu-system-x86_64 -S -m 64 -display none -nodefaults -name doctor-qemu-ba
 	-device virtio-balloon-pci,id=balloon0 -qmp "unix:$TEST_TMP/real.sock,server=on,wait=off"
 REAL=$SPAWNED
 wait_socket "$TEST_TMP/real.sock"
-spawn python3 "$VMHOST_TESTS/helpers/fake_qmp.py" "$TEST_TMP/fake.sock" --balloon $((64 << 20)) --available $((40 << 20))
-wait_socket "$TEST_TMP/fake.sock"
-fake_guest doctor-inflated -m 256M -fake-nomerge -device virtio-balloon-pci,id=balloon0 \
-	-qmp "unix:$TEST_TMP/fake.sock,server=on,wait=off"
+fake_guest_qmp doctor-inflated "$TEST_TMP/fake.sock" --balloon $((64 << 20)) --available $((40 << 20)) -- \
+	-m 256M -fake-nomerge -device virtio-balloon-pci,id=balloon0
 INFLATED=$SPAWNED
 fake_guest doctor-noballoon -m 32M -fake-nomerge
 PLAIN=$SPAWNED

@@ -11,11 +11,13 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 struct fake_step {
 	char op; /* 's' send text, 'r' read a line, 'w' wait text-as-ms, 'c' close, 'x' never accept,
-		  * 'a' wait for the client to close, then accept the next one */
+		  * 'a' wait for the client to close, then accept the next one, 'f' send an event again and
+		  * again for text-as-ms (a hostile peer: as fast as the client takes them), then close */
 	const char *text;
 };
 
@@ -38,6 +40,20 @@ static inline void fake_send(int fd, const char *text)
 		text += n;
 		len -= (size_t)n;
 	}
+}
+
+/* Sends QEMU's RTC_CHANGE event without pause for ms milliseconds, or until the client goes. */
+static inline void fake_flood(int fd, int ms)
+{
+	static const char event[] = "{\"timestamp\": {\"seconds\": 1, \"microseconds\": 2}, \"event\": \"RTC_CHANGE\", "
+				    "\"data\": {\"offset\": 0}}\r\n";
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		if (send(fd, event, sizeof(event) - 1, MSG_NOSIGNAL) <= 0)
+			return;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+	} while ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 < ms);
 }
 
 /* Starts the peer; returns 0 or -1. */
@@ -70,6 +86,7 @@ static inline int fake_qmp_start(struct fake_qmp *f, const struct fake_step *ste
 		case 's': fake_send(c, steps[i].text); break;
 		case 'w': usleep((useconds_t)atoi(steps[i].text) * 1000); break;
 		case 'c': close(c); c = -1; break;
+		case 'f': fake_flood(c, atoi(steps[i].text)); close(c); c = -1; break;
 		case 'a': {
 			char ch;
 			while (read(c, &ch, 1) > 0)
@@ -79,10 +96,10 @@ static inline int fake_qmp_start(struct fake_qmp *f, const struct fake_step *ste
 			break;
 		}
 		case 'r': {
-			char ch;
+			char ch = 0;
 			while (read(c, &ch, 1) == 1 && ch != '\n')
 				;
-			lines++;
+			lines += ch == '\n'; /* a whole line: the client closing sent none */
 			break;
 		}
 		}

@@ -274,12 +274,50 @@ static void out_of_memory(void **state)
 	assert_true(enomem >= 3); /* the pid list, the classifier's arrays, the records */
 }
 
+/* A process may make its command line as long as it likes (here past the 64 MiB whole reads stop
+ * at): it is read as far as VM_CMDLINE_MAX and cut there. The VM is still there, its name from the
+ * front, its RAM unknown (a cut command line may have lost a size), never a vanished process. */
+static void huge_cmdline(void **state)
+{
+	(void)state;
+	char *dir = tmp_tree_new("huge-cmdline");
+	mkdirf("%s/proc/4242", dir);
+	mkdirf("%s/sys", dir);
+	putf("4242 (qemu-system-x86) S 1 4242 4242 0 -1 0 0 0 0 0 5 5 0 0 20 0 3 0 999 0 0\n", "%s/proc/4242/stat", dir);
+	char path[PATH_MAX];
+	snprintf(path, sizeof(path), "%s/proc/4242/cmdline", dir);
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("qemu-system-x86_64", f);
+	fputc(0, f);
+	fputs("-name", f);
+	fputc(0, f);
+	fputs("big", f);
+	fputc(0, f);
+	static char junk[1 << 16];
+	memset(junk, 'x', sizeof(junk) - 1);
+	for (int i = 0; i < 1100; i++) /* 1100 arguments of 64 KiB: 68.75 MiB */
+		assert_int_equal(fwrite(junk, 1, sizeof(junk), f), sizeof(junk));
+	assert_int_equal(fclose(f), 0);
+	char p[PATH_MAX], y[PATH_MAX];
+	snprintf(p, sizeof(p), "%s/proc", dir);
+	snprintf(y, sizeof(y), "%s/sys", dir);
+	struct io_root r = {.proc = p, .sys = y};
+	struct vm_list l;
+	assert_int_equal(vm_discover(&r, NULL, 0, &l), 0);
+	assert_int_equal(l.n, 1);
+	assert_string_equal(l.vms[0].cfg.name, "big");
+	assert_false(l.vms[0].cfg.guest_ram_bytes.known);
+	vm_list_free(&l);
+	tmp_tree_free(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(discovers_vms_and_helpers), cmocka_unit_test(extra_pids),
 		cmocka_unit_test(measures), cmocka_unit_test(calibration_cache), cmocka_unit_test(calibration_cache_many), cmocka_unit_test(denied_files_are_counted),
-		cmocka_unit_test(missing_root), cmocka_unit_test(out_of_memory),
+		cmocka_unit_test(missing_root), cmocka_unit_test(out_of_memory), cmocka_unit_test(huge_cmdline),
 	};
 	return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -170,7 +170,7 @@ static void qmp_vm(struct vm *vm, const char *path, char *buf, size_t cap)
 	snprintf(qmp, sizeof(qmp), "unix:%s,server=on,wait=off", path);
 	const char *args[] = {"qemu-system-x86_64", "-drive", "file=/tmp/a.raw,if=none,id=disk0,cache=none,aio=threads",
 			      "-device", "virtio-blk-pci,drive=disk0,id=vd0", "-qmp", qmp, NULL};
-	*vm = (struct vm){.pid = 1};
+	*vm = (struct vm){.pid = getpid()}; /* the fake monitor's listener: this process */
 	vm->cmdline_len = cmdline_join(buf, cap, args);
 	vm->cmdline = buf;
 	assert_int_equal(parse_vm_cmdline(buf, vm->cmdline_len, &vm->cfg), 0);

@@ -54,7 +54,18 @@ static void status_vm(void **state)
 	assert_int_equal(st.vm_rss.v, st.rss_anon.v + st.rss_file.v + st.rss_shmem.v);
 	assert_true(st.rss_anon.v >= 64ll << 20);
 	assert_true(st.hugetlb_pages.known && st.hugetlb_pages.v == 0); /* "HugetlbPages: 0 kB": known 0 */
+	assert_true(st.uid.known && st.uid.v == 0); /* Uid: the real uid, the first of four */
 	free(buf);
+	/* The real uid, not the effective one; a line cut short, or garbage, is unknown. */
+	const char *setuid = "Name:\tqemu\nUid:\t1000\t0\t0\t0\nVmRSS:\t 1 kB\n";
+	assert_true(parse_status(setuid, strlen(setuid), &st) >= 1);
+	assert_int_equal(st.uid.v, 1000);
+	const char *cut = "Name:\tqemu\nVmRSS:\t 1 kB\nUid:\t1000";
+	assert_true(parse_status(cut, strlen(cut), &st) >= 1);
+	assert_false(st.uid.known);
+	const char *bad = "Name:\tqemu\nUid:\tx1000\n";
+	assert_true(parse_status(bad, strlen(bad), &st) >= 0);
+	assert_false(st.uid.known);
 	/* A VM whose guest RAM is on hugetlbfs: its huge pages are outside VmRSS. */
 	const char *huge = "Name:\tqemu\nVmRSS:\t   37700 kB\nHugetlbPages:\t   65536 kB\n";
 	assert_true(parse_status(huge, strlen(huge), &st) >= 2);

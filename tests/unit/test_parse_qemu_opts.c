@@ -119,8 +119,20 @@ static void option_arguments(void **state)
 	assert_string_equal(w.text, "m=40;");
 }
 
+/* The ids QEMU accepts (id_wellformed): only such an id goes into a QMP command's JSON. */
+static void test_id_wellformed(void **state)
+{
+	(void)state;
+	assert_true(qemu_id_wellformed("balloon0"));
+	assert_true(qemu_id_wellformed("a.b-c_d9"));
+	assert_false(qemu_id_wellformed(""));
+	assert_false(qemu_id_wellformed("0balloon"));
+	assert_false(qemu_id_wellformed("b\",\"x\":\"y"));
+	assert_false(qemu_id_wellformed("b\x1b[2J"));
+}
+
 int main(void)
 {
-	const struct CMUnitTest tests[] = {cmocka_unit_test(opt_get), cmocka_unit_test(opt_bool), cmocka_unit_test(option_arguments)};
+	const struct CMUnitTest tests[] = {cmocka_unit_test(test_id_wellformed), cmocka_unit_test(opt_get), cmocka_unit_test(opt_bool), cmocka_unit_test(option_arguments)};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fakeqmp.h"
 #include "io/peer/qmp.h"
@@ -15,7 +16,7 @@ static int session(const struct fake_step *steps, size_t n, int timeout_ms, stru
 {
 	assert_int_equal(fake_qmp_start(f, steps, n), 0);
 	struct qmp *q;
-	int r = qmp_open(f->path, timeout_ms, &q);
+	int r = qmp_open(f->path, getpid(), timeout_ms, &q, NULL);
 	if (r == 0) {
 		struct json_doc d;
 		const struct json_value *v;
@@ -45,7 +46,7 @@ static void test_good_session(void **state)
 	struct fake_qmp f;
 	assert_int_equal(fake_qmp_start(&f, steps, 7), 0);
 	struct qmp *q;
-	assert_int_equal(qmp_open(f.path, 1000, &q), 0);
+	assert_int_equal(qmp_open(f.path, getpid(), 1000, &q, NULL), 0);
 	assert_int_equal(qmp_qemu_version(q), 70222);
 	struct json_doc d;
 	const struct json_value *v;
@@ -69,7 +70,7 @@ static void test_pieces(void **state)
 	struct fake_qmp f;
 	assert_int_equal(fake_qmp_start(&f, steps, 9), 0);
 	struct qmp *q;
-	assert_int_equal(qmp_open(f.path, 1000, &q), 0);
+	assert_int_equal(qmp_open(f.path, getpid(), 1000, &q, NULL), 0);
 	assert_int_equal(qmp_qemu_version(q), 0);
 	struct json_doc d;
 	const struct json_value *v;
@@ -148,13 +149,13 @@ static void test_sockets(void **state)
 {
 	(void)state;
 	struct qmp *q = NULL;
-	assert_int_equal(qmp_open("/nonexistent/vmhost/qmp.sock", 200, &q), -ENOENT);
+	assert_int_equal(qmp_open("/nonexistent/vmhost/qmp.sock", 0, 200, &q, NULL), -ENOENT);
 	assert_null(q);
 	char longpath[200];
 	memset(longpath, 'a', sizeof(longpath) - 1);
 	longpath[0] = '/';
 	longpath[sizeof(longpath) - 1] = '\0';
-	assert_int_equal(qmp_open(longpath, 200, &q), -ENAMETOOLONG);
+	assert_int_equal(qmp_open(longpath, 0, 200, &q, NULL), -ENAMETOOLONG);
 	/* a stale socket: bound, then its listener gone */
 	char dir[] = "/tmp/vmhost-qmp.XXXXXX";
 	assert_non_null(mkdtemp(dir));
@@ -165,7 +166,7 @@ static void test_sockets(void **state)
 	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
 	assert_int_equal(bind(s, (struct sockaddr *)&a, sizeof(a)), 0);
 	close(s);
-	assert_int_equal(qmp_open(path, 200, &q), -ECONNREFUSED);
+	assert_int_equal(qmp_open(path, 0, 200, &q, NULL), -ECONNREFUSED);
 	/* permission denied, as an unprivileged user would see it */
 	if (geteuid() == 0) {
 		pid_t child = fork();
@@ -173,7 +174,7 @@ static void test_sockets(void **state)
 			chmod(dir, 0700);
 			if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
 				_exit(2);
-			_exit(qmp_open(path, 200, &q) == -EACCES ? 0 : 1);
+			_exit(qmp_open(path, 0, 200, &q, NULL) == -EACCES ? 0 : 1);
 		}
 		int status;
 		waitpid(child, &status, 0);
@@ -192,7 +193,7 @@ static void test_bad_arguments(void **state)
 	struct fake_qmp f;
 	assert_int_equal(fake_qmp_start(&f, steps, 3), 0);
 	struct qmp *q;
-	assert_int_equal(qmp_open(f.path, 1000, &q), 0);
+	assert_int_equal(qmp_open(f.path, getpid(), 1000, &q, NULL), 0);
 	struct json_doc d;
 	const struct json_value *v;
 	assert_int_equal(qmp_call(q, "query\"status", NULL, &d, &v), -EINVAL);
@@ -203,11 +204,73 @@ static void test_bad_arguments(void **state)
 	assert_int_equal(f.lines_read, 1); /* only qmp_capabilities was sent */
 }
 
+/* The visit's time counts from qmp_open, not from each call: a peer that answers every call just
+ * before a per-call deadline (here 60% of it, twice) runs the visit out. */
+static void test_deadline_per_visit(void **state)
+{
+	(void)state;
+	const struct fake_step steps[] = {{'s', FAKE_GREETING}, {'r', 0}, {'w', "180"}, {'s', FAKE_OK},
+					  {'r', 0}, {'w', "180"}, {'s', RUNNING}};
+	struct fake_qmp f;
+	assert_int_equal(session(steps, 7, 300, &f, NULL, NULL), -ETIMEDOUT);
+}
+
+/* A peer that sends events without end: the call ends at the visit's deadline or its cap of events,
+ * whichever comes first, never when the peer stops (it would go on for 20 s here). */
+static void test_event_flood(void **state)
+{
+	(void)state;
+	const struct fake_step steps[] = {{'s', FAKE_GREETING}, {'r', 0}, {'s', FAKE_OK}, {'r', 0}, {'f', "20000"}};
+	struct fake_qmp f;
+	int r = session(steps, 5, 300, &f, NULL, NULL);
+	assert_true(r == -EMLINK || r == -ETIMEDOUT);
+	assert_true(strlen(qmp_strerror(-EMLINK)) > 0);
+}
+
+/* Nothing is read from nor written to a socket whose listener is another process: the peer (its
+ * listener is this test's process) reads no line, and the listener's pid is said. */
+static void test_other_listener(void **state)
+{
+	(void)state;
+	const struct fake_step steps[] = {{'s', FAKE_GREETING}, {'r', 0}, {'s', FAKE_OK}};
+	struct fake_qmp f;
+	assert_int_equal(fake_qmp_start(&f, steps, 3), 0);
+	struct qmp *q = NULL;
+	pid_t listener = 0;
+	assert_int_equal(qmp_open(f.path, getpid() + 1, 1000, &q, &listener), -EXDEV);
+	assert_null(q);
+	assert_int_equal(listener, getpid());
+	fake_qmp_stop(&f);
+	assert_int_equal(f.lines_read, 0);
+	assert_non_null(strstr(qmp_strerror(-EXDEV), "not the VM"));
+}
+
+/* A new visit on an open session gets its time anew: a benchmark's own QEMU quits after its run. */
+static void test_new_visit(void **state)
+{
+	(void)state;
+	const struct fake_step steps[] = {{'s', FAKE_GREETING}, {'r', 0}, {'s', FAKE_OK}, {'r', 0}, {'s', RUNNING}};
+	struct fake_qmp f;
+	assert_int_equal(fake_qmp_start(&f, steps, 5), 0);
+	struct qmp *q;
+	assert_int_equal(qmp_open(f.path, getpid(), 200, &q, NULL), 0);
+	usleep(300 * 1000); /* the first visit's time is up */
+	qmp_new_visit(q, 1000);
+	struct json_doc d;
+	const struct json_value *v;
+	assert_int_equal(qmp_call(q, "query-status", NULL, &d, &v), 0);
+	json_free(&d);
+	qmp_close(q);
+	fake_qmp_stop(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_good_session), cmocka_unit_test(test_pieces), cmocka_unit_test(test_failures),
 		cmocka_unit_test(test_too_big),      cmocka_unit_test(test_sockets), cmocka_unit_test(test_bad_arguments),
+		cmocka_unit_test(test_deadline_per_visit), cmocka_unit_test(test_event_flood),
+		cmocka_unit_test(test_other_listener),     cmocka_unit_test(test_new_visit),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -219,7 +219,7 @@ static void test_visit(void **state)
 	struct fake_qmp f;
 	assert_int_equal(fake_qmp_start(&f, visits, sizeof(visits) / sizeof(visits[0])), 0);
 	struct kvm_qmp_vm *src;
-	assert_int_equal(kvm_qmp_vm_new(f.path, 1000, &src), 0);
+	assert_int_equal(kvm_qmp_vm_new(f.path, getpid(), 1000, &src), 0);
 	struct kvm_qmp_sample a;
 	assert_int_equal(kvm_qmp_vm_sample(src, &a), 0);
 	const struct qmp_stats_schema *s = kvm_qmp_vm_schema(src);
@@ -240,7 +240,7 @@ static void test_visit(void **state)
 	char *empty = text_of("qmp/tcg-query-stats.json");
 	const struct fake_step tcg[] = {{'s', greet}, {'r', 0}, {'s', FAKE_OK}, {'r', 0}, {'s', empty}};
 	assert_int_equal(fake_qmp_start(&f, tcg, 5), 0);
-	assert_int_equal(kvm_qmp_vm_new(f.path, 1000, &src), 0);
+	assert_int_equal(kvm_qmp_vm_new(f.path, getpid(), 1000, &src), 0);
 	assert_int_equal(kvm_qmp_vm_sample(src, &a), -ENODATA);
 	assert_string_equal(kvm_qmp_vm_reason(src), "QEMU reports no KVM statistics (not accel=kvm?)");
 	fake_qmp_stop(&f);
@@ -249,7 +249,7 @@ static void test_visit(void **state)
 	const struct fake_step old[] = {{'s', greet}, {'r', 0}, {'s', FAKE_OK}, {'r', 0},
 		{'s', "{\"error\": {\"class\": \"CommandNotFound\", \"desc\": \"The command query-stats-schemas has not been found\"}}\r\n"}};
 	assert_int_equal(fake_qmp_start(&f, old, 5), 0);
-	assert_int_equal(kvm_qmp_vm_new(f.path, 1000, &src), 0);
+	assert_int_equal(kvm_qmp_vm_new(f.path, getpid(), 1000, &src), 0);
 	assert_int_equal(kvm_qmp_vm_sample(src, &a), -EOPNOTSUPP);
 	assert_string_equal(kvm_qmp_vm_reason(src), "QEMU has no query-stats-schemas (QEMU 7.1 or later has it)");
 	fake_qmp_stop(&f);
@@ -257,7 +257,7 @@ static void test_visit(void **state)
 	/* busy: the reason is the client's */
 	const struct fake_step never[] = {{'x', 0}};
 	assert_int_equal(fake_qmp_start(&f, never, 1), 0);
-	assert_int_equal(kvm_qmp_vm_new(f.path, 200, &src), 0);
+	assert_int_equal(kvm_qmp_vm_new(f.path, getpid(), 200, &src), 0);
 	assert_int_equal(kvm_qmp_vm_sample(src, &a), -EBUSY);
 	assert_non_null(strstr(kvm_qmp_vm_reason(src), "QMP busy"));
 	fake_qmp_stop(&f);
@@ -277,7 +277,7 @@ static void test_debugfs_layout(void **state)
 	struct fake_qmp f;
 	assert_int_equal(fake_qmp_start(&f, visit, sizeof(visit) / sizeof(visit[0])), 0);
 	struct kvm_qmp_vm *q;
-	assert_int_equal(kvm_qmp_vm_new(f.path, 1000, &q), 0);
+	assert_int_equal(kvm_qmp_vm_new(f.path, getpid(), 1000, &q), 0);
 	const char *names[] = {"exits", "io_exits", "halt_wait_ns", "remote_tlb_flush", "pages_4k", "halt_wait_hist", "no_such"};
 	maybe_i64 v[7];
 	int vcpus = 0;
@@ -319,7 +319,7 @@ static void test_debugfs_layout(void **state)
 	kvm_qmp_vm_free(q);
 	fake_qmp_stop(&f);
 	/* A socket nobody listens on: the reason names what failed. */
-	assert_int_equal(kvm_qmp_vm_new("/nonexistent/qmp.sock", 1000, &q), 0);
+	assert_int_equal(kvm_qmp_vm_new("/nonexistent/qmp.sock", 0, 1000, &q), 0);
 	assert_true(kvm_qmp_vm_read(q, names, 7, v, &vcpus, NULL, NULL) < 0);
 	assert_true(strlen(kvm_qmp_vm_reason(q)) > 0);
 	kvm_qmp_vm_free(q);

@@ -177,7 +177,7 @@ static int qmp_ready(struct qemu_vm *vm, const char *sock, double deadline, char
 	for (double left; (left = deadline - clock_monotonic_seconds()) > 0; sleep_for(0.001)) {
 		if (reaped(vm))
 			return -ECHILD;
-		r = qmp_open(sock, (int)(left * 1000) + 1, &vm->qmp);
+		r = qmp_open(sock, vm->pid, (int)(left * 1000) + 1, &vm->qmp, NULL);
 		if (r != -ENOENT && r != -ECONNREFUSED)
 			break; /* not yet listening: try again */
 	}
@@ -261,6 +261,8 @@ int qemu_stop(struct qemu_vm *vm, double timeout_seconds, double *ret_destroy_se
 	struct json_doc reply;
 	const struct json_value *ret;
 	double t0 = clock_monotonic_seconds();
+	if (vm->qmp) /* the session opened at start: quit is a visit of its own */
+		qmp_new_visit(vm->qmp, (int)(timeout_seconds * 1000) + 1);
 	int r = vm->qmp ? qmp_call(vm->qmp, "quit", NULL, &reply, &ret) : -ENOTCONN;
 	if (r == 0)
 		json_free(&reply);

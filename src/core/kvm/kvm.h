@@ -150,6 +150,10 @@ const char *kvm_reader_libvirt_why(const struct kvm_reader *r, char *buf, size_t
 /* Long-running readers: a QEMU 7.1-8.0's vCPU statistics (each read interrupts every vCPU,
  * core/kvm/kvm_pace.h) at most every seconds, its last read reused in between; 0: every read. */
 void kvm_reader_pace(struct kvm_reader *r, double seconds);
+/* Readers that watch some VMs (exits --pid, --vm): only the VMs selects says yes to are visited
+ * through their monitors (the others are left out of the sample, as the delta would leave them);
+ * NULL: every VM. data is selects'. */
+void kvm_reader_select(struct kvm_reader *r, bool (*selects)(const struct kvm_vm_sample *vm, void *data), void *data);
 /* The one line on that pace ("QEMU 7.2 interrupts every vCPU for query-stats: read every 10 s")
  * when the latest read paced a VM, else "". */
 const char *kvm_reader_pace_why(const struct kvm_reader *r);

@@ -7,6 +7,8 @@
 #include "core/base/stop.h"
 #include "core/kvm/kvm_pace.h"
 #include "core/kvm/kvm_qmp.h"
+#include "core/model/proc.h"
+#include "core/model/vm_visit.h"
 #include "parse/virt_stats.h"
 
 static void qmp_read_free(struct kvm_qmp_read *x)
@@ -28,6 +30,22 @@ void kvm_reader_pace(struct kvm_reader *r, double seconds) { r->pace_seconds = s
 
 const char *kvm_reader_pace_why(const struct kvm_reader *r) { return r->pace_why; }
 
+void kvm_reader_select(struct kvm_reader *r, bool (*selects)(const struct kvm_vm_sample *vm, void *data), void *data)
+{
+	r->selects = selects;
+	r->selects_data = data;
+}
+
+/* Whether the reader's selection (kvm_reader_select) takes the VM d. */
+static bool selected(const struct kvm_reader *r, const struct vm *d)
+{
+	if (!r->selects)
+		return true;
+	struct kvm_vm_sample probe = {.pid = d->pid};
+	snprintf(probe.name, sizeof(probe.name), "%s", d->cfg.name);
+	return r->selects(&probe, r->selects_data);
+}
+
 static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d, const char *path)
 {
 	for (size_t i = 0; i < r->nqmps; i++)
@@ -40,8 +58,9 @@ static struct kvm_qmp_entry *qmp_entry(struct kvm_reader *r, const struct vm *d,
 		return NULL;
 	r->qmps = e;
 	e = &r->qmps[r->nqmps];
-	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true};
-	if (kvm_qmp_vm_new(path, KVM_QMP_TIMEOUT_MS, &e->q) < 0)
+	*e = (struct kvm_qmp_entry){.pid = d->pid, .start_ticks = d->start_ticks, .seen = true, .kvm_vm = -1,
+				    .own_socket = -1};
+	if (kvm_qmp_vm_new(path, d->pid, KVM_QMP_TIMEOUT_MS, &e->q) < 0)
 		return NULL;
 	r->nqmps++;
 	return e;
@@ -203,10 +222,9 @@ static int libvirt_read(struct kvm_reader *r, const struct vm *d, struct qmp_got
 		}
 		return e;
 	}
-	const struct virt_domain *dom = virt_domain_find(&r->libvirt.domains, d->cfg.uuid);
+	const struct virt_domain *dom = virt_domain_of_pid(&r->libvirt.domains, d->pid);
 	if (!dom) {
-		snprintf(why, cap, "libvirt holds its monitor and has no running domain with its uuid (%.40s)",
-			 d->cfg.uuid[0] ? d->cfg.uuid : "none on its command line");
+		snprintf(why, cap, VM_LIBVIRT_NO_DOMAIN);
 		return -ENOENT;
 	}
 	if (!r->ncounters) { /* no debugfs: the domain's statistics fix the counter set */
@@ -317,7 +335,48 @@ static int pace_hold(struct kvm_reader *r, const struct kvm_qmp_entry *e, struct
 
 /* Reads one VM through QMP into g (values [ncounters]); 0, or a negative errno with why set. A
  * QEMU whose vCPU statistics interrupt its vCPUs is read at the reader's pace, held between. */
-static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, struct qmp_got *g)
+/* Whether the process runs a KVM VM, so that its monitor has KVM counters to give: debugfs lists
+ * every KVM VM of the host (listed: this one is among them); without debugfs, a KVM VM file
+ * descriptor among its fds says so (asked once for good, or again after KVM_VM_RECHECK_S when it
+ * had none). A QEMU under TCG, or any process that only calls itself QEMU, is never visited:
+ * its monitor has nothing to say of KVM, and a forged one would be listened to for nothing. */
+#define KVM_VM_RECHECK_S 10.0
+static bool runs_kvm_vm(struct kvm_reader *r, struct kvm_qmp_entry *e, bool listed, double now, char *why, size_t cap)
+{
+	if (listed)
+		return true;
+	if (r->debugfs) {
+		snprintf(why, cap, "no KVM VM: debugfs lists every KVM VM and not this process (a TCG guest?): "
+				   "its monitor is not asked");
+		return false;
+	}
+	if (e->kvm_vm != 1 && (e->kvm_vm < 0 || now - e->kvm_vm_asked >= KVM_VM_RECHECK_S)) {
+		e->kvm_vm = io_proc_fd_links_to(&r->root, e->pid, "anon_inode:kvm-vm") == 1;
+		e->kvm_vm_asked = now;
+	}
+	if (!e->kvm_vm)
+		snprintf(why, cap, "no KVM VM: the process holds no KVM VM file descriptor (a TCG guest?): "
+				   "its monitor is not asked");
+	return e->kvm_vm;
+}
+
+/* Whether the VM itself listens on the socket it names (proc_listens_on), asked before any connect:
+ * a socket another process serves is never connected to on the VM's behalf. Kept once seen; asked
+ * again after KVM_VM_RECHECK_S when not. */
+static bool listens_itself(struct kvm_reader *r, struct kvm_qmp_entry *e, const char *path, double now, char *why,
+			   size_t cap)
+{
+	if (e->own_socket != 1 && (e->own_socket < 0 || now - e->own_socket_asked >= KVM_VM_RECHECK_S)) {
+		int l = proc_listens_on(&r->root, e->pid, path);
+		e->own_socket = l < 0 ? -1 : l;
+		e->own_socket_asked = now;
+	}
+	if (e->own_socket == 0)
+		snprintf(why, cap, "QMP %.100s: " VM_NOT_ITS_SOCKET, path);
+	return e->own_socket != 0;
+}
+
+static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qmp *qmp, bool listed, struct qmp_got *g)
 {
 	if (qmp->kind == VM_QMP_FD)
 		return libvirt_read(r, d, g);
@@ -329,6 +388,9 @@ static int qmp_read(struct kvm_reader *r, const struct vm *d, const struct vm_qm
 	if (!e)
 		return -ENOMEM;
 	double now = clock_monotonic_seconds();
+	if (!runs_kvm_vm(r, e, listed, now, g->why, sizeof(g->why)) ||
+	    !listens_itself(r, e, qmp->path, now, g->why, sizeof(g->why)))
+		return -ENOENT;
 	if (!e->permanent && !kvm_pace_due(kvm_qmp_vm_version(e->q), r->pace_seconds, e->reads, e->last.seconds, now)) {
 		kvm_pace_why(r->pace_why, sizeof(r->pace_why), kvm_qmp_vm_version(e->q), r->pace_seconds);
 		g->paced = e;
@@ -448,10 +510,12 @@ static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct
 	return g->paced ? pace_mark(s, g) : 0;
 }
 
-/* One discovered VM: through QMP when it is QEMU and debugfs lacks or denies its counters.
- * *via_qmp is set when QMP read it. 0 or -ENOMEM. */
-static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, bool *via_qmp)
+/* One discovered VM: through QMP when it is QEMU and debugfs lacks or denies its counters, unless
+ * the read's visits are past their deadline. *via_qmp is set when QMP read it. 0 or -ENOMEM. */
+static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, double deadline, bool *via_qmp)
 {
+	if (!selected(r, d))
+		return 0; /* a VM the reader does not watch: no visit on its behalf */
 	struct kvm_vm_sample *s = kvm_sample_of_pid(ret, d->pid);
 	if (d->cfg.vmm != VMM_QEMU && d->cfg.vmm != VMM_PROCESS && !s)
 		return list_unread(r, d, ret);
@@ -463,7 +527,13 @@ static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm 
 		return -ENOMEM;
 	struct vm_qmp qmp = qmp_socket_of(r, d);
 	g.source = qmp.kind == VM_QMP_FD ? KVM_SOURCE_LIBVIRT : KVM_SOURCE_QMP;
-	g.rc = qmp_read(r, d, &qmp, &g);
+	if (clock_monotonic_seconds() >= deadline) { /* slow monitors must not hold up the read */
+		snprintf(g.why, sizeof(g.why), "not read: this read's visits to monitors used their %.0f s",
+			 KVM_MONITORS_BUDGET_S);
+		g.rc = -ETIME;
+	} else {
+		g.rc = qmp_read(r, d, &qmp, s != NULL, &g);
+	}
 	/* The first VM read may have just fixed the counter set: the VMs listed before it follow. */
 	if (g.rc != -ENOMEM && kvm_sample_fit(ret, ret->ncounters, r->ncounters) < 0)
 		g.rc = -ENOMEM;
@@ -494,8 +564,16 @@ int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct 
 	r->libvirt.unreachable = false;
 	r->libvirt.unread = 0;
 	r->pace_why[0] = '\0';
-	for (size_t i = 0; i < list->n && !err; i++)
-		err = qmp_vm(r, ret, &list->vms[i], &via_qmp);
+	/* When the last read ran out of time, this one starts where it stopped: every VM gets read. */
+	double deadline = clock_monotonic_seconds() + KVM_MONITORS_BUDGET_S;
+	size_t first = list->n ? r->monitors_resume % list->n : 0;
+	r->monitors_resume = 0;
+	for (size_t k = 0; k < list->n && !err; k++) {
+		size_t i = (first + k) % list->n;
+		if (!r->monitors_resume && clock_monotonic_seconds() >= deadline)
+			r->monitors_resume = i;
+		err = qmp_vm(r, ret, &list->vms[i], deadline, &via_qmp);
+	}
 	vm_list_free(&found);
 	qmp_forget_unseen(r);
 	/* Closed global files do not matter once the VMs' own counters are summed instead. */

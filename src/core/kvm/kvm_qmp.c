@@ -12,6 +12,7 @@
 
 struct kvm_qmp_vm {
 	char *path;
+	pid_t pid; /* the VM's: the only listener spoken to (0: any, for tests and tools) */
 	int timeout_ms;
 	struct qmp_stats_schema schema;
 	bool have_schema;
@@ -19,7 +20,7 @@ struct kvm_qmp_vm {
 	char reason[640];
 };
 
-int kvm_qmp_vm_new(const char *socket_path, int timeout_ms, struct kvm_qmp_vm **ret)
+int kvm_qmp_vm_new(const char *socket_path, pid_t pid, int timeout_ms, struct kvm_qmp_vm **ret)
 {
 	struct kvm_qmp_vm *s = calloc(1, sizeof(*s));
 	if (!s || !(s->path = strdup(socket_path))) {
@@ -27,6 +28,7 @@ int kvm_qmp_vm_new(const char *socket_path, int timeout_ms, struct kvm_qmp_vm **
 		return -ENOMEM;
 	}
 	s->timeout_ms = timeout_ms;
+	s->pid = pid;
 	*ret = s;
 	return 0;
 }
@@ -92,9 +94,10 @@ int kvm_qmp_vm_sample(struct kvm_qmp_vm *s, struct kvm_qmp_sample *ret)
 {
 	s->reason[0] = '\0';
 	struct qmp *q;
-	int r = qmp_open(s->path, s->timeout_ms, &q);
+	pid_t listener;
+	int r = qmp_open(s->path, s->pid, s->timeout_ms, &q, &listener);
 	if (r < 0) {
-		snprintf(s->reason, sizeof(s->reason), "%s", qmp_strerror(r));
+		qmp_open_why(r, listener, s->reason, sizeof(s->reason));
 		return r;
 	}
 	s->version = qmp_qemu_version(q);

@@ -6,7 +6,7 @@
  * value i means the same counter in every sample of a VM.
  *
  *   struct kvm_qmp_vm *q;
- *   kvm_qmp_vm_new(socket_path, KVM_QMP_TIMEOUT_MS, &q);
+ *   kvm_qmp_vm_new(socket_path, vm_pid, KVM_QMP_TIMEOUT_MS, &q);
  *   kvm_qmp_vm_read(q, names, n, values, &vcpus)   values[i] for the counter called names[i]
  *   kvm_qmp_vm_reason(q)                            why the last read failed, in one line
  *   kvm_qmp_vm_free(q); */
@@ -14,17 +14,21 @@
 #define VMHOST_CORE_KVM_QMP_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "parse/kvm_debugfs.h"
 #include "parse/maybe.h"
 #include "parse/qmp_stats.h"
 
 #define KVM_QMP_TIMEOUT_MS 500 /* one visit: a busy or stuck monitor costs at most this */
+#define KVM_MONITORS_BUDGET_S 2.0 /* all of one read's visits: the VMs left then are read next time */
 
 struct kvm_qmp_vm;
 
-/* A VM whose monitor listens on socket_path; each visit within timeout_ms. 0 or -ENOMEM. */
-int kvm_qmp_vm_new(const char *socket_path, int timeout_ms, struct kvm_qmp_vm **ret);
+/* A VM whose monitor listens on socket_path; each visit within timeout_ms, and only when the
+ * socket's listener is the VM process pid itself (0: any listener, for tests and tools; io/peer/qmp.h's
+ * qmp_open). 0 or -ENOMEM. */
+int kvm_qmp_vm_new(const char *socket_path, pid_t pid, int timeout_ms, struct kvm_qmp_vm **ret);
 void kvm_qmp_vm_free(struct kvm_qmp_vm *q);
 
 /* One visit. values[i] is the counter names[i] (unknown when QEMU has no such stat), *ret_vcpus

@@ -53,6 +53,11 @@ struct kvm_qmp_entry {
 	uint64_t start_ticks;
 	struct kvm_qmp_vm *q;
 	int permanent; /* an error that will not change for this process (TCG, QEMU before 7.1) */
+	int kvm_vm;    /* it holds a KVM VM fd: 1 (for good), 0 (asked again after KVM_VM_RECHECK_S), -1 not asked */
+	double kvm_vm_asked; /* when it was last asked (monotonic seconds) */
+	int own_socket;      /* it listens on the socket itself: 1 (for good), 0 (asked again after
+				KVM_VM_RECHECK_S), -1 not asked or cannot be told (SO_PEERCRED decides) */
+	double own_socket_asked;
 	bool seen;
 	unsigned reads; /* successful reads */
 	struct kvm_qmp_read last, before;
@@ -73,6 +78,9 @@ struct kvm_reader {
 	struct io_root root;
 	unsigned flags;
 	bool debugfs; /* <debugfs>/kvm is there */
+	size_t monitors_resume; /* where the next monitors' pass starts: the last one ran out of time there */
+	bool (*selects)(const struct kvm_vm_sample *vm, void *data); /* kvm_reader_select; NULL every VM */
+	void *selects_data;
 	struct kvm_counter *counters;
 	const char **names; /* [ncounters] the counters' names, for QMP */
 	size_t ncounters;

@@ -42,6 +42,8 @@ int kvm_watch_open(const struct io_root *root, const struct kvm_watch *w, struct
 		r = kvm_reader_libvirt(kr, w->libvirt_uri, LIBVIRT_DEADLINE_MS);
 	if (r == 0 && w->pace_seconds >= 0)
 		kvm_reader_pace(kr, w->pace_seconds);
+	if (r == 0 && selects_vms(w))
+		kvm_reader_select(kr, vm_selected, (void *)w);
 	if (r == 0 && w->probe && !kvm_reader_has_debugfs(kr))
 		r = kvm_reader_probe(kr, selects_vms(w) ? vm_selected : NULL, (void *)w, qmp_why, cap);
 	if (r < 0) {

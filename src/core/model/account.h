@@ -12,6 +12,7 @@ struct mem_counters {
 	maybe_i64 ksm_rmap_items, ksm_merging_pages, ksm_zero_pages, ksm_profit;
 	maybe_i64 ksm_mergeable, ksm_merge_any; /* 1 yes, 0 no (ksm_stat); of the VMM process only */
 	maybe_i64 threads;                      /* of the VMM process only (status Threads) */
+	maybe_i64 uid;                          /* of the VMM process only: its real uid (status Uid) */
 	/* hugetlbfs pages mapped (status HugetlbPages), outside rss. A VM's processes map the same
 	 * guest RAM (a vhost-user helper maps the VMM's): the most of any one of them, not a sum. */
 	maybe_i64 hugetlb;

@@ -2,7 +2,10 @@
 #include "core/model/proc.h"
 
 #include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
 
+#include "parse/io_stat.h"
 #include "parse/parse.h"
 
 int proc_read_stat(const struct io_root *root, pid_t pid, struct proc_stat *ret)
@@ -26,6 +29,7 @@ int proc_read_counters(const struct io_root *root, pid_t pid, struct mem_counter
 	*ret = (struct mem_counters){
 		.rss = st.vm_rss, .rss_anon = st.rss_anon, .rss_file = st.rss_file,
 		.rss_shmem = st.rss_shmem, .swap = st.vm_swap, .threads = st.threads, .hugetlb = st.hugetlb_pages,
+		.uid = st.uid,
 		.ksm_rmap_items = UNKNOWN, .ksm_merging_pages = UNKNOWN,
 		.ksm_zero_pages = UNKNOWN, .ksm_profit = UNKNOWN,
 	};
@@ -63,4 +67,23 @@ int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_r
 	if (n == 0)
 		return -ESRCH;
 	return parse_smaps_rollup(buf, (size_t)n, ret) < 0 ? -EINVAL : 0;
+}
+
+int proc_listens_on(const struct io_root *root, pid_t pid, const char *path)
+{
+	char *buf;
+	size_t len;
+	int r = io_read_alloc(root, IO_PROC, &buf, &len, "%d/net/unix", pid);
+	if (r < 0)
+		return r;
+	uint64_t inodes[8];
+	size_t n = parse_unix_listeners(buf, len, path, inodes, 8);
+	free(buf);
+	for (size_t i = 0; i < n; i++) {
+		char target[40];
+		snprintf(target, sizeof(target), "socket:[%llu]", (unsigned long long)inodes[i]);
+		if ((r = io_proc_fd_links_to(root, pid, target)) != 0)
+			return r; /* 1, or why it cannot be told */
+	}
+	return 0;
 }

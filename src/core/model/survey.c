@@ -75,7 +75,7 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 	if (o->guest || o->disks) {
 		struct vm_qmp_visit v = {.guest = o->guest, .disks = o->disks, .timeout_ms = SURVEY_GUEST_TIMEOUT_MS,
 					 .poll_seconds = o->guest_poll_seconds, .now_wall = clock_wall_seconds(),
-					 .no_libvirt = root->proc && strcmp(root->proc, "/proc")};
+					 .no_libvirt = root->proc && strcmp(root->proc, "/proc"), .root = root};
 		vm_list_read_qmp(&vms, &host, &v, NULL, o->libvirt_uri);
 	}
 	if (use_memo)

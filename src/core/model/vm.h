@@ -24,8 +24,20 @@ struct vm_memo;
 
 #define VM_MAX_HELPERS 16
 #define VM_CGROUP_MAX 512 /* a longer cgroup path is unknown */
+#define VM_CMDLINE_MAX (4u << 20) /* a command line is read this far, and cut beyond */
 
 enum measure_method { METHOD_NONE, METHOD_ESTIMATE, METHOD_SAMPLED, METHOD_EXACT };
+
+/* Who speaks for the VM on its monitor, and whether vmhost believes it: a QMP socket named on the
+ * command line is spoken to only when the VM process itself listens on it, and a libvirt domain's
+ * figures are the VM's only when libvirt says the domain is this process. */
+enum vm_monitor_source { VM_MONITOR_NONE, VM_MONITOR_QMP, VM_MONITOR_LIBVIRT };
+struct vm_monitor {
+	enum vm_monitor_source source;
+	int trusted;   /* 1 yes, 0 no, -1 not checked (no visit was asked) */
+	char why[160]; /* why not trusted, or why not checked; "" when trusted */
+};
+const char *vm_monitor_source_name(enum vm_monitor_source s); /* "qmp", "libvirt"; NULL for none */
 
 struct vm {
 	pid_t pid;
@@ -43,6 +55,7 @@ struct vm {
 	pid_t helpers[VM_MAX_HELPERS];
 	size_t nhelpers;
 	char *cmdline;        /* as read (NUL-separated), owned; kept only for a memo (vm_memo.h) */
+	struct vm_monitor monitor; /* set by discovery from the command line, checked by a visit */
 	size_t cmdline_len;
 
 	/* Filled by vm_measure(). */

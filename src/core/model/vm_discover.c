@@ -103,12 +103,19 @@ static ssize_t read_cmdline(const struct io_root *root, pid_t pid, char *buf, si
 	ssize_t n = io_read(root, IO_PROC, buf, cap, "%d/cmdline", pid);
 	if (n != -EFBIG && !(n > 0 && n % 4096 == 0))
 		return n;
-	size_t len;
-	int r = io_read_alloc(root, IO_PROC, heap, &len, "%d/cmdline", pid);
-	if (r < 0)
-		return r;
+	/* Longer: read up to VM_CMDLINE_MAX (any process may make its command line as long as it
+	 * likes; QEMU's, libvirt's long JSON options and all, is a few KiB). Cut there, it has no
+	 * final NUL, and a VM's RAM is then unknown, as for any cut command line. */
+	if (!(*heap = malloc(VM_CMDLINE_MAX + 1)))
+		return -ENOMEM;
+	n = io_read_head(root, IO_PROC, *heap, VM_CMDLINE_MAX + 1, "%d/cmdline", pid);
+	if (n < 0) {
+		free(*heap);
+		*heap = NULL;
+		return n;
+	}
 	*text = *heap;
-	return (ssize_t)len;
+	return n;
 }
 
 /* Discovery in two rounds over the process list, each shared out between threads (reading
@@ -228,6 +235,26 @@ static void classify_some(void *arg, size_t t, size_t n)
 
 /* A VM's command line parsed: its VMM, name and RAM; a process asked for by pid that is no VM is
  * a plain process, one that holds a KVM VM (cfg.vmm VMM_KVM before) a VM of an unknown VMM. */
+const char *vm_monitor_source_name(enum vm_monitor_source s)
+{
+	return s == VM_MONITOR_QMP ? "qmp" : s == VM_MONITOR_LIBVIRT ? "libvirt" : NULL;
+}
+
+/* The monitor the command line names, not checked yet. */
+static struct vm_monitor monitor_of(const struct vm_config *cfg)
+{
+	struct vm_monitor m = {.source = VM_MONITOR_NONE, .trusted = -1};
+	if (cfg->vmm == VMM_QEMU && cfg->qmp.kind == VM_QMP_UNIX)
+		m.source = VM_MONITOR_QMP;
+	else if (cfg->vmm == VMM_QEMU && cfg->qmp.kind == VM_QMP_FD)
+		m.source = VM_MONITOR_LIBVIRT;
+	if (m.source != VM_MONITOR_NONE)
+		snprintf(m.why, sizeof(m.why), "not checked: no visit to the monitor (--io, --guest)");
+	else if (cfg->vmm == VMM_QEMU)
+		snprintf(m.why, sizeof(m.why), "%s", vm_qmp_hint(cfg->qmp.kind));
+	return m;
+}
+
 static void configure(struct vm *vm)
 {
 	bool kvm = vm->cfg.vmm == VMM_KVM;
@@ -241,6 +268,7 @@ static void configure(struct vm *vm)
 		vm->cfg.vmm = kvm ? VMM_KVM : VMM_PROCESS;
 		vm->cfg.guest_ram_bytes = UNKNOWN;
 	}
+	vm->monitor = monitor_of(&vm->cfg);
 }
 
 struct identify_job {

@@ -11,10 +11,13 @@
 
 #include "core/model/guest_view.h"
 #include "core/model/host.h"
+#include "core/model/proc.h"
 #include "core/model/vm_disks.h"
+#include "io/clock.h"
 #include "io/peer/qmp.h"
 #include "io/peer/virt.h"
 #include "parse/cmdline/qemu_disks.h"
+#include "parse/cmdline/qemu_opts.h"
 #include "parse/json.h"
 
 /* ---- the guest's own view ---- */
@@ -82,14 +85,11 @@ static maybe_i64 kib(const struct virt_domain *d, const char *field)
  * found by the uuid on its command line (pure): balloon.current and .maximum (KiB), and once the
  * guest has reported (balloon.last-update), .usable (its MemAvailable), .unused, .disk_caches and
  * .major_fault. No such domain: why says so. */
-static void guest_view_from_libvirt(const struct virt_domains *doms, const struct vm_config *cfg, double now_wall,
-				    struct guest_view *ret)
+static void guest_view_from_libvirt(const struct virt_domain *d, double now_wall, struct guest_view *ret)
 {
 	unknown(ret);
-	const struct virt_domain *d = virt_domain_find(doms, cfg->uuid);
 	if (!d) {
-		snprintf(ret->why, sizeof(ret->why), "libvirt holds its monitor and has no running domain with its uuid (%.40s)",
-			 cfg->uuid[0] ? cfg->uuid : "none on its command line");
+		snprintf(ret->why, sizeof(ret->why), VM_LIBVIRT_NO_DOMAIN);
 		return;
 	}
 	ret->balloon_bytes = kib(d, "balloon.current");
@@ -127,8 +127,13 @@ static void guest_view_read(struct qmp *q, const struct vm_config *cfg, int poll
 	}
 	guest_view_from_replies(&doc, v, NULL, NULL, now_wall, ret);
 	json_free(&doc);
-	/* The device by its id, else the first anonymous one QEMU numbered. */
+	/* The device by its id, else the first anonymous one QEMU numbered. An id QEMU would have
+	 * refused is not put into a command's JSON (it comes from a command line: anything). */
 	char path[128], args[256];
+	if (cfg->balloon_id[0] && !qemu_id_wellformed(cfg->balloon_id)) {
+		snprintf(ret->why, sizeof(ret->why), "the balloon's id is not one QEMU accepts: not asked");
+		return;
+	}
 	if (cfg->balloon_id[0])
 		snprintf(path, sizeof(path), "/machine/peripheral/%s", cfg->balloon_id);
 	else
@@ -178,6 +183,36 @@ static struct qemu_disks *vm_cmdline_disks(const struct vm *vm)
 	return d;
 }
 
+/* Whether the VM itself holds the listening socket its command line names, asked before connecting:
+ * a socket served by another process is never even connected to on the VM's behalf (its listen
+ * backlog is not filled for a forger's sake). Unknown (another user's fds): SO_PEERCRED decides. */
+static bool vm_may_connect(const struct io_root *root, struct vm *vm, char *why, size_t cap)
+{
+	if (!root || proc_listens_on(root, vm->pid, vm->cfg.qmp.path) != 0)
+		return true;
+	vm->monitor.trusted = 0;
+	snprintf(vm->monitor.why, sizeof(vm->monitor.why), VM_NOT_ITS_SOCKET);
+	snprintf(why, cap, "%.150s: %s", vm->cfg.qmp.path, VM_NOT_ITS_SOCKET);
+	return false;
+}
+
+/* Why the visit did not happen, into why and, when it says who listens, the VM's monitor. */
+static void qmp_open_failed(struct vm *vm, int r, pid_t listener, char *why, size_t cap)
+{
+	char line[sizeof(vm->monitor.why) - 16];
+	qmp_open_why(r, listener, line, sizeof(line));
+	snprintf(why, cap, "%.150s: %s", vm->cfg.qmp.path, line);
+	if (r == -EXDEV) {
+		vm->monitor.trusted = 0;
+		snprintf(vm->monitor.why, sizeof(vm->monitor.why), "%s", line);
+	} else if (listener == vm->pid) { /* its own monitor, which then failed */
+		vm->monitor.trusted = 1;
+		vm->monitor.why[0] = '\0';
+	} else {
+		snprintf(vm->monitor.why, sizeof(vm->monitor.why), "not checked: %s", line);
+	}
+}
+
 void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v)
 {
 	bool guest = v->guest && (vm->guest || (vm->guest = malloc(sizeof(*vm->guest))));
@@ -186,14 +221,19 @@ void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_vis
 		return; /* out of memory (or nothing asked): left unread */
 	struct qmp *q = NULL;
 	char why[320] = "";
+	pid_t listener = 0;
 	int r;
 	/* No visit for a guest view alone when there is no balloon to ask about. */
 	if (vm->cfg.qmp.kind != VM_QMP_UNIX)
 		snprintf(why, sizeof(why), "%s", vm_qmp_hint(vm->cfg.qmp.kind));
 	else if (!disks && !vm->cfg.has_balloon)
 		snprintf(why, sizeof(why), "no virtio-balloon device on the command line");
-	else if ((r = qmp_open(vm->cfg.qmp.path, v->timeout_ms, &q)) < 0)
-		snprintf(why, sizeof(why), "%s: %s", vm->cfg.qmp.path, qmp_strerror(r));
+	else if (!vm_may_connect(v->root, vm, why, sizeof(why)))
+		; /* why says why not */
+	else if ((r = qmp_open(vm->cfg.qmp.path, vm->pid, v->timeout_ms, &q, &listener)) < 0)
+		qmp_open_failed(vm, r, listener, why, sizeof(why));
+	else
+		vm->monitor = (struct vm_monitor){.source = VM_MONITOR_QMP, .trusted = 1};
 	if (disks && q) {
 		struct qemu_disks *cmd = vm_cmdline_disks(vm);
 		vm_disks_query(q, cmd, vm->disks);
@@ -211,22 +251,39 @@ void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_vis
 		balloon_overhead(vm, host);
 }
 
+/* A VM left unvisited because the pass's visits used their time: its disks and guest view unknown,
+ * with that reason. */
+static void visit_skipped(struct vm *vm, const struct vm_qmp_visit *v)
+{
+	char why[96];
+	snprintf(why, sizeof(why), "not visited: this survey's visits to monitors used their %.0f s", VM_VISITS_BUDGET_S);
+	if (v->disks && (vm->disks || (vm->disks = malloc(sizeof(*vm->disks)))))
+		vm_disks_unread(why, vm->disks);
+	if (v->guest && (vm->guest || (vm->guest = malloc(sizeof(*vm->guest)))))
+		guest_view_unread(&vm->cfg, why, vm->guest);
+}
+
 /* One libvirt domain's disks and guest view as asked (doms: libvirt's answer when r is 0, else
  * why it gave none). */
 static void virt_vm(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v,
 		    const struct virt_domains *doms, int r, const char *why)
 {
-	const struct virt_domain *dom = r == 0 ? virt_domain_find(doms, vm->cfg.uuid) : NULL;
+	/* The domain libvirt runs in this very process, never one a command line's uuid names. */
+	const struct virt_domain *dom = r == 0 ? virt_domain_of_pid(doms, vm->pid) : NULL;
+	if (r == 0) {
+		vm->monitor.trusted = dom != NULL;
+		snprintf(vm->monitor.why, sizeof(vm->monitor.why), "%s", dom ? "" : VM_LIBVIRT_NO_DOMAIN);
+	}
 	if (v->disks && (vm->disks || (vm->disks = malloc(sizeof(*vm->disks))))) {
 		struct qemu_disks *cmd = dom ? vm_cmdline_disks(vm) : NULL;
 		if (dom)
 			vm_disks_from_virt(dom, cmd, vm->disks);
 		else
-			vm_disks_unread(r == 0 ? "libvirt lists no running domain with its uuid" : why, vm->disks);
+			vm_disks_unread(r == 0 ? VM_LIBVIRT_NO_DOMAIN : why, vm->disks);
 		free(cmd);
 	}
 	if (v->guest && (vm->guest || (vm->guest = malloc(sizeof(*vm->guest))))) {
-		guest_view_from_libvirt(doms, &vm->cfg, v->now_wall, vm->guest);
+		guest_view_from_libvirt(dom, v->now_wall, vm->guest);
 		if (r < 0)
 			snprintf(vm->guest->why, sizeof(vm->guest->why), "%s", why);
 		balloon_overhead(vm, host);
@@ -259,15 +316,18 @@ void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct v
 {
 	bool *libvirt = calloc(l->n ? l->n : 1, sizeof(*libvirt));
 	bool any_libvirt = false;
+	double deadline = clock_monotonic_seconds() + VM_VISITS_BUDGET_S;
 	for (size_t i = 0; i < l->n; i++) {
 		struct vm *vm = &l->vms[i];
-		/* A monitor libvirt holds: the disks and the balloon from libvirt, by the domain's uuid. */
+		/* A monitor libvirt holds: the disks and the balloon from libvirt, by the domain's pid. */
 		if ((v->disks || v->guest) && !v->no_libvirt && vm->cfg.vmm == VMM_QEMU && vm->cfg.qmp.kind == VM_QMP_FD &&
-		    vm->cfg.uuid[0] && libvirt) {
+		    libvirt) {
 			libvirt[i] = any_libvirt = true;
 			continue;
 		}
-		if (vm->cfg.vmm == VMM_QEMU) {
+		if (vm->cfg.vmm == VMM_QEMU && clock_monotonic_seconds() >= deadline) {
+			visit_skipped(vm, v);
+		} else if (vm->cfg.vmm == VMM_QEMU) {
 			vm_read_qmp(vm, host, v);
 		} else if (v->disks && (vm->disks || (vm->disks = malloc(sizeof(*vm->disks))))) {
 			char why[96];

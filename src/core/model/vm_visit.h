@@ -19,7 +19,19 @@ struct vm_qmp_visit {
 	int poll_seconds; /* > 0: set the balloon's guest-stats-polling-interval first */
 	double now_wall;
 	bool no_libvirt;  /* a --proc-root tree's VMs are not libvirtd's: not asked */
+	const struct io_root *root; /* where the VMs' /proc is: whether a VM listens on its socket */
 };
+
+/* A QMP socket the VM process does not listen on itself: never connected to on its behalf. */
+#define VM_NOT_ITS_SOCKET "the VM process holds no listening socket bound there: not connected to, nothing sent"
+
+/* All of one pass's visits (vm_list_read_qmp): the VMs left when it is spent are not visited, and
+ * say so, so that a few slow or hostile monitors cannot hold up a survey by their number. */
+#define VM_VISITS_BUDGET_S 2.0
+
+/* A monitor libvirt holds, and libvirt runs no domain in this process (a uuid on a command line
+ * ties nothing: any process can name one). */
+#define VM_LIBVIRT_NO_DOMAIN "libvirt holds its monitor and runs no domain whose QEMU is this process (libvirt's pid file)"
 
 /* One short visit to every QEMU of l (io/peer/qmp.h) for its disks (query-blockstats) and the
  * guest's view (query-balloon, the balloon's guest-stats) as asked; the other VMMs' disks are

@@ -242,7 +242,7 @@ int sampler_take(struct sampler *s, struct sample **ret)
 	atomic_init(&x->refs, 1);
 	calib_apply(s->calib, &s->cfg.root, &x->snap.host, &x->snap.vms, SAMPLER_CALIBRATION_BUDGET_SECONDS);
 	if (s->cfg.disks) {
-		struct vm_qmp_visit v = {.disks = true, .timeout_ms = SAMPLER_QMP_TIMEOUT_MS};
+		struct vm_qmp_visit v = {.disks = true, .timeout_ms = SAMPLER_QMP_TIMEOUT_MS, .root = &s->cfg.root};
 		vm_list_read_qmp(&x->snap.vms, &x->snap.host, &v, &s->libvirt, s->cfg.libvirt_uri);
 	}
 	s->ksmd_hint = x->snap.ksmd_pid;

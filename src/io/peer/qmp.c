@@ -10,16 +10,17 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/types.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
 struct qmp {
 	int fd;
-	int timeout_ms;
-	int64_t deadline_ms; /* CLOCK_MONOTONIC; the current step's */
+	int64_t deadline_ms; /* CLOCK_MONOTONIC; the visit's, for every read and write of it */
 	char *buf;           /* received bytes; buf[0..consumed) is the last message handed out */
 	size_t len, cap, consumed;
+	size_t received;     /* bytes received in this visit: at most QMP_MAX_VISIT_BYTES */
 	struct json_framer framer;
 	unsigned next_id, version, events;
 	char error_class[64];
@@ -75,6 +76,10 @@ static int read_message(struct qmp *q, struct json_doc *ret)
 		json_framer_reset(&q->framer);
 	}
 	for (;;) {
+		/* Checked on every turn, not only when recv would block: a peer that never stops
+		 * sending must not keep the visit going past its deadline. */
+		if (now_ms() >= q->deadline_ms)
+			return -ETIMEDOUT;
 		ssize_t end = json_framer_feed(&q->framer, q->buf, q->len);
 		if (end < 0)
 			return -EBADMSG;
@@ -95,9 +100,15 @@ static int read_message(struct qmp *q, struct json_doc *ret)
 			q->buf = bigger;
 			q->cap = cap;
 		}
-		ssize_t n = recv(q->fd, q->buf + q->len, q->cap - q->len, MSG_DONTWAIT);
+		if (q->received >= QMP_MAX_VISIT_BYTES)
+			return -EMSGSIZE;
+		size_t room = q->cap - q->len;
+		if (room > QMP_MAX_VISIT_BYTES - q->received)
+			room = QMP_MAX_VISIT_BYTES - q->received;
+		ssize_t n = recv(q->fd, q->buf + q->len, room, MSG_DONTWAIT);
 		if (n > 0) {
 			q->len += (size_t)n;
+			q->received += (size_t)n;
 			continue;
 		}
 		if (n == 0)
@@ -140,6 +151,17 @@ static int connect_unix(const char *path, int *ret_fd)
 	return 0;
 }
 
+/* The process that listens on the connected socket (SO_PEERCRED: the one that called listen()),
+ * 0 when the kernel cannot say. */
+static pid_t listener_pid(int fd)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || len != sizeof(cred))
+		return 0;
+	return cred.pid;
+}
+
 static unsigned greeting_version(const struct json_doc *d)
 {
 	const struct json_value *qemu = json_get(d, json_get(d, json_get(d, json_root(d), "QMP"), "version"), "qemu");
@@ -150,17 +172,26 @@ static unsigned greeting_version(const struct json_doc *d)
 	return (unsigned)(major * 10000 + minor * 100 + micro);
 }
 
-int qmp_open(const char *path, int timeout_ms, struct qmp **ret)
+int qmp_open(const char *path, pid_t listener, int timeout_ms, struct qmp **ret, pid_t *ret_listener)
 {
+	if (ret_listener)
+		*ret_listener = 0;
 	struct qmp *q = calloc(1, sizeof(*q));
 	if (!q)
 		return -ENOMEM;
 	q->fd = -1;
-	q->timeout_ms = timeout_ms > 0 ? timeout_ms : 1000;
-	q->deadline_ms = now_ms() + q->timeout_ms;
+	q->deadline_ms = now_ms() + (timeout_ms > 0 ? timeout_ms : 1000);
 	int r = connect_unix(path, &q->fd);
 	if (r < 0)
 		goto fail;
+	/* Nothing is read from nor sent to a socket whose listener is not the process expected. */
+	pid_t peer = listener_pid(q->fd);
+	if (ret_listener)
+		*ret_listener = peer;
+	if (listener > 0 && peer != listener) {
+		r = -EXDEV;
+		goto fail;
+	}
 	struct json_doc greeting;
 	r = read_message(q, &greeting);
 	if (r == -ETIMEDOUT)
@@ -219,7 +250,6 @@ int qmp_call(struct qmp *q, const char *command, const char *arguments_json, str
 {
 	if (!q || !command_name_ok(command) || (arguments_json && !arguments_ok(arguments_json)))
 		return -EINVAL;
-	q->deadline_ms = now_ms() + q->timeout_ms;
 	unsigned id = ++q->next_id;
 	size_t alen = arguments_json ? strlen(arguments_json) : 0;
 	size_t cap = strlen(command) + alen + 64;
@@ -243,8 +273,9 @@ int qmp_call(struct qmp *q, const char *command, const char *arguments_json, str
 			return -EPROTO;
 		}
 		if (json_get(&d, root, "event")) {
-			q->events++;
 			json_free(&d);
+			if (++q->events > QMP_MAX_VISIT_EVENTS)
+				return -EMLINK;
 			continue;
 		}
 		const struct json_value *idv = json_get(&d, root, "id");
@@ -286,6 +317,13 @@ unsigned qmp_qemu_version(const struct qmp *q)
 	return q ? q->version : 0;
 }
 
+void qmp_new_visit(struct qmp *q, int timeout_ms)
+{
+	q->deadline_ms = now_ms() + (timeout_ms > 0 ? timeout_ms : 1000);
+	q->received = 0;
+	q->events = 0;
+}
+
 unsigned qmp_events_skipped(const struct qmp *q)
 {
 	return q ? q->events : 0;
@@ -299,6 +337,16 @@ void qmp_close(struct qmp *q)
 		close(q->fd);
 	free(q->buf);
 	free(q);
+}
+
+void qmp_open_why(int err, pid_t listener, char *buf, size_t cap)
+{
+	if (err == -EXDEV && listener > 0)
+		snprintf(buf, cap, "the QMP socket's listener is pid %d, not the VM: nothing sent to it", (int)listener);
+	else if (err == -EXDEV)
+		snprintf(buf, cap, "the QMP socket's listener is not the VM (its pid unknown): nothing sent to it");
+	else
+		snprintf(buf, cap, "%s", qmp_strerror(err));
 }
 
 const char *qmp_strerror(int err)
@@ -316,7 +364,9 @@ const char *qmp_strerror(int err)
 	case EPIPE: return "QEMU closed the QMP connection";
 	case EBADMSG: return "malformed JSON from QMP";
 	case ETIMEDOUT: return "QMP reply timed out";
-	case EMSGSIZE: return "QMP reply too big";
+	case EMSGSIZE: return "QMP reply too big (or more than a visit may read)";
+	case EMLINK: return "QMP events without end: more asynchronous events than a visit skips";
+	case EXDEV: return "the QMP socket's listener is not the VM process: nothing sent to it";
 	case EREMOTEIO: return "QMP error reply";
 	case EINVAL: return "bad QMP command or arguments";
 	}

@@ -3,16 +3,20 @@
 #include "io/peer/virt.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <libvirt/libvirt.h>
 #include <libvirt/virterror.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "io/clock.h"
 #include "io/dynlib.h"
@@ -106,6 +110,14 @@ void virt_domains_free(struct virt_domains *d)
 	d->hypervisor_version = 0;
 }
 
+const struct virt_domain *virt_domain_of_pid(const struct virt_domains *d, pid_t pid)
+{
+	for (size_t i = 0; pid > 0 && i < d->n; i++)
+		if (d->v[i].pid == pid)
+			return &d->v[i];
+	return NULL;
+}
+
 const struct virt_domain *virt_domain_find(const struct virt_domains *d, const char *uuid)
 {
 	for (size_t i = 0; uuid && uuid[0] && i < d->n; i++)
@@ -141,7 +153,31 @@ static int copy_param(const virTypedParameter *p, struct virt_param *ret)
 	return 0;
 }
 
-static int copy_out(virDomainStatsRecordPtr *recs, int n, struct virt_domains *ret)
+/* libvirt's pid file of a qemu:///system domain: a regular file of root's that no one else may
+ * write, in libvirt's own state directory, holding the pid; 0 when there is none such. */
+static pid_t domain_pid(const char *uri, const char *name)
+{
+	if (strcmp(uri, "qemu:///system") || !name[0] || strchr(name, '/'))
+		return 0;
+	char path[320], buf[32];
+	snprintf(path, sizeof(path), "/run/libvirt/qemu/%s.pid", name);
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 && !(st.st_mode & 022)
+			    ? read(fd, buf, sizeof(buf) - 1)
+			    : -1;
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	char *end;
+	long v = strtol(buf, &end, 10);
+	return v > 0 && v <= INT32_MAX && (*end == '\0' || *end == '\n') ? (pid_t)v : 0;
+}
+
+static int copy_out(virDomainStatsRecordPtr *recs, int n, const char *uri, struct virt_domains *ret)
 {
 	struct virt_domains d = {.v = calloc(n > 0 ? (size_t)n : 1, sizeof(*d.v))};
 	if (!d.v)
@@ -152,6 +188,7 @@ static int copy_out(virDomainStatsRecordPtr *recs, int n, struct virt_domains *r
 			dom->uuid[0] = '\0';
 		const char *name = lv.DomainGetName(recs[i]->dom);
 		snprintf(dom->name, sizeof(dom->name), "%s", name ? name : "");
+		dom->pid = domain_pid(uri, dom->name);
 		dom->params = calloc(recs[i]->nparams > 0 ? (size_t)recs[i]->nparams : 1, sizeof(*dom->params));
 		if (!dom->params) {
 			virt_domains_free(&d);
@@ -216,7 +253,7 @@ static int fetch(struct virt *v, virConnectPtr *ret_conn, struct virt_domains *r
 			lv.ConnectClose(c);
 		return -EIO;
 	}
-	int r = copy_out(recs, n, ret);
+	int r = copy_out(recs, n, v->uri, ret);
 	lv.DomainStatsRecordListFree(recs);
 	return r;
 }

@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 /* The stats groups asked for (virConnectGetAllDomainStats' VIR_DOMAIN_STATS_*). */
 enum {
@@ -42,6 +43,10 @@ struct virt_param {
 struct virt_domain {
 	char uuid[37];
 	char name[256];
+	/* The domain's QEMU, from libvirt's own pid file (/run/libvirt/qemu/NAME.pid, root's, for
+	 * qemu:///system): what ties a domain to a process, which a uuid on a command line does not
+	 * (any process can name one). 0 when unknown. */
+	pid_t pid;
 	struct virt_param *params;
 	size_t nparams;
 };
@@ -55,6 +60,8 @@ struct virt_domains {
 };
 void virt_domains_free(struct virt_domains *d);
 /* The domain with that uuid (any case), or NULL. */
+/* The domain whose QEMU is pid (libvirt's pid file), NULL when none. */
+const struct virt_domain *virt_domain_of_pid(const struct virt_domains *d, pid_t pid);
 const struct virt_domain *virt_domain_find(const struct virt_domains *d, const char *uuid);
 /* The domain's parameter with that field name ("balloon.current"), or NULL. */
 const struct virt_param *virt_param_find(const struct virt_domain *d, const char *field);

@@ -214,7 +214,9 @@ static void map_line(FILE *f, const struct share_run *r, double ksm_saved_now)
 			label_of(&r->vms[i], b, sizeof(b));
 			fputs(partial++ ? ", " : " Read in part: ", f);
 			html_escape(f, b);
-			fprintf(f, " (%s)", r->vms[i].partial_reason);
+			fputs(" (", f);
+			html_escape(f, r->vms[i].partial_reason); /* from the database: whoever wrote it */
+			fputs(")", f);
 		}
 	fputs(partial ? ".</p>\n" : "</p>\n", f);
 }

@@ -146,3 +146,14 @@ void qemu_options_each(const char *const *argv, size_t argc, qemu_option_fn *fn,
 		fn(ctx, name, argv[++i]);
 	}
 }
+
+bool qemu_id_wellformed(const char *id)
+{
+	if (!((*id >= 'a' && *id <= 'z') || (*id >= 'A' && *id <= 'Z')))
+		return false;
+	for (id++; *id; id++)
+		if (!((*id >= 'a' && *id <= 'z') || (*id >= 'A' && *id <= 'Z') || (*id >= '0' && *id <= '9') || *id == '-' ||
+		      *id == '.' || *id == '_'))
+			return false;
+	return true;
+}

@@ -35,4 +35,8 @@ int qemu_opt_bool(const char *arg, const char *key);
 typedef void qemu_option_fn(void *ctx, const char *name, const char *arg);
 void qemu_options_each(const char *const *argv, size_t argc, qemu_option_fn *fn, void *ctx);
 
+/* Whether id is one QEMU accepts for -device id= and -object id= (its id_wellformed: a letter,
+ * then letters, digits, '-', '.' and '_'). */
+bool qemu_id_wellformed(const char *id);
+
 #endif
