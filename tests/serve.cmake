@@ -19,3 +19,5 @@ vmhost_script_test(serve_flood e2e/serve_flood.sh "cli")
 vmhost_script_test(serve_reasons_scraped live/serve_reasons_scraped.sh "live;sanitize")
 set_tests_properties(serve_reasons_scraped PROPERTIES SKIP_RETURN_CODE 77)
 vmhost_tsan(test_serve_sampler test_serve_http serve_reasons_scraped serve_flood serve_db)
+# Hostile peers (issue 41): a gathering that never ends; scrapes answered in time, a prompt stop.
+vmhost_script_test(hostile_serve_stuck_gather hostile/serve_stuck_gather.sh "hostile;live")

@@ -23,6 +23,7 @@
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
 #define SERVE_MAX_PIDS 256
+#define SERVE_WAIT_SECONDS 5.0 /* at most, for the first gathering at start and the one in flight at stop */
 
 struct serve_opts {
 	const char *listen;
@@ -32,6 +33,7 @@ struct serve_opts {
 	size_t npids;
 	unsigned max_connections, per_client, timeout_seconds, threads;
 	double request_deadline;
+	double scrape_timeout;
 	const char *db;
 	double db_interval;
 	bool no_kvm;
@@ -53,7 +55,7 @@ static void serve_help(void)
 {
 	printf("usage: vmhost serve [--listen ADDR:PORT] [--web-config FILE] [--min-interval SEC] [--pid PID]...\n"
 	       "                    [--db FILE] [--io] [--max-connections N] [--timeout SEC] [--threads N]\n"
-	       "                    [--kvm-interval SEC] [--libvirt-uri URI]\n"
+	       "                    [--kvm-interval SEC] [--libvirt-uri URI] [--scrape-timeout SEC]\n"
 	       "\n"
 	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
 	       "memory (RSS by type, PSS, swap, KSM merged and profit, VMM overhead), and KVM's event and\n"
@@ -75,6 +77,9 @@ static void serve_help(void)
 	       "  --sketch-cpu-budget PCT  a sketching run's CPU, percent of one CPU (default 50)\n"
 	       "  --min-interval SEC   gather at most once per SEC (default %g); scrapes inside it share\n"
 	       "                       one snapshot; 0 gathers on every scrape\n"
+	       "  --scrape-timeout SEC a scrape is answered within SEC (default 10) however long a\n"
+	       "                       gathering takes: with the last snapshot and its age in the header\n"
+	       "                       X-Vmhost-Snapshot-Age when it is late, 503 before the first\n"
 	       "  --pid PID            also watch this process, VM or not (repeatable)\n"
 	       "  --db FILE            also record into this SQLite database (as vmhost record does; one\n"
 	       "                       writer per database), whether or not anyone scrapes\n"
@@ -154,6 +159,8 @@ static const struct opt serve_opt_table[] = {
 	 .error = "--threads takes a number from 1 to 64, not '%s'"},
 	{OPT("per-client", 'P', OPT_COUNT), OPT_AT(struct serve_opts, per_client), .lo = 1, .hi = 10000,
 	 .error = "--per-client takes a number from 1 to 10000, not '%s'"},
+	{OPT("scrape-timeout", 0, OPT_SECONDS), OPT_AT(struct serve_opts, scrape_timeout), .lo = 1, .hi = 3600,
+	 .error = "--scrape-timeout takes seconds from 1 to 3600, not '%s'"},
 	{OPT("request-deadline", 'r', OPT_SECONDS), OPT_AT(struct serve_opts, request_deadline), .hi = 3600,
 	 .error = "--request-deadline takes seconds up to 3600, not '%s'"},
 	{OPT("kvm-events", 'k', OPT_CALL), .call = opt_kvm_events},
@@ -245,7 +252,7 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o);
 int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = SAMPLER_MIN_INTERVAL_SECONDS,
-			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10,
+			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10, .scrape_timeout = 10,
 			       .threads = 2, .kvm_interval = KVM_PACE_INTERVAL_SECONDS, .sketch_sample = SKETCH_DEFAULT_SAMPLE, .sketch_cpu_budget = 50,
 			       .db_interval = SAMPLER_INTERVAL_SECONDS};
 	static const struct opts_spec spec = OPTS_SPEC_CHECKED(serve_opt_table, 0, serve_help, serve_check);
@@ -306,10 +313,13 @@ static int start_sampling(struct server *sv)
 	if (sampler_new(&sc, &sv->sampler) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
 	struct sample_feed_config fc = {.sampler = sv->sampler, .min_interval_seconds = o->min_interval,
-					.record = o->db != NULL, .on_record_stopped = recording_stopped, .cls = sv};
+					.record = o->db != NULL, .on_record_stopped = recording_stopped, .cls = sv,
+					.wait_seconds = fmin(o->scrape_timeout, SERVE_WAIT_SECONDS)};
 	int r = sample_feed_start(&fc, &sv->feed);
 	if (r < 0)
 		return fail(ctx, exit_code_for(r), "reading the host", "%s: %s", ctx->root.proc, strerror(-r));
+	if (r == 1)
+		warn(ctx, "the first gathering is taking over %g s: /metrics answers 503 until it is done", fc.wait_seconds);
 	return EXIT_OK;
 }
 
@@ -360,6 +370,7 @@ static int start_http(struct server *sv)
 	struct serve_http_config hc = {.listen_fd = fd, .threads = o->threads, .max_connections = o->max_connections,
 				       .per_client = o->per_client, .request_deadline = o->request_deadline,
 				       .timeout_seconds = o->timeout_seconds, .connection_memory = 16 * 1024,
+				       .scrape_timeout = o->scrape_timeout,
 				       .cache = sv->cache, .sketch = sv->sketch, .web = web, .error = why_not, .error_cap = sizeof(why_not)};
 	if (serve_http_start(&hc, &sv->http) < 0) {
 		close(fd);
@@ -416,16 +427,22 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 	int sig = 0;
 	while (rc == EXIT_OK && sigwait(&stop, &sig) != 0)
 		;
+	sample_feed_cancel(sv.feed);  /* scrapes waiting for a gathering are answered now (503) */
 	serve_sketch_stop(sv.sketch); /* a sketching run in a worker ends now, not when it is done */
 	serve_http_stop(sv.http);
 	serve_cache_free(sv.cache);
 	serve_sketch_free(sv.sketch);
-	sample_feed_stop(sv.feed); /* a sample in flight is finished (and recorded) first */
+	/* A sample in flight is finished (and recorded) first if it comes within the feed's wait; one
+	 * that does not (a peer that never answers) is left to the exit, with the sampler. */
+	bool stopped = sample_feed_stop(sv.feed);
 	if (sig)
-		fprintf(stderr, "vmhost: serve: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-	rc = finish_recording(&sv, rc);
-	sampler_free(sv.sampler);
-	store_close(sv.store);
+		fprintf(stderr, "vmhost: serve: stopped (%s)%s\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+			stopped ? "" : ", a gathering that did not end left behind");
+	if (stopped) {
+		rc = finish_recording(&sv, rc);
+		sampler_free(sv.sampler);
+		store_close(sv.store);
+	}
 	kvm_host_free(&sv.kvm_host);
 	web_files_free(&sv.web);
 	return rc;

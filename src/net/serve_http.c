@@ -11,14 +11,18 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/clock.h"
 #include "io/peer/tls.h"
 #include "net/accept.h"
 #include "net/mhd.h"
 #include "net/xcrypt.h"
 #include "net/serve_auth.h"
 
+#define SCRAPE_TIMEOUT_SECONDS 10.0
+
 struct serve_http {
 	struct MHD_Daemon *daemon;
+	double scrape_timeout;
 	struct serve_cache *cache;
 	struct serve_sketch *sketch;
 	struct serve_guard *guard;
@@ -59,22 +63,27 @@ static enum MHD_Result reply_static(struct MHD_Connection *conn, unsigned status
 
 static void body_release(void *cls) { serve_body_unref(cls); }
 
-/* A one-line plain text answer (copied: msg may be on the stack). */
+/* A one-line plain text answer (copied: msg may be on the stack); a 503's says when to come back. */
 static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *msg)
 {
 	struct MHD_Response *r = mhd.create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
 	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
+		mhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
 	enum MHD_Result ok = mhd.queue_response(conn, status, r);
 	mhd.destroy_response(r);
 	return ok;
 }
 
-/* A shared body: the response borrows it; the last connection done with it frees it. */
+/* A shared body: the response borrows it; the last connection done with it frees it. A late one
+ * (of a sample older than asked for) says its age. */
 static enum MHD_Result reply_body(struct MHD_Connection *conn, struct serve_body *b, const char *content_type,
-				  const char *vary)
+				  const char *vary, bool late)
 {
+	char age[32];
+	snprintf(age, sizeof(age), "%.1f", clock_monotonic_seconds() - b->taken_seconds);
 	struct MHD_Response *r = mhd.create_response_from_buffer_with_free_callback_cls(b->len, b->data,
 											 body_release, b);
 	if (!r) {
@@ -85,9 +94,22 @@ static enum MHD_Result reply_body(struct MHD_Connection *conn, struct serve_body
 	mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (vary)
 		mhd.add_response_header(r, MHD_HTTP_HEADER_VARY, vary);
+	if (late)
+		mhd.add_response_header(r, "X-Vmhost-Snapshot-Age", age);
 	enum MHD_Result ok = mhd.queue_response(conn, MHD_HTTP_OK, r);
 	mhd.destroy_response(r);
 	return ok;
+}
+
+/* How long a scrape may wait for a gathering: --scrape-timeout, or the scraper's own timeout when
+ * shorter (Prometheus sends it), less the time to render and send the document. */
+static double scrape_wait(const struct serve_http *h, struct MHD_Connection *conn)
+{
+	const char *theirs = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, "X-Prometheus-Scrape-Timeout-Seconds");
+	double t = h->scrape_timeout, v = theirs ? strtod(theirs, NULL) : 0;
+	if (v > 0 && v < t)
+		t = v;
+	return t - (t / 4 < 1 ? t / 4 : 1);
 }
 
 static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection *conn)
@@ -95,13 +117,17 @@ static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection
 	const char *accept = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	enum prom_format format = prom_negotiate(accept);
 	struct serve_body *b;
-	int err = serve_cache_get(h->cache, format, &b);
-	if (err < 0) {
+	int r = serve_cache_get(h->cache, format, scrape_wait(h, conn), &b);
+	if (r == -ETIMEDOUT || r == -ESHUTDOWN)
+		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+				  r == -ESHUTDOWN ? "vmhost: serve: stopping\n"
+						  : "vmhost: serve: the first gathering is not done yet: no metrics to serve\n");
+	if (r < 0) {
 		char msg[256];
-		snprintf(msg, sizeof(msg), "vmhost: serve: gathering metrics: %s\n", strerror(-err));
+		snprintf(msg, sizeof(msg), "vmhost: serve: gathering metrics: %s\n", strerror(-r));
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 	}
-	return reply_body(conn, b, prom_content_type(b->format), "Accept");
+	return reply_body(conn, b, prom_content_type(b->format), "Accept", r == 1);
 }
 
 /* /sketch: refused where the listener is open to anyone, else the cached or fresh sketches. */
@@ -121,7 +147,7 @@ static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection 
 		snprintf(msg, sizeof(msg), "vmhost: serve: sketching: %s\n", strerror(-err));
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 	}
-	return reply_body(conn, b, "application/octet-stream", NULL);
+	return reply_body(conn, b, "application/octet-stream", NULL, false);
 }
 
 /* The client's certificate, which libmicrohttpd asks for when given client_ca_file but does not
@@ -260,6 +286,7 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 		return -ENOMEM;
 	h->cache = cfg->cache;
 	h->sketch = cfg->sketch;
+	h->scrape_timeout = cfg->scrape_timeout > 0 ? cfg->scrape_timeout : SCRAPE_TIMEOUT_SECONDS;
 	h->error = cfg->error;
 	h->error_cap = cfg->error_cap;
 	if (h->error && h->error_cap)
