@@ -71,8 +71,9 @@ static void serve_help(void)
 	       "  --insecure-listen    listen beyond loopback without --web-config (refused otherwise:\n"
 	       "                       VM names and uuids would be readable by anyone who can connect)\n"
 	       "  --key-file FILE      serve /sketch: this host's content sketches under the fleet's key,\n"
-	       "                       for 'vmhost share plan --from'; only on loopback or with basic\n"
-	       "                       auth (403 otherwise); made on request, kept for a minute\n"
+	       "                       for 'vmhost share plan --from'; only to clients --web-config\n"
+	       "                       authenticates (403 otherwise, loopback too); made on request, one\n"
+	       "                       run at a time (503 to the others), kept for a minute\n"
 	       "  --sketch-sample 1/N  the sketches' sample (default 1/32, as vmhost share)\n"
 	       "  --sketch-cpu-budget PCT  a sketching run's CPU, percent of one CPU (default 50)\n"
 	       "  --min-interval SEC   gather at most once per SEC (default %g); scrapes inside it share\n"
@@ -323,9 +324,10 @@ static int start_sampling(struct server *sv)
 	return EXIT_OK;
 }
 
-/* /sketch with --key-file: refused (403, with why) unless the listener is loopback or basic auth
- * guards it: page hashes say which pages a guest holds to whoever has the key or guesses pages. */
-static int start_sketch(struct server *sv, int fd)
+/* /sketch with --key-file: refused (403, with why) unless clients authenticate, loopback included:
+ * page hashes say which pages a guest holds to whoever has the key or guesses pages, and any local
+ * user can reach a loopback port. */
+static int start_sketch(struct server *sv)
 {
 	const struct serve_opts *o = sv->o;
 	if (!o->key_file)
@@ -335,12 +337,9 @@ static int start_sketch(struct server *sv, int fd)
 	int rc = fleet_key(sv->ctx, o->key_file, &c.key);
 	if (rc != EXIT_OK)
 		return rc;
-	struct sockaddr_storage addr;
-	socklen_t len = sizeof(addr);
-	bool loopback = getsockname(fd, (struct sockaddr *)&addr, &len) == 0 && serve_is_loopback(&addr);
-	if (!loopback && !(o->web_config && (sv->web.config.nusers || sv->web.config.client_cert_required)))
-		c.refusal = "/sketch is served only on loopback or with authentication (--web-config "
-			    "basic_auth_users or client certificates): this listener is open to anyone who can connect";
+	if (!(o->web_config && (sv->web.config.nusers || sv->web.config.client_cert_required)))
+		c.refusal = "/sketch is served only to authenticated clients (--web-config basic_auth_users or "
+			    "client certificates), loopback included: here anyone who can connect would read it";
 	int r = serve_sketch_new(&c, &sv->sketch);
 	explicit_bzero(&c.key, sizeof(c.key));
 	return r < 0 ? fail(sv->ctx, EXIT_FAIL, "starting", "%s", strerror(-r)) : EXIT_OK;
@@ -361,7 +360,7 @@ static int start_http(struct server *sv)
 	int rc = open_listener(ctx, o, web, &fd);
 	if (rc != EXIT_OK)
 		return rc;
-	if ((rc = start_sketch(sv, fd)) != EXIT_OK) {
+	if ((rc = start_sketch(sv)) != EXIT_OK) {
 		close(fd);
 		return rc;
 	}
@@ -378,7 +377,7 @@ static int start_http(struct server *sv)
 	}
 	if (sv->sketch)
 		fprintf(stderr, "vmhost: serve: /sketch %s\n",
-			serve_sketch_refusal(sv->sketch) ? "answers 403 here: not loopback, and no authentication"
+			serve_sketch_refusal(sv->sketch) ? "answers 403 here: no authentication in --web-config"
 							 : "serves this host's sketches (made on request, kept for a minute)");
 	enum kvm_avail why;
 	if (!o->no_kvm && !sampler_kvm(sv->sampler, &why))

@@ -42,7 +42,7 @@ static const char index_html[] =
 	"<ul><li><a href=\"/metrics\">/metrics</a>: Prometheus text format 0.0.4, or OpenMetrics 1.0 "
 	"when the Accept header asks for it</li>\n"
 	"<li><a href=\"/sketch\">/sketch</a>: this host's content sketches, for "
-	"<code>vmhost share plan --from</code> (with --key-file; loopback or basic auth only)</li>\n"
+	"<code>vmhost share plan --from</code> (with --key-file; to authenticated clients only)</li>\n"
 	"<li>An HTML report with charts: <code>vmhost report --db FILE --out report.html</code> "
 	"on a database written by <code>vmhost record</code> or <code>vmhost serve --db</code></li></ul>\n"
 	"</body></html>\n";
@@ -63,18 +63,27 @@ static enum MHD_Result reply_static(struct MHD_Connection *conn, unsigned status
 
 static void body_release(void *cls) { serve_body_unref(cls); }
 
-/* A one-line plain text answer (copied: msg may be on the stack); a 503's says when to come back. */
-static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *msg)
+/* A one-line plain text answer (copied: msg may be on the stack); with retry_seconds, a 503 that
+ * says when to come back. */
+static enum MHD_Result reply_text_retry(struct MHD_Connection *conn, unsigned status, const char *msg,
+					unsigned retry_seconds)
 {
 	struct MHD_Response *r = mhd.create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
 	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
-	if (status == MHD_HTTP_SERVICE_UNAVAILABLE)
-		mhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+	char retry[16];
+	snprintf(retry, sizeof(retry), "%u", retry_seconds);
+	if (retry_seconds)
+		mhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
 	enum MHD_Result ok = mhd.queue_response(conn, status, r);
 	mhd.destroy_response(r);
 	return ok;
+}
+
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *msg)
+{
+	return reply_text_retry(conn, status, msg, 0);
 }
 
 /* A shared body: the response borrows it; the last connection done with it frees it. A late one
@@ -119,9 +128,10 @@ static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection
 	struct serve_body *b;
 	int r = serve_cache_get(h->cache, format, scrape_wait(h, conn), &b);
 	if (r == -ETIMEDOUT || r == -ESHUTDOWN)
-		return reply_text(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
-				  r == -ESHUTDOWN ? "vmhost: serve: stopping\n"
-						  : "vmhost: serve: the first gathering is not done yet: no metrics to serve\n");
+		return reply_text_retry(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+					r == -ESHUTDOWN ? "vmhost: serve: stopping\n"
+							: "vmhost: serve: the first gathering is not done yet: no metrics to serve\n",
+					1);
 	if (r < 0) {
 		char msg[256];
 		snprintf(msg, sizeof(msg), "vmhost: serve: gathering metrics: %s\n", strerror(-r));
@@ -130,8 +140,15 @@ static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection
 	return reply_body(conn, b, prom_content_type(b->format), "Accept", r == 1);
 }
 
-/* /sketch: refused where the listener is open to anyone, else the cached or fresh sketches. */
-static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection *conn)
+static int sketch_waiting; /* a request's con_cls while its sketching run goes on */
+
+/* From the sketching run's thread: its request can be answered. */
+static void sketch_ready(void *conn) { mhd.resume_connection(conn); }
+
+/* /sketch: refused where clients are not authenticated, else the cached sketches, or a run started
+ * for this request (its connection suspended until the run is over: no worker waits), or 503 while
+ * another request's run goes on. */
+static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection *conn, void **con_cls)
 {
 	char msg[512];
 	if (!h->sketch)
@@ -141,8 +158,22 @@ static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection 
 		snprintf(msg, sizeof(msg), "%s\n", refusal);
 		return reply_text(conn, MHD_HTTP_FORBIDDEN, msg);
 	}
-	struct serve_body *b;
-	int err = serve_sketch_get(h->sketch, &b);
+	struct serve_body *b = NULL;
+	unsigned retry = 0;
+	int err = *con_cls == &sketch_waiting ? serve_sketch_collect(h->sketch, &b)
+					      : serve_sketch_get(h->sketch, sketch_ready, conn, &b, &retry);
+	if (err == -EINPROGRESS) {
+		*con_cls = &sketch_waiting;
+		mhd.suspend_connection(conn);
+		serve_sketch_run(h->sketch);
+		return MHD_YES;
+	}
+	if (err == -EBUSY || err == -ECANCELED)
+		return reply_text_retry(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+					err == -EBUSY ? "vmhost: serve: another request's sketching run is in progress: "
+							"one at a time\n"
+						      : "vmhost: serve: stopping\n",
+					err == -EBUSY ? retry : 1);
 	if (err < 0) {
 		snprintf(msg, sizeof(msg), "vmhost: serve: sketching: %s\n", strerror(-err));
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
@@ -219,7 +250,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (!strcmp(url, "/metrics"))
 		return reply_metrics(h, conn);
 	if (!strcmp(url, "/sketch"))
-		return reply_sketch(h, conn);
+		return reply_sketch(h, conn, con_cls);
 	if (!strcmp(url, "/"))
 		return reply_static(conn, MHD_HTTP_OK, "text/html; charset=utf-8", index_html, NULL);
 	return reply_static(conn, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", "not found: try /metrics\n", NULL);
@@ -307,7 +338,7 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 	}
 	const struct web_files *web = cfg->web;
 	bool tls = web && web->cert_pem;
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME | (tls ? MHD_USE_TLS : 0);
 	/* The HTTPS options, or an empty list without TLS. */
 	struct MHD_OptionItem tls_options[] = {
 		{MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? web->cert_pem : NULL},

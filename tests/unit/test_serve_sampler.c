@@ -9,7 +9,6 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
@@ -18,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/sample/sampler_feed.h"
@@ -315,34 +313,6 @@ static void test_unreadable_host(void **state)
 	sampler_free(s);
 }
 
-/* proc/meminfo becomes a FIFO nobody writes (the file kept as meminfo.real): opening it blocks,
- * and with it the take, until unblock_meminfo. No test hook: any /proc file a peer controls. */
-static void block_meminfo(const char *proc)
-{
-	char from[1200], to[1200];
-	snprintf(from, sizeof(from), "%s/meminfo", proc);
-	snprintf(to, sizeof(to), "%s/meminfo.real", proc);
-	assert_int_equal(rename(from, to), 0);
-	assert_int_equal(mkfifo(from, 0600), 0);
-}
-
-/* The take blocked on the FIFO gets meminfo through it, or from the file put back (a FIFO refuses
- * pread, so the take may open the path again: io/io.c); the file is back for the next ones. */
-static void unblock_meminfo(const char *proc)
-{
-	char fifo[1200], real[1200], buf[8192];
-	snprintf(fifo, sizeof(fifo), "%s/meminfo", proc);
-	snprintf(real, sizeof(real), "%s/meminfo.real", proc);
-	int in = open(real, O_RDONLY), out = open(fifo, O_WRONLY); /* the take's open is waiting */
-	assert_true(in >= 0 && out >= 0);
-	assert_int_equal(rename(real, fifo), 0);
-	ssize_t n = read(in, buf, sizeof(buf));
-	assert_true(n > 0);
-	assert_true(write(out, buf, (size_t)n) == n || errno == EPIPE); /* EPIPE: it read the file */
-	close(in);
-	close(out);
-}
-
 struct waiter {
 	struct sample_feed *f;
 	int r;
@@ -365,7 +335,7 @@ static void test_first_take_late(void **state)
 	(void)state;
 	char proc[1100], sys[1100];
 	struct sampler_config sc = {.root = copy_tree("serve", proc, sys, sizeof(proc))};
-	block_meminfo(proc);
+	fifo_block(proc, "meminfo");
 	struct sampler *s;
 	assert_int_equal(sampler_new(&sc, &s), 0);
 	struct sample_feed_config fc = {.sampler = s, .min_interval_seconds = 1, .wait_seconds = 0.3};
@@ -386,7 +356,7 @@ static void test_first_take_late(void **state)
 	pthread_join(t, NULL);
 	assert_int_equal(w.r, -ESHUTDOWN);
 	assert_true(clock_monotonic_seconds() - t0 < 1);
-	unblock_meminfo(proc);
+	fifo_unblock(proc, "meminfo");
 	assert_true(sample_feed_stop(f)); /* the take came in: the thread ended */
 	sampler_free(s);
 }
@@ -404,7 +374,7 @@ static void test_take_late(void **state)
 	struct sample_feed_config fc = {.sampler = s, .min_interval_seconds = 0, .wait_seconds = 0.3};
 	struct sample_feed *f;
 	assert_int_equal(sample_feed_start(&fc, &f), 0);
-	block_meminfo(proc);
+	fifo_block(proc, "meminfo");
 	struct sample *x;
 	double t0 = clock_monotonic_seconds();
 	assert_int_equal(sample_feed_get(f, 0.4, &x), 1);
@@ -417,7 +387,7 @@ static void test_take_late(void **state)
 	assert_true(clock_monotonic_seconds() - t0 < 0.2);
 	assert_int_equal(x->seq, 1);
 	sample_unref(x);
-	unblock_meminfo(proc);
+	fifo_unblock(proc, "meminfo");
 	assert_int_equal(sample_feed_get(f, 10, &x), 0);
 	assert_true(x->seq >= 2);
 	sample_unref(x);
