@@ -307,7 +307,7 @@ static int web_setup(const struct serve_http_config *cfg, struct serve_http *h)
 	if (r < 0 || !c || !c->nusers)
 		return r;
 	r = xcrypt_load(cfg->error, cfg->error_cap);
-	return r < 0 ? r : serve_auth_new(c->users, c->nusers, &h->auth);
+	return r < 0 ? r : serve_auth_new(c->users, c->nusers, SERVE_AUTH_CACHE_SECONDS, &h->auth);
 }
 
 int serve_http_start(const struct serve_http_config *cfg, struct serve_http **ret)
