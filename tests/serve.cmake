@@ -25,3 +25,6 @@ vmhost_tsan(test_serve_sampler test_serve_sketch test_serve_http serve_reasons_s
 vmhost_script_test(hostile_serve_stuck_gather hostile/serve_stuck_gather.sh "hostile;live")
 # /sketch only to authenticated clients, loopback too; one run at a time; /metrics meanwhile.
 vmhost_script_test(hostile_serve_sketch hostile/serve_sketch.sh "hostile;live")
+# TLS: ECDHE with AEAD by default, cipher_suites and versions honoured, client certificates'
+# purpose checked, share plan's client TLS 1.2 at least.
+vmhost_script_test(hostile_serve_tls hostile/serve_tls.sh "hostile;live")

@@ -28,6 +28,8 @@ struct serve_http {
 	struct serve_guard *guard;
 	struct serve_auth *auth;
 	bool client_cert_required; /* and verified against client_ca_file (GnuTLS loaded) */
+	const struct web_config *suites; /* with cipher_suites, checked per session (GnuTLS loaded) */
+	char priorities[512];      /* GnuTLS's, from the web config */
 	pthread_mutex_t log_lock;
 	atomic_bool started; /* from then on libmicrohttpd's messages (a client's bad TLS) are dropped */
 	char *error;
@@ -189,6 +191,16 @@ static bool client_verified(struct MHD_Connection *conn)
 	return info && io_tls_client_verified(info->tls_session);
 }
 
+/* A TLS 1.2 session's suite is one cipher_suites lists: GnuTLS's priorities enable key exchanges,
+ * ciphers and MACs, each listed in some suite, and so their combinations too. */
+static bool suite_listed(const struct web_config *c, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	struct io_tls_suite s;
+	return info && io_tls_session_suite(info->tls_session, &s) &&
+	       (s.version == 13 || web_cipher_suite_listed(c->cipher_suites, c->ncipher_suites, s.kx, s.cipher, s.mac));
+}
+
 /* Basic auth when the web config has users: 401 with a WWW-Authenticate challenge otherwise. */
 static bool authorized(struct serve_http *h, struct MHD_Connection *conn)
 {
@@ -222,6 +234,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)upload_data;
 	static int seen;
 	struct serve_http *h = cls;
+	/* A suite cipher_suites does not list: the connection is closed, as a handshake would fail. */
+	if (!*con_cls && h->suites && !suite_listed(h->suites, conn))
+		return MHD_NO;
 	/* Authentication first: a client without it learns nothing, not even which paths exist. */
 	if (!*con_cls && h->client_cert_required && !client_verified(conn))
 		return reply_static(conn, MHD_HTTP_FORBIDDEN, "text/plain; charset=utf-8",
@@ -278,14 +293,42 @@ static void serve_http_free(struct serve_http *h)
 	free(h);
 }
 
-/* GnuTLS priorities: the versions from min_version to max_version. */
-static const char *tls_priorities(const struct web_config *c)
+/* Appends ":+NAME" to buf unless it is there already. */
+static void add_priority(char *buf, size_t cap, const char *name)
 {
-	if (c->min_version == WEB_TLS13)
-		return "NORMAL:-VERS-ALL:+VERS-TLS1.3";
-	if (c->max_version == WEB_TLS12)
-		return "NORMAL:-VERS-ALL:+VERS-TLS1.2";
-	return "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
+	char item[64];
+	int n = snprintf(item, sizeof(item), ":+%s", name);
+	for (const char *at = strstr(buf, item); at; at = strstr(at + 1, item))
+		if (at[n] == ':' || !at[n])
+			return;
+	snprintf(buf + strlen(buf), cap - strlen(buf), "%s", item);
+}
+
+/* GnuTLS priorities into buf: the versions from min_version to max_version, in the server's
+ * order of preference; for TLS 1.2 the key exchanges, ciphers and MACs of cipher_suites, or by
+ * default ECDHE with AEAD ciphers only (no static RSA key exchange, no CBC); for TLS 1.3 its own
+ * AEAD suites (which need an ECDHE key exchange enabled, whatever TLS 1.2's are). */
+static void tls_priorities(const struct web_config *c, char *buf, size_t cap)
+{
+	static const struct web_cipher_suite ecdhe_aead[] = {{"", "ECDHE-RSA", "AES-128-GCM", "AEAD"},
+							     {"", "ECDHE-ECDSA", "AES-256-GCM", "AEAD"},
+							     {"", "ECDHE-RSA", "CHACHA20-POLY1305", "AEAD"}};
+	static const struct web_cipher_suite *const by_default[] = {&ecdhe_aead[0], &ecdhe_aead[1], &ecdhe_aead[2]};
+	bool v13 = c->max_version == WEB_TLS13, v12 = c->min_version == WEB_TLS12;
+	const struct web_cipher_suite *const *list = c->ncipher_suites ? c->cipher_suites : by_default;
+	size_t n = c->ncipher_suites ? c->ncipher_suites : 3, extra = v13 ? 3 : 0;
+	snprintf(buf, cap, "NORMAL:%%SERVER_PRECEDENCE:-VERS-ALL%s%s", v13 ? ":+VERS-TLS1.3" : "",
+		 v12 ? ":+VERS-TLS1.2" : "");
+	static const char *const parts[] = {"-KX-ALL", "-CIPHER-ALL", "-MAC-ALL"};
+	for (size_t part = 0; part < 3; part++) {
+		snprintf(buf + strlen(buf), cap - strlen(buf), ":%s", parts[part]);
+		for (size_t i = 0; i < n + extra; i++) {
+			const struct web_cipher_suite *x = i < n ? list[i] : &ecdhe_aead[i - n];
+			const char *name = part == 0 ? x->kx : part == 1 ? x->cipher : x->mac;
+			if (name)
+				add_priority(buf, cap, name);
+		}
+	}
 }
 
 /* What the web config asks of libmicrohttpd, which may be built without it; the verifier. */
@@ -303,7 +346,10 @@ static int web_setup(const struct serve_http_config *cfg, struct serve_http *h)
 		return -ENOTSUP;
 	}
 	h->client_cert_required = c && c->client_cert_required;
-	int r = h->client_cert_required ? io_tls_load(cfg->error, cfg->error_cap) : 0;
+	h->suites = c && c->tls && c->ncipher_suites ? c : NULL;
+	if (c && c->tls)
+		tls_priorities(c, h->priorities, sizeof(h->priorities));
+	int r = h->client_cert_required || h->suites ? io_tls_load(cfg->error, cfg->error_cap) : 0;
 	if (r < 0 || !c || !c->nusers)
 		return r;
 	r = xcrypt_load(cfg->error, cfg->error_cap);
@@ -343,7 +389,7 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 	struct MHD_OptionItem tls_options[] = {
 		{MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? web->cert_pem : NULL},
 		{MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? web->key_pem : NULL},
-		{MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)tls_priorities(&web->config) : NULL},
+		{MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? h->priorities : NULL},
 		{MHD_OPTION_HTTPS_MEM_TRUST, 0, tls ? web->client_ca_pem : NULL},
 		{MHD_OPTION_END, 0, NULL},
 	};

@@ -123,7 +123,15 @@ static void errors_name_their_line(void **state)
 		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  client_auth_type: VerifyClientCertIfGiven\n", 4,
 		 "only NoClientCert and RequireAndVerifyClientCert"},
 		{"tls_server_config:\n  client_allowed_sans: a\n", 2, "client_allowed_sans is not supported"},
-		{"tls_server_config:\n  cipher_suites:\n    - TLS_AES_128_GCM_SHA256\n", 2, "cipher_suites is not supported"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  cipher_suites:\n    - TLS_RSA_WITH_RC4_128_SHA\n", 5,
+		 "'TLS_RSA_WITH_RC4_128_SHA' is not a cipher suite exporter-toolkit accepts"},
+		{"tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256\n", 2, "must end with ']' on its line"},
+		{"tls_server_config:\n  cipher_suites: TLS_AES_128_GCM_SHA256\n", 2, "cipher_suites takes a list"},
+		{"tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256] x\n", 2, "unexpected text after the value"},
+		{"tls_server_config:\n  cipher_suites:\n  -\n", 3, "an empty item"},
+		{"tls_server_config:\n  cipher_suites: []\n  cipher_suites: []\n", 3, "cipher_suites given twice"},
+		{"tls_server_config:\n  cipher_suites:\n   - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n", 1, "has no cert_file"},
+		{"tls_server_config:\n  curve_preferences:\n    - X25519\n", 2, "curve_preferences is not supported"},
 		{"http_server_config:\n  http2: false\n", 1, "http_server_config is not supported"},
 		{"basic_auth_users:\n  alice: s3cret\n", 2, "user 'alice': not a bcrypt hash"},
 		{"basic_auth_users:\n  alice:\n", 2, "user 'alice' has no password hash"},
@@ -173,6 +181,46 @@ static void errors_name_their_line(void **state)
 	assert_int_equal(line, 1);
 	assert_non_null(strstr(err, "too long"));
 	free(long_line);
+}
+
+/* cipher_suites as exporter-toolkit's YAML has it: "- NAME" lines, indented or not, or a flow list
+ * (quoted names too); repeats dropped; the keys after it read as keys; TLS 1.3's names accepted. */
+static void cipher_suites_lists(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+		"tls_server_config:\n  cert_file: c\n  cipher_suites:\n    - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n"
+		"    - 'TLS_RSA_WITH_AES_128_CBC_SHA'  # explicitly\n    - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n"
+		"    - TLS_AES_128_GCM_SHA256\n  key_file: k\n",
+		"tls_server_config:\n  cipher_suites:\n  - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n  # a comment\n"
+		"  - TLS_RSA_WITH_AES_128_CBC_SHA\n  - TLS_AES_128_GCM_SHA256\n  cert_file: c\n  key_file: k\n",
+		"tls_server_config:\n  cert_file: c\n  key_file: k\n  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, "
+		"\"TLS_RSA_WITH_AES_128_CBC_SHA\" ,TLS_AES_128_GCM_SHA256]  # three\n",
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct web_config c;
+		int line;
+		char err[256];
+		if (web_config_parse(texts[i], strlen(texts[i]), &c, &line, err, sizeof(err)) != 0)
+			fail_msg("text %zu: line %d: %s", i, line, err);
+		assert_int_equal(c.ncipher_suites, 3);
+		assert_string_equal(c.cipher_suites[0]->name, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+		assert_string_equal(c.cipher_suites[0]->kx, "ECDHE-RSA");
+		assert_string_equal(c.cipher_suites[1]->cipher, "AES-128-CBC");
+		assert_string_equal(c.cipher_suites[1]->mac, "SHA1");
+		assert_null(c.cipher_suites[2]->kx); /* TLS 1.3's: not configurable */
+		assert_string_equal(c.key_file, "k");
+		assert_true(web_cipher_suite_listed(c.cipher_suites, c.ncipher_suites, "RSA", "AES-128-CBC", "SHA1"));
+		assert_false(web_cipher_suite_listed(c.cipher_suites, c.ncipher_suites, "ECDHE-RSA", "AES-128-CBC", "SHA1"));
+		web_config_free(&c);
+	}
+	struct web_config c;
+	int line;
+	char err[256];
+	static const char empty[] = "tls_server_config:\n  cert_file: c\n  key_file: k\n  cipher_suites: []\n";
+	assert_int_equal(web_config_parse(empty, strlen(empty), &c, &line, err, sizeof(err)), 0);
+	assert_int_equal(c.ncipher_suites, 0); /* empty: the defaults, as exporter-toolkit's */
+	web_config_free(&c);
 }
 
 static void bcrypt_hash_forms(void **state)
@@ -267,6 +315,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(good_file),
 		cmocka_unit_test(errors_name_their_line),
+		cmocka_unit_test(cipher_suites_lists),
 		cmocka_unit_test(bcrypt_hash_forms),
 		cmocka_unit_test(auth_checks_and_caches),
 	};
