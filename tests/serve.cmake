@@ -28,3 +28,5 @@ vmhost_script_test(hostile_serve_sketch hostile/serve_sketch.sh "hostile;live")
 # TLS: ECDHE with AEAD by default, cipher_suites and versions honoured, client certificates'
 # purpose checked, share plan's client TLS 1.2 at least.
 vmhost_script_test(hostile_serve_tls hostile/serve_tls.sh "hostile;live")
+# share plan --from against a hostile sketch server: the reply's cap, a sketch denser than any.
+vmhost_script_test(hostile_serve_share_plan hostile/serve_share_plan.sh "hostile;live")
