@@ -1,3 +1,4 @@
+/* serve's /sketch: one sketching run at a time on a thread of its own (net/serve_sketch.h). */
 #include "net/serve_sketch.h"
 
 #include <errno.h>

@@ -25,6 +25,7 @@ struct serve_sketch_config {
 
 struct serve_sketch;
 
+/* No run yet, nothing kept. 0 or -ENOMEM. */
 int serve_sketch_new(const struct serve_sketch_config *cfg, struct serve_sketch **ret);
 /* Stops a run (serve_sketch_stop) and frees, unless a run was left behind: then everything stays
  * to its thread, for the process to exit. NULL is fine. */

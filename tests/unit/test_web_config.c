@@ -237,6 +237,24 @@ static void bcrypt_hash_forms(void **state)
 	assert_false(web_bcrypt_hash_ok(""));
 }
 
+/* The verifier's counters so far: bcrypts computed, checks answered from the cache, refusals. */
+static void stats_are(struct serve_auth *a, unsigned long bcrypt, unsigned long cached, unsigned long refused)
+{
+	struct serve_auth_stats s = serve_auth_stats(a);
+	if (s.bcrypt != bcrypt || s.cached != cached || s.refused != refused)
+		fail_msg("bcrypt %lu cached %lu refused %lu; want %lu %lu %lu", s.bcrypt, s.cached, s.refused, bcrypt,
+			 cached, refused);
+}
+
+/* Each of users' credentials checked times times: the right ones pass, the wrong ones not. */
+static void check_all(struct serve_auth *a, const char *const (*creds)[3], size_t n, int times)
+{
+	for (int t = 0; t < times; t++)
+		for (size_t i = 0; i < n; i++)
+			if (serve_auth_check(a, creds[i][0], creds[i][1]) != (creds[i][2][0] == 'y'))
+				fail_msg("%s:%s checked %s", creds[i][0], creds[i][1], creds[i][2][0] == 'y' ? "wrong" : "right");
+}
+
 static void auth_checks_and_caches(void **state)
 {
 	(void)state;
@@ -246,66 +264,45 @@ static void auth_checks_and_caches(void **state)
 	struct web_user users[] = {{"prom", h1, 1}, {"grafana", h2, 2}};
 	struct serve_auth *a;
 	assert_int_equal(serve_auth_new(users, 2, SERVE_AUTH_CACHE_SECONDS, &a), 0);
-	assert_true(serve_auth_check(a, "prom", "s3cret"));
-	struct serve_auth_stats s = serve_auth_stats(a);
-	assert_int_equal(s.bcrypt, 1);
-	assert_int_equal(s.cached, 0);
-	/* The next scrapes with the same password: from the cache, no bcrypt. */
-	for (int i = 0; i < 5; i++)
-		assert_true(serve_auth_check(a, "prom", "s3cret"));
-	s = serve_auth_stats(a);
-	assert_int_equal(s.bcrypt, 1);
-	assert_int_equal(s.cached, 5);
+	static const char *const right[][3] = {{"prom", "s3cret", "y"}};
+	/* The first scrape costs a bcrypt; the next ones with the same password come from the cache. */
+	check_all(a, right, 1, 6);
+	stats_are(a, 1, 5, 0);
 	/* Wrong passwords, another user's password, an unknown user: refused, each after a bcrypt. */
-	assert_false(serve_auth_check(a, "prom", "s3cre"));
-	assert_false(serve_auth_check(a, "prom", "s3cret "));
-	assert_false(serve_auth_check(a, "prom", "other"));
-	assert_false(serve_auth_check(a, "grafana", "s3cret"));
-	assert_false(serve_auth_check(a, "nobody", "s3cret"));
-	assert_false(serve_auth_check(a, "", ""));
-	s = serve_auth_stats(a);
-	assert_int_equal(s.bcrypt, 7);
-	assert_int_equal(s.refused, 6);
-	assert_true(serve_auth_check(a, "grafana", "other"));
-	assert_true(serve_auth_check(a, "grafana", "other"));
-	assert_true(serve_auth_check(a, "prom", "s3cret"));
-	s = serve_auth_stats(a);
-	assert_int_equal(s.bcrypt, 8);
-	assert_int_equal(s.cached, 7);
+	static const char *const wrong[][3] = {{"prom", "s3cre", "n"},     {"prom", "s3cret ", "n"}, {"prom", "other", "n"},
+					       {"grafana", "s3cret", "n"}, {"nobody", "s3cret", "n"},  {"", "", "n"}};
+	check_all(a, wrong, 6, 1);
+	stats_are(a, 7, 5, 6);
+	static const char *const grafana[][3] = {{"grafana", "other", "y"}};
+	check_all(a, grafana, 1, 2);
+	check_all(a, right, 1, 1);
+	stats_are(a, 8, 7, 6);
 	/* The same wrong credentials again, as a flood or a misconfigured scraper sends them: refused
 	 * from the cache, no bcrypt (before, ~70 ms each, one at a time: ~15 a second took both
 	 * default workers). The right ones are still right. */
-	for (int i = 0; i < 100; i++) {
-		assert_false(serve_auth_check(a, "prom", "s3cre"));
-		assert_false(serve_auth_check(a, "nobody", "s3cret"));
-	}
-	assert_true(serve_auth_check(a, "prom", "s3cret"));
-	s = serve_auth_stats(a);
-	assert_int_equal(s.bcrypt, 8);
-	assert_int_equal(s.refused, 206);
+	check_all(a, wrong, 6, 100);
+	check_all(a, right, 1, 1);
+	stats_are(a, 8, 608, 606);
 	/* A user and a password are one credential: their bytes shifted between them are another. */
-	assert_false(serve_auth_check(a, "prom", "s3cret\n"));
-	assert_false(serve_auth_check(a, "pro", "ms3cret"));
+	static const char *const shifted[][3] = {{"prom", "s3cret\n", "n"}, {"pro", "ms3cret", "n"}};
+	check_all(a, shifted, 2, 1);
 	assert_int_equal(serve_auth_stats(a).bcrypt, 10);
-	/* More distinct right passwords than the cache holds: none wrongly accepted after eviction. */
 	serve_auth_free(a);
 	/* Results are kept a short time only, right or wrong: after it, a bcrypt again. */
 	assert_int_equal(serve_auth_new(users, 1, 0.2, &a), 0);
-	assert_true(serve_auth_check(a, "prom", "s3cret"));
-	assert_false(serve_auth_check(a, "prom", "wrong"));
-	assert_true(serve_auth_check(a, "prom", "s3cret"));
-	assert_false(serve_auth_check(a, "prom", "wrong"));
+	static const char *const both[][3] = {{"prom", "s3cret", "y"}, {"prom", "wrong", "n"}};
+	check_all(a, both, 2, 2);
 	assert_int_equal(serve_auth_stats(a).bcrypt, 2);
 	usleep(300 * 1000);
-	assert_true(serve_auth_check(a, "prom", "s3cret"));
-	assert_false(serve_auth_check(a, "prom", "wrong"));
+	check_all(a, both, 2, 1);
 	assert_int_equal(serve_auth_stats(a).bcrypt, 4);
 	serve_auth_free(a);
+	/* A password too long to cache, and wrong. */
 	assert_int_equal(serve_auth_new(users, 1, SERVE_AUTH_CACHE_SECONDS, &a), 0);
 	char pw[300];
 	memset(pw, 'x', sizeof(pw) - 1);
 	pw[sizeof(pw) - 1] = '\0';
-	assert_false(serve_auth_check(a, "prom", pw)); /* too long to cache, and wrong */
+	assert_false(serve_auth_check(a, "prom", pw));
 	serve_auth_free(a);
 	serve_auth_free(NULL);
 }
