@@ -28,16 +28,18 @@ void sketch_budget_start(struct sketch_budget *b, double cpu_percent)
 				    .start_cpu = clock_thread_cpu_seconds()};
 }
 
-/* Sleeps off any CPU time beyond the budget's share of the time gone by. */
-static void budget_hold(const struct sketch_budget *b)
+/* Sleeps off any CPU time beyond the budget's share of the time gone by, in slices of 0.1 s at
+ * most so that a cancel from another thread ends it soon (a slow CPU owes seconds at 1%). */
+static void budget_hold(const struct sketch_budget *b, const atomic_bool *cancel)
 {
 	if (!b || !(b->cpu_percent > 0) || b->cpu_percent >= 100)
 		return;
 	double cpu = clock_thread_cpu_seconds() - b->start_cpu;
-	double wall = clock_monotonic_seconds() - b->start_wall;
-	double owed = cpu * 100.0 / b->cpu_percent - wall;
-	if (owed > 0.001)
-		sleep_for(owed);
+	double until = b->start_wall + cpu * 100.0 / b->cpu_percent;
+	for (double now = clock_monotonic_seconds(); until - now > 0.001 && !(cancel && atomic_load(cancel));
+	     now = clock_monotonic_seconds())
+		if (!sleep_for(until - now < 0.1 ? until - now : 0.1))
+			break;
 }
 
 static bool all_zero(const unsigned char *p)
@@ -178,7 +180,7 @@ static int read_range(const struct io_process *vmp, int pagemap, struct zero_fra
 				return rr < 0 ? rr : 0;
 			i = j > i ? j : i + 1;
 		}
-		budget_hold(o->budget);
+		budget_hold(o->budget, o->cancel);
 		if (o->progress && (addr - r->start) / SKETCH_PAGE_BYTES % PROGRESS_PAGES == 0)
 			o->progress(o->progress_arg, s);
 	}
