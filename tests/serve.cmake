@@ -30,3 +30,5 @@ vmhost_script_test(hostile_serve_sketch hostile/serve_sketch.sh "hostile;live")
 vmhost_script_test(hostile_serve_tls hostile/serve_tls.sh "hostile;live")
 # share plan --from against a hostile sketch server: the reply's cap, a sketch denser than any.
 vmhost_script_test(hostile_serve_share_plan hostile/serve_share_plan.sh "hostile;live")
+# The feed cancelled and left behind at the stop, /sketch's run resuming its request: under TSan too.
+vmhost_tsan(hostile_serve_stuck_gather hostile_serve_sketch)
