@@ -11,6 +11,8 @@ vmhost_script_test(serve_db e2e/serve_db.sh "cli;sanitize")
 vmhost_script_test(serve_golden e2e/serve_golden.sh "cli;sanitize")
 vmhost_script_test(contrib_names cli/contrib_names.sh "cli")
 vmhost_unit_test(test_serve_sampler)
+# /sketch's runs: one at a time on a thread of their own, a second request told to come back.
+vmhost_unit_test(test_serve_sketch)
 vmhost_script_test(serve_layers e2e/serve_layers.sh "cli")
 vmhost_script_test(serve_db_full e2e/serve_db_full.sh "cli;sanitize")
 vmhost_script_test(serve_flood e2e/serve_flood.sh "cli")
@@ -18,4 +20,15 @@ vmhost_script_test(serve_flood e2e/serve_flood.sh "cli")
 # Under ASan too (label sanitize): the eBPF counter and the perf filters, a round each.
 vmhost_script_test(serve_reasons_scraped live/serve_reasons_scraped.sh "live;sanitize")
 set_tests_properties(serve_reasons_scraped PROPERTIES SKIP_RETURN_CODE 77)
-vmhost_tsan(test_serve_sampler test_serve_http serve_reasons_scraped serve_flood serve_db)
+vmhost_tsan(test_serve_sampler test_serve_sketch test_serve_http serve_reasons_scraped serve_flood serve_db)
+# Hostile peers (issue 41): a gathering that never ends; scrapes answered in time, a prompt stop.
+vmhost_script_test(hostile_serve_stuck_gather hostile/serve_stuck_gather.sh "hostile;live")
+# /sketch only to authenticated clients, loopback too; one run at a time; /metrics meanwhile.
+vmhost_script_test(hostile_serve_sketch hostile/serve_sketch.sh "hostile;live")
+# TLS: ECDHE with AEAD by default, cipher_suites and versions honoured, client certificates'
+# purpose checked, share plan's client TLS 1.2 at least.
+vmhost_script_test(hostile_serve_tls hostile/serve_tls.sh "hostile;live")
+# share plan --from against a hostile sketch server: the reply's cap, a sketch denser than any.
+vmhost_script_test(hostile_serve_share_plan hostile/serve_share_plan.sh "hostile;live")
+# The feed cancelled and left behind at the stop, /sketch's run resuming its request: under TSan too.
+vmhost_tsan(hostile_serve_stuck_gather hostile_serve_sketch)

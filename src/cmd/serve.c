@@ -23,6 +23,7 @@
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
 #define SERVE_MAX_PIDS 256
+#define SERVE_WAIT_SECONDS 5.0 /* at most, for the first gathering at start and the one in flight at stop */
 
 struct serve_opts {
 	const char *listen;
@@ -32,6 +33,7 @@ struct serve_opts {
 	size_t npids;
 	unsigned max_connections, per_client, timeout_seconds, threads;
 	double request_deadline;
+	double scrape_timeout;
 	const char *db;
 	double db_interval;
 	bool no_kvm;
@@ -53,7 +55,7 @@ static void serve_help(void)
 {
 	printf("usage: vmhost serve [--listen ADDR:PORT] [--web-config FILE] [--min-interval SEC] [--pid PID]...\n"
 	       "                    [--db FILE] [--io] [--max-connections N] [--timeout SEC] [--threads N]\n"
-	       "                    [--kvm-interval SEC] [--libvirt-uri URI]\n"
+	       "                    [--kvm-interval SEC] [--libvirt-uri URI] [--scrape-timeout SEC]\n"
 	       "\n"
 	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
 	       "memory (RSS by type, PSS, swap, KSM merged and profit, VMM overhead), and KVM's event and\n"
@@ -69,12 +71,16 @@ static void serve_help(void)
 	       "  --insecure-listen    listen beyond loopback without --web-config (refused otherwise:\n"
 	       "                       VM names and uuids would be readable by anyone who can connect)\n"
 	       "  --key-file FILE      serve /sketch: this host's content sketches under the fleet's key,\n"
-	       "                       for 'vmhost share plan --from'; only on loopback or with basic\n"
-	       "                       auth (403 otherwise); made on request, kept for a minute\n"
+	       "                       for 'vmhost share plan --from'; only to clients --web-config\n"
+	       "                       authenticates (403 otherwise, loopback too); made on request, one\n"
+	       "                       run at a time (503 to the others), kept for a minute\n"
 	       "  --sketch-sample 1/N  the sketches' sample (default 1/32, as vmhost share)\n"
 	       "  --sketch-cpu-budget PCT  a sketching run's CPU, percent of one CPU (default 50)\n"
 	       "  --min-interval SEC   gather at most once per SEC (default %g); scrapes inside it share\n"
 	       "                       one snapshot; 0 gathers on every scrape\n"
+	       "  --scrape-timeout SEC a scrape is answered within SEC (default 10) however long a\n"
+	       "                       gathering takes: with the last snapshot and its age in the header\n"
+	       "                       X-Vmhost-Snapshot-Age when it is late, 503 before the first\n"
 	       "  --pid PID            also watch this process, VM or not (repeatable)\n"
 	       "  --db FILE            also record into this SQLite database (as vmhost record does; one\n"
 	       "                       writer per database), whether or not anyone scrapes\n"
@@ -103,7 +109,8 @@ static void serve_help(void)
 	       "                       read-only (default qemu:///system); each call waits at most 0.75 s\n"
 	       "  --max-connections N  open connections at most (default 64); a new one beyond it closes\n"
 	       "                       the oldest that is not being answered, so scrapes get through\n"
-	       "  --per-client N       connections from one address at most (default 16), likewise\n"
+	       "  --per-client N       connections from one client at most (default 16), likewise: an\n"
+	       "                       IPv4 /24, an IPv6 /64; every loopback address is one client\n"
 	       "  --request-deadline SEC  a new connection's first request must be in within SEC\n"
 	       "                       (default 5; slowloris and idle connects are closed after it)\n"
 	       "  --timeout SEC        close a connection idle this long (default 10, whole seconds)\n"
@@ -154,6 +161,8 @@ static const struct opt serve_opt_table[] = {
 	 .error = "--threads takes a number from 1 to 64, not '%s'"},
 	{OPT("per-client", 'P', OPT_COUNT), OPT_AT(struct serve_opts, per_client), .lo = 1, .hi = 10000,
 	 .error = "--per-client takes a number from 1 to 10000, not '%s'"},
+	{OPT("scrape-timeout", 0, OPT_SECONDS), OPT_AT(struct serve_opts, scrape_timeout), .lo = 1, .hi = 3600,
+	 .error = "--scrape-timeout takes seconds from 1 to 3600, not '%s'"},
 	{OPT("request-deadline", 'r', OPT_SECONDS), OPT_AT(struct serve_opts, request_deadline), .hi = 3600,
 	 .error = "--request-deadline takes seconds up to 3600, not '%s'"},
 	{OPT("kvm-events", 'k', OPT_CALL), .call = opt_kvm_events},
@@ -245,7 +254,7 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o);
 int cmd_serve(struct ctx *ctx, int argc, char **argv)
 {
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = SAMPLER_MIN_INTERVAL_SECONDS,
-			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10,
+			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10, .scrape_timeout = 10,
 			       .threads = 2, .kvm_interval = KVM_PACE_INTERVAL_SECONDS, .sketch_sample = SKETCH_DEFAULT_SAMPLE, .sketch_cpu_budget = 50,
 			       .db_interval = SAMPLER_INTERVAL_SECONDS};
 	static const struct opts_spec spec = OPTS_SPEC_CHECKED(serve_opt_table, 0, serve_help, serve_check);
@@ -306,16 +315,20 @@ static int start_sampling(struct server *sv)
 	if (sampler_new(&sc, &sv->sampler) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
 	struct sample_feed_config fc = {.sampler = sv->sampler, .min_interval_seconds = o->min_interval,
-					.record = o->db != NULL, .on_record_stopped = recording_stopped, .cls = sv};
+					.record = o->db != NULL, .on_record_stopped = recording_stopped, .cls = sv,
+					.wait_seconds = fmin(o->scrape_timeout, SERVE_WAIT_SECONDS)};
 	int r = sample_feed_start(&fc, &sv->feed);
 	if (r < 0)
 		return fail(ctx, exit_code_for(r), "reading the host", "%s: %s", ctx->root.proc, strerror(-r));
+	if (r == 1)
+		warn(ctx, "the first gathering is taking over %g s: /metrics answers 503 until it is done", fc.wait_seconds);
 	return EXIT_OK;
 }
 
-/* /sketch with --key-file: refused (403, with why) unless the listener is loopback or basic auth
- * guards it: page hashes say which pages a guest holds to whoever has the key or guesses pages. */
-static int start_sketch(struct server *sv, int fd)
+/* /sketch with --key-file: refused (403, with why) unless clients authenticate, loopback included:
+ * page hashes say which pages a guest holds to whoever has the key or guesses pages, and any local
+ * user can reach a loopback port. */
+static int start_sketch(struct server *sv)
 {
 	const struct serve_opts *o = sv->o;
 	if (!o->key_file)
@@ -325,12 +338,9 @@ static int start_sketch(struct server *sv, int fd)
 	int rc = fleet_key(sv->ctx, o->key_file, &c.key);
 	if (rc != EXIT_OK)
 		return rc;
-	struct sockaddr_storage addr;
-	socklen_t len = sizeof(addr);
-	bool loopback = getsockname(fd, (struct sockaddr *)&addr, &len) == 0 && serve_is_loopback(&addr);
-	if (!loopback && !(o->web_config && (sv->web.config.nusers || sv->web.config.client_cert_required)))
-		c.refusal = "/sketch is served only on loopback or with authentication (--web-config "
-			    "basic_auth_users or client certificates): this listener is open to anyone who can connect";
+	if (!(o->web_config && (sv->web.config.nusers || sv->web.config.client_cert_required)))
+		c.refusal = "/sketch is served only to authenticated clients (--web-config basic_auth_users or "
+			    "client certificates), loopback included: here anyone who can connect would read it";
 	int r = serve_sketch_new(&c, &sv->sketch);
 	explicit_bzero(&c.key, sizeof(c.key));
 	return r < 0 ? fail(sv->ctx, EXIT_FAIL, "starting", "%s", strerror(-r)) : EXIT_OK;
@@ -351,7 +361,7 @@ static int start_http(struct server *sv)
 	int rc = open_listener(ctx, o, web, &fd);
 	if (rc != EXIT_OK)
 		return rc;
-	if ((rc = start_sketch(sv, fd)) != EXIT_OK) {
+	if ((rc = start_sketch(sv)) != EXIT_OK) {
 		close(fd);
 		return rc;
 	}
@@ -360,6 +370,7 @@ static int start_http(struct server *sv)
 	struct serve_http_config hc = {.listen_fd = fd, .threads = o->threads, .max_connections = o->max_connections,
 				       .per_client = o->per_client, .request_deadline = o->request_deadline,
 				       .timeout_seconds = o->timeout_seconds, .connection_memory = 16 * 1024,
+				       .scrape_timeout = o->scrape_timeout,
 				       .cache = sv->cache, .sketch = sv->sketch, .web = web, .error = why_not, .error_cap = sizeof(why_not)};
 	if (serve_http_start(&hc, &sv->http) < 0) {
 		close(fd);
@@ -367,7 +378,7 @@ static int start_http(struct server *sv)
 	}
 	if (sv->sketch)
 		fprintf(stderr, "vmhost: serve: /sketch %s\n",
-			serve_sketch_refusal(sv->sketch) ? "answers 403 here: not loopback, and no authentication"
+			serve_sketch_refusal(sv->sketch) ? "answers 403 here: no authentication in --web-config"
 							 : "serves this host's sketches (made on request, kept for a minute)");
 	enum kvm_avail why;
 	if (!o->no_kvm && !sampler_kvm(sv->sampler, &why))
@@ -416,16 +427,22 @@ static int serve_run(struct ctx *ctx, struct serve_opts *o)
 	int sig = 0;
 	while (rc == EXIT_OK && sigwait(&stop, &sig) != 0)
 		;
+	sample_feed_cancel(sv.feed);  /* scrapes waiting for a gathering are answered now (503) */
 	serve_sketch_stop(sv.sketch); /* a sketching run in a worker ends now, not when it is done */
 	serve_http_stop(sv.http);
 	serve_cache_free(sv.cache);
 	serve_sketch_free(sv.sketch);
-	sample_feed_stop(sv.feed); /* a sample in flight is finished (and recorded) first */
+	/* A sample in flight is finished (and recorded) first if it comes within the feed's wait; one
+	 * that does not (a peer that never answers) is left to the exit, with the sampler. */
+	bool stopped = sample_feed_stop(sv.feed);
 	if (sig)
-		fprintf(stderr, "vmhost: serve: stopped (%s)\n", sig == SIGINT ? "SIGINT" : "SIGTERM");
-	rc = finish_recording(&sv, rc);
-	sampler_free(sv.sampler);
-	store_close(sv.store);
+		fprintf(stderr, "vmhost: serve: stopped (%s)%s\n", sig == SIGINT ? "SIGINT" : "SIGTERM",
+			stopped ? "" : ", a gathering that did not end left behind");
+	if (stopped) {
+		rc = finish_recording(&sv, rc);
+		sampler_free(sv.sampler);
+		store_close(sv.store);
+	}
 	kvm_host_free(&sv.kvm_host);
 	web_files_free(&sv.web);
 	return rc;

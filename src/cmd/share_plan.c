@@ -17,7 +17,10 @@
 #include "parse/http/http_url.h"
 
 #define PLAN_MAX_HOSTS 64
-#define SKETCH_MAX_BYTES (1024u << 20)
+/* A host's sketches, at most: 8 TiB of guest RAM at the default 1/32 (~32 KiB per GiB), more at
+ * sparser rates. A file from a hostile server costs at most ~9 times its length once parsed
+ * (parse/sketch_file.h), so this bounds what one --from can make share plan hold. */
+#define SKETCH_MAX_BYTES (256u << 20)
 
 struct plan_source {
 	const char *arg;
@@ -120,6 +123,9 @@ static int from_failed(struct ctx *ctx, const struct plan_opts *o, const char *u
 	if (r == -ETIMEDOUT)
 		return fail(ctx, EXIT_FAIL, "--from", "%s: no answer within --timeout %g s (the name's lookup, "
 			    "connecting, TLS and the reply together)", url, o->get.timeout_seconds);
+	if (r == -EFBIG)
+		return fail(ctx, EXIT_FAIL, "--from", "%s: a reply over %u MiB, more than a host's sketches (read no "
+			    "further)", url, SKETCH_MAX_BYTES >> 20);
 	if (r == -EHOSTUNREACH)
 		return fail(ctx, EXIT_FAIL, "--from", "%s: the host name does not resolve", url);
 	return fail(ctx, r == -EKEYREJECTED ? EXIT_NOPERM : r == -EINVAL && f->why[0] ? EXIT_USAGE : EXIT_FAIL,

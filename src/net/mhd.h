@@ -23,8 +23,10 @@
 	X(P, lookup_connection_value)                                                              \
 	X(P, queue_basic_auth_fail_response)                                                       \
 	X(P, queue_response)                                                                       \
+	X(P, resume_connection)                                                                    \
 	X(P, start_daemon)                                                                         \
-	X(P, stop_daemon)
+	X(P, stop_daemon)                                                                          \
+	X(P, suspend_connection)
 
 /* Filled by mhd_load(); not to be called before it has returned 0. */
 extern DYNLIB_CALLS(mhd_calls, MHD_, MHD_CALLS) mhd;

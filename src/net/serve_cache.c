@@ -94,6 +94,7 @@ static int render(struct serve_cache *c, enum prom_format format, struct serve_b
 		return r;
 	}
 	b->format = format;
+	b->taken_seconds = x->snap.monotonic_seconds;
 	atomic_init(&b->refs, 1); /* the cache's own reference */
 	*ret = b;
 	return 0;
@@ -111,17 +112,18 @@ static void adopt(struct serve_cache *c, struct sample *x)
 	c->sample = x;
 }
 
-int serve_cache_get(struct serve_cache *c, enum prom_format format, struct serve_body **ret)
+int serve_cache_get(struct serve_cache *c, enum prom_format format, double wait_seconds, struct serve_body **ret)
 {
 	struct sample *x;
-	int r = sample_feed_get(c->cfg.feed, &x);
-	if (r < 0)
-		return r;
+	int late = sample_feed_get(c->cfg.feed, wait_seconds, &x), r = 0;
+	if (late < 0)
+		return late;
 	pthread_mutex_lock(&c->lock);
 	adopt(c, x);
 	if (!c->body[format])
 		r = render(c, format, &c->body[format]);
 	if (r == 0) {
+		r = late;
 		atomic_fetch_add(&c->body[format]->refs, 1);
 		*ret = c->body[format];
 	}

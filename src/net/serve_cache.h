@@ -16,6 +16,7 @@ struct serve_body {
 	char *data;
 	size_t len;
 	enum prom_format format;
+	double taken_seconds; /* CLOCK_MONOTONIC: when its sample was taken (0 for a sketch) */
 	atomic_int refs;
 };
 
@@ -34,9 +35,11 @@ int serve_cache_new(const struct serve_cache_config *cfg, struct serve_cache **r
 void serve_cache_free(struct serve_cache *c);
 
 /* A reference to the body in the given format, of a sample no older than the feed's
- * min-interval. Release it with serve_body_unref. Returns 0 or a negative errno (the host could
- * not be read, the document is too large). */
-int serve_cache_get(struct serve_cache *c, enum prom_format format, struct serve_body **ret);
+ * min-interval, waiting for it at most wait_seconds (sample_feed_get). Release it with
+ * serve_body_unref. Returns 0; 1 when the wait ended first: the body of the latest sample, older;
+ * or a negative errno: -ETIMEDOUT (no sample yet), -ESHUTDOWN, the host could not be read, the
+ * document is too large. */
+int serve_cache_get(struct serve_cache *c, enum prom_format format, double wait_seconds, struct serve_body **ret);
 void serve_body_unref(struct serve_body *b);
 
 #endif

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 
@@ -21,19 +22,27 @@ enum conn_state {
 	CONN_SHED,      /* shut down by the guard, closing */
 };
 
+/* Which client a connection is from: its source address's network (client_of_addr). */
+struct client_key {
+	unsigned char b[9]; /* b[0]: KEY_OTHER, KEY_LOOPBACK, KEY_V4 (then the /24), KEY_V6 (the /64) */
+};
+enum { KEY_OTHER, KEY_LOOPBACK, KEY_V4, KEY_V6 };
+
 struct conn {
 	enum conn_state state;
 	int fd;
-	struct sockaddr_storage addr;
-	double since; /* when it entered its state (CLOCK_MONOTONIC) */
-	double blame; /* its client's, when it came: shed ones go first */
+	struct client_key client;
+	double since;      /* when it entered its state (CLOCK_MONOTONIC) */
+	double blame;      /* its client's (kept up to date): the most blamed client's go first */
+	unsigned answered; /* requests answered on it: a scraper's kept-alive connection goes last */
 };
 
-/* A source address whose connections were shed before they sent a whole request: a flooder
- * that reconnects as soon as it is shed. Its new connections are shed before anyone else's. */
+/* A client whose connections were shed before they sent a whole request: a flooder that
+ * reconnects as soon as it is shed. Its connections are shed before anyone else's. */
 struct client {
-	struct sockaddr_storage addr; /* ss_family AF_UNSPEC: a free entry */
-	double unanswered;            /* connections shed so, halved every BLAME_HALF_LIFE */
+	struct client_key key;
+	bool used;
+	double unanswered; /* connections shed so, halved every BLAME_HALF_LIFE */
 };
 
 #define CLIENTS 256
@@ -53,42 +62,70 @@ struct serve_guard {
 	double decayed; /* when blame was last halved */
 };
 
-static bool same_client(const struct sockaddr_storage *a, const struct sockaddr *b)
+/* A source address's client: its IPv4 /24 or IPv6 /64, where one holder has every address (an
+ * IPv4-mapped IPv6 address is its IPv4 one); every loopback address is one client, any local
+ * user being able to use any of 127.0.0.0/8; a unix socket's peers are one client. */
+static struct client_key client_of_addr(const struct sockaddr *a)
 {
-	if (a->ss_family != b->sa_family)
-		return false;
-	if (b->sa_family == AF_INET)
-		return ((const struct sockaddr_in *)a)->sin_addr.s_addr == ((const struct sockaddr_in *)b)->sin_addr.s_addr;
-	if (b->sa_family == AF_INET6)
-		return !memcmp(&((const struct sockaddr_in6 *)a)->sin6_addr, &((const struct sockaddr_in6 *)b)->sin6_addr,
-			       sizeof(struct in6_addr));
-	return true; /* unix sockets: one client */
+	struct client_key k = {{KEY_OTHER}};
+	const unsigned char *ip = NULL;
+	if (a->sa_family == AF_INET) {
+		ip = (const unsigned char *)&((const struct sockaddr_in *)a)->sin_addr;
+	} else if (a->sa_family == AF_INET6) {
+		const struct in6_addr *v6 = &((const struct sockaddr_in6 *)a)->sin6_addr;
+		if (IN6_IS_ADDR_LOOPBACK(v6))
+			k.b[0] = KEY_LOOPBACK;
+		else if (IN6_IS_ADDR_V4MAPPED(v6))
+			ip = v6->s6_addr + 12;
+		else {
+			k.b[0] = KEY_V6;
+			memcpy(k.b + 1, v6->s6_addr, 8);
+		}
+	}
+	if (ip && ip[0] == 127)
+		k.b[0] = KEY_LOOPBACK;
+	else if (ip) {
+		k.b[0] = KEY_V4;
+		memcpy(k.b + 1, ip, 3);
+	}
+	return k;
+}
+
+static bool same_key(const struct client_key *a, const struct client_key *b) { return !memcmp(a, b, sizeof(*a)); }
+
+bool serve_guard_same_client(const struct sockaddr *a, const struct sockaddr *b)
+{
+	struct client_key ka = client_of_addr(a), kb = client_of_addr(b);
+	return same_key(&ka, &kb);
 }
 
 static bool counted(const struct conn *c) { return c->state != SLOT_FREE && c->state != CONN_SHED; }
 
-static struct client *client_of(struct serve_guard *g, const struct sockaddr *addr)
+static struct client *client_of(struct serve_guard *g, const struct client_key *key)
 {
 	for (size_t i = 0; i < CLIENTS; i++)
-		if (g->clients[i].addr.ss_family != AF_UNSPEC && same_client(&g->clients[i].addr, addr))
+		if (g->clients[i].used && same_key(&g->clients[i].key, key))
 			return &g->clients[i];
 	return NULL;
 }
 
-/* c is shed without having sent a whole request: blamed on its address, in a new entry if it
- * has none (in place of the least blamed one when all are taken). */
+/* c is shed without having sent a whole request: blamed on its client, in a new entry if it
+ * has none (in place of the least blamed one when all are taken); its client's connections carry
+ * the new blame. */
 static void blame(struct serve_guard *g, const struct conn *c)
 {
-	const struct sockaddr *addr = (const struct sockaddr *)&c->addr;
-	struct client *e = client_of(g, addr);
+	struct client *e = client_of(g, &c->client);
 	if (!e) {
 		e = &g->clients[0];
-		for (size_t i = 1; i < CLIENTS && e->addr.ss_family != AF_UNSPEC; i++)
-			if (g->clients[i].addr.ss_family == AF_UNSPEC || g->clients[i].unanswered < e->unanswered)
+		for (size_t i = 1; i < CLIENTS && e->used; i++)
+			if (!g->clients[i].used || g->clients[i].unanswered < e->unanswered)
 				e = &g->clients[i];
-		*e = (struct client){.addr = c->addr};
+		*e = (struct client){.key = c->client, .used = true};
 	}
 	e->unanswered += 1;
+	for (size_t i = 0; i < g->nslots; i++)
+		if (g->conns[i].state != SLOT_FREE && same_key(&g->conns[i].client, &e->key))
+			g->conns[i].blame = e->unanswered;
 }
 
 static void shed(struct serve_guard *g, struct conn *c)
@@ -99,18 +136,48 @@ static void shed(struct serve_guard *g, struct conn *c)
 	c->state = CONN_SHED;
 }
 
-/* The connection to shed, among those not being answered (from addr only, when given): the most
- * blamed client's, the oldest of them first; NULL when there is none. By age alone, a flood of
- * reconnects would shed a new client's connection before its request comes in. */
-static struct conn *victim(struct serve_guard *g, const struct sockaddr *addr)
+/* Bytes the client sent that libmicrohttpd has not read yet: a request just in, on a connection
+ * still new (a scraper on a busy host), unlike an idle or trickling one, whose bytes it reads as
+ * they come. */
+static bool request_waiting(const struct conn *c)
+{
+	int n = 0;
+	return c->state == CONN_NEW && ioctl(c->fd, FIONREAD, &n) == 0 && n > 0;
+}
+
+/* Whether a goes before b (waiting: whether each has a request waiting): the more blamed
+ * client's first; then a connection that never sent a request before one that did, or before a
+ * kept-alive one; among those, the oldest; among kept-alive ones, the one answered least (a
+ * scraper's, answered scrape after scrape, goes last), then the oldest. */
+static bool sheds_before(const struct conn *a, bool a_waiting, const struct conn *b, bool b_waiting)
+{
+	if (a->blame != b->blame)
+		return a->blame > b->blame;
+	if (a->state != b->state)
+		return a->state == CONN_NEW;
+	if (a_waiting != b_waiting)
+		return !a_waiting;
+	if (a->state == CONN_KEPT && a->answered != b->answered)
+		return a->answered < b->answered;
+	return a->since < b->since;
+}
+
+/* The connection to shed, among those not being answered (from client only, when given); NULL
+ * when there is none. By age alone, a flood of reconnects would shed a new client's connection
+ * before its request comes in, and a scraper's kept-alive connection, the oldest, first. */
+static struct conn *victim(struct serve_guard *g, const struct client_key *client)
 {
 	struct conn *best = NULL;
+	bool best_waiting = false;
 	for (size_t i = 0; i < g->nslots; i++) {
 		struct conn *c = &g->conns[i];
-		if ((c->state != CONN_NEW && c->state != CONN_KEPT) || (addr && !same_client(&c->addr, addr)))
+		if ((c->state != CONN_NEW && c->state != CONN_KEPT) || (client && !same_key(&c->client, client)))
 			continue;
-		if (!best || c->blame > best->blame || (c->blame == best->blame && c->since < best->since))
+		bool waiting = request_waiting(c);
+		if (!best || sheds_before(c, waiting, best, best_waiting)) {
 			best = c;
+			best_waiting = waiting;
+		}
 	}
 	return best;
 }
@@ -119,15 +186,16 @@ enum MHD_Result serve_guard_accept(void *cls, const struct sockaddr *addr, sockl
 {
 	(void)len;
 	struct serve_guard *g = cls;
+	struct client_key key = client_of_addr(addr);
 	pthread_mutex_lock(&g->lock);
 	unsigned total = g->pending, mine = 0;
 	for (size_t i = 0; i < g->nslots; i++) {
 		total += counted(&g->conns[i]);
-		mine += counted(&g->conns[i]) && same_client(&g->conns[i].addr, addr);
+		mine += counted(&g->conns[i]) && same_key(&g->conns[i].client, &key);
 	}
 	bool ok = true;
 	if (mine >= g->cfg.per_client || total >= g->cfg.max_connections) {
-		struct conn *v = victim(g, mine >= g->cfg.per_client ? addr : NULL);
+		struct conn *v = victim(g, mine >= g->cfg.per_client ? &key : NULL);
 		if (v) {
 			shed(g, v);
 			g->stats.shed++;
@@ -165,9 +233,8 @@ void serve_guard_connection(void *cls, struct MHD_Connection *c, void **socket_c
 	if (slot && fd) {
 		*slot = (struct conn){.state = CONN_NEW, .fd = fd->connect_fd, .since = clock_monotonic_seconds()};
 		if (addr && addr->client_addr) {
-			memcpy(&slot->addr, addr->client_addr,
-			       addr->client_addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in));
-			const struct client *e = client_of(g, addr->client_addr);
+			slot->client = client_of_addr(addr->client_addr);
+			const struct client *e = client_of(g, &slot->client);
 			slot->blame = e ? e->unanswered : 0;
 		}
 		*socket_context = slot;
@@ -205,6 +272,7 @@ void serve_guard_completed(void *cls, struct MHD_Connection *c, void **con_cls, 
 	if (slot && slot->state == CONN_ANSWERING) {
 		slot->state = CONN_KEPT;
 		slot->since = clock_monotonic_seconds();
+		slot->answered++;
 	}
 	pthread_mutex_unlock(&g->lock);
 }
@@ -229,9 +297,10 @@ static void *watchdog(void *arg)
 			for (size_t i = 0; i < CLIENTS; i++) {
 				struct client *e = &g->clients[i];
 				e->unanswered /= 2;
-				if (e->unanswered < 0.5)
-					e->addr.ss_family = AF_UNSPEC;
+				e->used = e->used && e->unanswered >= 0.5;
 			}
+			for (size_t i = 0; i < g->nslots; i++)
+				g->conns[i].blame /= 2;
 		}
 		struct timespec until = clock_timespec(clock_monotonic_seconds() + 0.25);
 		pthread_cond_timedwait(&g->wake, &g->lock, &until);

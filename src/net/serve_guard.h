@@ -1,7 +1,9 @@
 /* Keeps `vmhost serve` reachable when clients hold connections it cannot afford (a port
- * scanner, a broken client, slowloris): a cap on open connections and one per source address,
- * both met by shedding the oldest connection that is not being answered rather than by refusing
- * the new one, and a deadline for a new connection's first request. libmicrohttpd calls it
+ * scanner, a broken client, slowloris): a cap on open connections and one per client (a source
+ * address's IPv4 /24 or IPv6 /64; every loopback address is one client), both met by shedding a
+ * connection that is not being answered rather than by refusing the new one (the most blamed
+ * client's, one that never sent a request before a kept-alive one), and a deadline for a new
+ * connection's first request. libmicrohttpd calls it
  * (accept policy, connection and request notifications); a watchdog thread enforces the deadline.
  * Shedding is shutdown(2) on the connection's socket: libmicrohttpd then sees the end of it and
  * closes it on its own thread. */
@@ -9,13 +11,14 @@
 #define VMHOST_NET_SERVE_GUARD_H
 
 #include <microhttpd.h>
+#include <stdbool.h>
 #include <sys/socket.h>
 
 #define SERVE_GUARD_DEADLINE_SECONDS 5.0
 
 struct serve_guard_config {
 	unsigned max_connections;  /* open connections at most (then the oldest idle one goes) */
-	unsigned per_client;       /* from one source address at most (likewise, among its own); 0: max */
+	unsigned per_client;       /* from one client at most (likewise, among its own); 0: max */
 	double request_deadline;   /* seconds a new connection has for its first whole request; 0: 5 */
 };
 
@@ -42,5 +45,8 @@ void serve_guard_connection(void *cls, struct MHD_Connection *c, void **socket_c
 void serve_guard_completed(void *cls, struct MHD_Connection *c, void **con_cls, enum MHD_RequestTerminationCode toe);
 /* From the request handler, once a request's headers are in: it is being answered. */
 void serve_guard_answering(struct serve_guard *g, struct MHD_Connection *c);
+
+/* For tests: whether two source addresses are one client. */
+bool serve_guard_same_client(const struct sockaddr *a, const struct sockaddr *b);
 
 #endif

@@ -11,19 +11,25 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/clock.h"
 #include "io/peer/tls.h"
 #include "net/accept.h"
 #include "net/mhd.h"
 #include "net/xcrypt.h"
 #include "net/serve_auth.h"
 
+#define SCRAPE_TIMEOUT_SECONDS 10.0
+
 struct serve_http {
 	struct MHD_Daemon *daemon;
+	double scrape_timeout;
 	struct serve_cache *cache;
 	struct serve_sketch *sketch;
 	struct serve_guard *guard;
 	struct serve_auth *auth;
 	bool client_cert_required; /* and verified against client_ca_file (GnuTLS loaded) */
+	const struct web_config *suites; /* with cipher_suites, checked per session (GnuTLS loaded) */
+	char priorities[512];      /* GnuTLS's, from the web config */
 	pthread_mutex_t log_lock;
 	atomic_bool started; /* from then on libmicrohttpd's messages (a client's bad TLS) are dropped */
 	char *error;
@@ -38,7 +44,7 @@ static const char index_html[] =
 	"<ul><li><a href=\"/metrics\">/metrics</a>: Prometheus text format 0.0.4, or OpenMetrics 1.0 "
 	"when the Accept header asks for it</li>\n"
 	"<li><a href=\"/sketch\">/sketch</a>: this host's content sketches, for "
-	"<code>vmhost share plan --from</code> (with --key-file; loopback or basic auth only)</li>\n"
+	"<code>vmhost share plan --from</code> (with --key-file; to authenticated clients only)</li>\n"
 	"<li>An HTML report with charts: <code>vmhost report --db FILE --out report.html</code> "
 	"on a database written by <code>vmhost record</code> or <code>vmhost serve --db</code></li></ul>\n"
 	"</body></html>\n";
@@ -59,22 +65,36 @@ static enum MHD_Result reply_static(struct MHD_Connection *conn, unsigned status
 
 static void body_release(void *cls) { serve_body_unref(cls); }
 
-/* A one-line plain text answer (copied: msg may be on the stack). */
-static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *msg)
+/* A one-line plain text answer (copied: msg may be on the stack); with retry_seconds, a 503 that
+ * says when to come back. */
+static enum MHD_Result reply_text_retry(struct MHD_Connection *conn, unsigned status, const char *msg,
+					unsigned retry_seconds)
 {
 	struct MHD_Response *r = mhd.create_response_from_buffer(strlen(msg), (void *)msg, MHD_RESPMEM_MUST_COPY);
 	if (!r)
 		return MHD_NO;
 	mhd.add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
+	char retry[16];
+	snprintf(retry, sizeof(retry), "%u", retry_seconds);
+	if (retry_seconds)
+		mhd.add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, retry);
 	enum MHD_Result ok = mhd.queue_response(conn, status, r);
 	mhd.destroy_response(r);
 	return ok;
 }
 
-/* A shared body: the response borrows it; the last connection done with it frees it. */
-static enum MHD_Result reply_body(struct MHD_Connection *conn, struct serve_body *b, const char *content_type,
-				  const char *vary)
+static enum MHD_Result reply_text(struct MHD_Connection *conn, unsigned status, const char *msg)
 {
+	return reply_text_retry(conn, status, msg, 0);
+}
+
+/* A shared body: the response borrows it; the last connection done with it frees it. A late one
+ * (of a sample older than asked for) says its age. */
+static enum MHD_Result reply_body(struct MHD_Connection *conn, struct serve_body *b, const char *content_type,
+				  const char *vary, bool late)
+{
+	char age[32];
+	snprintf(age, sizeof(age), "%.1f", clock_monotonic_seconds() - b->taken_seconds);
 	struct MHD_Response *r = mhd.create_response_from_buffer_with_free_callback_cls(b->len, b->data,
 											 body_release, b);
 	if (!r) {
@@ -85,9 +105,22 @@ static enum MHD_Result reply_body(struct MHD_Connection *conn, struct serve_body
 	mhd.add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
 	if (vary)
 		mhd.add_response_header(r, MHD_HTTP_HEADER_VARY, vary);
+	if (late)
+		mhd.add_response_header(r, "X-Vmhost-Snapshot-Age", age);
 	enum MHD_Result ok = mhd.queue_response(conn, MHD_HTTP_OK, r);
 	mhd.destroy_response(r);
 	return ok;
+}
+
+/* How long a scrape may wait for a gathering: --scrape-timeout, or the scraper's own timeout when
+ * shorter (Prometheus sends it), less the time to render and send the document. */
+static double scrape_wait(const struct serve_http *h, struct MHD_Connection *conn)
+{
+	const char *theirs = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, "X-Prometheus-Scrape-Timeout-Seconds");
+	double t = h->scrape_timeout, v = theirs ? strtod(theirs, NULL) : 0;
+	if (v > 0 && v < t)
+		t = v;
+	return t - (t / 4 < 1 ? t / 4 : 1);
 }
 
 static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection *conn)
@@ -95,17 +128,29 @@ static enum MHD_Result reply_metrics(struct serve_http *h, struct MHD_Connection
 	const char *accept = mhd.lookup_connection_value(conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT);
 	enum prom_format format = prom_negotiate(accept);
 	struct serve_body *b;
-	int err = serve_cache_get(h->cache, format, &b);
-	if (err < 0) {
+	int r = serve_cache_get(h->cache, format, scrape_wait(h, conn), &b);
+	if (r == -ETIMEDOUT || r == -ESHUTDOWN)
+		return reply_text_retry(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+					r == -ESHUTDOWN ? "vmhost: serve: stopping\n"
+							: "vmhost: serve: the first gathering is not done yet: no metrics to serve\n",
+					1);
+	if (r < 0) {
 		char msg[256];
-		snprintf(msg, sizeof(msg), "vmhost: serve: gathering metrics: %s\n", strerror(-err));
+		snprintf(msg, sizeof(msg), "vmhost: serve: gathering metrics: %s\n", strerror(-r));
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 	}
-	return reply_body(conn, b, prom_content_type(b->format), "Accept");
+	return reply_body(conn, b, prom_content_type(b->format), "Accept", r == 1);
 }
 
-/* /sketch: refused where the listener is open to anyone, else the cached or fresh sketches. */
-static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection *conn)
+static int sketch_waiting; /* a request's con_cls while its sketching run goes on */
+
+/* From the sketching run's thread: its request can be answered. */
+static void sketch_ready(void *conn) { mhd.resume_connection(conn); }
+
+/* /sketch: refused where clients are not authenticated, else the cached sketches, or a run started
+ * for this request (its connection suspended until the run is over: no worker waits), or 503 while
+ * another request's run goes on. */
+static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection *conn, void **con_cls)
 {
 	char msg[512];
 	if (!h->sketch)
@@ -115,13 +160,27 @@ static enum MHD_Result reply_sketch(struct serve_http *h, struct MHD_Connection 
 		snprintf(msg, sizeof(msg), "%s\n", refusal);
 		return reply_text(conn, MHD_HTTP_FORBIDDEN, msg);
 	}
-	struct serve_body *b;
-	int err = serve_sketch_get(h->sketch, &b);
+	struct serve_body *b = NULL;
+	unsigned retry = 0;
+	int err = *con_cls == &sketch_waiting ? serve_sketch_collect(h->sketch, &b)
+					      : serve_sketch_get(h->sketch, sketch_ready, conn, &b, &retry);
+	if (err == -EINPROGRESS) {
+		*con_cls = &sketch_waiting;
+		mhd.suspend_connection(conn);
+		serve_sketch_run(h->sketch);
+		return MHD_YES;
+	}
+	if (err == -EBUSY || err == -ECANCELED)
+		return reply_text_retry(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+					err == -EBUSY ? "vmhost: serve: another request's sketching run is in progress: "
+							"one at a time\n"
+						      : "vmhost: serve: stopping\n",
+					err == -EBUSY ? retry : 1);
 	if (err < 0) {
 		snprintf(msg, sizeof(msg), "vmhost: serve: sketching: %s\n", strerror(-err));
 		return reply_text(conn, MHD_HTTP_INTERNAL_SERVER_ERROR, msg);
 	}
-	return reply_body(conn, b, "application/octet-stream", NULL);
+	return reply_body(conn, b, "application/octet-stream", NULL, false);
 }
 
 /* The client's certificate, which libmicrohttpd asks for when given client_ca_file but does not
@@ -130,6 +189,16 @@ static bool client_verified(struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *info = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
 	return info && io_tls_client_verified(info->tls_session);
+}
+
+/* A TLS 1.2 session's suite is one cipher_suites lists: GnuTLS's priorities enable key exchanges,
+ * ciphers and MACs, each listed in some suite, and so their combinations too. */
+static bool suite_listed(const struct web_config *c, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info = mhd.get_connection_info(conn, MHD_CONNECTION_INFO_GNUTLS_SESSION);
+	struct io_tls_suite s;
+	return info && io_tls_session_suite(info->tls_session, &s) &&
+	       (s.version == 13 || web_cipher_suite_listed(c->cipher_suites, c->ncipher_suites, s.kx, s.cipher, s.mac));
 }
 
 /* Basic auth when the web config has users: 401 with a WWW-Authenticate challenge otherwise. */
@@ -165,6 +234,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	(void)upload_data;
 	static int seen;
 	struct serve_http *h = cls;
+	/* A suite cipher_suites does not list: the connection is closed, as a handshake would fail. */
+	if (!*con_cls && h->suites && !suite_listed(h->suites, conn))
+		return MHD_NO;
 	/* Authentication first: a client without it learns nothing, not even which paths exist. */
 	if (!*con_cls && h->client_cert_required && !client_verified(conn))
 		return reply_static(conn, MHD_HTTP_FORBIDDEN, "text/plain; charset=utf-8",
@@ -193,7 +265,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	if (!strcmp(url, "/metrics"))
 		return reply_metrics(h, conn);
 	if (!strcmp(url, "/sketch"))
-		return reply_sketch(h, conn);
+		return reply_sketch(h, conn, con_cls);
 	if (!strcmp(url, "/"))
 		return reply_static(conn, MHD_HTTP_OK, "text/html; charset=utf-8", index_html, NULL);
 	return reply_static(conn, MHD_HTTP_NOT_FOUND, "text/plain; charset=utf-8", "not found: try /metrics\n", NULL);
@@ -221,14 +293,42 @@ static void serve_http_free(struct serve_http *h)
 	free(h);
 }
 
-/* GnuTLS priorities: the versions from min_version to max_version. */
-static const char *tls_priorities(const struct web_config *c)
+/* Appends ":+NAME" to buf unless it is there already. */
+static void add_priority(char *buf, size_t cap, const char *name)
 {
-	if (c->min_version == WEB_TLS13)
-		return "NORMAL:-VERS-ALL:+VERS-TLS1.3";
-	if (c->max_version == WEB_TLS12)
-		return "NORMAL:-VERS-ALL:+VERS-TLS1.2";
-	return "NORMAL:-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2";
+	char item[64];
+	int n = snprintf(item, sizeof(item), ":+%s", name);
+	for (const char *at = strstr(buf, item); at; at = strstr(at + 1, item))
+		if (at[n] == ':' || !at[n])
+			return;
+	snprintf(buf + strlen(buf), cap - strlen(buf), "%s", item);
+}
+
+/* GnuTLS priorities into buf: the versions from min_version to max_version, in the server's
+ * order of preference; for TLS 1.2 the key exchanges, ciphers and MACs of cipher_suites, or by
+ * default ECDHE with AEAD ciphers only (no static RSA key exchange, no CBC); for TLS 1.3 its own
+ * AEAD suites (which need an ECDHE key exchange enabled, whatever TLS 1.2's are). */
+static void tls_priorities(const struct web_config *c, char *buf, size_t cap)
+{
+	static const struct web_cipher_suite ecdhe_aead[] = {{"", "ECDHE-RSA", "AES-128-GCM", "AEAD"},
+							     {"", "ECDHE-ECDSA", "AES-256-GCM", "AEAD"},
+							     {"", "ECDHE-RSA", "CHACHA20-POLY1305", "AEAD"}};
+	static const struct web_cipher_suite *const by_default[] = {&ecdhe_aead[0], &ecdhe_aead[1], &ecdhe_aead[2]};
+	bool v13 = c->max_version == WEB_TLS13, v12 = c->min_version == WEB_TLS12;
+	const struct web_cipher_suite *const *list = c->ncipher_suites ? c->cipher_suites : by_default;
+	size_t n = c->ncipher_suites ? c->ncipher_suites : 3, extra = v13 ? 3 : 0;
+	snprintf(buf, cap, "NORMAL:%%SERVER_PRECEDENCE:-VERS-ALL%s%s", v13 ? ":+VERS-TLS1.3" : "",
+		 v12 ? ":+VERS-TLS1.2" : "");
+	static const char *const parts[] = {"-KX-ALL", "-CIPHER-ALL", "-MAC-ALL"};
+	for (size_t part = 0; part < 3; part++) {
+		snprintf(buf + strlen(buf), cap - strlen(buf), ":%s", parts[part]);
+		for (size_t i = 0; i < n + extra; i++) {
+			const struct web_cipher_suite *x = i < n ? list[i] : &ecdhe_aead[i - n];
+			const char *name = part == 0 ? x->kx : part == 1 ? x->cipher : x->mac;
+			if (name)
+				add_priority(buf, cap, name);
+		}
+	}
 }
 
 /* What the web config asks of libmicrohttpd, which may be built without it; the verifier. */
@@ -246,11 +346,14 @@ static int web_setup(const struct serve_http_config *cfg, struct serve_http *h)
 		return -ENOTSUP;
 	}
 	h->client_cert_required = c && c->client_cert_required;
-	int r = h->client_cert_required ? io_tls_load(cfg->error, cfg->error_cap) : 0;
+	h->suites = c && c->tls && c->ncipher_suites ? c : NULL;
+	if (c && c->tls)
+		tls_priorities(c, h->priorities, sizeof(h->priorities));
+	int r = h->client_cert_required || h->suites ? io_tls_load(cfg->error, cfg->error_cap) : 0;
 	if (r < 0 || !c || !c->nusers)
 		return r;
 	r = xcrypt_load(cfg->error, cfg->error_cap);
-	return r < 0 ? r : serve_auth_new(c->users, c->nusers, &h->auth);
+	return r < 0 ? r : serve_auth_new(c->users, c->nusers, SERVE_AUTH_CACHE_SECONDS, &h->auth);
 }
 
 int serve_http_start(const struct serve_http_config *cfg, struct serve_http **ret)
@@ -260,6 +363,7 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 		return -ENOMEM;
 	h->cache = cfg->cache;
 	h->sketch = cfg->sketch;
+	h->scrape_timeout = cfg->scrape_timeout > 0 ? cfg->scrape_timeout : SCRAPE_TIMEOUT_SECONDS;
 	h->error = cfg->error;
 	h->error_cap = cfg->error_cap;
 	if (h->error && h->error_cap)
@@ -280,12 +384,12 @@ int serve_http_start(const struct serve_http_config *cfg, struct serve_http **re
 	}
 	const struct web_files *web = cfg->web;
 	bool tls = web && web->cert_pem;
-	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | (tls ? MHD_USE_TLS : 0);
+	unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME | (tls ? MHD_USE_TLS : 0);
 	/* The HTTPS options, or an empty list without TLS. */
 	struct MHD_OptionItem tls_options[] = {
 		{MHD_OPTION_HTTPS_MEM_CERT, 0, tls ? web->cert_pem : NULL},
 		{MHD_OPTION_HTTPS_MEM_KEY, 0, tls ? web->key_pem : NULL},
-		{MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? (void *)tls_priorities(&web->config) : NULL},
+		{MHD_OPTION_HTTPS_PRIORITIES, 0, tls ? h->priorities : NULL},
 		{MHD_OPTION_HTTPS_MEM_TRUST, 0, tls ? web->client_ca_pem : NULL},
 		{MHD_OPTION_END, 0, NULL},
 	};

@@ -21,6 +21,7 @@ struct serve_http_config {
 	unsigned per_client;      /* connections from one source address, likewise */
 	double request_deadline;  /* seconds a new connection has for its first request */
 	unsigned timeout_seconds; /* an idle (or trickling) connection is closed after this */
+	double scrape_timeout;    /* /metrics is answered within it, late gathering or not; 0: 10 s */
 	size_t connection_memory; /* per connection: request line and headers must fit */
 	struct serve_cache *cache;
 	struct serve_sketch *sketch; /* /sketch; NULL: 404 (no --key-file) */

@@ -92,6 +92,11 @@ static int parse_header(struct reader *r, struct sketch_file *f, uint32_t *ret_n
 	    (f->mem_total_bytes >= 0 && f->mem_available_bytes > f->mem_total_bytes))
 		return invalid(why, cap, "host memory: MemAvailable %lld against MemTotal %lld",
 			       (long long)f->mem_available_bytes, (long long)f->mem_total_bytes);
+	if (f->mem_total_bytes / SKETCH_FILE_PAGE_BYTES > SKETCH_FILE_HOST_PAGES_MAX)
+		return invalid(why, cap, "host memory: MemTotal %lld bytes, more than any host has",
+			       (long long)f->mem_total_bytes);
+	if (*ret_nvms > SKETCH_FILE_VMS_MAX)
+		return invalid(why, cap, "%u VMs, more than any host runs (%u at most)", *ret_nvms, SKETCH_FILE_VMS_MAX);
 	if ((flags & ~3u) || (flags == 2) || !all_zero(h + 60, 4))
 		return invalid(why, cap, "reserved header bytes are not zero");
 	if (h[59] != SKETCH_VALUE_BITS)
@@ -111,8 +116,11 @@ static int check_counts(const struct sketch_file_vm *v, size_t i, char *why, siz
 		return invalid(why, cap, "VM %zu: pid %d", i, (int)v->pid);
 	if (v->gap > SKETCH_FILE_GAP_MAX)
 		return invalid(why, cap, "VM %zu: partial reason %u unknown", i, v->gap);
-	if (v->ram_pages < 0 || v->pages < 0 || v->zero_pages < 0 || v->zero_mapped_pages < 0 || v->ksm_zero_pages < 0)
-		return invalid(why, cap, "VM %zu: a negative page count", i);
+	const int64_t counts[] = {v->ram_pages, v->pages, v->zero_pages, v->zero_mapped_pages, v->ksm_zero_pages};
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++)
+		if (counts[c] < 0 || counts[c] > SKETCH_FILE_PAGES_MAX)
+			return invalid(why, cap, "VM %zu: a page count of %lld, out of range (0 to 2^36)", i,
+				       (long long)counts[c]);
 	if (v->pages > v->ram_pages)
 		return invalid(why, cap, "VM %zu: %lld pages read of %lld", i, (long long)v->pages, (long long)v->ram_pages);
 	if (v->zero_pages > v->pages - v->zero_mapped_pages || v->zero_mapped_pages > v->pages)
@@ -250,6 +258,9 @@ static int parse_vm(struct reader *r, struct sketch_file_vm *v, uint64_t n, size
 	int e = check_counts(v, i, why, cap);
 	if (e < 0)
 		return e;
+	if (v->nhashes > sketch_value_end(n) / SKETCH_FILE_DENSITY)
+		return invalid(why, cap, "VM %zu: %zu values in the 1/%llu sample, denser than a sketch can be (1/%u of "
+			       "its values at most)", i, v->nhashes, (unsigned long long)n, SKETCH_FILE_DENSITY);
 	if (k != sketch_rice_bits(v->nhashes, n))
 		return invalid(why, cap, "VM %zu: Rice parameter %u; %zu values at 1/%llu are coded with %u", i, k,
 			       v->nhashes, (unsigned long long)n, sketch_rice_bits(v->nhashes, n));
@@ -282,12 +293,17 @@ int sketch_file_parse(const void *buf, size_t len, struct sketch_file *ret, char
 	f.vms = calloc(nvms ? nvms : 1, sizeof(*f.vms));
 	if (!f.vms)
 		return -ENOMEM;
-	for (; f.nvms < nvms; f.nvms++)
-		if ((e = parse_vm(&r, &f.vms[f.nvms], f.sample_n, f.nvms, why, why_cap)) < 0) {
+	int64_t host_pages = 0; /* each VM's at most 2^36: no overflow before the check */
+	for (; f.nvms < nvms; f.nvms++) {
+		e = parse_vm(&r, &f.vms[f.nvms], f.sample_n, f.nvms, why, why_cap);
+		if (e == 0 && (host_pages += f.vms[f.nvms].ram_pages) > SKETCH_FILE_HOST_PAGES_MAX)
+			e = invalid(why, why_cap, "VMs of %lld RAM pages together, more than any host has", (long long)host_pages);
+		if (e < 0) {
 			f.nvms++; /* its hashes, if any, are freed too */
 			sketch_file_free(&f);
 			return e;
 		}
+	}
 	if (r.off != len) {
 		sketch_file_free(&f);
 		return invalid(why, why_cap, "%zu bytes after the last VM", len - r.off);
@@ -332,15 +348,16 @@ static unsigned char *put_vm(unsigned char *p, const struct sketch_file_vm *v, u
 	return p + coded;
 }
 
-/* What the encoder can write: names that fit their byte, values sorted inside the sample. */
+/* What the encoder can write: names that fit their byte, values sorted inside the sample, no more
+ * of them than the parser takes. */
 static bool encodable(const struct sketch_file *f)
 {
-	if (f->sample_n < 1 || f->sample_n > SKETCH_FILE_SAMPLE_MAX || strlen(f->host) > 255 || f->nvms > UINT32_MAX)
+	if (f->sample_n < 1 || f->sample_n > SKETCH_FILE_SAMPLE_MAX || strlen(f->host) > 255 || f->nvms > SKETCH_FILE_VMS_MAX)
 		return false;
 	uint64_t end = sketch_value_end(f->sample_n);
 	for (size_t i = 0; i < f->nvms; i++) {
 		const struct sketch_file_vm *v = &f->vms[i];
-		if (strlen(v->name) > 255 || strlen(v->uuid) > 255)
+		if (strlen(v->name) > 255 || strlen(v->uuid) > 255 || v->nhashes > end / SKETCH_FILE_DENSITY)
 			return false;
 		for (size_t j = 0; j < v->nhashes; j++)
 			if (v->hashes[j] >= end || (j && v->hashes[j] < v->hashes[j - 1]))

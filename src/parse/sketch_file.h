@@ -20,8 +20,13 @@
  *
  * A pure encoder and a strict parser: anything else (truncated, trailing bytes or bits, another
  * version, wrong sizes, counts that contradict each other, values outside the sample, another
- * Rice parameter) is -EINVAL with a one-line reason, never a crash (fuzz/fuzz_sketch_file.c);
- * the parser allocates no more than the input's length can hold. */
+ * Rice parameter) is -EINVAL with a one-line reason, never a crash (fuzz/fuzz_sketch_file.c).
+ * What no host can have is refused too, so that a file from a hostile server costs memory in
+ * proportion to its length and its counts fit every sum made of them: values denser than 1/64 of
+ * the sample's space (each then takes 7 bits at least: the values' memory is at most 9.2 times
+ * their coded bytes), more than SKETCH_FILE_VMS_MAX VMs, page counts beyond
+ * SKETCH_FILE_PAGES_MAX a VM or SKETCH_FILE_HOST_PAGES_MAX a host (in bytes, a host's fit an
+ * int64 with 2^11 to spare), MemTotal beyond SKETCH_FILE_HOST_PAGES_MAX pages. */
 #ifndef VMHOST_PARSE_SKETCH_FILE_H
 #define VMHOST_PARSE_SKETCH_FILE_H
 
@@ -37,6 +42,10 @@
 #define SKETCH_FILE_SAMPLE_MAX (1u << 20)
 #define SKETCH_FILE_GAP_MAX 5u /* the partial reasons (core/share/sketch.h enum sketch_gap) */
 #define SKETCH_VALUE_BITS 40u  /* of each kept hash, the top bits kept (docs/share.md "Size") */
+#define SKETCH_FILE_DENSITY 64u /* a VM's values fill 1/64 of the sample's space at most (64 TiB at 1/1) */
+#define SKETCH_FILE_VMS_MAX 65536u
+#define SKETCH_FILE_PAGES_MAX (1ll << 36)      /* of each count of a VM: 256 TiB */
+#define SKETCH_FILE_HOST_PAGES_MAX (1ll << 40) /* of a host's VMs' RAM together, and its MemTotal: 4 PiB */
 
 /* What a sketch keeps of a sampled 64-bit hash: its top 40 bits. The sample is decided on the
  * whole hash first (core/share/sketch.h sketch_keeps); every sketch, file and plan compares these. */

@@ -1,9 +1,10 @@
 #!/bin/bash
-# serve's /sketch and share plan --from: on loopback, /sketch answers this host's sketches in the
-# sketch file format, the same a share --out of the same VMs writes, kept for a minute (a second
-# request gets the very same bytes); share plan --from reads them. Beyond loopback without auth
-# (--insecure-listen), /sketch is 403 with the reason and --from says so; with basic auth it is
-# served to the right password only. Without --key-file there is no /sketch (404).
+# serve's /sketch and share plan --from: on loopback with basic auth, /sketch answers this host's
+# sketches in the sketch file format, the same a share --out of the same VMs writes, kept for a
+# minute (a second request gets the very same bytes); share plan --from reads them. Without
+# authentication (--insecure-listen beyond loopback; loopback alone: tests/hostile/serve_sketch.sh)
+# /sketch is 403 with the reason and --from says so; with basic auth it is served to the right
+# password only. Without --key-file there is no /sketch (404).
 . "$VMHOST_TESTS/lib.sh"
 . "$VMHOST_TESTS/e2e/serve_lib.sh"
 . "$VMHOST_TESTS/e2e/web_config_lib.sh"
@@ -26,10 +27,11 @@ serve_on() {
 	serve_port "$TEST_TMP/serve.log" "$SERVER" || die "vmhost serve did not start"
 }
 
-serve_on 127.0.0.1 --key-file "$KEY"
-URL=http://127.0.0.1:$PORT/sketch
+printf 'basic_auth_users:\n  ops: %s\n' "$(web_hash 's3cret')" >"$TEST_TMP/web.yml"
+serve_on 127.0.0.1 --key-file "$KEY" --web-config "$TEST_TMP/web.yml"
+URL=http://ops:s3cret@127.0.0.1:$PORT/sketch
 curl -s -o "$TEST_TMP/first" -w '%{http_code}' --max-time 300 "$URL" >"$TEST_TMP/code"
-check "loopback: /sketch is 200 ($(cat "$TEST_TMP/code"))" [ "$(cat "$TEST_TMP/code")" = 200 ]
+check "loopback with basic auth: /sketch is 200 ($(cat "$TEST_TMP/code"))" [ "$(cat "$TEST_TMP/code")" = 200 ]
 check "in the sketch file format" sh -c "head -c 8 '$TEST_TMP/first' | grep -q VMHSKTCH"
 start=$SECONDS
 curl -s -o "$TEST_TMP/second" --max-time 300 "$URL"
@@ -37,11 +39,12 @@ check "kept for a minute: the second answer is the same bytes, at once ($((SECON
 	cmp -s "$TEST_TMP/first" "$TEST_TMP/second"
 "$VMHOST" share plan --from "$URL" --sketch "$TEST_TMP/s1.sketch" --json >"$TEST_TMP/plan.json" 2>"$TEST_TMP/plan.err" ||
 	die "plan --from failed: $(cat "$TEST_TMP/plan.err")"
+SHOWN=http://ops:***@127.0.0.1:$PORT/sketch # the URL as share plan shows it
 check "--from reads the served sketches: two hosts, the URL one first" \
-	jq -e --arg u "$URL" '(.hosts | length) == 2 and .hosts[0].source == $u and .hosts[0].vms >= 1' "$TEST_TMP/plan.json"
+	jq -e --arg u "$SHOWN" '(.hosts | length) == 2 and .hosts[0].source == $u and .hosts[0].vms >= 1' "$TEST_TMP/plan.json"
 check "serve's sketch of s1 holds what share --out measured" jq -e --argjson p "$S1" \
 	'[.vms[] | select(.pid == $p) | {bytes, zero_bytes}] | length == 2 and .[0] == .[1]' "$TEST_TMP/plan.json"
-check "and s1 shares all of its non-zero pages with itself as served" jq -e --argjson p "$S1" --arg u "$URL" \
+check "and s1 shares all of its non-zero pages with itself as served" jq -e --argjson p "$S1" --arg u "$SHOWN" \
 	'[.vms[] | select(.pid == $p and .host != $u)][0] | .best_host == $u' "$TEST_TMP/plan.json"
 stop_pid "$SERVER"
 
@@ -49,11 +52,11 @@ stop_pid "$SERVER"
 serve_on 0.0.0.0 --insecure-listen --key-file "$KEY"
 curl -s -o "$TEST_TMP/refused" -w '%{http_code}' "http://127.0.0.1:$PORT/sketch" >"$TEST_TMP/code"
 check "--insecure-listen without auth: /sketch is 403 ($(cat "$TEST_TMP/code"))" [ "$(cat "$TEST_TMP/code")" = 403 ]
-check "with the reason in one line" sh -c "[ \$(wc -l <'$TEST_TMP/refused') = 1 ] && grep -q 'only on loopback or with authentication' '$TEST_TMP/refused'"
+check "with the reason in one line" sh -c "[ \$(wc -l <'$TEST_TMP/refused') = 1 ] && grep -q 'only to authenticated clients' '$TEST_TMP/refused'"
 "$VMHOST" share plan --from "http://127.0.0.1:$PORT/sketch" >/dev/null 2>"$TEST_TMP/err"
 rc=$?
 check "share plan --from: exit 77 ($rc), the server's reason in one line" sh -c "[ $rc = 77 ] &&
-	[ \$(wc -l <'$TEST_TMP/err') = 1 ] && grep -q 'HTTP 403: /sketch is served only on loopback' '$TEST_TMP/err'"
+	[ \$(wc -l <'$TEST_TMP/err') = 1 ] && grep -q 'HTTP 403: /sketch is served only to authenticated clients' '$TEST_TMP/err'"
 check "/metrics is still served there" curl -sf -o /dev/null "http://127.0.0.1:$PORT/metrics"
 stop_pid "$SERVER"
 
@@ -73,10 +76,10 @@ stop_pid "$SERVER"
 fake_guest serve-big -m 256 -fake-seed 7202 -fake-guest "$RANDOM" -fake-nomerge
 BIG=$SPAWNED
 spawn "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 5 --no-kvm --key-file "$KEY" --sketch-cpu-budget 1 \
-	2>"$TEST_TMP/serve.log"
+	--web-config "$TEST_TMP/web.yml" 2>"$TEST_TMP/serve.log"
 SERVER=$SPAWNED
 serve_port "$TEST_TMP/serve.log" "$SERVER" || die "vmhost serve did not start"
-curl -s -o /dev/null --max-time 120 "http://127.0.0.1:$PORT/sketch" &
+curl -s -o /dev/null --max-time 120 "http://ops:s3cret@127.0.0.1:$PORT/sketch" &
 CURL=$!
 sleep 2
 start=$SECONDS

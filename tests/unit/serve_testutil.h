@@ -1,13 +1,17 @@
-/* Helpers for the serve and store unit tests: a scratch directory per test and a loopback
- * listener on a free port. */
+/* Helpers for the serve and store unit tests: a scratch directory per test, a loopback listener
+ * on a free port, and a file of a fixture tree made to block whoever opens it (a gathering or a
+ * sketching run that does not end, with no test hook in the code under test). */
 #ifndef VMHOST_SERVE_TESTUTIL_H
 #define VMHOST_SERVE_TESTUTIL_H
 
 #include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "io/peer/socket.h"
@@ -46,6 +50,37 @@ static inline int loopback_listener(int *ret_port)
 	}
 	*ret_port = ntohs(bound.sin_port);
 	return fd;
+}
+
+/* dir/name becomes a FIFO nobody writes (the file kept as name.real): opening it blocks until
+ * fifo_unblock. Aborts on failure. */
+static inline void fifo_block(const char *dir, const char *name)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+	snprintf(from, sizeof(from), "%s/%s", dir, name);
+	snprintf(to, sizeof(to), "%s/%s.real", dir, name);
+	if (rename(from, to) < 0 || mkfifo(from, 0600) < 0) {
+		fprintf(stderr, "cannot make %s a FIFO: %s\n", from, strerror(errno));
+		abort();
+	}
+}
+
+/* The opener blocked on the FIFO gets the file through it, or from the file put back (a FIFO
+ * refuses pread, so a reader may open the path again: io/io.c); the file is back for the next
+ * ones. A writer without a reader left (it read the file) is no error: SIGPIPE must be ignored. */
+static inline void fifo_unblock(const char *dir, const char *name)
+{
+	char fifo[PATH_MAX], real[PATH_MAX], buf[8192];
+	snprintf(fifo, sizeof(fifo), "%s/%s", dir, name);
+	snprintf(real, sizeof(real), "%s/%s.real", dir, name);
+	int in = open(real, O_RDONLY), out = open(fifo, O_WRONLY); /* the opener is waiting */
+	ssize_t n = in >= 0 && out >= 0 && rename(real, fifo) == 0 ? read(in, buf, sizeof(buf)) : -1;
+	if (n <= 0 || (write(out, buf, (size_t)n) != n && errno != EPIPE)) {
+		fprintf(stderr, "cannot feed %s: %s\n", fifo, strerror(errno));
+		abort();
+	}
+	close(in);
+	close(out);
 }
 
 #endif

@@ -350,33 +350,88 @@ static bool still_open(int fd)
 	return poll(&p, 1, 200) == 0;
 }
 
-/* A client whose connections were shed before they sent a request (a flooder that comes right
- * back) is shed first, even its newest connection before another client's older one. */
-static void test_blamed_client_goes_first(void **state)
+/* One response on a kept-alive connection: its status, once its whole body (Content-Length) is in. */
+static int read_response(int fd)
+{
+	static char buf[1 << 20];
+	size_t n = 0;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	while (n + 1 < sizeof(buf) && poll(&p, 1, 5000) > 0) {
+		ssize_t r = recv(fd, buf + n, sizeof(buf) - 1 - n, 0);
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+		buf[n] = '\0';
+		const char *end = strstr(buf, "\r\n\r\n"), *cl = strcasestr(buf, "\r\nContent-Length: ");
+		if (end && cl && n >= (size_t)(end + 4 - buf) + strtoul(cl + 18, NULL, 10))
+			break;
+	}
+	buf[n] = '\0';
+	return status_of(buf);
+}
+
+/* A scraper's kept-alive connection is not shed before a connection that never sent a request,
+ * though it is older and both come from one client (loopback): by age alone it went first. */
+static void test_kept_alive_goes_last(void **state)
 {
 	(void)state;
 	struct server s;
-	request_deadline = 1;
 	start(&s, 60, 2, 10);
-	request_deadline = 0;
-	char buf[256];
+	static const char keep[] = "GET /metrics HTTP/1.1\r\nHost: test\r\n\r\n";
+	int scraper = connect_from(s.port, 1);
+	send_all(scraper, keep, strlen(keep));
+	assert_int_equal(read_response(scraper), 200);
+	usleep(100 * 1000);
 	int flood = connect_from(s.port, 2);
-	read_all(flood, buf, sizeof(buf)); /* shed at the deadline: 127.0.0.2 is blamed */
-	close(flood);
-	int client = connect_from(s.port, 3);
 	usleep(100 * 1000);
-	flood = connect_from(s.port, 2);
-	usleep(100 * 1000);
-	/* Over the limit of 2: by age alone, the client would go. */
-	char *r = request(s.port, "GET", "/metrics", NULL);
+	char *r = request(s.port, "GET", "/metrics", NULL); /* over the limit of 2 */
 	assert_int_equal(status_of(r), 200);
 	free(r);
+	char buf[256];
 	read_all(flood, buf, sizeof(buf));
-	assert_int_equal(status_of(buf), 0);
-	assert_true(still_open(client));
+	assert_int_equal(status_of(buf), 0); /* shed */
+	assert_true(still_open(scraper));
+	send_all(scraper, keep, strlen(keep));
+	assert_int_equal(read_response(scraper), 200); /* still there */
 	close(flood);
-	close(client);
+	close(scraper);
 	stop(&s);
+}
+
+static struct sockaddr_storage addr_of(const char *ip)
+{
+	struct sockaddr_storage a = {0};
+	struct sockaddr_in *v4 = (struct sockaddr_in *)&a;
+	struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)&a;
+	if (inet_pton(AF_INET, ip, &v4->sin_addr) == 1)
+		v4->sin_family = AF_INET;
+	else if (inet_pton(AF_INET6, ip, &v6->sin6_addr) == 1)
+		v6->sin6_family = AF_INET6;
+	else
+		fail_msg("not an address: %s", ip);
+	return a;
+}
+
+static bool one_client(const char *a, const char *b)
+{
+	struct sockaddr_storage x = addr_of(a), y = addr_of(b);
+	return serve_guard_same_client((struct sockaddr *)&x, (struct sockaddr *)&y);
+}
+
+/* The guard's clients are networks, not addresses: an IPv4 /24, an IPv6 /64 (a flooder holds
+ * every address of either), and every loopback address, which any local user can use. */
+static void test_clients_are_networks(void **state)
+{
+	(void)state;
+	assert_true(one_client("192.0.2.1", "192.0.2.254"));
+	assert_false(one_client("192.0.2.1", "192.0.3.1"));
+	assert_true(one_client("127.0.0.1", "127.255.3.4"));
+	assert_true(one_client("127.0.0.1", "::1"));
+	assert_false(one_client("127.0.0.1", "192.0.2.1"));
+	assert_true(one_client("2001:db8::1", "2001:db8::ffff:1:2:3"));
+	assert_false(one_client("2001:db8::1", "2001:db8:0:1::1"));
+	assert_true(one_client("::ffff:192.0.2.7", "192.0.2.200"));
+	assert_false(one_client("::ffff:192.0.2.7", "2001:db8::1"));
 }
 
 static void test_parse_listen(void **state)
@@ -418,7 +473,8 @@ int main(void)
 		cmocka_unit_test(test_slow_clients_do_not_block_others),
 		cmocka_unit_test(test_connection_limit),
 		cmocka_unit_test(test_request_deadline),
-		cmocka_unit_test(test_blamed_client_goes_first),
+		cmocka_unit_test(test_kept_alive_goes_last),
+		cmocka_unit_test(test_clients_are_networks),
 		cmocka_unit_test(test_parse_listen),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

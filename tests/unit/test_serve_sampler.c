@@ -1,7 +1,7 @@
 /* The sampler and its feed on fixture hosts, recording into real SQLite: KVM rows only when due,
  * one sample per interval whether or not anyone scrapes, every write on the feed's thread (never
- * an HTTP worker's), concurrent scrapes sharing samples, and an unreadable host reported to
- * the scrape and recovered from. */
+ * an HTTP worker's), concurrent scrapes sharing samples, an unreadable host reported to the
+ * scrape and recovered from, and a gathering that does not end waited for within a deadline. */
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
@@ -9,8 +9,10 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <math.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -293,9 +295,9 @@ static void test_unreadable_host(void **state)
 	snprintf(to, sizeof(to), "%s/meminfo.away", proc);
 	assert_int_equal(rename(from, to), 0);
 	struct sample *x;
-	assert_int_equal(sample_feed_get(f, &x), -ENOENT);
+	assert_int_equal(sample_feed_get(f, INFINITY, &x), -ENOENT);
 	assert_int_equal(rename(to, from), 0);
-	assert_int_equal(sample_feed_get(f, &x), 0);
+	assert_int_equal(sample_feed_get(f, INFINITY, &x), 0);
 	assert_int_equal(x->seq, 2);
 	sample_unref(x);
 	sample_feed_stop(f);
@@ -311,15 +313,100 @@ static void test_unreadable_host(void **state)
 	sampler_free(s);
 }
 
+struct waiter {
+	struct sample_feed *f;
+	int r;
+};
+
+static void *wait_long(void *arg)
+{
+	struct waiter *w = arg;
+	struct sample *x = NULL;
+	w->r = sample_feed_get(w->f, 30, &x);
+	sample_unref(x);
+	return NULL;
+}
+
+/* A take that does not end, from the start: the start says so after its wait, a reader gets
+ * -ETIMEDOUT after its own (no sample at all), and one waiting long is answered -ESHUTDOWN at
+ * once when the feed is cancelled. */
+static void test_first_take_late(void **state)
+{
+	(void)state;
+	char proc[1100], sys[1100];
+	struct sampler_config sc = {.root = copy_tree("serve", proc, sys, sizeof(proc))};
+	fifo_block(proc, "meminfo");
+	struct sampler *s;
+	assert_int_equal(sampler_new(&sc, &s), 0);
+	struct sample_feed_config fc = {.sampler = s, .min_interval_seconds = 1, .wait_seconds = 0.3};
+	struct sample_feed *f;
+	double t0 = clock_monotonic_seconds();
+	assert_int_equal(sample_feed_start(&fc, &f), 1);
+	assert_true(clock_monotonic_seconds() - t0 < 2);
+	struct sample *x = NULL;
+	t0 = clock_monotonic_seconds();
+	assert_int_equal(sample_feed_get(f, 0.2, &x), -ETIMEDOUT);
+	assert_true(clock_monotonic_seconds() - t0 < 0.5);
+	struct waiter w = {.f = f};
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, wait_long, &w), 0);
+	usleep(100 * 1000);
+	t0 = clock_monotonic_seconds();
+	sample_feed_cancel(f);
+	pthread_join(t, NULL);
+	assert_int_equal(w.r, -ESHUTDOWN);
+	assert_true(clock_monotonic_seconds() - t0 < 1);
+	fifo_unblock(proc, "meminfo");
+	assert_true(sample_feed_stop(f)); /* the take came in: the thread ended */
+	sampler_free(s);
+}
+
+/* A take that does not end after the first: a reader waits its own wait at most and gets the
+ * latest sample, late; the next one does not wait at all (the take in flight is already late).
+ * Once the take ends, samples are fresh again. */
+static void test_take_late(void **state)
+{
+	(void)state;
+	char proc[1100], sys[1100];
+	struct sampler_config sc = {.root = copy_tree("serve", proc, sys, sizeof(proc))};
+	struct sampler *s;
+	assert_int_equal(sampler_new(&sc, &s), 0);
+	struct sample_feed_config fc = {.sampler = s, .min_interval_seconds = 0, .wait_seconds = 0.3};
+	struct sample_feed *f;
+	assert_int_equal(sample_feed_start(&fc, &f), 0);
+	fifo_block(proc, "meminfo");
+	struct sample *x;
+	double t0 = clock_monotonic_seconds();
+	assert_int_equal(sample_feed_get(f, 0.4, &x), 1);
+	double waited = clock_monotonic_seconds() - t0;
+	assert_true(waited >= 0.35 && waited < 1.5);
+	assert_int_equal(x->seq, 1);
+	sample_unref(x);
+	t0 = clock_monotonic_seconds();
+	assert_int_equal(sample_feed_get(f, 0.4, &x), 1);
+	assert_true(clock_monotonic_seconds() - t0 < 0.2);
+	assert_int_equal(x->seq, 1);
+	sample_unref(x);
+	fifo_unblock(proc, "meminfo");
+	assert_int_equal(sample_feed_get(f, 10, &x), 0);
+	assert_true(x->seq >= 2);
+	sample_unref(x);
+	assert_true(sample_feed_stop(f));
+	sampler_free(s);
+}
+
 int main(void)
 {
 	const char *fx = getenv("VMHOST_FIXTURES");
 	snprintf(fixtures, sizeof(fixtures), "%s", fx ? fx : "tests/fixtures");
+	signal(SIGPIPE, SIG_IGN);
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_take_without_sink, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kvm_rows_when_due, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_feed_records_on_its_thread, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unreadable_host, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_first_take_late, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_take_late, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

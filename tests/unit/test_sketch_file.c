@@ -120,6 +120,19 @@ static void many_vms(unsigned char *b, size_t *len) { (void)len, b[52] = 200; }
 static void control_in_name(unsigned char *b, size_t *len) { (void)len, b[133] = '\n'; }
 static void reserved(unsigned char *b, size_t *len) { (void)len, b[60] = 1; }
 static void avail_over_total(unsigned char *b, size_t *len) { (void)len, b[40 + 5] = 0x7f; }
+/* What no host has, which would make a hostile server's file cost memory out of proportion to its
+ * length, or overflow the sums made of its counts (REVIEW S-L4). */
+static void huge_ram(unsigned char *b, size_t *len) { (void)len, b[69 + 15] = 0x40; }
+static void huge_mem_total(unsigned char *b, size_t *len) { (void)len, b[32 + 7] = 0x40; }
+static void vms_past_max(unsigned char *b, size_t *len) { (void)len, b[52] = 0x70, b[53] = 0x11, b[54] = 0x01; }
+/* VM 0 with 2^30 pages claims 2^28 + 1 values at 1/64: a mean gap under 64, 1 bit a value at the
+ * densest, 64 times its coded bytes in memory. */
+static void too_dense(unsigned char *b, size_t *len)
+{
+	(void)len;
+	b[69 + 8 + 3] = b[69 + 16 + 3] = 0x40;
+	b[69 + 48] = 1, b[69 + 48 + 3] = 0x10;
+}
 
 static void refusals(void **state)
 {
@@ -148,6 +161,39 @@ static void refusals(void **state)
 	refused_with(control_in_name, "control character");
 	refused_with(reserved, "reserved");
 	refused_with(avail_over_total, "MemAvailable");
+	refused_with(huge_ram, "VM 0: a page count of 4611686018427388904, out of range"); /* 2^62 + 1000 */
+	refused_with(huge_mem_total, "more than any host has");
+	refused_with(vms_past_max, "70000 VMs, more than any host runs");
+	refused_with(too_dense, "VM 0: 268435457 values in the 1/64 sample, denser than a sketch can be");
+}
+
+/* VMs whose RAM together is more than any host's (each within its own bound): refused, as their
+ * sum would be. The encoder writes what its VMs are. */
+static void host_pages_bounded(void **state)
+{
+	(void)state;
+	struct sketch_file_vm vms[17];
+	for (size_t i = 0; i < 17; i++)
+		vms[i] = (struct sketch_file_vm){.pid = (int32_t)i + 1, .ram_pages = SKETCH_FILE_PAGES_MAX};
+	struct sketch_file f = {.sample_n = 32, .mem_total_bytes = -1, .mem_available_bytes = -1, .vms = vms, .nvms = 16}, g;
+	char *buf, why[160] = "";
+	size_t len;
+	assert_int_equal(sketch_file_encode(&f, &buf, &len), 0);
+	assert_int_equal(sketch_file_parse(buf, len, &g, why, sizeof(why)), 0); /* 2^40 pages: the bound */
+	sketch_file_free(&g);
+	free(buf);
+	f.nvms = 17;
+	assert_int_equal(sketch_file_encode(&f, &buf, &len), 0);
+	assert_int_equal(sketch_file_parse(buf, len, &g, why, sizeof(why)), -EINVAL);
+	assert_non_null(strstr(why, "more than any host has"));
+	free(buf);
+	/* The encoder refuses values denser than the parser takes. */
+	uint64_t dense[3] = {0, 1, 2};
+	struct sketch_file_vm vm = {.pid = 1, .ram_pages = 3, .pages = 3, .hashes = dense, .nhashes = 3};
+	f = (struct sketch_file){.sample_n = SKETCH_FILE_SAMPLE_MAX, .vms = &vm, .nvms = 1};
+	assert_true(sketch_value_end(SKETCH_FILE_SAMPLE_MAX) / SKETCH_FILE_DENSITY < 3 * 10000);
+	assert_int_equal(sketch_file_encode(&f, &buf, &len), 0); /* 3 values: sparse enough */
+	free(buf);
 }
 
 /* One VM of these values at 1/n, encoded, parsed back: the same values; the file's length. */
@@ -368,7 +414,8 @@ static void replies(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(round_trip), cmocka_unit_test(refusals), cmocka_unit_test(coded_values),
+		cmocka_unit_test(round_trip), cmocka_unit_test(refusals), cmocka_unit_test(host_pages_bounded),
+		cmocka_unit_test(coded_values),
 		cmocka_unit_test(trailing_bytes),
 		cmocka_unit_test(urls), cmocka_unit_test(credentials), cmocka_unit_test(replies),
 	};

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "net/serve_auth.h"
 #include "parse/http/web_config.h"
@@ -122,7 +123,15 @@ static void errors_name_their_line(void **state)
 		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  client_auth_type: VerifyClientCertIfGiven\n", 4,
 		 "only NoClientCert and RequireAndVerifyClientCert"},
 		{"tls_server_config:\n  client_allowed_sans: a\n", 2, "client_allowed_sans is not supported"},
-		{"tls_server_config:\n  cipher_suites:\n    - TLS_AES_128_GCM_SHA256\n", 2, "cipher_suites is not supported"},
+		{"tls_server_config:\n  cert_file: c\n  key_file: k\n  cipher_suites:\n    - TLS_RSA_WITH_RC4_128_SHA\n", 5,
+		 "'TLS_RSA_WITH_RC4_128_SHA' is not a cipher suite exporter-toolkit accepts"},
+		{"tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256\n", 2, "must end with ']' on its line"},
+		{"tls_server_config:\n  cipher_suites: TLS_AES_128_GCM_SHA256\n", 2, "cipher_suites takes a list"},
+		{"tls_server_config:\n  cipher_suites: [TLS_AES_128_GCM_SHA256] x\n", 2, "unexpected text after the value"},
+		{"tls_server_config:\n  cipher_suites:\n  -\n", 3, "an empty item"},
+		{"tls_server_config:\n  cipher_suites: []\n  cipher_suites: []\n", 3, "cipher_suites given twice"},
+		{"tls_server_config:\n  cipher_suites:\n   - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n", 1, "has no cert_file"},
+		{"tls_server_config:\n  curve_preferences:\n    - X25519\n", 2, "curve_preferences is not supported"},
 		{"http_server_config:\n  http2: false\n", 1, "http_server_config is not supported"},
 		{"basic_auth_users:\n  alice: s3cret\n", 2, "user 'alice': not a bcrypt hash"},
 		{"basic_auth_users:\n  alice:\n", 2, "user 'alice' has no password hash"},
@@ -174,6 +183,46 @@ static void errors_name_their_line(void **state)
 	free(long_line);
 }
 
+/* cipher_suites as exporter-toolkit's YAML has it: "- NAME" lines, indented or not, or a flow list
+ * (quoted names too); repeats dropped; the keys after it read as keys; TLS 1.3's names accepted. */
+static void cipher_suites_lists(void **state)
+{
+	(void)state;
+	static const char *const texts[] = {
+		"tls_server_config:\n  cert_file: c\n  cipher_suites:\n    - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n"
+		"    - 'TLS_RSA_WITH_AES_128_CBC_SHA'  # explicitly\n    - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n"
+		"    - TLS_AES_128_GCM_SHA256\n  key_file: k\n",
+		"tls_server_config:\n  cipher_suites:\n  - TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256\n  # a comment\n"
+		"  - TLS_RSA_WITH_AES_128_CBC_SHA\n  - TLS_AES_128_GCM_SHA256\n  cert_file: c\n  key_file: k\n",
+		"tls_server_config:\n  cert_file: c\n  key_file: k\n  cipher_suites: [TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256, "
+		"\"TLS_RSA_WITH_AES_128_CBC_SHA\" ,TLS_AES_128_GCM_SHA256]  # three\n",
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		struct web_config c;
+		int line;
+		char err[256];
+		if (web_config_parse(texts[i], strlen(texts[i]), &c, &line, err, sizeof(err)) != 0)
+			fail_msg("text %zu: line %d: %s", i, line, err);
+		assert_int_equal(c.ncipher_suites, 3);
+		assert_string_equal(c.cipher_suites[0]->name, "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256");
+		assert_string_equal(c.cipher_suites[0]->kx, "ECDHE-RSA");
+		assert_string_equal(c.cipher_suites[1]->cipher, "AES-128-CBC");
+		assert_string_equal(c.cipher_suites[1]->mac, "SHA1");
+		assert_null(c.cipher_suites[2]->kx); /* TLS 1.3's: not configurable */
+		assert_string_equal(c.key_file, "k");
+		assert_true(web_cipher_suite_listed(c.cipher_suites, c.ncipher_suites, "RSA", "AES-128-CBC", "SHA1"));
+		assert_false(web_cipher_suite_listed(c.cipher_suites, c.ncipher_suites, "ECDHE-RSA", "AES-128-CBC", "SHA1"));
+		web_config_free(&c);
+	}
+	struct web_config c;
+	int line;
+	char err[256];
+	static const char empty[] = "tls_server_config:\n  cert_file: c\n  key_file: k\n  cipher_suites: []\n";
+	assert_int_equal(web_config_parse(empty, strlen(empty), &c, &line, err, sizeof(err)), 0);
+	assert_int_equal(c.ncipher_suites, 0); /* empty: the defaults, as exporter-toolkit's */
+	web_config_free(&c);
+}
+
 static void bcrypt_hash_forms(void **state)
 {
 	(void)state;
@@ -188,6 +237,24 @@ static void bcrypt_hash_forms(void **state)
 	assert_false(web_bcrypt_hash_ok(""));
 }
 
+/* The verifier's counters so far: bcrypts computed, checks answered from the cache, refusals. */
+static void stats_are(struct serve_auth *a, unsigned long bcrypt, unsigned long cached, unsigned long refused)
+{
+	struct serve_auth_stats s = serve_auth_stats(a);
+	if (s.bcrypt != bcrypt || s.cached != cached || s.refused != refused)
+		fail_msg("bcrypt %lu cached %lu refused %lu; want %lu %lu %lu", s.bcrypt, s.cached, s.refused, bcrypt,
+			 cached, refused);
+}
+
+/* Each of users' credentials checked times times: the right ones pass, the wrong ones not. */
+static void check_all(struct serve_auth *a, const char *const (*creds)[3], size_t n, int times)
+{
+	for (int t = 0; t < times; t++)
+		for (size_t i = 0; i < n; i++)
+			if (serve_auth_check(a, creds[i][0], creds[i][1]) != (creds[i][2][0] == 'y'))
+				fail_msg("%s:%s checked %s", creds[i][0], creds[i][1], creds[i][2][0] == 'y' ? "wrong" : "right");
+}
+
 static void auth_checks_and_caches(void **state)
 {
 	(void)state;
@@ -196,40 +263,46 @@ static void auth_checks_and_caches(void **state)
 	hash_of("other", h2, sizeof(h2));
 	struct web_user users[] = {{"prom", h1, 1}, {"grafana", h2, 2}};
 	struct serve_auth *a;
-	assert_int_equal(serve_auth_new(users, 2, &a), 0);
-	assert_true(serve_auth_check(a, "prom", "s3cret"));
-	struct serve_auth_stats s = serve_auth_stats(a);
-	assert_int_equal(s.bcrypt, 1);
-	assert_int_equal(s.cached, 0);
-	/* The next scrapes with the same password: from the cache, no bcrypt. */
-	for (int i = 0; i < 5; i++)
-		assert_true(serve_auth_check(a, "prom", "s3cret"));
-	s = serve_auth_stats(a);
-	assert_int_equal(s.bcrypt, 1);
-	assert_int_equal(s.cached, 5);
+	assert_int_equal(serve_auth_new(users, 2, SERVE_AUTH_CACHE_SECONDS, &a), 0);
+	static const char *const right[][3] = {{"prom", "s3cret", "y"}};
+	/* The first scrape costs a bcrypt; the next ones with the same password come from the cache. */
+	check_all(a, right, 1, 6);
+	stats_are(a, 1, 5, 0);
 	/* Wrong passwords, another user's password, an unknown user: refused, each after a bcrypt. */
-	assert_false(serve_auth_check(a, "prom", "s3cre"));
-	assert_false(serve_auth_check(a, "prom", "s3cret "));
-	assert_false(serve_auth_check(a, "prom", "other"));
-	assert_false(serve_auth_check(a, "grafana", "s3cret"));
-	assert_false(serve_auth_check(a, "nobody", "s3cret"));
-	assert_false(serve_auth_check(a, "", ""));
-	s = serve_auth_stats(a);
-	assert_int_equal(s.bcrypt, 7);
-	assert_int_equal(s.refused, 6);
-	assert_true(serve_auth_check(a, "grafana", "other"));
-	assert_true(serve_auth_check(a, "grafana", "other"));
-	assert_true(serve_auth_check(a, "prom", "s3cret"));
-	s = serve_auth_stats(a);
-	assert_int_equal(s.bcrypt, 8);
-	assert_int_equal(s.cached, 7);
-	/* More distinct right passwords than the cache holds: none wrongly accepted after eviction. */
+	static const char *const wrong[][3] = {{"prom", "s3cre", "n"},     {"prom", "s3cret ", "n"}, {"prom", "other", "n"},
+					       {"grafana", "s3cret", "n"}, {"nobody", "s3cret", "n"},  {"", "", "n"}};
+	check_all(a, wrong, 6, 1);
+	stats_are(a, 7, 5, 6);
+	static const char *const grafana[][3] = {{"grafana", "other", "y"}};
+	check_all(a, grafana, 1, 2);
+	check_all(a, right, 1, 1);
+	stats_are(a, 8, 7, 6);
+	/* The same wrong credentials again, as a flood or a misconfigured scraper sends them: refused
+	 * from the cache, no bcrypt (before, ~70 ms each, one at a time: ~15 a second took both
+	 * default workers). The right ones are still right. */
+	check_all(a, wrong, 6, 100);
+	check_all(a, right, 1, 1);
+	stats_are(a, 8, 608, 606);
+	/* A user and a password are one credential: their bytes shifted between them are another. */
+	static const char *const shifted[][3] = {{"prom", "s3cret\n", "n"}, {"pro", "ms3cret", "n"}};
+	check_all(a, shifted, 2, 1);
+	assert_int_equal(serve_auth_stats(a).bcrypt, 10);
 	serve_auth_free(a);
-	assert_int_equal(serve_auth_new(users, 1, &a), 0);
+	/* Results are kept a short time only, right or wrong: after it, a bcrypt again. */
+	assert_int_equal(serve_auth_new(users, 1, 0.2, &a), 0);
+	static const char *const both[][3] = {{"prom", "s3cret", "y"}, {"prom", "wrong", "n"}};
+	check_all(a, both, 2, 2);
+	assert_int_equal(serve_auth_stats(a).bcrypt, 2);
+	usleep(300 * 1000);
+	check_all(a, both, 2, 1);
+	assert_int_equal(serve_auth_stats(a).bcrypt, 4);
+	serve_auth_free(a);
+	/* A password too long to cache, and wrong. */
+	assert_int_equal(serve_auth_new(users, 1, SERVE_AUTH_CACHE_SECONDS, &a), 0);
 	char pw[300];
 	memset(pw, 'x', sizeof(pw) - 1);
 	pw[sizeof(pw) - 1] = '\0';
-	assert_false(serve_auth_check(a, "prom", pw)); /* too long to cache, and wrong */
+	assert_false(serve_auth_check(a, "prom", pw));
 	serve_auth_free(a);
 	serve_auth_free(NULL);
 }
@@ -239,6 +312,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(good_file),
 		cmocka_unit_test(errors_name_their_line),
+		cmocka_unit_test(cipher_suites_lists),
 		cmocka_unit_test(bcrypt_hash_forms),
 		cmocka_unit_test(auth_checks_and_caches),
 	};

@@ -12,13 +12,14 @@ struct sample_feed {
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t wake; /* for the thread: a reader wants a sample, or stop (CLOCK_MONOTONIC) */
-	pthread_cond_t done; /* for readers: a take finished */
+	pthread_cond_t done; /* for readers and the stop: a take finished, or the thread (CLOCK_MONOTONIC) */
 	/* Under lock. Takes are numbered from 1; wanted is the number a reader waits for. */
 	struct sample *latest;
 	uint64_t started, finished, wanted;
 	double inflight_start; /* when the take in flight (started > finished) began */
 	int last_error;        /* of the last take that finished */
 	bool stopping;
+	bool exited; /* the thread has left its loop */
 	/* The thread's own: the last sample recorded (or attempted); after a failed take that was
 	 * due for recording, no retry before hold_until. */
 	bool recording;
@@ -97,15 +98,25 @@ static double record_due_at(const struct sample_feed *f)
 	return due > f->hold_until ? due : f->hold_until;
 }
 
-/* Waits for a reader or stop, at most until deadline (monotonic seconds, as the condition's clock). */
-static void wait_until(struct sample_feed *f, double deadline)
+/* Waits on cond (of the monotonic clock) at most until deadline; false, without waiting, once the
+ * deadline has passed. */
+static bool wait_until(pthread_cond_t *cond, pthread_mutex_t *lock, double deadline)
 {
-	if (isinf(deadline)) {
-		pthread_cond_wait(&f->wake, &f->lock);
-		return;
+	if (isinf(deadline) && deadline > 0) {
+		pthread_cond_wait(cond, lock);
+		return true;
 	}
-	struct timespec ts = clock_timespec(deadline > 0 ? deadline : 0);
-	pthread_cond_timedwait(&f->wake, &f->lock, &ts);
+	if (clock_monotonic_seconds() >= deadline)
+		return false;
+	struct timespec ts = clock_timespec(deadline);
+	pthread_cond_timedwait(cond, lock, &ts);
+	return true;
+}
+
+/* The deadline of a wait of seconds from now; 0 or less: none. */
+static double deadline_in(double seconds)
+{
+	return seconds > 0 ? clock_monotonic_seconds() + seconds : INFINITY;
 }
 
 static void *feed_thread(void *arg)
@@ -119,8 +130,10 @@ static void *feed_thread(void *arg)
 		else if (now >= due)
 			record_due(f, now);
 		else
-			wait_until(f, due);
+			wait_until(&f->wake, &f->lock, due);
 	}
+	f->exited = true;
+	pthread_cond_broadcast(&f->done);
 	pthread_mutex_unlock(&f->lock);
 	return NULL;
 }
@@ -144,9 +157,9 @@ static int feed_init(struct sample_feed *f, const struct sample_feed_config *cfg
 		return -ENOMEM;
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	int e = pthread_cond_init(&f->wake, &attr);
-	pthread_condattr_destroy(&attr);
-	if (e == 0 && (e = pthread_cond_init(&f->done, NULL)) != 0)
+	if (e == 0 && (e = pthread_cond_init(&f->done, &attr)) != 0)
 		pthread_cond_destroy(&f->wake);
+	pthread_condattr_destroy(&attr);
 	if (e == 0 && (e = pthread_mutex_init(&f->lock, NULL)) != 0) {
 		pthread_cond_destroy(&f->done);
 		pthread_cond_destroy(&f->wake);
@@ -171,32 +184,67 @@ int sample_feed_start(const struct sample_feed_config *cfg, struct sample_feed *
 		return r;
 	}
 	pthread_mutex_lock(&f->lock);
-	while (f->finished < 1)
-		pthread_cond_wait(&f->done, &f->lock);
-	r = f->last_error;
+	double deadline = deadline_in(cfg->wait_seconds);
+	while (f->finished < 1 && wait_until(&f->done, &f->lock, deadline))
+		;
+	r = f->finished < 1 ? 1 : f->last_error;
 	pthread_mutex_unlock(&f->lock);
 	if (r < 0) {
 		sample_feed_stop(f);
 		return r;
 	}
 	*ret = f;
-	return 0;
+	return r;
 }
 
-void sample_feed_stop(struct sample_feed *f)
+/* Entered and left with the lock held. */
+static void raise_stop(struct sample_feed *f)
+{
+	f->stopping = true;
+	pthread_cond_signal(&f->wake);
+	pthread_cond_broadcast(&f->done);
+}
+
+void sample_feed_cancel(struct sample_feed *f)
 {
 	if (!f)
 		return;
 	pthread_mutex_lock(&f->lock);
-	f->stopping = true;
-	pthread_cond_signal(&f->wake);
-	pthread_cond_broadcast(&f->done);
+	raise_stop(f);
 	pthread_mutex_unlock(&f->lock);
-	pthread_join(f->thread, NULL);
-	feed_free(f);
 }
 
-int sample_feed_get(struct sample_feed *f, struct sample **ret)
+bool sample_feed_stop(struct sample_feed *f)
+{
+	if (!f)
+		return true;
+	pthread_mutex_lock(&f->lock);
+	raise_stop(f);
+	double deadline = deadline_in(f->cfg.wait_seconds);
+	while (!f->exited && wait_until(&f->done, &f->lock, deadline))
+		;
+	bool exited = f->exited;
+	pthread_mutex_unlock(&f->lock);
+	if (!exited) { /* a take that does not end: left to the thread, which the exit ends */
+		pthread_detach(f->thread);
+		return false;
+	}
+	pthread_join(f->thread, NULL);
+	feed_free(f);
+	return true;
+}
+
+/* When a reader who asked at asked stops waiting: wait seconds after, or sooner when the take in
+ * flight began more than wait seconds before that (the one it waits for cannot come in time). */
+static double reader_deadline(const struct sample_feed *f, double asked, double wait)
+{
+	double d = asked + wait;
+	if (f->started > f->finished && f->inflight_start + wait < d)
+		d = f->inflight_start + wait;
+	return d;
+}
+
+int sample_feed_get(struct sample_feed *f, double wait_seconds, struct sample **ret)
 {
 	double asked = clock_monotonic_seconds();
 	int r = 0;
@@ -218,8 +266,16 @@ int sample_feed_get(struct sample_feed *f, struct sample **ret)
 			f->wanted = need;
 			pthread_cond_signal(&f->wake);
 		}
-		while (f->finished < need && !f->stopping)
-			pthread_cond_wait(&f->done, &f->lock);
+		double deadline = reader_deadline(f, asked, wait_seconds);
+		bool in_time = true;
+		while (f->finished < need && !f->stopping && (in_time = wait_until(&f->done, &f->lock, deadline)))
+			;
+		if (!in_time) { /* late: the latest sample, whatever its age, or none */
+			r = f->latest ? 1 : -ETIMEDOUT;
+			if (f->latest)
+				*ret = sample_ref(f->latest);
+			break;
+		}
 		waited = true;
 	}
 	pthread_mutex_unlock(&f->lock);

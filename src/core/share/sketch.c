@@ -31,16 +31,18 @@ void sketch_budget_start(struct sketch_budget *b, double cpu_percent)
 				    .start_cpu = clock_thread_cpu_seconds()};
 }
 
-/* Sleeps off any CPU time beyond the budget's share of the time gone by. */
-static void budget_hold(const struct sketch_budget *b)
+/* Sleeps off any CPU time beyond the budget's share of the time gone by, in slices of 0.1 s at
+ * most so that a cancel from another thread ends it soon (a slow CPU owes seconds at 1%). */
+static void budget_hold(const struct sketch_budget *b, const atomic_bool *cancel)
 {
 	if (!b || !(b->cpu_percent > 0) || b->cpu_percent >= 100)
 		return;
 	double cpu = clock_thread_cpu_seconds() - b->start_cpu;
-	double wall = clock_monotonic_seconds() - b->start_wall;
-	double owed = cpu * 100.0 / b->cpu_percent - wall;
-	if (owed > 0.001)
-		sleep_for(owed);
+	double until = b->start_wall + cpu * 100.0 / b->cpu_percent;
+	for (double now = clock_monotonic_seconds(); until - now > 0.001 && !(cancel && atomic_load(cancel));
+	     now = clock_monotonic_seconds())
+		if (!sleep_for(until - now < 0.1 ? until - now : 0.1))
+			break;
 }
 
 static bool all_zero(const unsigned char *p)
@@ -131,11 +133,11 @@ static bool kernel_zero_page(struct zero_frames *z, uint64_t pagemap_entry)
 
 /* The resident run of pages [first, end) of a chunk at addr, read and added. 0 or -ENOMEM; a read
  * that fails is no error of ours but a gap in the sketch: 0 with s->gap set. */
-static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const uint64_t *bits,
+static int read_run(const struct io_process *vmp, uint64_t addr, size_t first, size_t end, const uint64_t *bits,
 		    struct zero_frames *z, const struct sketch_opts *o, unsigned char *buf, struct sketch *s)
 {
 	size_t len = (end - first) * SKETCH_PAGE_BYTES;
-	ssize_t got = io_process_read(pid, addr + first * SKETCH_PAGE_BYTES, buf, len);
+	ssize_t got = io_process_read_held(vmp, addr + first * SKETCH_PAGE_BYTES, buf, len);
 	if (got < 0 || (size_t)got < len) {
 		s->gap = got < 0 ? gap_of(got) : SKETCH_MAPPING_GONE;
 		return 0;
@@ -155,7 +157,7 @@ static int read_run(pid_t pid, uint64_t addr, size_t first, size_t end, const ui
 /* One mapping, chunk by chunk, reading only runs of resident pages: an absent page holds nothing
  * to merge, and reading it would fault it in (or swap it in). 0, or -ENOMEM; a read that fails
  * ends it with s->gap set. */
-static int read_range(pid_t pid, int pagemap, struct zero_frames *z, const struct mem_range *r,
+static int read_range(const struct io_process *vmp, int pagemap, struct zero_frames *z, const struct mem_range *r,
 		      const struct sketch_opts *o, unsigned char *buf, struct sketch *s)
 {
 	uint64_t bits[CHUNK_PAGES];
@@ -171,12 +173,12 @@ static int read_range(pid_t pid, int pagemap, struct zero_frames *z, const struc
 			size_t j = i;
 			while (j < npages && pagemap_present(bits[j]))
 				j++;
-			int err = j > i ? read_run(pid, addr, i, j, bits, z, o, buf, s) : 0;
+			int err = j > i ? read_run(vmp, addr, i, j, bits, z, o, buf, s) : 0;
 			if (err < 0 || s->gap != SKETCH_COMPLETE)
 				return err;
 			i = j > i ? j : i + 1;
 		}
-		budget_hold(o->budget);
+		budget_hold(o->budget, o->cancel);
 		if (o->progress && (addr - r->start) / SKETCH_PAGE_BYTES % PROGRESS_PAGES == 0)
 			o->progress(o->progress_arg, s);
 	}
@@ -201,6 +203,23 @@ static enum sketch_gap still_mapped(const struct io_root *root, const struct vm 
 	return same ? SKETCH_COMPLETE : SKETCH_MAPPING_GONE;
 }
 
+/* Holds the VM's process (S-L8: a read of a recycled pid would hash another process's memory
+ * under the VM's name): the process now at its pid, if it started when the VM did, held by a
+ * pidfd that every read is checked against. SKETCH_COMPLETE, or SKETCH_VM_EXITED. */
+static enum sketch_gap hold(const struct io_root *root, const struct vm *vm, struct io_process *ret)
+{
+	if (io_process_hold(vm->pid, ret) < 0)
+		return SKETCH_VM_EXITED;
+	char buf[1024];
+	struct proc_stat st;
+	ssize_t n = vm->stat_known ? io_read(root, IO_PROC, buf, sizeof(buf), "%d/stat", (int)vm->pid) : 0;
+	bool same = !vm->stat_known || (n >= 0 && parse_stat(buf, (size_t)n, &st) == 0 && st.start_ticks == vm->start_ticks);
+	if (same && io_process_alive(ret)) /* alive after the stat: the stat was its */
+		return SKETCH_COMPLETE;
+	io_process_release(ret);
+	return SKETCH_VM_EXITED;
+}
+
 int sketch_take(const struct io_root *root, const struct vm *vm, const struct sketch_opts *o, struct sketch *ret)
 {
 	struct sketch s = {.pid = vm->pid, .sample_n = o->sample_n ? o->sample_n : 1};
@@ -209,9 +228,12 @@ int sketch_take(const struct io_root *root, const struct vm *vm, const struct sk
 	struct mem_range *ranges = NULL;
 	size_t n = 0;
 	int r = vm_guest_ram_ranges(root, vm->pid, &vm->cfg, &ranges, &n);
-	if (r < 0) {
-		s.gap = r == -ESRCH ? SKETCH_VM_EXITED : r == -EPERM || r == -EACCES ? SKETCH_NO_PERMISSION
-										 : SKETCH_RAM_UNKNOWN;
+	struct io_process vmp;
+	if (r < 0 || (s.gap = hold(root, vm, &vmp)) != SKETCH_COMPLETE) {
+		if (r < 0)
+			s.gap = r == -ESRCH ? SKETCH_VM_EXITED : r == -EPERM || r == -EACCES ? SKETCH_NO_PERMISSION
+											 : SKETCH_RAM_UNKNOWN;
+		free(ranges);
 		*ret = s;
 		return r == -ENOMEM ? r : 0;
 	}
@@ -221,6 +243,7 @@ int sketch_take(const struct io_root *root, const struct vm *vm, const struct sk
 		free(buf);
 		free(z);
 		free(ranges);
+		io_process_release(&vmp);
 		return -ENOMEM;
 	}
 	z->n = 0;
@@ -230,7 +253,7 @@ int sketch_take(const struct io_root *root, const struct vm *vm, const struct sk
 	for (size_t i = 0; i < n; i++)
 		s.ram_pages += (int64_t)((ranges[i].end - ranges[i].start) / SKETCH_PAGE_BYTES);
 	for (size_t i = 0; i < n && r == 0 && s.gap == SKETCH_COMPLETE; i++)
-		r = read_range(vm->pid, pagemap, z, &ranges[i], o, buf, &s);
+		r = read_range(&vmp, pagemap, z, &ranges[i], o, buf, &s);
 	if (pagemap >= 0)
 		io_close(pagemap);
 	if (z->kpageflags >= 0)
@@ -238,6 +261,9 @@ int sketch_take(const struct io_root *root, const struct vm *vm, const struct sk
 	free(z);
 	if (r == 0 && s.gap == SKETCH_COMPLETE)
 		s.gap = still_mapped(root, vm, ranges, n);
+	if (r == 0 && s.gap == SKETCH_COMPLETE && !io_process_alive(&vmp))
+		s.gap = SKETCH_VM_EXITED; /* the maps read again may be another process's */
+	io_process_release(&vmp);
 	free(buf);
 	free(ranges);
 	if (r < 0) {

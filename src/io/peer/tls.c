@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <gnutls/gnutls.h>
+#include <gnutls/x509.h>
 
 #include "io/dynlib.h"
 
@@ -21,19 +22,26 @@
 	X(P, certificate_set_x509_key_mem)                                                         \
 	X(P, certificate_set_x509_system_trust)                                                    \
 	X(P, certificate_set_x509_trust_mem)                                                       \
-	X(P, certificate_verify_peers2)                                                            \
+	X(P, certificate_verify_peers)                                                             \
+	X(P, cipher_get)                                                                           \
+	X(P, cipher_get_name)                                                                      \
 	X(P, credentials_set)                                                                      \
 	X(P, deinit)                                                                               \
 	X(P, error_is_fatal)                                                                       \
 	X(P, handshake)                                                                            \
 	X(P, init)                                                                                 \
+	X(P, kx_get)                                                                               \
+	X(P, kx_get_name)                                                                          \
+	X(P, mac_get)                                                                              \
+	X(P, mac_get_name)                                                                         \
+	X(P, protocol_get_version)                                                                 \
 	X(P, record_get_direction)                                                                 \
 	X(P, record_recv)                                                                          \
 	X(P, record_send)                                                                          \
 	X(P, server_name_set)                                                                      \
 	X(P, session_get_verify_cert_status)                                                       \
 	X(P, session_set_verify_cert)                                                              \
-	X(P, set_default_priority)                                                                 \
+	X(P, set_default_priority_append)                                                          \
 	X(P, strerror)                                                                             \
 	X(P, transport_set_int2)
 
@@ -46,8 +54,21 @@ int io_tls_load(char *err, size_t cap) { return dynlib_get(&G_lib, err, cap); }
 bool io_tls_client_verified(void *gnutls_session)
 {
 	unsigned status = 0;
-	return G.certificate_verify_peers2 && gnutls_session &&
-	       G.certificate_verify_peers2((gnutls_session_t)gnutls_session, &status) == 0 && status == 0;
+	gnutls_typed_vdata_st purpose = {GNUTLS_DT_KEY_PURPOSE_OID, (unsigned char *)GNUTLS_KP_TLS_WWW_CLIENT, 0};
+	return G.certificate_verify_peers && gnutls_session &&
+	       G.certificate_verify_peers((gnutls_session_t)gnutls_session, &purpose, 1, &status) == 0 && status == 0;
+}
+
+bool io_tls_session_suite(void *gnutls_session, struct io_tls_suite *ret)
+{
+	if (!G.protocol_get_version || !gnutls_session)
+		return false;
+	gnutls_session_t s = gnutls_session;
+	gnutls_protocol_t v = G.protocol_get_version(s);
+	*ret = (struct io_tls_suite){.version = v == GNUTLS_TLS1_3 ? 13 : v == GNUTLS_TLS1_2 ? 12 : 0,
+				     .kx = G.kx_get_name(G.kx_get(s)), .cipher = G.cipher_get_name(G.cipher_get(s)),
+				     .mac = G.mac_get_name(G.mac_get(s))};
+	return true;
 }
 
 struct io_tls_session {
@@ -55,6 +76,9 @@ struct io_tls_session {
 	gnutls_certificate_credentials_t cred;
 	char host[256];
 };
+
+/* The client's versions on top of the system's default priorities: TLS 1.2 at least, as serve's. */
+#define CLIENT_VERSIONS "-VERS-ALL:+VERS-TLS1.3:+VERS-TLS1.2"
 
 static gnutls_datum_t datum(const char *pem, size_t len) { return (gnutls_datum_t){(unsigned char *)pem, (unsigned)len}; }
 
@@ -95,7 +119,7 @@ int io_tls_new(int fd, const char *host, const struct io_tls *tls, struct io_tls
 	int r = trust(s->cred, tls, why, cap);
 	if (r == 0 && G.init(&s->session, GNUTLS_CLIENT | GNUTLS_NONBLOCK) < 0)
 		r = -ENOMEM;
-	if (r == 0 && (G.set_default_priority(s->session) < 0 ||
+	if (r == 0 && (G.set_default_priority_append(s->session, CLIENT_VERSIONS, NULL, 0) < 0 ||
 		       G.credentials_set(s->session, GNUTLS_CRD_CERTIFICATE, s->cred) < 0))
 		r = -ENOMEM;
 	unsigned char addr[16];

@@ -1,6 +1,6 @@
-/* The TLS side of `share plan --from https://...`: a GnuTLS client session on a connected socket,
- * the server's certificate verified against the system trust store or a given CA, and its name
- * against the host asked for. GnuTLS is loaded by the commands that use it (io_tls_load, through
+/* The TLS side of `share plan --from https://...`: a GnuTLS client session on a connected socket
+ * (TLS 1.2 at least, on the system's default priorities), the server's certificate verified
+ * against the system trust store or a given CA, and its name against the host asked for. GnuTLS is loaded by the commands that use it (io_tls_load, through
  * io/dynlib.h), not linked: see net/mhd.h for what linking it costs every command. The steps never block: each says which way the socket must be ready
  * (POLLIN, POLLOUT) before it is called again, and io/peer/http.c waits for that within its deadline. */
 #ifndef VMHOST_IO_PEER_TLS_H
@@ -44,8 +44,19 @@ ssize_t io_tls_recv(struct io_tls_session *s, char *buf, size_t len, short *ret_
 void io_tls_free(struct io_tls_session *s);
 
 /* For a server whose TLS library is GnuTLS too (libmicrohttpd): whether the client of its session
- * (a gnutls_session_t) showed a certificate that chains to the session's trust list and is valid
- * now. false before io_tls_load has succeeded. */
+ * (a gnutls_session_t) showed a certificate that chains to the session's trust list, is valid
+ * now and is a client's (its extended key usage, when it has one, includes TLS client
+ * authentication: a server's certificate the same CA signed is refused). false before
+ * io_tls_load has succeeded. */
 bool io_tls_client_verified(void *gnutls_session);
+
+/* What a session negotiated: its version (12, 13; 0 another) and GnuTLS's names of its key
+ * exchange, cipher and MAC ("ECDHE-RSA", "AES-128-GCM", "AEAD"). */
+struct io_tls_suite {
+	int version;
+	const char *kx, *cipher, *mac;
+};
+/* For a server on GnuTLS, as io_tls_client_verified. false before io_tls_load has succeeded. */
+bool io_tls_session_suite(void *gnutls_session, struct io_tls_suite *ret);
 
 #endif

@@ -22,7 +22,7 @@ static const struct {
 	{"client_auth_type", NULL},
 	{"client_ca_file", NULL},
 	{"client_allowed_sans", "any certificate client_ca_file signed is accepted"},
-	{"cipher_suites", "GnuTLS's defaults for the TLS versions allowed apply"},
+	{"cipher_suites", NULL},
 	{"curve_preferences", "GnuTLS's defaults apply"},
 	{"prefer_server_cipher_suites", "GnuTLS's defaults apply"},
 	{"cert", "give the certificate as cert_file"},
@@ -37,6 +37,7 @@ struct parser {
 	int line;
 	int tls_line, users_line, other_line; /* where each top-level key was; 0: not yet */
 	int tls_key_line[NTLS_KEYS];
+	bool in_cipher_list; /* the lines below cipher_suites: its "- NAME" items */
 	size_t users_cap;
 	char *err;
 	size_t errcap;
@@ -191,6 +192,74 @@ static int version(struct parser *p, const char *key, const char *value, enum we
 	return 0;
 }
 
+/* One name of cipher_suites' list (quotes already taken off, or plain). */
+static int cipher_suite(struct parser *p, const char *name)
+{
+	const struct web_cipher_suite *c = web_cipher_suite_find(name);
+	if (!c)
+		return error(p, "cipher_suites: '%.60s' is not a cipher suite exporter-toolkit accepts (Go's names, as "
+				"TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256; RC4, 3DES and CBC with SHA-256 are not)", name);
+	for (size_t i = 0; i < p->c.ncipher_suites; i++)
+		if (p->c.cipher_suites[i] == c)
+			return 0;
+	if (p->c.ncipher_suites == WEB_CIPHER_SUITES_MAX)
+		return error(p, "cipher_suites: more than %d", WEB_CIPHER_SUITES_MAX);
+	p->c.cipher_suites[p->c.ncipher_suites++] = c;
+	return 0;
+}
+
+/* A list item's or a flow list element's text at s, n bytes, quoted or not: one name. */
+static int cipher_item(struct parser *p, const char *s, size_t n)
+{
+	char name[WEB_LINE_MAX];
+	while (n && blank(*s))
+		s++, n--;
+	while (n && blank(s[n - 1]))
+		n--;
+	if (n >= 2 && (*s == '"' || *s == '\'') && s[n - 1] == *s)
+		s++, n -= 2;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	return cipher_suite(p, name);
+}
+
+/* cipher_suites' value at s (after its ':'): nothing (the "- NAME" lines follow) or a flow list
+ * "[A, B]" on the line. */
+static int cipher_suites_value(struct parser *p, const char *s)
+{
+	s = skip_blanks(s);
+	p->c.tls = true;
+	if (!*s || *s == '#') {
+		p->in_cipher_list = true;
+		return 0;
+	}
+	if (*s != '[')
+		return error(p, "cipher_suites takes a list: '- NAME' lines below it, or [NAME, ...]");
+	const char *end = strchr(s, ']');
+	if (!end)
+		return error(p, "cipher_suites: a '[' list must end with ']' on its line");
+	for (const char *item = s + 1; item < end;) {
+		const char *comma = memchr(item, ',', (size_t)(end - item));
+		const char *stop = comma ? comma : end;
+		int r = stop > item || comma ? cipher_item(p, item, (size_t)(stop - item)) : 0;
+		if (r < 0)
+			return r;
+		item = stop + 1;
+	}
+	return rest_empty(p, end + 1);
+}
+
+/* A "- NAME" line of cipher_suites' list; s is past the '-'. */
+static int cipher_list_item(struct parser *p, const char *s)
+{
+	char name[WEB_LINE_MAX];
+	bool null;
+	int r = parse_value(p, s, name, &null);
+	if (r < 0)
+		return r;
+	return null ? error(p, "cipher_suites: an empty item") : cipher_suite(p, name);
+}
+
 static int set_string(char **field, const char *value)
 {
 	*field = strdup(value);
@@ -210,6 +279,8 @@ static int tls_key(struct parser *p, const char *key, const char *value, bool nu
 	if (p->tls_key_line[i])
 		return error(p, "%s given twice (first on line %d)", key, p->tls_key_line[i]);
 	p->tls_key_line[i] = p->line;
+	if (!strcmp(key, "cipher_suites"))
+		return cipher_suites_value(p, value);
 	if (null || !*value) /* a quoted "" is no file name either */
 		return !strcmp(key, "client_auth_type") ? 0 : error(p, "%s has no value", key);
 	p->c.tls = true;
@@ -300,6 +371,9 @@ static int parse_line(struct parser *p, const char *line)
 	if (!*s || *s == '#')
 		return 0;
 	int indent = (int)(s - line);
+	if (p->in_cipher_list && indent >= p->indent && *s == '-' && (!s[1] || blank(s[1])))
+		return cipher_list_item(p, s + 1);
+	p->in_cipher_list = false;
 	if (!indent && !strncmp(s, "---", 3) && (!s[3] || blank(s[3]))) {
 		if (p->tls_line || p->users_line || p->other_line)
 			return error(p, "a second YAML document ('---'): the web config is one");
@@ -311,7 +385,10 @@ static int parse_line(struct parser *p, const char *line)
 	const char *after = s;
 	bool null = true;
 	int r = parse_key(p, s, key, &after);
-	if (r == 0)
+	bool list = r == 0 && indent && p->section == SEC_TLS && !strcmp(key, "cipher_suites");
+	if (list) /* its flow list is read by cipher_suites_value */
+		snprintf(value, sizeof(value), "%s", after), null = false;
+	else if (r == 0)
 		r = parse_value(p, after, value, &null);
 	if (r < 0)
 		return r;
