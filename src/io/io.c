@@ -21,6 +21,33 @@ static const char *root_dir(const struct io_root *root, enum io_base base)
 	return root && root->proc ? root->proc : "/proc";
 }
 
+/* The length of dir when rel is dir or lies under it, else 0. */
+static size_t under(const char *rel, const char *dir)
+{
+	size_t len = strlen(dir);
+	return !strncmp(rel, dir, len) && (rel[len] == '/' || rel[len] == '\0') ? len : 0;
+}
+
+/* A path under kernel/debug or kernel/tracing when the root has that file system mounted for this
+ * run (io/mountns.h): the relative part of buf, from offset at, goes under that mount instead. */
+static int private_mount_path(const struct io_root *root, char *buf, size_t cap, size_t at)
+{
+	const char *rel = buf + at, *mount = NULL;
+	size_t skip = 0;
+	if (root->debugfs && (skip = under(rel, "kernel/debug")))
+		mount = root->debugfs;
+	else if (root->tracefs && (skip = under(rel, "kernel/tracing")))
+		mount = root->tracefs;
+	if (!mount)
+		return 0;
+	size_t mlen = strlen(mount), rest = strlen(rel + skip);
+	if (mlen + rest >= cap)
+		return -ENAMETOOLONG;
+	memmove(buf + mlen, rel + skip, rest + 1);
+	memcpy(buf, mount, mlen);
+	return 0;
+}
+
 static int vpath(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	int n = snprintf(buf, cap, "%s/", root_dir(root, base));
@@ -29,6 +56,8 @@ static int vpath(const struct io_root *root, enum io_base base, char *buf, size_
 	int m = vsnprintf(buf + n, cap - (size_t)n, fmt, ap);
 	if (m < 0 || (size_t)m >= cap - (size_t)n)
 		return -ENAMETOOLONG;
+	if (base == IO_SYS && root && (root->debugfs || root->tracefs))
+		return private_mount_path(root, buf, cap, (size_t)n);
 	return 0;
 }
 

@@ -12,6 +12,9 @@ struct io_root {
 	const char *proc; /* default "/proc" */
 	const char *sys;  /* default "/sys"; debugfs is <sys>/kernel/debug */
 	struct io_cache *cache; /* NULL, or where io_read and io_read_alloc keep their files open */
+	/* NULL: debugfs is <sys>/kernel/debug and tracefs <sys>/kernel/tracing; else where they are
+	 * mounted for this run alone (io/mountns.h), and every path under those two goes there */
+	const char *debugfs, *tracefs;
 };
 
 enum io_base { IO_PROC, IO_SYS };
