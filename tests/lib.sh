@@ -84,6 +84,11 @@ chrome() {
 	return $rc
 }
 
+# without_mounting CMD...: runs CMD (vmhost, as root) without CAP_SYS_ADMIN, so that it reads
+# debugfs and tracefs only where the host mounted them, never one mounted for its run alone
+# (src/io/mountns.h): for the tests of what it does where they are missing.
+without_mounting() { setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$@"; }
+
 # without_library NAME CMD...: runs CMD where the dynamic loader finds no libNAME (root): in a mount
 # namespace of its own, the library's directory is replaced by symbolic links to everything else
 # in it. For the libraries vmhost loads when a command needs them (src/io/dynlib.h).
