@@ -21,6 +21,7 @@ target_link_options(test_discovery PRIVATE -Wl,--wrap=malloc)
 vmhost_unit_test(test_discovery_parallel)
 vmhost_tsan(test_discovery_parallel)
 vmhost_unit_test(test_cost)
+vmhost_unit_test(test_vm_io)
 vmhost_unit_test(test_bench_accounting)
 vmhost_unit_test(test_opts)
 
@@ -69,3 +70,7 @@ vmhost_script_test(shell_lib cli/shell_lib.sh "cli")
 # a network namespace the test makes.
 vmhost_script_test(e2e_qemu_io e2e/qemu_io.sh "e2e")
 set_tests_properties(e2e_qemu_io PROPERTIES TIMEOUT 400)
+# A tap hot-plugged into a running QEMU (QMP getfd + netdev_add, as libvirt's attach-interface)
+# is found from its fds: mem --io --json lists it with its bytes (issue 42).
+vmhost_script_test(e2e_tap_hotplug e2e/tap_hotplug.sh "e2e")
+set_tests_properties(e2e_tap_hotplug PROPERTIES TIMEOUT 120)

@@ -360,7 +360,7 @@ int io_list_tasks(const struct io_root *root, pid_t pid, pid_t **ret, size_t *re
 	return r < 0 ? r : list_numeric(root, path, ret, ret_n);
 }
 
-int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *target)
+int io_proc_fds_each(const struct io_root *root, pid_t pid, io_fd_fn *fn, void *ctx)
 {
 	char path[PATH_MAX];
 	int r = io_path(root, IO_PROC, path, sizeof(path), "%d/fd", pid);
@@ -369,18 +369,50 @@ int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *targe
 	DIR *d = opendir(path);
 	if (!d)
 		return -errno;
-	size_t want = strlen(target);
-	char link[64];
+	char link[256];
 	struct dirent *de;
-	int found = 0;
-	while (!found && (de = readdir(d))) {
+	while (r == 0 && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
-		ssize_t n = readlinkat(dirfd(d), de->d_name, link, sizeof(link));
-		found = n == (ssize_t)want && !memcmp(link, target, want);
+		/* relative to the directory: no walk of the whole path for each fd */
+		ssize_t n = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+		if (n < 0)
+			continue; /* closed meanwhile */
+		link[n] = '\0';
+		r = fn(ctx, de->d_name, link);
 	}
 	closedir(d);
-	return found;
+	return r < 0 ? r : 0;
+}
+
+long io_proc_fd_count(const struct io_root *root, pid_t pid)
+{
+	char path[PATH_MAX];
+	int r = io_path(root, IO_PROC, path, sizeof(path), "%d/fd", pid);
+	struct stat st;
+	if (r < 0)
+		return r;
+	return stat(path, &st) < 0 ? -errno : (long)st.st_size;
+}
+
+struct link_wanted {
+	const char *target;
+	int found;
+};
+
+static int link_is(void *ctx, const char *fd, const char *target)
+{
+	struct link_wanted *w = ctx;
+	(void)fd;
+	w->found = !strcmp(target, w->target);
+	return w->found;
+}
+
+int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *target)
+{
+	struct link_wanted w = {target, 0};
+	int r = io_proc_fds_each(root, pid, link_is, &w);
+	return r < 0 ? r : w.found;
 }
 
 static int cmp_name(const void *a, const void *b)
