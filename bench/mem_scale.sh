@@ -4,6 +4,8 @@
 # compares with reading every guest's smaps_rollup in the same run.
 #   bench/mem_scale.sh [BUILD_DIR] [N] [R]
 # REF=/path/to/other/vmhost also times that binary, in runs alternating with this one's.
+# FDS=N gives each guest N more open fds, as a QEMU holds (vCPU, eventfd and device fds: ~50 to
+# a few hundred), which mem looks through for taps (core/model/vm_io.c).
 # Then build/bench_proc_files prints what each /proc file mem reads per VM costs on these guests.
 set -u
 build=${1:-build}
@@ -13,19 +15,22 @@ runs=${3:-20}
 # Each guest has two vCPU threads between two others, as a small QEMU has (its RCU thread before,
 # an I/O worker after), and says so with -smp, so that the vCPU figures (the thread list, the
 # names up to the last vCPU, each vCPU's schedstat) are in the cost.
-fake_guests "$n" scale -m 16M -fake-nomerge -fake-vcpus 2 -smp 2
-# mem remembers the VMs it saw (their command lines and vCPU threads) in its runtime directory:
-# here one of the run's own, which this first run fills. "no memo" is a first run's cost.
+fake_guests "$n" scale -m 16M -fake-nomerge -fake-vcpus 2 -smp 2 ${FDS:+-fake-fds "$FDS"}
+# mem remembers the VMs it saw (their command lines, vCPU threads and taps) in its runtime
+# directory: here one of the run's own, which this first run fills. "no memo" is a first run's
+# cost. REF keeps its own (another build may write another format, which this one would not use).
 export VMHOST_RUNTIME_DIR=$tmp/run
 found=$("$vmhost" mem --json | jq '[.vms[] | select(.name // "" | startswith("scale"))] | length')
+[ -n "${REF:-}" ] && VMHOST_RUNTIME_DIR=$tmp/run-ref "$REF" mem --json >/dev/null
 # Every command once a round, rounds alternating, so that each median saw the same moments of
 # this host's noise (it moves absolute times by a third within minutes) and the ratios hold.
 smaps_files=$(for p in $FAKE_PIDS; do printf '/proc/%s/smaps_rollup ' "$p"; done)
 for r in $(seq "$runs"); do
 	ms "$vmhost" mem --json >>"$tmp/mem"
-	[ -n "${REF:-}" ] && ms "$REF" mem --json >>"$tmp/ref"
+	[ -n "${REF:-}" ] && VMHOST_RUNTIME_DIR=$tmp/run-ref ms "$REF" mem --json >>"$tmp/ref"
 	ms "$vmhost" mem --json --pss-budget 0 >>"$tmp/nobudget"
 	VMHOST_RUNTIME_DIR= ms "$vmhost" mem --json >>"$tmp/nomemo"
+	[ -n "${REF:-}" ] && VMHOST_RUNTIME_DIR= ms "$REF" mem --json >>"$tmp/ref-nomemo"
 	ms "$vmhost" mem --json --exact >>"$tmp/exact"
 	ms sh -c "cat $smaps_files" >>"$tmp/smaps"
 	ms "$vmhost" --version >>"$tmp/version"
@@ -50,6 +55,10 @@ if [ -n "${REF:-}" ]; then
 fi
 row "vmhost mem --json --pss-budget 0" "$nobudget_ms" "estimates only: no PSS sampling"
 row "vmhost mem --json, no memo" "$nomemo_ms" "VMHOST_RUNTIME_DIR= : a first run, everything read"
+if [ -n "${REF:-}" ]; then
+	ref_nomemo_ms=$(median <"$tmp/ref-nomemo")
+	row "  REF mem --json, no memo" "$ref_nomemo_ms" "this build $(awk -v a="$nomemo_ms" -v b="$ref_nomemo_ms" 'BEGIN { printf "%.2f", a / b }') of it"
+fi
 row "vmhost mem --json --exact" "$exact_ms" ""
 row "cat every smaps_rollup" "$smaps_ms" "these guests are unmerged: the cheap case"
 row "vmhost --version" "$true_ms" "process start-up alone"

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -27,7 +28,8 @@ struct vm_process {
 	int vcpus[MAX_THREADS], nvcpus;
 };
 
-enum kind { CMDLINE, STAT, CGROUP, STATUS, KSM_STAT, TASK_LIST, THREAD_NAME, VCPU_SCHEDSTAT, SYSCALL, SMAPS_ROLLUP, KINDS };
+enum kind { CMDLINE, STAT, CGROUP, STATUS, KSM_STAT, TASK_LIST, THREAD_NAME, VCPU_SCHEDSTAT, FD_COUNT, FD_SCAN, SYSCALL,
+	    SMAPS_ROLLUP, KINDS };
 
 static const struct {
 	const char *label;
@@ -42,6 +44,8 @@ static const struct {
 	[TASK_LIST] = {"task/ (the thread list)", true, false},
 	[THREAD_NAME] = {"task/TID/comm", true, false},
 	[VCPU_SCHEDSTAT] = {"task/TID/schedstat (vCPUs)", true, true},
+	[FD_COUNT] = {"fd/ stat (taps: fd count)", true, true},
+	[FD_SCAN] = {"fd/ + readlinkat each (taps)", true, false}, /* the memo has them while fd/'s count holds */
 	[SYSCALL] = {"getppid() (a system call)", false},
 	[SMAPS_ROLLUP] = {"smaps_rollup (--exact)", false},
 };
@@ -118,6 +122,24 @@ static long read_kind(enum kind kind, const struct vm_process *vms, int nvms)
 			while (syscall(SYS_getdents64, fd, buf, sizeof(buf)) > 0)
 				;
 			close(fd);
+			files++;
+			break;
+		}
+		case FD_COUNT: {
+			struct stat st;
+			snprintf(path, sizeof(path), "/proc/%d/fd", vm->pid);
+			files += stat(path, &st) == 0;
+			break;
+		}
+		case FD_SCAN: { /* as core/model/vm_io.c looks for taps: the listing, a readlinkat per fd */
+			snprintf(path, sizeof(path), "/proc/%d/fd", vm->pid);
+			DIR *d = opendir(path);
+			if (!d)
+				break;
+			for (struct dirent *e; (e = readdir(d));)
+				if (e->d_name[0] != '.')
+					(void)readlinkat(dirfd(d), e->d_name, buf, sizeof(buf));
+			closedir(d);
 			files++;
 			break;
 		}

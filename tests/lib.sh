@@ -84,6 +84,26 @@ chrome() {
 	return $rc
 }
 
+# netns_tap NAME NET PEER_MAC: a network namespace of the test's own (NS, removed at the cleanup)
+# holding a tap (TAP: NAME and the test's pid, cut to IFNAMSIZ) up at NET.1/24, where NET.2 (the
+# guest's NIC) has PEER_MAC as its neighbour: what the host sends it leaves at once. Root.
+netns_tap() {
+	NS=vmhost-$1-$$
+	TAP=vmh$1$$
+	TAP=${TAP:0:15}
+	on_cleanup 'ip netns del "$NS" 2>/dev/null'
+	ip netns add "$NS" || die "cannot make a network namespace"
+	ip -n "$NS" tuntap add dev "$TAP" mode tap || die "cannot make a tap"
+	ip -n "$NS" addr add "$2.1/24" dev "$TAP"
+	ip -n "$NS" link set "$TAP" up
+	ip -n "$NS" neigh add "$2.2" lladdr "$3" dev "$TAP"
+}
+
+# without_mounting CMD...: runs CMD (vmhost, as root) without CAP_SYS_ADMIN, so that it reads
+# debugfs and tracefs only where the host mounted them, never one mounted for its run alone
+# (src/io/mountns.h): for the tests of what it does where they are missing.
+without_mounting() { setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$@"; }
+
 # without_library NAME CMD...: runs CMD where the dynamic loader finds no libNAME (root): in a mount
 # namespace of its own, the library's directory is replaced by symbolic links to everything else
 # in it. For the libraries vmhost loads when a command needs them (src/io/dynlib.h).

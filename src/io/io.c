@@ -21,6 +21,33 @@ static const char *root_dir(const struct io_root *root, enum io_base base)
 	return root && root->proc ? root->proc : "/proc";
 }
 
+/* The length of dir when rel is dir or lies under it, else 0. */
+static size_t under(const char *rel, const char *dir)
+{
+	size_t len = strlen(dir);
+	return !strncmp(rel, dir, len) && (rel[len] == '/' || rel[len] == '\0') ? len : 0;
+}
+
+/* A path under kernel/debug or kernel/tracing when the root has that file system mounted for this
+ * run (io/mountns.h): the relative part of buf, from offset at, goes under that mount instead. */
+static int private_mount_path(const struct io_root *root, char *buf, size_t cap, size_t at)
+{
+	const char *rel = buf + at, *mount = NULL;
+	size_t skip = 0;
+	if (root->debugfs && (skip = under(rel, "kernel/debug")))
+		mount = root->debugfs;
+	else if (root->tracefs && (skip = under(rel, "kernel/tracing")))
+		mount = root->tracefs;
+	if (!mount)
+		return 0;
+	size_t mlen = strlen(mount), rest = strlen(rel + skip);
+	if (mlen + rest >= cap)
+		return -ENAMETOOLONG;
+	memmove(buf + mlen, rel + skip, rest + 1);
+	memcpy(buf, mount, mlen);
+	return 0;
+}
+
 static int vpath(const struct io_root *root, enum io_base base, char *buf, size_t cap, const char *fmt, va_list ap)
 {
 	int n = snprintf(buf, cap, "%s/", root_dir(root, base));
@@ -29,6 +56,8 @@ static int vpath(const struct io_root *root, enum io_base base, char *buf, size_
 	int m = vsnprintf(buf + n, cap - (size_t)n, fmt, ap);
 	if (m < 0 || (size_t)m >= cap - (size_t)n)
 		return -ENAMETOOLONG;
+	if (base == IO_SYS && root && (root->debugfs || root->tracefs))
+		return private_mount_path(root, buf, cap, (size_t)n);
 	return 0;
 }
 
@@ -343,7 +372,7 @@ int io_list_tasks(const struct io_root *root, pid_t pid, pid_t **ret, size_t *re
 	return r < 0 ? r : list_numeric(root, path, ret, ret_n);
 }
 
-int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *target)
+int io_proc_fds_each(const struct io_root *root, pid_t pid, io_fd_fn *fn, void *ctx)
 {
 	char path[PATH_MAX];
 	int r = io_path(root, IO_PROC, path, sizeof(path), "%d/fd", pid);
@@ -352,20 +381,52 @@ int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *targe
 	DIR *d = opendir(path);
 	if (!d)
 		return -errno;
-	size_t want = strlen(target);
-	char link[64];
+	char link[256];
 	struct dirent *de;
-	int found = 0;
-	/* procfs lists fds in order, and a VMM opens /dev/kvm's VM early: past the first
-	 * IO_FD_SCAN_MAX a process is not looked at further (any process can hold a million fds). */
-	for (unsigned seen = 0; !found && seen < IO_FD_SCAN_MAX && (de = readdir(d)); seen++) {
+	/* procfs lists fds in order, and a VMM opens its devices early: past the first IO_FD_SCAN_MAX
+	 * a process is not looked at further (any process can hold a million fds). */
+	for (unsigned seen = 0; r == 0 && seen < IO_FD_SCAN_MAX && (de = readdir(d)); seen++) {
 		if (de->d_name[0] == '.')
 			continue;
-		ssize_t n = readlinkat(dirfd(d), de->d_name, link, sizeof(link));
-		found = n == (ssize_t)want && !memcmp(link, target, want);
+		/* relative to the directory: no walk of the whole path for each fd */
+		ssize_t n = readlinkat(dirfd(d), de->d_name, link, sizeof(link) - 1);
+		if (n < 0)
+			continue; /* closed meanwhile */
+		link[n] = '\0';
+		r = fn(ctx, de->d_name, link);
 	}
 	closedir(d);
-	return found;
+	return r < 0 ? r : 0;
+}
+
+long io_proc_fd_count(const struct io_root *root, pid_t pid)
+{
+	char path[PATH_MAX];
+	int r = io_path(root, IO_PROC, path, sizeof(path), "%d/fd", pid);
+	struct stat st;
+	if (r < 0)
+		return r;
+	return stat(path, &st) < 0 ? -errno : (long)st.st_size;
+}
+
+struct link_wanted {
+	const char *target;
+	int found;
+};
+
+static int link_is(void *ctx, const char *fd, const char *target)
+{
+	struct link_wanted *w = ctx;
+	(void)fd;
+	w->found = !strcmp(target, w->target);
+	return w->found;
+}
+
+int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *target)
+{
+	struct link_wanted w = {target, 0};
+	int r = io_proc_fds_each(root, pid, link_is, &w);
+	return r < 0 ? r : w.found;
 }
 
 static int cmp_name(const void *a, const void *b)

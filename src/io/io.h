@@ -12,6 +12,9 @@ struct io_root {
 	const char *proc; /* default "/proc" */
 	const char *sys;  /* default "/sys"; debugfs is <sys>/kernel/debug */
 	struct io_cache *cache; /* NULL, or where io_read and io_read_alloc keep their files open */
+	/* NULL: debugfs is <sys>/kernel/debug and tracefs <sys>/kernel/tracing; else where they are
+	 * mounted for this run alone (io/mountns.h), and every path under those two goes there */
+	const char *debugfs, *tracefs;
 };
 
 enum io_base { IO_PROC, IO_SYS };
@@ -80,6 +83,19 @@ int io_list_tasks(const struct io_root *root, pid_t pid, pid_t **ret, size_t *re
  * gone, -EACCES another user's). Costs a readlink per descriptor, of the first IO_FD_SCAN_MAX. */
 #define IO_FD_SCAN_MAX 4096u
 int io_proc_fd_links_to(const struct io_root *root, pid_t pid, const char *target);
+
+/* Each of the process's file descriptors (<proc>/PID/fd/N) with its link's target as readlink
+ * says ("/dev/net/tun", "anon_inode:kvm-vm", "socket:[123]"; cut at 255 bytes), in the directory's
+ * order, the first IO_FD_SCAN_MAX of them: fn returns 0 to go on, more to stop there, a negative errno to stop and return it. One
+ * listing and one readlinkat per descriptor; one closed meanwhile is left out. 0, or a negative
+ * errno (-ENOENT the process is gone, -EACCES another user's). */
+typedef int io_fd_fn(void *ctx, const char *fd, const char *target);
+int io_proc_fds_each(const struct io_root *root, pid_t pid, io_fd_fn *fn, void *ctx);
+
+/* How many file descriptors the process holds, from the size of <proc>/PID/fd (one stat, no
+ * listing): Linux 6.2 and later count them there; 0 where the kernel does not (an older one), or a
+ * negative errno. */
+long io_proc_fd_count(const struct io_root *root, pid_t pid);
 
 /* Lists the entry names of a directory, sorted; free with io_free_names(). */
 int io_list_dir(const struct io_root *root, enum io_base base, char ***ret, size_t *ret_n, const char *fmt, ...)

@@ -47,6 +47,17 @@ int io_perf_tracepoint(unsigned id, pid_t tid, int group_fd) { return tracepoint
 
 int io_perf_tracepoint_inherit(unsigned id, pid_t pid, int group_fd) { return tracepoint(id, pid, group_fd, true); }
 
+int io_perf_tracepoint_any(unsigned id)
+{
+	struct perf_event_attr attr;
+	memset(&attr, 0, sizeof(attr));
+	attr.type = PERF_TYPE_TRACEPOINT;
+	attr.size = sizeof(attr);
+	attr.config = id;
+	long fd = syscall(SYS_perf_event_open, &attr, -1, 0, -1, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
 int io_perf_enable_group(int leader_fd)
 {
 	return ioctl(leader_fd, PERF_EVENT_IOC_ENABLE, PERF_IOC_FLAG_GROUP) < 0 ? -errno : 0;

@@ -23,6 +23,11 @@ int io_perf_tracepoint(unsigned id, pid_t tid, int group_fd);
  * exited stay in it). */
 int io_perf_tracepoint_inherit(unsigned id, pid_t pid, int group_fd);
 
+/* An event on tracepoint id for every thread, on CPU 0, for an eBPF program to be attached to (the
+ * program runs wherever the tracepoint fires; libbpf's attach by name opens the same once it has
+ * read the id under /sys/kernel/tracing). Returns an fd or a negative errno. */
+int io_perf_tracepoint_any(unsigned id);
+
 /* Starts a group counting, once every member's filter is set: an event that counted before its
  * filter would count every hit of the tracepoint meanwhile. Returns 0 or a negative errno. */
 int io_perf_enable_group(int leader_fd);

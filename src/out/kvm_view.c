@@ -232,6 +232,8 @@ static void kvm_view_json(struct json *j, const struct kvm_reader *kr, const str
 		json_string(j, "reasons_counter", d->reasons_counter);
 	if (d->pace_why && d->pace_why[0])
 		json_string(j, "vcpu_stats_paced", d->pace_why);
+	if (d->private_mounts && d->private_mounts[0])
+		json_string(j, "private_mounts", d->private_mounts);
 }
 
 /* ---- human formats ---- */
@@ -457,6 +459,9 @@ void kvm_view_notes(FILE *f, const struct kvm_delta *d, const char *eol)
 		fprintf(f, "exit reasons counted by %s%s\n", d->reasons_counter, eol);
 	if (d->pace_why && d->pace_why[0])
 		fprintf(f, "%s (--kvm-interval); between reads its last figures are shown%s\n", d->pace_why, eol);
+	if (d->private_mounts && d->private_mounts[0])
+		fprintf(f, "%s: not mounted on this host; mounted for this run alone (the host's mounts unchanged)%s\n",
+			d->private_mounts, eol);
 	if (!d->nvms && !d->nlisted)
 		fprintf(f, "KVM is loaded but no VM is running (no <pid>-<fd> directory in debugfs)%s\n", eol);
 }

@@ -125,14 +125,29 @@ int parse_fdinfo_iff(const char *buf, size_t len, char *name, size_t cap)
 	return -ENOENT;
 }
 
+/* A device node's name under /dev as readlink of a process's fd gives it: "/dev/NAME", or "/NAME"
+ * for an fd opened in a mount namespace that is gone, whose detached /dev's root is where the path
+ * stops. NULL for any other path. */
+static const char *dev_name(const char *target)
+{
+	if (!strncmp(target, "/dev/", 5))
+		return target + 5;
+	return target[0] == '/' ? target + 1 : NULL;
+}
+
+bool parse_dev_tun(const char *target)
+{
+	const char *name = dev_name(target);
+	return name && !strcmp(name, "net/tun");
+}
+
 int parse_dev_tap(const char *target, int *ret_ifindex)
 {
-	static const char prefix[] = "/dev/tap";
-	size_t pl = sizeof(prefix) - 1;
-	if (strncmp(target, prefix, pl) || !target[pl])
+	const char *name = dev_name(target);
+	if (!name || strncmp(name, "tap", 3) || !name[3])
 		return -EINVAL;
 	int v = 0;
-	for (const char *p = target + pl; *p; p++) {
+	for (const char *p = name + 3; *p; p++) {
 		if (*p < '0' || *p > '9' || v > (INT32_MAX - (*p - '0')) / 10)
 			return -EINVAL;
 		v = v * 10 + (*p - '0');

@@ -3,6 +3,8 @@
 #ifndef VMHOST_PARSE_IO_STAT_H
 #define VMHOST_PARSE_IO_STAT_H
 
+#include <stdbool.h>
+
 #include "parse/parse.h"
 
 /* /proc/PID/io: bytes that reached storage (read_bytes, write_bytes) and bytes passed through
@@ -32,8 +34,13 @@ int parse_blkio(const char *buf, size_t len, int64_t *ret_read, int64_t *ret_wri
  * the name does not fit or is none the kernel allows (a NUL, '/', ':' or a blank in it). */
 int parse_fdinfo_iff(const char *buf, size_t len, char *name, size_t cap);
 
-/* A macvtap's character device, as a VMM's fd links to it ("/dev/tap12"), into its interface's
- * ifindex (12). 0, or -EINVAL when target is no /dev/tapN. */
+/* Whether a VMM's fd links to the tun device: "/dev/net/tun", or "/net/tun" when the mount
+ * namespace it was opened in is gone (a helper under ip netns exec that opened the tap and passed
+ * it on with QMP's getfd, then exited): that /dev is detached then, and readlink stops at its root. */
+bool parse_dev_tun(const char *target);
+
+/* A macvtap's character device, as a VMM's fd links to it ("/dev/tap12", or "/tap12" as above),
+ * into its interface's ifindex (12). 0, or -EINVAL when target is no /dev/tapN. */
 int parse_dev_tap(const char *target, int *ret_ifindex);
 
 /* One interface's line of /proc/PID/net/dev (the process's network namespace), as the host sees

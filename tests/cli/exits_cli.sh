@@ -219,10 +219,11 @@ fi
 chmod 755 "$R/sys/kernel/debug"
 
 # This machine's own debugfs: no /dev/kvm here, so a clear error (which one depends on the host).
+# As root, a debugfs the host has not mounted is mounted for the run alone: KVM's counters read.
 "$VMHOST" exits --once --interval 0.01 >/dev/null 2>"$TEST_TMP/e5"
 rc=$?
-if [ -e /dev/kvm ] && [ -d /sys/kernel/debug/kvm ]; then
-	check "real host with KVM: works" test $rc = 0
+if [ -e /dev/kvm ] && { [ -d /sys/kernel/debug/kvm ] || [ "$(id -u)" = 0 ]; }; then
+	check "real host with KVM (as root, debugfs mounted for the run where the host has none): works" test $rc = 0
 else
 	check "real host without KVM counters: exit 1 or 77 with a reason" grep -Eq 'mount -t debugfs|no KVM|need root' "$TEST_TMP/e5"
 fi

@@ -176,7 +176,17 @@ cp -a "$IF" "$MV"
 ln -sfn /dev/tap99 "$MV/proc/4001/fd/23"
 "$VMHOST" --proc-root "$MV/proc" --sys-root "$MV/sys" mem --json >"$TEST_TMP/mv.json" || die "mem on the macvtap tree failed"
 check "a macvtap fd whose ifindex no interface has: interfaces null with the reason, never a part" jq -e '.vms[] | select(.name=="v2disk") | .interfaces == null and (.interfaces_unavailable | test("/dev/tap99.*ifindex 99"))' "$TEST_TMP/mv.json"
-check "QEMU without a tap backend: no interfaces, known (its fds not scanned)" jq -e '.vms[] | select(.name=="v1disk") | .interfaces == [] and .interfaces_unavailable == null' "$TEST_TMP/io.json"
+check "QEMU without a tap: no interfaces, known (no tun or macvtap among its fds)" jq -e '.vms[] | select(.name=="v1disk") | .interfaces == [] and .interfaces_unavailable == null' "$TEST_TMP/io.json"
+# A tap its command line does not name (QMP getfd and netdev_add, libvirt's attach-interface): the
+# same QEMU with a tun fd on vnet0 lists it, with its counters.
+HP=$TEST_TMP/hotplugged
+cp -a "$IF" "$HP"
+ln -sfn /dev/net/tun "$HP/proc/4003/fd/30"
+mkdir -p "$HP/proc/4003/fdinfo"
+cp "$HP/proc/4001/fdinfo/20" "$HP/proc/4003/fdinfo/30"
+cp "$HP/proc/4001/net/dev" "$HP/proc/4003/net/dev"
+"$VMHOST" --proc-root "$HP/proc" --sys-root "$HP/sys" mem --json >"$TEST_TMP/hp.json" || die "mem on the hot-plugged tree failed"
+check "a tap on no command line: found from its tun fd, with its counters" jq -e '.vms[] | select(.name=="v1disk") | [.interfaces[] | [.name, .rx_bytes, .tx_bytes]] == [["vnet0",1000000,5000000]]' "$TEST_TMP/hp.json"
 check "a tun fd without iff: interfaces null with the reason, never []" jq -e '.vms[] | select(.name=="noiff") | .interfaces == null and (.interfaces_unavailable | test("no iff:"))' "$TEST_TMP/io.json"
 check "no /proc/PID/io and no io.stat: io null with the reason, never 0" jq -e '.vms[] | select(.name=="noiff") | .io == null and (.io_unavailable | test("/proc/PID/io"))' "$TEST_TMP/io.json"
 check "a tap that vanished: listed, its counters null and gone" jq -e '.vms[] | select(.name=="gone") | [.interfaces[] | [.name, .rx_bytes, .tx_dropped, (.unavailable | test("^gone"))]] == [["tap9",null,null,true]]' "$TEST_TMP/io.json"

@@ -36,7 +36,8 @@ PID=$(cat "/run/libvirt/qemu/$DOM.pid" 2>/dev/null)
 [ -n "$PID" ] && kill -0 "$PID" 2>/dev/null || die "no QEMU process for $DOM"
 sleep 0.5
 
-# The rate over one window, by virsh and by vmhost (debugfs absent in this mount namespace). The
+# The rate over one window, by virsh and by vmhost (debugfs absent in this mount namespace, and
+# vmhost's exits without CAP_SYS_ADMIN, so it mounts none for its run: src/io/mountns.h). The
 # guest's exit rate swings with the host's load, so virsh reads the same cumulative counter right
 # after each of vmhost's two reads: after the first from vmhost's test hook (which runs before the
 # interval's wait), after the second as soon as vmhost exits. Each virsh read is timed from its
@@ -47,7 +48,7 @@ t=\$EPOCHREALTIME
 $VIRSH domstats --vm --vcpu "$DOM" | awk -F= -v t="\$t" '/vcpu\.0\.exits\.sum=/ { print \$2, t }' >"$TEST_TMP/va"
 HOOK
 VMHOST_EXITS_TEST_HOOK="[ \"\$1\" = 1 ] && exec bash $TEST_TMP/hook.sh" \
-	unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json exits --once --interval 1 --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/x.json" 2>"$TEST_TMP/x.err"
+	unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$0" --json exits --once --interval 1 --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/x.json" 2>"$TEST_TMP/x.err"
 rc=$?
 t1=$EPOCHREALTIME; v1=$(domstat)
 if grep -q 'AddressSanitizer build' "$TEST_TMP/x.err"; then
@@ -70,7 +71,7 @@ check "its exit rate is within 0.5-2x of virsh domstats' ($ours against $virsh_r
 
 # Halt polling through libvirt (vcpu.N.halt_poll_*_ns.sum): known, per VM and per vCPU (this
 # firmware never halts, so 0, but read, not null).
-unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json exits --once --interval 0.5 --vcpu --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/v.json" 2>/dev/null
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$0" --json exits --once --interval 0.5 --vcpu --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/v.json" 2>/dev/null
 say "halt polling through libvirt: $(jq -c '.vms[0].halt_poll' "$TEST_TMP/v.json"); vCPUs: $(jq -c '[.vms[0].vcpus[] | {index, exits: .counters.exits.delta}]' "$TEST_TMP/v.json")"
 check "libvirt: halt polling known per VM (not null)" jq -e '.vms[0].halt_poll | .poll_seconds >= 0 and .poll_seconds_per_second >= 0 and .wait_seconds_per_second >= 0' "$TEST_TMP/v.json"
 check "libvirt --vcpu: vCPU 0's exits and halt polling from vcpu.0.*, the VM's" \
@@ -81,7 +82,7 @@ check "mem --guest --json: halt_poll_seconds through libvirt, a number" \
 
 # libvirt's vcpu group asks QEMU 7.2 the same query-stats (every vCPU interrupted): exits --log
 # with --kvm-interval 2 asks libvirt at most every 2 s, its last figures held in between.
-unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json exits --log --interval 0.25 --count 12 --kvm-interval 2 --pid "$1" --fields "^exits$"' \
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$0" --json exits --log --interval 0.25 --count 12 --kvm-interval 2 --pid "$1" --fields "^exits$"' \
 	"$VMHOST" "$PID" >"$TEST_TMP/paced.json" 2>/dev/null
 say "exits --log --kvm-interval 2, per line (held, age, over): $(jq -r '.vms[0] | "\(.held),\(.stats_age_seconds),\(.stats_interval_seconds)"' "$TEST_TMP/paced.json" | tr '\n' ' ')"
 say "  $(jq -r .vcpu_stats_paced "$TEST_TMP/paced.json" | sort -u)"
@@ -142,7 +143,7 @@ check "serve --libvirt-uri $BAD: the reason once in its log over 2 scrapes" once
 say "serve --libvirt-uri $BAD: scrape $code (status, seconds)"
 check "serve --libvirt-uri $BAD: answered within 2 s, no exits series for the domain" \
 	sh -c "awk -v c='$code' 'BEGIN { split(c, x, \" \"); exit !(x[1] == 200 && x[2] < 2) }' && ! grep -q '^vmhost_kvm_events_total{.*pid=\"$PID\".*event=\"exits\"' '$TEST_TMP/bad.prom'"
-unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" exits --once --interval 0.3 --pid "$1" --libvirt-uri "$2"' \
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$0" exits --once --interval 0.3 --pid "$1" --libvirt-uri "$2"' \
 	"$VMHOST" "$PID" "$BAD" >/dev/null 2>"$TEST_TMP/bad.exits"
 say "exits --libvirt-uri $BAD: $(tr '\n' ' ' <"$TEST_TMP/bad.exits")"
 check "exits --libvirt-uri $BAD: the reason names the URI, in one line" grep -q "libvirt $BAD: cannot connect: " "$TEST_TMP/bad.exits"
@@ -167,7 +168,7 @@ stop_pid "$SERVER"
 # libvirtd hung: exits --once returns within 2 s and says why.
 kill -STOP "$LIBVIRTD" && STOPPED=$LIBVIRTD
 t0=$EPOCHREALTIME
-unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec timeout 10 "$0" exits --once --interval 1 --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/h.out" 2>"$TEST_TMP/h.err"
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec timeout 10 setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$0" exits --once --interval 1 --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/h.out" 2>"$TEST_TMP/h.err"
 t1=$EPOCHREALTIME
 # doctor while it hangs: the domain's counters are unreadable, said as an info finding with the fix.
 unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec timeout 10 "$0" --json doctor --interval 0 --only vm-kvm-counters-unreadable' "$VMHOST" >"$TEST_TMP/hd.json" 2>/dev/null
@@ -180,7 +181,7 @@ say "libvirtd stopped (SIGSTOP): exits --once took $took s: $(tr '\n' ' ' <"$TES
 check "libvirtd hung: exits --once returns within 2 s" awk -v t="$took" 'BEGIN { exit !(t < 2) }'
 check "libvirtd hung: the reason in one line" grep -q 'libvirt qemu:///system: no answer' "$TEST_TMP/h.err"
 # And it answers again once libvirtd does.
-unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec "$0" --json exits --once --interval 0.3 --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/y.json" 2>/dev/null
+unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null; exec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$0" --json exits --once --interval 0.3 --pid "$1"' "$VMHOST" "$PID" >"$TEST_TMP/y.json" 2>/dev/null
 check "libvirtd back: read through libvirt again" jq -e '.vms[0].source == "libvirt" and .vms[0].counters.exits.delta > 0' "$TEST_TMP/y.json"
 # libvirtd restarted under a long-running reader: it connects again (only a libvirtd this test
 # started is restarted).

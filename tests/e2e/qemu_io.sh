@@ -11,15 +11,7 @@ command -v ip >/dev/null || die "ip (iproute2) missing"
 img=$("$VMHOST_TESTS/../scripts/guest-image.sh" "$VMHOST_BUILD/guest" | tail -1) || die "cannot build the guest image"
 set -- $img
 KERNEL=$1 INITRD=$2
-NS=vmhost-io-$$
-TAP=vmhtap$$
-TAP=${TAP:0:15}
-on_cleanup 'ip netns del "$NS" 2>/dev/null'
-ip netns add "$NS" || die "cannot make a network namespace"
-ip -n "$NS" tuntap add dev "$TAP" mode tap || die "cannot make a tap"
-ip -n "$NS" addr add 10.231.0.1/24 dev "$TAP"
-ip -n "$NS" link set "$TAP" up
-ip -n "$NS" neigh add 10.231.0.2 lladdr 52:54:00:a1:b2:c3 dev "$TAP"
+netns_tap io 10.231.0 52:54:00:a1:b2:c3
 
 MIB=256
 truncate -s $((MIB + 16))M "$TEST_TMP/disk.raw"

@@ -14,6 +14,8 @@
  *                                                   it is filled (a mapping gone under a reader)
  *   -fake-write BYTES_PER_SECOND -fake-write-file F write F steadily with O_DIRECT, 1 MiB at a time,
  *                                                   round a 32 MiB ring (a guest writing its disk)
+ *   -fake-fds N                                     hold N more fds (/dev/null), as many as a
+ *                                                   QEMU's eventfds, vCPU and device fds
  * Prints "ready" on stdout once its memory is filled; stops on SIGTERM. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -99,7 +101,7 @@ static int start_threads(int vcpus, bool busy)
 
 int main(int argc, char **argv)
 {
-	int vcpus = 0;
+	int vcpus = 0, fds = 0;
 	bool busy = false;
 	unsigned long long write_rate = 0;
 	const char *write_file = NULL;
@@ -147,7 +149,14 @@ int main(int argc, char **argv)
 			write_rate = strtoull(v, NULL, 10);
 		else if (!strcmp(o, "-fake-write-file"))
 			write_file = v;
+		else if (!strcmp(o, "-fake-fds"))
+			fds = atoi(v);
 	}
+	for (int i = 0; i < fds; i++)
+		if (open("/dev/null", O_RDONLY) < 0) {
+			perror("fakeguest: -fake-fds");
+			return 1;
+		}
 	if (write_rate && (!write_file || start_writer(write_file, write_rate) < 0)) {
 		perror("fakeguest: -fake-write needs a -fake-write-file it can open with O_DIRECT");
 		return 1;

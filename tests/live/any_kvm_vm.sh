@@ -38,13 +38,14 @@ check "exits --reasons -- PROGRAM: the host total has them too" \
 	jq -e --argjson n $N '.total.reasons.kvm_pio["0x80 out"].delta >= $n' "$TEST_TMP/cmd.json"
 
 # Without debugfs, a running KVM user of no known VMM is listed (its counters unknown, and why)
-# and its exit reasons are counted by tracepoints like any VM's.
+# and its exit reasons are counted by tracepoints like any VM's. Here and below exits runs without
+# CAP_SYS_ADMIN, so that it mounts no debugfs for its run (src/io/mountns.h).
 spawn "$G" --io $N --wait-signal --sleep-after 5 >"$TEST_TMP/nd.guest"
 GUEST=$SPAWNED
 sleep 0.3
 unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null
 	mountpoint -q /sys/kernel/tracing || mount -t tracefs nodev /sys/kernel/tracing
-	exec "$0" --json exits --reasons --pid "$1" -- sh -c "kill -USR1 $1; for i in \$(seq 400); do grep -q ^io_exits= $2 && break; sleep 0.05; done"' \
+	exec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$0" --json exits --reasons --pid "$1" -- sh -c "kill -USR1 $1; for i in \$(seq 400); do grep -q ^io_exits= $2 && break; sleep 0.05; done"' \
 	"$VMHOST" "$GUEST" "$TEST_TMP/nd.guest" >"$TEST_TMP/nd.json" 2>"$TEST_TMP/nd.err"
 say "without debugfs: $(jq -c '[.vms[] | {pid, vmm, source, unavailable, pio: .reasons.kvm_pio["0x80 out"].delta}]' "$TEST_TMP/nd.json")"
 check "without debugfs: the running KVM user is listed, vmm kvm, with why its counters are unknown" \
@@ -66,7 +67,7 @@ unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null
 check "without debugfs, a KVM user before a QMP-read QEMU: record exits 0" [ $? = 0 ]
 check "and no sanitizer report" sh -c "! grep -E 'runtime error|Sanitizer' '$TEST_TMP/rec.err'"
 unshare -m sh -c 'umount -l /sys/kernel/debug 2>/dev/null
-	exec "$0" --json exits --once --interval 0.3 --pid "$1" --pid "$2"' "$VMHOST" "$GUEST" "$QEMU" \
+	exec setpriv --inh-caps=-sys_admin --bounding-set=-sys_admin "$0" --json exits --once --interval 0.3 --pid "$1" --pid "$2"' "$VMHOST" "$GUEST" "$QEMU" \
 	>"$TEST_TMP/nq.json" 2>"$TEST_TMP/nq.err"
 check "exits: exit 0" [ $? = 0 ]
 say "$(jq -c '[.vms[] | {pid, vmm, source, exits: .counters.exits.delta}]' "$TEST_TMP/nq.json" 2>/dev/null)"

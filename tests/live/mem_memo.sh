@@ -64,7 +64,7 @@ printf '00000000-0000-0000-0000-000000000000' | dd of="$MEMO" bs=1 seek=13 conv=
 "$VMHOST" mem --json >"$TEST_TMP/boot.json"
 seen "$TEST_TMP/boot.json" >"$TEST_TMP/got"
 check "another boot's memo is not used" cmp -s "$TEST_TMP/want" "$TEST_TMP/got"
-check "and is replaced by this boot's" cmp -s -n 50 "$MEMO" <(printf 'vmhost vms 1\n%s\n' "$(cat /proc/sys/kernel/random/boot_id)")
+check "and is replaced by this boot's" cmp -s -n 50 "$MEMO" <(printf 'vmhost vms 2\n%s\n' "$(cat /proc/sys/kernel/random/boot_id)")
 cp "$MEMO" "$TEST_TMP/good.memo"
 
 # Damaged memos: cut short, or noise. Same answer, memo rewritten whole.

@@ -433,6 +433,19 @@ static void macvtap_devices(void **state)
 	assert_int_equal(parse_dev_tap("/dev/net/tun", &ifindex), -EINVAL);
 	assert_int_equal(parse_dev_tap("/dev/tap99999999999", &ifindex), -EINVAL);
 	assert_int_equal(ifindex, 12); /* untouched */
+	/* opened in a mount namespace that is gone (a helper under ip netns exec that passed the fd on):
+	 * readlink stops at the root of its detached /dev */
+	assert_int_equal(parse_dev_tap("/tap7", &ifindex), 0);
+	assert_int_equal(ifindex, 7);
+	assert_int_equal(parse_dev_tap("tap7", &ifindex), -EINVAL);
+	assert_int_equal(parse_dev_tap("/dev/net/tap7", &ifindex), -EINVAL);
+	assert_true(parse_dev_tun("/dev/net/tun"));
+	assert_true(parse_dev_tun("/net/tun"));
+	assert_false(parse_dev_tun("/dev/net/tun0"));
+	assert_false(parse_dev_tun("net/tun"));
+	assert_false(parse_dev_tun("/dev/tap7"));
+	assert_false(parse_dev_tun("socket:[123]"));
+	assert_false(parse_dev_tun("anon_inode:[eventfd]"));
 }
 
 static void numa_maps_forms(void **state)

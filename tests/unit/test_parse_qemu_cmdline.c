@@ -150,42 +150,6 @@ static void smp_max_vcpus(void **state)
 		assert_int_equal(parse_with("-smp", cases[i].smp).max_vcpus, cases[i].want);
 }
 
-#define S(lit) lit, sizeof(lit) - 1
-
-/* A tap backend: -netdev, -nic or -net of type tap or bridge; a command line cut short may have one. */
-static void taps(void **state)
-{
-	(void)state;
-	static const struct {
-		const char *cmdline;
-		size_t len;
-		bool tap;
-	} cases[] = {
-		{S("qemu\0-netdev\0tap,id=n0,ifname=tap0\0"), true}, /* S: the last NUL too */
-		{S("qemu\0-netdev\0{\"type\":\"tap\",\"fd\":\"30\",\"id\":\"hostnet0\"}\0"), true},
-		{S("qemu\0-nic\0bridge,br=br0\0"), true},
-		{S("qemu\0-net\0tap\0"), true},
-		{S("qemu\0-netdev\0user,id=n0\0-name\0tap\0"), false},
-		{S("qemu\0-netdev\0tapestry\0"), false},
-		{S("qemu\0-m\0001024\0"), false},
-		/* Cut in the middle of an argument: the fds are asked. */
-		{"qemu\0-netdev\0us", 15, true},
-		{"", 0, false},
-		/* JSON as QEMU reads it, blanks and all; the type by its key; every spelling of the option. */
-		{S("qemu\0-netdev\0{\"type\": \"tap\", \"id\": \"hostnet0\", \"fd\": \"30\"}\0"), true},
-		{S("qemu\0-netdev\0{\"id\":\"n1\",\"type\":\"bridge\"}\0"), true},
-		{S("qemu\0-netdev\0{\"type\": \"user\", \"id\": \"tap\"}\0"), false},
-		{S("qemu\0-netdev\0id=n0,type=tap,ifname=tap0\0"), true},
-		{S("qemu\0--nic\0tap,model=virtio\0"), true},
-		/* An argument is not an option: "-name -netdev" names the guest "-netdev". */
-		{S("qemu\0-name\0-netdev\0tap\0"), false},
-	};
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		print_message("case %zu\n", i);
-		assert_int_equal(qemu_cmdline_has_tap(cases[i].cmdline, cases[i].len), cases[i].tap);
-	}
-}
-
 /* An argument that starts with '-' is still its option's: -append's "-m" is no -m. */
 static void dashed_arguments(void **state)
 {
@@ -244,7 +208,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forms), cmocka_unit_test(test_corpus), cmocka_unit_test(cpu_nested_models),
-		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(taps), cmocka_unit_test(dashed_arguments),
+		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(dashed_arguments),
 		cmocka_unit_test(booleans),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

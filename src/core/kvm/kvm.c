@@ -20,6 +20,14 @@ bool kvm_reader_has_debugfs(const struct kvm_reader *r) { return r->debugfs; }
 const char *kvm_reader_reasons_why(const struct kvm_reader *r) { return r->reasons_why; }
 const char *kvm_reader_reasons_counter(const struct kvm_reader *r) { return r->reasons_counter; }
 
+const char *kvm_reader_private_mounts(const struct kvm_reader *r)
+{
+	return r->root.debugfs && r->root.tracefs ? "debugfs and tracefs"
+	       : r->root.debugfs                 ? "debugfs"
+	       : r->root.tracefs                 ? "tracefs"
+						 : "";
+}
+
 int kvm_reader_qmp_socket(struct kvm_reader *r, pid_t pid, const char *path)
 {
 	struct kvm_qmp_socket *s = realloc(r->sockets, (r->nsockets + 1) * sizeof(*s));

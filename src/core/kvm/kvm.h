@@ -123,6 +123,9 @@ int kvm_reader_open_with(const struct io_root *root, unsigned flags, struct kvm_
 bool kvm_reader_has_debugfs(const struct kvm_reader *r);
 /* Why exit reasons are not counted, in one line ("" when they are, or were not asked for). */
 const char *kvm_reader_reasons_why(const struct kvm_reader *r);
+/* Which of debugfs and tracefs the reader reads where the host has not mounted them, mounted for
+ * this run alone (io/mountns.h): "debugfs", "tracefs", "debugfs and tracefs", or "". */
+const char *kvm_reader_private_mounts(const struct kvm_reader *r);
 /* Which counter counts the exit reasons, in one line: "eBPF (counted in the kernel)" or "perf
  * tracepoint filters: <why eBPF is not used>"; "" before the first VM's reasons were opened. */
 const char *kvm_reader_reasons_counter(const struct kvm_reader *r);

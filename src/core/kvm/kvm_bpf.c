@@ -221,19 +221,30 @@ static const struct {
 	{"sched/sched_process_fork", "child_pid", NULL, 0},
 };
 
-/* Where the program finds event e's fields: from its format file under tracefs. */
-static int locate_fields(const struct io_root *root, const char *tracefs, unsigned e, struct kvm_bpf_fields *ret)
+/* The format file of event ("kvm/kvm_exit") under the root's tracefs: its id and fields. -ENODEV
+ * when there is no such event, -EPROTO when it cannot be read. */
+static int event_format(const struct io_root *root, const char *event, struct trace_format *ret)
 {
-	char *format;
+	char tracefs[64], *format;
 	size_t len;
-	int r = io_read_alloc(root, IO_SYS, &format, &len, "%s/events/%s/format", tracefs, wanted[e].event);
+	int r = io_tracefs_dir(root, tracefs, sizeof(tracefs));
+	if (r < 0)
+		return r;
+	r = io_read_alloc(root, IO_SYS, &format, &len, "%s/events/%s/format", tracefs, event);
 	if (r < 0)
 		return r == -ENOENT ? -ENODEV : r;
-	struct trace_format f;
-	r = parse_trace_format(format, len, &f);
+	r = parse_trace_format(format, len, ret);
 	free(format);
+	return r < 0 ? -EPROTO : 0;
+}
+
+/* Where the program finds event e's fields: from its format file under tracefs. */
+static int locate_fields(const struct io_root *root, unsigned e, struct kvm_bpf_fields *ret)
+{
+	struct trace_format f;
+	int r = event_format(root, wanted[e].event, &f);
 	if (r < 0)
-		return -EPROTO;
+		return r;
 	const struct trace_field *a = trace_format_field(&f, wanted[e].a);
 	const struct trace_field *b = wanted[e].b ? trace_format_field(&f, wanted[e].b) : NULL;
 	/* a syscall's argument is a long: its low 32 bits are the first 4 bytes on little-endian */
@@ -248,16 +259,13 @@ static int locate_fields(const struct io_root *root, const char *tracefs, unsign
 /* Writes the fields of events first..last-1: from then on their programs count (or time). */
 static int write_fields(const struct io_root *root, struct kvm_bpf *b, unsigned first, unsigned last)
 {
-	char tracefs[64];
-	int r = io_tracefs_dir(root, tracefs, sizeof(tracefs));
-	if (r < 0)
-		return r;
 	struct bpf_map *m = libbpf.bpf_object__find_map_by_name(b->obj, "fields");
 	if (!m)
 		return -EPROTO;
 	for (unsigned e = first; e < last; e++) {
 		struct kvm_bpf_fields f;
-		if ((r = locate_fields(root, tracefs, e, &f)) < 0)
+		int r = locate_fields(root, e, &f);
+		if (r < 0)
 			return r;
 		if (libbpf.bpf_map_update_elem(libbpf.bpf_map__fd(m), &e, &f, BPF_ANY) < 0)
 			return -errno;
@@ -271,14 +279,27 @@ static int map_fd(struct kvm_bpf *b, const char *name)
 	return m ? libbpf.bpf_map__fd(m) : -EPROTO;
 }
 
-static int attach(struct kvm_bpf *b, const char *program)
+/* A program attached to its tracepoint (its section is "tracepoint/<system>/<event>") through a
+ * perf event on the id read under the root's tracefs: libbpf's own attach reads the id under
+ * /sys/kernel/tracing, where a tracefs mounted for this run alone (io/mountns.h) is not. */
+static int attach(const struct io_root *root, struct kvm_bpf *b, const char *program)
 {
+	static const char prefix[] = "tracepoint/";
 	struct bpf_program *p = libbpf.bpf_object__find_program_by_name(b->obj, program);
-	if (!p)
+	const char *section = p ? libbpf.bpf_program__section_name(p) : NULL;
+	if (!section || strncmp(section, prefix, sizeof(prefix) - 1) != 0)
 		return -EPROTO;
-	struct bpf_link *l = libbpf.bpf_program__attach(p);
-	if (!l)
-		return errno ? -errno : -EINVAL;
+	struct trace_format f;
+	int r = event_format(root, section + sizeof(prefix) - 1, &f);
+	int fd = r < 0 ? r : io_perf_tracepoint_any(f.id);
+	if (fd < 0)
+		return fd;
+	struct bpf_link *l = libbpf.bpf_program__attach_perf_event(p, fd);
+	if (!l) {
+		r = errno ? -errno : -EINVAL;
+		io_close(fd); /* the link owns it once made */
+		return r;
+	}
 	b->links[b->nlinks++] = l;
 	return 0;
 }
@@ -300,7 +321,7 @@ static int load(const struct io_root *root, struct kvm_bpf *b)
 		return -EPROTO;
 	int r = write_fields(root, b, 0, KVM_BPF_NEVENTS);
 	for (unsigned e = 0; e < KVM_BPF_NEVENTS && r == 0; e++)
-		r = attach(b, counting[e]);
+		r = attach(root, b, counting[e]);
 	return r;
 }
 
@@ -313,7 +334,7 @@ static void load_timing(const struct io_root *root, struct kvm_bpf *b, char *why
 		unsigned ender, timed;
 	} ends[] = {{"kvm_entry", KVM_BPF_ENTRY, KVM_BPF_EXIT}, {"kvm_run_ioctl", KVM_BPF_RUN, KVM_BPF_USERSPACE_EXIT}};
 	for (size_t i = 0; i < ELEMENTSOF(ends); i++) {
-		int r = attach(b, ends[i].program);
+		int r = attach(root, b, ends[i].program);
 		if (r == 0)
 			r = write_fields(root, b, ends[i].ender, ends[i].ender + 1);
 		if (r == 0)
@@ -393,7 +414,7 @@ int kvm_bpf_follow(const struct io_root *root, struct kvm_bpf *b, pid_t pid)
 	if (libbpf.bpf_map_update_elem(b->followed_fd, &p, &p, BPF_ANY) < 0)
 		return -errno;
 	int r = 0;
-	if (!b->following && (r = attach(b, "followed_fork")) == 0 &&
+	if (!b->following && (r = attach(root, b, "followed_fork")) == 0 &&
 	    (r = write_fields(root, b, KVM_BPF_FORK, KVM_BPF_FORK + 1)) == 0)
 		b->following = true;
 	return r;

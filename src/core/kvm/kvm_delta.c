@@ -222,6 +222,7 @@ int kvm_delta_build(const struct kvm_reader *kr, const struct kvm_sample *a, con
 	d->reasons_why = kvm_reader_reasons_why(kr);
 	d->reasons_counter = kvm_reader_reasons_counter(kr);
 	d->pace_why = kvm_reader_pace_why(kr);
+	d->private_mounts = kvm_reader_private_mounts(kr);
 	size_t nc = b->ncounters, na = a ? a->nvms : 0;
 	d->sel = malloc((nc ? nc : 1) * sizeof(*d->sel));
 	d->total = malloc((nc ? nc : 1) * sizeof(*d->total));

@@ -76,6 +76,7 @@ struct kvm_delta {
 	const char *reasons_why;   /* the reader's kvm_reader_reasons_why(), while it lives */
 	const char *reasons_counter; /* the reader's kvm_reader_reasons_counter(), while it lives */
 	const char *pace_why;      /* the reader's kvm_reader_pace_why(), while it lives */
+	const char *private_mounts; /* the reader's kvm_reader_private_mounts(), while it lives */
 };
 
 /* Builds the change from a (NULL: nothing before) to b. Returns 0 or -ENOMEM (ret zeroed). */

@@ -24,7 +24,8 @@
 	X(P, bpf_object__find_program_by_name)                                                     \
 	X(P, bpf_object__load)                                                                     \
 	X(P, bpf_object__open_mem)                                                                 \
-	X(P, bpf_program__attach)                                                                  \
+	X(P, bpf_program__attach_perf_event)                                                       \
+	X(P, bpf_program__section_name)                                                            \
 	X(P, libbpf_num_possible_cpus)                                                             \
 	X(P, libbpf_set_print)
 

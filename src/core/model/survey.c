@@ -25,6 +25,7 @@ static int reading(const struct io_root *root, const struct survey_opts *o, bool
 		*step = SURVEY_PROCESSES;
 		return r;
 	}
+	vm_memo_taps(memo, vms);
 	vm_measure_all(root, host, vms, before, exact ? VM_MEASURE_EXACT : 0);
 	return 0;
 }

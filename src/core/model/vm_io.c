@@ -92,42 +92,79 @@ static int iface_by_index(const struct io_root *root, int ifindex, char *name, s
 	return r;
 }
 
-/* The interface of one fd into name: a tun fd's (fdinfo's iff:), or a macvtap's (/dev/tapN: the
- * interface of ifindex N). 1 found, 0 not such an fd (or closed meanwhile), or a negative errno. */
-static int fd_iface(const struct io_root *root, pid_t pid, const char *fd, char *name, size_t name_cap, char *why,
-		    size_t cap)
+/* The VMM's fds that may be a tap's: tun fds (-> /dev/net/tun) and macvtap fds (-> /dev/tapN), as
+ * parse_dev_tun and parse_dev_tap read their links (also of a helper's namespace that is gone). */
+struct tap_fd {
+	int fd;
+	int ifindex; /* a macvtap's interface; -1: a tun fd, its interface in its fdinfo */
+};
+
+struct tap_fds {
+	struct tap_fd *v;
+	size_t n, cap;
+};
+
+/* Notes a tun or macvtap fd (an io_fd_fn over the VMM's fds); any other is passed over. */
+static int note_tap_fd(void *ctx, const char *fd, const char *target)
 {
-	char target[64], buf[512];
-	int ifindex;
-	if (io_readlink(root, IO_PROC, target, sizeof(target), "%d/fd/%s", pid, fd) < 0)
+	struct tap_fds *t = ctx;
+	int ifindex = -1;
+	int64_t n;
+	if (!parse_dev_tun(target) && parse_dev_tap(target, &ifindex) < 0)
 		return 0;
-	if (strcmp(target, "/dev/net/tun") != 0) {
-		if (parse_dev_tap(target, &ifindex) < 0)
-			return 0; /* another file */
-		int r = iface_by_index(root, ifindex, name, name_cap);
-		if (r == -ENOENT)
-			snprintf(why, cap, "macvtap fd %.10s (%.20s): no interface has ifindex %d", fd, target, ifindex);
-		else if (r < 0)
-			why_errno(why, cap, "/sys/class/net", r);
-		return r < 0 ? r : 1;
+	if (parse_i64(fd, &n) < 0 || n < 0 || n > INT32_MAX)
+		return 0;
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 8;
+		struct tap_fd *v = realloc(t->v, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		t->v = v;
+		t->cap = cap;
 	}
-	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/fdinfo/%s", pid, fd);
-	int r = n < 0 ? (int)n : parse_fdinfo_iff(buf, (size_t)n, name, name_cap);
-	if (r == -ENOENT && n >= 0)
-		snprintf(why, cap, "tun fd %s has no iff: in its fdinfo", fd);
-	else if (r < 0)
-		why_errno(why, cap, "/proc/PID/fdinfo", r);
-	return r < 0 ? r : 1;
+	t->v[t->n++] = (struct tap_fd){(int)n, ifindex};
+	return 0;
 }
 
-/* One fd: its interface added to ret, once (a multiqueue tap has one fd per queue). 0 or a
+static int cmp_tap_fd(const void *a, const void *b)
+{
+	return ((const struct tap_fd *)a)->fd - ((const struct tap_fd *)b)->fd;
+}
+
+/* The interface of one tun fd (fdinfo's iff:) or macvtap fd (the interface of ifindex N) into
+ * name. 0, or a negative errno with why (-ENOENT: no iff:, or no interface has the ifindex). */
+static int fd_iface(const struct io_root *root, pid_t pid, const struct tap_fd *f, char *name, size_t name_cap,
+		    char *why, size_t cap)
+{
+	if (f->ifindex >= 0) {
+		int r = iface_by_index(root, f->ifindex, name, name_cap);
+		if (r == -ENOENT)
+			snprintf(why, cap, "macvtap fd %d (/dev/tap%d): no interface has ifindex %d", f->fd, f->ifindex,
+				 f->ifindex);
+		else if (r < 0)
+			why_errno(why, cap, "/sys/class/net", r);
+		return r;
+	}
+	char buf[512];
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/fdinfo/%d", pid, f->fd);
+	int r = n < 0 ? (int)n : parse_fdinfo_iff(buf, (size_t)n, name, name_cap);
+	if (r == -ENOENT && n >= 0)
+		snprintf(why, cap, "tun fd %d has no iff: in its fdinfo", f->fd);
+	else if (r == -ENOENT)
+		r = 0, name[0] = '\0'; /* closed since it was listed */
+	else if (r < 0)
+		why_errno(why, cap, "/proc/PID/fdinfo", r);
+	return r;
+}
+
+/* One fd's interface added to ret, once (a multiqueue tap has one fd per queue). 0 or a
  * negative errno. */
-static int take_iface_fd(const struct io_root *root, pid_t pid, const char *fd, struct vm_io *ret, char *why,
+static int take_iface_fd(const struct io_root *root, pid_t pid, const struct tap_fd *f, struct vm_io *ret, char *why,
 			 size_t cap)
 {
 	char name[16];
-	int r = fd_iface(root, pid, fd, name, sizeof(name), why, cap);
-	if (r <= 0)
+	int r = fd_iface(root, pid, f, name, sizeof(name), why, cap);
+	if (r < 0 || !name[0])
 		return r;
 	for (size_t i = 0; i < ret->nifaces; i++)
 		if (!strcmp(ret->ifaces[i].name, name))
@@ -138,24 +175,26 @@ static int take_iface_fd(const struct io_root *root, pid_t pid, const char *fd, 
 	return 0;
 }
 
-/* The interfaces of a process's tun fds (/proc/PID/fd -> /dev/net/tun, then fdinfo's iff:) and
- * macvtap fds (-> /dev/tapN: the interface whose /sys/class/net/NAME/ifindex is N). 0, -ENOENT: a
- * tun fd without iff: or a macvtap without its interface (ret_why says which), or another
- * negative errno. */
+/* The interfaces of a process's tun and macvtap fds, in the order of their fds: one listing of
+ * /proc/PID/fd with a readlinkat each, then fdinfo's iff: of each tun fd or the interface whose
+ * /sys/class/net/NAME/ifindex is a macvtap's N. 0, -ENOENT: a tun fd without iff: or a macvtap
+ * without its interface (ret_why says which), or another negative errno. */
 static int vm_io_find_ifaces(const struct io_root *root, pid_t pid, struct vm_io *ret, char *ret_why, size_t cap)
 {
-	char **fds;
-	size_t nfds;
-	int r = io_list_dir(root, IO_PROC, &fds, &nfds, "%d/fd", pid);
+	struct tap_fds fds = {0};
+	int r = io_proc_fds_each(root, pid, note_tap_fd, &fds);
 	if (r < 0) {
 		why_errno(ret_why, cap, "/proc/PID/fd", r);
+		free(fds.v);
 		return r;
 	}
+	if (fds.n)
+		qsort(fds.v, fds.n, sizeof(*fds.v), cmp_tap_fd);
 	struct vm_io found = *ret;
 	found.nifaces = 0;
-	for (size_t i = 0; i < nfds && r == 0; i++)
-		r = take_iface_fd(root, pid, fds[i], &found, ret_why, cap);
-	io_free_names(fds, nfds);
+	for (size_t i = 0; i < fds.n && r == 0; i++)
+		r = take_iface_fd(root, pid, &fds.v[i], &found, ret_why, cap);
+	free(fds.v);
 	if (r < 0)
 		return r;
 	memcpy(ret->ifaces, found.ifaces, sizeof(found.ifaces));
@@ -206,16 +245,18 @@ void vm_io_read(const struct io_root *root, const struct vm_io_source *src, cons
 	read_proc_io(root, src->pids, src->npids, ret);
 	if (src->scope)
 		read_cgroup_io(root, src->scope, src->version, ret);
-	/* A VM's taps are opened as it starts: the reading before names them (a hot-plugged one waits
-	 * for the next scan). */
-	if (!src->may_have_taps)
-		ret->ifaces_known = true;
-	else if (before && before->ifaces_known) {
+	/* The taps, from the VMM's fds whatever its command line says: QMP's getfd and netdev_add (as
+	 * libvirt's attach-interface) add one that no command line shows. The list of the reading
+	 * before stands while the VMM holds as many fds as then (one stat); else, or where the kernel
+	 * does not count them, the fds are looked at again. */
+	long nfds = io_proc_fd_count(root, vmm);
+	if (before && before->ifaces_known && nfds > 0 && nfds == before->ifaces_fds) {
 		memcpy(ret->ifaces, before->ifaces, sizeof(ret->ifaces));
 		ret->nifaces = before->nifaces;
 		ret->ifaces_known = true;
 	} else
 		ret->ifaces_known = vm_io_find_ifaces(root, vmm, ret, ret->ifaces_why, sizeof(ret->ifaces_why)) == 0;
+	ret->ifaces_fds = nfds > 0 ? nfds : 0;
 	if (ret->ifaces_known && ret->nifaces)
 		read_ifaces(root, vmm, ret);
 }

@@ -30,7 +30,8 @@ struct vm_io {
 	char why[VM_IO_WHY_MAX];      /* why the /proc/PID/io figures are unknown ("" when read) */
 	/* The scope's block I/O (v2 io.stat, v1 blkio.throttle.io_service_bytes); unknown without one. */
 	maybe_i64 cgroup_read_bytes, cgroup_write_bytes;
-	bool ifaces_known;            /* the VM's tun fds were looked at (0 found: it has no tap) */
+	bool ifaces_known;            /* the VM's fds were looked at (no tun fd found: it has no tap) */
+	long ifaces_fds;              /* the VMM's open fds when they were (0: the kernel does not say) */
 	struct vm_iface ifaces[VM_IO_IFACES_MAX];
 	size_t nifaces;
 	char ifaces_why[VM_IO_WHY_MAX]; /* why the interface list is unknown ("" when known) */
@@ -42,12 +43,12 @@ struct vm_io_source {
 	size_t npids;
 	const char *scope;  /* its per-VM cgroup (NULL: none), in the unified tree (version 2) or under blkio (1) */
 	int version;
-	bool may_have_taps; /* false: its command line has no tap backend, and its fds are not scanned */
 };
 
 /* Reads the VM's counters into ret. before (NULL: none): the same VM's reading before, whose
- * interface list is taken rather than the fds scanned again. Never fails: what cannot be read is
- * unknown, with its reason. */
+ * interface list is taken rather than the fds looked at again while the VMM holds as many fds as
+ * then (Linux 6.2 and later count them; on older kernels every reading looks). Never fails: what
+ * cannot be read is unknown, with its reason. */
 void vm_io_read(const struct io_root *root, const struct vm_io_source *src, const struct vm_io *before,
 		struct vm_io *ret);
 

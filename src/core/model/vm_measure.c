@@ -13,7 +13,6 @@
 #include "core/model/host.h"
 #include "core/model/proc.h"
 #include "core/model/vm_guest_ram.h"
-#include "parse/cmdline/qemu_cmdline.h"
 #include "parse/io_stat.h"
 
 const char *measure_method_name(enum measure_method m)
@@ -53,9 +52,7 @@ static void measure_io(const struct io_root *root, struct vm *vm, const struct v
 	pid_t pids[1 + VM_MAX_HELPERS];
 	size_t npids = vm_pids(vm, pids);
 	struct vm_io was = vm->io; /* a memo's or discovery's: its interfaces when it has them */
-	/* QEMU says on its command line whether it has a tap; other VMMs are asked their fds. */
-	bool taps = vm->cfg.vmm != VMM_QEMU || !vm->cmdline || qemu_cmdline_has_tap(vm->cmdline, vm->cmdline_len);
-	struct vm_io_source src = {pids, npids, vm->vm_scope ? vm->cgroup : NULL, vm->cgroup_version, taps};
+	struct vm_io_source src = {pids, npids, vm->vm_scope ? vm->cgroup : NULL, vm->cgroup_version};
 	vm_io_read(root, &src, before ? &before->io : &was, &vm->io);
 }
 

@@ -3,22 +3,26 @@
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "io/state.h"
 
 #define MEMO_FILE "vms"
-#define MAGIC "vmhost vms 1\n"
-enum { BOOT_ID_LEN = 36, MEMO_MAX = 64 << 20, CMDLINE_MAX = 1 << 20, THREADS_MAX = 1 << 16 };
+#define MAGIC "vmhost vms 2\n"
+enum { BOOT_ID_LEN = 36, MEMO_MAX = 64 << 20, CMDLINE_MAX = 1 << 20, THREADS_MAX = 1 << 16, IFACE_LEN = 16 };
 
-/* Each VM: its header, then its command line, its vCPUs (tid, index) and its named threads. */
+/* Each VM: its header, then its command line, its vCPUs (tid, index), its named threads and its
+ * taps' names (IFNAMSIZ bytes each, NUL-padded). */
 struct record {
 	int32_t pid;
 	uint32_t cmdline_len;
 	uint64_t start_ticks;
 	char comm[16];
 	uint32_t nvcpus, nnamed;
+	int64_t ifaces_fds; /* the VMM's fd count when its taps were listed; 0: not listed */
+	uint32_t nifaces, reserved;
 };
 
 struct out {
@@ -66,15 +70,21 @@ static bool take_vm(const char *file, size_t len, size_t *pos, struct vm_memo_vm
 		return false;
 	memcpy(&rec, at, sizeof(rec));
 	if (rec.pid <= 0 || !rec.cmdline_len || rec.cmdline_len > CMDLINE_MAX || rec.nvcpus > THREADS_MAX ||
-	    rec.nnamed > THREADS_MAX || rec.comm[sizeof(rec.comm) - 1])
+	    rec.nnamed > THREADS_MAX || rec.comm[sizeof(rec.comm) - 1] || rec.nifaces > VM_IO_IFACES_MAX ||
+	    rec.ifaces_fds < 0)
 		return false;
 	const char *cmd = take(file, len, pos, rec.cmdline_len);
 	const char *vcpus = cmd ? take(file, len, pos, (size_t)rec.nvcpus * 2 * sizeof(int32_t)) : NULL;
 	const char *named = vcpus ? take(file, len, pos, (size_t)rec.nnamed * sizeof(int32_t)) : NULL;
-	if (!named)
+	const char *ifaces = named ? take(file, len, pos, (size_t)rec.nifaces * IFACE_LEN) : NULL;
+	if (!ifaces)
 		return false;
+	for (size_t i = 0; i < rec.nifaces; i++)
+		if (!ifaces[i * IFACE_LEN] || ifaces[(i + 1) * IFACE_LEN - 1])
+			return false;
 	*vm = (struct vm_memo_vm){.pid = rec.pid, .start_ticks = rec.start_ticks, .cmdline = cmd,
-				  .cmdline_len = rec.cmdline_len,
+				  .cmdline_len = rec.cmdline_len, .ifaces_fds = (long)rec.ifaces_fds,
+				  .ifaces = ifaces, .nifaces = rec.nifaces,
 				  .cpu = {.vcpus = malloc((rec.nvcpus ? rec.nvcpus : 1) * sizeof(struct vcpu)),
 					  .named = malloc((rec.nnamed ? rec.nnamed : 1) * sizeof(pid_t)),
 					  .nvcpus = rec.nvcpus, .nnamed = rec.nnamed, .vcpus_known = true,
@@ -183,9 +193,11 @@ int vm_memo_save(const char *dir, const struct vm_memo *m, const struct vm_list 
 		const struct vm *vm = &now->vms[i];
 		if (!remembered(vm))
 			continue;
+		bool taps = vm->io.ifaces_known && vm->io.ifaces_fds > 0;
 		struct record rec = {.pid = vm->pid, .cmdline_len = (uint32_t)vm->cmdline_len,
 				     .start_ticks = vm->start_ticks, .nvcpus = (uint32_t)vm->cpu.nvcpus,
-				     .nnamed = (uint32_t)vm->cpu.nnamed};
+				     .nnamed = (uint32_t)vm->cpu.nnamed, .ifaces_fds = taps ? vm->io.ifaces_fds : 0,
+				     .nifaces = taps ? (uint32_t)vm->io.nifaces : 0};
 		strncpy(rec.comm, vm->comm, sizeof(rec.comm)); /* NUL-padded: the file is the same when nothing changed */
 		put(&o, &rec, sizeof(rec));
 		put(&o, vm->cmdline, vm->cmdline_len);
@@ -197,12 +209,32 @@ int vm_memo_save(const char *dir, const struct vm_memo *m, const struct vm_list 
 			int32_t tid = vm->cpu.named[k];
 			put(&o, &tid, sizeof(tid));
 		}
+		for (size_t k = 0; k < rec.nifaces; k++) {
+			char name[IFACE_LEN] = {0};
+			strncpy(name, vm->io.ifaces[k].name, sizeof(name) - 1);
+			put(&o, name, sizeof(name));
+		}
 	}
 	int r = o.failed ? -ENOMEM : 0;
 	if (r == 0 && !(m->file && m->len == o.len && !memcmp(m->file, o.p, o.len)))
 		r = io_state_write(dir, MEMO_FILE, o.p, o.len);
 	free(o.p);
 	return r;
+}
+
+void vm_memo_taps(const struct vm_memo *m, struct vm_list *vms)
+{
+	for (size_t i = 0; m && i < vms->n; i++) {
+		struct vm *vm = &vms->vms[i];
+		const struct vm_memo_vm *was = vm_memo_find(m, vm->pid);
+		if (!was || !vm->stat_known || was->start_ticks != vm->start_ticks || !was->ifaces_fds)
+			continue;
+		vm->io.ifaces_known = true;
+		vm->io.ifaces_fds = was->ifaces_fds;
+		vm->io.nifaces = was->nifaces;
+		for (size_t k = 0; k < was->nifaces; k++)
+			snprintf(vm->io.ifaces[k].name, sizeof(vm->io.ifaces[k].name), "%s", was->ifaces + k * IFACE_LEN);
+	}
 }
 
 void vm_memo_free(struct vm_memo *m)

@@ -3,7 +3,8 @@
  * and its vCPU threads, under its pid, start time and name (comm), which name one process for the
  * life of a boot and one program in it (exec keeps the pid and start time, not the name). A VMM
  * does not exec and names its threads once, so what the memo says of a process that is still the
- * same one is still true; the thread list and every counter are read each run.
+ * same one is still true; the thread list and every counter are read each run. Its taps (which can
+ * be hot-plugged) are remembered with the VMM's fd count then, and taken only while it holds.
  * It is a file in vmhost's runtime directory, marked with the boot's id: a memo of another boot,
  * of another format, damaged, or not ours is no memo, and the run reads everything. */
 #ifndef VMHOST_CORE_VM_MEMO_H
@@ -19,6 +20,9 @@ struct vm_memo_vm {
 	const char *cmdline; /* in the memo's file */
 	size_t cmdline_len;
 	struct vm_cpu cpu;   /* vcpus (tid, index) and named; owned until discovery takes it */
+	long ifaces_fds;     /* the VMM's fd count when its taps were listed (0: they were not) */
+	const char *ifaces;  /* their nifaces names, IFNAMSIZ bytes each, in the memo's file */
+	size_t nifaces;
 };
 
 struct vm_memo {
@@ -34,6 +38,12 @@ void vm_memo_load(const struct io_root *root, const char *dir, struct vm_memo *r
 
 /* The VM remembered under pid, or NULL. */
 struct vm_memo_vm *vm_memo_find(const struct vm_memo *m, pid_t pid);
+
+/* The taps each VM of vms had at the run before (their names, and the VMM's fd count then) into its
+ * io, for measuring to take while the VMM holds as many fds (core/model/vm_io.h): a one-shot run
+ * then looks through a VMM's fds only when their count moved. A VM is the one remembered when its
+ * pid and start time are. */
+void vm_memo_taps(const struct vm_memo *m, struct vm_list *vms);
 
 /* Remembers the VMs of now (those discovered with vm_discover_known), replacing the file when
  * it changes. 0 or a negative errno (nothing is lost: the next run reads everything). */

@@ -354,26 +354,3 @@ int qemu_cmdline_config(const char *const *argv, size_t argc, struct vm_config *
 	free(s);
 	return 0;
 }
-
-/* A -netdev, -nic or -net of type tap or bridge (a qemu_option_fn; ctx a bool found). */
-static void tap_option(void *ctx, const char *name, const char *arg)
-{
-	char type[16];
-	if ((!strcmp(name, "netdev") || !strcmp(name, "nic") || !strcmp(name, "net")) &&
-	    qemu_opt_get(arg, "type", "type", type, sizeof(type)) >= 0 && (!strcmp(type, "tap") || !strcmp(type, "bridge")))
-		*(bool *)ctx = true;
-}
-
-bool qemu_cmdline_has_tap(const char *cmdline, size_t len)
-{
-	if (len && cmdline[len - 1] != '\0')
-		return true; /* cut short: it may be past the cut, let the fds tell */
-	const char **argv;
-	size_t argc;
-	if (!len || cmdline_split(cmdline, len, &argv, &argc) < 0)
-		return len != 0; /* without memory to read it, the fds tell too */
-	bool found = false;
-	qemu_options_each(argv, argc, tap_option, &found);
-	cmdline_split_free(argv);
-	return found;
-}

@@ -1,11 +1,10 @@
 /* A QEMU command line read for what vmhost needs to know of its guest (struct vm_config: name,
  * uuid, guest RAM and its blocks, shared or huge-page RAM, KSM's mem-merge, nested VMX/SVM, most
- * vCPUs, the QMP monitor, the balloon) and for whether it has a tap network backend. Its option
- * syntax is parse/cmdline/qemu_opts.h's; parse/cmdline/vmcmd.h calls it for a QEMU argv[0]. */
+ * vCPUs, the QMP monitor, the balloon). Its option syntax is parse/cmdline/qemu_opts.h's;
+ * parse/cmdline/vmcmd.h calls it for a QEMU argv[0]. */
 #ifndef VMHOST_PARSE_CMDLINE_QEMU_CMDLINE_H
 #define VMHOST_PARSE_CMDLINE_QEMU_CMDLINE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "parse/cmdline/vmcmd.h"
@@ -14,9 +13,5 @@
  * unknown RAM size): ret->guest_ram_bytes is unknown when a size cannot be read, QEMU's 128 MiB
  * when nothing says. 0, or -ENOMEM. */
 int qemu_cmdline_config(const char *const *argv, size_t argc, struct vm_config *ret);
-
-/* Whether a QEMU command line (NUL-separated) has a tap network backend (-netdev, -nic or -net
- * of type tap or bridge, in the key=value or the JSON form): only then has it tun fds to look at. */
-bool qemu_cmdline_has_tap(const char *cmdline, size_t len);
 
 #endif
