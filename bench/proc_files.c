@@ -137,8 +137,8 @@ static long read_kind(enum kind kind, const struct vm_process *vms, int nvms)
 			if (!d)
 				break;
 			for (struct dirent *e; (e = readdir(d));)
-				if (e->d_name[0] != '.')
-					(void)readlinkat(dirfd(d), e->d_name, buf, sizeof(buf));
+				if (e->d_name[0] != '.' && readlinkat(dirfd(d), e->d_name, buf, sizeof(buf)) < 0)
+					continue; /* closed meanwhile: the cost was paid all the same */
 			closedir(d);
 			files++;
 			break;
