@@ -149,8 +149,14 @@ t=$(tree tune-fight "$VMHOST_FIXTURES/doctor-ksm-tuners-fighting")
 printf '[none] scan-time\n' >"$t/sys/kernel/mm/ksm/advisor_mode"
 mkdir -p "$t/proc/3001" && printf 'vmhost\n' >"$t/proc/3001/comm"
 printf '/usr/bin/vmhost\0--json\0ksm\0tune\0--cpu-budget\0002\0' >"$t/proc/3001/cmdline"
+sed 's/^Name:.*/Name:\tvmhost/' "$t/proc/3000/status" >"$t/proc/3001/status"
 doctor "$t" --json >"$J/tune-fight.json"
 check "ksmtuned and 'vmhost ksm tune': ksm-tuners-fighting with both pids" jqe '.findings | length == 1 and .[0].id == "ksm-tuners-fighting" and .[0].evidence.ksmtuned_pid == 3000 and .[0].evidence.vmhost_tune_pid == 3001' "$J/tune-fight.json"
+# Only root's processes are KSM tuners (they write /sys/kernel/mm/ksm): another user's that merely
+# calls itself ksmtuned or 'vmhost ksm tune' is none (REVIEW S-L12).
+for p in 3000 3001; do sed -i 's/^Uid:.*/Uid:\t65534\t65534\t65534\t65534/' "$t/proc/$p/status"; done
+check "near miss: a ksmtuned and a 'vmhost ksm tune' of nobody's are no tuners" [ "$(ids "$t")" = "[]" ]
+for p in 3000 3001; do sed -i 's/^Uid:.*/Uid:\t0\t0\t0\t0/' "$t/proc/$p/status"; done
 printf '/usr/bin/vmhost\0ksm\0sweep\0' >"$t/proc/3001/cmdline"
 check "near miss: ksmtuned and 'vmhost ksm sweep'" [ "$(ids "$t")" = "[]" ]
 printf '/usr/bin/vmhost\0ksm\0tune\0' >"$t/proc/3001/cmdline"

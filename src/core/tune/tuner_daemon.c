@@ -48,6 +48,16 @@ static bool is_vmhost_tune(const char *cmdline, size_t len)
 	return false;
 }
 
+/* Whether pid runs as root (its real uid 0): a KSM tuner writes /sys/kernel/mm/ksm and must; a
+ * process of another user that merely calls itself ksmtuned or `vmhost ksm tune` is none. */
+static bool runs_as_root(const struct io_root *root, pid_t pid)
+{
+	char buf[4096];
+	struct proc_status st;
+	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "%d/status", pid);
+	return n > 0 && parse_status(buf, (size_t)n, &st) >= 0 && st.uid.known && st.uid.v == 0;
+}
+
 int ksm_tuners_find(const struct io_root *root, pid_t *ret_ksmtuned, pid_t *ret_vmhost_tune)
 {
 	pid_t *pids;
@@ -65,9 +75,10 @@ int ksm_tuners_find(const struct io_root *root, pid_t *ret_ksmtuned, pid_t *ret_
 		if (l < 0)
 			l = 0;
 		buf[l] = '\0';
-		if (!tuned && is_ksmtuned(comm, buf, (size_t)l))
+		if (!tuned && is_ksmtuned(comm, buf, (size_t)l) && runs_as_root(root, pids[i]))
 			tuned = pids[i];
-		else if (ret_vmhost_tune && !tune && pids[i] != getpid() && is_vmhost_tune(buf, (size_t)l))
+		else if (ret_vmhost_tune && !tune && pids[i] != getpid() && is_vmhost_tune(buf, (size_t)l) &&
+			 runs_as_root(root, pids[i]))
 			tune = pids[i];
 	}
 	free(pids);

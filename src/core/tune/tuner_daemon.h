@@ -18,9 +18,10 @@
  * its directory or the file is not root's alone. */
 int tuner_instance_lock(const char *path);
 
-/* The pid of a running ksmtuned (comm or cmdline), 0 when none. Reads /proc only. */
+/* The pid of a running ksmtuned (comm or cmdline) run by root, 0 when none. Reads /proc only. */
 pid_t ksmtuned_find(const struct io_root *root);
-/* One walk of /proc for both: a running ksmtuned and another `vmhost ksm tune` (0 when none;
+/* One walk of /proc for both: a running ksmtuned and another `vmhost ksm tune`, each run by root
+ * (a process of another user is none, whatever it calls itself: REVIEW S-L12) (0 when none;
  * ret_vmhost_tune may be NULL). 0 or the negative errno of listing /proc. */
 int ksm_tuners_find(const struct io_root *root, pid_t *ret_ksmtuned, pid_t *ret_vmhost_tune);
 
