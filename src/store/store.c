@@ -220,7 +220,8 @@ static void remove_stale_sides(const struct store *s)
  * open, REVIEW S-M3: a flock on the 0644 database itself, any reader could hold), so every path to
  * the file shares it and a file made anew at the path (store_follow_path) has its own, as when the
  * file itself was locked; store_close removes it. Without a runtime directory (not root, no
- * XDG_RUNTIME_DIR) the database file itself is locked, as before. 0, -EBUSY while another writer
+ * XDG_RUNTIME_DIR), or one a user other than root may not use, the database file itself is locked,
+ * as before. 0, -EBUSY while another writer
  * holds it, -ENOLCK for a lock refused, or a negative errno. */
 static int writers_lock(struct store *s)
 {
@@ -235,6 +236,13 @@ static int writers_lock(struct store *s)
 	if (!(s->lock_path = strdup(path)))
 		return -ENOMEM;
 	int fd = io_lock(path, 0);
+	/* Not root, and the runtime directory not ours to use (another user's, not writable): the
+	 * database file itself, as without one; root's /run/vmhost has no such excuse. */
+	if (fd < 0 && geteuid() != 0 && (fd == -EACCES || fd == -EPERM)) {
+		free(s->lock_path);
+		s->lock_path = NULL;
+		return io_lock_fd(s->db_fd, 0);
+	}
 	if (fd < 0)
 		return fd == -EPERM ? -ENOLCK : fd;
 	s->lock_fd = fd;
