@@ -7,7 +7,8 @@ Any other command gets QEMU's CommandNotFound error. Runs until killed.
 With --exec the fake guest itself is the monitor's listener, as QEMU is of its own (vmhost speaks
 only to a socket the VM process listens on, SO_PEERCRED): this process binds and listens, forks
 a child that serves the monitor on the inherited listening socket (and ends with its parent), and
-execs PROGRAM with argv[0] qemu-system-x86_64 in its own pid, the listening socket closed first.
+execs PROGRAM with argv[0] qemu-system-x86_64 in its own pid, keeping the listening socket open
+across the exec as QEMU holds its own (vmhost asks /proc whether the VM holds it before it connects).
 scripts/lib/common.sh's fake_guest_qmp starts a fake guest so."""
 import argparse, ctypes, json, os, signal, socket, sys, time
 
@@ -71,6 +72,6 @@ if not a.exec:
 me = os.getpid()
 if os.fork() == 0:
     serve_for_parent(srv, me)
-srv.close()
+os.set_inheritable(srv.fileno(), True)  # the fake guest holds its monitor's socket, as QEMU does
 sys.stdout.flush()
 os.execv(a.exec[0], ["qemu-system-x86_64"] + a.exec[1:])
