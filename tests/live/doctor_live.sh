@@ -18,8 +18,12 @@ fake_guest nomerge -m 32M -fake-guest 2 -fake-nomerge
 NOMERGE=$SPAWNED
 echo 20000 >$KSM/pages_to_scan
 echo 10 >$KSM/sleep_millisecs
+scans=$(cat $KSM/full_scans)
 echo 1 >$KSM/run
-sleep 2 # past the first scan's start: ksmd now checksums unique pages over and over
+# Past the first full scan (30 s at most, however busy the machine): ksmd now checksums the unique
+# pages over and over and merges none of them.
+for i in $(seq 300); do [ "$(cat $KSM/full_scans)" -gt "$scans" ] && break; sleep 0.1; done
+[ "$(cat $KSM/full_scans)" -gt "$scans" ] || fail "ksmd finished no full scan in 30 s"
 "$VMHOST" doctor --interval 2 --smaps-budget 0 --json >"$TEST_TMP/hard.json" || fail "doctor failed while KSM scans hard"
 say "ksmd over the interval: $(findings ksm-cpu-without-gain "$TEST_TMP/hard.json")"
 check "hard scanning of unique pages: ksm-cpu-without-gain" jq -e '[.findings[] | select(.id == "ksm-cpu-without-gain")] | length == 1 and .[0].vm == null and .[0].evidence.ksmd_cpu_percent >= 5 and .[0].evidence.pages_scanned_per_second > 0' "$TEST_TMP/hard.json"
@@ -33,7 +37,6 @@ check "human: the finding's line" grep -q '^warning  ksm-cpu-without-gain  host:
 # Gentle scanning (the kernel's default 100 pages every 200 ms): ksmd costs next to nothing.
 echo 100 >$KSM/pages_to_scan
 echo 200 >$KSM/sleep_millisecs
-sleep 1
 "$VMHOST" doctor --interval 2 --smaps-budget 0 --json >"$TEST_TMP/gentle.json" || fail "doctor failed while KSM scans gently"
 check "gentle scanning: no ksm-cpu-without-gain" [ "$(findings ksm-cpu-without-gain "$TEST_TMP/gentle.json")" = "[]" ]
 
