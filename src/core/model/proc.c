@@ -79,6 +79,8 @@ int proc_listens_on(const struct io_root *root, pid_t pid, const char *path)
 	uint64_t inodes[8];
 	size_t n = parse_unix_listeners(buf, len, path, inodes, 8);
 	free(buf);
+	if (!n) /* no socket lists that path (one renamed after bind lists the old): SO_PEERCRED decides */
+		return -ENOENT;
 	for (size_t i = 0; i < n; i++) {
 		char target[40];
 		snprintf(target, sizeof(target), "socket:[%llu]", (unsigned long long)inodes[i]);

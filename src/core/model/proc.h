@@ -30,7 +30,8 @@ int proc_read_smaps_rollup(const struct io_root *root, pid_t pid, struct smaps_r
 
 /* Whether process pid itself holds a listening unix socket bound at path (its fds against the
  * inodes <proc>/PID/net/unix gives that path): 1 or 0, or a negative errno when it cannot be told
- * (another user's fds, the process gone). Asked before connecting to a socket a command line names,
+ * (another user's fds, the process gone, or -ENOENT: no listening socket lists that path, as for
+ * one renamed after it was bound). Asked before connecting to a socket a command line names,
  * so that a socket another process serves is never even connected to on the VM's behalf. */
 int proc_listens_on(const struct io_root *root, pid_t pid, const char *path);
 
