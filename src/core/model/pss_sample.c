@@ -45,24 +45,56 @@ static void cache_put(struct count_cache *c, uint64_t pfn, uint64_t count)
 	c->count[slot] = count;
 }
 
-/* Puts the mapping counts of frames pfn[0..n) (at most CHUNK) in the cache, each run of adjacent
- * frames with one read: a file's pages in a large folio, a huge page's, or pages allocated
- * together are mostly adjacent frames, so a cluster costs one or two reads, not one a page. */
+/* The run of adjacent frames that starts at pfn[i] (pfn sorted, at most CHUNK of them): where it
+ * ends (the index after it) and fd's words for its frames (kpagecount's or kpageflags', one word
+ * a frame) in one read. A file's pages in a large folio, a huge page's, or pages allocated together
+ * are mostly adjacent frames, so a cluster costs one or two reads, not one a page. How many words
+ * were read, or the read's negative errno. */
+static ssize_t read_run(int fd, const uint64_t *pfn, size_t n, size_t i, size_t *ret_end, uint64_t *words,
+			size_t *reads)
+{
+	size_t j = i + 1;
+	while (j < n && pfn[j] <= pfn[j - 1] + 1)
+		j++;
+	*ret_end = j;
+	ssize_t got = io_pread(fd, words, (size_t)(pfn[j - 1] - pfn[i] + 1) * sizeof(words[0]),
+			       (off_t)(pfn[i] * sizeof(words[0])));
+	(*reads)++;
+	return got < 0 ? got : got / (ssize_t)sizeof(words[0]);
+}
+
+/* Puts the mapping counts of frames pfn[0..n) (at most CHUNK) in the cache, a read per run. */
 static int fetch_counts(int kc, struct count_cache *c, uint64_t *pfn, size_t n, size_t *reads)
 {
 	qsort(pfn, n, sizeof(pfn[0]), cmp_u64);
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && pfn[j] <= pfn[j - 1] + 1; j++)
-			;
 		uint64_t counts[CHUNK];
-		size_t frames = (size_t)(pfn[j - 1] - pfn[i] + 1);
-		ssize_t got = io_pread(kc, counts, frames * sizeof(counts[0]), (off_t)(pfn[i] * sizeof(counts[0])));
-		(*reads)++;
+		ssize_t got = read_run(kc, pfn, n, i, &j, counts, reads);
 		if (got < 0)
 			return (int)got;
-		for (size_t k = 0; k < (size_t)got / sizeof(counts[0]); k++)
+		for (size_t k = 0; k < (size_t)got; k++)
 			cache_put(c, pfn[i] + k, counts[k]);
 	}
+	return 0;
+}
+
+/* /proc/kpageflags' bit of a KSM page (the kernel's KPF_KSM). */
+#define KPF_KSM 21
+
+/* How many of the frames pfn[0..n) (at most CHUNK) are KSM pages, a kpageflags read per run. */
+static int count_ksm_frames(int kf, uint64_t *pfn, size_t n, size_t *reads, size_t *ret)
+{
+	qsort(pfn, n, sizeof(pfn[0]), cmp_u64);
+	size_t ksm = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t flags[CHUNK];
+		ssize_t got = read_run(kf, pfn, n, i, &j, flags, reads);
+		if (got < 0)
+			return (int)got;
+		for (size_t k = i; k < j; k++)
+			ksm += pfn[k] - pfn[i] < (uint64_t)got && (flags[pfn[k] - pfn[i]] >> KPF_KSM & 1);
+	}
+	*ret = ksm;
 	return 0;
 }
 
@@ -219,14 +251,17 @@ static bool enough(const struct kind *k, double bytes, double target_bytes, size
 /* Where a sample reads: the process's pagemap, kpagecount, the counts known so far, and the
  * reads made. */
 struct page_sampler {
-	int pm, kc;
+	int pm, kc, kf; /* pagemap, kpagecount, kpageflags */
 	struct count_cache *cache;
 	size_t reads;
 };
 
 /* One cluster: the pagemap entries of want pages from vpage, each page of the kind sampled (KSM
- * or file/shmem) weighed by its frame's mapping count, added to k. 0, -ESRCH when the process is
- * gone, -EPERM when frame numbers are hidden from us, or the read's negative errno. */
+ * or file/shmem) weighed by its frame's mapping count, added to k. A KSM page mapped here alone
+ * (its other mappers gone: pagemap calls it exclusive) weighs a whole page, and is one of the
+ * pages ksm_merging_pages counts: the exclusive anonymous pages' flags say which are KSM pages.
+ * 0, -ESRCH when the process is gone, -EPERM when frame numbers are hidden from us, or the read's
+ * negative errno. */
 static int weigh_cluster(struct page_sampler *s, uint64_t vpage, size_t want, bool want_ksm, struct kind *k)
 {
 	uint64_t entries[CHUNK];
@@ -234,12 +269,16 @@ static int weigh_cluster(struct page_sampler *s, uint64_t vpage, size_t want, bo
 	s->reads++;
 	if (n < 0)
 		return n == -ESRCH || n == -ENOENT ? -ESRCH : (int)n;
-	size_t nentries = (size_t)n / sizeof(entries[0]), nmissing = 0, found = 0;
+	size_t nentries = (size_t)n / sizeof(entries[0]), nmissing = 0, nalone = 0, found = 0;
 	double found_sum = 0;
-	uint64_t missing[CHUNK], count;
-	for (size_t i = 0; i < nentries; i++) /* the frames whose counts are not known yet */
-		if (counted(entries[i], want_ksm) && pagemap_pfn(entries[i]) && !cached(s->cache, pagemap_pfn(entries[i]), &count))
-			missing[nmissing++] = pagemap_pfn(entries[i]);
+	uint64_t missing[CHUNK], alone[CHUNK], count;
+	for (size_t i = 0; i < nentries; i++) { /* the frames whose counts are not known yet */
+		uint64_t e = entries[i], pfn = pagemap_pfn(e);
+		if (want_ksm && pagemap_present(e) && !pagemap_file(e) && pagemap_exclusive(e) && pfn)
+			alone[nalone++] = pfn;
+		else if (counted(e, want_ksm) && pfn && !cached(s->cache, pfn, &count))
+			missing[nmissing++] = pfn;
+	}
 	if (nmissing)
 		fetch_counts(s->kc, s->cache, missing, nmissing, &s->reads); /* what it misses is asked below, alone */
 	for (size_t i = 0; i < nentries; i++) {
@@ -249,23 +288,26 @@ static int weigh_cluster(struct page_sampler *s, uint64_t vpage, size_t want, bo
 		bool is_file = pagemap_file(e);
 		if (is_file != !want_ksm)
 			continue; /* a private copy in a file mapping, shared memory in an anonymous one */
-		if (pagemap_exclusive(e)) {
-			if (is_file) {
-				found++;
-				found_sum += 1;
-			}
-			continue; /* private anonymous: weight 1, counted exactly already */
+		if (pagemap_exclusive(e) && is_file) {
+			found++;
+			found_sum += 1;
+			continue;
 		}
 		uint64_t pfn = pagemap_pfn(e);
-		count = 0;
 		if (!pfn)
 			return -EPERM;
+		if (pagemap_exclusive(e))
+			continue; /* anonymous: a KSM page counted below, else private and counted exactly already */
 		if (mapcount(s->kc, s->cache, pfn, &count, &s->reads) < 0 || count == 0)
 			continue; /* the zero page and other special frames are not in RSS */
 		found++;
 		found_sum += 1.0 / (double)count;
 	}
-	add_cluster(k, found_sum, found);
+	size_t ksm_alone = 0;
+	int r = nalone ? count_ksm_frames(s->kf, alone, nalone, &s->reads, &ksm_alone) : 0;
+	if (r < 0)
+		return r;
+	add_cluster(k, found_sum + (double)ksm_alone, found + ksm_alone);
 	return 0;
 }
 
@@ -284,10 +326,11 @@ static int pss_sample_take(const struct io_root *root, pid_t pid, const struct m
 		free(file.r);
 		return r;
 	}
-	struct page_sampler s = {.pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid), .kc = -1};
+	struct page_sampler s = {.pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid), .kc = -1, .kf = -1};
 	s.kc = s.pm >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpagecount") : -1;
-	if (s.pm < 0 || s.kc < 0) {
-		r = s.pm < 0 ? (s.pm == -ENOENT ? -ESRCH : s.pm) : s.kc;
+	s.kf = s.kc >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpageflags") : -1;
+	if (s.pm < 0 || s.kc < 0 || s.kf < 0) {
+		r = s.pm < 0 ? (s.pm == -ENOENT ? -ESRCH : s.pm) : s.kc < 0 ? s.kc : s.kf;
 		goto out;
 	}
 	struct kind ksm = {0}, share = {0};
@@ -321,6 +364,7 @@ static int pss_sample_take(const struct io_root *root, pid_t pid, const struct m
 	r = 0;
 out:
 	free(s.cache);
+	io_close(s.kf);
 	io_close(s.kc);
 	io_close(s.pm);
 	free(anon.r);

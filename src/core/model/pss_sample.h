@@ -1,10 +1,11 @@
 /* PSS by sampling: a bounded number of pages of the process, picked at random, each weighed as
  * PSS weighs it (1 / the number of processes mapping it, from /proc/PID/pagemap and
- * /proc/kpagecount). The sample teaches the VM's own weights of its KSM pages and of its file
- * and shmem pages (a struct pss_calibration), and pss_estimate() applies them to the exact page
- * counts: cheap like the estimate, accurate like smaps_rollup, whatever the VM's size
- * (docs/accounting.md, "Sampled PSS"). Needs root (pagemap gives page frame numbers only to
- * CAP_SYS_ADMIN, kpagecount is root's). */
+ * /proc/kpagecount; /proc/kpageflags tells a KSM page mapped once from a private one). The
+ * sample teaches the VM's own weights of its KSM pages and of its file and shmem pages (a struct
+ * pss_calibration), and pss_estimate() applies them to the exact page counts: cheap like the
+ * estimate, accurate like smaps_rollup, whatever the VM's size (docs/accounting.md, "Sampled
+ * PSS"). Needs root (pagemap gives page frame numbers only to CAP_SYS_ADMIN, kpagecount and
+ * kpageflags are root's). */
 #ifndef VMHOST_CORE_PSS_SAMPLE_H
 #define VMHOST_CORE_PSS_SAMPLE_H
 
