@@ -3,7 +3,8 @@
 # smaps_rollup read by the test itself; then the guest sharing 80% stopped, which leaves the KSM
 # pages it shared with one other guest mapped once (they weigh a whole page). Memory is compacted
 # first, so the guests that ask for huge pages get them, as on a freshly booted machine, and KSM
-# splits them as it merges. KSM settings are restored on every exit path (lib.sh).
+# splits them as it merges; a figure is compared only when the guests held still around its run
+# (tests/helpers/pss_state.sh). KSM settings are restored on every exit path (lib.sh).
 . "$VMHOST_TESTS/lib.sh"
 [ -w $KSM/run ] || skip "needs root and KSM (/sys/kernel/mm/ksm/run not writable)"
 ksm_save
@@ -29,48 +30,9 @@ echo 0 >$KSM/run # freeze the merged state while comparing
 # The test's own guests, by pid: other VMs on the host may have the same names.
 OURS="[$(echo $TEST_PIDS | tr ' ' ',')]"
 ours() { jq --argjson ours "$OURS" "$@"; }
-PAGE=$(getconf PAGESIZE)
-
-# state: each of our guests' pid, exact PSS, and whether its KSM count is current: the KSM pages
-# smaps_rollup finds mapped are the pages ksm_stat says it merges. A mapping that left KSM since
-# ksmd's last pass over it (khugepaged copying a split huge page back into one, while KSM is
-# stopped) is still in ksm_merging_pages, which every PSS but the exact one relies on.
-state() {
-	local p
-	for p in $TEST_PIDS; do
-		awk -v p="$p" -v page="$PAGE" -v m="$(awk '/^ksm_merging_pages/ {print $2}' /proc/$p/ksm_stat)" \
-			'/^Pss:/ {pss = $2} /^KSM:/ {ksm = $2} END {print p, pss * 1024, (ksm * 1024 == m * page)}' /proc/$p/smaps_rollup
-	done
-}
-# steady BEFORE AFTER: no guest's PSS moved by more than 64 KiB, and every count was current.
-steady() { paste "$1" "$2" | awk '{ d = $2 - $5; if (d < 0) d = -d; if (d > 65536 || !$3 || !$6) bad = 1 } END { exit bad }'; }
-# resettle: KSM on until two full scans have passed, then frozen again: ksmd's pass brings every
-# count up to date.
-resettle() {
-	local scans
-	scans=$(cat $KSM/full_scans)
-	echo 1 >$KSM/run
-	while [ $(($(cat $KSM/full_scans) - scans)) -lt 2 ]; do sleep 0.1; done
-	echo 0 >$KSM/run
-}
-# mem_steady OUT ARGS...: vmhost mem --json ARGS into OUT, with the guests' exact state after it in
-# OUT.exact; run again (KSM resettled first) until the state held still around the run and its
-# counts were current, at most 5 times.
-mem_steady() {
-	local out=$1 try
-	shift
-	for try in 1 2 3 4 5; do
-		state >"$out.before"
-		"$VMHOST" mem --json "$@" >"$out"
-		state >"$out.exact"
-		steady "$out.before" "$out.exact" && return 0
-		say "a guest's PSS moved, or a KSM count went stale, around run $try: KSM resumed for two scans"
-		resettle
-	done
-	return 1
-}
-# errors JSON: our guests' "name method error bound", the error against the exact PSS read around
-# the run and the stated bound both in % of RSS.
+. "$VMHOST_TESTS/helpers/pss_state.sh"
+# errors JSON: our guests' "name method error bound", the error against the exact PSS read after
+# the run (JSON.exact, pss_state's) and the stated bound both in % of RSS.
 errors() {
 	ours -r '.vms[] | select(.pid as $p | any($ours[]; . == $p)) | "\(.pid) \(.name) \(.rss_bytes) \(.pss_bytes) \(.pss_method) \(.pss_error_bound_bytes)"' "$1" |
 		while read -r pid name rss pss method bound; do
@@ -80,7 +42,7 @@ errors() {
 		done
 }
 
-mem_steady "$TEST_TMP/est.json" --pss-budget 0 || die "the guests' state never held still for a run"
+pss_steady_run "$TEST_TMP/est.json" "$VMHOST" mem --json --pss-budget 0 || die "the guests' state never held still for a run"
 errors "$TEST_TMP/est.json" >"$TEST_TMP/est.txt"
 say "estimate only: $(tr '\n' ';' <"$TEST_TMP/est.txt")"
 check "budget 0: every VM estimated" ours -e '[.vms[] | select(.pid as $p | any($ours[]; . == $p)) | .pss_method == "estimate"] | all' "$TEST_TMP/est.json"
@@ -93,7 +55,7 @@ sampled_checks() { # LABEL TXT GUESTS
 	check "$1: every error inside its stated bound" awk '$3 > $4 { bad = 1 } END { exit bad }' "$2"
 	check "$1: the stated bounds are tight (under 2% of RSS)" awk '$4 > 2 { bad = 1 } END { exit bad }' "$2"
 }
-mem_steady "$TEST_TMP/sampled.json" --pss-budget 2 || die "the guests' state never held still for a run"
+pss_steady_run "$TEST_TMP/sampled.json" "$VMHOST" mem --json --pss-budget 2 || die "the guests' state never held still for a run"
 errors "$TEST_TMP/sampled.json" >"$TEST_TMP/sampled.txt"
 say "sampled: $(tr '\n' ';' <"$TEST_TMP/sampled.txt")"
 sampled_checks "seven guests" "$TEST_TMP/sampled.txt" 7
@@ -121,7 +83,7 @@ fi
 # mapped by a50 alone, still KSM pages and still in a50's ksm_merging_pages, and weigh a whole page.
 stop_pid "$A80"
 OURS="[$(echo $TEST_PIDS | tr ' ' ',')]"
-mem_steady "$TEST_TMP/alone.json" --pss-budget 2 || die "the guests' state never held still for a run"
+pss_steady_run "$TEST_TMP/alone.json" "$VMHOST" mem --json --pss-budget 2 || die "the guests' state never held still for a run"
 errors "$TEST_TMP/alone.json" >"$TEST_TMP/alone.txt"
 say "a80 stopped, sampled: $(tr '\n' ';' <"$TEST_TMP/alone.txt")"
 sampled_checks "a80 stopped" "$TEST_TMP/alone.txt" 6
