@@ -10,6 +10,7 @@ vmhost_unit_test(test_parse_qemu_opts)
 vmhost_unit_test(test_parse_qemu_disks)
 vmhost_unit_test(test_model_vm_disks)
 vmhost_unit_test(test_account)
+vmhost_unit_test(test_vm_memo)
 vmhost_unit_test(test_share)
 vmhost_unit_test(test_sketch_file)
 vmhost_unit_test(test_io_http)
@@ -60,6 +61,11 @@ vmhost_script_test(live_bench_accounting live/bench_accounting_signals.sh "live"
 # Run: bench/mem_scale.sh (it runs this on its fake guests), or build/bench_proc_files PID...
 add_executable(bench_proc_files ${PROJECT_SOURCE_DIR}/bench/proc_files.c)
 set_target_properties(bench_proc_files PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
+# Benchmark and live tests' instrument: mem's PSS per VM against the exact read, both timed in one
+# process as vmhost times them. Run: build/bench_pss_cost PID...
+add_executable(bench_pss_cost ${PROJECT_SOURCE_DIR}/bench/pss_cost.c)
+target_link_libraries(bench_pss_cost PRIVATE vmhostcore)
+set_target_properties(bench_pss_cost PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 vmhost_script_test(layers cli/layers.sh "cli")
 vmhost_script_test(function_length cli/function_length.sh "cli")
 # One shell library (scripts/lib/common.sh): no test or bench script carries a copy of it.

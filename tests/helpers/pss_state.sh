@@ -1,9 +1,10 @@
 # What the live PSS tests share, sourced after tests/lib.sh: each guest's exact state and whether
-# its KSM count is current, and a command run again until the guests held still around it. A
-# guest's PSS is compared with smaps_rollup only when nothing moved: with KSM stopped, khugepaged
-# copies split huge pages back into huge pages (the KSM mappings that ksm_merging_pages still
-# counts are then private pages, until ksmd's next pass: docs/accounting.md), and another program
-# may write KSM's run. The guests watched are PSS_PIDS (the test's TEST_PIDS when unset).
+# its KSM count is current, a command run again until the guests held still around it, and the
+# errors of build/bench_pss_cost's lines. A guest's PSS is compared with smaps_rollup only when
+# nothing moved: with KSM stopped, khugepaged copies split huge pages back into huge pages (the KSM
+# mappings that ksm_merging_pages still counts are then private pages, until ksmd's next pass:
+# docs/accounting.md), and another program may write KSM's run. The guests watched are PSS_PIDS
+# (the test's TEST_PIDS when unset).
 PAGE=$(getconf PAGESIZE)
 
 # pss_state: each guest's pid, exact PSS, and whether its KSM count is current: the KSM pages
@@ -45,4 +46,11 @@ pss_steady_run() {
 		ksm_resettle
 	done
 	return 1
+}
+
+# pss_errors LINES: build/bench_pss_cost's lines as "round name method error bound cost exact_cost",
+# the error (against the exact read of the same round) and the bound in % of RSS, the costs in
+# CPU seconds.
+pss_errors() {
+	awk '{ d = $6 - $9; if (d < 0) d = -d; printf "%s %s %s %.3f %.3f %.6f %.6f\n", $1, $3, $4, 100 * d / $5, 100 * $7 / $5, $8, $10 }' "$1"
 }
