@@ -9,7 +9,8 @@
  * (name: the VM's, its blanks as '_'; '-' when it has none).
  * method is mem's pss_method; cost_seconds what mem spent on that VM's PSS (0 for an estimate).
  * --sample samples every VM that needs it instead, whatever an exact read costs (the sampler
- * alone). tests/live/mem_pss_sampled.sh checks each line.
+ * alone). bench/pss_cost.sh prints the medians; tests/live/mem_pss_cost.sh and
+ * mem_pss_sampled.sh check each line.
  *
  *   build/bench_pss_cost [--rounds N] [--budget SEC] [--memo DIR] [--sample] PID... */
 #include <errno.h>

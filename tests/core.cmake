@@ -48,6 +48,8 @@ vmhost_tsan(live_share_resolve)
 vmhost_script_test(live_cgroup_move live/cgroup_move.sh "live")
 vmhost_script_test(live_mem_ksm live/mem_ksm.sh "live" ksm)
 vmhost_script_test(live_mem_pss_sampled live/mem_pss_sampled.sh "live" ksm)
+# PSS never dearer than exact (issue 43 item 2): mem's choice per VM by what each way costs.
+vmhost_script_test(live_mem_pss_cost live/mem_pss_cost.sh "live" ksm)
 vmhost_script_test(e2e_qemu_guests e2e/qemu_guests.sh "e2e" ksm)
 set_tests_properties(e2e_qemu_guests PROPERTIES TIMEOUT 600)
 # Guest RAM on 2 MiB huge pages in both QEMU forms (issue 34); the pool and a hugetlbfs mount given back.
@@ -62,7 +64,7 @@ vmhost_script_test(live_bench_accounting live/bench_accounting_signals.sh "live"
 add_executable(bench_proc_files ${PROJECT_SOURCE_DIR}/bench/proc_files.c)
 set_target_properties(bench_proc_files PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 # Benchmark and live tests' instrument: mem's PSS per VM against the exact read, both timed in one
-# process as vmhost times them. Run: build/bench_pss_cost PID...
+# process as vmhost times them. Run: bench/pss_cost.sh, or build/bench_pss_cost PID...
 add_executable(bench_pss_cost ${PROJECT_SOURCE_DIR}/bench/pss_cost.c)
 target_link_libraries(bench_pss_cost PRIVATE vmhostcore)
 set_target_properties(bench_pss_cost PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})

@@ -1,10 +1,10 @@
-# What the live PSS tests share, sourced after tests/lib.sh: each guest's exact state and whether
-# its KSM count is current, a command run again until the guests held still around it, and the
-# errors of build/bench_pss_cost's lines. A guest's PSS is compared with smaps_rollup only when
-# nothing moved: with KSM stopped, khugepaged copies split huge pages back into huge pages (the KSM
-# mappings that ksm_merging_pages still counts are then private pages, until ksmd's next pass:
-# docs/accounting.md), and another program may write KSM's run. The guests watched are PSS_PIDS
-# (the test's TEST_PIDS when unset).
+# What the live PSS tests and bench/pss_cost.sh share, sourced after tests/lib.sh or bench/lib.sh:
+# each guest's exact state and whether its KSM count is current, a command run again until the
+# guests held still around it, and the errors of build/bench_pss_cost's lines. A guest's PSS is
+# compared with smaps_rollup only when nothing moved: with KSM stopped, khugepaged copies split
+# huge pages back into huge pages (the KSM mappings that ksm_merging_pages still counts are then
+# private pages, until ksmd's next pass: docs/accounting.md), and another program may write KSM's
+# run. The guests watched are PSS_PIDS (the test's TEST_PIDS when unset).
 PAGE=$(getconf PAGESIZE)
 
 # pss_state: each guest's pid, exact PSS, and whether its KSM count is current: the KSM pages

@@ -51,8 +51,8 @@ check "budget 0: every VM estimated" ours -e '[.vms[] | select(.pid as $p | any(
 check "the zero-page guest's estimate is far off (the case sampling is for: > 5% of RSS)" awk '$1 == "z60" { exit !($3 > 5) }' "$TEST_TMP/est.txt"
 
 # The sampler alone, whatever an exact read would cost (mem reads a VM exactly where that is
-# cheaper), with a budget large enough for every VM: its accuracy, whatever the machine's speed,
-# against the exact read of each guest right after its sample.
+# cheaper: tests/live/mem_pss_cost.sh), with a budget large enough for every VM: its accuracy,
+# whatever the machine's speed, against the exact read of each guest right after its sample.
 sampled_checks() { # LABEL LINES GUESTS
 	pss_errors "$2" >"$2.err"
 	say "$1, sampled: $(awk '{printf "%s %s %s %s;", $2, $3, $4, $5}' "$2.err")"
