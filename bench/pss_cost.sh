@@ -27,7 +27,7 @@ echo 1 >/proc/sys/vm/compact_memory
 for kind in huge small; do
 	nothp=""
 	[ $kind = small ] && nothp=-fake-nothp
-	seed=$([ $kind = huge ] && echo 7 || echo 9)
+	seed=$([ $kind = huge ] && echo 4407 || echo 4409)
 	for i in 1 2 3; do fake_guest ${kind}_pages$i -m ${mib}M -fake-guest $((i + ${#kind} * 10)) -fake-seed $seed -fake-shared 0.6 -fake-zero 0.05 $nothp; done
 	fake_guest ${kind}_pages_mixed -m ${mib}M -fake-guest $((4 + ${#kind} * 10)) -fake-seed $seed -fake-shared 0.3 -fake-zero 0.05 $nothp
 done

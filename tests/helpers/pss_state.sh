@@ -20,14 +20,14 @@ pss_state() {
 # pss_steady BEFORE AFTER: no guest's PSS moved by more than 64 KiB, and every count was current.
 pss_steady() { paste "$1" "$2" | awk '{ d = $2 - $5; if (d < 0) d = -d; if (d > 65536 || !$3 || !$6) bad = 1 } END { exit bad }'; }
 
-# ksm_resettle: KSM on until two full scans have passed (60 s at most), then stopped again: ksmd's
-# pass brings every count up to date. The settings are saved first if they were not.
+# ksm_resettle: KSM on until merging settled again (ksm_wait_settled: pages_sharing the same over
+# two full scans, 120 s at most), then stopped again: ksmd's passes bring every count up to date,
+# and merge again what another program unmerged (run 2) meanwhile. The settings are saved first if
+# they were not.
 ksm_resettle() {
-	local scans end=$((SECONDS + 60))
 	[ -n "$KSM_SAVED" ] || ksm_save
-	scans=$(cat $KSM/full_scans)
 	echo 1 >$KSM/run
-	while [ $(($(cat $KSM/full_scans) - scans)) -lt 2 ] && [ $SECONDS -lt $end ]; do sleep 0.1; done
+	ksm_wait_settled 1 120
 	echo 0 >$KSM/run
 }
 
@@ -42,7 +42,7 @@ pss_steady_run() {
 		"$@" >"$out"
 		pss_state >"$out.exact"
 		pss_steady "$out.before" "$out.exact" && return 0
-		warn "a guest's PSS moved, or its KSM count went stale, around try $try: KSM resumed for two scans"
+		warn "a guest's PSS moved, or its KSM count went stale, around try $try: KSM resumed until it settled"
 		ksm_resettle
 	done
 	return 1

@@ -16,11 +16,11 @@ echo 0 >$KSM/use_zero_pages
 [ -w /proc/sys/vm/compact_memory ] && echo 1 >/proc/sys/vm/compact_memory
 
 for i in 1 2 3; do
-	fake_guest huge$i -m 128M -fake-guest $i -fake-seed 7 -fake-shared 0.6 -fake-zero 0.05
+	fake_guest huge$i -m 128M -fake-guest $i -fake-seed 4307 -fake-shared 0.6 -fake-zero 0.05
 	[ $i = 1 ] && HUGE1=$SPAWNED
 done
-fake_guest huge_mixed -m 128M -fake-guest 4 -fake-seed 7 -fake-shared 0.3 -fake-zero 0.05
-for i in 1 2 3; do fake_guest small$i -m 128M -fake-guest $((i + 10)) -fake-seed 9 -fake-shared 0.5 -fake-zero 0.1 -fake-nothp; done
+fake_guest huge_mixed -m 128M -fake-guest 4 -fake-seed 4307 -fake-shared 0.3 -fake-zero 0.05
+for i in 1 2 3; do fake_guest small$i -m 128M -fake-guest $((i + 10)) -fake-seed 4309 -fake-shared 0.5 -fake-zero 0.1 -fake-nothp; done
 # Small and unmerged: their estimate's bound is their file pages, over 2% of RSS, and their
 # smaps_rollup walks a few huge pages and the libraries.
 for i in 1 2; do fake_guest tiny$i -m 16M -fake-guest $((i + 20)) -fake-nomerge; done

@@ -15,12 +15,12 @@ echo 0 >$KSM/use_zero_pages
 [ -w /proc/sys/vm/compact_memory ] && echo 1 >/proc/sys/vm/compact_memory
 
 start_guest() { fake_guest "$1" -m 96M "${@:2}"; } # name args...
-start_guest a80 -fake-guest 100 -fake-seed 1 -fake-shared 0.8 -fake-zero 0.05
+start_guest a80 -fake-guest 100 -fake-seed 4201 -fake-shared 0.8 -fake-zero 0.05
 A80=$SPAWNED
-start_guest a50 -fake-guest 101 -fake-seed 1 -fake-shared 0.5 -fake-zero 0.05
-start_guest a20 -fake-guest 102 -fake-seed 1 -fake-shared 0.2 -fake-zero 0.05
-start_guest z60 -fake-guest 103 -fake-seed 1 -fake-shared 0.1 -fake-zero 0.6 -fake-nothp
-for i in 1 2 3; do start_guest s$i -fake-guest $i -fake-seed 7 -fake-shared 0.6 -fake-zero 0.05; done
+start_guest a50 -fake-guest 101 -fake-seed 4201 -fake-shared 0.5 -fake-zero 0.05
+start_guest a20 -fake-guest 102 -fake-seed 4201 -fake-shared 0.2 -fake-zero 0.05
+start_guest z60 -fake-guest 103 -fake-seed 4201 -fake-shared 0.1 -fake-zero 0.6 -fake-nothp
+for i in 1 2 3; do start_guest s$i -fake-guest $i -fake-seed 4207 -fake-shared 0.6 -fake-zero 0.05; done
 say "on huge pages before merging: $(awk '/^AnonHugePages:/ {print $2}' /proc/$A80/smaps_rollup) kB of a80's"
 echo 4000 >$KSM/pages_to_scan
 echo 10 >$KSM/sleep_millisecs
