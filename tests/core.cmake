@@ -11,6 +11,7 @@ vmhost_unit_test(test_parse_qemu_opts)
 vmhost_unit_test(test_parse_qemu_disks)
 vmhost_unit_test(test_model_vm_disks)
 vmhost_unit_test(test_account)
+vmhost_unit_test(test_vm_memo)
 vmhost_unit_test(test_share)
 vmhost_unit_test(test_sketch_file)
 vmhost_unit_test(test_sketch_take)
@@ -50,6 +51,8 @@ vmhost_tsan(live_share_resolve)
 vmhost_script_test(live_cgroup_move live/cgroup_move.sh "live")
 vmhost_script_test(live_mem_ksm live/mem_ksm.sh "live" ksm)
 vmhost_script_test(live_mem_pss_sampled live/mem_pss_sampled.sh "live" ksm)
+# PSS never dearer than exact (issue 43 item 2): mem's choice per VM by what each way costs.
+vmhost_script_test(live_mem_pss_cost live/mem_pss_cost.sh "live" ksm)
 vmhost_script_test(e2e_qemu_guests e2e/qemu_guests.sh "e2e" ksm)
 set_tests_properties(e2e_qemu_guests PROPERTIES TIMEOUT 600)
 # Guest RAM on 2 MiB huge pages in both QEMU forms (issue 34); the pool and a hugetlbfs mount given back.
@@ -63,6 +66,11 @@ vmhost_script_test(live_bench_accounting live/bench_accounting_signals.sh "live"
 # Run: bench/mem_scale.sh (it runs this on its fake guests), or build/bench_proc_files PID...
 add_executable(bench_proc_files ${PROJECT_SOURCE_DIR}/bench/proc_files.c)
 set_target_properties(bench_proc_files PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
+# Benchmark and live tests' instrument: mem's PSS per VM against the exact read, both timed in one
+# process as vmhost times them. Run: bench/pss_cost.sh, or build/bench_pss_cost PID...
+add_executable(bench_pss_cost ${PROJECT_SOURCE_DIR}/bench/pss_cost.c)
+target_link_libraries(bench_pss_cost PRIVATE vmhostcore)
+set_target_properties(bench_pss_cost PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 vmhost_script_test(layers cli/layers.sh "cli")
 vmhost_script_test(function_length cli/function_length.sh "cli")
 # One shell library (scripts/lib/common.sh): no test or bench script carries a copy of it.

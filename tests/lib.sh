@@ -125,20 +125,6 @@ without_library() {
 		exec "$@"' sh "$libdir" "$farm" "$name" "$@"
 }
 
-# ksm_wait_settled MIN_PAGES_SHARING TIMEOUT_S: waits until KSM has merged at least that much
-# and two full scans in a row leave pages_sharing unchanged.
-ksm_wait_settled() {
-	local want=$1 timeout=$2 start=$SECONDS last=-1 scans now
-	while [ $((SECONDS - start)) -lt "$timeout" ]; do
-		scans=$(cat $KSM/full_scans)
-		while [ "$(cat $KSM/full_scans)" = "$scans" ] && [ $((SECONDS - start)) -lt "$timeout" ]; do sleep 0.2; done
-		now=$(cat $KSM/pages_sharing)
-		if [ "$now" -ge "$want" ] && [ "$now" = "$last" ]; then return 0; fi
-		last=$now
-	done
-	return 1
-}
-
 # finish: the test's verdict: failed, else skipped when a part was, else passed.
 finish() {
 	if [ "$FAILURES" -gt 0 ]; then

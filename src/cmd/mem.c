@@ -89,7 +89,8 @@ static void mem_help(void)
 	       "  --interval SEC  read twice, SEC apart, for CPU%%, DELAY%% (JSON: per vCPU too)\n"
 	       "  --pss-budget SEC  time spent sampling the PSS of the VMs whose estimate may be off\n"
 	       "                  most, largest error bound first (default 0.005; 0: estimates only;\n"
-	       "                  needs root); pss_method says \"sampled\" for those\n"
+	       "                  needs root); pss_method says \"sampled\" for those, or \"exact\"\n"
+	       "                  where reading smaps_rollup costs no more than a sample\n"
 	       "  --guest         ask each QEMU (its -qmp or -mon socket, one short visit each, 300 ms\n"
 	       "                  at most) for its balloon (BALLOON) and, where the guest's balloon driver\n"
 	       "                  reports it, the guest's MemAvailable (GUEST AVAIL), free memory and caches\n"
@@ -233,12 +234,15 @@ static void print_notes(const struct mem_opts *o, const struct vm_list *vms, con
 		printf("KSM is stopped (run=0): no guest memory is being merged ('vmhost ksm' says more)\n");
 	hugepage_users(vms, host);
 	disk_lines(vms);
-	size_t sampled = 0;
-	for (size_t i = 0; i < vms->n; i++)
+	size_t sampled = 0, exact = 0;
+	for (size_t i = 0; i < vms->n; i++) {
 		sampled += vms->vms[i].pss_method == METHOD_SAMPLED;
-	if (rows && !o->exact && sampled)
-		printf("PSS sampled for %zu VM%s, estimated for the rest; OVERHEAD is an estimate (docs/accounting.md);"
-		       " --exact reads the exact sources\n", sampled, sampled == 1 ? "" : "s");
+		exact += vms->vms[i].pss_method == METHOD_EXACT;
+	}
+	if (rows && !o->exact && (sampled || exact))
+		printf("PSS sampled for %zu VM%s, read exactly for %zu (where that costs no more), estimated for the rest;"
+		       " OVERHEAD is an estimate (docs/accounting.md); --exact reads the exact sources\n", sampled,
+		       sampled == 1 ? "" : "s", exact);
 	else if (rows && !o->exact)
 		printf("PSS and OVERHEAD are cheap estimates (docs/accounting.md); --exact reads the exact sources\n");
 }

@@ -28,7 +28,7 @@ echo 0 >$KSM/run # freeze merging state while we compare (run=0 keeps merged pag
 
 compare() { # label pid max_error_pct_of_rss
 	local label=$1 pid=$2 pct=${3:-} est exact rss bound
-	"$VMHOST" mem --json --pid "$pid" >"$TEST_TMP/m.json"
+	"$VMHOST" mem --json --pss-budget 0 --pid "$pid" >"$TEST_TMP/m.json" # the estimate (sampled and exact: mem_pss_*.sh)
 	exact=$(awk '/^Pss:/ {print $2 * 1024}' /proc/$pid/smaps_rollup)
 	est=$(jq --argjson p "$pid" '.vms[] | select(.pid == $p) | .pss_bytes' "$TEST_TMP/m.json")
 	rss=$(jq --argjson p "$pid" '.vms[] | select(.pid == $p) | .rss_bytes' "$TEST_TMP/m.json")

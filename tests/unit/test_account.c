@@ -300,6 +300,64 @@ static void pss_sample_bound_per_kind(void **state)
 	assert_false(pss_sample_bound(&m, &s, &k, P).known);
 }
 
+/* pss_refine's choice: a VM seen first is read exactly, its cost timed; then sampled, for at most
+ * half the exact read's CPU time, unless no sample can cost that little here; exactly once a
+ * sample cost that much; timed exactly again once the exact cost is ten minutes old or its KSM
+ * mappings moved by more than an eighth (the sample's cost then forgotten, to be learned again). */
+static void pss_choice_by_cost(void **state)
+{
+	(void)state;
+	double cap = -1;
+	struct pss_cost c = {0};
+	assert_int_equal(pss_choose(&c, 1000, 50, 0.0001, &cap), PSS_EXACT_TIMED); /* never timed */
+
+	c = (struct pss_cost){.exact_seconds = 0.004, .exact_at = 100, .exact_merging = 1000};
+	assert_int_equal(pss_choose(&c, 1000, 160, 0.0001, &cap), PSS_SAMPLE); /* no sample timed yet: try one */
+	assert_true(cap == 0.002);
+	assert_int_equal(pss_choose(&c, 1000, 160, 0.0021, &cap), PSS_EXACT); /* unless none could cost under half */
+	c.sample_seconds = 0.0015;
+	assert_int_equal(pss_choose(&c, 1100, 160, 0.0001, &cap), PSS_SAMPLE); /* 100 more mappings: under an eighth */
+	c.sample_seconds = 0.002;
+	assert_int_equal(pss_choose(&c, 1000, 160, 0.0001, &cap), PSS_EXACT); /* a sample costs half the exact read */
+	assert_true(c.sample_seconds == 0.002);                                 /* and that is remembered */
+
+	c.sample_seconds = 0.001;
+	assert_int_equal(pss_choose(&c, 1000, 701, 0.0001, &cap), PSS_EXACT_TIMED); /* ten minutes on */
+	assert_true(c.sample_seconds == 0);
+	c.sample_seconds = 0.001;
+	assert_int_equal(pss_choose(&c, 1126, 160, 0.0001, &cap), PSS_EXACT_TIMED); /* huge pages split since */
+	assert_true(c.sample_seconds == 0);
+	c.sample_seconds = 0.001;
+	assert_int_equal(pss_choose(&c, 1000, 99, 0.0001, &cap), PSS_EXACT_TIMED); /* a time before: another clock's */
+}
+
+/* The memo is rewritten only for news: a cost first timed, one that moved by more than half of the
+ * smaller or became known or unknown, an exact read timed again five minutes later, mappings moved by more than
+ * an eighth; nothing timed in this run is none. */
+static void pss_cost_news_only(void **state)
+{
+	(void)state;
+	struct pss_cost was = {.exact_seconds = 0.004, .exact_at = 100, .exact_merging = 1000, .sample_seconds = 0.001};
+	struct pss_cost now = was;
+	now.seconds = 0.004;
+	assert_false(pss_cost_news(&was, &now));
+	assert_true(pss_cost_news(NULL, &now));
+	now.exact_seconds = 0.0049, now.exact_at = 399, now.exact_merging = 1125, now.sample_seconds = 0.00124;
+	assert_false(pss_cost_news(&was, &now));
+	now.exact_seconds = 0.0059;
+	assert_false(pss_cost_news(&was, &now));
+	now.exact_seconds = 0.0061;
+	assert_true(pss_cost_news(&was, &now));
+	now.exact_seconds = 0.004, now.exact_at = 400;
+	assert_true(pss_cost_news(&was, &now));
+	now.exact_at = 100, now.exact_merging = 1126;
+	assert_true(pss_cost_news(&was, &now));
+	now.exact_merging = 1000, now.sample_seconds = 0;
+	assert_true(pss_cost_news(&was, &now));
+	assert_false(pss_cost_news(&was, &(struct pss_cost){0}));
+	assert_false(pss_cost_news(NULL, &(struct pss_cost){0}));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -309,7 +367,8 @@ int main(void)
 		cmocka_unit_test(overhead_shared_and_hugetlb_ram), cmocka_unit_test(counters_add_unknown),
 		cmocka_unit_test(pss_unknown_weight_is_unknown), cmocka_unit_test(ksm_yield_and_ksmd_share),
 		cmocka_unit_test(hugetlb_from_the_process), cmocka_unit_test(memory_cost_with_huge_pages),
-		cmocka_unit_test(pss_sample_bound_per_kind),
+		cmocka_unit_test(pss_sample_bound_per_kind), cmocka_unit_test(pss_choice_by_cost),
+		cmocka_unit_test(pss_cost_news_only),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,6 +11,7 @@
 #include "core/base/stop.h"
 #include "core/model/vm.h"
 #include "core/model/vm_guest_ram.h"
+#include "core/model/vm_memo.h"
 #include "parse/pagemap.h"
 
 /* A kind is sampled enough once three standard errors of its mean weight, times the bytes it
@@ -20,6 +21,9 @@
 #define GOAL 0.02
 
 enum { MIN_CLUSTERS = 32, CHUNK = 16, STRATUM_READS = 2048, MAX_READS = 20000, CACHE = 256 };
+
+/* A VM's exact cost is timed again after this long (its huge pages split or collapse over time). */
+enum { EXACT_FRESH_SECONDS = 600 };
 
 /* Mapping counts of frames seen already: a guest's zero-filled pages all map the same few KSM
  * pages (chains of max_page_sharing), so a small cache saves most of their kpagecount reads. */
@@ -45,24 +49,56 @@ static void cache_put(struct count_cache *c, uint64_t pfn, uint64_t count)
 	c->count[slot] = count;
 }
 
-/* Puts the mapping counts of frames pfn[0..n) (at most CHUNK) in the cache, each run of adjacent
- * frames with one read: a file's pages in a large folio, a huge page's, or pages allocated
- * together are mostly adjacent frames, so a cluster costs one or two reads, not one a page. */
+/* The run of adjacent frames that starts at pfn[i] (pfn sorted, at most CHUNK of them): where it
+ * ends (the index after it) and fd's words for its frames (kpagecount's or kpageflags', one word
+ * a frame) in one read. A file's pages in a large folio, a huge page's, or pages allocated together
+ * are mostly adjacent frames, so a cluster costs one or two reads, not one a page. How many words
+ * were read, or the read's negative errno. */
+static ssize_t read_run(int fd, const uint64_t *pfn, size_t n, size_t i, size_t *ret_end, uint64_t *words,
+			size_t *reads)
+{
+	size_t j = i + 1;
+	while (j < n && pfn[j] <= pfn[j - 1] + 1)
+		j++;
+	*ret_end = j;
+	ssize_t got = io_pread(fd, words, (size_t)(pfn[j - 1] - pfn[i] + 1) * sizeof(words[0]),
+			       (off_t)(pfn[i] * sizeof(words[0])));
+	(*reads)++;
+	return got < 0 ? got : got / (ssize_t)sizeof(words[0]);
+}
+
+/* Puts the mapping counts of frames pfn[0..n) (at most CHUNK) in the cache, a read per run. */
 static int fetch_counts(int kc, struct count_cache *c, uint64_t *pfn, size_t n, size_t *reads)
 {
 	qsort(pfn, n, sizeof(pfn[0]), cmp_u64);
 	for (size_t i = 0, j; i < n; i = j) {
-		for (j = i + 1; j < n && pfn[j] <= pfn[j - 1] + 1; j++)
-			;
 		uint64_t counts[CHUNK];
-		size_t frames = (size_t)(pfn[j - 1] - pfn[i] + 1);
-		ssize_t got = io_pread(kc, counts, frames * sizeof(counts[0]), (off_t)(pfn[i] * sizeof(counts[0])));
-		(*reads)++;
+		ssize_t got = read_run(kc, pfn, n, i, &j, counts, reads);
 		if (got < 0)
 			return (int)got;
-		for (size_t k = 0; k < (size_t)got / sizeof(counts[0]); k++)
+		for (size_t k = 0; k < (size_t)got; k++)
 			cache_put(c, pfn[i] + k, counts[k]);
 	}
+	return 0;
+}
+
+/* /proc/kpageflags' bit of a KSM page (the kernel's KPF_KSM). */
+#define KPF_KSM 21
+
+/* How many of the frames pfn[0..n) (at most CHUNK) are KSM pages, a kpageflags read per run. */
+static int count_ksm_frames(int kf, uint64_t *pfn, size_t n, size_t *reads, size_t *ret)
+{
+	qsort(pfn, n, sizeof(pfn[0]), cmp_u64);
+	size_t ksm = 0;
+	for (size_t i = 0, j; i < n; i = j) {
+		uint64_t flags[CHUNK];
+		ssize_t got = read_run(kf, pfn, n, i, &j, flags, reads);
+		if (got < 0)
+			return (int)got;
+		for (size_t k = i; k < j; k++)
+			ksm += pfn[k] - pfn[i] < (uint64_t)got && (flags[pfn[k] - pfn[i]] >> KPF_KSM & 1);
+	}
+	*ret = ksm;
 	return 0;
 }
 
@@ -219,14 +255,17 @@ static bool enough(const struct kind *k, double bytes, double target_bytes, size
 /* Where a sample reads: the process's pagemap, kpagecount, the counts known so far, and the
  * reads made. */
 struct page_sampler {
-	int pm, kc;
+	int pm, kc, kf; /* pagemap, kpagecount, kpageflags */
 	struct count_cache *cache;
 	size_t reads;
 };
 
 /* One cluster: the pagemap entries of want pages from vpage, each page of the kind sampled (KSM
- * or file/shmem) weighed by its frame's mapping count, added to k. 0, -ESRCH when the process is
- * gone, -EPERM when frame numbers are hidden from us, or the read's negative errno. */
+ * or file/shmem) weighed by its frame's mapping count, added to k. A KSM page mapped here alone
+ * (its other mappers gone: pagemap calls it exclusive) weighs a whole page, and is one of the
+ * pages ksm_merging_pages counts: the exclusive anonymous pages' flags say which are KSM pages.
+ * 0, -ESRCH when the process is gone, -EPERM when frame numbers are hidden from us, or the read's
+ * negative errno. */
 static int weigh_cluster(struct page_sampler *s, uint64_t vpage, size_t want, bool want_ksm, struct kind *k)
 {
 	uint64_t entries[CHUNK];
@@ -234,12 +273,16 @@ static int weigh_cluster(struct page_sampler *s, uint64_t vpage, size_t want, bo
 	s->reads++;
 	if (n < 0)
 		return n == -ESRCH || n == -ENOENT ? -ESRCH : (int)n;
-	size_t nentries = (size_t)n / sizeof(entries[0]), nmissing = 0, found = 0;
+	size_t nentries = (size_t)n / sizeof(entries[0]), nmissing = 0, nalone = 0, found = 0;
 	double found_sum = 0;
-	uint64_t missing[CHUNK], count;
-	for (size_t i = 0; i < nentries; i++) /* the frames whose counts are not known yet */
-		if (counted(entries[i], want_ksm) && pagemap_pfn(entries[i]) && !cached(s->cache, pagemap_pfn(entries[i]), &count))
-			missing[nmissing++] = pagemap_pfn(entries[i]);
+	uint64_t missing[CHUNK], alone[CHUNK], count;
+	for (size_t i = 0; i < nentries; i++) { /* the frames whose counts are not known yet */
+		uint64_t e = entries[i], pfn = pagemap_pfn(e);
+		if (want_ksm && pagemap_present(e) && !pagemap_file(e) && pagemap_exclusive(e) && pfn)
+			alone[nalone++] = pfn;
+		else if (counted(e, want_ksm) && pfn && !cached(s->cache, pfn, &count))
+			missing[nmissing++] = pfn;
+	}
 	if (nmissing)
 		fetch_counts(s->kc, s->cache, missing, nmissing, &s->reads); /* what it misses is asked below, alone */
 	for (size_t i = 0; i < nentries; i++) {
@@ -249,45 +292,64 @@ static int weigh_cluster(struct page_sampler *s, uint64_t vpage, size_t want, bo
 		bool is_file = pagemap_file(e);
 		if (is_file != !want_ksm)
 			continue; /* a private copy in a file mapping, shared memory in an anonymous one */
-		if (pagemap_exclusive(e)) {
-			if (is_file) {
-				found++;
-				found_sum += 1;
-			}
-			continue; /* private anonymous: weight 1, counted exactly already */
+		if (pagemap_exclusive(e) && is_file) {
+			found++;
+			found_sum += 1;
+			continue;
 		}
 		uint64_t pfn = pagemap_pfn(e);
-		count = 0;
 		if (!pfn)
 			return -EPERM;
+		if (pagemap_exclusive(e))
+			continue; /* anonymous: a KSM page counted below, else private and counted exactly already */
 		if (mapcount(s->kc, s->cache, pfn, &count, &s->reads) < 0 || count == 0)
 			continue; /* the zero page and other special frames are not in RSS */
 		found++;
 		found_sum += 1.0 / (double)count;
 	}
-	add_cluster(k, found_sum, found);
+	size_t ksm_alone = 0;
+	int r = nalone ? count_ksm_frames(s->kf, alone, nalone, &s->reads, &ksm_alone) : 0;
+	if (r < 0)
+		return r;
+	add_cluster(k, found_sum + (double)ksm_alone, found + ksm_alone);
 	return 0;
 }
 
+/* When a sample stops short: its wall-clock budget (the run's) is spent, or its CPU time passed
+ * its cap (what an exact read would cost; the thread's CPU clock is a system call, so it is read
+ * every CPU_CHECK clusters), or MAX_READS are spent. */
+struct sample_limits {
+	double wall_until, cpu_start, cpu_cap;
+	size_t clusters;
+};
+enum { CPU_CHECK = 4 };
+
+static bool time_up(struct sample_limits *l, size_t reads)
+{
+	if (reads >= MAX_READS || (reads && clock_monotonic_seconds() > l->wall_until))
+		return true;
+	return isfinite(l->cpu_cap) && ++l->clusters % CPU_CHECK == 0 && clock_thread_cpu_seconds() - l->cpu_start > l->cpu_cap;
+}
+
 /* Samples the process (whose counters are m) until each kind's share of the error bound is
- * below target_bytes, or budget_seconds is spent. 0, -EPERM/-EACCES without the privilege,
- * -ESRCH when the process is gone, -ENOMEM. */
+ * below target_bytes, or budget_seconds is spent, or cpu_cap_seconds of CPU (INFINITY: none).
+ * 0, -EPERM/-EACCES without the privilege, -ESRCH when the process is gone, -ENOMEM. */
 static int pss_sample_take(const struct io_root *root, pid_t pid, const struct mem_counters *m, double target_bytes,
-			   double budget_seconds, struct pss_sample *ret)
+			   double budget_seconds, double cpu_cap_seconds, struct pss_sample *ret)
 {
 	double start = clock_monotonic_seconds();
+	struct sample_limits limits = {start + budget_seconds, clock_thread_cpu_seconds(), cpu_cap_seconds, 0};
 	int64_t page = host_page_size();
 	struct stratum anon = {0}, file = {0};
 	int r = read_strata(root, pid, page, m->hugetlb.known && m->hugetlb.v > 0, &anon, &file);
-	if (r < 0) {
-		free(anon.r);
-		free(file.r);
-		return r;
-	}
-	struct page_sampler s = {.pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid), .kc = -1};
+	struct page_sampler s = {.pm = -1, .kc = -1, .kf = -1};
+	if (r < 0)
+		goto out;
+	s.pm = io_open(root, IO_PROC, O_RDONLY, "%d/pagemap", pid);
 	s.kc = s.pm >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpagecount") : -1;
-	if (s.pm < 0 || s.kc < 0) {
-		r = s.pm < 0 ? (s.pm == -ENOENT ? -ESRCH : s.pm) : s.kc;
+	s.kf = s.kc >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpageflags") : -1;
+	if (s.pm < 0 || s.kc < 0 || s.kf < 0) {
+		r = s.pm < 0 ? (s.pm == -ENOENT ? -ESRCH : s.pm) : s.kc < 0 ? s.kc : s.kf;
 		goto out;
 	}
 	struct kind ksm = {0}, share = {0};
@@ -299,13 +361,12 @@ static int pss_sample_take(const struct io_root *root, pid_t pid, const struct m
 	double ksm_bytes = m->ksm_merging_pages.known ? (double)(m->ksm_merging_pages.v * page) : 0;
 	double share_bytes = (m->rss_file.known ? (double)m->rss_file.v : 0) + (m->rss_shmem.known ? (double)m->rss_shmem.v : 0);
 	size_t ksm_reads = 0, share_reads = 0;
+	bool complete;
 	for (;;) {
 		bool want_ksm = anon.pages && !enough(&ksm, ksm_bytes, target_bytes, ksm_reads);
 		bool want_share = file.pages && !enough(&share, share_bytes, target_bytes, share_reads);
-		if ((!want_ksm && !want_share) || s.reads >= MAX_READS)
-			break;
 		/* Every cluster: one costs up to 17 reads, and the clock (vDSO) a fraction of one. */
-		if (s.reads && clock_monotonic_seconds() - start > budget_seconds)
+		if ((complete = !want_ksm && !want_share) || time_up(&limits, s.reads))
 			break;
 		uint64_t left, vpage = pick(want_ksm ? &anon : &file, &seed, &left);
 		size_t reads_before = s.reads;
@@ -315,12 +376,14 @@ static int pss_sample_take(const struct io_root *root, pid_t pid, const struct m
 		*(want_ksm ? &ksm_reads : &share_reads) += s.reads - reads_before;
 	}
 	*ret = (struct pss_sample){.ksm_pages = ksm.n, .share_pages = share.n, .ksm_clusters = ksm.k,
-				   .share_clusters = share.k, .reads = s.reads, .seconds = clock_monotonic_seconds() - start};
+				   .share_clusters = share.k, .reads = s.reads, .seconds = clock_monotonic_seconds() - start,
+				   .cpu_seconds = clock_thread_cpu_seconds() - limits.cpu_start, .complete = complete};
 	finish(&ksm, &ret->ksm_weight, &ret->ksm_se);
 	finish(&share, &ret->share_weight, &ret->share_se);
 	r = 0;
 out:
 	free(s.cache);
+	io_close(s.kf);
 	io_close(s.kc);
 	io_close(s.pm);
 	free(anon.r);
@@ -356,15 +419,16 @@ maybe_i64 pss_sample_bound(const struct mem_counters *m, const struct pss_sample
 	return MAYBE(llround(err));
 }
 
-/* Every KSM page weighs one page in all, across its mappings: what the sampled VMs did not take
- * is the rest's, so their mean weight is (pages_shared - sampled PSS) / (mappings - sampled). */
-static void share_the_rest(const struct host *host, struct vm_list *vms, double sampled_pss, double sampled_mappings)
+/* Every KSM page weighs one page in all, across its mappings: what the refined VMs (sampled or read
+ * exactly) did not take is the rest's, so their mean weight is (pages_shared - refined PSS) /
+ * (mappings - refined). */
+static void share_the_rest(const struct host *host, struct vm_list *vms, double refined_pss, double refined_mappings)
 {
 	const struct ksm_sysfs *k = &host->ksm;
 	if (!k->pages_shared.known || !k->pages_sharing.known)
 		return;
-	double mappings = (double)(k->pages_shared.v + k->pages_sharing.v) - sampled_mappings;
-	double w = ((double)k->pages_shared.v - sampled_pss) / mappings;
+	double mappings = (double)(k->pages_shared.v + k->pages_sharing.v) - refined_mappings;
+	double w = ((double)k->pages_shared.v - refined_pss) / mappings;
 	if (!(mappings > 0) || !(w > 0) || w > 1)
 		return; /* the sample and the counters disagree (merging moved on): keep the estimates */
 	struct pss_calibration cal = {.valid = true, .ksm_weight = w, .share_weight = 1};
@@ -387,7 +451,139 @@ static int cmp_bound_desc(const void *a, const void *b)
 	return (bx < by) - (bx > by);
 }
 
-int pss_refine(const struct io_root *root, const struct host *host, struct vm_list *vms, double budget_seconds)
+/* Whether a and b are more than a third of the larger apart (one more than 1.5 times the other), or
+ * one is known and the other not. A cost remembered that far off still keeps a sample, capped at
+ * half of it, under the exact read. */
+static bool moved_a_third(double a, double b)
+{
+	return (a > 0) != (b > 0) || fabs(a - b) > fmax(a, b) / 3;
+}
+
+static bool moved_an_eighth(int64_t was, int64_t now)
+{
+	return (now > was ? now - was : was - now) > was / 8;
+}
+
+enum pss_choice pss_choose(struct pss_cost *c, int64_t merging_now, double now, double sample_floor,
+			   double *ret_sample_cap)
+{
+	bool fresh = c->exact_seconds > 0 && now >= c->exact_at && now - c->exact_at <= EXACT_FRESH_SECONDS &&
+		     !moved_an_eighth(c->exact_merging, merging_now);
+	*ret_sample_cap = c->exact_seconds / 2;
+	if (!fresh) {
+		c->sample_seconds = 0; /* to be learned again against the exact read's new cost */
+		return PSS_EXACT_TIMED;
+	}
+	if (c->sample_seconds > 0)
+		return c->sample_seconds >= *ret_sample_cap ? PSS_EXACT : PSS_SAMPLE;
+	return *ret_sample_cap < sample_floor ? PSS_EXACT : PSS_SAMPLE; /* no sample could cost less */
+}
+
+bool pss_cost_news(const struct pss_cost *was, const struct pss_cost *now)
+{
+	if (!(now->exact_seconds > 0))
+		return false;
+	return !was || moved_a_third(was->exact_seconds, now->exact_seconds) ||
+	       moved_a_third(was->sample_seconds, now->sample_seconds) ||
+	       now->exact_at - was->exact_at >= EXACT_FRESH_SECONDS / 2 || moved_an_eighth(was->exact_merging, now->exact_merging);
+}
+
+/* The KSM mappings of the refined VMs and what they weigh, in pages, for share_the_rest. */
+struct ksm_taken {
+	double pss, mappings;
+};
+
+static void take_ksm(struct ksm_taken *t, const struct vm *vm, double weight)
+{
+	if (!vm->mem.ksm_merging_pages.known || isnan(weight))
+		return;
+	t->pss += weight * (double)vm->mem.ksm_merging_pages.v;
+	t->mappings += (double)vm->mem.ksm_merging_pages.v;
+}
+
+/* Samples one VM (its sample capped at cap CPU seconds, and at left seconds of the budget) and
+ * puts the sampled figures in its record, with c, the sample's cost learned, as its cost record. */
+static int sample_one(const struct io_root *root, const struct host *host, struct vm *vm, struct pss_cost c,
+		      double cap, double left, struct ksm_taken *t)
+{
+	struct pss_sample s;
+	/* Each kind to half the goal, so the VM's PSS stays inside it. */
+	int r = pss_sample_take(root, vm->pid, &vm->mem, GOAL / 2 * (double)vm->mem.rss.v, left, cap, &s);
+	if (r < 0)
+		return r;
+	c.seconds = s.cpu_seconds;
+	if (s.complete)
+		c.sample_seconds = s.cpu_seconds;
+	else if (s.cpu_seconds >= cap || s.reads >= MAX_READS)
+		c.sample_seconds = fmax(s.cpu_seconds, cap); /* stopped at its cap: dearer than the exact read */
+	vm->pss_cost = c;
+	int64_t ps = host->page_size_bytes;
+	struct pss_calibration cal = pss_sample_calibration(&s);
+	vm->pss_bytes = pss_estimate(&vm->mem, &host->ksm, ps, &cal);
+	vm->pss_bound_bytes = pss_sample_bound(&vm->mem, &s, &host->ksm, ps);
+	vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, ps, &cal);
+	vm->pss_method = METHOD_SAMPLED;
+	take_ksm(t, vm, s.ksm_weight);
+	return 0;
+}
+
+/* Reads one VM's PSS the way that costs less (pss_choose): exactly, or sampled. 0, or a negative
+ * errno (-EPERM/-EACCES: no privilege, and no other VM will do better). */
+static int refine_one(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm_memo *memo,
+		      double sample_floor, bool sample_only, double left, struct ksm_taken *t)
+{
+	const struct pss_cost *was = vm_memo_pss_cost(memo, vm);
+	struct pss_cost c = was ? *was : (struct pss_cost){0};
+	double cap = INFINITY;
+	enum pss_choice how = sample_only ? PSS_SAMPLE
+					  : pss_choose(&c, vm->mem.ksm_merging_pages.known ? vm->mem.ksm_merging_pages.v : 0,
+						       clock_monotonic_seconds(), sample_floor, &cap);
+	if (how == PSS_SAMPLE)
+		return sample_one(root, host, vm, c, cap, left, t);
+	struct pss_calibration cal;
+	unsigned denied = 0;
+	vm->pss_cost = c; /* the sample's cost kept, or forgotten by pss_choose */
+	int r = vm_measure_pss_exact(root, host, vm, &denied, &cal);
+	if (r == 0 && how == PSS_EXACT) { /* read for being cheaper: its timing afresh stays due when it was */
+		vm->pss_cost.exact_at = c.exact_at;
+		vm->pss_cost.exact_merging = c.exact_merging;
+	}
+	if (r == 0 && cal.valid)
+		take_ksm(t, vm, cal.ksm_weight);
+	return r;
+}
+
+/* The least CPU time a sample can take here: it reads MIN_CLUSTERS clusters of each kind at least,
+ * two reads each at the least (the pagemap entries, then their frames'), timed on FLOOR_READS reads
+ * of kpagecount. Negative when frames cannot be weighed here (kpagecount and kpageflags are
+ * root's). */
+enum { FLOOR_READS = 8 };
+static double sample_floor_seconds(const struct io_root *root)
+{
+	int kc = io_open(root, IO_PROC, O_RDONLY, "kpagecount");
+	int kf = kc >= 0 ? io_open(root, IO_PROC, O_RDONLY, "kpageflags") : -1;
+	double floor = -1;
+	if (kf >= 0) {
+		uint64_t counts[CHUNK];
+		double cpu0 = clock_thread_cpu_seconds();
+		for (int i = 0; i < FLOOR_READS; i++)
+			io_pread(kc, counts, sizeof(counts), 0);
+		floor = (clock_thread_cpu_seconds() - cpu0) / FLOOR_READS * 2 * 2 * MIN_CLUSTERS;
+	}
+	io_close(kf);
+	io_close(kc);
+	return floor;
+}
+
+/* Only an estimate that may be off by more than the goal gains from refining. */
+static bool worth_refining(const struct vm *vm)
+{
+	return vm->pss_method == METHOD_ESTIMATE && vm->pss_bound_bytes.known && vm->mem.rss.known &&
+	       (double)vm->pss_bound_bytes.v > GOAL * (double)vm->mem.rss.v;
+}
+
+static int refine_all(const struct io_root *root, const struct host *host, struct vm_list *vms, double budget_seconds,
+		      const struct vm_memo *memo, bool sample_only)
 {
 	if (!(budget_seconds > 0) || !vms->n)
 		return 0;
@@ -399,36 +595,32 @@ int pss_refine(const struct io_root *root, const struct host *host, struct vm_li
 	qsort(order, vms->n, sizeof(*order), cmp_bound_desc);
 	double until = clock_monotonic_seconds() + budget_seconds;
 	int refined = 0;
-	int64_t ps = host->page_size_bytes;
-	double sampled_ksm_pss = 0, sampled_mappings = 0; /* pages */
+	double sample_floor = NAN; /* timed before the first VM refined */
+	struct ksm_taken taken = {0};
 	for (size_t i = 0; i < vms->n; i++) {
-		struct vm *vm = order[i];
 		double left = until - clock_monotonic_seconds();
-		/* Only an estimate that may be off by more than the goal gains from a sample. */
-		if (left <= 0 || vm->pss_method != METHOD_ESTIMATE || !vm->pss_bound_bytes.known || !vm->mem.rss.known ||
-		    (double)vm->pss_bound_bytes.v <= GOAL * (double)vm->mem.rss.v)
+		if (left <= 0 || !worth_refining(order[i]))
 			continue;
-		struct pss_sample s;
-		/* Each kind to half the goal, so the VM's PSS stays inside it. */
-		double target = GOAL / 2 * (double)vm->mem.rss.v;
-		int r = pss_sample_take(root, vm->pid, &vm->mem, target, left, &s);
+		if (isnan(sample_floor) && (sample_floor = sample_floor_seconds(root)) < 0)
+			break;
+		int r = refine_one(root, host, order[i], memo, sample_floor, sample_only, left, &taken);
 		if (r == -EPERM || r == -EACCES)
-			break; /* no privilege: no other VM will do better */
-		if (r < 0)
-			continue;
-		struct pss_calibration cal = pss_sample_calibration(&s);
-		vm->pss_bytes = pss_estimate(&vm->mem, &host->ksm, ps, &cal);
-		vm->pss_bound_bytes = pss_sample_bound(&vm->mem, &s, &host->ksm, ps);
-		vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, ps, &cal);
-		vm->pss_method = METHOD_SAMPLED;
-		if (vm->mem.ksm_merging_pages.known && !isnan(s.ksm_weight)) {
-			sampled_ksm_pss += s.ksm_weight * (double)vm->mem.ksm_merging_pages.v;
-			sampled_mappings += (double)vm->mem.ksm_merging_pages.v;
-		}
-		refined++;
+			break;
+		refined += r == 0;
 	}
 	free(order);
 	if (refined)
-		share_the_rest(host, vms, sampled_ksm_pss, sampled_mappings);
+		share_the_rest(host, vms, taken.pss, taken.mappings);
 	return refined;
+}
+
+int pss_refine(const struct io_root *root, const struct host *host, struct vm_list *vms, double budget_seconds,
+	       const struct vm_memo *memo)
+{
+	return refine_all(root, host, vms, budget_seconds, memo, false);
+}
+
+int pss_refine_sampled(const struct io_root *root, const struct host *host, struct vm_list *vms, double budget_seconds)
+{
+	return refine_all(root, host, vms, budget_seconds, NULL, true);
 }

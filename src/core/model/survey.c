@@ -72,7 +72,7 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 		vm_list_free(&before);
 	}
 	if (!o->exact)
-		pss_refine(root, &host, &vms, o->pss_budget_seconds);
+		pss_refine(root, &host, &vms, o->pss_budget_seconds, known);
 	if (o->guest || o->disks) {
 		struct vm_qmp_visit v = {.guest = o->guest, .disks = o->disks, .timeout_ms = SURVEY_GUEST_TIMEOUT_MS,
 					 .poll_seconds = o->guest_poll_seconds, .now_wall = clock_wall_seconds(),

@@ -12,6 +12,7 @@
 /* The types of the record's parts, so that a reader of struct vm has every field's. */
 #include "core/model/account.h"
 #include "core/model/guest_view.h"
+#include "core/model/pss_sample.h"
 #include "core/model/vm_cost.h"
 #include "core/model/vm_disks.h"
 #include "core/model/vm_io.h"
@@ -63,6 +64,7 @@ struct vm {
 	maybe_i64 pss_bytes, overhead_bytes, ksm_saved_bytes;
 	maybe_i64 pss_bound_bytes; /* worst-case error of pss_bytes (0 when exact) */
 	enum measure_method pss_method, overhead_method;
+	struct pss_cost pss_cost;  /* what its exact read and its sample cost, when timed (pss_refine) */
 	/* --exact: huge pages from smaps_rollup, summed over the VMM and its helpers (unknown without
 	 * it), and how many of them map shared ones; mem.hugetlb has status' figure always. */
 	maybe_i64 hugetlb_private_bytes, hugetlb_shared_bytes;
@@ -123,6 +125,16 @@ enum { VM_MEASURE_EXACT = 1 << 0 };
  * (NULL: none) is the reading before, where the same VMs (pid and start time) are found. */
 int vm_measure_all(const struct io_root *root, const struct host *host, struct vm_list *l,
 		   const struct vm_list *before, unsigned flags);
+
+/* The VM's PSS read exactly, from smaps_rollup of the VMM and its helpers (with their huge pages:
+ * thp_bytes and the hugetlb split), as --exact reads it and as pss_refine does where that costs
+ * less than a sample: pss_method "exact", and the read's CPU time in vm->pss_cost (exact_seconds,
+ * exact_at, exact_merging, seconds). ret_cal (NULL: not wanted): the VM's own KSM weights when
+ * it has no helpers, else invalid. 0; -ESRCH when the VMM vanished; another negative errno when
+ * its smaps_rollup could not be read (the VM's figures left as they were; files we may not read
+ * are counted in *denied). */
+int vm_measure_pss_exact(const struct io_root *root, const struct host *host, struct vm *vm, unsigned *denied,
+			 struct pss_calibration *ret_cal);
 
 /* For tests: one VM's measuring, as vm_measure_all does it for each. */
 

@@ -13,6 +13,7 @@
 #include "core/model/host.h"
 #include "core/model/proc.h"
 #include "core/model/vm_guest_ram.h"
+#include "io/clock.h"
 #include "parse/io_stat.h"
 
 const char *measure_method_name(enum measure_method m)
@@ -26,16 +27,24 @@ maybe_i64 vm_memory_cost(const struct vm *vm)
 							vm->hugetlb_shared_bytes, vm->hugetlb_shared_mappers));
 }
 
+/* What smaps_rollup of a VM's processes says, summed, before it is the VM's. */
+struct exact_pss {
+	int64_t pss;
+	maybe_i64 thp_bytes, hugetlb_private_bytes, hugetlb_shared_bytes;
+	unsigned hugetlb_shared_mappers;
+	struct smaps_rollup vmm; /* the VMM's own, without its helpers */
+};
+
 /* Adds one process's huge pages (smaps_rollup) into the VM's exact split; unknown stays unknown. */
-static void add_exact_hugetlb(struct vm *vm, const struct smaps_rollup *sr)
+static void add_exact_hugetlb(struct exact_pss *e, const struct smaps_rollup *sr)
 {
-	if (!sr->private_hugetlb.known || !sr->shared_hugetlb.known || !vm->hugetlb_private_bytes.known) {
-		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
+	if (!sr->private_hugetlb.known || !sr->shared_hugetlb.known || !e->hugetlb_private_bytes.known) {
+		e->hugetlb_private_bytes = e->hugetlb_shared_bytes = UNKNOWN;
 		return;
 	}
-	vm->hugetlb_private_bytes.v += sr->private_hugetlb.v;
-	vm->hugetlb_shared_bytes.v += sr->shared_hugetlb.v;
-	vm->hugetlb_shared_mappers += sr->shared_hugetlb.v > 0;
+	e->hugetlb_private_bytes.v += sr->private_hugetlb.v;
+	e->hugetlb_shared_bytes.v += sr->shared_hugetlb.v;
+	e->hugetlb_shared_mappers += sr->shared_hugetlb.v > 0;
 }
 
 /* The VMM's pid, then its helpers', into pids (room for 1 + VM_MAX_HELPERS); how many. */
@@ -93,47 +102,57 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	return 0;
 }
 
-/* --exact: PSS from smaps_rollup (the VMM's and its helpers'), with their huge pages, and the
- * overhead from maps and pagemap. -ESRCH when the VMM vanished. */
-static int measure_exact(const struct io_root *root, const struct host *host, struct vm *vm, unsigned *denied)
+int vm_measure_pss_exact(const struct io_root *root, const struct host *host, struct vm *vm, unsigned *denied,
+			 struct pss_calibration *ret_cal)
 {
-	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = MAYBE(0);
-	int64_t pss = 0;
-	bool ok = true;
-	struct smaps_rollup vmm_exact = {0}; /* the VMM's own, without its helpers */
-	/* PSS of the VMM and each helper, summed. */
-	for (size_t i = 0; i <= vm->nhelpers && ok; i++) {
-		pid_t pid = i == 0 ? vm->pid : vm->helpers[i - 1];
+	double cpu0 = clock_thread_cpu_seconds();
+	struct exact_pss e = {.hugetlb_private_bytes = MAYBE(0), .hugetlb_shared_bytes = MAYBE(0)};
+	for (size_t i = 0; i <= vm->nhelpers; i++) { /* the VMM's PSS and each helper's, summed */
 		struct smaps_rollup sr;
-		int r = proc_read_smaps_rollup(root, pid, &sr);
+		int r = proc_read_smaps_rollup(root, i == 0 ? vm->pid : vm->helpers[i - 1], &sr);
 		if (r < 0) {
-			if (i == 0 && r == -ESRCH)
-				return -ESRCH;
-			ok = i > 0; /* a helper that exits is no longer counted */
 			*denied += r == -EACCES || r == -EPERM;
-			continue;
+			if (i == 0)
+				return r;
+			continue; /* a helper that exits is no longer counted */
 		}
 		if (i == 0)
-			vmm_exact = sr;
-		pss += sr.pss.v;
-		vm->thp_bytes = i == 0 ? sr.anon_huge_pages : maybe_add(vm->thp_bytes, sr.anon_huge_pages);
-		add_exact_hugetlb(vm, &sr);
+			e.vmm = sr;
+		e.pss += sr.pss.v;
+		e.thp_bytes = i == 0 ? sr.anon_huge_pages : maybe_add(e.thp_bytes, sr.anon_huge_pages);
+		add_exact_hugetlb(&e, &sr);
 	}
+	vm->pss_bytes = MAYBE(e.pss);
+	vm->pss_bound_bytes = MAYBE(0);
+	vm->pss_method = METHOD_EXACT;
+	vm->thp_bytes = e.thp_bytes;
+	vm->hugetlb_private_bytes = e.hugetlb_private_bytes;
+	vm->hugetlb_shared_bytes = e.hugetlb_shared_bytes;
+	vm->hugetlb_shared_mappers = e.hugetlb_shared_mappers;
+	/* The exact read also tells what this VM's KSM mappings really weigh. */
+	struct pss_calibration cal = {0};
+	if (vm->nhelpers == 0 && (cal = pss_calibrate(&vm->mem, &e.vmm, host->page_size_bytes)).valid)
+		vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, &cal);
+	if (ret_cal)
+		*ret_cal = cal;
+	double cpu = clock_thread_cpu_seconds() - cpu0;
+	vm->pss_cost.exact_seconds = vm->pss_cost.seconds = cpu;
+	vm->pss_cost.exact_at = clock_monotonic_seconds();
+	vm->pss_cost.exact_merging = vm->mem.ksm_merging_pages.known ? vm->mem.ksm_merging_pages.v : 0;
+	return 0;
+}
+
+/* --exact: the PSS exactly (vm_measure_pss_exact), the nodes from numa_maps, and the overhead from
+ * maps and pagemap. -ESRCH when the VMM vanished. */
+static int measure_exact(const struct io_root *root, const struct host *host, struct vm *vm, unsigned *denied)
+{
+	int r = vm_measure_pss_exact(root, host, vm, denied, NULL);
+	if (r == -ESRCH)
+		return r;
+	if (r < 0)
+		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = vm->thp_bytes = UNKNOWN;
 	pid_t pids[1 + VM_MAX_HELPERS];
 	vm_numa_maps_read(root, pids, vm_pids(vm, pids), &vm->numa);
-	if (!ok) {
-		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = vm->thp_bytes = UNKNOWN;
-	} else {
-		vm->pss_bytes = MAYBE(pss);
-		vm->pss_bound_bytes = MAYBE(0);
-		vm->pss_method = METHOD_EXACT;
-		/* The exact read also tells what this VM's KSM mappings really weigh. */
-		if (vm->nhelpers == 0) {
-			struct pss_calibration cal = pss_calibrate(&vm->mem, &vmm_exact, host->page_size_bytes);
-			if (cal.valid)
-				vm->ksm_saved_bytes = ksm_vm_saved(&vm->mem, &host->ksm, host->page_size_bytes, &cal);
-		}
-	}
 	int64_t overhead;
 	if (vm->cfg.vmm != VMM_PROCESS &&
 	    vm_overhead_exact(root, vm->pid, &vm->cfg, host->page_size_bytes, &overhead) == 0) {
@@ -185,6 +204,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 				: overhead_estimate(&vm->mem, &vm->cfg, host->page_size_bytes);
 	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
 	vm->hugetlb_shared_mappers = 0;
+	vm->pss_cost = (struct pss_cost){0};
 	vm->thp_bytes = vm->cg.thp_bytes;
 	vm->numa.maps_known = false;
 	vm->numa.maps_why[0] = '\0';

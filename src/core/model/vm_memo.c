@@ -11,6 +11,8 @@
 
 #define MEMO_FILE "vms"
 #define MAGIC "vmhost vms 2\n"
+#define COST_FILE "pss"
+#define COST_MAGIC "vmhost pss 1\n"
 enum { BOOT_ID_LEN = 36, MEMO_MAX = 64 << 20, CMDLINE_MAX = 1 << 20, THREADS_MAX = 1 << 16, IFACE_LEN = 16 };
 
 /* Each VM: its header, then its command line, its vCPUs (tid, index), its named threads and its
@@ -23,6 +25,16 @@ struct record {
 	uint32_t nvcpus, nnamed;
 	int64_t ifaces_fds; /* the VMM's fd count when its taps were listed; 0: not listed */
 	uint32_t nifaces, reserved;
+};
+
+/* Each VM's PSS cost in the costs' file. */
+struct cost_record {
+	int32_t pid;
+	uint32_t unused;
+	uint64_t start_ticks;
+	char comm[16];
+	double exact_seconds, exact_at, sample_seconds;
+	int64_t exact_merging;
 };
 
 struct out {
@@ -108,16 +120,42 @@ static bool take_vm(const char *file, size_t len, size_t *pos, struct vm_memo_vm
 	return true;
 }
 
+/* A file's magic and this boot's id, then how many records of record_size bytes follow: false when
+ * it is another format's or another boot's, or too short for them. */
+static bool take_header(const char *file, size_t len, size_t *pos, const char *magic, const char *boot_id,
+			size_t record_size, uint32_t *ret_n)
+{
+	const char *m = take(file, len, pos, strlen(magic)), *id = m ? take(file, len, pos, BOOT_ID_LEN + 1) : NULL;
+	const char *count = id ? take(file, len, pos, sizeof(uint32_t)) : NULL;
+	if (!count || memcmp(m, magic, strlen(magic)) || memcmp(id, boot_id, BOOT_ID_LEN) || id[BOOT_ID_LEN] != '\n')
+		return false;
+	memcpy(ret_n, count, sizeof(*ret_n));
+	return *ret_n <= (len - *pos) / record_size;
+}
+
+static void put_header(struct out *o, const char *magic, const char *boot_id, uint32_t n)
+{
+	put(o, magic, strlen(magic));
+	put(o, boot_id, BOOT_ID_LEN);
+	put(o, "\n", 1);
+	put(o, &n, sizeof(n));
+}
+
+/* Writes what o holds as dir's file name, unless it is what the file already says (was). */
+static int replace_if_changed(const char *dir, const char *name, struct out *o, const char *was, size_t was_len)
+{
+	int r = o->failed ? -ENOMEM : 0;
+	if (r == 0 && !(was && was_len == o->len && !memcmp(was, o->p, o->len)))
+		r = io_state_write(dir, name, o->p, o->len);
+	free(o->p);
+	return r;
+}
+
 static bool parse_memo(const char *file, size_t len, const char *boot_id, struct vm_memo *ret)
 {
 	size_t pos = 0;
-	const char *magic = take(file, len, &pos, strlen(MAGIC)), *id = take(file, len, &pos, BOOT_ID_LEN + 1);
-	const char *count = id ? take(file, len, &pos, sizeof(uint32_t)) : NULL;
-	if (!count || memcmp(magic, MAGIC, strlen(MAGIC)) || memcmp(id, boot_id, BOOT_ID_LEN) || id[BOOT_ID_LEN] != '\n')
-		return false;
 	uint32_t n;
-	memcpy(&n, count, sizeof(n));
-	if (n > (len - pos) / sizeof(struct record))
+	if (!take_header(file, len, &pos, MAGIC, boot_id, sizeof(struct record), &n))
 		return false;
 	ret->vms = calloc(n ? n : 1, sizeof(*ret->vms));
 	if (!ret->vms)
@@ -128,6 +166,32 @@ static bool parse_memo(const char *file, size_t len, const char *boot_id, struct
 			ret->n++; /* freed with the rest */
 			return false;
 		}
+	}
+	return pos == len;
+}
+
+/* A cost as a damaged file cannot give: finite, not negative. */
+static bool cost_sane(double seconds) { return isfinite(seconds) && seconds >= 0; }
+
+static bool parse_costs(const char *file, size_t len, const char *boot_id, struct vm_memo *ret)
+{
+	size_t pos = 0;
+	uint32_t n;
+	if (!take_header(file, len, &pos, COST_MAGIC, boot_id, sizeof(struct cost_record), &n) ||
+	    !(ret->costs = calloc(n ? n : 1, sizeof(*ret->costs))))
+		return false;
+	for (ret->ncosts = 0; ret->ncosts < n; ret->ncosts++) {
+		struct cost_record rec;
+		memcpy(&rec, take(file, len, &pos, sizeof(rec)), sizeof(rec)); /* the header said they fit */
+		struct vm_memo_cost *c = &ret->costs[ret->ncosts];
+		if (rec.pid <= 0 || (ret->ncosts && rec.pid <= c[-1].pid) || rec.comm[sizeof(rec.comm) - 1] ||
+		    !cost_sane(rec.exact_seconds) || !cost_sane(rec.exact_at) || !cost_sane(rec.sample_seconds) ||
+		    rec.exact_merging < 0)
+			return false;
+		*c = (struct vm_memo_cost){.pid = rec.pid, .start_ticks = rec.start_ticks,
+					   .cost = {.exact_seconds = rec.exact_seconds, .exact_at = rec.exact_at,
+						    .exact_merging = rec.exact_merging, .sample_seconds = rec.sample_seconds}};
+		memcpy(c->comm, rec.comm, sizeof(c->comm));
 	}
 	return pos == len;
 }
@@ -150,10 +214,15 @@ void vm_memo_load(const struct io_root *root, const char *dir, struct vm_memo *r
 		return; /* no id for this boot: a memo could be another boot's */
 	memcpy(ret->boot_id, id, BOOT_ID_LEN);
 	ret->boot_id[BOOT_ID_LEN] = '\0';
-	if (io_state_read(dir, MEMO_FILE, MEMO_MAX, &ret->file, &ret->len) < 0)
-		return;
-	if (!parse_memo(ret->file, ret->len, ret->boot_id, ret))
+	if (io_state_read(dir, MEMO_FILE, MEMO_MAX, &ret->file, &ret->len) == 0 &&
+	    !parse_memo(ret->file, ret->len, ret->boot_id, ret))
 		free_vms(ret); /* damaged: the run reads everything, and writes it anew */
+	if (io_state_read(dir, COST_FILE, MEMO_MAX, &ret->cost_file, &ret->cost_len) == 0 &&
+	    !parse_costs(ret->cost_file, ret->cost_len, ret->boot_id, ret)) {
+		free(ret->costs); /* damaged: every VM's cost is learned again */
+		ret->costs = NULL;
+		ret->ncosts = 0;
+	}
 }
 
 struct vm_memo_vm *vm_memo_find(const struct vm_memo *m, pid_t pid)
@@ -169,6 +238,52 @@ struct vm_memo_vm *vm_memo_find(const struct vm_memo *m, pid_t pid)
 	return m && lo < m->n && m->vms[lo].pid == pid ? &m->vms[lo] : NULL;
 }
 
+static int cmp_cost_pid(const void *key, const void *elem)
+{
+	pid_t pid = *(const pid_t *)key, other = ((const struct vm_memo_cost *)elem)->pid;
+	return (pid > other) - (pid < other);
+}
+
+const struct pss_cost *vm_memo_pss_cost(const struct vm_memo *m, const struct vm *vm)
+{
+	const struct vm_memo_cost *c = m && m->ncosts ? bsearch(&vm->pid, m->costs, m->ncosts, sizeof(*c), cmp_cost_pid) : NULL;
+	if (!c || !vm->stat_known || c->start_ticks != vm->start_ticks || strncmp(c->comm, vm->comm, sizeof(c->comm)) ||
+	    !(c->cost.exact_seconds > 0))
+		return NULL; /* none, or another process under the pid, or another program (exec) */
+	return &c->cost;
+}
+
+/* The cost to remember for vm: this run's when it is news, else the memo's; NULL when none (or a
+ * VM that cannot be told again: its start time or name unknown or too long). */
+static const struct pss_cost *cost_to_keep(const struct vm_memo *m, const struct vm *vm)
+{
+	if (!vm->stat_known || strlen(vm->comm) >= sizeof(((struct cost_record *)0)->comm))
+		return NULL;
+	const struct pss_cost *was = vm_memo_pss_cost(m, vm);
+	return pss_cost_news(was, &vm->pss_cost) ? &vm->pss_cost : was;
+}
+
+static int save_costs(const char *dir, const struct vm_memo *m, const struct vm_list *now)
+{
+	struct out o = {0};
+	uint32_t n = 0;
+	for (size_t i = 0; i < now->n; i++)
+		n += cost_to_keep(m, &now->vms[i]) != NULL;
+	put_header(&o, COST_MAGIC, m->boot_id, n);
+	for (size_t i = 0; i < now->n; i++) {
+		const struct vm *vm = &now->vms[i];
+		const struct pss_cost *c = cost_to_keep(m, vm);
+		if (!c)
+			continue;
+		struct cost_record rec = {.pid = vm->pid, .start_ticks = vm->start_ticks,
+					  .exact_seconds = c->exact_seconds, .exact_at = c->exact_at,
+					  .sample_seconds = c->sample_seconds, .exact_merging = c->exact_merging};
+		memcpy(rec.comm, vm->comm, strlen(vm->comm)); /* NUL-padded: the file is the same when nothing changed */
+		put(&o, &rec, sizeof(rec));
+	}
+	return replace_if_changed(dir, COST_FILE, &o, m->cost_file, m->cost_len);
+}
+
 /* A VM worth remembering: known by pid, start time and a name that fits, and a VMM (a plain
  * --pid process is not recognised by its command line). */
 static bool remembered(const struct vm *vm)
@@ -182,13 +297,10 @@ int vm_memo_save(const char *dir, const struct vm_memo *m, const struct vm_list 
 	if (strlen(m->boot_id) != BOOT_ID_LEN)
 		return -ENOENT;
 	struct out o = {0};
-	put(&o, MAGIC, strlen(MAGIC));
-	put(&o, m->boot_id, BOOT_ID_LEN);
-	put(&o, "\n", 1);
 	uint32_t n = 0;
 	for (size_t i = 0; i < now->n; i++)
 		n += remembered(&now->vms[i]);
-	put(&o, &n, sizeof(n));
+	put_header(&o, MAGIC, m->boot_id, n);
 	for (size_t i = 0; i < now->n; i++) {
 		const struct vm *vm = &now->vms[i];
 		if (!remembered(vm))
@@ -215,11 +327,8 @@ int vm_memo_save(const char *dir, const struct vm_memo *m, const struct vm_list 
 			put(&o, name, sizeof(name));
 		}
 	}
-	int r = o.failed ? -ENOMEM : 0;
-	if (r == 0 && !(m->file && m->len == o.len && !memcmp(m->file, o.p, o.len)))
-		r = io_state_write(dir, MEMO_FILE, o.p, o.len);
-	free(o.p);
-	return r;
+	int r = replace_if_changed(dir, MEMO_FILE, &o, m->file, m->len), rc = save_costs(dir, m, now);
+	return r < 0 ? r : rc;
 }
 
 void vm_memo_taps(const struct vm_memo *m, struct vm_list *vms)
@@ -240,7 +349,11 @@ void vm_memo_taps(const struct vm_memo *m, struct vm_list *vms)
 void vm_memo_free(struct vm_memo *m)
 {
 	free_vms(m);
+	free(m->costs);
+	m->costs = NULL;
+	m->ncosts = 0;
 	free(m->file);
-	m->file = NULL;
-	m->len = 0;
+	free(m->cost_file);
+	m->file = m->cost_file = NULL;
+	m->len = m->cost_len = 0;
 }

@@ -6,7 +6,10 @@
  * same one is still true; the thread list and every counter are read each run. Its taps (which can
  * be hot-plugged) are remembered with the VMM's fd count then, and taken only while it holds.
  * It is a file in vmhost's runtime directory, marked with the boot's id: a memo of another boot,
- * of another format, damaged, or not ours is no memo, and the run reads everything. */
+ * of another format, damaged, or not ours is no memo, and the run reads everything. A second file
+ * beside it, kept the same way, remembers what reading each VM's PSS cost (exactly, and by a
+ * sample), which pss_refine chooses by: that changes as the VM does, so it is apart, and
+ * rewritten only when a cost moved enough to matter (pss_cost_news). */
 #ifndef VMHOST_CORE_VM_MEMO_H
 #define VMHOST_CORE_VM_MEMO_H
 
@@ -25,12 +28,24 @@ struct vm_memo_vm {
 	size_t nifaces;
 };
 
+/* What reading one VM's PSS cost, remembered under its process. */
+struct vm_memo_cost {
+	pid_t pid;
+	uint64_t start_ticks;
+	char comm[16];          /* as in struct vm_memo_vm */
+	struct pss_cost cost;   /* seconds 0 */
+};
+
 struct vm_memo {
 	struct vm_memo_vm *vms; /* pid order */
 	size_t n;
+	struct vm_memo_cost *costs; /* pid order */
+	size_t ncosts;
 	char boot_id[40];   /* "" when unknown: nothing is loaded or saved */
 	char *file;         /* the file as read, so that an unchanged memo is not written again */
 	size_t len;
+	char *cost_file;    /* the costs' file as read, likewise */
+	size_t cost_len;
 };
 
 /* Loads dir's memo; any problem leaves an empty one (a memo only spares reads). */
@@ -45,8 +60,14 @@ struct vm_memo_vm *vm_memo_find(const struct vm_memo *m, pid_t pid);
  * pid and start time are. */
 void vm_memo_taps(const struct vm_memo *m, struct vm_list *vms);
 
-/* Remembers the VMs of now (those discovered with vm_discover_known), replacing the file when
- * it changes. 0 or a negative errno (nothing is lost: the next run reads everything). */
+/* What reading vm's PSS cost, as remembered, when the memo's cost under its pid is this process's
+ * (its start time and name) and an exact read was timed; else NULL (m may be NULL). */
+const struct pss_cost *vm_memo_pss_cost(const struct vm_memo *m, const struct vm *vm);
+
+/* Remembers the VMs of now (those discovered with vm_discover_known), and what reading each one's
+ * PSS cost (vm->pss_cost where pss_cost_news says it is news, else what was remembered),
+ * replacing either file when it changes. 0 or a negative errno (nothing is lost: the next run
+ * reads everything). */
 int vm_memo_save(const char *dir, const struct vm_memo *m, const struct vm_list *now);
 
 void vm_memo_free(struct vm_memo *m);
