@@ -1,5 +1,6 @@
 # Foundation: parsers, VM command lines, accounting formulas, writers, and the mem command.
 vmhost_unit_test(test_parse)
+vmhost_unit_test(test_taskstats)
 vmhost_unit_test(test_base)
 vmhost_unit_test(test_io_cache)
 vmhost_unit_test(test_io_file)
