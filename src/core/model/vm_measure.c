@@ -59,8 +59,10 @@ static void measure_io(const struct io_root *root, struct vm *vm, const struct v
 	vm_io_read(root, &src, before ? &before->io : &was, &vm->io);
 }
 
-/* CPU of the VMM (all threads) and its helpers, each vCPU, and the scope's cgroup figures. */
-static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before)
+/* CPU of the VMM (all threads) and its helpers, each vCPU, its stalls (stalls NULL: not read),
+ * and the scope's cgroup figures. */
+static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
+			struct stall_reader *stalls)
 {
 	uint64_t ticks = vm->cpu_ticks;
 	for (size_t i = 0; i < vm->nhelpers; i++) {
@@ -84,6 +86,12 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 			vm_cpu_free(&was);
 			return -ENOMEM;
 		}
+	}
+	/* The VMM's stalls, and its vCPUs' when their threads were read (a memo's are not). */
+	if (vm_stalls_read(stalls, vm->pid, before ? &before->stalls : NULL, before ? &before->cpu : NULL, &vm->cpu,
+			   &vm->stalls) == -ESRCH) {
+		vm_cpu_free(&was);
+		return -ESRCH;
 	}
 	vm_cpu_free(&was);
 	vm_vcpu_nodes_read(root, &host->numa, vm->pid, &vm->cpu, &vm->numa);
@@ -153,8 +161,9 @@ static int measure_exact(const struct io_root *root, const struct host *host, st
 	return 0;
 }
 
-int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
-	       unsigned flags)
+/* vm_measure with a stall reader of the caller's thread (NULL: stalls not read). */
+static int measure_one(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
+		       unsigned flags, struct stall_reader *stalls)
 {
 	unsigned denied = 0;
 	vm->denied_files = 0;
@@ -175,7 +184,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	}
 	if (have_helpers)
 		mem_counters_add(&vm->mem, &helpers_mem);
-	if ((r = measure_cost(root, host, vm, before)) < 0)
+	if ((r = measure_cost(root, host, vm, before, stalls)) < 0)
 		return r;
 
 	vm->pss_method = METHOD_ESTIMATE;
@@ -197,6 +206,16 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	return 0;
 }
 
+int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
+	       unsigned flags)
+{
+	struct stall_reader stalls;
+	stall_reader_open(root, host->delayacct, &stalls); /* closed: each VM says why */
+	int r = measure_one(root, host, vm, before, flags, &stalls);
+	stall_reader_close(&stalls);
+	return r;
+}
+
 struct measure_job {
 	const struct io_root *root;
 	const struct host *host;
@@ -209,8 +228,13 @@ struct measure_job {
 static void measure_some(void *arg, size_t t, size_t n)
 {
 	struct measure_job *j = arg;
+	struct stall_reader stalls = {.open = false}; /* a session per thread: replies go to one asker */
+	if (t < j->l->n)
+		stall_reader_open(j->root, j->host->delayacct, &stalls);
 	for (size_t i = t; i < j->l->n; i += n)
-		j->results[i] = vm_measure(j->root, j->host, &j->l->vms[i], vm_list_find(j->before, &j->l->vms[i]), j->flags);
+		j->results[i] = measure_one(j->root, j->host, &j->l->vms[i], vm_list_find(j->before, &j->l->vms[i]),
+					    j->flags, &stalls);
+	stall_reader_close(&stalls);
 }
 
 /* Measuring is reading many small files: VMs are spread over a few threads (two per CPU, at
