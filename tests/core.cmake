@@ -47,6 +47,10 @@ vmhost_tsan(live_share_resolve)
 # A VM moved between cgroups while read (issue 13: bad input).
 vmhost_script_test(live_cgroup_move live/cgroup_move.sh "live")
 vmhost_script_test(live_mem_ksm live/mem_ksm.sh "live" ksm)
+# What KSM costs a guest that writes over its merged pages (delay accounting on for the test).
+vmhost_script_test(live_stalls_ksm live/stalls_ksm.sh "live" ksm)
+# A guest under a memory cgroup limit that forces reclaim, and one without.
+vmhost_script_test(live_stalls_reclaim live/stalls_reclaim.sh "live")
 vmhost_script_test(live_mem_pss_sampled live/mem_pss_sampled.sh "live" ksm)
 vmhost_script_test(e2e_qemu_guests e2e/qemu_guests.sh "e2e" ksm)
 set_tests_properties(e2e_qemu_guests PROPERTIES TIMEOUT 600)

@@ -14,6 +14,12 @@
  *                                                   it is filled (a mapping gone under a reader)
  *   -fake-write BYTES_PER_SECOND -fake-write-file F write F steadily with O_DIRECT, 1 MiB at a time,
  *                                                   round a 32 MiB ring (a guest writing its disk)
+ *   -fake-read-file F                               read F over and over through the page cache,
+ *                                                   1 MiB at a time, on a thread of its own (a
+ *                                                   guest reading a disk of cache=writeback)
+ *   -fake-rewrite-when F                            once file F exists, write new content over its
+ *                                                   shared and zero pages once (a guest writing over
+ *                                                   what KSM merged) and print "rewritten N" (pages)
  * Prints "ready" on stdout once its memory is filled; stops on SIGTERM. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -77,6 +83,26 @@ static int start_writer(const char *path, unsigned long long bytes_per_second)
 	return pthread_create(&t, NULL, writer_thread, &w) ? -1 : 0;
 }
 
+/* Reads a file through the page cache round and round: under a memory limit smaller than the
+ * file, its own cache is what the cgroup reclaims. */
+static void *reader_thread(void *arg)
+{
+	const char *path = arg;
+	static char buf[1 << 20];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		perror("fakeguest: -fake-read-file");
+		return NULL;
+	}
+	for (off_t off = 0;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), off);
+		off = n > 0 ? off + n : 0;
+		if (n <= 0)
+			usleep(1000);
+	}
+	return NULL;
+}
+
 /* Threads that look like QEMU's, in its order: the RCU thread, the vCPUs by QEMU's names, an
  * I/O worker. */
 static int start_threads(int vcpus, bool busy)
@@ -102,7 +128,7 @@ int main(int argc, char **argv)
 	int vcpus = 0;
 	bool busy = false;
 	unsigned long long write_rate = 0;
-	const char *write_file = NULL;
+	const char *write_file = NULL, *read_file = NULL;
 	struct workload_spec s = {.guest_bytes = 64u << 20, .shared_fraction = 0.5, .zero_fraction = 0.1,
 				  .image_seed = 1, .thp = true, .mergeable = true};
 	for (int i = 1; i < argc; i++) {
@@ -147,9 +173,18 @@ int main(int argc, char **argv)
 			write_rate = strtoull(v, NULL, 10);
 		else if (!strcmp(o, "-fake-write-file"))
 			write_file = v;
+		else if (!strcmp(o, "-fake-read-file"))
+			read_file = v;
+		else if (!strcmp(o, "-fake-rewrite-when"))
+			s.rewrite_when = v;
 	}
 	if (write_rate && (!write_file || start_writer(write_file, write_rate) < 0)) {
 		perror("fakeguest: -fake-write needs a -fake-write-file it can open with O_DIRECT");
+		return 1;
+	}
+	pthread_t reader;
+	if (read_file && pthread_create(&reader, NULL, reader_thread, (void *)read_file)) {
+		fprintf(stderr, "fakeguest: cannot start the reader\n");
 		return 1;
 	}
 	if (vcpus > 0 && start_threads(vcpus, busy) < 0) {
