@@ -51,6 +51,8 @@ vmhost_script_test(live_mem_ksm live/mem_ksm.sh "live" ksm)
 vmhost_script_test(live_stalls_ksm live/stalls_ksm.sh "live" ksm)
 # A guest under a memory cgroup limit that forces reclaim, and one without.
 vmhost_script_test(live_stalls_reclaim live/stalls_reclaim.sh "live")
+# bench ksm and ksm sweep: the guests' copy stalls, and --delayacct restored on every exit path.
+vmhost_script_test(live_stalls_bench live/stalls_bench.sh "live" ksm)
 vmhost_script_test(live_mem_pss_sampled live/mem_pss_sampled.sh "live" ksm)
 vmhost_script_test(e2e_qemu_guests e2e/qemu_guests.sh "e2e" ksm)
 set_tests_properties(e2e_qemu_guests PROPERTIES TIMEOUT 600)

@@ -17,6 +17,9 @@
  *   -fake-read-file F                               read F over and over through the page cache,
  *                                                   1 MiB at a time, on a thread of its own (a
  *                                                   guest reading a disk of cache=writeback)
+ *   -fake-cow-every SEC                             every SEC seconds, new content over its shared
+ *                                                   pages, the same in every guest of one seed and
+ *                                                   start (a guest whose merged pages KSM copies)
  *   -fake-rewrite-when F                            once file F exists, write new content over its
  *                                                   shared and zero pages once (a guest writing over
  *                                                   what KSM merged) and print "rewritten N" (pages)
@@ -175,6 +178,8 @@ int main(int argc, char **argv)
 			write_file = v;
 		else if (!strcmp(o, "-fake-read-file"))
 			read_file = v;
+		else if (!strcmp(o, "-fake-cow-every"))
+			s.cow_period_seconds = atof(v);
 		else if (!strcmp(o, "-fake-rewrite-when"))
 			s.rewrite_when = v;
 	}

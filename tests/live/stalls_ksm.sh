@@ -11,7 +11,7 @@
 . "$VMHOST_TESTS/lib.sh"
 ksm_lock "$@"
 [ -w $KSM/run ] || skip "needs root and KSM (/sys/kernel/mm/ksm/run not writable)"
-delayacct_on
+delayacct_to 1
 ksm_save
 echo 2 >$KSM/run # start from nothing merged
 [ -f $KSM/advisor_mode ] && echo none >$KSM/advisor_mode

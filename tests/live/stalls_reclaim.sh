@@ -5,7 +5,7 @@
 # outside any limit shows none. Delay accounting is turned on for the test and put back on every
 # exit path; the guests start after it is on (a thread gets its delay record when it starts).
 . "$VMHOST_TESTS/lib.sh"
-delayacct_on
+delayacct_to 1
 if [ -f /sys/fs/cgroup/memory/cgroup.procs ]; then
 	CG=/sys/fs/cgroup/memory/vmhost-stalls-$$
 	LIMIT=memory.limit_in_bytes

@@ -128,6 +128,15 @@ static uint64_t workload_rewrite_merged(const struct workload_spec *s, void *mem
 	return n;
 }
 
+/* A new generation of the image's shared content, the same in every guest of it. */
+static void workload_rewrite_shared(const struct workload_spec *s, void *mem, uint64_t generation)
+{
+	uint64_t pages = s->guest_bytes / PAGE;
+	for (uint64_t i = 0; i < pages; i++)
+		if (workload_page_class(s, i) == PAGE_SHARED)
+			fill_page((uint64_t *)((char *)mem + i * PAGE), mix(s->image_seed * 0x100000001b3ull + i) ^ generation);
+}
+
 /* The rewrite of rewrite_when, once its file is there; "rewritten N" on fd (-1: none). */
 static void rewrite_if_asked(const struct workload_spec *s, void *mem, int fd, bool *done)
 {
@@ -155,9 +164,15 @@ int workload_run(const struct workload_spec *s, int ready_fd)
 	unsigned period_ms = s->rewrite_ms ? s->rewrite_ms : 200;
 	uint64_t generation = 0, grown = 0;
 	bool unmapped = false, rewritten = false;
-	double start = clock_monotonic_seconds();
+	double start = clock_monotonic_seconds(), next_cow = start + s->cow_period_seconds;
 	while (sleep_for(period_ms / 1000.0)) {
 		rewrite_if_asked(s, mem, ready_fd <= 2 ? ready_fd : -1, &rewritten);
+		double now = clock_monotonic_seconds();
+		if (s->cow_period_seconds > 0 && now >= next_cow) {
+			/* by the time since the start: guests of one image write the same generation */
+			workload_rewrite_shared(s, mem, mix((uint64_t)((now - start) / s->cow_period_seconds)));
+			next_cow += s->cow_period_seconds;
+		}
 		if (s->volatile_fraction > 0)
 			workload_rewrite(s, mem, ++generation);
 		if (!unmapped && s->unmap_after_seconds > 0 && clock_monotonic_seconds() - start >= s->unmap_after_seconds) {
