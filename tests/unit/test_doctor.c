@@ -294,6 +294,20 @@ static void small_pages_thresholds(void **state)
 	assert_int_equal(small_pages_findings("madvise", 8 * G, 8 * G, 0, 8 * G / 4096 / 20), 1);
 }
 
+/* The findings of rule id on evidence e with vm as its only VM; the first one's summary into
+ * summary (cap bytes; NULL: none) when there is one. */
+static size_t one_vm_findings(struct doctor_evidence *e, struct vm *vm, const char *id, char *summary, size_t cap)
+{
+	e->vms = (struct vm_list){.vms = vm, .n = 1};
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(e, &f), 0);
+	size_t n = count(&f, id);
+	if (n && summary)
+		snprintf(summary, cap, "%s", f.v[0].summary);
+	doctor_findings_free(&f);
+	return n;
+}
+
 /* A guest of 8 GiB whose memory is node0/node1 bytes (scope's numa_stat), its vCPUs on the nodes of
  * vcpu_mask (0: unknown), on a host of nodes nodes. */
 static size_t numa_findings(int nodes, int64_t node0, int64_t node1, uint64_t vcpu_mask, char *summary, size_t cap)
@@ -311,14 +325,7 @@ static size_t numa_findings(int nodes, int64_t node0, int64_t node1, uint64_t vc
 	vm.numa.vcpu_nodes = vcpu_mask;
 	struct doctor_evidence e = healthy();
 	e.numa_nodes = nodes;
-	e.vms = (struct vm_list){.vms = &vm, .n = 1};
-	struct doctor_findings f;
-	assert_int_equal(doctor_check(&e, &f), 0);
-	size_t n = count(&f, "vm-numa-remote-memory");
-	if (n && summary)
-		snprintf(summary, cap, "%s", f.v[0].summary);
-	doctor_findings_free(&f);
-	return n;
+	return one_vm_findings(&e, &vm, "vm-numa-remote-memory", summary, cap);
 }
 
 static void numa_remote_thresholds(void **state)
@@ -360,14 +367,7 @@ static size_t copy_stall_findings(double copy_seconds, int64_t saved, int64_t rm
 	vm.stalls.copy_stall_seconds = copy_seconds;
 	struct doctor_evidence e = healthy();
 	e.interval_seconds = 2;
-	e.vms = (struct vm_list){.vms = &vm, .n = 1};
-	struct doctor_findings f;
-	assert_int_equal(doctor_check(&e, &f), 0);
-	size_t n = count(&f, "vm-ksm-copy-stalls");
-	if (n && summary)
-		snprintf(summary, cap, "%s", f.v[0].summary);
-	doctor_findings_free(&f);
-	return n;
+	return one_vm_findings(&e, &vm, "vm-ksm-copy-stalls", summary, cap);
 }
 
 /* 1% of a thread per GiB saved, and at least 0.5% of a thread. */

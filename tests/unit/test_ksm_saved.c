@@ -36,16 +36,24 @@ static struct ksm_saved sample(void)
 	return s;
 }
 
+/* s is written as want, which reads back into *back. */
+static void formats_as(const struct ksm_saved *s, const char *want, struct ksm_saved *back)
+{
+	char text[4096];
+	int len = ksm_saved_format(s, text, sizeof(text));
+	assert_true(len > 0);
+	assert_string_equal(text, want);
+	assert_int_equal(ksm_saved_parse(text, (size_t)len, back), 0);
+}
+
 static void test_round_trip(void **state)
 {
 	(void)state;
 	struct ksm_saved s = sample(), back;
 	char text[4096];
-	int len = ksm_saved_format(&s, text, sizeof(text));
-	assert_true(len > 0);
-	assert_string_equal(text, "vmhost ksm saved 1\npid 4242\ndir /sys/kernel/mm/ksm\nset run 0\n"
-				  "set pages_to_scan 123\nset advisor_mode scan-time\nend\n");
-	assert_int_equal(ksm_saved_parse(text, (size_t)len, &back), 0);
+	int len;
+	formats_as(&s, "vmhost ksm saved 1\npid 4242\ndir /sys/kernel/mm/ksm\nset run 0\n"
+		       "set pages_to_scan 123\nset advisor_mode scan-time\nend\n", &back);
 	assert_int_equal(back.pid, 4242);
 	assert_string_equal(back.dir, s.dir);
 	assert_int_equal(back.n, 3);
@@ -92,6 +100,14 @@ static int parse(const char *text)
 	return ksm_saved_parse(text, strlen(text), &s);
 }
 
+/* Each of the n texts is refused as a file that does not read. */
+static void none_read(const char *const *texts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (parse(texts[i]) != -EBADMSG)
+			fail_msg("read: %s", texts[i]);
+}
+
 static void test_parse_refuses(void **state)
 {
 	(void)state;
@@ -115,9 +131,7 @@ static void test_parse_refuses(void **state)
 		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nend\nset run 0\n",
 		"vmhost ksm saved 1\r\npid 1\ndir /sys/kernel/mm/ksm\nend\n",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (parse(bad[i]) != -EBADMSG)
-			fail_msg("read: %s", bad[i]);
+	none_read(bad, sizeof(bad) / sizeof(bad[0]));
 	/* a NUL inside, and one setting more than the most */
 	struct ksm_saved s;
 	assert_int_equal(ksm_saved_parse("vmhost ksm saved 1\0pid 1\n", 25, &s), -EBADMSG);
@@ -351,13 +365,10 @@ static void test_sysctl_format(void **state)
 	snprintf(s.proc, sizeof(s.proc), "/proc");
 	snprintf(s.set[2].name, sizeof(s.set[2].name), "kernel.task_delayacct");
 	snprintf(s.set[2].value, sizeof(s.set[2].value), "0");
-	char text[4096];
-	int len = ksm_saved_format(&s, text, sizeof(text));
-	assert_true(len > 0);
-	assert_string_equal(text, "vmhost ksm saved 1\npid 4242\ndir /sys/kernel/mm/ksm\nproc /proc\nset run 0\n"
-				  "set pages_to_scan 123\nset kernel.task_delayacct 0\nend\n");
-	assert_int_equal(ksm_saved_parse(text, (size_t)len, &back), 0);
+	formats_as(&s, "vmhost ksm saved 1\npid 4242\ndir /sys/kernel/mm/ksm\nproc /proc\nset run 0\n"
+		       "set pages_to_scan 123\nset kernel.task_delayacct 0\nend\n", &back);
 	assert_string_equal(back.proc, "/proc");
+	char text[4096];
 	assert_string_equal(back.set[2].name, "kernel.task_delayacct");
 	s.proc[0] = '\0'; /* a sysctl without the proc directory it goes back to */
 	assert_int_equal(ksm_saved_format(&s, text, sizeof(text)), -EINVAL);
@@ -370,9 +381,7 @@ static void test_sysctl_format(void **state)
 		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nproc /x/../proc\nset kernel.task_delayacct 0\nend\n",
 		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nproc /proc\nproc /proc\nend\n",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (parse(bad[i]) != -EBADMSG)
-			fail_msg("read: %s", bad[i]);
+	none_read(bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 /* A file that does not read is neither used nor removed, and nothing is changed. */

@@ -78,15 +78,24 @@ static struct history_vm_point *old_database(int version, const char *rows, size
 	return p;
 }
 
+/* old_database with one VM (id 1) and one sample of it: columns and values after vm_id, t_ms. */
+static struct history_vm_point *one_old_sample(int version, const char *columns, const char *values, size_t *ret_n)
+{
+	char rows[512];
+	snprintf(rows, sizeof(rows),
+		 "INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
+		 "INSERT INTO vm_samples (vm_id, t_ms, %s) VALUES (1, 1799999995000, %s);",
+		 columns, values);
+	return old_database(version, rows, ret_n);
+}
+
 /* A database written by vmhost with schema 1 (before the CPU and cgroup columns) is migrated
  * in place by the next writer; its old rows read back with the new figures unknown. */
 static void schema_1_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct history_vm_point *p = old_database(1,
-		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
-		"INSERT INTO vm_samples (vm_id, t_ms, rss) VALUES (1, 1799999995000, 4096);", &np);
+	struct history_vm_point *p = one_old_sample(1, "rss", "4096", &np);
 	assert_int_equal(np, 1);
 	assert_true(p[0].rss.known && p[0].rss.v == 4096);
 	assert_false(p[0].cpu_ms.known);
@@ -98,9 +107,7 @@ static void schema_2_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct history_vm_point *p = old_database(2,
-		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
-		"INSERT INTO vm_samples (vm_id, t_ms, rss, pss, cpu_ms) VALUES (1, 1799999995000, 4096, 4096, 5);", &np);
+	struct history_vm_point *p = one_old_sample(2, "rss, pss, cpu_ms", "4096, 4096, 5", &np);
 	assert_int_equal(np, 1);
 	assert_true(p[0].pss.known && p[0].pss.v == 4096 && p[0].cpu_ms.known);
 	assert_false(p[0].hugetlb.known);
@@ -214,9 +221,7 @@ static void schema_6_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct history_vm_point *p = old_database(6,
-		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
-		"INSERT INTO vm_samples (vm_id, t_ms, rss, cpu_ms) VALUES (1, 1799999995000, 4096, 5);", &np);
+	struct history_vm_point *p = one_old_sample(6, "rss, cpu_ms", "4096, 5", &np);
 	assert_int_equal(np, 1);
 	assert_true(p[0].cpu_ms.known);
 	for (int k = 0; k < STALL_NKINDS; k++)
