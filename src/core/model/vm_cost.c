@@ -233,7 +233,7 @@ int vm_stalls_read(struct stall_reader *r, pid_t pid, const struct vm_stalls *be
 			v->stall_seconds = was->stall_seconds;
 		else if (now == 0)
 			v->stall_seconds = 0; /* none of the process's threads stalled */
-		else if (stall_read(r, v->tid, false, &t) == 0)
+		else if (now >= VM_STALLS_SPLIT_MIN_SECONDS && stall_read(r, v->tid, false, &t) == 0)
 			v->stall_seconds = stalls_memory_seconds(&t);
 	}
 	return 0;

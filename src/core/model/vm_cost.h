@@ -81,10 +81,13 @@ struct vm_stalls {
 /* Not read, with why (NULL: ""). */
 struct vm_stalls vm_stalls_unknown(const char *why);
 
-/* The stalls of VMM pid and of each of cpu's vCPU threads (cpu's vCPUs get their stall_seconds);
- * r NULL or not open: unknown with r's reason. before (NULL: none) is the VM's reading before:
- * when its threads' memory stalls have not grown since, the vCPUs' cannot have either, and are
- * taken from it instead of asked. -ESRCH when the VMM is gone, else 0. */
+/* The stalls of VMM pid and of each of cpu's vCPU threads (cpu's vCPUs get their stall_seconds:
+ * 0 when the process never stalled, asked one thread at a time only once its memory stalls reach
+ * VM_STALLS_SPLIT_MIN_SECONDS, unknown below: a VMM's start-up copies are not worth a request per
+ * vCPU); r NULL or not open: unknown with r's reason. before (NULL: none) is the VM's reading
+ * before: when its threads' memory stalls have not grown since, the vCPUs' cannot have either,
+ * and are taken from it instead of asked. -ESRCH when the VMM is gone, else 0. */
+#define VM_STALLS_SPLIT_MIN_SECONDS 0.001
 int vm_stalls_read(struct stall_reader *r, pid_t pid, const struct vm_stalls *before_stalls,
 		   const struct vm_cpu *before_cpu, struct vm_cpu *cpu, struct vm_stalls *ret);
 

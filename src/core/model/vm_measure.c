@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -216,6 +217,33 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	return r;
 }
 
+/* The stall readers of a round of measure_some: parallel() hands out many shares to at most
+ * PARALLEL_MAX threads at once, so a share borrows a reader no running share holds (a netlink
+ * session matches replies to one asker's requests) and the round opens at most that many. */
+struct reader_pool {
+	const struct io_root *root;
+	int delayacct;
+	struct stall_reader r[PARALLEL_MAX];
+	bool opened[PARALLEL_MAX];   /* written only by the share holding the slot */
+	atomic_bool busy[PARALLEL_MAX];
+};
+
+/* A reader for this share, opened on its first use; *ret_slot to give it back. */
+static struct stall_reader *reader_take(struct reader_pool *p, size_t *ret_slot)
+{
+	for (size_t i = 0; i < PARALLEL_MAX; i++) {
+		bool idle = false;
+		if (!atomic_compare_exchange_strong(&p->busy[i], &idle, true))
+			continue;
+		if (!p->opened[i])
+			stall_reader_open(p->root, p->delayacct, &p->r[i]); /* closed: each VM says why */
+		p->opened[i] = true;
+		*ret_slot = i;
+		return &p->r[i];
+	}
+	return NULL; /* more shares at once than threads: cannot happen; stalls then unread */
+}
+
 struct measure_job {
 	const struct io_root *root;
 	const struct host *host;
@@ -223,18 +251,21 @@ struct measure_job {
 	const struct vm_list *before;
 	unsigned flags;
 	int *results;
+	struct reader_pool *stalls;
 };
 
 static void measure_some(void *arg, size_t t, size_t n)
 {
 	struct measure_job *j = arg;
-	struct stall_reader stalls = {.open = false}; /* a session per thread: replies go to one asker */
-	if (t < j->l->n)
-		stall_reader_open(j->root, j->host->delayacct, &stalls);
+	if (t >= j->l->n)
+		return;
+	size_t slot = 0;
+	struct stall_reader *stalls = reader_take(j->stalls, &slot);
 	for (size_t i = t; i < j->l->n; i += n)
 		j->results[i] = measure_one(j->root, j->host, &j->l->vms[i], vm_list_find(j->before, &j->l->vms[i]),
-					    j->flags, &stalls);
-	stall_reader_close(&stalls);
+					    j->flags, stalls);
+	if (stalls)
+		atomic_store(&j->stalls->busy[slot], false);
 }
 
 /* Measuring is reading many small files: VMs are spread over a few threads (two per CPU, at
@@ -246,8 +277,14 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 	int *results = calloc(l->n ? l->n : 1, sizeof(*results));
 	if (!results)
 		return -ENOMEM;
-	struct measure_job j = {root, host, l, before, flags, results};
+	struct reader_pool pool = {.root = root, .delayacct = host->delayacct};
+	for (size_t i = 0; i < PARALLEL_MAX; i++)
+		atomic_init(&pool.busy[i], false);
+	struct measure_job j = {root, host, l, before, flags, results, &pool};
 	parallel(parallel_threads(l->n, MEASURE_VMS_PER_THREAD_MIN), measure_some, &j);
+	for (size_t i = 0; i < PARALLEL_MAX; i++)
+		if (pool.opened[i])
+			stall_reader_close(&pool.r[i]);
 	size_t w = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		int r = results[i];
