@@ -6,6 +6,8 @@
 # REF=/path/to/other/vmhost also times that binary, in runs alternating with this one's.
 # FDS=N gives each guest N more open fds, as a QEMU holds (vCPU, eventfd and device fds: ~50 to
 # a few hundred), which mem looks through for taps (core/model/vm_io.c).
+# DELAYACCT=1 turns the kernel's delay accounting on before the guests start (put back on exit),
+# so that mem reads each VM's stalls over taskstats (docs/accounting.md, "Stalls").
 # Then build/bench_proc_files prints what each /proc file mem reads per VM costs on these guests.
 set -u
 build=${1:-build}
@@ -15,6 +17,11 @@ runs=${3:-20}
 # Each guest has two vCPU threads between two others, as a small QEMU has (its RCU thread before,
 # an I/O worker after), and says so with -smp, so that the vCPU figures (the thread list, the
 # names up to the last vCPU, each vCPU's schedstat) are in the cost.
+if [ "${DELAYACCT:-}" = 1 ]; then
+	[ -w /proc/sys/kernel/task_delayacct ] || die "DELAYACCT=1: no kernel.task_delayacct to turn on (root?)"
+	on_cleanup "echo $(cat /proc/sys/kernel/task_delayacct) >/proc/sys/kernel/task_delayacct"
+	echo 1 >/proc/sys/kernel/task_delayacct # before the guests: the kernel counts threads started after
+fi
 fake_guests "$n" scale -m 16M -fake-nomerge -fake-vcpus 2 -smp 2 ${FDS:+-fake-fds "$FDS"}
 # mem remembers the VMs it saw (their command lines, vCPU threads and taps) in its runtime
 # directory: here one of the run's own, which this first run fills. "no memo" is a first run's

@@ -1,5 +1,6 @@
 # Foundation: parsers, VM command lines, accounting formulas, writers, and the mem command.
 vmhost_unit_test(test_parse)
+vmhost_unit_test(test_taskstats)
 vmhost_unit_test(test_base)
 vmhost_unit_test(test_io_cache)
 vmhost_unit_test(test_io_file)
@@ -50,6 +51,12 @@ vmhost_tsan(live_share_resolve)
 # A VM moved between cgroups while read (issue 13: bad input).
 vmhost_script_test(live_cgroup_move live/cgroup_move.sh "live")
 vmhost_script_test(live_mem_ksm live/mem_ksm.sh "live" ksm)
+# What KSM costs a guest that writes over its merged pages (delay accounting on for the test).
+vmhost_script_test(live_stalls_ksm live/stalls_ksm.sh "live" ksm)
+# A guest under a memory cgroup limit that forces reclaim, and one without.
+vmhost_script_test(live_stalls_reclaim live/stalls_reclaim.sh "live")
+# bench ksm and ksm sweep: the guests' copy stalls, and --delayacct restored on every exit path.
+vmhost_script_test(live_stalls_bench live/stalls_bench.sh "live" ksm)
 vmhost_script_test(live_mem_pss_sampled live/mem_pss_sampled.sh "live" ksm)
 # PSS never dearer than exact (issue 43 item 2): mem's choice per VM by what each way costs.
 vmhost_script_test(live_mem_pss_cost live/mem_pss_cost.sh "live" ksm)

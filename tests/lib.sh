@@ -125,6 +125,20 @@ without_library() {
 		exec "$@"' sh "$libdir" "$farm" "$name" "$@"
 }
 
+# delayacct_to 0|1: sets the kernel's delay accounting (kernel.task_delayacct) for this test; the
+# cleanup puts back what it was on every exit path. Skips, saying why, where it cannot: not root
+# (taskstats answers CAP_NET_ADMIN only), or no switch to turn (before 5.14).
+delayacct_to() {
+	local f=/proc/sys/kernel/task_delayacct
+	[ "$(id -u)" = 0 ] || skip "needs root: delay accounting is read over taskstats, CAP_NET_ADMIN's"
+	[ -w $f ] || skip "no kernel.task_delayacct to turn on ($f)"
+	if [ -z "${DELAYACCT_WAS:-}" ]; then
+		DELAYACCT_WAS=$(cat $f)
+		on_cleanup 'echo "$DELAYACCT_WAS" >/proc/sys/kernel/task_delayacct || warn "could not restore kernel.task_delayacct=$DELAYACCT_WAS"'
+	fi
+	echo "$1" >$f || skip "cannot set kernel.task_delayacct"
+}
+
 # finish: the test's verdict: failed, else skipped when a part was, else passed.
 finish() {
 	if [ "$FAILURES" -gt 0 ]; then

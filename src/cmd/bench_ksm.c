@@ -21,6 +21,7 @@ struct bench_opts {
 	struct bench_ksm_config k;
 	const char *svg;
 	bool quick;
+	bool delayacct; /* turn kernel.task_delayacct on for the run (the guard puts it back) */
 	/* Read once --quick's defaults are in place, whatever the order on the command line. */
 	const char *guests, *guest_size, *duration, *steady, *policies;
 };
@@ -62,10 +63,15 @@ static void bench_ksm_help(void)
 	       "  --policies LIST   a subset, e.g. kernel-default,vmhost\n"
 	       "  --repeat N        run every policy N times (interleaved); medians are reported\n"
 	       "  --svg FILE        saved bytes over time, one line per policy\n"
+	       "  --delayacct       turn the kernel's delay accounting on for the run (kernel.task_delayacct=1,\n"
+	       "                    put back with the KSM settings), so that the guests' copy stalls are read\n"
+	       "\n"
+	       "COPY STALLS: the time the guests waited for copies of pages KSM merged that they wrote to,\n"
+	       "summed over a run's guests (delay accounting: n/a while kernel.task_delayacct is 0).\n"
 	       "\n"
 	       "Takes the machine-wide KSM lock (waits) and restores every KSM setting at the end.\n");
 }
-enum { B_POLICY, B_T95, B_CPU95, B_STEADY, B_SAVED, B_NOTE, B_NCOLS };
+enum { B_POLICY, B_T95, B_CPU95, B_STEADY, B_SAVED, B_NOTE, B_COPY, B_NCOLS };
 static const struct col bench_cols[B_NCOLS] = {
 	[B_POLICY] = {"name", "POLICY", COL_STR, COL_LEFT, 0},
 	[B_T95] = {"seconds_to_95pct", "TO 95%", COL_FLOAT, 0, 1},
@@ -73,6 +79,7 @@ static const struct col bench_cols[B_NCOLS] = {
 	[B_STEADY] = {"steady_ksmd_cpu_percent", "STEADY KSMD CPU %", COL_FLOAT, 0, 2},
 	[B_SAVED] = {"saved_bytes", "SAVED", COL_BYTES, 0, 0},
 	[B_NOTE] = {"note", "NOTE", COL_STR, COL_LEFT, 0},
+	[B_COPY] = {"guest_copy_stall_seconds", "COPY STALLS", COL_FLOAT, 0, 3}, /* appended: CSV keeps its columns */
 };
 
 static int opt_scenario(struct ctx *ctx, void *opts, const char *arg)
@@ -95,6 +102,7 @@ static const struct opt bench_opt_table[] = {
 	 .error = "--repeat takes 1 to " OPT_TEXT(BENCH_KSM_MAX_REPEAT) ", not '%s'"},
 	{OPT("policies", 'p', OPT_STRING), OPT_AT(struct bench_opts, policies)},
 	{OPT("svg", 'o', OPT_STRING), OPT_AT(struct bench_opts, svg)},
+	{OPT("delayacct", 'D', OPT_FLAG), OPT_AT(struct bench_opts, delayacct)},
 	{OPT("help", 'h', OPT_HELP)},
 };
 
@@ -238,6 +246,7 @@ static struct table *policy_table(const struct bench_ksm_result *res, const stru
 		table_set_float(t, B_T95, sum->seconds_to_95pct[p]);
 		table_set_float(t, B_CPU95, sum->ksmd_cpu_seconds_to_95pct[p]);
 		table_set_float(t, B_STEADY, sum->steady_cpu_percent[p]);
+		table_set_float(t, B_COPY, sum->copy_stall_seconds[p]);
 		if (isfinite(sum->saved_bytes[p]))
 			table_set_maybe(t, B_SAVED, MAYBE((int64_t)sum->saved_bytes[p]));
 		table_set_str(t, B_NOTE, isnan(sum->seconds_to_95pct[p]) ? "did not reach 95% within the run" : "");
@@ -273,6 +282,7 @@ static void print_json(const struct bench_ksm_result *res, const struct bench_ks
 	json_double(&j, "duration_seconds", k->duration_seconds);
 	json_double(&j, "steady_seconds", k->steady_seconds);
 	json_int(&j, "repeat", k->repeat);
+	json_string(&j, "copy_stalls_why", res->copy_stall_why[0] ? res->copy_stall_why : NULL);
 	table_print_json(t, &j, "policies");
 	json_object_begin(&j, "verdict");
 	json_string(&j, "fastest_static_policy",
@@ -307,6 +317,8 @@ static void print_human(const struct ctx *ctx, const struct bench_ksm_result *re
 		       k->scenario == BENCH_KSM_CHURN && isfinite(res->plan[0].stop) ? "left" : "arrived");
 	printf("\n");
 	table_print_human(t, stdout, ctx->raw_bytes);
+	if (res->copy_stall_why[0])
+		printf("\ncopy stalls n/a: %s (bench ksm --delayacct turns it on for the run)\n", res->copy_stall_why);
 	if (!k->policy_on[V])
 		return;
 	if (isfinite(sum->vmhost_time_ratio))
@@ -363,6 +375,12 @@ int cmd_bench_ksm(struct ctx *ctx, int argc, char **argv)
 	int r = ksm_take_control(ctx, stop_handler);
 	if (r != EXIT_OK)
 		return r;
+	/* Before the guests start: the kernel counts a thread only if it starts with accounting on. */
+	if (o.delayacct && (r = ksm_guard_set_sysctl("kernel.task_delayacct", "1")) < 0) {
+		ksm_guard_end();
+		ksm_unlock();
+		return fail(ctx, EXIT_FAIL, "--delayacct", "turning kernel.task_delayacct on: %s", strerror(-r));
+	}
 	struct progress pg = {.ctx = ctx, .k = &o.k, .verbose = getenv("VMHOST_BENCH_VERBOSE") != NULL};
 	struct bench_ksm_result *res = NULL;
 	r = bench_ksm_run(&ctx->root, &o.k, on_event, &pg, &res);

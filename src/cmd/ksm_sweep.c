@@ -27,7 +27,10 @@ static void ksm_sweep_help(void)
 	       "The pages_to_scan / sleep_millisecs experiment on this host's mergeable memory. For each\n"
 	       "setting P/S (pages_to_scan P, sleep_millisecs S): unmerge everything (run=2), start\n"
 	       "(run=1) and time N full scans (the first scan after an unmerge starts from the beginning,\n"
-	       "so it counts), with ksmd's CPU over those scans and the bytes saved after them.\n"
+	       "so it counts), with ksmd's CPU over those scans and the bytes saved after them, and what\n"
+	       "the guests (every VM found) paid meanwhile: COPY STALLS, the time they waited for copies of\n"
+	       "pages KSM merged that they wrote to (delay accounting: n/a while kernel.task_delayacct is 0,\n"
+	       "and it counts only guests started after it was turned on).\n"
 	       "\n"
 	       "  --settings LIST  e.g. 100/20,60/40,100/50,60/60,100/120\n"
 	       "  --scans N        full scans per setting (default 2)\n"
@@ -39,7 +42,7 @@ static void ksm_sweep_help(void)
 }
 
 enum { S_SETTING, S_PAGES, S_SLEEP, S_SCANS, S_SCAN, S_SCAN_MIN, S_SCAN_MAX, S_CPU, S_RATE, S_SAVED, S_PROFIT,
-       S_TIMEOUT, S_NCOLS };
+       S_TIMEOUT, S_COPY, S_COPY_PCT, S_NCOLS };
 static const struct col sweep_cols[S_NCOLS] = {
 	[S_SETTING] = {"setting", "SETTING", COL_STR, 0, 0},
 	[S_PAGES] = {"pages_to_scan", "PAGES", COL_INT, COL_JSON_ONLY, 0},
@@ -53,6 +56,9 @@ static const struct col sweep_cols[S_NCOLS] = {
 	[S_SAVED] = {"saved_bytes", "SAVED", COL_BYTES, 0, 0},
 	[S_PROFIT] = {"general_profit_bytes", "PROFIT", COL_BYTES, 0, 0},
 	[S_TIMEOUT] = {"timed_out", "TIMED OUT", COL_STR, COL_JSON_ONLY, 0},
+	/* appended: CSV readers keep their column numbers */
+	[S_COPY] = {"guest_copy_stall_seconds", "COPY STALLS", COL_FLOAT, 0, 3},
+	[S_COPY_PCT] = {"guest_copy_stall_percent", "COPY STALL %", COL_FLOAT, COL_JSON_ONLY, 3},
 };
 
 /* Scan time against ksmd CPU: one point per setting, labelled with the setting and its savings. */
@@ -148,7 +154,8 @@ static void progress(const struct ksm_sweep_result *setting, void *arg)
 
 /* Under the KSM lock and guard: the experiment, then every setting restored. EXIT_OK with the
  * count of settings measured, or the exit code after a printed error. */
-static int sweep(struct ctx *ctx, const struct sweep_opts *o, struct ksm_sweep_result *res, int n, int *ret_done)
+static int sweep(struct ctx *ctx, const struct sweep_opts *o, struct ksm_sweep_result *res, int n, int *ret_done,
+		 char *why)
 {
 	struct ksm_sampler sm;
 	struct ksm_sample s0;
@@ -159,7 +166,7 @@ static int sweep(struct ctx *ctx, const struct sweep_opts *o, struct ksm_sweep_r
 	if (r != EXIT_OK)
 		return r;
 	r = ksm_sweep_run(&sm, &s0, res, n, o->nscans, o->timeout, ctx->format == OUT_HUMAN ? progress : NULL, (void *)o,
-			  ret_done);
+			  ret_done, why);
 	int rr = ksm_guard_end();
 	ksm_unlock();
 	if (stop_requested())
@@ -171,7 +178,7 @@ static int sweep(struct ctx *ctx, const struct sweep_opts *o, struct ksm_sweep_r
 	return EXIT_OK;
 }
 
-static int print_sweep(struct ctx *ctx, const struct ksm_sweep_result *res, int done, int nscans)
+static int print_sweep(struct ctx *ctx, const struct ksm_sweep_result *res, int done, int nscans, const char *why)
 {
 	struct table *t = table_new(sweep_cols, S_NCOLS);
 	if (!t)
@@ -192,6 +199,8 @@ static int print_sweep(struct ctx *ctx, const struct ksm_sweep_result *res, int 
 		table_set_maybe(t, S_SAVED, res[i].saved_bytes);
 		table_set_maybe(t, S_PROFIT, res[i].general_profit);
 		table_set_str(t, S_TIMEOUT, res[i].timed_out ? "yes" : "no");
+		table_set_float(t, S_COPY, res[i].copy_stall_seconds);
+		table_set_float(t, S_COPY_PCT, res[i].copy_stall_percent);
 	}
 	if (table_error(t) < 0) {
 		table_free(t);
@@ -202,13 +211,17 @@ static int print_sweep(struct ctx *ctx, const struct ksm_sweep_result *res, int 
 		json_init(&j, stdout, false);
 		json_object_begin(&j, NULL);
 		json_int(&j, "scans_per_setting", nscans);
+		json_string(&j, "copy_stalls_why", why[0] ? why : NULL);
 		table_print_json(t, &j, "settings");
 		json_object_end(&j);
 		json_finish(&j);
 	} else if (ctx->format == OUT_CSV)
 		table_print_csv(t, stdout);
-	else
+	else {
 		table_print_human(t, stdout, ctx->raw_bytes);
+		if (why[0])
+			printf("\ncopy stalls n/a: %s\n", why);
+	}
 	table_free(t);
 	return EXIT_OK;
 }
@@ -221,12 +234,13 @@ int cmd_ksm_sweep(struct ctx *ctx, int argc, char **argv)
 	if (rc != OPTS_GO)
 		return rc;
 	struct ksm_sweep_result res[KSM_SWEEP_MAX_SETTINGS];
+	char why[KSM_SWEEP_WHY_MAX] = "";
 	int n = 0, done = 0;
 	if ((rc = parse_settings(ctx, o.settings, res, &n)) != EXIT_OK)
 		return rc;
-	if ((rc = sweep(ctx, &o, res, n, &done)) != EXIT_OK)
+	if ((rc = sweep(ctx, &o, res, n, &done, why)) != EXIT_OK)
 		return rc;
-	if ((rc = print_sweep(ctx, res, done, o.nscans)) != EXIT_OK)
+	if ((rc = print_sweep(ctx, res, done, o.nscans, why)) != EXIT_OK)
 		return rc;
 	int r;
 	if (o.svg && (r = write_svg(res, done, o.svg)) < 0)

@@ -233,6 +233,17 @@ static void vm_cost_families(struct prom *p, const struct vm_list *l)
 			prom_known(p, labels, VM_LABELS + 2, cg->pressure[k].full_seconds);
 		}
 	}
+	prom_family(p, "vmhost_vm_stall_seconds_total", PROM_COUNTER,
+		    "Time the VMM's threads stalled, summed over them (delay accounting, kernel.task_delayacct=1): "
+		    "wpcopy = copy-on-write copies (KSM's merged pages written), swapin, reclaim, thrashing, compact, irq.");
+	for (size_t i = 0; i < l->n; i++) {
+		const struct stalls *st = &l->vms[i].stalls.all;
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		for (int k = 0; st->known && k < STALL_NKINDS; k++) {
+			labels[VM_LABELS] = (struct prom_label){"kind", stall_kind_names[k]};
+			prom_known(p, labels, VM_LABELS + 1, st->seconds[k]);
+		}
+	}
 }
 
 /* One figure of every VM. */

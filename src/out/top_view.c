@@ -36,13 +36,14 @@ static const struct {
 	[TOP_NET_RX] = {"NET RX/S", 9, CELL_BYTES, "net_rx_bytes_per_second"},
 	[TOP_NET_TX] = {"NET TX/S", 9, CELL_BYTES, "net_tx_bytes_per_second"},
 	[TOP_POLL] = {"POLL%", 6, CELL_PERCENT, "halt_poll_percent"}, /* of one CPU: KVM polling halted vCPUs */
+	[TOP_STALL] = {"STALL%", 6, CELL_PERCENT, "stall_percent"}, /* of one thread: stalled on memory */
 };
 
 /* Left to right on screen; which of them fit goes by enum order (the first ones matter most). */
 static const enum top_col shown_order[TOP_NCOLS] = {
 	TOP_PID, TOP_NAME, TOP_CPU, TOP_DELAY, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_KSMD, TOP_OVERHEAD, TOP_COST,
-	TOP_DISK_READ, TOP_DISK_WRITE, TOP_NET_RX, TOP_NET_TX, TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI, TOP_EXITS,
-	TOP_POLL,
+	TOP_DISK_READ, TOP_DISK_WRITE, TOP_NET_RX, TOP_NET_TX, TOP_CG_MEM, TOP_MEM_PSI, TOP_STALL, TOP_CPU_PSI, TOP_IO_PSI,
+	TOP_EXITS, TOP_POLL,
 };
 
 /* The widest a name gets once every column fits. */
@@ -223,7 +224,7 @@ void top_view_frame(FILE *f, const struct top_view *v, const size_t *order, size
 /* The batch columns after kind, pid, vm_pid and name. */
 static const enum top_col batch_cols[] = {TOP_CPU, TOP_DELAY, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD,
 					  TOP_EXITS, TOP_CG_MEM, TOP_MEM_PSI, TOP_CPU_PSI, TOP_IO_PSI, TOP_COST, TOP_KSMD,
-					  TOP_DISK_READ, TOP_DISK_WRITE, TOP_NET_RX, TOP_NET_TX, TOP_POLL};
+					  TOP_DISK_READ, TOP_DISK_WRITE, TOP_NET_RX, TOP_NET_TX, TOP_POLL, TOP_STALL};
 #define NBATCH (sizeof(batch_cols) / sizeof(batch_cols[0]))
 
 static void batch_value(FILE *f, enum top_col c, double v)

@@ -26,6 +26,7 @@ static void vcpus_json(struct json *j, const char *key, const void *value)
 		json_double(j, "sched_wait_seconds", v->sched_wait_seconds);
 		json_double(j, "wait_seconds", v->delay_seconds); /* deprecated aliases, for one release */
 		json_double(j, "wait_percent", v->delay_percent);
+		json_double(j, "stall_seconds", v->stall_seconds);
 		json_object_end(j);
 	}
 	json_array_end(j);
@@ -212,6 +213,16 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_MONITOR_SOURCE] = {"monitor.source", "MONITOR", COL_STR, COL_JSON_ONLY, 0},
 	[VMC_MONITOR_TRUSTED] = {"monitor.trusted", "MONITOR TRUSTED", COL_BOOL, COL_JSON_ONLY, 0},
 	[VMC_MONITOR_WHY] = {"monitor.why", "MONITOR WHY", COL_STR, COL_JSON_ONLY, 0},
+#define STALL_COL(k, name) [VMC_STALLS + (k)] = {"stalls." name "_seconds", "", COL_FLOAT, COL_JSON_ONLY, 6}
+	STALL_COL(STALL_WPCOPY, "wpcopy"), STALL_COL(STALL_SWAPIN, "swapin"), STALL_COL(STALL_RECLAIM, "reclaim"),
+	STALL_COL(STALL_THRASHING, "thrashing"), STALL_COL(STALL_COMPACT, "compact"), STALL_COL(STALL_IRQ, "irq"),
+#undef STALL_COL
+	[VMC_STALLS + STALL_NKINDS] = {"stalls.wpcopy_count", "", COL_INT, COL_JSON_ONLY, 0},
+	[VMC_STALLS + STALL_NKINDS + 1] = {"stalls.stall_percent", "STALL%", COL_FLOAT, COL_JSON_ONLY, 2},
+	[VMC_STALLS_WHY] = {"stalls_why", "STALLS", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_KSM_NET_SAVED] = {"ksm_net.saved_bytes", "", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_KSM_NET_KSMD] = {"ksm_net.ksmd_cpu_seconds", "", COL_FLOAT, COL_JSON_ONLY, 6},
+	[VMC_KSM_NET_COPY] = {"ksm_net.copy_stall_seconds", "", COL_FLOAT, COL_JSON_ONLY, 6},
 };
 
 void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
@@ -240,6 +251,35 @@ static void vm_io_row(struct table *t, const struct vm_io *io)
 	table_set_str(t, VMC_IFACES_WHY, io->ifaces_known ? NULL : io->ifaces_why);
 }
 
+/* What memory pressure and KSM cost the guest: its stalls (null with the reason where delay
+ * accounting is not read) and KSM's net worth (its costs over an interval only). */
+static void vm_stalls_row(struct table *t, const struct vm *vm)
+{
+	const struct vm_stalls *s = &vm->stalls;
+	if (s->all.known) {
+		for (int k = 0; k < STALL_NKINDS; k++)
+			table_set_float(t, VMC_STALLS + (size_t)k, s->all.seconds[k]);
+		if (s->all.count[STALL_WPCOPY] >= 0)
+			table_set_int(t, VMC_STALLS + STALL_NKINDS, s->all.count[STALL_WPCOPY]);
+		table_set_float(t, VMC_STALLS + STALL_NKINDS + 1, s->stall_percent);
+	} else {
+		table_set_str(t, VMC_STALLS_WHY, s->why[0] ? s->why : "not read");
+	}
+	table_set_maybe(t, VMC_KSM_NET_SAVED, vm->ksm_saved_bytes);
+	table_set_float(t, VMC_KSM_NET_KSMD, s->ksmd_cpu_seconds);
+	table_set_float(t, VMC_KSM_NET_COPY, s->copy_stall_seconds);
+}
+
+/* Whose process the VM is, and whether vmhost speaks to its monitor (and why not). */
+static void vm_owner_row(struct table *t, const struct vm *vm)
+{
+	table_set_maybe(t, VMC_UID, vm->mem.uid);
+	table_set_str(t, VMC_MONITOR_SOURCE, vm_monitor_source_name(vm->monitor.source));
+	if (vm->monitor.trusted >= 0)
+		table_set_bool(t, VMC_MONITOR_TRUSTED, vm->monitor.trusted);
+	table_set_str(t, VMC_MONITOR_WHY, or_null(vm->monitor.why));
+}
+
 void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 {
 	table_add_row(t);
@@ -249,11 +289,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_str(t, VMC_UUID, or_null(vm->cfg.uuid));
 	table_set_str(t, VMC_CGROUP, or_null(vm->cgroup));
 	table_set_int(t, VMC_HELPERS, (int64_t)vm->nhelpers);
-	table_set_maybe(t, VMC_UID, vm->mem.uid);
-	table_set_str(t, VMC_MONITOR_SOURCE, vm_monitor_source_name(vm->monitor.source));
-	if (vm->monitor.trusted >= 0)
-		table_set_bool(t, VMC_MONITOR_TRUSTED, vm->monitor.trusted);
-	table_set_str(t, VMC_MONITOR_WHY, or_null(vm->monitor.why));
+	vm_owner_row(t, vm);
 	table_set_maybe(t, VMC_GUEST_RAM, vm->cfg.guest_ram_bytes);
 	table_set_maybe(t, VMC_RSS, vm->mem.rss);
 	table_set_maybe(t, VMC_RSS_ANON, vm->mem.rss_anon);
@@ -311,6 +347,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_value(t, VMC_DISKS, d && d->known ? d : NULL); /* null: not asked, or not read */
 	table_set_str(t, VMC_DISKS_SOURCE, d && d->known ? d->source : NULL);
 	table_set_str(t, VMC_DISKS_WHY, !d ? "not asked: --io reads each QEMU's disks" : d->why[0] ? d->why : NULL);
+	vm_stalls_row(t, vm);
 	const struct guest_view *g = vm->guest;
 	if (g) {
 		table_set_maybe(t, VMC_BALLOON, g->balloon_bytes);

@@ -21,7 +21,7 @@
 #include "core/sample/history.h"
 #include "parse/maybe.h"
 
-#define STORE_SCHEMA_VERSION 6
+#define STORE_SCHEMA_VERSION 7
 
 struct store;
 struct kvm_rows;    /* core/sample/sampler.h */

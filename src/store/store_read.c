@@ -124,21 +124,27 @@ static void fill_vm_point(sqlite3_stmt *st, void *item)
 			       &p->ksm_merging_pages, &p->ksm_zero_pages, &p->ksm_profit, &p->ksm_saved,
 			       &p->pss, &p->overhead, &p->cpu_ms, &p->vcpu_delay_ms, &p->cgroup_memory,
 			       &p->cgroup_limit, &p->oom_kills, &p->hugetlb, &p->memory_cost, &p->io_read,
-			       &p->io_write, &p->net_rx, &p->net_tx, &p->net_dropped};
+			       &p->io_write, &p->net_rx, &p->net_tx, &p->net_dropped, &p->stall_us[STALL_WPCOPY],
+			       &p->stall_us[STALL_SWAPIN], &p->stall_us[STALL_RECLAIM], &p->stall_us[STALL_THRASHING],
+			       &p->stall_us[STALL_COMPACT], &p->stall_us[STALL_IRQ], &p->wpcopy_count};
 	sql_columns_maybe(st, 4, fields, sizeof(fields) / sizeof(fields[0]));
 }
 
 int store_vm_points(struct store *s, int64_t vm_id, double since, double until, struct history_vm_point **ret,
 		    size_t *ret_n)
 {
-	char sql[640];
+	char sql[900];
 	snprintf(sql, sizeof(sql),
 		 "SELECT t_ms, resolution, populated, exact, rss, rss_anon, rss_file, rss_shmem, swap,"
 		 " ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved, pss, overhead, cpu_ms, %s,"
 		 " cgroup_memory, cgroup_limit, oom_kills, hugetlb, memory_cost, io_read, io_write, net_rx, net_tx,"
-		 " net_dropped FROM vm_samples"
+		 " net_dropped, %s FROM vm_samples"
 		 " WHERE vm_id = ?3 AND t_ms BETWEEN ?1 AND ?2 ORDER BY t_ms",
-		 s->version >= 6 ? "vcpu_delay_ms" : "vcpu_wait_ms");
+		 s->version >= 6 ? "vcpu_delay_ms" : "vcpu_wait_ms",
+		 /* schema 7's stalls: unknown in an older recording read as it is */
+		 s->version >= 7 ? "stall_wpcopy_us, stall_swapin_us, stall_reclaim_us, stall_thrashing_us,"
+				   " stall_compact_us, stall_irq_us, wpcopy_count"
+				 : "NULL, NULL, NULL, NULL, NULL, NULL, NULL");
 	return query_rows(s, sql, since, until, vm_id, sizeof(**ret), fill_vm_point, ret, ret_n);
 }
 

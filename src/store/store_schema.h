@@ -79,6 +79,16 @@ static const char *const store_migrations[] = {
 	" read_bytes INTEGER, write_bytes INTEGER, read_ops INTEGER, write_ops INTEGER, flush_ops INTEGER,"
 	" read_time_ns INTEGER, write_time_ns INTEGER, flush_time_ns INTEGER,"
 	" PRIMARY KEY (vm_id, t_ms, device)) WITHOUT ROWID;",
+	/* 6 -> 7: what memory pressure and KSM cost each VM: its VMM's threads' stall time by kind
+	 * (delay accounting, in microseconds) and its copy-on-write copies; counters, null where
+	 * delay accounting was not read */
+	"ALTER TABLE vm_samples ADD COLUMN stall_wpcopy_us INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN stall_swapin_us INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN stall_reclaim_us INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN stall_thrashing_us INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN stall_compact_us INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN stall_irq_us INTEGER;"
+	"ALTER TABLE vm_samples ADD COLUMN wpcopy_count INTEGER;",
 };
 
 /* Downsampling: the value columns and how a bucket's mean is formed (gauges: rounded mean;
@@ -99,14 +109,16 @@ static const char store_sample_means[] =
 static const char store_vm_sample_columns[] =
 	"populated, exact, rss, rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages,"
 	 " ksm_profit, ksm_saved, pss, overhead, cpu_ms, vcpu_delay_ms, cgroup_memory, cgroup_limit, oom_kills,"
-	" hugetlb, memory_cost, io_read, io_write, net_rx, net_tx, net_dropped";
+	" hugetlb, memory_cost, io_read, io_write, net_rx, net_tx, net_dropped, stall_wpcopy_us, stall_swapin_us,"
+	" stall_reclaim_us, stall_thrashing_us, stall_compact_us, stall_irq_us, wpcopy_count";
 static const char store_vm_sample_means[] =
 	"MIN(populated), MIN(exact)," MEAN("rss") "," MEAN("rss_anon") "," MEAN("rss_file") ","
 	MEAN("rss_shmem") "," MEAN("swap") "," MEAN("ksm_merging_pages") "," MEAN("ksm_zero_pages") ","
 	MEAN("ksm_profit") "," MEAN("ksm_saved") "," MEAN("pss") "," MEAN("overhead") ","
 	" MAX(cpu_ms), MAX(vcpu_delay_ms)," MEAN("cgroup_memory") ", MAX(cgroup_limit), MAX(oom_kills),"
 	MEAN("hugetlb") "," MEAN("memory_cost") ", MAX(io_read), MAX(io_write), MAX(net_rx), MAX(net_tx),"
-	" MAX(net_dropped)";
+	" MAX(net_dropped), MAX(stall_wpcopy_us), MAX(stall_swapin_us), MAX(stall_reclaim_us),"
+	" MAX(stall_thrashing_us), MAX(stall_compact_us), MAX(stall_irq_us), MAX(wpcopy_count)";
 static const char store_disk_sample_columns[] =
 	"read_bytes, write_bytes, read_ops, write_ops, flush_ops, read_time_ns, write_time_ns, flush_time_ns";
 static const char store_disk_sample_means[] =

@@ -46,9 +46,10 @@ static const char *const stmt_sql[ST_COUNT] = {
 	[ST_INSERT_VM_SAMPLE] = "INSERT OR REPLACE INTO vm_samples (vm_id, t_ms, resolution, populated, exact, rss,"
 				" rss_anon, rss_file, rss_shmem, swap, ksm_merging_pages, ksm_zero_pages, ksm_profit, ksm_saved,"
 				" pss, overhead, cpu_ms, vcpu_delay_ms, cgroup_memory, cgroup_limit, oom_kills, hugetlb,"
-				" memory_cost, io_read, io_write, net_rx, net_tx, net_dropped)"
+				" memory_cost, io_read, io_write, net_rx, net_tx, net_dropped, stall_wpcopy_us, stall_swapin_us,"
+				" stall_reclaim_us, stall_thrashing_us, stall_compact_us, stall_irq_us, wpcopy_count)"
 				" VALUES (?1, ?2, 0, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18,"
-				" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27)",
+				" ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
 	[ST_INSERT_KVM_COUNTER] = "INSERT OR IGNORE INTO kvm_counters (name, kind) VALUES (?1, ?2)",
 	[ST_FIND_KVM_COUNTER] = "SELECT id FROM kvm_counters WHERE name = ?1",
 	[ST_INSERT_KVM_SAMPLE] = "INSERT OR REPLACE INTO kvm_samples (vm_id, counter_id, t_ms, value)"
@@ -209,6 +210,18 @@ static int insert_disks(struct store *s, int64_t vm_id, const struct vm_disks *d
 	return 0;
 }
 
+/* A VM's stall seconds by kind as whole microseconds, then its copy count, from column first on;
+ * null where delay accounting was not read or the kernel does not count a kind. */
+static void bind_stalls(sqlite3_stmt *st, int first, const struct stalls *stalls)
+{
+	for (int k = 0; k < STALL_NKINDS; k++) {
+		double us = stalls->seconds[k] * 1e6;
+		sql_bind_maybe(st, first + k, stalls->known && isfinite(us) ? MAYBE(llround(us)) : UNKNOWN);
+	}
+	int64_t copies = stalls->count[STALL_WPCOPY];
+	sql_bind_maybe(st, first + STALL_NKINDS, stalls->known && copies >= 0 ? MAYBE(copies) : UNKNOWN);
+}
+
 static int insert_vm(struct store *s, const struct snapshot *snap, const struct vm *vm)
 {
 	int64_t id;
@@ -245,6 +258,7 @@ static int insert_vm(struct store *s, const struct snapshot *snap, const struct 
 	sql_bind_maybe(st, 25, net.rx_bytes);
 	sql_bind_maybe(st, 26, net.tx_bytes);
 	sql_bind_maybe(st, 27, net.dropped);
+	bind_stalls(st, 28, &vm->stalls.all);
 	r = sql_step_done(s, st);
 	return r < 0 ? r : insert_disks(s, id, vm->disks);
 }

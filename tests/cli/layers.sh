@@ -8,7 +8,7 @@
 # floor FOLDER: the floor of a folder under src/ (core's rooms by name), empty when unknown.
 floor() {
 	case $1 in
-	parse | bpf | parse/http) echo 0 ;; parse/cmdline | io) echo 1 ;; io/peer) echo 2 ;;
+	parse | bpf | parse/http | parse/netlink) echo 0 ;; parse/cmdline | io) echo 1 ;; io/peer) echo 2 ;;
 	core/base) echo 3 ;; core/model) echo 4 ;; core/kvm | core/tune | core/share) echo 5 ;;
 	core/sample) echo 6 ;; core/doctor) echo 7 ;; core/bench) echo 8 ;;
 	out | store) echo 9 ;; net | out/report) echo 10 ;; cmd) echo 11 ;; .) echo 12 ;;

@@ -13,7 +13,7 @@ GUEST=$SPAWNED
 "$VMHOST" record --db "$DB" --interval 0.1 --duration 0.5 --kvm-interval 0 >"$TEST_TMP/rec.out"
 check "record exits 0" [ $? -eq 0 ]
 check "samples in the database" ge "$(sqlite3 "$DB" 'SELECT count(*) FROM samples')" 3
-check "schema version 6" [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 6 ]
+check "schema version 7" [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 7 ]
 check "WAL mode" [ "$(sqlite3 "$DB" 'PRAGMA journal_mode')" = wal ]
 "$VMHOST" --json record --db "$DB" --interval 0.1 --duration 0.2 >"$TEST_TMP/rec.json"
 check "record --json summary" jq -e '.samples >= 1 and .dropped_samples == 0' "$TEST_TMP/rec.json"
@@ -99,12 +99,14 @@ check "growth: three VMs, too few samples, none flagged" \
 "$VMHOST" report --db "$FDB" --out "$TEST_TMP/f.html" >/dev/null
 check "fixture report names every VM" bash -c "grep -q '>web1 (pid 1001)' '$TEST_TMP/f.html' && grep -q '>db (pid 1003)' '$TEST_TMP/f.html'"
 
-# A recording of schema 5 (the vCPUs' delay as vcpu_wait_ms, no disks' table), made from this one,
+# A recording of schema 5 (the vCPUs' delay as vcpu_wait_ms, no disks' table, no stalls), made from this one,
 # its delay growing 0.5 s a second: report reads it as it is (no writer since the upgrade), and the
 # next recorder renames the column in place keeping its figures.
 F5=$TEST_TMP/fixture5.db
 sqlite3 "$FDB" ".backup '$F5'"
-sqlite3 "$F5" "ALTER TABLE vm_samples RENAME COLUMN vcpu_delay_ms TO vcpu_wait_ms; DROP TABLE vm_disk_samples;
+drop7=$(for c in stall_wpcopy_us stall_swapin_us stall_reclaim_us stall_thrashing_us stall_compact_us stall_irq_us \
+	wpcopy_count; do printf 'ALTER TABLE vm_samples DROP COLUMN %s; ' "$c"; done)
+sqlite3 "$F5" "$drop7 ALTER TABLE vm_samples RENAME COLUMN vcpu_delay_ms TO vcpu_wait_ms; DROP TABLE vm_disk_samples;
 	PRAGMA user_version = 5; UPDATE vm_samples SET vcpu_wait_ms = vcpu_wait_ms + (t_ms - (SELECT MIN(t_ms) FROM samples)) / 2"
 delay_sum=$(sqlite3 "$F5" 'SELECT SUM(vcpu_wait_ms) FROM vm_samples')
 last5=$(sqlite3 "$F5" 'SELECT MAX(t_ms) FROM vm_samples')
@@ -116,7 +118,7 @@ check "schema 5, not migrated: report exits 0" [ $? -eq 0 ]
 check "... and draws web1's vCPU delay" delay_line "$TEST_TMP/f5.html"
 check "... leaving the database as it is" [ "$(sqlite3 "$F5" 'PRAGMA user_version')" = 5 ]
 "$VMHOST" --proc-root "$FX/proc" --sys-root "$FX/sys" record --db "$F5" --interval 0.1 --duration 0.2 --quiet
-check "schema 5: a recorder migrates it to 6" [ "$(sqlite3 "$F5" 'PRAGMA user_version')" = 6 ]
+check "schema 5: a recorder migrates it to 7" [ "$(sqlite3 "$F5" 'PRAGMA user_version')" = 7 ]
 check "... the delay's column renamed, its figures kept" \
 	[ "$(sqlite3 "$F5" "SELECT SUM(vcpu_delay_ms) FROM vm_samples WHERE t_ms <= $last5")" = "$delay_sum" ]
 "$VMHOST" report --db "$F5" --out "$TEST_TMP/f6.html" >/dev/null

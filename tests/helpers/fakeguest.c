@@ -16,6 +16,15 @@
  *                                                   round a 32 MiB ring (a guest writing its disk)
  *   -fake-fds N                                     hold N more fds (/dev/null), as many as a
  *                                                   QEMU's eventfds, vCPU and device fds
+ *   -fake-read-file F                               read F over and over through the page cache,
+ *                                                   1 MiB at a time, on a thread of its own (a
+ *                                                   guest reading a disk of cache=writeback)
+ *   -fake-cow-every SEC                             every SEC seconds, new content over its shared
+ *                                                   pages, the same in every guest of one seed and
+ *                                                   start (a guest whose merged pages KSM copies)
+ *   -fake-rewrite-when F                            once file F exists, write new content over its
+ *                                                   shared and zero pages once (a guest writing over
+ *                                                   what KSM merged) and print "rewritten N" (pages)
  * Prints "ready" on stdout once its memory is filled; stops on SIGTERM. */
 #include <fcntl.h>
 #include <pthread.h>
@@ -79,6 +88,26 @@ static int start_writer(const char *path, unsigned long long bytes_per_second)
 	return pthread_create(&t, NULL, writer_thread, &w) ? -1 : 0;
 }
 
+/* Reads a file through the page cache round and round: under a memory limit smaller than the
+ * file, its own cache is what the cgroup reclaims. */
+static void *reader_thread(void *arg)
+{
+	const char *path = arg;
+	static char buf[1 << 20];
+	int fd = open(path, O_RDONLY);
+	if (fd < 0) {
+		perror("fakeguest: -fake-read-file");
+		return NULL;
+	}
+	for (off_t off = 0;;) {
+		ssize_t n = pread(fd, buf, sizeof(buf), off);
+		off = n > 0 ? off + n : 0;
+		if (n <= 0)
+			usleep(1000);
+	}
+	return NULL;
+}
+
 /* Threads that look like QEMU's, in its order: the RCU thread, the vCPUs by QEMU's names, an
  * I/O worker. */
 static int start_threads(int vcpus, bool busy)
@@ -104,7 +133,7 @@ int main(int argc, char **argv)
 	int vcpus = 0, fds = 0;
 	bool busy = false;
 	unsigned long long write_rate = 0;
-	const char *write_file = NULL;
+	const char *write_file = NULL, *read_file = NULL;
 	struct workload_spec s = {.guest_bytes = 64u << 20, .shared_fraction = 0.5, .zero_fraction = 0.1,
 				  .image_seed = 1, .thp = true, .mergeable = true};
 	for (int i = 1; i < argc; i++) {
@@ -151,6 +180,12 @@ int main(int argc, char **argv)
 			write_file = v;
 		else if (!strcmp(o, "-fake-fds"))
 			fds = atoi(v);
+		else if (!strcmp(o, "-fake-read-file"))
+			read_file = v;
+		else if (!strcmp(o, "-fake-cow-every"))
+			s.cow_period_seconds = atof(v);
+		else if (!strcmp(o, "-fake-rewrite-when"))
+			s.rewrite_when = v;
 	}
 	for (int i = 0; i < fds; i++)
 		if (open("/dev/null", O_RDONLY) < 0) {
@@ -159,6 +194,11 @@ int main(int argc, char **argv)
 		}
 	if (write_rate && (!write_file || start_writer(write_file, write_rate) < 0)) {
 		perror("fakeguest: -fake-write needs a -fake-write-file it can open with O_DIRECT");
+		return 1;
+	}
+	pthread_t reader;
+	if (read_file && pthread_create(&reader, NULL, reader_thread, (void *)read_file)) {
+		fprintf(stderr, "fakeguest: cannot start the reader\n");
 		return 1;
 	}
 	if (vcpus > 0 && start_threads(vcpus, busy) < 0) {

@@ -97,6 +97,18 @@ static inline void make_snapshot(struct snapshot *s, double t, size_t nvms, doub
 		v->cpu = (struct vm_cpu){.cpu_seconds = 0.5 * (t - 1.7e9), .vcpu_delay_seconds = NAN};
 		v->cg = (struct vm_cgroup){.memory_bytes = MAYBE(80 * MiB), .limit_bytes = UNKNOWN, .oom_kills = MAYBE((int64_t)i)};
 		vm_io_unknown(&v->io);
+		v->stalls = vm_stalls_unknown("off");
+		if (i == 0) { /* vm0's stalls were read: 10 ms of copies and 20 ms of reclaim a second */
+			v->stalls.all = stalls_unknown();
+			v->stalls.all.known = true;
+			for (int k = 0; k < STALL_NKINDS; k++) {
+				v->stalls.all.seconds[k] = 0;
+				v->stalls.all.count[k] = 0;
+			}
+			v->stalls.all.seconds[STALL_WPCOPY] = 0.01 * (t - 1.7e9);
+			v->stalls.all.count[STALL_WPCOPY] = (int64_t)(t - 1.7e9) * 100;
+			v->stalls.all.seconds[STALL_RECLAIM] = 0.02 * (t - 1.7e9);
+		}
 		if (i == 0) /* vm0's disks were read (record --io); the others' were not asked */
 			v->disks = make_disks(t);
 		if (i == 0) { /* vm0 writes 1 MiB a second and has two taps; the others' I/O is unknown */

@@ -1,5 +1,6 @@
 /* What a VM costs besides memory: schedstat, vCPU thread names, cgroup paths, limits, PSI, keyed
- * files, per-vCPU rates, and why KSM does not merge a VM. */
+ * files, per-vCPU rates, why KSM does not merge a VM, and its stalls (delay accounting): why they
+ * are unknown, their rates, and the vCPUs' taken from the reading before when nothing stalled. */
 #include <errno.h>
 #include <math.h>
 #include <setjmp.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/base/stalls.h"
 #include "core/model/account.h"
 #include "core/model/vm_cost.h"
 #include "parse/cpu_cgroup.h"
@@ -235,12 +237,85 @@ static void cgroup_vm_scopes(void **state)
 	assert_true(parse_cgroup_vm_scope("/qemu.slice/100.scope", scope, 22));
 }
 
+/* A reader does not open where delay accounting cannot be read, and says why: a fixture tree, and
+ * the switch off (with the command that turns it on). A closed reader's VM is unknown with that. */
+static void stall_reasons(void **state)
+{
+	(void)state;
+	struct stall_reader r;
+	struct io_root fixture = {.proc = "/nonexistent/proc", .sys = "/nonexistent/sys"}, host = {0};
+	assert_int_equal(stall_reader_open(&fixture, 1, &r), -EXDEV);
+	assert_false(r.open);
+	assert_non_null(strstr(r.why, "--proc-root"));
+	assert_int_equal(stall_reader_open(&host, 0, &r), -ENODATA);
+	assert_non_null(strstr(r.why, DELAYACCT_ON_COMMAND));
+	struct vm_cpu cpu = {.nvcpus = 0};
+	struct vm_stalls s;
+	assert_int_equal(vm_stalls_read(&r, 1, NULL, NULL, &cpu, &s), 0);
+	assert_false(s.all.known);
+	assert_string_equal(s.why, r.why);
+	assert_true(isnan(stalls_memory_seconds(&s.all)) && isnan(s.stall_percent));
+	stall_reader_close(&r);
+	assert_int_equal(delayacct_read(&fixture), -ENOENT);
+}
+
+/* Over an interval: memory stalls (not IRQ) as percent of it, copy stalls as seconds; a counter
+ * that went down (another process) and an unknown reading give none. */
+static void stall_rates(void **state)
+{
+	(void)state;
+	struct vm_stalls a = vm_stalls_unknown(NULL), b = vm_stalls_unknown(NULL);
+	a.all.known = b.all.known = true;
+	for (int k = 0; k < STALL_NKINDS; k++)
+		a.all.seconds[k] = b.all.seconds[k] = 1.0;
+	b.all.seconds[STALL_WPCOPY] = 1.5;
+	b.all.seconds[STALL_RECLAIM] = 1.25;
+	b.all.seconds[STALL_IRQ] = 9.0; /* IRQs are not memory pressure */
+	vm_stalls_rates(&a, &b, 2.0);
+	assert_true(fabs(b.stall_percent - 37.5) < 1e-9);
+	assert_true(fabs(b.copy_stall_seconds - 0.5) < 1e-9);
+	assert_true(fabs(stalls_memory_seconds(&b.all) - 5.75) < 1e-9);
+	a.all.seconds[STALL_WPCOPY] = 3.0;
+	vm_stalls_rates(&a, &b, 2.0);
+	assert_true(isnan(b.copy_stall_seconds) && isnan(b.stall_percent));
+	b.all.seconds[STALL_IRQ] = NAN; /* a kernel without IRQ accounting still has the others */
+	assert_true(fabs(stalls_memory_seconds(&b.all) - 5.75) < 1e-9);
+	struct vm_stalls off = vm_stalls_unknown("off");
+	vm_stalls_rates(&a, &off, 2.0);
+	assert_true(isnan(off.stall_percent) && isnan(off.copy_stall_seconds));
+}
+
+/* Where the process stalled no more since the reading before, its vCPUs' figures are that
+ * reading's, without asking (the closed reader here could not answer); a live reader asks. */
+static void stall_vcpus_kept(void **state)
+{
+	(void)state;
+	struct stall_reader r;
+	struct io_root host = {0};
+	/* The switch as unknown: root's session opens with accounting off too (every figure 0). */
+	if (stall_reader_open(&host, -ENOENT, &r) < 0)
+		skip(); /* not root */
+	struct vcpu was[] = {{.index = 0, .tid = 111, .stall_seconds = 0.25}};
+	struct vm_cpu before_cpu = {.vcpus = was, .nvcpus = 1};
+	struct vm_stalls before;
+	struct vm_cpu cpu = {.nvcpus = 0};
+	assert_int_equal(vm_stalls_read(&r, getpid(), NULL, NULL, &cpu, &before), 0);
+	assert_true(before.all.known);
+	struct vcpu now[] = {vcpu_unread(0, 111)}; /* tid 111 is no thread of this process */
+	cpu = (struct vm_cpu){.vcpus = now, .nvcpus = 1};
+	assert_int_equal(vm_stalls_read(&r, getpid(), &before, &before_cpu, &cpu, &before), 0);
+	assert_true(now[0].stall_seconds == 0.25); /* kept: asked, tid 111 would have been -ESRCH */
+	assert_int_equal(vm_stalls_read(&r, 0x3fffffff, NULL, NULL, &cpu, &before), -ESRCH);
+	stall_reader_close(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(schedstat), cmocka_unit_test(sched_wait_sum), cmocka_unit_test(vcpu_names), cmocka_unit_test(cgroup_controllers), cmocka_unit_test(cgroup_vm_scopes),
 		cmocka_unit_test(limits), cmocka_unit_test(pressure), cmocka_unit_test(keyed),
 		cmocka_unit_test(vcpu_rates), cmocka_unit_test(unmergeable), cmocka_unit_test(cgroup_without_cache),
+		cmocka_unit_test(stall_reasons), cmocka_unit_test(stall_rates), cmocka_unit_test(stall_vcpus_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

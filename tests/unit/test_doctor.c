@@ -14,6 +14,7 @@
 #include "core/doctor/doctor.h"
 
 #define MiB (1024LL * 1024)
+#define GiB (1024LL * MiB)
 
 static void cpu_lists(void **state)
 {
@@ -293,6 +294,20 @@ static void small_pages_thresholds(void **state)
 	assert_int_equal(small_pages_findings("madvise", 8 * G, 8 * G, 0, 8 * G / 4096 / 20), 1);
 }
 
+/* The findings of rule id on evidence e with vm as its only VM; the first one's summary into
+ * summary (cap bytes; NULL: none) when there is one. */
+static size_t one_vm_findings(struct doctor_evidence *e, struct vm *vm, const char *id, char *summary, size_t cap)
+{
+	e->vms = (struct vm_list){.vms = vm, .n = 1};
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(e, &f), 0);
+	size_t n = count(&f, id);
+	if (n && summary)
+		snprintf(summary, cap, "%s", f.v[0].summary);
+	doctor_findings_free(&f);
+	return n;
+}
+
 /* A guest of 8 GiB whose memory is node0/node1 bytes (scope's numa_stat), its vCPUs on the nodes of
  * vcpu_mask (0: unknown), on a host of nodes nodes. */
 static size_t numa_findings(int nodes, int64_t node0, int64_t node1, uint64_t vcpu_mask, char *summary, size_t cap)
@@ -310,14 +325,7 @@ static size_t numa_findings(int nodes, int64_t node0, int64_t node1, uint64_t vc
 	vm.numa.vcpu_nodes = vcpu_mask;
 	struct doctor_evidence e = healthy();
 	e.numa_nodes = nodes;
-	e.vms = (struct vm_list){.vms = &vm, .n = 1};
-	struct doctor_findings f;
-	assert_int_equal(doctor_check(&e, &f), 0);
-	size_t n = count(&f, "vm-numa-remote-memory");
-	if (n && summary)
-		snprintf(summary, cap, "%s", f.v[0].summary);
-	doctor_findings_free(&f);
-	return n;
+	return one_vm_findings(&e, &vm, "vm-numa-remote-memory", summary, cap);
 }
 
 static void numa_remote_thresholds(void **state)
@@ -347,6 +355,36 @@ static void halt_poll_thresholds(void **state)
 	assert_int_equal(halt_findings(NAN, MAYBE(700000000)), 0); /* vCPU CPU unknown: no verdict */
 }
 
+/* A VM ksmd tracks, its copy stalls over a 2 s interval (NaN: not read) and what KSM saves it;
+ * the summary into summary (cap bytes) when flagged. */
+static size_t copy_stall_findings(double copy_seconds, int64_t saved, int64_t rmap_items, char *summary, size_t cap)
+{
+	struct vm vm = {.pid = 70, .cfg = {.vmm = VMM_QEMU, .name = "writer"}};
+	vm.mem.ksm_rmap_items = MAYBE(rmap_items);
+	vm.mem.ksm_merging_pages = MAYBE(0);
+	vm.ksm_saved_bytes = MAYBE(saved);
+	vm.stalls = vm_stalls_unknown(NULL);
+	vm.stalls.copy_stall_seconds = copy_seconds;
+	struct doctor_evidence e = healthy();
+	e.interval_seconds = 2;
+	return one_vm_findings(&e, &vm, "vm-ksm-copy-stalls", summary, cap);
+}
+
+/* 1% of a thread per GiB saved, and at least 0.5% of a thread. */
+static void copy_stall_thresholds(void **state)
+{
+	(void)state;
+	char s[256] = "";
+	assert_int_equal(copy_stall_findings(0.06, 1 * GiB, 1000, s, sizeof(s)), 1); /* 3% for 1 GiB */
+	assert_string_equal(s, "its guest stalled 3.0% of a thread on copies of pages KSM merged, while KSM saves it 1024 MiB");
+	assert_int_equal(copy_stall_findings(0.06, 3 * GiB, 1000, NULL, 0), 0);      /* 3% for 3 GiB: worth it */
+	assert_int_equal(copy_stall_findings(0.061, 3 * GiB, 1000, NULL, 0), 1);
+	assert_int_equal(copy_stall_findings(0.0099, 0, 1000, NULL, 0), 0);          /* under 0.5%: noise */
+	assert_int_equal(copy_stall_findings(0.01, 0, 1000, NULL, 0), 1);            /* nothing saved at all */
+	assert_int_equal(copy_stall_findings(0.06, 0, 0, NULL, 0), 0);               /* KSM does not touch it */
+	assert_int_equal(copy_stall_findings(NAN, 0, 1000, NULL, 0), 0);             /* stalls not read */
+}
+
 static void rule_ids_and_aliases(void **state)
 {
 	(void)state;
@@ -368,6 +406,7 @@ int main(void)
 		cmocka_unit_test(guest_ram_sum_with_an_unknown_part), cmocka_unit_test(growth_with_writes),
 		cmocka_unit_test(small_pages_thresholds), cmocka_unit_test(numa_remote_thresholds),
 		cmocka_unit_test(halt_poll_thresholds), cmocka_unit_test(rule_ids_and_aliases),
+		cmocka_unit_test(copy_stall_thresholds),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,16 +36,24 @@ static struct ksm_saved sample(void)
 	return s;
 }
 
+/* s is written as want, which reads back into *back. */
+static void formats_as(const struct ksm_saved *s, const char *want, struct ksm_saved *back)
+{
+	char text[4096];
+	int len = ksm_saved_format(s, text, sizeof(text));
+	assert_true(len > 0);
+	assert_string_equal(text, want);
+	assert_int_equal(ksm_saved_parse(text, (size_t)len, back), 0);
+}
+
 static void test_round_trip(void **state)
 {
 	(void)state;
 	struct ksm_saved s = sample(), back;
 	char text[4096];
-	int len = ksm_saved_format(&s, text, sizeof(text));
-	assert_true(len > 0);
-	assert_string_equal(text, "vmhost ksm saved 1\npid 4242\ndir /sys/kernel/mm/ksm\nset run 0\n"
-				  "set pages_to_scan 123\nset advisor_mode scan-time\nend\n");
-	assert_int_equal(ksm_saved_parse(text, (size_t)len, &back), 0);
+	int len;
+	formats_as(&s, "vmhost ksm saved 1\npid 4242\ndir /sys/kernel/mm/ksm\nset run 0\n"
+		       "set pages_to_scan 123\nset advisor_mode scan-time\nend\n", &back);
 	assert_int_equal(back.pid, 4242);
 	assert_string_equal(back.dir, s.dir);
 	assert_int_equal(back.n, 3);
@@ -92,6 +100,14 @@ static int parse(const char *text)
 	return ksm_saved_parse(text, strlen(text), &s);
 }
 
+/* Each of the n texts is refused as a file that does not read. */
+static void none_read(const char *const *texts, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (parse(texts[i]) != -EBADMSG)
+			fail_msg("read: %s", texts[i]);
+}
+
 static void test_parse_refuses(void **state)
 {
 	(void)state;
@@ -115,9 +131,7 @@ static void test_parse_refuses(void **state)
 		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nend\nset run 0\n",
 		"vmhost ksm saved 1\r\npid 1\ndir /sys/kernel/mm/ksm\nend\n",
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		if (parse(bad[i]) != -EBADMSG)
-			fail_msg("read: %s", bad[i]);
+	none_read(bad, sizeof(bad) / sizeof(bad[0]));
 	/* a NUL inside, and one setting more than the most */
 	struct ksm_saved s;
 	assert_int_equal(ksm_saved_parse("vmhost ksm saved 1\0pid 1\n", 25, &s), -EBADMSG);
@@ -146,7 +160,7 @@ static void test_cut_anywhere(void **state)
 
 struct tree {
 	char *dir;
-	char sys[512], run[512], knob[600], file[600];
+	char sys[512], proc[512], run[512], knob[600], file[600], delayacct[600];
 	struct io_root root;
 };
 
@@ -159,7 +173,12 @@ static void tree_new(struct tree *t)
 	snprintf(t->file, sizeof(t->file), "%s/" KSM_SAVED_FILE, t->run);
 	mkdirf("%s/kernel/mm/ksm", t->sys);
 	put(t->knob, "100\n");
-	t->root = (struct io_root){.proc = "/proc", .sys = t->sys};
+	/* a proc tree of its own for the one sysctl a guard may change */
+	snprintf(t->proc, sizeof(t->proc), "%s/proc", t->dir);
+	snprintf(t->delayacct, sizeof(t->delayacct), "%s/sys/kernel/task_delayacct", t->proc);
+	mkdirf("%s/sys/kernel", t->proc);
+	put(t->delayacct, "0\n");
+	t->root = (struct io_root){.proc = t->proc, .sys = t->sys};
 	setenv("VMHOST_RUNTIME_DIR", t->run, 1);
 }
 
@@ -202,15 +221,24 @@ static int knob(const struct tree *t)
 	return v;
 }
 
+/* The tree's kernel.task_delayacct. */
+static int delayacct(const struct tree *t)
+{
+	char *text = slurp(t->delayacct);
+	int v = atoi(text);
+	free(text);
+	return v;
+}
+
 /* The child guards the tree, changes pages_to_scan (same width: the tree's files are not sysfs,
- * a shorter write would leave a tail), says so and waits for its death. */
+ * a shorter write would leave a tail) and kernel.task_delayacct, says so and waits for its death. */
 static pid_t guarded_child(const struct tree *t)
 {
 	int fd;
 	pid_t pid = fork_piped(&fd);
 	if (pid == 0) {
 		if (ksm_guard_begin(&t->root, NULL) < 0 || ksm_guard_set("pages_to_scan", "400") < 0 ||
-		    write(fd, "r", 1) != 1)
+		    ksm_guard_set_sysctl("kernel.task_delayacct", "1") < 0 || write(fd, "r", 1) != 1)
 			_exit(3);
 		for (;;)
 			pause();
@@ -259,9 +287,11 @@ static void test_sigkill_left_then_restored(void **state)
 	pid_t pid = guarded_child(t);
 	assert_int_equal(kill_wait(pid, SIGKILL), SIGKILL);
 	assert_int_equal(knob(t), 400);
+	assert_int_equal(delayacct(t), 1);
 	assert_int_equal(access(t->file, F_OK), 0);
 	assert_int_equal(ksm_guard_begin(&t->root, NULL), 1); /* the next writer puts it back first */
 	assert_int_equal(knob(t), 100);
+	assert_int_equal(delayacct(t), 0); /* the sysctl too, from the file's proc line */
 	assert_int_equal(access(t->file, F_OK), -1);
 	assert_int_equal(ksm_guard_set("pages_to_scan", "500"), 0);
 	assert_int_equal(ksm_guard_end(), 0);
@@ -272,10 +302,14 @@ static void test_sigkill_left_then_restored(void **state)
 	struct ksm_saved left;
 	assert_int_equal(ksm_guard_restore_left(&t->root, &left), 1);
 	assert_int_equal(left.pid, pid);
-	assert_int_equal(left.n, 1);
+	assert_int_equal(left.n, 2);
 	assert_string_equal(left.set[0].name, "pages_to_scan");
 	assert_string_equal(left.set[0].value, "100");
+	assert_string_equal(left.set[1].name, "kernel.task_delayacct");
+	assert_string_equal(left.set[1].value, "0");
+	assert_string_equal(left.proc, t->proc);
 	assert_int_equal(knob(t), 100);
+	assert_int_equal(delayacct(t), 0);
 	assert_int_equal(ksm_guard_restore_left(&t->root, &left), 0); /* nothing left now */
 }
 
@@ -289,11 +323,65 @@ static void test_crash_and_pipe_restore(void **state)
 		tree_new(&t);
 		pid_t pid = guarded_child(&t);
 		assert_int_equal(kill_wait(pid, sigs[i]), sigs[i]);
-		if (knob(&t) != 100)
-			fail_msg("signal %d: pages_to_scan %d, not restored", sigs[i], knob(&t));
+		if (knob(&t) != 100 || delayacct(&t) != 0)
+			fail_msg("signal %d: pages_to_scan %d, task_delayacct %d, not restored", sigs[i], knob(&t),
+				 delayacct(&t));
 		assert_int_equal(access(t.file, F_OK), -1);
 		tree_free(&t);
 	}
+}
+
+/* kernel.task_delayacct through the guard (bench ksm --delayacct): written down before it is
+ * changed, with the proc directory it goes back to, put back by the end and by a stop signal
+ * (SIGTERM: the handler restores, then the process dies by it); no other sysctl is taken. */
+static void test_sysctl_guarded(void **state)
+{
+	struct tree *t = *state;
+	assert_int_equal(ksm_guard_begin(&t->root, NULL), 0);
+	assert_int_equal(ksm_guard_set_sysctl("kernel.hostname", "x"), -EINVAL);
+	assert_int_equal(ksm_guard_set_sysctl("kernel.task_delayacct", "1"), 0);
+	assert_int_equal(delayacct(t), 1);
+	char *text = slurp(t->file);
+	char want[1400];
+	snprintf(want, sizeof(want), "vmhost ksm saved 1\npid %d\ndir %s/kernel/mm/ksm\nproc %s\nset kernel.task_delayacct 0\nend\n",
+		 (int)getpid(), t->sys, t->proc);
+	assert_string_equal(text, want);
+	free(text);
+	assert_int_equal(ksm_guard_end(), 0);
+	assert_int_equal(delayacct(t), 0);
+	assert_int_equal(access(t->file, F_OK), -1);
+	pid_t pid = guarded_child(t);
+	assert_int_equal(kill_wait(pid, SIGTERM), SIGTERM);
+	assert_int_equal(delayacct(t), 0);
+	assert_int_equal(knob(t), 100);
+	assert_int_equal(access(t->file, F_OK), -1);
+}
+
+/* The sysctl lines: only the allowed names, only after a proc line right after dir. */
+static void test_sysctl_format(void **state)
+{
+	(void)state;
+	struct ksm_saved s = sample(), back;
+	snprintf(s.proc, sizeof(s.proc), "/proc");
+	snprintf(s.set[2].name, sizeof(s.set[2].name), "kernel.task_delayacct");
+	snprintf(s.set[2].value, sizeof(s.set[2].value), "0");
+	formats_as(&s, "vmhost ksm saved 1\npid 4242\ndir /sys/kernel/mm/ksm\nproc /proc\nset run 0\n"
+		       "set pages_to_scan 123\nset kernel.task_delayacct 0\nend\n", &back);
+	assert_string_equal(back.proc, "/proc");
+	char text[4096];
+	assert_string_equal(back.set[2].name, "kernel.task_delayacct");
+	s.proc[0] = '\0'; /* a sysctl without the proc directory it goes back to */
+	assert_int_equal(ksm_saved_format(&s, text, sizeof(text)), -EINVAL);
+	static const char *const bad[] = {
+		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nset kernel.task_delayacct 0\nend\n",
+		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nproc /proc\nset kernel.hostname x\nend\n",
+		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nset run 0\nproc /proc\nend\n",
+		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nproc proc\nset kernel.task_delayacct 0\nend\n",
+		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nproc /etc\nset kernel.task_delayacct 0\nend\n",
+		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nproc /x/../proc\nset kernel.task_delayacct 0\nend\n",
+		"vmhost ksm saved 1\npid 1\ndir /sys/kernel/mm/ksm\nproc /proc\nproc /proc\nend\n",
+	};
+	none_read(bad, sizeof(bad) / sizeof(bad[0]));
 }
 
 /* A file that does not read is neither used nor removed, and nothing is changed. */
@@ -331,6 +419,8 @@ int main(void)
 		cmocka_unit_test(test_crash_and_pipe_restore),
 		cmocka_unit_test_setup_teardown(test_damaged_file_stays, tree_setup, tree_teardown),
 		cmocka_unit_test_setup_teardown(test_other_root_keeps_nothing, tree_setup, tree_teardown),
+		cmocka_unit_test(test_sysctl_format),
+		cmocka_unit_test_setup_teardown(test_sysctl_guarded, tree_setup, tree_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

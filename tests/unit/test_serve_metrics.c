@@ -257,6 +257,52 @@ static void test_disk_series(void **state)
 	free(out);
 }
 
+/* vmhost_vm_stall_seconds_total: a series per kind for a VM whose stalls were read, in seconds;
+ * none for one where they were not (a fixture tree, delay accounting off), and none for a kind
+ * this kernel does not count. */
+static void test_stall_series(void **state)
+{
+	(void)state;
+	char proc[1100];
+	snprintf(proc, sizeof(proc), "%s/proc", fixture);
+	char sys[1200];
+	snprintf(sys, sizeof(sys), "%.1100s/sys", fixture);
+	struct io_root root = {.proc = proc, .sys = sys};
+	struct snapshot s;
+	assert_int_equal(snapshot_take(&root, NULL, 0, 0, 0, NULL, &s), 0);
+	assert_true(s.vms.n >= 2);
+	assert_false(s.vms.vms[0].stalls.all.known); /* a fixture tree is not the running kernel */
+	struct stalls *st = &s.vms.vms[0].stalls.all;
+	*st = stalls_unknown();
+	st->known = true;
+	for (int k = 0; k < STALL_NKINDS; k++)
+		st->seconds[k] = 0.5 * k;
+	st->seconds[STALL_IRQ] = NAN;
+	char want[STALL_NKINDS][640];
+	for (int k = 0; k < STALL_NKINDS; k++)
+		snprintf(want[k], sizeof(want[k]), "vmhost_vm_stall_seconds_total{vm=\"%s\",pid=\"%d\",uuid=\"%s\",kind=\"%s\"} ",
+			 s.vms.vms[0].cfg.name, (int)s.vms.vms[0].pid, s.vms.vms[0].cfg.uuid, stall_kind_names[k]);
+	struct prom p;
+	prom_init(&p, PROM_TEXT);
+	struct prom_meta meta = {.snapshots_total = 1, .version = "test"};
+	prom_write_snapshot(&p, &s, &meta);
+	char *out;
+	size_t len;
+	assert_int_equal(prom_finish(&p, &out, &len), 0);
+	assert_non_null(strstr(out, "# TYPE vmhost_vm_stall_seconds_total counter\n"));
+	char line[700];
+	snprintf(line, sizeof(line), "%s1.5\n", want[STALL_THRASHING]);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "%s0\n", want[STALL_WPCOPY]);
+	assert_non_null(strstr(out, line));
+	assert_null(strstr(out, want[STALL_IRQ]));
+	char other[320];
+	snprintf(other, sizeof(other), "vmhost_vm_stall_seconds_total{vm=\"%s\"", s.vms.vms[1].cfg.name);
+	assert_null(strstr(out, other));
+	free(out);
+	snapshot_free(&s);
+}
+
 int main(void)
 {
 	const char *f = getenv("VMHOST_FIXTURES");
@@ -269,6 +315,7 @@ int main(void)
 		cmocka_unit_test(test_hugetlb_series),
 		cmocka_unit_test(test_io_series),
 		cmocka_unit_test(test_disk_series),
+		cmocka_unit_test(test_stall_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -78,15 +78,24 @@ static struct history_vm_point *old_database(int version, const char *rows, size
 	return p;
 }
 
+/* old_database with one VM (id 1) and one sample of it: columns and values after vm_id, t_ms. */
+static struct history_vm_point *one_old_sample(int version, const char *columns, const char *values, size_t *ret_n)
+{
+	char rows[512];
+	snprintf(rows, sizeof(rows),
+		 "INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
+		 "INSERT INTO vm_samples (vm_id, t_ms, %s) VALUES (1, 1799999995000, %s);",
+		 columns, values);
+	return old_database(version, rows, ret_n);
+}
+
 /* A database written by vmhost with schema 1 (before the CPU and cgroup columns) is migrated
  * in place by the next writer; its old rows read back with the new figures unknown. */
 static void schema_1_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct history_vm_point *p = old_database(1,
-		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
-		"INSERT INTO vm_samples (vm_id, t_ms, rss) VALUES (1, 1799999995000, 4096);", &np);
+	struct history_vm_point *p = one_old_sample(1, "rss", "4096", &np);
 	assert_int_equal(np, 1);
 	assert_true(p[0].rss.known && p[0].rss.v == 4096);
 	assert_false(p[0].cpu_ms.known);
@@ -98,9 +107,7 @@ static void schema_2_is_migrated(void **state)
 {
 	(void)state;
 	size_t np;
-	struct history_vm_point *p = old_database(2,
-		"INSERT INTO vms (id, pid, start_ticks, boot_ms, vmm) VALUES (1, 7, 9, 0, 'qemu');"
-		"INSERT INTO vm_samples (vm_id, t_ms, rss, pss, cpu_ms) VALUES (1, 1799999995000, 4096, 4096, 5);", &np);
+	struct history_vm_point *p = one_old_sample(2, "rss, pss, cpu_ms", "4096, 4096, 5", &np);
 	assert_int_equal(np, 1);
 	assert_true(p[0].pss.known && p[0].pss.v == 4096 && p[0].cpu_ms.known);
 	assert_false(p[0].hugetlb.known);
@@ -207,6 +214,38 @@ static void schema_5_is_migrated(void **state)
 	store_close(s);
 }
 
+/* Schema 6 (before the stalls): its rows read back with them unknown, and the next writer's
+ * samples carry them: vm0's 10 ms of copies and 20 ms of reclaim a second are 3% of one thread in
+ * the report's row; the old VM's have none. */
+static void schema_6_is_migrated(void **state)
+{
+	(void)state;
+	size_t np;
+	struct history_vm_point *p = one_old_sample(6, "rss, cpu_ms", "4096, 5", &np);
+	assert_int_equal(np, 1);
+	assert_true(p[0].cpu_ms.known);
+	for (int k = 0; k < STALL_NKINDS; k++)
+		assert_false(p[0].stall_us[k].known);
+	assert_false(p[0].wpcopy_count.known);
+	free(p);
+	struct store *s;
+	assert_int_equal(store_open_read(db, &s), 0);
+	assert_int_equal(store_vm_points(s, 2, 0, 2e9, &p, &np), 0); /* vm0 of the new writer: 2 samples */
+	assert_int_equal(np, 2);
+	assert_true(p[1].stall_us[STALL_WPCOPY].known && p[1].stall_us[STALL_WPCOPY].v == 1000000100000);
+	assert_true(p[1].wpcopy_count.known && p[1].wpcopy_count.v == 10000001000);
+	assert_true(p[1].stall_us[STALL_IRQ].known && p[1].stall_us[STALL_IRQ].v == 0);
+	free(p);
+	struct series_set set;
+	assert_int_equal(store_vm_series(s, 2, 0, 2e9, 4096, NULL, 100, &set), 0);
+	assert_true(fabs(series_row(&set, SERIES_VM_STALL)[1] - 3.0) < 1e-3);
+	series_free(&set);
+	assert_int_equal(store_vm_series(s, 1, 0, 2e9, 4096, NULL, 100, &set), 0); /* the old VM's row */
+	assert_true(isnan(series_row(&set, SERIES_VM_STALL)[set.n - 1]));
+	series_free(&set);
+	store_close(s);
+}
+
 /* A schema-5 database not migrated yet (no writer since the upgrade): report and growth read it. */
 static void schema_5_is_read_as_it_is(void **state)
 {
@@ -245,6 +284,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(schema_4_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_5_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_5_is_read_as_it_is, setup, teardown),
+		cmocka_unit_test_setup_teardown(schema_6_is_migrated, setup, teardown),
 		cmocka_unit_test_setup_teardown(schema_4_is_old_to_readers, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -286,13 +286,13 @@ static void test_batch_frame(void **state)
 	assert_true(!strncmp(line, "# host mem_total_bytes=", 23));
 	line = strtok_r(NULL, "\n", &save);
 	assert_string_equal(line, "kind\tpid\tvm_pid\tname\tcpu\tdelay\trss\tpss\tksm\toverhead\texits\tcgroup\tmempsi\tcpupsi\tiopsi\tcost"
-				  "\tksmd\tread\twrite\tnetrx\tnettx\tpoll");
+				  "\tksmd\tread\twrite\tnetrx\tnettx\tpoll\tstall");
 	size_t rows = 0;
 	while ((line = strtok_r(NULL, "\n", &save))) {
 		size_t tabs = 0;
 		for (char *p = line; *p; p++)
 			tabs += *p == '\t';
-		assert_int_equal(tabs, 21);
+		assert_int_equal(tabs, 22);
 		rows++;
 	}
 	assert_int_equal(rows, 4);

@@ -2,10 +2,12 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "core/base/rate.h"
+#include "core/base/stalls.h"
 #include "core/base/stats.h"
 #include "core/base/stop.h"
 #include "core/model/account.h"
@@ -188,6 +190,8 @@ struct policy_run {
 	pid_t pids[BENCH_KSM_MAX_GUESTS]; /* 0: not started yet, or gone */
 	bool gone[BENCH_KSM_MAX_GUESTS];
 	struct ksmtuned *daemon;          /* the real ksmtuned while its policy runs */
+	struct stall_reader *stalls;      /* delay accounting, read for the guests' copy stalls */
+	double copies[BENCH_KSM_MAX_GUESTS]; /* each guest's copy stall seconds at its last reading */
 	int64_t page_bytes;
 	bench_ksm_event_fn on_event;
 	void *arg;
@@ -220,12 +224,22 @@ static double workload_saved(const struct policy_run *pr, int64_t *ret_rss)
 	return bench_ksm_saved_bytes(merging, zero, running, pr->page_bytes);
 }
 
+/* Guest i's copy stalls so far, kept for the run's sum (a guest's threads are its own: they
+ * start with it, after --delayacct turned accounting on). */
+static void note_copies(struct policy_run *pr, unsigned i)
+{
+	struct stalls s;
+	if (pr->pids[i] && stall_read(pr->stalls, pr->pids[i], true, &s) == 0 && isfinite(s.seconds[STALL_WPCOPY]))
+		pr->copies[i] = s.seconds[STALL_WPCOPY];
+}
+
 /* Starts and stops the guests whose time in the plan has come, t seconds after the start. */
 static int follow_plan(struct policy_run *pr, double t)
 {
 	int r = 0;
 	for (unsigned i = 0; i < pr->c->guests && r >= 0 && !stop_requested(); i++) {
 		const struct bench_ksm_guest_plan *g = &pr->plan[i];
+		note_copies(pr, i);
 		if (pr->pids[i] && t >= g->stop) {
 			workload_stop(pr->pids[i]);
 			pr->pids[i] = 0;
@@ -391,7 +405,7 @@ static int run_policy(struct policy_run *pr, bool has_advisor, struct bench_ksm_
 {
 	memset(res, 0, sizeof(*res));
 	res->available = true;
-	res->steady_cpu_percent = NAN;
+	res->steady_cpu_percent = res->copy_stall_seconds = NAN;
 	if (pr->p == BENCH_KSM_ADVISOR && !has_advisor) {
 		res->available = false;
 		res->note = "this kernel has no advisor_mode";
@@ -399,6 +413,7 @@ static int run_policy(struct policy_run *pr, bool has_advisor, struct bench_ksm_
 	}
 	memset(pr->pids, 0, sizeof(pr->pids));
 	memset(pr->gone, 0, sizeof(pr->gone));
+	memset(pr->copies, 0, sizeof(pr->copies));
 	/* Fresh guests for every policy: splitting huge pages on a merge is not undone by run=2. */
 	int r = follow_plan(pr, 0);
 	if (r >= 0)
@@ -412,9 +427,13 @@ static int run_policy(struct policy_run *pr, bool has_advisor, struct bench_ksm_
 	bool no_daemon = pr->p == BENCH_KSM_KSMTUNED && !pr->daemon;
 	int rd = ksmtuned_stop(pr->daemon);
 	pr->daemon = NULL;
-	for (unsigned i = 0; i < pr->c->guests; i++)
+	res->copy_stall_seconds = pr->stalls->open ? 0 : NAN;
+	for (unsigned i = 0; i < pr->c->guests; i++) {
+		note_copies(pr, i);
+		res->copy_stall_seconds += pr->copies[i];
 		if (pr->pids[i])
 			workload_stop(pr->pids[i]);
+	}
 	if (r == -ENOENT && no_daemon) {
 		res->available = false;
 		res->note = "ksmtuned is not installed (package ksmtuned)";
@@ -446,7 +465,11 @@ int bench_ksm_run(const struct io_root *root, const struct bench_ksm_config *c, 
 	r = ksm_guard_set_int("use_zero_pages", 0);
 	if (!r && s0.k.smart_scan.known)
 		r = ksm_guard_set_int("smart_scan", 1);
-	struct policy_run pr = {.root = root, .c = c, .plan = res->plan, .sm = &sm, .page_bytes = host_page_size(), .on_event = on_event, .arg = arg};
+	struct stall_reader stalls;
+	stall_reader_open(root, delayacct_read(root), &stalls);
+	snprintf(res->copy_stall_why, sizeof(res->copy_stall_why), "%s", stalls.open ? "" : stalls.why);
+	struct policy_run pr = {.root = root, .c = c, .plan = res->plan, .sm = &sm, .page_bytes = host_page_size(),
+				.on_event = on_event, .arg = arg, .stalls = &stalls};
 	bool has_advisor = s0.k.advisor_mode[0] != '\0';
 	for (int k = 0; k < c->repeat && r >= 0 && !stop_requested(); k++)
 		for (int p = 0; p < BENCH_KSM_NPOLICIES && r >= 0 && !stop_requested(); p++)
@@ -454,6 +477,7 @@ int bench_ksm_run(const struct io_root *root, const struct bench_ksm_config *c, 
 				pr.p = (enum bench_ksm_policy)p;
 				r = run_policy(&pr, has_advisor, &res->runs[k][p]);
 			}
+	stall_reader_close(&stalls);
 	if (r >= 0 && stop_requested())
 		r = -EINTR;
 	if (r < 0) {
@@ -508,17 +532,20 @@ void bench_ksm_summarize(const struct bench_ksm_result *r, struct bench_ksm_summ
 	s.zero_bytes = (int64_t)(zero_pages * guests * WORKLOAD_PAGE_BYTES);
 
 	for (int p = 0; p < BENCH_KSM_NPOLICIES; p++) {
-		double vt[BENCH_KSM_MAX_REPEAT], vc[BENCH_KSM_MAX_REPEAT], vs[BENCH_KSM_MAX_REPEAT], vf[BENCH_KSM_MAX_REPEAT];
+		double vt[BENCH_KSM_MAX_REPEAT], vc[BENCH_KSM_MAX_REPEAT], vs[BENCH_KSM_MAX_REPEAT], vf[BENCH_KSM_MAX_REPEAT],
+			vw[BENCH_KSM_MAX_REPEAT];
 		for (int k = 0; k < c->repeat; k++) {
 			const struct bench_ksm_run *run = &r->runs[k][p];
 			to_95pct(&run->s, r->arrival, s.achievable_bytes, &vt[k], &vc[k]);
 			vs[k] = run->steady_cpu_percent;
 			vf[k] = run->final_saved.known ? (double)run->final_saved.v : NAN;
+			vw[k] = run->copy_stall_seconds;
 		}
 		s.seconds_to_95pct[p] = median_nan_high(vt, (size_t)c->repeat);
 		s.ksmd_cpu_seconds_to_95pct[p] = median_nan_high(vc, (size_t)c->repeat);
 		s.steady_cpu_percent[p] = median_nan_high(vs, (size_t)c->repeat);
 		s.saved_bytes[p] = median_nan_high(vf, (size_t)c->repeat);
+		s.copy_stall_seconds[p] = median_nan_high(vw, (size_t)c->repeat);
 	}
 
 	/* The verdict: vmhost against the fastest static policy, conservative, and the advisor. */

@@ -78,6 +78,9 @@ struct bench_ksm_run {
 	double steady_cpu_percent; /* NaN when the series is too short or ksmd's CPU unknown */
 	bool available;            /* false: not run, or cannot run here (note says why) */
 	const char *note;          /* why it cannot run here: no advisor, ksmtuned not installed */
+	/* What the guests paid: their write-protect copy stalls over the run (copies of pages KSM
+	 * merged that they wrote to), summed over its guests, from delay accounting; NaN unread. */
+	double copy_stall_seconds;
 };
 
 struct bench_ksm_result {
@@ -85,6 +88,7 @@ struct bench_ksm_result {
 	struct bench_ksm_guest_plan plan[BENCH_KSM_MAX_GUESTS];
 	double arrival; /* bench_ksm_plan's: the time to 95% counts from here */
 	struct bench_ksm_run (*runs)[BENCH_KSM_NPOLICIES]; /* [cfg.repeat], zero for policies off */
+	char copy_stall_why[200]; /* why the guests' copy stalls are unknown; "" when they were read */
 };
 /* NULL does nothing. */
 void bench_ksm_result_free(struct bench_ksm_result *r);
@@ -117,6 +121,7 @@ struct bench_ksm_summary {
 	double ksmd_cpu_seconds_to_95pct[BENCH_KSM_NPOLICIES];
 	double steady_cpu_percent[BENCH_KSM_NPOLICIES];
 	double saved_bytes[BENCH_KSM_NPOLICIES];
+	double copy_stall_seconds[BENCH_KSM_NPOLICIES]; /* the guests', over a run */
 	int fastest_static;               /* kernel-default or conservative, -1 when neither got there */
 	double vmhost_time_ratio;         /* vmhost's time to 95% over the fastest static one's */
 	bool vmhost_cpu_ok;               /* steady ksmd CPU at most conservative's */

@@ -1,8 +1,11 @@
 #include "core/bench/workload.h"
 #include "core/base/stop.h"
+#include "io/file.h"
 #include "io/io.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +113,42 @@ static void workload_rewrite(const struct workload_spec *s, void *mem, uint64_t 
 			fill_page((uint64_t *)((char *)mem + i * PAGE), page_seed(s, i, PAGE_VOLATILE, generation));
 }
 
+/* Writes content of this guest's own over every shared and zero page once: each write to a page
+ * KSM merged is a copy-on-write copy. Returns the pages written. */
+static uint64_t workload_rewrite_merged(const struct workload_spec *s, void *mem)
+{
+	uint64_t pages = s->guest_bytes / PAGE, n = 0;
+	for (uint64_t i = 0; i < pages; i++) {
+		enum page_class c = workload_page_class(s, i);
+		if (c != PAGE_SHARED && c != PAGE_ZERO)
+			continue;
+		fill_page((uint64_t *)((char *)mem + i * PAGE), page_seed(s, i, PAGE_VOLATILE, 1ull << 19));
+		n++;
+	}
+	return n;
+}
+
+/* A new generation of the image's shared content, the same in every guest of it. */
+static void workload_rewrite_shared(const struct workload_spec *s, void *mem, uint64_t generation)
+{
+	uint64_t pages = s->guest_bytes / PAGE;
+	for (uint64_t i = 0; i < pages; i++)
+		if (workload_page_class(s, i) == PAGE_SHARED)
+			fill_page((uint64_t *)((char *)mem + i * PAGE), mix(s->image_seed * 0x100000001b3ull + i) ^ generation);
+}
+
+/* The rewrite of rewrite_when, once its file is there; "rewritten N" on fd (-1: none). */
+static void rewrite_if_asked(const struct workload_spec *s, void *mem, int fd, bool *done)
+{
+	if (*done || !s->rewrite_when || !io_can_open(s->rewrite_when, O_RDONLY))
+		return;
+	*done = true;
+	char line[48];
+	int len = snprintf(line, sizeof(line), "rewritten %llu\n", (unsigned long long)workload_rewrite_merged(s, mem));
+	if (fd >= 0 && write(fd, line, (size_t)len) != len)
+		return; /* nobody reads it any more: the rewrite is done all the same */
+}
+
 int workload_run(const struct workload_spec *s, int ready_fd)
 {
 	stop_catch(false);
@@ -124,9 +163,16 @@ int workload_run(const struct workload_spec *s, int ready_fd)
 	}
 	unsigned period_ms = s->rewrite_ms ? s->rewrite_ms : 200;
 	uint64_t generation = 0, grown = 0;
-	bool unmapped = false;
-	double start = clock_monotonic_seconds();
+	bool unmapped = false, rewritten = false;
+	double start = clock_monotonic_seconds(), next_cow = start + s->cow_period_seconds;
 	while (sleep_for(period_ms / 1000.0)) {
+		rewrite_if_asked(s, mem, ready_fd <= 2 ? ready_fd : -1, &rewritten);
+		double now = clock_monotonic_seconds();
+		if (s->cow_period_seconds > 0 && now >= next_cow) {
+			/* by the time since the start: guests of one image write the same generation */
+			workload_rewrite_shared(s, mem, mix((uint64_t)((now - start) / s->cow_period_seconds)));
+			next_cow += s->cow_period_seconds;
+		}
 		if (s->volatile_fraction > 0)
 			workload_rewrite(s, mem, ++generation);
 		if (!unmapped && s->unmap_after_seconds > 0 && clock_monotonic_seconds() - start >= s->unmap_after_seconds) {

@@ -29,6 +29,12 @@ struct workload_spec {
 	const struct io_root *root; /* where cgroup is (--sys-root); NULL: /proc and /sys */
 	double unmap_after_seconds; /* > 0: the upper half of guest RAM is unmapped this long after it
 				       is filled (a mapping that goes away under a reader) */
+	double cow_period_seconds; /* > 0: this often the shared pages get new content, the same in every
+				      guest of the image (a generation of it): what KSM merged of them is
+				      copied on write, and merges again (a guest that keeps KSM busy) */
+	const char *rewrite_when; /* a file whose appearance makes the guest write new content over its
+				     shared and zero pages once (a guest writing over what KSM merged);
+				     "rewritten N" (pages) then goes to ready_fd when that is 0-2; NULL: never */
 };
 
 /* The unit of content: a workload page (the host's base page on x86). */

@@ -42,6 +42,8 @@
 #define GROWTH_WRITES_MIN_SHARE 1.0                 /* written over the growth: a write cache can explain it */
 #define HALT_POLL_MIN_SHARE 0.05                    /* of one CPU over the interval: less is noise */
 #define HALT_POLL_MIN_SECONDS 1.0                   /* the same without an interval */
+#define KSM_COPY_STALL_PER_GIB_SAVED 0.01           /* copy stalls a second per GiB KSM saves: 1% of a thread */
+#define KSM_COPY_STALL_MIN_SHARE 0.005              /* of one thread over the interval: less is noise */
 
 const char *doctor_severity_name(enum doctor_severity s)
 {
@@ -310,6 +312,40 @@ static void check_no_yield(const struct doctor_rule *r, const struct doctor_evid
 		advise(f, "turn merging off for it (QEMU -machine mem-merge=off, or libvirt "
 			  "<memoryBacking><nosharepages/></memoryBacking>): saves ~%.0f%% of ksmd's CPU",
 		       isfinite(share) ? share * 100.0 : 0.0);
+	}
+}
+
+/* A guest that pays more for KSM than KSM saves it: stalled on copies of merged pages it writes
+ * (delay accounting's write-protect copies, over the interval) beyond a share of a thread per GiB
+ * saved. Needs an interval and delay accounting on; a VM KSM does not touch is left alone. */
+static void check_ksm_copy_stalls(const struct doctor_rule *r, const struct doctor_evidence *e,
+				  struct doctor_findings *out)
+{
+	double seconds = e->interval_seconds;
+	for (size_t i = 0; seconds > 0 && i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const struct mem_counters *m = &vm->mem;
+		bool ksm = (m->ksm_rmap_items.known && m->ksm_rmap_items.v > 0) ||
+			   (m->ksm_merging_pages.known && m->ksm_merging_pages.v > 0);
+		double share = vm->stalls.copy_stall_seconds / seconds; /* of one thread */
+		double saved_gib = vm->ksm_saved_bytes.known ? (double)vm->ksm_saved_bytes.v / GiB : 0;
+		if (!is_vm(vm) || !ksm || !(share >= KSM_COPY_STALL_MIN_SHARE) ||
+		    share <= KSM_COPY_STALL_PER_GIB_SAVED * saved_gib)
+			continue;
+		double per_gib = saved_gib > 0 ? share * 1000.0 / saved_gib : NAN;
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
+					       "its guest stalled %.1f%% of a thread on copies of pages KSM merged, while KSM "
+					       "saves it %.0f MiB",
+					       share * 100.0, saved_gib * 1024.0);
+		evidence_num(f, "copy_stall_seconds", DV_SECONDS, vm->stalls.copy_stall_seconds);
+		evidence_num(f, "copy_stall_percent", DV_PERCENT, share * 100.0);
+		evidence_bytes(f, "ksm_saved_bytes", vm->ksm_saved_bytes);
+		evidence_num(f, "copy_stall_ms_per_second_per_gib_saved", DV_FLOAT, per_gib);
+		evidence_num(f, "ksmd_cpu_seconds", DV_SECONDS, vm->stalls.ksmd_cpu_seconds);
+		evidence_num(f, "stall_percent", DV_PERCENT, vm->stalls.stall_percent);
+		evidence_int(f, "wpcopy_count", vm->stalls.all.known ? MAYBE(vm->stalls.all.count[STALL_WPCOPY]) : UNKNOWN);
+		advise(f, "turn merging off for it (QEMU -machine mem-merge=off, or libvirt "
+			  "<memoryBacking><nosharepages/></memoryBacking>): its guest writes over what KSM merges");
 	}
 }
 
@@ -957,6 +993,8 @@ const struct doctor_rule doctor_rules[] = {
 	{"vcpu-delay-high", DOCTOR_WARNING, NULL, check_vcpu_delay, "vCPUs waiting for host CPUs"},
 	{"vm-overhead-growing", DOCTOR_WARNING, NULL, check_growth, "a VM flagged by 'vmhost growth' (--db)"},
 	{"ksm-cpu-without-gain", DOCTOR_WARNING, NULL, check_ksm_cpu, "ksmd CPU for little or no gain"},
+	{"vm-ksm-copy-stalls", DOCTOR_WARNING, NULL, check_ksm_copy_stalls,
+	 "a guest stalled on copies of KSM's merged pages beyond what KSM saves it"},
 	{"ksm-tuners-fighting", DOCTOR_WARNING, NULL, check_ksm_tuners, "ksmtuned and the KSM advisor or vmhost ksm tune both tuning"},
 	{"hugepages-unused", DOCTOR_WARNING, NULL, check_hugepages, "reserved huge pages left unused"},
 	{"accounting-smaps-slow", DOCTOR_WARNING, NULL, check_smaps, "smaps_rollup slow per VM"},

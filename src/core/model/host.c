@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "core/base/rate.h"
+#include "core/base/stalls.h"
 
 int64_t host_page_size(void)
 {
@@ -100,6 +101,7 @@ int host_read(const struct io_root *root, struct host *ret)
 	ksm_read(root, &ret->ksm);
 	char buf[8192];
 	ret->schedstats = io_read(root, IO_PROC, buf, sizeof(buf), "sys/kernel/sched_schedstats") > 0 && buf[0] == '1';
+	ret->delayacct = delayacct_read(root);
 	ssize_t n = io_read(root, IO_PROC, buf, sizeof(buf), "meminfo");
 	if (n < 0)
 		return (int)n;

@@ -32,6 +32,7 @@ struct host {
 	int64_t page_size_bytes;
 	long clock_ticks_per_second;
 	bool schedstats; /* kernel.sched_schedstats is 1: threads' sched files have wait_sum */
+	int delayacct;   /* kernel.task_delayacct: 1 on, 0 off, a negative errno unknown (core/base/stalls.h) */
 	struct host_numa numa;
 };
 

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/base/stop.h"
+#include "core/model/ksm.h"
 #include "io/peer/virt.h"
 #include "core/model/guest_view.h"
 #include "core/model/pss_sample.h"
@@ -30,16 +31,30 @@ static int reading(const struct io_root *root, const struct survey_opts *o, bool
 	return 0;
 }
 
-/* CPU, wait and I/O rates of the VMs present at both readings (pid + start time identify them). */
-static void rates(const struct vm_list *before, struct vm_list *after, double seconds)
+/* CPU, wait, I/O and stall rates of the VMs present at both readings (pid + start time identify
+ * them); ksmd_seconds: ksmd's CPU over the interval (NaN unknown), shared out by each VM's share. */
+static void rates(const struct vm_list *before, struct vm_list *after, const struct host *host, double seconds,
+		  double ksmd_seconds)
 {
 	for (size_t i = 0; i < after->n; i++) {
-		const struct vm *was = vm_list_find(before, &after->vms[i]);
+		struct vm *vm = &after->vms[i];
+		const struct vm *was = vm_list_find(before, vm);
 		if (!was)
 			continue;
-		vm_cpu_rates(&was->cpu, &after->vms[i].cpu, seconds);
-		vm_io_rates(&was->io, &after->vms[i].io, seconds);
+		vm->stalls.ksmd_cpu_seconds = ksmd_seconds * ksmd_vm_cpu_share(&vm->mem, &host->ksm);
+		vm_cpu_rates(&was->cpu, &vm->cpu, seconds);
+		vm_io_rates(&was->io, &vm->io, seconds);
+		vm_stalls_rates(&was->stalls, &vm->stalls, seconds);
 	}
+}
+
+/* ksmd's CPU so far (pid 0: look for it first); unknown without a ksmd. */
+static maybe_i64 ksmd_cpu(const struct io_root *root, pid_t *pid)
+{
+	int64_t ns;
+	if (!*pid && ksmd_find(root, pid) < 0)
+		return UNKNOWN;
+	return ksmd_cpu_ns(root, *pid, &ns) == 0 ? MAYBE(ns) : UNKNOWN;
 }
 
 int survey_take(const struct io_root *root, const struct survey_opts *o, struct host *ret_host,
@@ -53,10 +68,13 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 		vm_memo_load(root, o->memo_dir, &memo);
 	struct vm_memo *known = use_memo ? &memo : NULL;
 	double t0 = 0;
+	pid_t ksmd = 0;
+	maybe_i64 ksmd_was = UNKNOWN;
 	int r;
 	if (o->interval_seconds > 0) {
 		if ((r = reading(root, o, false, o->before, known, &host, &before, ret_step)) < 0)
 			goto out;
+		ksmd_was = ksmd_cpu(root, &ksmd);
 		t0 = clock_monotonic_seconds();
 		if (o->under_way)
 			o->under_way(o->under_way_cls);
@@ -68,7 +86,10 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 		goto out;
 	}
 	if (o->interval_seconds > 0) {
-		rates(&before, &vms, clock_monotonic_seconds() - t0);
+		maybe_i64 ksmd_now = ksmd_was.known ? ksmd_cpu(root, &ksmd) : UNKNOWN;
+		double seconds = clock_monotonic_seconds() - t0;
+		double ksmd_seconds = ksmd_now.known && ksmd_now.v >= ksmd_was.v ? (double)(ksmd_now.v - ksmd_was.v) / 1e9 : NAN;
+		rates(&before, &vms, &host, seconds, ksmd_seconds);
 		vm_list_free(&before);
 	}
 	if (!o->exact)

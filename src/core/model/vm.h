@@ -80,6 +80,7 @@ struct vm {
 	struct vm_cgroup cg;       /* the scope's memory, limit, OOM kills, pressure */
 	struct vm_io io;           /* disk and network counters of the VMM, its helpers and its taps */
 	struct vm_numa numa;       /* the nodes its vCPUs may run on */
+	struct vm_stalls stalls;   /* what memory pressure and KSM cost its guest (delay accounting) */
 	struct guest_view *guest;  /* read by a visit (vm_visit.h), owned; NULL: not read (the record stays small) */
 	struct vm_disks *disks;    /* read by a visit (vm_visit.h), owned; NULL: not asked */
 };

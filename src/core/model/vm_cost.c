@@ -192,6 +192,61 @@ void vm_cpu_rates(const struct vm_cpu *before, struct vm_cpu *after, double seco
 	after->vcpu_delay_percent = wait;
 }
 
+struct vm_stalls vm_stalls_unknown(const char *why)
+{
+	struct vm_stalls s = {.all = stalls_unknown(), .stall_percent = NAN, .copy_stall_seconds = NAN,
+			      .ksmd_cpu_seconds = NAN};
+	snprintf(s.why, sizeof(s.why), "%s", why ? why : "");
+	return s;
+}
+
+/* The vCPU of before with thread id tid, or NULL. */
+static const struct vcpu *vcpu_by_tid(const struct vm_cpu *before, pid_t tid)
+{
+	for (size_t j = 0; before && j < before->nvcpus; j++)
+		if (before->vcpus[j].tid == tid)
+			return &before->vcpus[j];
+	return NULL;
+}
+
+int vm_stalls_read(struct stall_reader *r, pid_t pid, const struct vm_stalls *before_stalls,
+		   const struct vm_cpu *before_cpu, struct vm_cpu *cpu, struct vm_stalls *ret)
+{
+	if (!r || !r->open) {
+		*ret = vm_stalls_unknown(r ? r->why : "not read");
+		return 0;
+	}
+	*ret = vm_stalls_unknown(NULL);
+	int e = stall_read(r, pid, true, &ret->all);
+	if (e < 0) {
+		*ret = vm_stalls_unknown(e == -ESRCH ? "the process is gone" : strerror(-e));
+		return e == -ESRCH ? -ESRCH : 0;
+	}
+	double now = stalls_memory_seconds(&ret->all);
+	/* Nothing stalled since the reading before: neither did any vCPU thread. */
+	bool same = before_stalls && now == stalls_memory_seconds(&before_stalls->all);
+	for (size_t i = 0; i < cpu->nvcpus; i++) {
+		struct vcpu *v = &cpu->vcpus[i];
+		const struct vcpu *was = same ? vcpu_by_tid(before_cpu, v->tid) : NULL;
+		struct stalls t;
+		if (was && isfinite(was->stall_seconds))
+			v->stall_seconds = was->stall_seconds;
+		else if (now == 0)
+			v->stall_seconds = 0; /* none of the process's threads stalled */
+		else if (now >= VM_STALLS_SPLIT_MIN_SECONDS && stall_read(r, v->tid, false, &t) == 0)
+			v->stall_seconds = stalls_memory_seconds(&t);
+	}
+	return 0;
+}
+
+void vm_stalls_rates(const struct vm_stalls *before, struct vm_stalls *after, double seconds)
+{
+	double was = stalls_memory_seconds(&before->all), now = stalls_memory_seconds(&after->all);
+	after->stall_percent = counter_percent_seconds(was, now, seconds);
+	double copied = after->all.seconds[STALL_WPCOPY] - before->all.seconds[STALL_WPCOPY];
+	after->copy_stall_seconds = copied >= 0 && seconds > 0 ? copied : NAN; /* NaN: unknown, or a reset */
+}
+
 /* One cgroup file of the scope into buf; the v2 tree is the unified mount or, on hybrid hosts,
  * its "unified" directory. */
 static ssize_t cg_read(const struct io_root *root, const char *scope, int version, const char *file, char *buf,

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "core/base/stalls.h"
 #include "io/io.h"
 #include "parse/cpu_cgroup.h"
 #include "parse/numa_stat.h"
@@ -21,13 +22,14 @@ struct vcpu {
 	double delay_seconds; /* runnable but waiting for a host CPU; NaN unknown */
 	double sched_wait_seconds; /* the scheduler's wait_sum (schedstats on; libvirt's vcpu.N.wait); NaN without */
 	double cpu_percent, delay_percent; /* over an interval (100 = all of it); NaN without one */
+	double stall_seconds; /* stalled on memory (stalls_memory_seconds, delay accounting); NaN unknown */
 };
 
 /* A vCPU found but not yet read: every figure unknown. */
 static inline struct vcpu vcpu_unread(int index, pid_t tid)
 {
 	return (struct vcpu){.index = index, .tid = tid, .cpu_seconds = NAN, .delay_seconds = NAN, .sched_wait_seconds = NAN,
-			     .cpu_percent = NAN, .delay_percent = NAN};
+			     .cpu_percent = NAN, .delay_percent = NAN, .stall_seconds = NAN};
 }
 
 struct vm_cpu {
@@ -62,6 +64,35 @@ struct vm_cgroup {
 };
 
 void vm_cpu_free(struct vm_cpu *c);
+
+/* What memory pressure and KSM cost the VM's guest (core/base/stalls.h): the VMM's threads'
+ * stalls, each vCPU's apart (struct vcpu's stall_seconds), over an interval as a percent, and
+ * KSM's net worth: what it saves the VM against what ksmd spends on it and the copies the guest
+ * waits for when it writes to a merged page. */
+struct vm_stalls {
+	struct stalls all;       /* every thread of the VMM, exited ones included; unknown: why says */
+	char why[200];           /* why all is unknown ("" when known) */
+	double stall_percent;    /* memory stall seconds of all threads over the interval, percent of it
+	                          * (100 = one thread stalled throughout); NaN without an interval */
+	double copy_stall_seconds; /* write-protect copy stalls over the interval; NaN without one */
+	double ksmd_cpu_seconds; /* ksmd's CPU over the interval x the VM's share of it; NaN without */
+};
+
+/* Not read, with why (NULL: ""). */
+struct vm_stalls vm_stalls_unknown(const char *why);
+
+/* The stalls of VMM pid and of each of cpu's vCPU threads (cpu's vCPUs get their stall_seconds:
+ * 0 when the process never stalled, asked one thread at a time only once its memory stalls reach
+ * VM_STALLS_SPLIT_MIN_SECONDS, unknown below: a VMM's start-up copies are not worth a request per
+ * vCPU); r NULL or not open: unknown with r's reason. before (NULL: none) is the VM's reading
+ * before: when its threads' memory stalls have not grown since, the vCPUs' cannot have either,
+ * and are taken from it instead of asked. -ESRCH when the VMM is gone, else 0. */
+#define VM_STALLS_SPLIT_MIN_SECONDS 0.001
+int vm_stalls_read(struct stall_reader *r, pid_t pid, const struct vm_stalls *before_stalls,
+		   const struct vm_cpu *before_cpu, struct vm_cpu *cpu, struct vm_stalls *ret);
+
+/* stall_percent and copy_stall_seconds between two readings of the same VM, seconds apart. */
+void vm_stalls_rates(const struct vm_stalls *before, struct vm_stalls *after, double seconds);
 
 
 /* What the caller knows of a process that spares vcpus_read some reads (each may be unknown). */

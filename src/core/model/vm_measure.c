@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -65,8 +66,10 @@ static void measure_io(const struct io_root *root, struct vm *vm, const struct v
 	vm_io_read(root, &src, before ? &before->io : &was, &vm->io);
 }
 
-/* CPU of the VMM (all threads) and its helpers, each vCPU, and the scope's cgroup figures. */
-static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before)
+/* CPU of the VMM (all threads) and its helpers, each vCPU, its stalls (stalls NULL: not read),
+ * and the scope's cgroup figures. */
+static int measure_cost(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
+			struct stall_reader *stalls)
 {
 	uint64_t ticks = vm->cpu_ticks;
 	for (size_t i = 0; i < vm->nhelpers; i++) {
@@ -90,6 +93,12 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 			vm_cpu_free(&was);
 			return -ENOMEM;
 		}
+	}
+	/* The VMM's stalls, and its vCPUs' when their threads were read (a memo's are not). */
+	if (vm_stalls_read(stalls, vm->pid, before ? &before->stalls : NULL, before ? &before->cpu : NULL, &vm->cpu,
+			   &vm->stalls) == -ESRCH) {
+		vm_cpu_free(&was);
+		return -ESRCH;
 	}
 	vm_cpu_free(&was);
 	vm_vcpu_nodes_read(root, &host->numa, vm->pid, &vm->cpu, &vm->numa);
@@ -169,8 +178,9 @@ static int measure_exact(const struct io_root *root, const struct host *host, st
 	return 0;
 }
 
-int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
-	       unsigned flags)
+/* vm_measure with a stall reader of the caller's thread (NULL: stalls not read). */
+static int measure_one(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
+		       unsigned flags, struct stall_reader *stalls)
 {
 	unsigned denied = 0;
 	vm->denied_files = 0;
@@ -191,7 +201,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	}
 	if (have_helpers)
 		mem_counters_add(&vm->mem, &helpers_mem);
-	if ((r = measure_cost(root, host, vm, before)) < 0)
+	if ((r = measure_cost(root, host, vm, before, stalls)) < 0)
 		return r;
 
 	vm->pss_method = METHOD_ESTIMATE;
@@ -214,6 +224,43 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	return 0;
 }
 
+int vm_measure(const struct io_root *root, const struct host *host, struct vm *vm, const struct vm *before,
+	       unsigned flags)
+{
+	struct stall_reader stalls;
+	stall_reader_open(root, host->delayacct, &stalls); /* closed: each VM says why */
+	int r = measure_one(root, host, vm, before, flags, &stalls);
+	stall_reader_close(&stalls);
+	return r;
+}
+
+/* The stall readers of a round of measure_some: parallel() hands out many shares to at most
+ * PARALLEL_MAX threads at once, so a share borrows a reader no running share holds (a netlink
+ * session matches replies to one asker's requests) and the round opens at most that many. */
+struct reader_pool {
+	const struct io_root *root;
+	int delayacct;
+	struct stall_reader r[PARALLEL_MAX];
+	bool opened[PARALLEL_MAX];   /* written only by the share holding the slot */
+	atomic_bool busy[PARALLEL_MAX];
+};
+
+/* A reader for this share, opened on its first use; *ret_slot to give it back. */
+static struct stall_reader *reader_take(struct reader_pool *p, size_t *ret_slot)
+{
+	for (size_t i = 0; i < PARALLEL_MAX; i++) {
+		bool idle = false;
+		if (!atomic_compare_exchange_strong(&p->busy[i], &idle, true))
+			continue;
+		if (!p->opened[i])
+			stall_reader_open(p->root, p->delayacct, &p->r[i]); /* closed: each VM says why */
+		p->opened[i] = true;
+		*ret_slot = i;
+		return &p->r[i];
+	}
+	return NULL; /* more shares at once than threads: cannot happen; stalls then unread */
+}
+
 struct measure_job {
 	const struct io_root *root;
 	const struct host *host;
@@ -221,13 +268,21 @@ struct measure_job {
 	const struct vm_list *before;
 	unsigned flags;
 	int *results;
+	struct reader_pool *stalls;
 };
 
 static void measure_some(void *arg, size_t t, size_t n)
 {
 	struct measure_job *j = arg;
+	if (t >= j->l->n)
+		return;
+	size_t slot = 0;
+	struct stall_reader *stalls = reader_take(j->stalls, &slot);
 	for (size_t i = t; i < j->l->n; i += n)
-		j->results[i] = vm_measure(j->root, j->host, &j->l->vms[i], vm_list_find(j->before, &j->l->vms[i]), j->flags);
+		j->results[i] = measure_one(j->root, j->host, &j->l->vms[i], vm_list_find(j->before, &j->l->vms[i]),
+					    j->flags, stalls);
+	if (stalls)
+		atomic_store(&j->stalls->busy[slot], false);
 }
 
 /* Measuring is reading many small files: VMs are spread over a few threads (two per CPU, at
@@ -239,8 +294,14 @@ int vm_measure_all(const struct io_root *root, const struct host *host, struct v
 	int *results = calloc(l->n ? l->n : 1, sizeof(*results));
 	if (!results)
 		return -ENOMEM;
-	struct measure_job j = {root, host, l, before, flags, results};
+	struct reader_pool pool = {.root = root, .delayacct = host->delayacct};
+	for (size_t i = 0; i < PARALLEL_MAX; i++)
+		atomic_init(&pool.busy[i], false);
+	struct measure_job j = {root, host, l, before, flags, results, &pool};
 	parallel(parallel_threads(l->n, MEASURE_VMS_PER_THREAD_MIN), measure_some, &j);
+	for (size_t i = 0; i < PARALLEL_MAX; i++)
+		if (pool.opened[i])
+			stall_reader_close(&pool.r[i]);
 	size_t w = 0;
 	for (size_t i = 0; i < l->n; i++) {
 		int r = results[i];

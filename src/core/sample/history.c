@@ -61,6 +61,17 @@ static double vm_percent(const struct history_vm_point *a, const struct history_
 	return vm_rate(a, b, ms_a, ms_b) / 1000.0 * 100.0;
 }
 
+/* The memory stall time (every kind but IRQ, as core/base/stalls.h sums it) of a sample, in
+ * microseconds: unknown unless delay accounting was read then; a kind never counted adds nothing. */
+static maybe_i64 memory_stall_us(const struct history_vm_point *p)
+{
+	maybe_i64 sum = UNKNOWN;
+	for (int k = 0; k < STALL_NKINDS; k++)
+		if (k != STALL_IRQ && p->stall_us[k].known)
+			sum = MAYBE((sum.known ? sum.v : 0) + p->stall_us[k].v);
+	return sum;
+}
+
 /* The I/O rows of sample i: rates over the interval before it (NaN for the first). */
 static void vm_io_series(struct series_set *s, const struct history_vm_point *p, size_t i)
 {
@@ -97,6 +108,8 @@ int history_vm_series(const struct history_vm_point *p, size_t n, int64_t page_s
 		series_row(&s, SERIES_VM_VCPU_DELAY)[i] =
 			i ? vm_percent(&p[i - 1], &p[i], p[i - 1].vcpu_delay_ms, p[i].vcpu_delay_ms) : NAN;
 		vm_io_series(&s, p, i);
+		series_row(&s, SERIES_VM_STALL)[i] =
+			i ? vm_rate(&p[i - 1], &p[i], memory_stall_us(&p[i - 1]), memory_stall_us(&p[i])) / 1e6 * 100.0 : NAN;
 	}
 	*ret = s;
 	return 0;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/base/stalls.h"
 #include "core/sample/series.h"
 #include "parse/maybe.h"
 
@@ -26,6 +27,8 @@ struct history_vm_point {
 	maybe_i64 hugetlb, memory_cost; /* huge pages (not in rss or pss), and pss plus them */
 	/* counters: storage bytes of the VMM and its helpers, its taps' bytes and drops summed */
 	maybe_i64 io_read, io_write, net_rx, net_tx, net_dropped;
+	/* counters: the VMM's threads' stall time by kind (core/base/stalls.h) and its copy-on-write copies */
+	maybe_i64 stall_us[STALL_NKINDS], wpcopy_count;
 };
 
 /* One disk of a VM at one sample (record --io): QEMU's counters, cumulative, unknown where QEMU or

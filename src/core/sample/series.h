@@ -70,6 +70,7 @@ enum series_vm_row {
 	SERIES_VM_IO_WRITE, /* bytes a second they wrote to storage, likewise */
 	SERIES_VM_NET_RX,   /* bytes a second the host received on the VM's taps (what the guest sent) */
 	SERIES_VM_NET_TX,   /* bytes a second the host sent on them */
+	SERIES_VM_STALL,    /* percent of one thread: the VMM's threads stalled on memory (delay accounting), likewise */
 	SERIES_VM_NROWS
 };
 

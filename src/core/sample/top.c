@@ -22,7 +22,7 @@ static const char *const col_keys[TOP_NCOLS] = {
 	[TOP_MEM_PSI] = "mempsi", [TOP_PID] = "pid", [TOP_CPU_PSI] = "cpupsi", [TOP_IO_PSI] = "iopsi",
 	[TOP_COST] = "cost", [TOP_KSMD] = "ksmd",
 	[TOP_DISK_READ] = "read", [TOP_DISK_WRITE] = "write", [TOP_NET_RX] = "netrx",
-	[TOP_NET_TX] = "nettx", [TOP_POLL] = "poll",
+	[TOP_NET_TX] = "nettx", [TOP_POLL] = "poll", [TOP_STALL] = "stall",
 };
 
 const char *top_col_key(enum top_col c) { return c < TOP_NCOLS ? col_keys[c] : NULL; }
@@ -253,6 +253,7 @@ static void vm_row(struct top_row *row, const struct top_reading *before, struct
 	if (was) {
 		vm_cpu_rates(&was->cpu, &vm->cpu, seconds);
 		vm_io_rates(&was->io, &vm->io, seconds);
+		vm_stalls_rates(&was->stalls, &vm->stalls, seconds);
 	}
 	*row = (struct top_row){.pid = vm->pid, .pss_method = vm->pss_method};
 	if (vm->cfg.name[0])
@@ -265,6 +266,7 @@ static void vm_row(struct top_row *row, const struct top_reading *before, struct
 	v[TOP_PID] = vm->pid;
 	v[TOP_CPU] = was ? vm->cpu.cpu_percent : NAN;
 	v[TOP_DELAY] = was ? vm->cpu.vcpu_delay_percent : NAN;
+	v[TOP_STALL] = was ? vm->stalls.stall_percent : NAN;
 	v[TOP_RSS] = known_or_nan(vm->mem.rss);
 	v[TOP_PSS] = known_or_nan(vm->pss_bytes);
 	v[TOP_KSM_SAVED] = known_or_nan(vm->ksm_saved_bytes);

@@ -29,7 +29,7 @@
 enum top_col {
 	TOP_NAME, TOP_CPU, TOP_DELAY, TOP_RSS, TOP_PSS, TOP_KSM_SAVED, TOP_OVERHEAD, TOP_EXITS, TOP_CG_MEM,
 	TOP_MEM_PSI, TOP_PID, TOP_CPU_PSI, TOP_IO_PSI, TOP_COST, TOP_KSMD, TOP_DISK_READ, TOP_DISK_WRITE, TOP_NET_RX,
-	TOP_NET_TX, TOP_POLL, TOP_NCOLS
+	TOP_NET_TX, TOP_POLL, TOP_STALL, TOP_NCOLS
 };
 
 /* The column's short name (--sort, the batch format's heading): "name", "cpu", "pss", ... */

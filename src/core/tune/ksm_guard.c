@@ -181,13 +181,25 @@ static int file_setup(const struct io_root *root)
 	return r;
 }
 
+/* A sysctl's file under a proc directory: "kernel.task_delayacct" is PROC/sys/kernel/task_delayacct. */
+static int sysctl_path(const char *proc, const char *name, char *buf, size_t cap)
+{
+	if (snprintf(buf, cap, "%s/sys/%s", proc, name) >= (int)cap)
+		return -ENAMETOOLONG;
+	for (char *p = buf + strlen(proc) + 5; *p; p++)
+		*p = *p == '.' ? '/' : *p;
+	return 0;
+}
+
 /* A table to write back from what a saved-settings file says. */
 static int restore_saved(const struct ksm_saved *left)
 {
 	struct saved t[KSM_SAVED_MAX];
 	for (size_t i = 0; i < left->n; i++) {
 		const char *name = left->set[i].name;
-		if (snprintf(t[i].path, sizeof(t[i].path), "%s/%s", left->dir, name) >= (int)sizeof(t[i].path))
+		if (ksm_saved_is_sysctl(name) ? sysctl_path(left->proc, name, t[i].path, sizeof(t[i].path)) < 0
+					      : snprintf(t[i].path, sizeof(t[i].path), "%s/%s", left->dir, name) >=
+							(int)sizeof(t[i].path))
 			return -ENAMETOOLONG;
 		snprintf(t[i].value, sizeof(t[i].value), "%s", left->set[i].value);
 		t[i].is_advisor = !strcmp(name, "advisor_mode");
@@ -292,25 +304,54 @@ static int add_saved(const char *file, const char *path, const char *old)
 }
 
 /* Saves the setting's current value once (the first call wins), written down in the file before
- * the caller changes it; its path in path. */
-static int remember(const char *file, char *path, size_t cap)
+ * the caller changes it. file: its name in the file, path: where it is (the caller's). */
+static int remember_at(const char *file, const char *path)
 {
-	int r = io_path(&guard.root, IO_SYS, path, cap, "kernel/mm/ksm/%s", file);
-	if (r < 0)
-		return r;
 	bool known = false;
 	for (int i = 0; i < guard.n && !known; i++)
 		known = !strcmp(guard.saved[i].path, path);
 	if (!known) {
 		char old[64];
-		ssize_t n = io_read(&guard.root, IO_SYS, old, sizeof(old), "kernel/mm/ksm/%s", file);
+		ssize_t n = io_read_small(path, old, sizeof(old));
 		if (n < 0)
 			return (int)n;
 		old[strcspn(old, "\n")] = '\0';
-		if ((r = add_saved(file, path, old)) < 0)
+		int r = add_saved(file, path, old);
+		if (r < 0)
 			return r;
 	}
 	return keep_file();
+}
+
+/* remember_at for a file of the KSM directory; its path in path. */
+static int remember(const char *file, char *path, size_t cap)
+{
+	int r = io_path(&guard.root, IO_SYS, path, cap, "kernel/mm/ksm/%s", file);
+	return r < 0 ? r : remember_at(file, path);
+}
+
+int ksm_guard_set_sysctl(const char *name, const char *value)
+{
+	if (!ksm_saved_is_sysctl(name))
+		return -EINVAL;
+	const char *proc = guard.root.proc ? guard.root.proc : "/proc";
+	char path[256];
+	int r = sysctl_path(proc, name, path, sizeof(path));
+	if (r < 0)
+		return r;
+	if (!guard.doc.proc[0]) {
+		if (proc[0] != '/' || strlen(proc) >= sizeof(guard.doc.proc))
+			return -EINVAL; /* the file names an absolute place */
+		sigset_t block, prev;
+		stop_set(&block);
+		sigprocmask(SIG_BLOCK, &block, &prev);
+		snprintf(guard.doc.proc, sizeof(guard.doc.proc), "%s", proc);
+		guard.file_current = 0;
+		sigprocmask(SIG_SETMASK, &prev, NULL);
+	}
+	if ((r = remember_at(name, path)) < 0)
+		return r;
+	return io_write_path(path, value);
 }
 
 int ksm_guard_save(const char *file)

@@ -53,6 +53,11 @@ const char *ksm_guard_strerror(int err);
  * ("none", "scan-time"). */
 int ksm_guard_set(const char *file, const char *value);
 int ksm_guard_set_int(const char *file, int64_t value);
+/* Writes a kernel setting beside KSM's through the guard, saved and written down first as
+ * ksm_guard_set does, and put back with them on every exit path: one of KSM_SAVED_SYSCTLS by its
+ * sysctl name ("kernel.task_delayacct", the file <proc-root>/sys/kernel/task_delayacct). -EINVAL
+ * for another name or a relative proc root. */
+int ksm_guard_set_sysctl(const char *name, const char *value);
 /* Saves a setting's current value without writing it: for settings another process (the real
  * ksmtuned) is about to write, so that the restore puts them back too. */
 int ksm_guard_save(const char *file);

@@ -10,6 +10,15 @@
 
 #define HEADER "vmhost ksm saved 1"
 
+bool ksm_saved_is_sysctl(const char *name)
+{
+	static const char *const sysctls[] = KSM_SAVED_SYSCTLS;
+	for (size_t i = 0; i < sizeof(sysctls) / sizeof(sysctls[0]); i++)
+		if (!strcmp(name, sysctls[i]))
+			return true;
+	return false;
+}
+
 static bool name_ok(const char *s)
 {
 	if (!*s)
@@ -31,16 +40,20 @@ static bool text_ok(const char *s, bool blanks)
 	return true;
 }
 
-static bool dir_ok(const char *d)
+/* An absolute directory without "..", ending in suffix. */
+static bool path_ok(const char *d, const char *suffix)
 {
-	size_t len = strlen(d), suffix = strlen(KSM_SAVED_DIR_SUFFIX);
-	return d[0] == '/' && text_ok(d, true) && !strstr(d, "..") && len >= suffix &&
-	       !strcmp(d + len - suffix, KSM_SAVED_DIR_SUFFIX);
+	size_t len = strlen(d), n = strlen(suffix);
+	return d[0] == '/' && text_ok(d, true) && !strstr(d, "..") && len >= n && !strcmp(d + len - n, suffix);
 }
+
+static bool dir_ok(const char *d) { return path_ok(d, KSM_SAVED_DIR_SUFFIX); }
 
 static bool setting_ok(const struct ksm_saved *s, size_t i)
 {
-	if (!name_ok(s->set[i].name) || !text_ok(s->set[i].value, false))
+	const char *name = s->set[i].name;
+	bool sysctl = ksm_saved_is_sysctl(name);
+	if (!(sysctl ? s->proc[0] != '\0' : name_ok(name)) || !text_ok(s->set[i].value, false))
 		return false;
 	for (size_t j = 0; j < i; j++)
 		if (!strcmp(s->set[j].name, s->set[i].name))
@@ -63,13 +76,15 @@ __attribute__((format(printf, 4, 5))) static int append(char *buf, size_t cap, s
 
 int ksm_saved_format(const struct ksm_saved *s, char *buf, size_t cap)
 {
-	if (!dir_ok(s->dir) || s->pid <= 0 || s->n > KSM_SAVED_MAX || !cap)
+	if (!dir_ok(s->dir) || (s->proc[0] && !path_ok(s->proc, "proc")) || s->pid <= 0 || s->n > KSM_SAVED_MAX || !cap)
 		return -EINVAL;
 	for (size_t i = 0; i < s->n; i++)
 		if (!setting_ok(s, i))
 			return -EINVAL;
 	size_t len = 0;
 	int r = append(buf, cap, &len, HEADER "\npid %ld\ndir %s\n", s->pid, s->dir);
+	if (r == 0 && s->proc[0])
+		r = append(buf, cap, &len, "proc %s\n", s->proc);
 	for (size_t i = 0; r == 0 && i < s->n; i++)
 		r = append(buf, cap, &len, "set %s %s\n", s->set[i].name, s->set[i].value);
 	if (r == 0)
@@ -124,9 +139,15 @@ int ksm_saved_parse(const char *buf, size_t len, struct ksm_saved *ret)
 	    strlen(line + 4) >= sizeof(s.dir) || !dir_ok(line + 4))
 		return -EBADMSG;
 	snprintf(s.dir, sizeof(s.dir), "%s", line + 4);
-	for (;;) {
+	for (bool first = true;; first = false) {
 		if (next_line(buf, len, &at, line, sizeof(line)) < 0)
 			return -EBADMSG; /* cut short: no "end" */
+		if (first && !strncmp(line, "proc ", 5)) { /* right after dir, or not at all */
+			if (strlen(line + 5) >= sizeof(s.proc) || !path_ok(line + 5, "proc"))
+				return -EBADMSG;
+			snprintf(s.proc, sizeof(s.proc), "%s", line + 5);
+			continue;
+		}
 		if (!strcmp(line, "end"))
 			break;
 		if (!read_setting(line, &s))

@@ -505,12 +505,20 @@ void report_html_vm_cpu(FILE *f, const struct report_vm *vm, const struct series
 		{.name = "CPU of the VMM and helpers", .color = C_CPU, .y = series_row(s, SERIES_VM_CPU), .style = AREA},
 		{.name = "vCPU delay (runnable, no host CPU)", .color = C_OVERHEAD, .y = series_row(s, SERIES_VM_VCPU_DELAY),
 		 .style = LINE},
+		{.name = "stalled on memory (copy-on-write, swap-in, reclaim, thrashing, compaction)", .color = C_SWAP,
+		 .y = series_row(s, SERIES_VM_STALL), .style = LINE},
 	};
+	/* Stalls only where they were recorded (schema 7, delay accounting on): no empty legend. */
+	size_t lines = isfinite(series_mean(series_row(s, SERIES_VM_STALL), s->n)) ? 3 : 2;
 	char title[440];
-	snprintf(title, sizeof(title), "%s: CPU and delay, percent of one CPU", vm->name[0] ? vm->name : "unnamed");
-	chart(f, &(struct chart){title, "from /proc stat ticks and the vCPU threads' schedstat", SVG_PERCENT, s, since,
-				 until, 160, 0, true},
-	      cpu, 2);
+	snprintf(title, sizeof(title), "%s: CPU and delay%s, percent of one CPU", vm->name[0] ? vm->name : "unnamed",
+		 lines == 3 ? ", memory stalls" : "");
+	chart(f,
+	      &(struct chart){title,
+			      lines == 3 ? "from /proc stat ticks, the vCPU threads' schedstat and delay accounting"
+					 : "from /proc stat ticks and the vCPU threads' schedstat",
+			      SVG_PERCENT, s, since, until, 160, 0, true},
+	      cpu, lines);
 }
 
 void report_html_vm_io(FILE *f, const struct report_vm *vm, const struct series_set *s, double since, double until)
