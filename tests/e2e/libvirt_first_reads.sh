@@ -70,8 +70,8 @@ busy_said() {
 	grep -q 'libvirt qemu:///system: domain statistics wait on a busy domain (.*); libvirtd itself answers' <<<"$1" &&
 		! grep -q hung <<<"$1"
 }
-# why OUT: the reason exits gave, in one line.
-why() { jq -r '.error // empty' "$1.json" 2>/dev/null | grep . || tr '\n' ' ' <"$1.err"; }
+# why OUT: the reason exits gave, in one line: the run's error, or the one VM's (--pid) unavailable.
+why() { jq -r '.error // .vms[0].unavailable // empty' "$1.json" 2>/dev/null | grep . || tr '\n' ' ' <"$1.err"; }
 # read_through_libvirt OUT PID: exits read that QEMU, and read it through libvirt.
 read_through_libvirt() { [ -s "$1.json" ] && jq -e --argjson p "$2" '.vms | length == 1 and .[0].pid == $p and .[0].source == "libvirt"' "$1.json" >/dev/null 2>&1; }
 
