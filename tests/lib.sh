@@ -125,6 +125,17 @@ without_library() {
 		exec "$@"' sh "$libdir" "$farm" "$name" "$@"
 }
 
+# wait_for SECONDS CMD...: polls the command every 0.1 s until it succeeds; 1 when SECONDS ran
+# out. How a test waits for something to be under way (a line, a file, a row), never a sleep.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
+}
+
 # ksm_wait_settled MIN_PAGES_SHARING TIMEOUT_S: waits until KSM has merged at least that much
 # and two full scans in a row leave pages_sharing unchanged.
 ksm_wait_settled() {
