@@ -125,6 +125,17 @@ without_library() {
 		exec "$@"' sh "$libdir" "$farm" "$name" "$@"
 }
 
+# wait_for SECONDS CMD...: polls the command every 0.1 s until it succeeds; 1 when SECONDS ran
+# out. How a test waits for something to be under way (a line, a file, a row), never a sleep.
+wait_for() {
+	local deadline=$((SECONDS + $1))
+	shift
+	until "$@"; do
+		[ $SECONDS -ge $deadline ] && return 1
+		sleep 0.1
+	done
+}
+
 # delayacct_to 0|1: sets the kernel's delay accounting (kernel.task_delayacct) for this test; the
 # cleanup puts back what it was on every exit path. Skips, saying why, where it cannot: not root
 # (taskstats answers CAP_NET_ADMIN only), or no switch to turn (before 5.14).

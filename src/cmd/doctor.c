@@ -26,8 +26,8 @@ struct doctor_cmd_opts {
 static void doctor_help(void)
 {
 	printf("usage: vmhost doctor [--db FILE [--warmup SEC]] [--fail-on info|warning|critical]\n"
-	       "                     [--interval SEC] [--smaps-budget SEC] [--reasons] [--only ID,...]\n"
-	       "                     [--skip ID,...] [--libvirt-uri URI] [--list] [--json]\n"
+	       "                     [--interval SEC] [--smaps-budget SEC] [--smaps-slow SEC] [--reasons]\n"
+	       "                     [--only ID,...] [--skip ID,...] [--libvirt-uri URI] [--list] [--json]\n"
 	       "\n"
 	       "One pass over the host and its VMs (and, with --db, over the recorded history): a list\n"
 	       "of findings, critical first, each with the VM it concerns (or the host), the figures\n"
@@ -42,7 +42,9 @@ static void doctor_help(void)
 	       "                     exits) [1]; 0: one reading, vCPU delay and exits since each VM\n"
 	       "                     started, no KSM rates\n"
 	       "  --smaps-budget SEC time spent reading smaps_rollup of the largest VMs, to measure its\n"
-	       "                     cost [0.05]; 0: not measured\n"
+	       "                     cost [0.05]; 0: not measured. The largest VM is read 3 times, the\n"
+	       "                     median kept\n"
+	       "  --smaps-slow SEC   a read this long is slow (accounting-smaps-slow) [0.01]\n"
 	       "  --only ID,...      only these rules' findings (repeatable; ids as --list shows them)\n"
 	       "  --skip ID,...      silence these rules (repeatable); an old id (vcpu-wait-high) is\n"
 	       "                     accepted for its new one, with a warning (deprecated)\n"
@@ -118,6 +120,8 @@ static const struct opt doctor_opt_table[] = {
 	 .error = "--interval takes seconds (e.g. 1, 0.5, or 0), not '%s'"},
 	{OPT("smaps-budget", 's', OPT_NUMBER), OPT_AT(struct doctor_cmd_opts, gather.smaps_budget_seconds), .lo = 0,
 	 .hi = 10, .error = "--smaps-budget takes seconds (0 to 10), not '%s'"},
+	{OPT("smaps-slow", 0, OPT_NUMBER), OPT_AT(struct doctor_cmd_opts, gather.smaps_slow_seconds), .lo = 1e-6,
+	 .hi = 10, .error = "--smaps-slow takes seconds (0.000001 to 10), not '%s'"},
 	{OPT("reasons", 'r', OPT_FLAG), OPT_AT(struct doctor_cmd_opts, gather.reasons)},
 	{OPT("only", 'o', OPT_CALL), .call = opt_only},
 	{OPT("skip", 'k', OPT_CALL), .call = opt_skip},

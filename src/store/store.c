@@ -22,6 +22,11 @@
  * short, because serve's scrapes wait behind the recording of a sample. Readers wait 5 s. */
 #define WRITER_BUSY_MS 500
 #define READER_BUSY_MS 5000
+/* A writer's page cache, bounded: a sample touches the right-most pages of a few B-trees, and the
+ * whole file is in the kernel's page cache anyway. SQLite's default (2000 KiB a connection) filled
+ * over the first half hour of a recorder's life, read as serve's RSS growing ~100 KiB a minute
+ * (issue 42); at this size it is full within minutes and stays so. */
+#define WRITER_CACHE_SIZE "-512" /* KiB (negative: a size, not pages) */
 /* The oldest schema a reader reads as it is (a writer migrates it): 5 has the vCPUs' delay as
  * vcpu_wait_ms and no disks. */
 #define READ_OLDEST_VERSION 5
@@ -297,6 +302,8 @@ static int open_writer(const char *path, bool after_delete, bool side, struct st
 	r = sql_exec(s, "PRAGMA journal_mode = WAL");
 	if (r == 0)
 		r = sql_exec(s, "PRAGMA synchronous = NORMAL");
+	if (r == 0)
+		r = sql_exec(s, "PRAGMA cache_size = " WRITER_CACHE_SIZE);
 	if (r == 0)
 		r = migrate(s, version);
 	s->version = STORE_SCHEMA_VERSION;

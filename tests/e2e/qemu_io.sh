@@ -34,9 +34,11 @@ for i in $(seq 480); do
 done
 grep -q vmhost-write-done "$TEST_TMP/guest.log" || die "the guest did not write its disk in 240 s: $(tail -n 3 "$TEST_TMP/guest.log")"
 say "guest wrote $MIB MiB after ${SECONDS}s"
-sleep 2
+# recorded until a sample holds the whole write (60 s at most), not for 2 s more
+rec_w() { sqlite3 "$TEST_TMP/io.db" "SELECT MAX(s.io_write) - MIN(s.io_write) FROM vm_samples s JOIN vms v ON v.id = s.vm_id WHERE v.pid = $PID" 2>/dev/null; }
+wait_for 60 eval 'near "$(rec_w)" $((MIB << 20)) 5'
 stop_pid "$RECORDER"
-rec_w=$(sqlite3 "$TEST_TMP/io.db" "SELECT MAX(s.io_write) - MIN(s.io_write) FROM vm_samples s JOIN vms v ON v.id = s.vm_id WHERE v.pid = $PID")
+rec_w=$(rec_w)
 check "record: the VM's stored write bytes grew by its $MIB MiB (within 5%)" near "${rec_w:-0}" $((MIB << 20)) 5
 "$VMHOST" report --db "$TEST_TMP/io.db" --out "$TEST_TMP/io.html" >/dev/null 2>&1
 check "report: the VM's section charts its disk and network" grep -q 'e2e-io: disk and network, bytes a second' "$TEST_TMP/io.html"
@@ -103,9 +105,11 @@ check "cache and aio are the command line's (cache=none, aio=threads)" sh -c "[ 
 serve_start "$TEST_TMP/serve.log" "" --io --min-interval 0 --no-kvm --db "$TEST_TMP/serve.db" --db-interval 1 ||
 	die "serve --io did not start"
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt" || die "scrape failed"
-sleep 1.2
+# until disk0's row is recorded (--db-interval 1; 30 s at most), not for 1.2 s
+served() { sqlite3 "$TEST_TMP/serve.db" "SELECT write_bytes || ' ' || write_ops FROM vm_disk_samples d JOIN vms v ON v.id = d.vm_id WHERE v.pid = $PID AND d.device = 'disk0' ORDER BY d.t_ms DESC LIMIT 1" 2>/dev/null; }
+wait_for 30 eval '[ -n "$(served)" ]'
 stop_pid "$SERVER"
-served=$(sqlite3 "$TEST_TMP/serve.db" "SELECT write_bytes || ' ' || write_ops FROM vm_disk_samples d JOIN vms v ON v.id = d.vm_id WHERE v.pid = $PID AND d.device = 'disk0' ORDER BY d.t_ms DESC LIMIT 1")
+served=$(served)
 check "serve --io --db: disk0's row holds QMP's write bytes and writes" [ "$served" = "$qmp_w $qmp_ops" ]
 series() { awk -v m="$1" -v l="pid=\"$PID\"" -v d="device=\"disk0\"${2:-}" 'index($1, m "{") == 1 && index($1, l) && index($1, d) {print $2}' "$TEST_TMP/metrics.txt"; }
 say "serve --io: write bytes $(series vmhost_vm_disk_write_bytes_total), writes $(series vmhost_vm_disk_operations_total ',op="write"'), seconds $(series vmhost_vm_disk_io_seconds_total ',op="write"')"
@@ -126,7 +130,9 @@ for i in range(2000):
     n += s.sendto(b"v" * 1400, ("10.231.0.2", 9))
     if i % 10 == 9: time.sleep(0.01)
 print(n)')
-sleep 1
+# the kernel's count of them on the tap, not 1 s after (60 s at most)
+tap_tx() { ip netns exec "$NS" cat /sys/class/net/$TAP/statistics/tx_bytes; }
+wait_for 60 eval '[ $(($(tap_tx) - before)) -ge $((sent * 95 / 100)) ]'
 "$VMHOST" mem --pid $PID --json >"$TEST_TMP/mem2.json" || die "mem --json failed"
 after=$(tx "$TEST_TMP/mem2.json")
 kernel=$(ip netns exec "$NS" cat /sys/class/net/$TAP/statistics/tx_bytes)

@@ -90,7 +90,8 @@ FLOOD=$!
 adopt "$FLOOD"
 for i in $(seq 50); do grep -q flooding "$TEST_TMP/flood.out" && break; sleep 0.1; done
 for i in $(seq "$(nproc)"); do spawn bash -c 'while :; do :; done'; done
-sleep 1
+# the flood under way (the server has turned connections away and they came back), not 1 s later
+wait_for 30 grep -q 'reconnects [1-9]' "$TEST_TMP/flood.out"
 # First the kept-alive connection (idle since before the flood: under --timeout, 10 s).
 touch "$TEST_TMP/go"
 wait "$KEPT"

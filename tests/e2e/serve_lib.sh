@@ -1,5 +1,5 @@
 # Shared by serve's shell tests, sourced after lib.sh: a server on a free loopback port, exit
-# codes and messages of failed starts, waits, a free port for another server.
+# codes and messages of failed starts, a free port for another server, Prometheus.
 
 # serve_start LOG ROOT ARGS...: vmhost serve on the tree ROOT/{proc,sys}, listening on
 # 127.0.0.1:0, stderr to LOG; waits for its "listening" line; sets SERVER (its pid) and PORT.
@@ -38,16 +38,6 @@ expect_exit() {
 
 # free_port: a loopback TCP port free a moment ago (for a server that cannot take port 0).
 free_port() { /usr/bin/python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
-
-# wait_for SECONDS CMD...: polls the command every 0.5 s until it succeeds; 1 when time ran out.
-wait_for() {
-	local deadline=$((SECONDS + $1))
-	shift
-	until "$@"; do
-		[ $SECONDS -ge $deadline ] && return 1
-		sleep 0.5
-	done
-}
 
 # prometheus_start CONFIG: a real Prometheus with CONFIG on a free loopback port, its TSDB and
 # log ($TEST_TMP/prometheus.log) in $TEST_TMP; sets PROM (its pid) and API (its /api/v1 URL).

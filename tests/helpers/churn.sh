@@ -1,8 +1,9 @@
 #!/bin/bash
-# VMs that come and go, until killed: a fake QEMU guest started every 20 ms, each killed after
-# 0.1-0.5 s (about 20 alive at a time); "PID NAME" of each appended to LOG.
-#   churn.sh FAKEGUEST LOG
-fake=$1 log=$2 i=0 p=
+# VMs that come and go, until killed: a fake QEMU guest started every EVERY seconds (0.02 by
+# default), each killed after a random fifth to all of LIFE seconds (0.5 by default: 0.1-0.5 s,
+# about 20 alive at a time); "PID NAME" of each appended to LOG.
+#   churn.sh FAKEGUEST LOG [EVERY [LIFE]]     (bench/soak.sh: a guest every 2 s living up to 40 s)
+fake=$1 log=$2 every=${3:-0.02} life=${4:-0.5} i=0 p=
 # Stopped (TERM) between starting a guest and logging it or arming its killer, that guest would
 # outlive the test: the last one started ($!, or $p once taken) goes with the loop.
 trap 'kill "$!" $p 2>/dev/null; exit 0' TERM
@@ -12,6 +13,10 @@ while :; do
 		>/dev/null 2>&1 &
 	p=$!
 	echo "$p churn$i" >>"$log"
-	(sleep "0.$((RANDOM % 5 + 1))"; kill "$p" 2>/dev/null) &
-	sleep 0.02
+	if [ "$life" = 0.5 ]; then
+		(sleep "0.$((RANDOM % 5 + 1))"; kill "$p" 2>/dev/null) &
+	else
+		(sleep "$(awk -v l="$life" -v r=$((RANDOM % 5 + 1)) 'BEGIN { print l * r / 5 }')"; kill "$p" 2>/dev/null) &
+	fi
+	sleep "$every"
 done

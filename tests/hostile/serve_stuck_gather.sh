@@ -13,11 +13,14 @@ cp -a "$VMHOST_FIXTURES/serve" "$ROOT"
 mv "$ROOT/proc/meminfo" "$TEST_TMP/meminfo"
 mkfifo "$ROOT/proc/meminfo"
 # feed: one gathering gets meminfo through the FIFO; the next one hangs again. A gathering may
-# open it twice (pread fails on a FIFO, and io/io.c then reads from a fresh open): a second writer,
-# given up after a second, serves that open when the first writer is gone by then.
+# open it twice (pread fails on a FIFO, and io/io.c then reads from a fresh open): a second writer
+# (SECOND, its pid) serves that open; it is stopped once the fed snapshot is scraped (unfed: not
+# after a fixed second, which a slow gathering could open it after), so the next gathering hangs.
 feed() {
 	cat "$TEST_TMP/meminfo" >"$ROOT/proc/meminfo"
-	timeout 1 sh -c 'cat "$1" >"$2"' sh "$TEST_TMP/meminfo" "$ROOT/proc/meminfo"
+	timeout 60 sh -c 'cat "$1" >"$2"' sh "$TEST_TMP/meminfo" "$ROOT/proc/meminfo" &
+	SECOND=$!
+	adopt "$SECOND"
 }
 # scrape N: GET /metrics, headers in $TEST_TMP/hN, body in bN; prints "CODE SECONDS".
 scrape() {
@@ -37,8 +40,12 @@ check "no snapshot yet: 503 ($code) within the scrape timeout ($t s)" sh -c "[ '
 check "... with Retry-After" grep -qi '^Retry-After:' "$TEST_TMP/h1"
 
 feed
-sleep 0.5
-read -r code t < <(scrape 2)
+# scraped until the fed gathering is in (503 till then), 30 s at most: not 0.5 s after the feed
+for i in $(seq 30); do
+	read -r code t < <(scrape 2)
+	[ "$code" = 503 ] || break
+done
+stop_pid "$SECOND"
 check "the first gathering fed: 200 ($code) within the scrape timeout ($t s)" sh -c "[ '$code' = 200 ] && awk 'BEGIN{exit !($t <= 2)}'"
 check "... the host's metrics" grep -q '^vmhost_host_mem_total_bytes ' "$TEST_TMP/b2"
 

@@ -12,8 +12,8 @@ LOOPDEV=""
 on_cleanup 'mountpoint -q "$MNT" && umount "$MNT"'
 
 count() { sqlite3 "file:$1?mode=ro" 'SELECT count(*) FROM samples'; }
-# wait_for FILE REGEX: up to 15 s for the line.
-wait_for() {
+# wait_line FILE REGEX: up to 15 s for the line.
+wait_line() {
 	local i
 	for i in $(seq 150); do grep -Eq "$2" "$1" && return 0; sleep 0.1; done
 	return 1
@@ -55,11 +55,15 @@ fi
 
 # --- deleted under the recorder: noticed before the next sample, a new database at the path.
 DB=$TEST_TMP/deleted.db
-$V record --db "$DB" --interval 0.1 --duration 3 --quiet 2>"$TEST_TMP/del.err" &
+$V record --db "$DB" --interval 0.1 --quiet 2>"$TEST_TMP/del.err" &
 REC=$!
 adopt "$REC"
 wait_samples "$DB" 5 || fail "deleted: the recorder did not start"
 rm -f "$DB"
+# Stopped once five samples are in the new database, however long that took (it was a --duration
+# of 3 s, which a slow start could leave short of five).
+wait_line "$TEST_TMP/del.err" 'the database file was deleted' && wait_samples "$DB" 5 || fail "deleted: no new database"
+kill -TERM "$REC"
 wait $REC
 rc=$?
 check "deleted: record goes on and ends with exit 0" [ $rc -eq 0 ]
@@ -70,16 +74,20 @@ check "deleted: the new database exists and is whole" [ "$(sqlite3 "$DB" 'PRAGMA
 n=$(count "$DB")
 check "deleted: the samples after the deletion are in it ($n)" ge "${n:-0}" 5
 
-# --- locked by another writer: a sqlite3 shell holding BEGIN EXCLUSIVE for 4 s. The recorder
+# --- locked by another writer: a sqlite3 shell holding BEGIN EXCLUSIVE until the recorder has met
+# it (its warning), not for a fixed 4 s that a slow recorder could sleep through. The recorder
 # waits 0.5 s for each sample, drops it with one warning, records again once the lock is gone, exits 1
-# at the end saying how many it dropped, and nothing recorded before is lost.
+# at the end (stopped once it recorded again) saying how many it dropped, and nothing recorded
+# before is lost.
 DB=$TEST_TMP/locked.db
-$V record --db "$DB" --interval 0.2 --duration 8 --quiet 2>"$TEST_TMP/lock.err" &
+$V record --db "$DB" --interval 0.2 --quiet 2>"$TEST_TMP/lock.err" &
 REC=$!
 adopt "$REC"
 wait_samples "$DB" 5 || fail "locked: the recorder did not start"
 before=$(count "$DB")
-{ echo 'BEGIN EXCLUSIVE;'; sleep 4; echo 'ROLLBACK;'; } | sqlite3 "$DB"
+{ echo '.timeout 10000'; echo 'BEGIN EXCLUSIVE;'; wait_line "$TEST_TMP/lock.err" 'locked by another program'; echo 'ROLLBACK;'; } | sqlite3 "$DB"
+wait_line "$TEST_TMP/lock.err" 'recording again' && wait_samples "$DB" $((before + 2)) || fail "locked: no samples after the lock"
+kill -TERM "$REC"
 wait $REC
 rc=$?
 check "locked: record does not crash or stop; exit 1 at the end for the dropped samples" [ $rc -eq 1 ]
@@ -95,17 +103,24 @@ DB=$TEST_TMP/serve.db
 LOG=$TEST_TMP/serve.log
 serve_start "$LOG" "$H" --db "$DB" --db-interval 1 --min-interval 0 || die "cannot start serve"
 wait_samples "$DB" 2 || fail "serve: no samples recorded"
-{ echo 'BEGIN EXCLUSIVE;'; sleep 4; echo 'ROLLBACK;'; } | sqlite3 "$DB" &
+# The lock taken (the shell says so), scrapes while serve meets it: 5 at least, until its warning.
+{ echo '.timeout 10000'; echo 'BEGIN EXCLUSIVE;'; echo "SELECT 'locked';"; for i in $(seq 600); do [ -e "$TEST_TMP/scraped" ] && break; sleep 0.1; done; echo 'ROLLBACK;'; } |
+	sqlite3 "$DB" >"$TEST_TMP/locker.out" &
 LOCKER=$!
-sleep 1
-ok=1
-for i in 1 2 3 4 5; do curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$PORT/metrics" || ok=0; sleep 0.3; done
-check "serve, locked: 5 scrapes while the database is locked, each answered within 2 s" [ $ok = 1 ]
+wait_line "$TEST_TMP/locker.out" locked || fail "serve: the sqlite3 shell did not take the lock"
+ok=1 i=0
+while [ $i -lt 5 ] || { ! grep -q 'serve.db: the database is locked' "$LOG" && [ $i -lt 100 ]; }; do
+	curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$PORT/metrics" || ok=0
+	i=$((i + 1))
+	sleep 0.3
+done
+echo done >"$TEST_TMP/scraped"
+check "serve, locked: $i scrapes while the database is locked, each answered within 2 s" [ $ok = 1 ]
 wait $LOCKER
-check "serve, locked: one warning" wait_for "$LOG" 'serve.db: the database is locked by another program.*samples are dropped until it is released'
-check "serve, locked: recording again after" wait_for "$LOG" 'serve.db: recording again'
+check "serve, locked: one warning" wait_line "$LOG" 'serve.db: the database is locked by another program.*samples are dropped until it is released'
+check "serve, locked: recording again after" wait_line "$LOG" 'serve.db: recording again'
 rm -f "$DB"
-check "serve, deleted: a warning and a new database" wait_for "$LOG" 'serve.db: the database file was deleted; recording into a new one'
+check "serve, deleted: a warning and a new database" wait_line "$LOG" 'serve.db: the database file was deleted; recording into a new one'
 wait_samples "$DB" 1
 check "serve, deleted: the new database gets samples" ge "$(count "$DB" 2>/dev/null || echo 0)" 1
 check "serve, deleted: scrapes still answered" curl -sf --max-time 2 -o /dev/null "http://127.0.0.1:$PORT/metrics"

@@ -3,6 +3,12 @@
 # 3 s, as under QEMU) and one arriving with its memory already there (a migration's target), are
 # noticed and merged within a bound the idle rate could never meet; SIGTERM restores every KSM
 # setting. Issue 11: before, the idle tuner never woke up.
+# The tuner watches the whole host: a mergeable process of another test that grows wakes it, and
+# rightly (issue 42: "mergeable process N grew", N not the test's, failed "stays idle"). So a wake
+# that names another process is not held against it: the test then waits for it to go idle again
+# before it starts its guests, and asks only that no wake names the test's scanned process. Where
+# other processes keep it awake (a host whose mergeable memory never stops growing) the test
+# cannot tell its guests' wake from theirs, and says so.
 . "$VMHOST_TESTS/lib.sh"
 [ -d $KSM ] || skip "this kernel has no KSM"
 ksm_save || die "cannot read KSM settings"
@@ -43,15 +49,28 @@ ready base 30 || die "the first process did not start"
 tune=$!
 adopt "$tune"
 check "goes idle on the already scanned host" wait_log "idle pages_to_scan=100 sleep_millisecs=1000 .*idle: .* full scans in a row" 60
+# Idle for 3 s, the tuner's decisions every 1 s: the length of the stay under test.
+from=$(($(wc -l <"$TEST_TMP/tune.log") + 1))
 sleep 3
-check "stays idle, at the idle rate" test "$(cat $KSM/pages_to_scan)/$(cat $KSM/sleep_millisecs)" = 100/1000
+woke=$(tail -n +"$from" "$TEST_TMP/tune.log" | grep " fast pages_to_scan=")
+if [ -z "$woke" ]; then
+	check "stays idle, at the idle rate" test "$(cat $KSM/pages_to_scan)/$(cat $KSM/sleep_millisecs)" = 100/1000
+else
+	say "woke while idle: $(cut -c1-200 <<<"$woke")"
+	check "  ... for something else on the host, never for the scanned process" \
+		bash -c '! grep -q "process $0 (" <<<"$1"' "$PID_base" "$woke"
+	last=$(($(wc -l <"$TEST_TMP/tune.log") + 1))
+	wait_log "idle pages_to_scan=100 sleep_millisecs=1000" 60 "$last" ||
+		skip "other mergeable processes on the host keep the tuner awake: whether it wakes for the test's guests cannot be told"
+fi
 from=$(($(wc -l <"$TEST_TMP/tune.log") + 1))
 
 start=$SECONDS
 guest boot1 22 $GUEST_MIB -fake-guest 1 -fake-fill-seconds 3
 guest boot2 22 $GUEST_MIB -fake-guest 2 -fake-fill-seconds 3
 guest migrated 22 $GUEST_MIB -fake-guest 3
-check "wakes up for the new guests, naming one" wait_log "fast pages_to_scan=.*fast: .*process [0-9]* (fakeguest)" 10 "$from"
+new_pids="$PID_boot1|$PID_boot2|$PID_migrated"
+check "wakes up for the new guests, naming one" wait_log "fast pages_to_scan=.*fast: .*process ($new_pids) (fakeguest)" 10 "$from"
 # 3 guests, half of each the same image: every one of those pages ends up mapping a KSM page.
 want=$((3 * GUEST_MIB * 256 / 2 * 9 / 10))
 merged=0

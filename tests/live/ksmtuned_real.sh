@@ -35,8 +35,9 @@ for i in 1 2; do
 done
 knobs >"$TEST_TMP/before"
 
-# 1. Its own config (threshold at 100% of MemTotal: it starts KSM and boosts), stopped on time.
-"$RUN" --interval 1 --duration 5 --thres-coef 100 >"$TEST_TMP/run1" 2>&1 &
+# 1. Its own config (threshold at 100% of MemTotal: it starts KSM and boosts), stopped on time:
+# 15 s, so its first decision and the check of it (10 s at most each) fall before its end.
+"$RUN" --interval 1 --duration 15 --thres-coef 100 >"$TEST_TMP/run1" 2>&1 &
 run=$!
 adopt "$run"
 check "ksmtuned starts as its own process group" wait_out "$TEST_TMP/run1" "started pgid=" 10

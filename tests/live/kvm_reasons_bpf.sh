@@ -28,15 +28,17 @@ MOUNT=(unshare -m sh -c 'mountpoint -q /sys/kernel/debug || mount -t debugfs non
 	exec "$@"' sh)
 DROP="setpriv --inh-caps=-bpf,-sys_admin --bounding-set=-bpf,-sys_admin"
 # held_guest NAME ARGS...: a helper guest held until SIGUSR1, its output in $TEST_TMP/NAME.guest,
-# its pid in GUEST. run_guest NAME: the command that lets it run and waits until it says it is
-# done (20 s at most): its exits here take from 0.1 s to over a second, by the host's load and
-# the counter attached, so no fixed sleep is long enough.
+# its pid in GUEST, returned once its vCPU exists (it says "ready"). run_guest NAME: the command
+# that lets it run and waits until it says it is done (20 s at most): its exits here take from
+# 0.1 s to over a second, by the host's load and the counter attached, so no fixed sleep is long
+# enough. The guests live on after their run until stopped (--sleep-after 60), so the reads after
+# it see them however slow the host.
 held_guest() {
 	local name=$1
 	shift
 	spawn "$G" "$@" --wait-signal >"$TEST_TMP/$name.guest"
 	GUEST=$SPAWNED
-	sleep 0.3
+	wait_for 60 grep -q '^ready' "$TEST_TMP/$name.guest" || die "helper guest $name did not start"
 }
 run_guest() {
 	echo "kill -USR1 $GUEST; for i in \$(seq 400); do grep -q '^io_exits=' '$TEST_TMP/$1.guest' && break; sleep 0.05; done"
@@ -46,7 +48,7 @@ run_guest() {
 # $TEST_TMP/NAME.json; OUTER runs before the mount namespace (env, without_library), INNER inside.
 reasons() {
 	local name=$1 port=$2 outer=$3 inner=$4 guest
-	held_guest "$name" --io $N --mmio $M --port "$port" --sleep-after 5
+	held_guest "$name" --io $N --mmio $M --port "$port" --sleep-after 60
 	guest=$GUEST
 	$outer "${MOUNT[@]}" $inner "$VMHOST" --json exits --reasons --pid "$guest" -- sh -c "$(run_guest "$name")" \
 		>"$TEST_TMP/$name.json" 2>"$TEST_TMP/$name.err"
@@ -92,7 +94,7 @@ exact nolib "0x80 out"
 # IO_SLEEP seconds each, into $TEST_TMP/NAME.json.
 timed() {
 	local name=$1 option=$2 io_sleep=$3 outer=$4 guest
-	held_guest "$name" --io $N --io-sleep "$io_sleep" --sleep-after 8
+	held_guest "$name" --io $N --io-sleep "$io_sleep" --sleep-after 60
 	guest=$GUEST
 	$outer "${MOUNT[@]}" "$VMHOST" --json exits "$option" --pid "$guest" -- sh -c "$(run_guest "$name")" \
 		>"$TEST_TMP/$name.json" 2>"$TEST_TMP/$name.err"
@@ -148,13 +150,15 @@ vcpus() {
 	say "$name: $(jq -c '[.vms[0].vcpus[] | {index, pio: .reasons.kvm_pio["0x80 out"].delta}]' "$TEST_TMP/$name.json")"
 }
 pio() { jq -r --argjson i "$2" '.vms[0].vcpus[] | select(.index == $i) | .reasons.kvm_pio["0x80 out"].delta' "$TEST_TMP/$1.json"; }
-held_guest vcpu_helper --io $N --sleep-after 5
+held_guest vcpu_helper --io $N --sleep-after 60
 vcpus vcpu_helper "$GUEST" -- sh -c "$(run_guest vcpu_helper)"
 stop_pid "$GUEST"
 check "vcpu_helper: vCPU 0 by order, kvm_pio 0x80 out exactly $N" [ "$(pio vcpu_helper 0)" = $N ]
-fw_qemu --name reasons-smp --smp 2
+# Read once its loop is under way (QEMU's own count of vCPU 0's exits), not a second after start.
+fw_qemu --name reasons-smp --smp 2 --qmp "$TEST_TMP/smp.sock"
 QEMU=$SPAWNED
-sleep 1
+looping() { [ "$(fw_exits "$TEST_TMP/smp.sock")" -ge 1000 ] 2>/dev/null; }
+wait_for 60 looping || fail "the firmware guest's loop did not start"
 vcpus vcpu_qemu "$QEMU" --once --interval 1
 stop_pid "$QEMU"
 check "vcpu_qemu: vCPUs 0 and 1 listed" jq -e '[.vms[0].vcpus[].index] == [0, 1]' "$TEST_TMP/vcpu_qemu.json"
@@ -164,7 +168,7 @@ check "vcpu_qemu: the vCPUs' counts are the VM's" \
 	jq -e '.vms[0] | .reasons.kvm_pio["0x80 out"].delta == ([.vcpus[].reasons.kvm_pio["0x80 out"].delta] | add)' "$TEST_TMP/vcpu_qemu.json"
 
 # The human form says it in one line.
-held_guest text --io $N --sleep-after 5
+held_guest text --io $N --sleep-after 60
 "${MOUNT[@]}" "$VMHOST" exits --reasons --pid "$GUEST" -- sh -c "$(run_guest text)" >"$TEST_TMP/text" 2>&1
 check "text: which counter, in one line" grep -qx 'exit reasons counted by eBPF (counted in the kernel)' "$TEST_TMP/text"
 stop_pid "$GUEST"
@@ -173,7 +177,7 @@ stop_pid "$GUEST"
 # scrape NAME COUNTER OPTION: serve OPTION counting by COUNTER (bpf, perf) on a fresh helper
 # guest, scraped before and after the guest's run into $TEST_TMP/serve.NAME.txt (log: .log).
 scrape() {
-	held_guest "serve.$1" --io $N --mmio $M --sleep-after 5
+	held_guest "serve.$1" --io $N --mmio $M --sleep-after 60
 	spawn env VMHOST_KVM_REASONS="$2" "${MOUNT[@]}" "$VMHOST" serve --listen 127.0.0.1:0 --min-interval 0 "$3" --pid "$GUEST" \
 		2>"$TEST_TMP/serve.$1.log"
 	SERVER=$SPAWNED

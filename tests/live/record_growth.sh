@@ -25,9 +25,18 @@ if command -v qemu-system-x86_64 >/dev/null; then
 else
 	fail "qemu-system-x86_64 is not installed (scripts/deps/test/qemu.txt)"
 fi
-sleep 0.5
+# QEMU taken for a guest (it lists it, named) before the recording starts, not 0.5 s after it did
+[ -z "$QEMU_PID" ] || wait_for 30 eval '"$VMHOST" mem --json --pid "$QEMU_PID" | jq -e --argjson p "$QEMU_PID" "any(.vms[]; .pid == \$p and .name == \"qtest\")" >/dev/null'
 
-"$VMHOST" record --db "$DB" --interval 0.5 --duration 20 >"$TEST_TMP/record.out" 2>"$TEST_TMP/record.err"
+# 40 samples (20 s at 0.5 s when each is quick), however long they take: the recorder is stopped
+# once they are in (TERM ends it as --duration does), 120 s at most.
+samples() { [ "$(sqlite3 "$DB" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0)" -ge "$1" ] 2>/dev/null; }
+"$VMHOST" record --db "$DB" --interval 0.5 >"$TEST_TMP/record.out" 2>"$TEST_TMP/record.err" &
+REC=$!
+adopt "$REC"
+wait_for 120 samples 40 || fail "no 40 samples in 120 s"
+kill -TERM "$REC"
+wait "$REC"
 check "record exits 0" [ $? -eq 0 ]
 check "record says how many samples it took" grep -Eq "^recorded [0-9]+ samples" "$TEST_TMP/record.out"
 check "integrity_check ok" [ "$(sqlite3 "$DB" 'PRAGMA integrity_check')" = ok ]
@@ -69,7 +78,7 @@ check "default warm-up: young VMs are not flagged" \
 "$VMHOST" record --db "$DB" --interval 0.2 >"$TEST_TMP/rec2.out" 2>&1 &
 REC=$!
 adopt "$REC"
-sleep 1.5
+wait_for 60 samples $(($(sqlite3 "$DB" 'SELECT count(*) FROM samples') + 2))
 before=$(sqlite3 "$DB" 'SELECT count(*) FROM samples')
 kill -TERM $REC
 wait $REC

@@ -20,14 +20,22 @@ for g in img-1:0.8:7301 img-2:0.8:7301 img-3:0.3:7301 other:0.8:7302; do
 	pids="$pids --pid $SPAWNED"
 done
 
-"$VMHOST" record --db "$DB" --interval 0.5 --duration 6 --quiet 2>"$TEST_TMP/record.err" &
+# The recorder under way (two samples in) before share, and on after it (a sample more, five at
+# least) before it is stopped: not a 6 s recording with share 1.5 s into it, which a slow share
+# could outlast.
+samples() { sqlite3 "$DB" 'SELECT count(*) FROM samples' 2>/dev/null || echo 0; }
+recorded() { [ "$(samples)" -ge "$1" ] 2>/dev/null; }
+"$VMHOST" record --db "$DB" --interval 0.5 --quiet 2>"$TEST_TMP/record.err" &
 RECORD=$!
 adopt "$RECORD"
-sleep 1.5
+wait_for 60 recorded 2 || fail "the recorder wrote no samples"
 "$VMHOST" share $pids --sample 1/8 --cpu-budget 0 --db "$DB" >"$TEST_TMP/share.out" 2>"$TEST_TMP/share.err"
 check "share exits 0 beside a running recorder" [ $? -eq 0 ]
 check "... and says where the map is kept" grep -q "^kept in $DB: 'vmhost report --db $DB' draws it$" "$TEST_TMP/share.out"
 check "... without a warning" [ ! -s "$TEST_TMP/share.err" ]
+n=$(samples)
+wait_for 60 recorded $((n + 1 > 5 ? n + 1 : 5))
+kill -0 "$RECORD" && kill -TERM "$RECORD"
 wait "$RECORD"
 check "record is not disturbed (exit $?)" [ $? -eq 0 ]
 check "the recorder's samples are there" ge "$(sqlite3 "$DB" 'SELECT count(*) FROM samples')" 5

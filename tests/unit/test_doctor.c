@@ -101,9 +101,10 @@ static void ksm_cpu_thresholds(void **state)
 	assert_int_equal(ksm_cpu_findings(NAN, 0, 0), 0);
 }
 
-static size_t smaps_findings(double seconds, size_t n)
+static size_t smaps_findings_over(double seconds, size_t n, double slow_seconds)
 {
 	struct doctor_evidence e = healthy();
+	e.smaps_slow_seconds = slow_seconds;
 	struct doctor_smaps s[4] = {{0}};
 	for (size_t i = 0; i < n; i++)
 		s[i] = (struct doctor_smaps){.pid = (pid_t)(100 + i), .seconds = seconds * (double)(i + 1) / (double)n};
@@ -118,6 +119,9 @@ static size_t smaps_findings(double seconds, size_t n)
 	return c;
 }
 
+/* Against the rule's own threshold (10 ms). */
+static size_t smaps_findings(double seconds, size_t n) { return smaps_findings_over(seconds, n, 0); }
+
 static void smaps_thresholds(void **state)
 {
 	(void)state;
@@ -128,6 +132,10 @@ static void smaps_thresholds(void **state)
 	assert_int_equal(smaps_findings(0.015, 4), 1);   /* mean 9.4 ms, slowest 15 */
 	assert_int_equal(smaps_findings(0.0099, 4), 0);  /* slowest 9.9 ms */
 	assert_int_equal(smaps_findings(0, 0), 0);     /* nothing timed */
+	/* doctor --smaps-slow SEC: the threshold as asked, either way. */
+	assert_int_equal(smaps_findings_over(0.030, 4, 0.031), 0);
+	assert_int_equal(smaps_findings_over(0.030, 4, 0.030), 1);
+	assert_int_equal(smaps_findings_over(0.000002, 1, 0.000001), 1);
 }
 
 /* A healthy host but for THP set to never, with two QEMU guests of 1 GiB (pids 10 and 11). */

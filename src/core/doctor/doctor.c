@@ -957,7 +957,7 @@ static void check_smaps(const struct doctor_rule *r, const struct doctor_evidenc
 	double mean = sum / (double)e->nsmaps;
 	/* The slowest read, not the mean: one VM's slow walk stalls that VM, however fast the small
 	 * ones beside it are (a CI host with one big guest and a small one averaged under 10 ms). */
-	if (slowest->seconds < SMAPS_SLOW_SECONDS)
+	if (slowest->seconds < (e->smaps_slow_seconds > 0 ? e->smaps_slow_seconds : SMAPS_SLOW_SECONDS))
 		return;
 	size_t vms = 0;
 	for (size_t i = 0; i < e->vms.n; i++)

@@ -80,6 +80,7 @@ struct doctor_growth {
 struct doctor_opts {
 	double interval_seconds;     /* > 0: rates over this interval; 0: one reading, lifetime figures */
 	double smaps_budget_seconds; /* time for timed smaps_rollup reads (0: none) */
+	double smaps_slow_seconds;   /* a read this long is slow (0: the rule's own, 10 ms) */
 	const char *memo_dir;        /* NULL, or the VMs remembered between runs (survey_opts) */
 	bool reasons;                /* count exit reasons (ports, MMIO) over the interval: tracepoints */
 	const char *libvirt_uri;     /* the libvirt to read libvirt's QEMUs through; NULL qemu:///system */
@@ -100,6 +101,7 @@ struct doctor_evidence {
 	struct ksm_sample ksm_before, ksm_after;
 	struct ksm_rates ksm_rates;
 	double interval_seconds;   /* as asked */
+	double smaps_slow_seconds; /* as asked: accounting-smaps-slow's threshold (0: its own) */
 	struct doctor_exits *exits; /* VMs with readable KVM counters */
 	size_t nexits;
 	char kvm_counters_why[160]; /* why there are none ("" when read or no VM) */

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/stats.h"
 #include "core/base/stop.h"
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_delta.h"
@@ -131,9 +132,29 @@ static int cmp_rss_desc(const void *a, const void *b)
 	return rx < ry ? 1 : rx > ry ? -1 : (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* Times smaps_rollup reads, largest VMs first, until the budget is spent (at least one read).
- * A VM without a scope (so without helpers) learns there what its cgroup would have told: its
- * THP, and on a NUMA host its numa_maps. */
+/* The largest VM's read is timed this many times and its median kept: one read stalled by
+ * another process for a moment says little about the walk's cost. */
+#define SMAPS_LARGEST_READS 3
+
+/* Reads PID's smaps_rollup `reads` times into *sr; *ret_seconds the median read's time. */
+static int timed_smaps_read(const struct io_root *root, pid_t pid, size_t reads, struct smaps_rollup *sr,
+			    double *ret_seconds)
+{
+	double t[SMAPS_LARGEST_READS];
+	int r = 0;
+	for (size_t k = 0; k < reads && r == 0; k++) {
+		double t0 = clock_monotonic_seconds();
+		r = proc_read_smaps_rollup(root, pid, sr);
+		t[k] = clock_monotonic_seconds() - t0;
+	}
+	if (r == 0)
+		*ret_seconds = median(t, reads);
+	return r;
+}
+
+/* Times smaps_rollup reads, largest VMs first, until the budget is spent (at least the largest
+ * VM's, read SMAPS_LARGEST_READS times). A VM without a scope (so without helpers) learns there
+ * what its cgroup would have told: its THP, and on a NUMA host its numa_maps. */
 static int time_smaps(const struct io_root *root, struct vm_list *vms, double budget, struct doctor_evidence *e)
 {
 	if (!(budget > 0) || !vms->n)
@@ -152,10 +173,9 @@ static int time_smaps(const struct io_root *root, struct vm_list *vms, double bu
 	double spent = 0;
 	for (size_t i = 0; i < n && spent < budget; i++) {
 		struct smaps_rollup sr;
-		double t0 = clock_monotonic_seconds();
-		int r = proc_read_smaps_rollup(root, order[i]->pid, &sr);
-		double dt = clock_monotonic_seconds() - t0;
-		spent += dt;
+		double dt = 0, t0 = clock_monotonic_seconds();
+		int r = timed_smaps_read(root, order[i]->pid, i == 0 ? SMAPS_LARGEST_READS : 1, &sr, &dt);
+		spent += clock_monotonic_seconds() - t0;
 		if (r < 0)
 			continue;
 		if (!order[i]->thp_bytes.known && order[i]->nhelpers == 0)
@@ -177,7 +197,8 @@ static int time_smaps(const struct io_root *root, struct vm_list *vms, double bu
 int doctor_gather(const struct io_root *root, const struct doctor_opts *o, struct doctor_evidence *ret,
 		  enum survey_step *ret_step)
 {
-	struct doctor_evidence e = {.interval_seconds = o->interval_seconds, .host_cpus = -1, .numa_nodes = -1};
+	struct doctor_evidence e = {.interval_seconds = o->interval_seconds, .smaps_slow_seconds = o->smaps_slow_seconds,
+				     .host_cpus = -1, .numa_nodes = -1};
 	bool interval = o->interval_seconds > 0;
 	struct ksm_sampler ks;
 	ksm_sampler_init(&ks, root);
