@@ -117,12 +117,13 @@ static int measure_exact(const struct io_root *root, const struct host *host, st
 			vmm_exact = sr;
 		pss += sr.pss.v;
 		vm->thp_bytes = i == 0 ? sr.anon_huge_pages : maybe_add(vm->thp_bytes, sr.anon_huge_pages);
+		vm->swap_pss_bytes = i == 0 ? sr.swap_pss : maybe_add(vm->swap_pss_bytes, sr.swap_pss);
 		add_exact_hugetlb(vm, &sr);
 	}
 	pid_t pids[1 + VM_MAX_HELPERS];
 	vm_numa_maps_read(root, pids, vm_pids(vm, pids), &vm->numa);
 	if (!ok) {
-		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = vm->thp_bytes = UNKNOWN;
+		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = vm->thp_bytes = vm->swap_pss_bytes = UNKNOWN;
 	} else {
 		vm->pss_bytes = MAYBE(pss);
 		vm->pss_bound_bytes = MAYBE(0);
@@ -186,6 +187,7 @@ int vm_measure(const struct io_root *root, const struct host *host, struct vm *v
 	vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = UNKNOWN;
 	vm->hugetlb_shared_mappers = 0;
 	vm->thp_bytes = vm->cg.thp_bytes;
+	vm->swap_pss_bytes = UNKNOWN;
 	vm->numa.maps_known = false;
 	vm->numa.maps_why[0] = '\0';
 	if ((flags & VM_MEASURE_EXACT) && (r = measure_exact(root, host, vm, &denied)) < 0)

@@ -1,0 +1,3 @@
+# What the host could take back from each VM, and how many more VMs fit (issue 44): the formula,
+# the capacity command, and the live checks on TCG guests with a virtio balloon.
+vmhost_unit_test(test_reclaim)
