@@ -60,8 +60,8 @@ struct reclaim {
 	char why[512];
 	int64_t bytes;             /* free and droppable cache of the guest, resident on the host */
 	int64_t error_bound_bytes;
-	maybe_i64 by_balloon;      /* the resident free memory an inflation by as much returns */
-	maybe_i64 by_free_page_reporting; /* what turning reporting on returns (0: it is on) */
+	maybe_i64 by_balloon;      /* resident free memory an inflation by as much surely returns */
+	maybe_i64 by_free_page_reporting; /* the same, by turning reporting on (0: it is on) */
 	maybe_i64 by_drop_caches;  /* the resident cache the guest can drop (unknown: no MemAvailable) */
 	maybe_i64 guest_resident_bytes;   /* Rg less M: guest RAM resident on the host, not merged */
 	maybe_i64 free_in_swap_bytes;     /* the most guest-free memory the host may hold in swap */

@@ -247,6 +247,11 @@ void reclaim_compute(const struct reclaim_input *in, struct reclaim *ret)
 		free_hi = max64(free_lo, min64(free_hi, r - max64(0, in->guest_total.v - f - m - z - s)));
 	int64_t free_mid, free_bound, cache_mid = 0, cache_bound = 0;
 	middle(free_lo, free_hi, &free_mid, &free_bound);
+	/* What an action surely reaches: the guest's kernel may hold as much as it reserved (b - t: its
+	 * image, page structures) free in pageblocks of its own, freed at boot, which the balloon takes
+	 * last and reporting never sees in pieces under 2 MiB. */
+	int64_t kernel = in->guest_total.known && in->guest_total.v <= b ? b - in->guest_total.v : 0;
+	int64_t reach = max64(0, free_lo - kernel);
 	/* Droppable cache (MemAvailable less MemFree) was touched: resident, unless merged or swapped. */
 	if (in->guest_available.known) {
 		int64_t drop = max64(0, in->guest_available.v - f);
@@ -258,8 +263,8 @@ void reclaim_compute(const struct reclaim_input *in, struct reclaim *ret)
 		.known = true,
 		.bytes = free_mid + cache_mid,
 		.error_bound_bytes = free_bound + cache_bound,
-		.by_balloon = MAYBE(free_mid),
-		.by_free_page_reporting = in->free_page_reporting == 0   ? MAYBE(free_mid)
+		.by_balloon = MAYBE(reach),
+		.by_free_page_reporting = in->free_page_reporting == 0   ? MAYBE(reach)
 					  : in->free_page_reporting == 1 ? MAYBE(0)
 									 : UNKNOWN,
 		.by_drop_caches = in->guest_available.known ? MAYBE(cache_mid) : UNKNOWN,
