@@ -3,3 +3,5 @@
 vmhost_unit_test(test_reclaim)
 vmhost_script_test(e2e_reclaim e2e/reclaim.sh "e2e")
 set_tests_properties(e2e_reclaim PROPERTIES TIMEOUT 400)
+vmhost_unit_test(test_capacity)
+vmhost_script_test(cli_capacity cli/capacity.sh "cli;sanitize")
