@@ -9,12 +9,14 @@
 # With "vmhost.alloc=N" the guest, 3 s after it is up, prints "vmhost-alloc-start", fills N MiB of
 # memory with random bytes (a tmpfs file: no page like another, so KSM merges none), frees it and
 # prints "vmhost-alloc-freed" (the reclaim tests watch the host get that memory back, or not).
+# With "vmhost.hold=N" it fills N MiB of a tmpfs with zeros, keeps it and prints "vmhost-hold-done"
+# (a guest that uses its RAM: the capacity test starts guests that do).
 set -eu
 out=${1:?usage: guest-image.sh DIR}
 mkdir -p "$out"
 cd "$out"
 # Bumped when the initramfs changes, so cached images are rebuilt.
-version=6
+version=7
 [ "$(cat initramfs.version 2>/dev/null)" = $version ] || rm -f initramfs.gz
 if [ ! -s vmlinuz ] || [ ! -s initramfs.gz ]; then
 	if ! ls linux-image-*.deb >/dev/null 2>&1; then
@@ -66,6 +68,10 @@ for w in $(cat /proc/cmdline); do
 		mkdir -p /alloc && mount -t tmpfs -o size=$((n + 1))m alloc /alloc
 		dd if=/dev/urandom of=/alloc/fill bs=1M count=$n 2>/dev/null
 		rm /alloc/fill && umount /alloc && echo vmhost-alloc-freed ;;
+	vmhost.hold=*)
+		n=${w#vmhost.hold=}
+		mkdir -p /hold && mount -t tmpfs -o size=$((n + 1))m hold /hold
+		dd if=/dev/zero of=/hold/fill bs=1M count=$n 2>/dev/null && echo vmhost-hold-done ;;
 	esac
 done
 while :; do sleep 3600; done

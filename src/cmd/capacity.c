@@ -80,6 +80,11 @@ static int image_sharing(struct ctx *ctx, const struct capacity_cmd_opts *co, co
 		snprintf(why, cap, "KSM is not running (/sys/kernel/mm/ksm/run is not 1): nothing is shared");
 		return EXIT_OK;
 	}
+	const char *unmergeable = ksm_unmergeable_reason(&vm->cfg, &vm->mem, &host->ksm);
+	if (unmergeable) {
+		snprintf(why, cap, "KSM does not merge a guest like it (%s)", unmergeable);
+		return EXIT_OK;
+	}
 	if (strcmp(ctx->root.proc, "/proc")) {
 		snprintf(why, cap, "guest RAM is read from live processes only, not under --proc-root");
 		return EXIT_OK;
