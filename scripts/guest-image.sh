@@ -6,12 +6,17 @@
 # balloon driver (with the virtio PCI modules it needs) is loaded when the kernel has them, and
 # the virtio disk's: with "vmhost.write=N" the guest writes N MiB to /dev/vda with O_DIRECT and
 # prints "vmhost-write-done" (the I/O tests count what reached the host); a virtio NIC is brought up.
+# With "vmhost.alloc=N" the guest, 3 s after it is up, prints "vmhost-alloc-start", fills N MiB of
+# memory with random bytes (a tmpfs file: no page like another, so KSM merges none), frees it and
+# prints "vmhost-alloc-freed" (the reclaim tests watch the host get that memory back, or not).
+# With "vmhost.hold=N" it fills N MiB of a tmpfs with zeros, keeps it and prints "vmhost-hold-done"
+# (a guest that uses its RAM: the capacity test starts guests that do).
 set -eu
 out=${1:?usage: guest-image.sh DIR}
 mkdir -p "$out"
 cd "$out"
 # Bumped when the initramfs changes, so cached images are rebuilt.
-version=5
+version=7
 [ "$(cat initramfs.version 2>/dev/null)" = $version ] || rm -f initramfs.gz
 if [ ! -s vmlinuz ] || [ ! -s initramfs.gz ]; then
 	if ! ls linux-image-*.deb >/dev/null 2>&1; then
@@ -37,7 +42,7 @@ if [ ! -s initramfs.gz ]; then
 	bb=$(command -v busybox || echo /bin/busybox)
 	rm -rf root && mkdir -p root/bin root/proc root/sys root/dev root/tmp
 	cp "$bb" root/bin/busybox
-	for app in sh mount echo cat sleep dd head poweroff insmod grep ip; do ln -s busybox root/bin/$app; done
+	for app in sh mount echo cat sleep dd head poweroff insmod grep ip rm mkdir umount; do ln -s busybox root/bin/$app; done
 	mkdir -p root/lib/modules && cp modules/* root/lib/modules/ 2>/dev/null || true
 	cat >root/init <<'INIT'
 #!/bin/sh
@@ -56,6 +61,17 @@ echo vmhost-guest-up
 for w in $(cat /proc/cmdline); do
 	case $w in vmhost.write=*)
 		dd if=/dev/zero of=/dev/vda bs=1M count=${w#vmhost.write=} oflag=direct 2>/dev/null && echo vmhost-write-done ;;
+	vmhost.alloc=*)
+		n=${w#vmhost.alloc=}
+		sleep 3
+		echo vmhost-alloc-start
+		mkdir -p /alloc && mount -t tmpfs -o size=$((n + 1))m alloc /alloc
+		dd if=/dev/urandom of=/alloc/fill bs=1M count=$n 2>/dev/null
+		rm /alloc/fill && umount /alloc && echo vmhost-alloc-freed ;;
+	vmhost.hold=*)
+		n=${w#vmhost.hold=}
+		mkdir -p /hold && mount -t tmpfs -o size=$((n + 1))m hold /hold
+		dd if=/dev/zero of=/hold/fill bs=1M count=$n 2>/dev/null && echo vmhost-hold-done ;;
 	esac
 done
 while :; do sleep 3600; done

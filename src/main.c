@@ -14,6 +14,7 @@ static const struct subcommand commands[] = {
 	{"exits", cmd_exits, "KVM exit and event counters per VM"},
 	{"record", cmd_record, "sample everything into SQLite"},
 	{"growth", cmd_growth, "VMs whose memory beyond guest RAM keeps growing"},
+	{"capacity", cmd_capacity, "how many more guests of a size fit: now, after reclaim, with sharing"},
 	{"report", cmd_report, "one self-contained HTML report"},
 	{"serve", cmd_serve, "Prometheus metrics on /metrics"},
 	{"doctor", cmd_doctor, "what is wrong with this host's VMs: findings, evidence, fixes"},

@@ -56,6 +56,7 @@ int cmd_bench(struct ctx *ctx, int argc, char **argv);   /* bench accounting|ksm
 int cmd_exits(struct ctx *ctx, int argc, char **argv);
 int cmd_record(struct ctx *ctx, int argc, char **argv);
 int cmd_growth(struct ctx *ctx, int argc, char **argv);
+int cmd_capacity(struct ctx *ctx, int argc, char **argv);
 int cmd_report(struct ctx *ctx, int argc, char **argv);
 int cmd_serve(struct ctx *ctx, int argc, char **argv);
 int cmd_doctor(struct ctx *ctx, int argc, char **argv);

@@ -1,6 +1,7 @@
 #include "out/vm_table.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -223,6 +224,18 @@ const struct col vm_cols[VMC_NCOLS] = {
 	[VMC_KSM_NET_SAVED] = {"ksm_net.saved_bytes", "", COL_BYTES, COL_JSON_ONLY, 0},
 	[VMC_KSM_NET_KSMD] = {"ksm_net.ksmd_cpu_seconds", "", COL_FLOAT, COL_JSON_ONLY, 6},
 	[VMC_KSM_NET_COPY] = {"ksm_net.copy_stall_seconds", "", COL_FLOAT, COL_JSON_ONLY, 6},
+	[VMC_RECLAIM] = {"reclaimable.bytes", "RECLAIM", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_RECLAIM_BOUND] = {"reclaimable.error_bound_bytes", "RECLAIM +-", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_RECLAIM_AGE] = {"reclaimable.stats_age_seconds", "STATS AGE", COL_FLOAT, COL_JSON_ONLY, 1},
+	[VMC_RECLAIM_BALLOON] = {"reclaimable.by.balloon", "BY BALLOON", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_RECLAIM_FPR] = {"reclaimable.by.free_page_reporting", "BY REPORTING", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_RECLAIM_CACHES] = {"reclaimable.by.drop_caches", "BY DROP CACHES", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_RECLAIM_FPR_ON] = {"reclaimable.free_page_reporting", "REPORTING", COL_BOOL, COL_JSON_ONLY, 0},
+	[VMC_RECLAIM_POLLING] = {"reclaimable.stats_polling_seconds", "STATS POLL", COL_INT, COL_JSON_ONLY, 0},
+	[VMC_RECLAIM_RESIDENT] = {"reclaimable.guest_resident_bytes", "GUEST RESIDENT", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_RECLAIM_FREE_IN_SWAP] = {"reclaimable.free_in_swap_bytes", "FREE IN SWAP", COL_BYTES, COL_JSON_ONLY, 0},
+	[VMC_RECLAIM_WHY] = {"reclaimable_why", "RECLAIM WHY", COL_STR, COL_JSON_ONLY, 0},
+	[VMC_SWAP_PSS] = {"swap_pss_bytes", "SWAP PSS", COL_BYTES, COL_JSON_ONLY, 0},
 };
 
 void vm_cols_hugetlb(struct col *cols, const struct vm_list *vms)
@@ -280,6 +293,54 @@ static void vm_owner_row(struct table *t, const struct vm *vm)
 	table_set_str(t, VMC_MONITOR_WHY, or_null(vm->monitor.why));
 }
 
+/* Known-or-not columns of a struct: each column's field, by its offset. */
+struct maybe_col {
+	size_t col, offset;
+};
+static void set_maybes(struct table *t, const void *base, const struct maybe_col *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		table_set_maybe(t, c[i].col, *(const maybe_i64 *)((const char *)base + c[i].offset));
+}
+
+/* The guest's view (NULL: not asked), and what the host could take back: null as a whole, with the
+ * reason, where the guest does not report. */
+static void vm_guest_row(struct table *t, const struct guest_view *g)
+{
+	static const struct maybe_col view[] = {
+		{VMC_BALLOON, offsetof(struct guest_view, balloon_bytes)},
+		{VMC_BALLOON_MAX, offsetof(struct guest_view, maximum_bytes)},
+		{VMC_GUEST_AVAIL, offsetof(struct guest_view, available_bytes)},
+		{VMC_GUEST_FREE, offsetof(struct guest_view, free_bytes)},
+		{VMC_GUEST_CACHES, offsetof(struct guest_view, caches_bytes)},
+	};
+	static const struct maybe_col reclaim[] = {
+		{VMC_RECLAIM_BALLOON, offsetof(struct reclaim, by_balloon)},
+		{VMC_RECLAIM_FPR, offsetof(struct reclaim, by_free_page_reporting)},
+		{VMC_RECLAIM_CACHES, offsetof(struct reclaim, by_drop_caches)},
+		{VMC_RECLAIM_POLLING, offsetof(struct reclaim, stats_polling_seconds)},
+		{VMC_RECLAIM_RESIDENT, offsetof(struct reclaim, guest_resident_bytes)},
+		{VMC_RECLAIM_FREE_IN_SWAP, offsetof(struct reclaim, free_in_swap_bytes)},
+	};
+	if (!g) {
+		table_set_str(t, VMC_RECLAIM_WHY, "not asked: --guest reads what each guest reports");
+		return;
+	}
+	set_maybes(t, g, view, sizeof(view) / sizeof(view[0]));
+	table_set_str(t, VMC_GUEST_WHY, g->why[0] ? g->why : NULL);
+	const struct reclaim *r = &g->reclaim;
+	if (!r->known) {
+		table_set_str(t, VMC_RECLAIM_WHY, r->why);
+		return;
+	}
+	table_set_int(t, VMC_RECLAIM, r->bytes);
+	table_set_int(t, VMC_RECLAIM_BOUND, r->error_bound_bytes);
+	table_set_float(t, VMC_RECLAIM_AGE, r->stats_age_seconds);
+	set_maybes(t, r, reclaim, sizeof(reclaim) / sizeof(reclaim[0]));
+	if (r->free_page_reporting >= 0)
+		table_set_bool(t, VMC_RECLAIM_FPR_ON, r->free_page_reporting);
+}
+
 void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 {
 	table_add_row(t);
@@ -296,6 +357,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_maybe(t, VMC_RSS_FILE, vm->mem.rss_file);
 	table_set_maybe(t, VMC_RSS_SHMEM, vm->mem.rss_shmem);
 	table_set_maybe(t, VMC_SWAP, vm->mem.swap);
+	table_set_maybe(t, VMC_SWAP_PSS, vm->swap_pss_bytes);
 	table_set_maybe(t, VMC_KSM_MERGING, vm->mem.ksm_merging_pages);
 	table_set_maybe(t, VMC_KSM_ZERO, vm->mem.ksm_zero_pages);
 	table_set_maybe(t, VMC_KSM_PROFIT, vm->mem.ksm_profit);
@@ -348,15 +410,7 @@ void vm_table_row(struct table *t, const struct vm *vm, const struct host *host)
 	table_set_str(t, VMC_DISKS_SOURCE, d && d->known ? d->source : NULL);
 	table_set_str(t, VMC_DISKS_WHY, !d ? "not asked: --io reads each QEMU's disks" : d->why[0] ? d->why : NULL);
 	vm_stalls_row(t, vm);
-	const struct guest_view *g = vm->guest;
-	if (g) {
-		table_set_maybe(t, VMC_BALLOON, g->balloon_bytes);
-		table_set_maybe(t, VMC_BALLOON_MAX, g->maximum_bytes);
-		table_set_maybe(t, VMC_GUEST_AVAIL, g->available_bytes);
-		table_set_maybe(t, VMC_GUEST_FREE, g->free_bytes);
-		table_set_maybe(t, VMC_GUEST_CACHES, g->caches_bytes);
-		table_set_str(t, VMC_GUEST_WHY, g->why[0] ? g->why : NULL);
-	}
+	vm_guest_row(t, vm->guest);
 }
 
 /* The host's memory and KSM: the overview's two lines, mem's "host" and "ksm" objects. */

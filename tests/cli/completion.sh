@@ -66,8 +66,9 @@ check "doctor --skip offers the rule ids (current ones: the old vcpu-wait-high i
 check "doctor --fail-on offers its levels" [ "$(got 'vmhost doctor --fail-on ')" = "$(printf 'critical\ninfo\nwarning')" ]
 check "share plan options" has 'vmhost share plan --' --from --sketch --auth-file --ca-file --cert --key
 check "top options" has 'vmhost top --' --interval --sort --batch --iterations --filter
+check "capacity options" has 'vmhost capacity --' --size --image --reserve --json
 check "a command prefix is resolved as vmhost resolves it" has 'vmhost me --' --exact
-for topic in mem ksm "ksm tune" "ksm sweep" "bench accounting" "bench ksm" "bench alloc" exits record growth report serve doctor top \
+for topic in mem ksm "ksm tune" "ksm sweep" "bench accounting" "bench ksm" "bench alloc" exits record growth capacity report serve doctor top \
 	share "share plan"; do
 	want=$("$VMHOST" help $topic | sed -n 's/^  *\(--[a-z][a-z0-9-]*\).*/\1/p' | sort -u)
 	check "$topic: each option its help lists" has "vmhost $topic --" $want

@@ -1,9 +1,12 @@
 #!/usr/bin/env python3
 """A scripted QEMU monitor for tests: listens on a unix socket, serves one client at a time with
 QEMU's greeting, qmp_capabilities, query-balloon (actual = --balloon bytes) and qom-get of
-guest-stats (reported now, with --available bytes; --no-stats: never reported, last-update 0).
-Any other command gets QEMU's CommandNotFound error. Runs until killed.
-  fake_qmp.py SOCKET --balloon BYTES [--available BYTES | --no-stats] [--exec PROGRAM ARGS...]
+guest-stats (reported --age seconds ago, now by default, with --available bytes, --free bytes (half
+of it unless said) and --total bytes (absent unless said); --no-stats: never reported, last-update
+0) and, with --polling SEC, of guest-stats-polling-interval. Any other command gets QEMU's
+CommandNotFound error. Runs until killed.
+  fake_qmp.py SOCKET --balloon BYTES [--available BYTES [--free BYTES] [--total BYTES] [--age SEC]
+              | --no-stats] [--polling SEC] [--exec PROGRAM ARGS...]
 With --exec the fake guest itself is the monitor's listener, as QEMU is of its own (vmhost speaks
 only to a socket the VM process listens on, SO_PEERCRED): this process binds and listens, forks
 a child that serves the monitor on the inherited listening socket (and ends with its parent), and
@@ -17,6 +20,10 @@ ap.add_argument("socket")
 ap.add_argument("--balloon", type=int, required=True)
 ap.add_argument("--available", type=int, default=0)
 ap.add_argument("--no-stats", action="store_true")
+ap.add_argument("--free", type=int)
+ap.add_argument("--total", type=int)
+ap.add_argument("--age", type=int, default=0)
+ap.add_argument("--polling", type=int)
 ap.add_argument("--exec", nargs=argparse.REMAINDER, metavar="PROGRAM ARGS")
 a = ap.parse_args()
 
@@ -29,9 +36,15 @@ def reply(cmd):
     if name == "qom-get" and cmd.get("arguments", {}).get("property") == "guest-stats":
         if a.no_stats:
             return {"return": {"stats": {"stat-available-memory": -1}, "last-update": 0}}
-        return {"return": {"stats": {"stat-available-memory": a.available, "stat-free-memory": a.available // 2,
-                                     "stat-disk-caches": 0, "stat-major-faults": 0},
-                           "last-update": int(time.time())}}
+        stats = {"stat-available-memory": a.available,
+                 "stat-free-memory": a.available // 2 if a.free is None else a.free,
+                 "stat-disk-caches": 0, "stat-major-faults": 0}
+        if a.total is not None:
+            stats["stat-total-memory"] = a.total
+        return {"return": {"stats": stats, "last-update": int(time.time()) - a.age}}
+    if name == "qom-get" and a.polling is not None and \
+            cmd.get("arguments", {}).get("property") == "guest-stats-polling-interval":
+        return {"return": a.polling}
     return {"error": {"class": "CommandNotFound", "desc": "The command %s has not been found" % name}}
 
 def serve(srv):

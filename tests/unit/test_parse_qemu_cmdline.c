@@ -1,6 +1,7 @@
 /* parse/cmdline/qemu_cmdline: what a QEMU command line says about its guest: the QMP socket (-qmp,
  * -chardev + -mon mode=control), the CPU model's VMX/SVM, -smp's most vCPUs, a tap backend, shared
- * and huge-page RAM and KSM's mem-merge by every boolean spelling (and cloud-hypervisor's too). */
+ * and huge-page RAM and KSM's mem-merge by every boolean spelling (and cloud-hypervisor's too), the
+ * balloon and its free page reporting. */
 #include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -204,12 +205,38 @@ static void booleans(void **state)
 	assert_false(c.mem_merge_off);
 }
 
+/* The balloon and its free page reporting (off unless said: QEMU's default), in QemuOpts, in the
+ * JSON libvirt writes, and as Proxmox writes it. */
+static void balloon_reporting(void **state)
+{
+	(void)state;
+	struct vm_config c = config_of("qemu-system-x86_64|-m|1G");
+	assert_false(c.has_balloon);
+	assert_false(c.balloon_free_page_reporting);
+	c = config_of("qemu-system-x86_64|-device|virtio-balloon-pci,id=balloon0");
+	assert_true(c.has_balloon);
+	assert_string_equal(c.balloon_id, "balloon0");
+	assert_false(c.balloon_free_page_reporting);
+	c = config_of("qemu-system-x86_64|-device|virtio-balloon-pci,id=balloon0,bus=pci.0,addr=0x3,free-page-reporting=on");
+	assert_true(c.balloon_free_page_reporting);
+	c = config_of("qemu-system-x86_64|-device|virtio-balloon-pci,free-page-reporting=off");
+	assert_true(c.has_balloon);
+	assert_false(c.balloon_free_page_reporting);
+	c = config_of("qemu-system-x86_64|-device|{\"driver\":\"virtio-balloon-pci\",\"id\":\"balloon0\","
+		      "\"free-page-reporting\":true,\"bus\":\"pci.5\",\"addr\":\"0x0\"}");
+	assert_string_equal(c.balloon_id, "balloon0");
+	assert_true(c.balloon_free_page_reporting);
+	/* Another device's property of that name is not the balloon's. */
+	c = config_of("qemu-system-x86_64|-device|virtio-net-pci,free-page-reporting=on");
+	assert_false(c.balloon_free_page_reporting);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_forms), cmocka_unit_test(test_corpus), cmocka_unit_test(cpu_nested_models),
 		cmocka_unit_test(smp_max_vcpus), cmocka_unit_test(dashed_arguments),
-		cmocka_unit_test(booleans),
+		cmocka_unit_test(booleans), cmocka_unit_test(balloon_reporting),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

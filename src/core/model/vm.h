@@ -72,6 +72,7 @@ struct vm {
 	/* Anonymous memory on THP: the scope's memory.stat (cg.thp_bytes), or with --exact the VMM's and
 	 * its helpers' smaps_rollup AnonHugePages; unknown without either. */
 	maybe_i64 thp_bytes;
+	maybe_i64 swap_pss_bytes; /* --exact: the VMM's and its helpers' SwapPss; unknown without it */
 	/* Host CPU KVM spent polling its halted vCPUs, since it started (core/kvm/kvm_halt.h): set by
 	 * the command that read KVM's counters (mem --json); unknown otherwise. */
 	maybe_i64 halt_poll_ns;

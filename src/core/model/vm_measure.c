@@ -31,7 +31,7 @@ maybe_i64 vm_memory_cost(const struct vm *vm)
 /* What smaps_rollup of a VM's processes says, summed, before it is the VM's. */
 struct exact_pss {
 	int64_t pss;
-	maybe_i64 thp_bytes, hugetlb_private_bytes, hugetlb_shared_bytes;
+	maybe_i64 thp_bytes, swap_pss_bytes, hugetlb_private_bytes, hugetlb_shared_bytes;
 	unsigned hugetlb_shared_mappers;
 	struct smaps_rollup vmm; /* the VMM's own, without its helpers */
 };
@@ -129,12 +129,14 @@ int vm_measure_pss_exact(const struct io_root *root, const struct host *host, st
 			e.vmm = sr;
 		e.pss += sr.pss.v;
 		e.thp_bytes = i == 0 ? sr.anon_huge_pages : maybe_add(e.thp_bytes, sr.anon_huge_pages);
+		e.swap_pss_bytes = i == 0 ? sr.swap_pss : maybe_add(e.swap_pss_bytes, sr.swap_pss);
 		add_exact_hugetlb(&e, &sr);
 	}
 	vm->pss_bytes = MAYBE(e.pss);
 	vm->pss_bound_bytes = MAYBE(0);
 	vm->pss_method = METHOD_EXACT;
 	vm->thp_bytes = e.thp_bytes;
+	vm->swap_pss_bytes = e.swap_pss_bytes;
 	vm->hugetlb_private_bytes = e.hugetlb_private_bytes;
 	vm->hugetlb_shared_bytes = e.hugetlb_shared_bytes;
 	vm->hugetlb_shared_mappers = e.hugetlb_shared_mappers;
@@ -159,7 +161,7 @@ static int measure_exact(const struct io_root *root, const struct host *host, st
 	if (r == -ESRCH)
 		return r;
 	if (r < 0)
-		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = vm->thp_bytes = UNKNOWN;
+		vm->hugetlb_private_bytes = vm->hugetlb_shared_bytes = vm->thp_bytes = vm->swap_pss_bytes = UNKNOWN;
 	pid_t pids[1 + VM_MAX_HELPERS];
 	vm_numa_maps_read(root, pids, vm_pids(vm, pids), &vm->numa);
 	int64_t overhead;
@@ -216,6 +218,7 @@ static int measure_one(const struct io_root *root, const struct host *host, stru
 	vm->hugetlb_shared_mappers = 0;
 	vm->pss_cost = (struct pss_cost){0};
 	vm->thp_bytes = vm->cg.thp_bytes;
+	vm->swap_pss_bytes = UNKNOWN;
 	vm->numa.maps_known = false;
 	vm->numa.maps_why[0] = '\0';
 	if ((flags & VM_MEASURE_EXACT) && (r = measure_exact(root, host, vm, &denied)) < 0)

@@ -1,6 +1,7 @@
 /* The short visits a VM's monitor or manager gets when asked: QMP for its disks and the guest's
  * own view (the balloon and the guest's memory stats), libvirt's block and balloon statistics for
- * the domains whose monitor libvirt holds. */
+ * the domains whose monitor libvirt holds; and from the guest's view and the host's counters,
+ * what the host could take back from the VM (guest_view.h's struct reclaim). */
 #include "core/model/vm_visit.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include "core/model/guest_view.h"
 #include "core/model/host.h"
 #include "core/model/proc.h"
+#include "core/model/vm_guest_ram.h"
 #include "core/model/vm_disks.h"
 #include "io/clock.h"
 #include "io/peer/qmp.h"
@@ -26,7 +28,8 @@ static void unknown(struct guest_view *g)
 {
 	*g = (struct guest_view){.balloon_bytes = UNKNOWN, .available_bytes = UNKNOWN, .free_bytes = UNKNOWN,
 				 .caches_bytes = UNKNOWN, .major_faults = UNKNOWN, .maximum_bytes = UNKNOWN,
-				 .stats_age_seconds = NAN};
+				 .stats_age_seconds = NAN, .total_bytes = UNKNOWN, .polling_seconds = UNKNOWN};
+	reclaim_unknown(&g->reclaim, NULL);
 }
 
 /* A guest stat: QEMU reports a stat the driver does not give as -1 (all ones). */
@@ -55,6 +58,7 @@ static void guest_view_from_replies(const struct json_doc *balloon_doc, const st
 	if (s && last && json_as_i64(stats_doc, last, &v) == 0 && v > 0) {
 		g.available_bytes = stat_of(stats_doc, s, "stat-available-memory");
 		g.free_bytes = stat_of(stats_doc, s, "stat-free-memory");
+		g.total_bytes = stat_of(stats_doc, s, "stat-total-memory");
 		g.caches_bytes = stat_of(stats_doc, s, "stat-disk-caches");
 		g.major_faults = stat_of(stats_doc, s, "stat-major-faults");
 		g.stats_age_seconds = now_wall - (double)v;
@@ -73,6 +77,7 @@ static void guest_view_unread(const struct vm_config *cfg, const char *why, stru
 		snprintf(ret->why, sizeof(ret->why), "no virtio-balloon device on the command line");
 	else
 		snprintf(ret->why, sizeof(ret->why), "%s", why ? why : "not read");
+	reclaim_unknown(&ret->reclaim, ret->why);
 }
 
 static maybe_i64 kib(const struct virt_domain *d, const char *field)
@@ -98,6 +103,7 @@ static void guest_view_from_libvirt(const struct virt_domain *d, double now_wall
 	if (last && last->i > 0) { /* the guest's balloon driver has reported */
 		ret->available_bytes = kib(d, "balloon.usable");
 		ret->free_bytes = kib(d, "balloon.unused");
+		ret->total_bytes = kib(d, "balloon.available"); /* libvirt's name for the guest's MemTotal */
 		ret->caches_bytes = kib(d, "balloon.disk_caches");
 		const struct virt_param *f = virt_param_find(d, "balloon.major_fault");
 		ret->major_faults = f && f->i >= 0 ? MAYBE(f->i) : UNKNOWN;
@@ -146,10 +152,20 @@ static void guest_view_read(struct qmp *q, const struct vm_config *cfg, int poll
 	}
 	/* After a failed call the session is done: the balloon's size alone, then. */
 	snprintf(args, sizeof(args), "{\"path\":\"%s\",\"property\":\"guest-stats\"}", path);
-	if (r >= 0 && qmp_call(q, "qom-get", args, &doc, &v) == 0) {
+	if (r >= 0 && (r = qmp_call(q, "qom-get", args, &doc, &v)) == 0) {
 		maybe_i64 balloon = ret->balloon_bytes;
 		guest_view_from_replies(NULL, NULL, &doc, v, now_wall, ret);
 		ret->balloon_bytes = balloon;
+		json_free(&doc);
+	}
+	/* Last: a QEMU without the property ends the session with its error. */
+	snprintf(args, sizeof(args), "{\"path\":\"%s\",\"property\":\"guest-stats-polling-interval\"}", path);
+	int64_t poll;
+	if (poll_seconds > 0 && r >= 0) {
+		ret->polling_seconds = MAYBE(poll_seconds);
+	} else if (r >= 0 && qmp_call(q, "qom-get", args, &doc, &v) == 0) {
+		if (json_as_i64(&doc, v, &poll) == 0 && poll >= 0)
+			ret->polling_seconds = MAYBE(poll);
 		json_free(&doc);
 	}
 	if (!ret->available_bytes.known)
@@ -157,7 +173,169 @@ static void guest_view_read(struct qmp *q, const struct vm_config *cfg, int poll
 			 "the guest reports no memory stats (its balloon driver, or guest-stats-polling-interval is 0)");
 }
 
+/* ---- what the host could take back (guest_view.h; docs/accounting.md "Reclaimable memory") ---- */
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+static int64_t or0(maybe_i64 m) { return m.known && m.v > 0 ? m.v : 0; }
+
+void reclaim_unknown(struct reclaim *r, const char *why)
+{
+	*r = (struct reclaim){.by_balloon = UNKNOWN, .by_free_page_reporting = UNKNOWN, .by_drop_caches = UNKNOWN,
+			      .guest_resident_bytes = UNKNOWN, .free_in_swap_bytes = UNKNOWN, .stats_age_seconds = NAN,
+			      .stats_polling_seconds = UNKNOWN, .free_page_reporting = -1};
+	snprintf(r->why, sizeof(r->why), "%s", why && why[0] ? why : "not read");
+}
+
+/* Why there is no figure, or NULL when there is one: the report's freshness, then the host side. */
+static const char *no_figure(const struct reclaim_input *in, char *why, size_t cap)
+{
+	double age = in->stats_age_seconds;
+	bool off = in->polling_seconds.known && in->polling_seconds.v == 0;
+	double stale = in->polling_seconds.known && in->polling_seconds.v > 0
+			       ? 2.0 * (double)in->polling_seconds.v + RECLAIM_STALE_SLACK_SECONDS
+			       : RECLAIM_STALE_SECONDS;
+	if (off && isfinite(age))
+		snprintf(why, cap, "the balloon's statistics polling is off (guest-stats-polling-interval 0): the guest's "
+				   "only report is %.0f s old; %s", age, RECLAIM_POLLING_HINT);
+	else if (off || !isfinite(age) || !in->guest_free.known)
+		snprintf(why, cap, "the guest never reported its memory (%s); %s",
+			 off ? "statistics polling is off" : "its virtio_balloon driver, or statistics polling off",
+			 RECLAIM_POLLING_HINT);
+	else if (age > stale)
+		snprintf(why, cap, "the guest's last report is %.0f s old, older than %.0f s: its balloon driver stopped "
+				   "reporting, or %s; %s", age, stale,
+			 in->polling_seconds.known ? "it is stuck" : "polling is off", RECLAIM_POLLING_HINT);
+	else if (in->ram_hugetlb)
+		snprintf(why, cap, "guest RAM is on huge pages (hugetlbfs): neither the balloon nor free page reporting "
+				   "gives back part of a huge page");
+	else if (!in->guest_resident.known || !in->guest_ram.known)
+		snprintf(why, cap, "which guest pages are resident on the host is unknown: %s",
+			 in->resident_why && in->resident_why[0] ? in->resident_why : "guest RAM not found");
+	else
+		return NULL;
+	return why;
+}
+
+/* [lo, hi] as the figure in the middle and its half-width, into *mid and *bound. */
+static void middle(int64_t lo, int64_t hi, int64_t *mid, int64_t *bound)
+{
+	*mid = lo + (hi - lo) / 2;
+	*bound = hi - *mid;
+}
+
+void reclaim_compute(const struct reclaim_input *in, struct reclaim *ret)
+{
+	char why[sizeof(ret->why)];
+	if (no_figure(in, why, sizeof(why))) {
+		reclaim_unknown(ret, why);
+		ret->stats_age_seconds = in->stats_age_seconds;
+		ret->stats_polling_seconds = in->polling_seconds;
+		ret->free_page_reporting = in->free_page_reporting;
+		return;
+	}
+	int64_t g = in->guest_ram.v, b = in->balloon.known ? min64(in->balloon.v, g) : g;
+	int64_t m = or0(in->ksm_merged), z = or0(in->ksm_zero), s = or0(in->swap), f = max64(in->guest_free.v, 0);
+	/* Private resident guest RAM: every page of it is free in the guest or used by it. */
+	int64_t r = max64(0, min64(in->guest_resident.v, b) - m);
+	int64_t used = max64(0, b - f);
+	/* Free and resident: at least what is left of r once every used page is counted resident; at most
+	 * r less the used pages the guest has surely touched (those within its MemTotal), less what of
+	 * them may sit merged, on the zero page or in swap instead. */
+	int64_t free_hi = min64(f, r), free_lo = min64(max64(0, r - used), free_hi);
+	if (in->guest_total.known && in->guest_total.v <= b)
+		free_hi = max64(free_lo, min64(free_hi, r - max64(0, in->guest_total.v - f - m - z - s)));
+	int64_t free_mid, free_bound, cache_mid = 0, cache_bound = 0;
+	middle(free_lo, free_hi, &free_mid, &free_bound);
+	/* What an action surely reaches: the guest's kernel may hold as much as it reserved (b - t: its
+	 * image, page structures) free in pageblocks of its own, freed at boot, which the balloon takes
+	 * last and reporting never sees in pieces under 2 MiB. */
+	int64_t kernel = in->guest_total.known && in->guest_total.v <= b ? b - in->guest_total.v : 0;
+	int64_t reach = max64(0, free_lo - kernel);
+	/* Droppable cache (MemAvailable less MemFree) was touched: resident, unless merged or swapped. */
+	if (in->guest_available.known) {
+		int64_t drop = max64(0, in->guest_available.v - f);
+		int64_t cache_hi = min64(drop, max64(0, r - free_lo));
+		int64_t cache_lo = min64(max64(0, drop - m - z - s), cache_hi);
+		middle(cache_lo, cache_hi, &cache_mid, &cache_bound);
+	}
+	*ret = (struct reclaim){
+		.known = true,
+		.bytes = free_mid + cache_mid,
+		.error_bound_bytes = free_bound + cache_bound,
+		.by_balloon = MAYBE(reach),
+		.by_free_page_reporting = in->free_page_reporting == 0   ? MAYBE(reach)
+					  : in->free_page_reporting == 1 ? MAYBE(0)
+									 : UNKNOWN,
+		.by_drop_caches = in->guest_available.known ? MAYBE(cache_mid) : UNKNOWN,
+		.guest_resident_bytes = MAYBE(r),
+		.free_in_swap_bytes = in->swap.known ? MAYBE(min64(f, max64(0, in->swap.v))) : UNKNOWN,
+		.stats_age_seconds = in->stats_age_seconds,
+		.stats_polling_seconds = in->polling_seconds,
+		.free_page_reporting = in->free_page_reporting,
+	};
+}
+
+/* Why the guest RAM's residency is unknown, from its read's errno. */
+static const char *residency_why(int r)
+{
+	if (r == -ENODATA)
+		return "not read";
+	if (r == -ENOENT)
+		return "guest RAM not found among its mappings";
+	if (r == -EACCES || r == -EPERM)
+		return "its pagemap may not be read (root, or its own user)";
+	return "its maps or pagemap could not be read";
+}
+
+/* vm->guest->reclaim from the guest's view a visit just read and the VMM's own counters and guest
+ * RAM residency, read now (its status, ksm_stat, maps and pagemap outside guest RAM: the exact
+ * overhead's read). root NULL: residency unknown. */
+static void vm_reclaim_read(const struct io_root *root, const struct host *host, struct vm *vm)
+{
+	const struct guest_view *gv = vm->guest;
+	struct mem_counters c = {0};
+	unsigned denied = 0;
+	int64_t overhead = 0;
+	char why[160] = "";
+	/* Without a report there is nothing to weigh the residency against: it is not read. */
+	bool reported = gv->free_bytes.known && isfinite(gv->stats_age_seconds);
+	int r = !root || !reported ? -ENODATA : proc_read_counters(root, vm->pid, &c, &denied);
+	if (r == 0)
+		r = vm_overhead_exact(root, vm->pid, &vm->cfg, host->page_size_bytes, &overhead);
+	if (r < 0 || !c.rss.known)
+		snprintf(why, sizeof(why), "%s", residency_why(r));
+	int64_t ps = host->page_size_bytes;
+	struct reclaim_input in = {
+		.guest_ram = vm->cfg.guest_ram_bytes,
+		.balloon = gv->balloon_bytes,
+		.guest_total = gv->total_bytes,
+		.guest_free = gv->free_bytes,
+		.guest_available = gv->available_bytes,
+		.guest_resident = why[0] ? UNKNOWN : MAYBE(max64(0, c.rss.v - overhead)),
+		.ksm_merged = c.ksm_merging_pages.known ? MAYBE(c.ksm_merging_pages.v * ps) : UNKNOWN,
+		.ksm_zero = c.ksm_zero_pages.known ? MAYBE(c.ksm_zero_pages.v * ps) : UNKNOWN,
+		.swap = c.swap,
+		.stats_age_seconds = gv->stats_age_seconds,
+		.polling_seconds = gv->polling_seconds,
+		.free_page_reporting = vm->cfg.has_balloon ? vm->cfg.balloon_free_page_reporting : -1,
+		.ram_hugetlb = ram_on_hugetlb(&vm->cfg, &vm->mem),
+		.resident_why = why,
+	};
+	reclaim_compute(&in, &vm->guest->reclaim);
+}
+
 /* ---- the visits ---- */
+
+/* What the host could take back, once the guest's view is read: worked out where the balloon
+ * answered (the view says why not otherwise). */
+static void guest_reclaim(struct vm *vm, const struct host *host, const struct vm_qmp_visit *v)
+{
+	if (vm->guest->balloon_bytes.known)
+		vm_reclaim_read(v->root, host, vm);
+	else
+		reclaim_unknown(&vm->guest->reclaim, vm->guest->why);
+}
 
 /* The overhead estimate without the balloon's pages: the guest gave them back, only the rest of
  * its RAM can be resident. */
@@ -247,8 +425,10 @@ void vm_read_qmp(struct vm *vm, const struct host *host, const struct vm_qmp_vis
 	else if (guest)
 		guest_view_unread(&vm->cfg, q ? vm->disks->why : why, vm->guest);
 	qmp_close(q);
-	if (guest)
+	if (guest) {
 		balloon_overhead(vm, host);
+		guest_reclaim(vm, host, v);
+	}
 }
 
 /* A VM left unvisited because the pass's visits used their time: its disks and guest view unknown,
@@ -287,6 +467,7 @@ static void virt_vm(struct vm *vm, const struct host *host, const struct vm_qmp_
 		if (r < 0)
 			snprintf(vm->guest->why, sizeof(vm->guest->why), "%s", why);
 		balloon_overhead(vm, host);
+		guest_reclaim(vm, host, v);
 	}
 }
 
@@ -311,6 +492,21 @@ static void virt_visit(struct vm_list *l, const struct host *host, const struct 
 	virt_free(own);
 }
 
+/* A VMM without QMP: its disks and the guest's view unknown, with that reason. */
+static void not_qemu(struct vm *vm, const struct vm_qmp_visit *v)
+{
+	char why[96];
+	snprintf(why, sizeof(why), "its VMM (%s) has no QMP: disks are read from QEMU", vmm_kind_name(vm->cfg.vmm));
+	if (v->disks && (vm->disks || (vm->disks = malloc(sizeof(*vm->disks)))))
+		vm_disks_unread(why, vm->disks);
+	if (v->guest && (vm->guest || (vm->guest = malloc(sizeof(*vm->guest))))) {
+		unknown(vm->guest);
+		snprintf(vm->guest->why, sizeof(vm->guest->why), "its VMM (%s) has no QMP: the guest's view is QEMU's balloon's",
+			 vmm_kind_name(vm->cfg.vmm));
+		reclaim_unknown(&vm->guest->reclaim, vm->guest->why);
+	}
+}
+
 void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct vm_qmp_visit *v, struct virt **conn,
 		      const char *libvirt_uri)
 {
@@ -329,10 +525,8 @@ void vm_list_read_qmp(struct vm_list *l, const struct host *host, const struct v
 			visit_skipped(vm, v);
 		} else if (vm->cfg.vmm == VMM_QEMU) {
 			vm_read_qmp(vm, host, v);
-		} else if (v->disks && (vm->disks || (vm->disks = malloc(sizeof(*vm->disks))))) {
-			char why[96];
-			snprintf(why, sizeof(why), "its VMM (%s) has no QMP: disks are read from QEMU", vmm_kind_name(vm->cfg.vmm));
-			vm_disks_unread(why, vm->disks);
+		} else {
+			not_qemu(vm, v);
 		}
 	}
 	if (any_libvirt)

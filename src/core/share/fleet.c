@@ -56,8 +56,10 @@ int sketch_vms(const struct io_root *root, const struct vm_list *vms, const pid_
 
 static int64_t known_or(maybe_i64 v, int64_t unknown) { return v.known ? v.v : unknown; }
 
-int sketch_file_of_host(const struct host *host, const struct sketch *s, size_t n, const struct siphash_key *key,
-			char **ret, size_t *ret_len)
+/* The host's sketches as a file holds them, the hashes borrowed from s: f.vms is the caller's to
+ * free. 0 or -ENOMEM. */
+static int host_file_view(const struct host *host, const struct sketch *s, size_t n, const struct siphash_key *key,
+			  struct sketch_file *ret)
 {
 	struct sketch_file f = {
 		.sample_n = n ? s[0].sample_n : 1, .key_fingerprint = sketch_key_fingerprint(key),
@@ -80,8 +82,59 @@ int sketch_file_of_host(const struct host *host, const struct sketch *s, size_t 
 		snprintf(v->name, sizeof(v->name), "%.255s", s[i].name);
 		snprintf(v->uuid, sizeof(v->uuid), "%.255s", s[i].uuid);
 	}
-	int r = sketch_file_encode(&f, ret, ret_len);
+	*ret = f;
+	return 0;
+}
+
+int sketch_file_of_host(const struct host *host, const struct sketch *s, size_t n, const struct siphash_key *key,
+			char **ret, size_t *ret_len)
+{
+	struct sketch_file f = {0};
+	int r = host_file_view(host, s, n, key, &f);
+	if (r == 0)
+		r = sketch_file_encode(&f, ret, ret_len);
 	free(f.vms); /* the hashes were borrowed */
+	return r;
+}
+
+/* The plan of this one host's sketches, and the figure of sketch k in it (see share_like_here). */
+static int shared_in_plan(const struct host *host, const struct sketch *s, size_t n, size_t k,
+			  const struct siphash_key *key, int64_t *ret_bytes, char *why, size_t cap)
+{
+	struct sketch_file f = {0};
+	int r = host_file_view(host, s, n, key, &f);
+	struct plan_host here = {.label = "this host", .file = &f};
+	struct share_plan p = {0};
+	if (r == 0)
+		r = share_plan_build(&here, 1, &p, why, cap);
+	if (r == 0)
+		*ret_bytes = (p.vms[k].common_pages[0] + p.vms[k].zero_pages) * SKETCH_PAGE_BYTES;
+	share_plan_free(&p);
+	free(f.vms);
+	return r;
+}
+
+int share_like_here(const struct io_root *root, const struct host *host, const struct vm_list *vms, pid_t image,
+		    const struct sketch_opts *o, int64_t *ret_bytes, char *why, size_t cap)
+{
+	struct sketch *s = NULL;
+	size_t n = 0, k = 0;
+	int r = sketch_vms(root, vms, NULL, 0, o, &s, &n);
+	while (r == 0 && k < n && s[k].pid != image)
+		k++;
+	if (r == 0 && k == n) {
+		snprintf(why, cap, "pid %d is no VM of this host", (int)image);
+		r = -ENOENT;
+	} else if (r == 0 && s[k].gap != SKETCH_COMPLETE) {
+		snprintf(why, cap, "its RAM could not be read whole (%s): what it shares is not known",
+			 sketch_gap_name(s[k].gap));
+		r = -EINVAL;
+	}
+	if (r == 0)
+		r = shared_in_plan(host, s, n, k, &o->key, ret_bytes, why, cap);
+	for (size_t i = 0; i < n; i++)
+		sketch_free(&s[i]);
+	free(s);
 	return r;
 }
 

@@ -19,6 +19,14 @@ int sketch_vms(const struct io_root *root, const struct vm_list *vms, const pid_
 int sketch_file_of_host(const struct host *host, const struct sketch *s, size_t n, const struct siphash_key *key,
 			char **ret, size_t *ret_len);
 
+/* What a new guest like the VM image (its pid) would share on this host by KSM: the share plan's
+ * own figure for it here (its pages whose content another VM of vms holds, and its empty pages:
+ * what it would not take of its own once merged), from sketches of every VM of vms taken under o.
+ * 0 with *ret_bytes; -ENOENT (image no VM of vms) or -EINVAL (its sketch partial, or a plan
+ * refused) with why; -ENOMEM. */
+int share_like_here(const struct io_root *root, const struct host *host, const struct vm_list *vms, pid_t image,
+		    const struct sketch_opts *o, int64_t *ret_bytes, char *why, size_t cap);
+
 /* What serve's /sketch answers: the host read, every VM sketched under o (its budget), encoded.
  * 0 or a negative errno. */
 int sketch_file_take(const struct io_root *root, const struct sketch_opts *o, char **ret, size_t *ret_len);

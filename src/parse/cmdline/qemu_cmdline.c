@@ -78,6 +78,7 @@ struct qemu_scan {
 	struct vm_qmp qmp_option; /* the first -qmp */
 	bool balloon;
 	char balloon_id[64];
+	bool balloon_reporting;
 };
 
 static void scan_object(struct qemu_scan *s, const char *arg)
@@ -154,6 +155,7 @@ static void scan_device(struct qemu_scan *s, const char *arg)
 		s->balloon = true;
 		if (qemu_opt_get(arg, NULL, "id", s->balloon_id, sizeof(s->balloon_id)) < 0)
 			s->balloon_id[0] = '\0';
+		s->balloon_reporting = qemu_opt_bool(arg, "free-page-reporting") == 1; /* QEMU's default: off */
 	} else if (!strncmp(driver, "virtio-mem", 10)) {
 		uint64_t bytes;
 		if (qemu_opt_get(arg, NULL, "requested-size", size, sizeof(size)) >= 0 &&
@@ -351,6 +353,7 @@ int qemu_cmdline_config(const char *const *argv, size_t argc, struct vm_config *
 	c->qmp = resolve_qmp(s);
 	c->has_balloon = s->balloon;
 	snprintf(c->balloon_id, sizeof(c->balloon_id), "%s", s->balloon_id);
+	c->balloon_free_page_reporting = s->balloon_reporting;
 	free(s);
 	return 0;
 }

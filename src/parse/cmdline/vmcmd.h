@@ -51,6 +51,7 @@ struct vm_config {
 	unsigned max_vcpus;   /* QEMU -smp: the most vCPUs (maxcpus), 0 when it does not say */
 	bool has_balloon;     /* a virtio-balloon device */
 	char balloon_id[64];  /* its -device id ("" when it has none) */
+	bool balloon_free_page_reporting; /* its free-page-reporting=on: the guest hands back what it frees */
 };
 
 /* The VMM's name as vmhost prints it: "qemu", "cloud-hypervisor", "firecracker", "crosvm",
