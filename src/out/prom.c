@@ -79,12 +79,33 @@ static void put_escaped(struct prom *p, const char *s, bool quote)
 	}
 }
 
-void prom_family(struct prom *p, const char *name, enum prom_type type, const char *help)
+bool prom_family(struct prom *p, const char *name, enum prom_type type, const char *help)
 {
 	p->name = name;
 	p->type = type;
 	p->help = help;
 	p->family_open = false;
+	p->family_keep = NULL;
+	for (size_t i = 0; p->keep && i < p->nkeep && !p->family_keep; i++)
+		if (!strcmp(p->keep[i].family, name))
+			p->family_keep = &p->keep[i];
+	return !p->keep || p->family_keep;
+}
+
+/* Whether a sample with these labels is written: host-wide ones always, a VM's as p->keep says. */
+static bool kept(const struct prom *p, const struct prom_label *labels, size_t nlabels)
+{
+	if (!p->keep || !nlabels || strcmp(labels[0].name, "vm"))
+		return true;
+	const struct prom_keep *k = p->family_keep;
+	if (!k)
+		return false;
+	if (!k->label)
+		return true;
+	for (size_t i = 1; i < nlabels; i++)
+		if (!strcmp(labels[i].name, k->label))
+			return labels[i].value && !strcmp(labels[i].value, k->value);
+	return false;
 }
 
 static void put_metadata(struct prom *p)
@@ -113,10 +134,11 @@ static void put_metadata(struct prom *p)
 
 static void put_sample(struct prom *p, const struct prom_label *labels, size_t nlabels, const char *value)
 {
-	if (!p->name)
+	if (!p->name || !kept(p, labels, nlabels))
 		return;
 	if (!p->family_open)
 		put_metadata(p);
+	p->series++;
 	puts_(p, p->name);
 	if (nlabels) {
 		puts_(p, "{");
@@ -153,6 +175,36 @@ void prom_maybe(struct prom *p, const struct prom_label *labels, size_t nlabels,
 {
 	if (v.known)
 		prom_int(p, labels, nlabels, v.v);
+}
+
+static size_t digits(size_t n)
+{
+	size_t d = 1;
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
+void prom_size_sample(struct prom *p)
+{
+	if (!p->name)
+		return;
+	if (!p->family_open)
+		put_metadata(p);
+	/* name, a space, the number, a newline, the end: the number counts its own digits. */
+	size_t base = p->len + strlen(p->name) + 2 + (p->format == PROM_OPENMETRICS ? strlen("# EOF\n") : 0);
+	size_t total = base + 1;
+	while (digits(total) != total - base)
+		total = base + digits(total);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%zu", total);
+	p->series++;
+	puts_(p, p->name);
+	puts_(p, " ");
+	puts_(p, buf);
+	puts_(p, "\n");
 }
 
 int prom_finish(struct prom *p, char **ret, size_t *ret_len)
