@@ -20,6 +20,8 @@ target_link_options(test_out PRIVATE -Wl,--wrap=realloc)
 vmhost_unit_test(test_discovery)
 target_link_options(test_discovery PRIVATE -Wl,--wrap=malloc)
 vmhost_unit_test(test_discovery_parallel)
+# The memo of the VMs and the other processes: the file, the processes known by their stat alone.
+vmhost_unit_test(test_vm_memo)
 vmhost_tsan(test_discovery_parallel)
 vmhost_unit_test(test_cost)
 vmhost_unit_test(test_vm_io)
