@@ -35,6 +35,7 @@ struct prom {
 	int error;        /* -ENOMEM or -EFBIG (over max_bytes): prom_finish reports it */
 	/* The current family: its HELP/TYPE go out before its first sample. */
 	const char *name, *help;
+	size_t name_len;
 	enum prom_type type;
 	bool family_open;
 	/* Which per-VM samples (those whose first label is "vm") are written: keep NULL writes

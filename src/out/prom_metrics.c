@@ -164,7 +164,14 @@ static const struct vm_metric {
 
 static void vm_labels(const struct vm *vm, char *pid, size_t cap, struct prom_label *l)
 {
-	snprintf(pid, cap, "%d", (int)vm->pid);
+	/* by hand, as it runs once per family and VM of the document */
+	char digits[16];
+	size_t n = 0;
+	for (unsigned v = (unsigned)vm->pid; n < sizeof(digits) && (v || !n); v /= 10)
+		digits[n++] = (char)('0' + v % 10);
+	for (size_t i = 0; i < n && i + 1 < cap; i++)
+		pid[i] = digits[n - 1 - i];
+	pid[n < cap ? n : cap - 1] = '\0';
 	l[0] = (struct prom_label){"vm", vm->cfg.name};
 	l[1] = (struct prom_label){"pid", pid};
 	l[2] = (struct prom_label){"uuid", vm->cfg.uuid};
@@ -251,7 +258,8 @@ static void vm_metric_family(struct prom *p, const struct vm_list *l, const stru
 {
 	char pid[16];
 	struct prom_label labels[VM_LABELS];
-	prom_family(p, m->name, type, m->help);
+	if (!prom_family(p, m->name, type, m->help))
+		return; /* --detail basic leaves it out */
 	for (size_t i = 0; i < l->n; i++) {
 		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
 		prom_maybe(p, labels, VM_LABELS, m->value(&l->vms[i], ps));
