@@ -31,19 +31,6 @@ static int teardown(void **state)
 	return scratch_remove(dir);
 }
 
-/* A copy of fixture NAME (with the serve fixture's meminfo where it has none) in the scratch
- * directory, to change under the sampler. */
-static struct io_root copy_tree(const char *name, char *proc, char *sys, size_t cap)
-{
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "cp -a '%s/%s' '%s/host' && cp -n '%s/serve/proc/meminfo' '%s/host/proc/'",
-		 fixtures_dir(), name, dir, fixtures_dir(), dir);
-	assert_int_equal(system(cmd), 0);
-	snprintf(proc, cap, "%s/host/proc", dir);
-	snprintf(sys, cap, "%s/host/sys", dir);
-	return (struct io_root){.proc = proc, .sys = sys};
-}
-
 struct server {
 	struct sampler *sampler;
 	struct sample_feed *feed;
@@ -169,7 +156,7 @@ static void test_basic_is_bounded(void **state)
 	(void)state;
 	char proc[1100], sys[1100];
 	struct server s;
-	start(&s, copy_tree("exits-intel", proc, sys, sizeof(proc)), true);
+	start(&s, scratch_fixture(dir, "exits-intel", proc, sys, sizeof(proc)), true);
 	char *full = document(&s, PROM_DETAIL_FULL, 1 << 22, PROM_TEXT, true, NULL);
 	char *basic = document(&s, PROM_DETAIL_BASIC, 1 << 22, PROM_TEXT, true, NULL);
 	static const char *const pids[] = {"pid=\"1234\"", "pid=\"12345\"", "pid=\"20001\"", "pid=\"4242\""};
@@ -246,7 +233,7 @@ static void test_gone_vm_is_not_exported(void **state)
 	(void)state;
 	char proc[1100], sys[1100];
 	struct server s;
-	struct io_root root = copy_tree("exits-intel", proc, sys, sizeof(proc));
+	struct io_root root = scratch_fixture(dir, "exits-intel", proc, sys, sizeof(proc));
 	start(&s, root, true);
 	for (int d = 0; d < 2; d++) {
 		char *doc = document(&s, d ? PROM_DETAIL_BASIC : PROM_DETAIL_FULL, 1 << 22, PROM_TEXT, true, NULL);
