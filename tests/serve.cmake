@@ -4,6 +4,8 @@
 vmhost_unit_test(test_serve_prom)
 vmhost_unit_test(test_serve_metrics)
 vmhost_unit_test(test_serve_http)
+# --detail basic and full, the document's own families, the cut under the cap, a VM gone.
+vmhost_unit_test(test_serve_detail)
 vmhost_script_test(serve_cli e2e/serve_cli.sh "cli;sanitize")
 vmhost_script_test(serve_prometheus live/serve_prometheus.sh "live" ksm)
 vmhost_script_test(serve_kvm e2e/serve_kvm.sh "cli;sanitize")

@@ -45,6 +45,7 @@ struct serve_opts {
 	const char *web_config;
 	bool insecure_listen;
 	bool io;                 /* --io: each QEMU's disks with every sample */
+	enum prom_detail detail; /* --detail: basic (default) or full */
 	const char *libvirt_uri; /* --libvirt-uri; NULL: qemu:///system */
 	const char *key_file;   /* /sketch: the fleet's key */
 	long sketch_sample;
@@ -54,7 +55,8 @@ struct serve_opts {
 static void serve_help(void)
 {
 	printf("usage: vmhost serve [--listen ADDR:PORT] [--web-config FILE] [--min-interval SEC] [--pid PID]...\n"
-	       "                    [--db FILE] [--io] [--max-connections N] [--timeout SEC] [--threads N]\n"
+	       "                    [--detail basic|full] [--db FILE] [--io] [--max-connections N] [--timeout SEC]\n"
+	       "                    [--threads N]\n"
 	       "                    [--kvm-interval SEC] [--libvirt-uri URI] [--scrape-timeout SEC]\n"
 	       "\n"
 	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
@@ -76,6 +78,12 @@ static void serve_help(void)
 	       "                       run at a time (503 to the others), kept for a minute\n"
 	       "  --sketch-sample 1/N  the sketches' sample (default 1/32, as vmhost share)\n"
 	       "  --sketch-cpu-budget PCT  a sketching run's CPU, percent of one CPU (default 50)\n"
+	       "  --detail LEVEL       what the document holds of each VM: basic (default) at most 10\n"
+	       "                       series a VM (cost, RSS, PSS, KSM profit, CPU, vCPU delay, exits,\n"
+	       "                       I/O bytes, its info), whatever its vCPUs, disks and taps; full:\n"
+	       "                       every family (by vCPU, tap, NUMA node, KVM counter...). A document\n"
+	       "                       over 64 MiB is cut to basic, then to the host's series\n"
+	       "                       (vmhost_scrape_cut 1). docs/serve.md lists both\n"
 	       "  --min-interval SEC   gather at most once per SEC (default %g); scrapes inside it share\n"
 	       "                       one snapshot; 0 gathers on every scrape\n"
 	       "  --scrape-timeout SEC a scrape is answered within SEC (default 10) however long a\n"
@@ -145,6 +153,18 @@ static int opt_sketch_sample(struct ctx *ctx, void *opts, const char *arg)
 	return opt_sample_rate(ctx, arg, &((struct serve_opts *)opts)->sketch_sample);
 }
 
+static int opt_detail(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct serve_opts *o = opts;
+	if (!strcmp(arg, "basic"))
+		o->detail = PROM_DETAIL_BASIC;
+	else if (!strcmp(arg, "full"))
+		o->detail = PROM_DETAIL_FULL;
+	else
+		return usage_error(ctx, "--detail takes basic or full, not '%s'", arg);
+	return EXIT_OK;
+}
+
 static const struct opt serve_opt_table[] = {
 	{OPT("listen", 'l', OPT_STRING), OPT_AT(struct serve_opts, listen), .call = opt_listen},
 	{OPT("min-interval", 'i', OPT_NUMBER), OPT_AT(struct serve_opts, min_interval), .lo = 0, .hi = 86400,
@@ -174,6 +194,7 @@ static const struct opt serve_opt_table[] = {
 	{OPT("web-config", 'w', OPT_STRING), OPT_AT(struct serve_opts, web_config)},
 	{OPT("insecure-listen", 'I', OPT_FLAG), OPT_AT(struct serve_opts, insecure_listen)},
 	{OPT("io", 0, OPT_FLAG), OPT_AT(struct serve_opts, io)},
+	{OPT("detail", 0, OPT_CALL), .call = opt_detail},
 	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct serve_opts, libvirt_uri)},
 	{OPT("key-file", 0, OPT_STRING), OPT_AT(struct serve_opts, key_file)},
 	{OPT("sketch-sample", 0, OPT_CALL), .call = opt_sketch_sample},
@@ -256,7 +277,7 @@ int cmd_serve(struct ctx *ctx, int argc, char **argv)
 	struct serve_opts o = {.listen = SERVE_DEFAULT_LISTEN, .min_interval = SAMPLER_MIN_INTERVAL_SECONDS,
 			       .max_connections = 64, .per_client = 16, .request_deadline = 5, .timeout_seconds = 10, .scrape_timeout = 10,
 			       .threads = 2, .kvm_interval = KVM_PACE_INTERVAL_SECONDS, .sketch_sample = SKETCH_DEFAULT_SAMPLE, .sketch_cpu_budget = 50,
-			       .db_interval = SAMPLER_INTERVAL_SECONDS};
+			       .db_interval = SAMPLER_INTERVAL_SECONDS, .detail = PROM_DETAIL_BASIC};
 	static const struct opts_spec spec = OPTS_SPEC_CHECKED(serve_opt_table, 0, serve_help, serve_check);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc == OPTS_GO)
@@ -352,7 +373,7 @@ static int start_http(struct server *sv)
 	const struct serve_opts *o = sv->o;
 	struct serve_cache_config cc = {.feed = sv->feed, .kvm_families = !o->no_kvm,
 					.kvm_events = o->have_kvm_events ? &o->kvm_events : NULL,
-					.max_body_bytes = 64u << 20, .version = VMHOST_VERSION,
+					.max_body_bytes = 64u << 20, .detail = o->detail, .version = VMHOST_VERSION,
 					.kvm_host = &sv->kvm_host};
 	if (serve_cache_new(&cc, &sv->cache) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));

@@ -107,13 +107,15 @@ static int cache_fd(struct io_cache *c, const char *path, int stale, bool *ret_k
 		*ret_kept = true;
 		return fd;
 	}
+	/* A full cache keeps no new path: no fstatfs for one it would not keep (a dense host's). */
+	bool room = (s->path && s->fd == stale && stale >= 0) || c->n + c->nretired < c->max_files;
 	pthread_mutex_unlock(&c->lock);
 
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	*ret_kept = false;
-	if (!keepable(fd))
+	if (!room || !keepable(fd))
 		return fd;
 	pthread_mutex_lock(&c->lock);
 	s = slot_find(c->slots, c->nslots, path, h);

@@ -3,7 +3,7 @@
 #ifndef VMHOST_NET_ACCEPT_H
 #define VMHOST_NET_ACCEPT_H
 
-#include "out/prom.h"
+#include "out/prom/prom.h"
 
 /* Picks the format an Accept header asks for: OpenMetrics when it is acceptable and preferred
  * (by q-value) to the text format; the text format otherwise, and for a missing header. */

@@ -4,7 +4,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 
-#include "out/prom_metrics.h"
 
 struct serve_cache {
 	struct serve_cache_config cfg;
@@ -70,25 +69,37 @@ static const bool *kvm_selection(struct serve_cache *c, const struct kvm_sample 
 	return c->selected;
 }
 
-static int render(struct serve_cache *c, enum prom_format format, struct serve_body **ret)
+/* The document at a detail into b (data, len); -EFBIG when it would pass the cap. */
+static int render_at(struct serve_cache *c, enum prom_format format, enum prom_detail detail, struct serve_body *b)
 {
 	const struct sample *x = c->sample;
 	struct prom p;
 	prom_init(&p, format);
 	p.max_bytes = c->cfg.max_body_bytes;
-	struct prom_meta meta = {.snapshots_total = x->seq, .version = c->cfg.version, .kvm_host = c->cfg.kvm_host};
+	struct prom_meta meta = {.snapshots_total = x->seq, .version = c->cfg.version, .kvm_host = c->cfg.kvm_host,
+				 .detail = detail, .kvm_events_chosen = c->cfg.kvm_events != NULL,
+				 .cut = detail != c->cfg.detail};
 	struct prom_kvm kvm = {.available = x->kvm_ok, .sample = &x->kvm, .host = x->kvm_host, .nhost = x->nkvm_host};
 	if (kvm.available && c->cfg.kvm_events && !(kvm.selected = kvm_selection(c, &x->kvm)))
 		p.error = -ENOMEM;
 	if (c->cfg.kvm_families)
 		meta.kvm = &kvm;
 	prom_write_snapshot(&p, &x->snap, &meta);
+	return prom_finish(&p, &b->data, &b->len);
+}
+
+/* A document too large at the detail asked is cut rather than refused: forged VM processes must
+ * not take the host's own series away (docs/security.md). */
+static int render(struct serve_cache *c, enum prom_format format, struct serve_body **ret)
+{
+	const struct sample *x = c->sample;
 	struct serve_body *b = calloc(1, sizeof(*b));
-	if (!b) {
-		prom_free(&p);
+	if (!b)
 		return -ENOMEM;
-	}
-	int r = prom_finish(&p, &b->data, &b->len);
+	enum prom_detail detail = c->cfg.detail;
+	int r;
+	while ((r = render_at(c, format, detail, b)) == -EFBIG && detail != PROM_DETAIL_HOST)
+		detail = detail == PROM_DETAIL_FULL ? PROM_DETAIL_BASIC : PROM_DETAIL_HOST;
 	if (r < 0) {
 		free(b);
 		return r;

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 #include "core/sample/sampler_feed.h"
-#include "out/prom.h"
+#include "out/prom/prom_metrics.h"
 
 /* A rendered document; never changes once published. */
 struct serve_body {
@@ -26,7 +26,8 @@ struct serve_cache_config {
 	struct sample_feed *feed;
 	bool kvm_families;            /* KVM was asked for: write its families (vmhost_kvm_available) */
 	const regex_t *kvm_events;    /* export only the KVM counters whose name matches; NULL: all */
-	size_t max_body_bytes;        /* a document larger than this is an error, not an allocation */
+	size_t max_body_bytes;        /* a document larger than this is cut (its per-VM series), then an error */
+	enum prom_detail detail;      /* --detail: what the document holds of each VM */
 	const char *version;
 	const struct kvm_host *kvm_host; /* read once at start: vmhost_kvm_info; NULL: none */
 };
@@ -38,7 +39,8 @@ void serve_cache_free(struct serve_cache *c);
  * min-interval, waiting for it at most wait_seconds (sample_feed_get). Release it with
  * serve_body_unref. Returns 0; 1 when the wait ended first: the body of the latest sample, older;
  * or a negative errno: -ETIMEDOUT (no sample yet), -ESHUTDOWN, the host could not be read, the
- * document is too large. */
+ * document is too large even with no per-VM series. A document that would pass max_body_bytes
+ * at the detail asked is cut: to basic's per-VM series, then to none (vmhost_scrape_cut 1). */
 int serve_cache_get(struct serve_cache *c, enum prom_format format, double wait_seconds, struct serve_body **ret);
 void serve_body_unref(struct serve_body *b);
 

@@ -11,7 +11,7 @@ floor() {
 	parse | bpf | parse/http | parse/netlink) echo 0 ;; parse/cmdline | io) echo 1 ;; io/peer) echo 2 ;;
 	core/base) echo 3 ;; core/model) echo 4 ;; core/kvm | core/tune | core/share) echo 5 ;;
 	core/sample) echo 6 ;; core/doctor) echo 7 ;; core/bench) echo 8 ;;
-	out | store) echo 9 ;; net | out/report) echo 10 ;; cmd) echo 11 ;; .) echo 12 ;;
+	out | store) echo 9 ;; out/prom) echo 10 ;; net | out/report) echo 11 ;; cmd) echo 12 ;; .) echo 13 ;;
 	esac
 }
 

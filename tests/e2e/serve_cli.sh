@@ -15,8 +15,9 @@ check "an extra argument is a usage error" expect_exit 2 extra
 check "an unreadable --proc-root fails in one line" expect_exit 1 --proc-root /nonexistent --listen 127.0.0.1:0
 check "--db in a missing directory fails in one line" expect_exit 1 --db "$TEST_TMP/no/such/dir/x.db" --listen 127.0.0.1:0
 check "--db-interval 0 is a usage error" expect_exit 2 --db "$TEST_TMP/x.db" --db-interval 0
+check "--detail takes basic or full" expect_exit 2 --detail most
 
-serve_start "$TEST_TMP/serve.log" "$FIX" --pid 20000 || die "cannot start"
+serve_start "$TEST_TMP/serve.log" "$FIX" --pid 20000 --detail full || die "cannot start"
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt"
 check "the scrape passes promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/metrics.txt'"
 check "the fixture VM is there with its labels" grep -q \

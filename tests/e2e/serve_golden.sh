@@ -18,6 +18,7 @@ tree() {
 normalize() {
 	sed -E -e 's/^(vmhost_scrape_duration_seconds) [0-9.e+-]+$/\1 DURATION/' \
 		-e 's/^(vmhost_snapshot_timestamp_seconds) [0-9.e+-]+$/\1 TIMESTAMP/' \
+		-e 's/^(vmhost_scrape_bytes) [0-9]+$/\1 BYTES/' \
 		-e 's/^(vmhost_build_info\{version=)"[^"]*"/\1"VERSION"/'
 }
 
@@ -36,16 +37,24 @@ TEXT='text/plain;version=0.0.4'
 OM='application/openmetrics-text;version=1.0.0'
 for t in serve exits-intel exits-amd exits-novm exits-nodebugfs; do
 	tree $t || die "cannot copy the fixture $t"
-	serve_start "$TEST_TMP/$t.log" "$TEST_TMP/$t" --min-interval 3600 --pid 20000 || die "cannot start on $t"
+	serve_start "$TEST_TMP/$t.log" "$TEST_TMP/$t" --min-interval 3600 --pid 20000 --detail full ||
+		die "cannot start on $t"
 	check "$t: the text format matches the golden file" golden $t txt "$TEXT"
 	[ $t = serve ] || [ $t = exits-intel ] && check "$t: OpenMetrics matches the golden file" golden $t om "$OM"
+	stop_pid "$SERVER"
+done
+# The default detail: the same hosts' series, each VM's cut to the basic set (docs/serve.md).
+for t in serve exits-intel; do
+	serve_start "$TEST_TMP/$t-basic.log" "$TEST_TMP/$t" --min-interval 3600 --pid 20000 ||
+		die "cannot start on $t"
+	check "$t, --detail basic: the text format matches the golden file" golden $t-basic txt "$TEXT"
 	stop_pid "$SERVER"
 done
 # What was normalized was there: each golden file has one placeholder per normalized series.
 placeholders() {
 	local f
 	for f in "$GOLDEN"/*; do
-		[ "$(grep -Ec '^vmhost_(scrape_duration_seconds DURATION|snapshot_timestamp_seconds TIMESTAMP)$' "$f")" = 2 ] ||
+		[ "$(grep -Ec '^vmhost_(scrape_duration_seconds DURATION|snapshot_timestamp_seconds TIMESTAMP|scrape_bytes BYTES)$' "$f")" = 3 ] ||
 			{ say "$f: placeholders missing"; return 1; }
 	done
 }

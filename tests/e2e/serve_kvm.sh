@@ -20,7 +20,7 @@ WEB1='vm="web1",pid="1234",uuid="0b6a7c52-3c44-4b0e-9a0e-6f1c1c0d0a01"'
 KVM=$TEST_TMP/intel/sys/kernel/debug/kvm
 
 tree intel exits-intel || die "cannot copy the fixture"
-serve_start "$TEST_TMP/intel.log" "$TEST_TMP/intel" --min-interval 0 || die "cannot start"
+serve_start "$TEST_TMP/intel.log" "$TEST_TMP/intel" --min-interval 0 --detail full || die "cannot start"
 scrape a.txt
 check "the scrape passes promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/a.txt'"
 check "KVM is available" is a.txt vmhost_kvm_available 1
@@ -68,7 +68,7 @@ check "the host-wide exits grow by what happened, not lowered by the VM that exi
 stop_pid "$SERVER"
 
 tree amd exits-amd || die "cannot copy the fixture"
-serve_start "$TEST_TMP/amd.log" "$TEST_TMP/amd" || die "cannot start"
+serve_start "$TEST_TMP/amd.log" "$TEST_TMP/amd" --detail full || die "cannot start"
 scrape amd.txt
 check "AMD: promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/amd.txt'"
 check "AMD: a VM's exits" is amd.txt \

@@ -38,18 +38,21 @@ echo 10 >$KSM/sleep_millisecs
 echo 1 >$KSM/run
 
 # vmhost serve on a free port (it prints the port it got).
-spawn "$VMHOST" serve --listen 127.0.0.1:0 --pid "$MERGE1" --pid "$MERGE2" --min-interval 0.5 2>"$TEST_TMP/serve.log"
+# --detail full: the families checked below beyond the default basic set (KSM merged, RSS by type).
+spawn "$VMHOST" serve --listen 127.0.0.1:0 --pid "$MERGE1" --pid "$MERGE2" --min-interval 0.5 --detail full \
+	2>"$TEST_TMP/serve.log"
 SERVE=$SPAWNED
 wait_for 10 grep -q 'listening on' "$TEST_TMP/serve.log" || die "vmhost serve did not start: $(cat "$TEST_TMP/serve.log")"
 PORT=$(sed -n 's|.*listening on http://127.0.0.1:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/serve.log")
 
-# Prometheus on loopback, scraping every second, with the contrib alerting rules loaded.
+# Prometheus on loopback, scraping every second, with the contrib alerting and recording rules loaded.
 cp "$CONTRIB/alerts.yml" "$TEST_TMP/alerts.yml"
+cp "$CONTRIB/rules.yml" "$TEST_TMP/rules.yml"
 cat >"$TEST_TMP/prometheus.yml" <<CFG
 global:
   scrape_interval: 1s
   evaluation_interval: 1s
-rule_files: ["$TEST_TMP/alerts.yml"]
+rule_files: ["$TEST_TMP/alerts.yml", "$TEST_TMP/rules.yml"]
 scrape_configs:
   - job_name: vmhost
     static_configs:
@@ -88,15 +91,17 @@ check "host memory total matches /proc/meminfo" test "$(query vmhost_host_mem_to
 dur=$(query vmhost_scrape_duration_seconds)
 check "scrape duration is a small positive number ($dur)" between "$dur" 0.000001 5
 check "the snapshot counter went up between scrapes" ge "$(query vmhost_snapshots_total)" 2
-check "every contrib alerting rule loaded and evaluates" sh -c "
+check "every contrib alerting and recording rule loaded and evaluates" sh -c "
 	curl -sf '$API/rules' | jq -e '[.data.groups[].rules[]] | length > 0 and all(.health == \"ok\")' >/dev/null"
 
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt"
 check "promtool check metrics passes on the live output" sh -c "promtool check metrics <'$TEST_TMP/metrics.txt'"
-check "promtool check rules passes on contrib/prometheus/alerts.yml" sh -c "promtool check rules '$CONTRIB/alerts.yml' >/dev/null"
+check "promtool check rules passes on contrib/prometheus/alerts.yml and rules.yml" sh -c "
+	promtool check rules '$CONTRIB/alerts.yml' '$CONTRIB/rules.yml' >/dev/null"
 check "promtool check config passes on contrib/prometheus/prometheus.yml" sh -c "
 	cp '$CONTRIB/prometheus.yml' '$TEST_TMP/contrib.yml' && cp '$CONTRIB/alerts.yml' '$TEST_TMP/vmhost-alerts.yml' &&
-	sed -i 's|/etc/prometheus/vmhost-alerts.yml|$TEST_TMP/vmhost-alerts.yml|' '$TEST_TMP/contrib.yml' &&
+	cp '$CONTRIB/rules.yml' '$TEST_TMP/vmhost-rules.yml' &&
+	sed -i 's|/etc/prometheus/vmhost-|$TEST_TMP/vmhost-|' '$TEST_TMP/contrib.yml' &&
 	promtool check config '$TEST_TMP/contrib.yml' >/dev/null"
 
 stop_pid "$PROM"

@@ -33,6 +33,19 @@ static inline int scratch_remove(const char *dir)
 	return tmp_tree_remove(dir);
 }
 
+/* A writable copy of fixture name in dir (dir/host), with the serve fixture's meminfo where it has
+ * none; its root (proc and sys, cap bytes each). Aborts the test when it cannot be made. */
+static inline struct io_root scratch_fixture(const char *dir, const char *name, char *proc, char *sys, size_t cap)
+{
+	char cmd[4096];
+	snprintf(cmd, sizeof(cmd), "cp -a '%s/%s' '%s/host' && cp -n '%s/serve/proc/meminfo' '%s/host/proc/'",
+		 fixtures_dir(), name, dir, fixtures_dir(), dir);
+	assert_int_equal(system(cmd), 0);
+	snprintf(proc, cap, "%s/host/proc", dir);
+	snprintf(sys, cap, "%s/host/sys", dir);
+	return (struct io_root){.proc = proc, .sys = sys};
+}
+
 /* A listening socket on 127.0.0.1 with a port of the kernel's choice; -1 on failure. */
 static inline int loopback_listener(int *ret_port)
 {

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "core/sample/snapshot.h"
-#include "out/prom_metrics.h"
+#include "out/prom/prom_metrics.h"
 
 static char fixture[1024];
 

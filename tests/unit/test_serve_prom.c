@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "net/accept.h"
-#include "out/prom.h"
+#include "out/prom/prom.h"
 
 static char *finish(struct prom *p)
 {

@@ -41,13 +41,7 @@ static int teardown(void **state)
 /* A writable copy of fixture name under dir, with the serve fixture's meminfo; its root. */
 static struct io_root copy_tree(const char *name, char *proc, char *sys, size_t cap)
 {
-	char cmd[4096];
-	snprintf(cmd, sizeof(cmd), "cp -a '%s/%s' '%s/host' && cp -n '%s/serve/proc/meminfo' '%s/host/proc/'",
-		 fixtures, name, dir, fixtures, dir);
-	assert_int_equal(system(cmd), 0);
-	snprintf(proc, cap, "%s/host/proc", dir);
-	snprintf(sys, cap, "%s/host/sys", dir);
-	return (struct io_root){.proc = proc, .sys = sys};
+	return scratch_fixture(dir, name, proc, sys, cap);
 }
 
 static int64_t count_rows(const char *what)

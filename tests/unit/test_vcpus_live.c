@@ -20,18 +20,24 @@
 #include "io/io.h"
 #include "testthread.h"
 
+/* The process's thread count now (status Threads). */
+static long threads_now(void)
+{
+	char buf[4096];
+	FILE *f = fopen("/proc/self/status", "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	const char *t = strstr(buf, "Threads:");
+	return t ? strtol(t + 8, NULL, 10) : 0;
+}
+
 /* Waits until the kernel has dropped every thread but those asked for (joined is not reaped). */
 static void settle(size_t threads)
 {
 	for (int i = 0; i < 1000; i++) {
-		char buf[4096];
-		FILE *f = fopen("/proc/self/status", "r");
-		size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
-		if (f)
-			fclose(f);
-		buf[n] = '\0';
-		const char *t = strstr(buf, "Threads:");
-		if (t && strtoul(t + 8, NULL, 10) == threads)
+		if (threads_now() == (long)threads)
 			return;
 		usleep(1000);
 	}
@@ -250,6 +256,34 @@ static void test_a_remembered_vcpu_id_now_another_thread(void **state)
 	finish_vcpus_and_worker(&cpu0, &cpu1, &worker);
 }
 
+/* While the thread count is what it was when the vCPUs were named, their names are not read
+ * again: a vCPU thread that renames itself (no VMM does) is still taken for a vCPU; once the
+ * count moves they are read, and it is not. */
+static void test_vcpu_names_not_read_while_the_thread_count_holds(void **state)
+{
+	(void)state;
+	struct io_root root = {.proc = "/proc", .sys = "/sys"};
+	struct test_thread cpu0, cpu1, worker;
+	start_vcpus_and_worker(&cpu0, &cpu1, &worker);
+	struct vm_cpu a = {0}, b = {0}, c = {0};
+	long threads = threads_now();
+	assert_int_equal(vcpus_read(&root, getpid(), &(struct vcpus_known){.max_vcpus = 2, .threads = threads}, &a), 0);
+	indexes(&a, "0,1");
+	assert_int_equal(a.threads, threads);
+	assert_int_equal(pthread_setname_np(cpu1.th, "renamed"), 0);
+	struct vcpus_known k = {.before = &a, .max_vcpus = 2, .threads = threads};
+	assert_int_equal(vcpus_read(&root, getpid(), &k, &b), 0);
+	indexes(&b, "0,1");
+	assert_true(b.vcpus[1].cpu_seconds >= 0); /* its figures are read */
+	k = (struct vcpus_known){.before = &b, .max_vcpus = 2, .threads = threads + 1};
+	assert_int_equal(vcpus_read(&root, getpid(), &k, &c), 0);
+	indexes(&c, "0");
+	finish_vcpus_and_worker(&cpu0, &cpu1, &worker);
+	vm_cpu_free(&a);
+	vm_cpu_free(&b);
+	vm_cpu_free(&c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -258,6 +292,7 @@ int main(void)
 		cmocka_unit_test(test_a_vcpu_named_after_the_reading_before),
 		cmocka_unit_test(test_threads_after_the_last_vcpu),
 		cmocka_unit_test(test_every_vcpu_known_before),
+		cmocka_unit_test(test_vcpu_names_not_read_while_the_thread_count_holds),
 		cmocka_unit_test(test_a_remembered_vcpu_id_now_another_thread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

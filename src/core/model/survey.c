@@ -66,7 +66,9 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 	bool use_memo = o->memo_dir && !o->before;
 	if (use_memo)
 		vm_memo_load(root, o->memo_dir, &memo);
-	struct vm_memo *known = use_memo ? &memo : NULL;
+	/* The reading before (top's) is a memo too: its processes known by their stat alone. */
+	bool known_before = o->before && vm_memo_of_list(o->before, &memo) == 0;
+	struct vm_memo *known = use_memo || known_before ? &memo : NULL;
 	double t0 = 0;
 	pid_t ksmd = 0;
 	maybe_i64 ksmd_was = UNKNOWN;

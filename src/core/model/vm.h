@@ -86,11 +86,22 @@ struct vm {
 	struct vm_disks *disks;    /* read by a visit (vm_visit.h), owned; NULL: not asked */
 };
 
+/* A process discovery found to be no VM (vm_discover_known with a memo): known by pid, start time
+ * and name, the next discovery takes it for the same process by its stat alone. */
+struct vm_other {
+	pid_t pid;
+	uint64_t start_ticks;
+	char comm[16];
+	long fds; /* its fd count when they held no KVM VM; 0: not counted (debugfs said, an older kernel); -1: none to look at (a kernel thread) */
+};
+
 struct vm_list {
 	struct vm *vms;
 	size_t n;
 	unsigned skipped; /* processes that vanished or could not be read */
 	unsigned denied;  /* processes with files we had no permission to read */
+	struct vm_other *others; /* pid order; owned */
+	size_t nothers;
 };
 
 /* What the VM's memory costs the host (memory_cost_bytes): its PSS plus its huge pages, shared

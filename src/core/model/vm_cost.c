@@ -69,7 +69,7 @@ static bool vcpu_times(const struct io_root *root, pid_t pid, struct vcpu *c, bo
 	return !(l == -ENOENT || l == -ESRCH);
 }
 
-static void vcpus_done(struct vm_cpu *ret, struct vcpu *v, size_t nv, pid_t *named, size_t nnamed)
+static void vcpus_done(struct vm_cpu *ret, struct vcpu *v, size_t nv, pid_t *named, size_t nnamed, long threads)
 {
 	if (nv > 1)
 		qsort(v, nv, sizeof(*v), cmp_vcpu);
@@ -81,6 +81,7 @@ static void vcpus_done(struct vm_cpu *ret, struct vcpu *v, size_t nv, pid_t *nam
 	ret->nvcpus = nv;
 	ret->named = named;
 	ret->nnamed = nnamed;
+	ret->threads = threads;
 	ret->vcpus_known = true;
 	ret->vcpu_delay_seconds = wait;
 }
@@ -88,9 +89,10 @@ static void vcpus_done(struct vm_cpu *ret, struct vcpu *v, size_t nv, pid_t *nam
 /* Every vCPU the VMM can have was found before: no thread can be a vCPU but those, so their
  * schedstat is all there is to read, without the thread list. -EAGAIN when one of them is gone
  * (the whole list is read then), -ENOMEM. */
-static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cpu *before, bool sched_wait,
+static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cpu *before, const struct vcpus_known *k,
 		       struct vm_cpu *ret)
 {
+	bool same_threads = k->threads > 0 && before->threads == k->threads;
 	struct vcpu *v = malloc(before->nvcpus * sizeof(*v));
 	pid_t *named = malloc((before->nnamed ? before->nnamed : 1) * sizeof(*named));
 	if (!v || !named) {
@@ -100,7 +102,8 @@ static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cp
 	}
 	for (size_t i = 0; i < before->nvcpus; i++) {
 		v[i] = vcpu_unread(before->vcpus[i].index, before->vcpus[i].tid);
-		if (!still_vcpu(root, pid, v[i].tid, v[i].index) || !vcpu_times(root, pid, &v[i], sched_wait)) {
+		if ((!same_threads && !still_vcpu(root, pid, v[i].tid, v[i].index)) ||
+		    !vcpu_times(root, pid, &v[i], k->sched_wait)) {
 			free(v);
 			free(named);
 			return -EAGAIN;
@@ -108,7 +111,7 @@ static int vcpus_again(const struct io_root *root, pid_t pid, const struct vm_cp
 	}
 	if (before->nnamed)
 		memcpy(named, before->named, before->nnamed * sizeof(*named));
-	vcpus_done(ret, v, before->nvcpus, named, before->nnamed);
+	vcpus_done(ret, v, before->nvcpus, named, before->nnamed, k->threads);
 	return 0;
 }
 
@@ -118,7 +121,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 	const char *main_name = known ? known->main_name : NULL;
 	size_t max_vcpus = known ? known->max_vcpus : 0;
 	if (before && max_vcpus && before->nvcpus == max_vcpus) {
-		int r = vcpus_again(root, pid, before, known->sched_wait, ret);
+		int r = vcpus_again(root, pid, before, known, ret);
 		if (r != -EAGAIN)
 			return r;
 	}
@@ -170,7 +173,7 @@ int vcpus_read(const struct io_root *root, pid_t pid, const struct vcpus_known *
 		v[nv++] = c;
 	}
 	free(tids);
-	vcpus_done(ret, v, nv, named, nnamed);
+	vcpus_done(ret, v, nv, named, nnamed, (long)n);
 	return 0;
 }
 

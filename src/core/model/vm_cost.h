@@ -41,6 +41,7 @@ struct vm_cpu {
 	pid_t *named;             /* the other threads the VMM has named (a name unlike its main
 	                           * thread's): not vCPUs, and not read again with this as before */
 	size_t nnamed;
+	long threads;             /* the VMM's thread count when its vCPUs were last named; 0 unknown */
 	double cpu_percent, vcpu_delay_percent; /* over an interval, 100 = one CPU; NaN without one */
 };
 
@@ -116,6 +117,11 @@ struct vcpus_known {
 	/* The kernel keeps schedstats (kernel.sched_schedstats = 1): each vCPU's sched file is read
 	 * too, for its wait_sum. */
 	bool sched_wait;
+	/* The process's thread count now (status Threads), 0 unknown. While it is before's, a vCPU
+	 * remembered by id is taken for the same vCPU without its name read again: another thread
+	 * could only have its id after it exited and the kernel's pids wrapped around, and the count
+	 * would have had to come back to the same. */
+	long threads;
 };
 
 /* Finds the vCPU threads of pid and reads their scheduler statistics; known may be NULL. *ret

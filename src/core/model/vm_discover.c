@@ -88,7 +88,8 @@ static int identify(const struct io_root *root, struct vm *vm)
 		return r;
 	if (r == 0 && !vm->stat_known)
 		take_stat(vm, &st);
-	read_vm_cgroup(root, vm);
+	if (!vm->cgroup) /* else the memo's: a VMM is placed in its cgroup before it runs */
+		read_vm_cgroup(root, vm);
 	return 0;
 }
 
@@ -144,6 +145,7 @@ struct classify {
 	size_t nkvm_pids;
 	unsigned char *kind; /* enum proc_kind of each process */
 	struct found *found; /* at each VM's index in pids */
+	struct vm_other *other; /* with a memo: each process found to be no VM (pid 0: not one) */
 };
 
 /* A VM the memo remembers, when its stat says it is the same process running the same program
@@ -198,6 +200,45 @@ static int debugfs_kvm_pids(const struct io_root *root, pid_t **ret, size_t *ret
 	return 0;
 }
 
+/* Process i as one that is no VM (kernel: a kernel thread, no fds to look at), to be remembered:
+ * its stat, and without debugfs its fd count, taken before its fds are looked at so that an fd
+ * opened meanwhile changes the count the next look compares. */
+static void note_other(const struct classify *c, size_t i, bool kernel, long fds)
+{
+	struct proc_stat st;
+	struct vm_other *o = &c->other[i];
+	if (proc_read_stat(c->root, c->pids[i], &st) < 0 || strlen(st.comm) >= sizeof(o->comm))
+		return;
+	*o = (struct vm_other){.pid = c->pids[i], .start_ticks = st.start_ticks, .fds = kernel ? -1 : fds};
+	memcpy(o->comm, st.comm, strlen(st.comm) + 1);
+}
+
+/* A process the memo says is no VM, when its stat says it is the same one running the same
+ * program and it holds no KVM VM now: by debugfs, or without it by an fd count unchanged since
+ * its fds were looked at (else they are looked at again). Fills c->other[i]. */
+static bool known_other(const struct classify *c, size_t i)
+{
+	const struct vm_other *o = vm_memo_find_other(c->memo, c->pids[i]);
+	struct proc_stat st;
+	if (!o || proc_read_stat(c->root, c->pids[i], &st) < 0 || st.start_ticks != o->start_ticks ||
+	    strcmp(st.comm, o->comm))
+		return false;
+	long fds = o->fds;
+	if (fds >= 0 && c->kvm_pids) {
+		if (holds_kvm_vm(c, c->pids[i]))
+			return false;
+		fds = 0;
+	} else if (fds >= 0) { /* a kernel thread (-1) has no fds */
+		fds = io_proc_fd_count(c->root, c->pids[i]);
+		if ((fds <= 0 || fds != o->fds) && holds_kvm_vm(c, c->pids[i]))
+			return false;
+		fds = fds > 0 ? fds : 0;
+	}
+	c->other[i] = (struct vm_other){.pid = o->pid, .start_ticks = o->start_ticks, .fds = fds};
+	memcpy(c->other[i].comm, o->comm, sizeof(o->comm));
+	return true;
+}
+
 static void classify_some(void *arg, size_t t, size_t n)
 {
 	struct classify *c = arg;
@@ -205,6 +246,12 @@ static void classify_some(void *arg, size_t t, size_t n)
 		pid_t pid = c->pids[i];
 		char buf[8192], *heap = NULL, *cmd;
 		struct proc_stat st;
+		if (c->other)
+			c->other[i].pid = 0;
+		if (c->other && !is_extra(pid, c->extra, c->nextra) && known_other(c, i)) {
+			c->kind[i] = c->other[i].fds < 0 ? PROC_GONE : PROC_OTHER; /* kernel threads are no helpers */
+			continue;
+		}
 		struct vm_memo_vm *was = c->memo ? recognise(c, i, &st) : NULL;
 		ssize_t len;
 		if (was) {
@@ -217,9 +264,12 @@ static void classify_some(void *arg, size_t t, size_t n)
 		if (len < 0)
 			continue;
 		bool vmm = parse_vmm_kind(cmd, (size_t)len) != VMM_NONE;
+		long fds = !vmm && len && c->other && !c->kvm_pids ? io_proc_fd_count(c->root, pid) : 0;
 		bool kvm = !vmm && len && holds_kvm_vm(c, pid); /* kernel threads have no command line */
 		if (!vmm && !kvm && !is_extra(pid, c->extra, c->nextra)) {
 			c->kind[i] = len ? PROC_OTHER : PROC_GONE; /* kernel threads have no command line */
+			if (c->other)
+				note_other(c, i, len == 0, fds > 0 ? fds : 0);
 			free(heap);
 			continue;
 		}
@@ -289,13 +339,46 @@ static void identify_some(void *arg, size_t t, size_t n)
 
 enum { PIDS_PER_THREAD_MIN = 64, VMS_PER_THREAD_MIN = 16 };
 
+/* A VM the memo remembers takes its stat as read, and the memo's vCPUs and cgroup. */
+static void take_memo(struct vm *vm, struct found *f)
+{
+	take_stat(vm, &f->st);
+	vm->cpu = f->was->cpu;
+	f->was->cpu = (struct vm_cpu){0};
+	if (!f->was->cgroup || !(vm->cgroup = strdup(f->was->cgroup)))
+		return;
+	vm->cgroup_v1_memory = f->was->cgroup_v1_memory ? strdup(f->was->cgroup_v1_memory) : NULL;
+	if (f->was->cgroup_v1_memory && !vm->cgroup_v1_memory) {
+		free(vm->cgroup);
+		vm->cgroup = NULL; /* read again */
+		return;
+	}
+	vm->cgroup_version = f->was->cgroup_version;
+	vm->vm_scope = f->was->vm_scope;
+}
+
+/* The processes found to be no VM, in pid order, into ret->others. */
+static int keep_others(const struct classify *c, struct vm_list *ret)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < c->npids; i++)
+		n += c->other[i].pid != 0;
+	if (!(ret->others = malloc((n ? n : 1) * sizeof(*ret->others))))
+		return -ENOMEM;
+	for (size_t i = 0; i < c->npids; i++)
+		if (c->other[i].pid)
+			ret->others[ret->nothers++] = c->other[i];
+	return 0;
+}
+
 static int discover_all(const struct io_root *root, const pid_t *pids, size_t npids, const pid_t *extra,
 			size_t nextra, struct vm_memo *memo, struct vm_list *ret, pid_t *others,
 			size_t *ret_nothers)
 {
 	size_t slots = npids ? npids : 1;
 	struct classify c = {.root = root, .pids = pids, .extra = extra, .npids = npids, .nextra = nextra, .memo = memo,
-			     .kind = malloc(slots), .found = malloc(slots * sizeof(*c.found))};
+			     .kind = malloc(slots), .found = malloc(slots * sizeof(*c.found)),
+			     .other = memo ? malloc(slots * sizeof(*c.other)) : NULL};
 	struct vm *all = NULL;
 	int *results = malloc(slots * sizeof(*results));
 	int r = -ENOMEM;
@@ -304,7 +387,7 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 	pid_t *kvm_pids = NULL;
 	if (debugfs_kvm_pids(root, &kvm_pids, &c.nkvm_pids) == 0)
 		c.kvm_pids = kvm_pids;
-	if (!c.kind || !c.found || !results)
+	if (!c.kind || !c.found || !results || (memo && !c.other))
 		goto out;
 	parallel(parallel_threads(npids, PIDS_PER_THREAD_MIN), classify_some, &c);
 	classified = true;
@@ -321,17 +404,16 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 			all[n] = (struct vm){.pid = pids[i], .cmdline = f->cmdline, .cmdline_len = f->cmdline_len};
 			all[n].cfg.vmm = f->kvm ? VMM_KVM : VMM_NONE; /* configure's hint */
 			c.kind[i] = PROC_GONE; /* its command line is the record's now */
-			if (f->was) { /* a VM remembered: its vCPUs too */
-				take_stat(&all[n], &f->st);
-				all[n].cpu = f->was->cpu;
-				f->was->cpu = (struct vm_cpu){0};
-			}
+			if (f->was) /* a VM remembered: its vCPUs and cgroup too */
+				take_memo(&all[n], f);
 			n++;
 		} else if (c.kind[i] == PROC_OTHER)
 			others[nothers++] = pids[i];
 		else if (is_extra(pids[i], extra, nextra))
 			ret->skipped++;
 	}
+	if (c.other && keep_others(&c, ret) < 0)
+		goto out;
 	struct identify_job ij = {root, all, n, results};
 	parallel(parallel_threads(n, VMS_PER_THREAD_MIN), identify_some, &ij);
 	size_t kept = 0;
@@ -362,6 +444,7 @@ out:
 	free(kvm_pids);
 	free(c.kind);
 	free(c.found);
+	free(c.other);
 	return r;
 }
 
@@ -432,6 +515,9 @@ void vm_list_free(struct vm_list *l)
 	free(l->vms);
 	l->vms = NULL;
 	l->n = 0;
+	free(l->others);
+	l->others = NULL;
+	l->nothers = 0;
 }
 
 static bool is_same(const struct vm *a, const struct vm *b)

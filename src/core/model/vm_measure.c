@@ -88,7 +88,8 @@ static int measure_cost(const struct io_root *root, const struct host *host, str
 	if (vm->cfg.vmm != VMM_PROCESS && !threads)
 		vm->cpu.vcpus_known = true;
 	else if (vm->cfg.vmm != VMM_PROCESS) {
-		struct vcpus_known k = {before ? &before->cpu : &was, vm->comm, vm->cfg.max_vcpus, host->schedstats};
+		struct vcpus_known k = {before ? &before->cpu : &was, vm->comm, vm->cfg.max_vcpus, host->schedstats,
+					vm->mem.threads.known ? (long)vm->mem.threads.v : 0};
 		if (vcpus_read(root, vm->pid, &k, &vm->cpu) == -ENOMEM) {
 			vm_cpu_free(&was);
 			return -ENOMEM;

@@ -10,13 +10,15 @@
 #include "io/state.h"
 
 #define MEMO_FILE "vms"
-#define MAGIC "vmhost vms 2\n"
+#define MAGIC "vmhost vms 3\n"
 #define COST_FILE "pss"
 #define COST_MAGIC "vmhost pss 1\n"
-enum { BOOT_ID_LEN = 36, MEMO_MAX = 64 << 20, CMDLINE_MAX = 1 << 20, THREADS_MAX = 1 << 16, IFACE_LEN = 16 };
+enum { BOOT_ID_LEN = 36, MEMO_MAX = 64 << 20, CMDLINE_MAX = 1 << 20, THREADS_MAX = 1 << 16, IFACE_LEN = 16,
+       CGROUP_MAX = 4096, OTHERS_MAX = 1 << 22 };
 
-/* Each VM: its header, then its command line, its vCPUs (tid, index), its named threads and its
- * taps' names (IFNAMSIZ bytes each, NUL-padded). */
+/* Each VM: its header, then its command line, its vCPUs (tid, index), its named threads, its
+ * taps' names (IFNAMSIZ bytes each, NUL-padded) and its cgroup paths (NUL-terminated). After the
+ * VMs, the count of the other processes and their records. */
 struct record {
 	int32_t pid;
 	uint32_t cmdline_len;
@@ -24,7 +26,19 @@ struct record {
 	char comm[16];
 	uint32_t nvcpus, nnamed;
 	int64_t ifaces_fds; /* the VMM's fd count when its taps were listed; 0: not listed */
-	uint32_t nifaces, reserved;
+	uint32_t nifaces;
+	uint32_t threads;   /* the VMM's thread count when its vCPUs were named; 0: unknown */
+	uint32_t cgroup_len, cgroup_v1_len; /* with their NULs; 0: not known (cgroup), none (v1) */
+	int32_t cgroup_version;
+	uint32_t vm_scope;
+};
+
+struct other_record {
+	int32_t pid;
+	uint32_t reserved;
+	uint64_t start_ticks;
+	char comm[16];
+	int64_t fds;
 };
 
 /* Each VM's PSS cost in the costs' file. */
@@ -83,13 +97,16 @@ static bool take_vm(const char *file, size_t len, size_t *pos, struct vm_memo_vm
 	memcpy(&rec, at, sizeof(rec));
 	if (rec.pid <= 0 || !rec.cmdline_len || rec.cmdline_len > CMDLINE_MAX || rec.nvcpus > THREADS_MAX ||
 	    rec.nnamed > THREADS_MAX || rec.comm[sizeof(rec.comm) - 1] || rec.nifaces > VM_IO_IFACES_MAX ||
-	    rec.ifaces_fds < 0)
+	    rec.ifaces_fds < 0 || rec.cgroup_len > CGROUP_MAX || rec.cgroup_v1_len > CGROUP_MAX ||
+	    (rec.cgroup_v1_len && !rec.cgroup_len))
 		return false;
 	const char *cmd = take(file, len, pos, rec.cmdline_len);
 	const char *vcpus = cmd ? take(file, len, pos, (size_t)rec.nvcpus * 2 * sizeof(int32_t)) : NULL;
 	const char *named = vcpus ? take(file, len, pos, (size_t)rec.nnamed * sizeof(int32_t)) : NULL;
 	const char *ifaces = named ? take(file, len, pos, (size_t)rec.nifaces * IFACE_LEN) : NULL;
-	if (!ifaces)
+	const char *cgroup = ifaces ? take(file, len, pos, rec.cgroup_len) : NULL;
+	const char *v1 = cgroup ? take(file, len, pos, rec.cgroup_v1_len) : NULL;
+	if (!v1 || (rec.cgroup_len && cgroup[rec.cgroup_len - 1]) || (rec.cgroup_v1_len && v1[rec.cgroup_v1_len - 1]))
 		return false;
 	for (size_t i = 0; i < rec.nifaces; i++)
 		if (!ifaces[i * IFACE_LEN] || ifaces[(i + 1) * IFACE_LEN - 1])
@@ -97,9 +114,12 @@ static bool take_vm(const char *file, size_t len, size_t *pos, struct vm_memo_vm
 	*vm = (struct vm_memo_vm){.pid = rec.pid, .start_ticks = rec.start_ticks, .cmdline = cmd,
 				  .cmdline_len = rec.cmdline_len, .ifaces_fds = (long)rec.ifaces_fds,
 				  .ifaces = ifaces, .nifaces = rec.nifaces,
+				  .cgroup = rec.cgroup_len ? cgroup : NULL, .cgroup_v1_memory = rec.cgroup_v1_len ? v1 : NULL,
+				  .cgroup_version = rec.cgroup_version, .vm_scope = rec.vm_scope != 0,
 				  .cpu = {.vcpus = malloc((rec.nvcpus ? rec.nvcpus : 1) * sizeof(struct vcpu)),
 					  .named = malloc((rec.nnamed ? rec.nnamed : 1) * sizeof(pid_t)),
 					  .nvcpus = rec.nvcpus, .nnamed = rec.nnamed, .vcpus_known = true,
+					  .threads = (long)rec.threads,
 					  .cpu_seconds = NAN, .vcpu_delay_seconds = NAN, .cpu_percent = NAN,
 					  .vcpu_delay_percent = NAN}};
 	memcpy(vm->comm, rec.comm, sizeof(vm->comm));
@@ -151,6 +171,33 @@ static int replace_if_changed(const char *dir, const char *name, struct out *o, 
 	return r;
 }
 
+/* The other processes, after the VMs; false when damaged. */
+static bool take_others(const char *file, size_t len, size_t *pos, struct vm_memo *ret)
+{
+	const char *count = take(file, len, pos, sizeof(uint32_t));
+	uint32_t n;
+	if (!count)
+		return false;
+	memcpy(&n, count, sizeof(n));
+	if (n > OTHERS_MAX || n > (len - *pos) / sizeof(struct other_record) ||
+	    !(ret->others = malloc((n ? n : 1) * sizeof(*ret->others))))
+		return false;
+	for (ret->nothers = 0; ret->nothers < n; ret->nothers++) {
+		struct other_record rec;
+		const char *at = take(file, len, pos, sizeof(rec));
+		if (!at)
+			return false;
+		memcpy(&rec, at, sizeof(rec));
+		struct vm_other *o = &ret->others[ret->nothers];
+		if (rec.pid <= 0 || rec.comm[sizeof(rec.comm) - 1] || rec.fds < -1 ||
+		    (ret->nothers && rec.pid <= o[-1].pid))
+			return false;
+		*o = (struct vm_other){.pid = rec.pid, .start_ticks = rec.start_ticks, .fds = (long)rec.fds};
+		memcpy(o->comm, rec.comm, sizeof(o->comm));
+	}
+	return true;
+}
+
 static bool parse_memo(const char *file, size_t len, const char *boot_id, struct vm_memo *ret)
 {
 	size_t pos = 0;
@@ -167,7 +214,8 @@ static bool parse_memo(const char *file, size_t len, const char *boot_id, struct
 			return false;
 		}
 	}
-	return pos == len;
+	ret->others_at = pos;
+	return take_others(file, len, &pos, ret) && pos == len;
 }
 
 /* A cost as a damaged file cannot give: finite, not negative. */
@@ -203,6 +251,9 @@ static void free_vms(struct vm_memo *m)
 	free(m->vms);
 	m->vms = NULL;
 	m->n = 0;
+	free(m->others);
+	m->others = NULL;
+	m->nothers = 0;
 }
 
 void vm_memo_load(const struct io_root *root, const char *dir, struct vm_memo *ret)
@@ -225,28 +276,26 @@ void vm_memo_load(const struct io_root *root, const char *dir, struct vm_memo *r
 	}
 }
 
-struct vm_memo_vm *vm_memo_find(const struct vm_memo *m, pid_t pid)
+/* Every record (a VM, another process, a cost) begins with its pid, and they are kept in pid order. */
+static int cmp_pid_first(const void *key, const void *record)
 {
-	size_t lo = 0, hi = m ? m->n : 0;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		if (m->vms[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return m && lo < m->n && m->vms[lo].pid == pid ? &m->vms[lo] : NULL;
+	pid_t a = *(const pid_t *)key, b = *(const pid_t *)record;
+	return (a > b) - (a < b);
 }
 
-static int cmp_cost_pid(const void *key, const void *elem)
+struct vm_memo_vm *vm_memo_find(const struct vm_memo *m, pid_t pid)
 {
-	pid_t pid = *(const pid_t *)key, other = ((const struct vm_memo_cost *)elem)->pid;
-	return (pid > other) - (pid < other);
+	return m && m->n ? bsearch(&pid, m->vms, m->n, sizeof(*m->vms), cmp_pid_first) : NULL;
+}
+
+const struct vm_other *vm_memo_find_other(const struct vm_memo *m, pid_t pid)
+{
+	return m && m->nothers ? bsearch(&pid, m->others, m->nothers, sizeof(*m->others), cmp_pid_first) : NULL;
 }
 
 const struct pss_cost *vm_memo_pss_cost(const struct vm_memo *m, const struct vm *vm)
 {
-	const struct vm_memo_cost *c = m && m->ncosts ? bsearch(&vm->pid, m->costs, m->ncosts, sizeof(*c), cmp_cost_pid) : NULL;
+	const struct vm_memo_cost *c = m && m->ncosts ? bsearch(&vm->pid, m->costs, m->ncosts, sizeof(*c), cmp_pid_first) : NULL;
 	if (!c || !vm->stat_known || c->start_ticks != vm->start_ticks || strncmp(c->comm, vm->comm, sizeof(c->comm)) ||
 	    !(c->cost.exact_seconds > 0))
 		return NULL; /* none, or another process under the pid, or another program (exec) */
@@ -292,6 +341,29 @@ static bool remembered(const struct vm *vm)
 	       vm->cfg.vmm != VMM_PROCESS;
 }
 
+static void put_others(struct out *o, const struct vm_list *now)
+{
+	uint32_t n = now->nothers <= OTHERS_MAX ? (uint32_t)now->nothers : 0;
+	put(o, &n, sizeof(n));
+	for (size_t i = 0; i < n; i++) {
+		const struct vm_other *x = &now->others[i];
+		struct other_record rec = {.pid = x->pid, .start_ticks = x->start_ticks, .fds = x->fds};
+		memcpy(rec.comm, x->comm, sizeof(rec.comm));
+		put(o, &rec, sizeof(rec));
+	}
+}
+
+/* At most 16 (and a sixteenth of them) of now's other processes are not m's (pid and start time). */
+static bool few_new_others(const struct vm_memo *m, const struct vm_list *now)
+{
+	size_t fresh = 0;
+	for (size_t i = 0; i < now->nothers; i++) {
+		const struct vm_other *was = vm_memo_find_other(m, now->others[i].pid);
+		fresh += !was || was->start_ticks != now->others[i].start_ticks;
+	}
+	return fresh <= 16 + now->nothers / 16;
+}
+
 int vm_memo_save(const char *dir, const struct vm_memo *m, const struct vm_list *now)
 {
 	if (strlen(m->boot_id) != BOOT_ID_LEN)
@@ -306,10 +378,16 @@ int vm_memo_save(const char *dir, const struct vm_memo *m, const struct vm_list 
 		if (!remembered(vm))
 			continue;
 		bool taps = vm->io.ifaces_known && vm->io.ifaces_fds > 0;
+		size_t cg = vm->cgroup && strlen(vm->cgroup) < CGROUP_MAX ? strlen(vm->cgroup) + 1 : 0;
+		size_t v1 = cg && vm->cgroup_v1_memory && strlen(vm->cgroup_v1_memory) < CGROUP_MAX
+				    ? strlen(vm->cgroup_v1_memory) + 1 : 0;
 		struct record rec = {.pid = vm->pid, .cmdline_len = (uint32_t)vm->cmdline_len,
 				     .start_ticks = vm->start_ticks, .nvcpus = (uint32_t)vm->cpu.nvcpus,
 				     .nnamed = (uint32_t)vm->cpu.nnamed, .ifaces_fds = taps ? vm->io.ifaces_fds : 0,
-				     .nifaces = taps ? (uint32_t)vm->io.nifaces : 0};
+				     .nifaces = taps ? (uint32_t)vm->io.nifaces : 0,
+				     .threads = vm->cpu.threads > 0 && vm->cpu.threads <= UINT32_MAX ? (uint32_t)vm->cpu.threads : 0,
+				     .cgroup_len = (uint32_t)cg, .cgroup_v1_len = (uint32_t)v1,
+				     .cgroup_version = cg ? vm->cgroup_version : 0, .vm_scope = cg && vm->vm_scope};
 		strncpy(rec.comm, vm->comm, sizeof(rec.comm)); /* NUL-padded: the file is the same when nothing changed */
 		put(&o, &rec, sizeof(rec));
 		put(&o, vm->cmdline, vm->cmdline_len);
@@ -326,8 +404,17 @@ int vm_memo_save(const char *dir, const struct vm_memo *m, const struct vm_list 
 			strncpy(name, vm->io.ifaces[k].name, sizeof(name) - 1);
 			put(&o, name, sizeof(name));
 		}
+		put(&o, vm->cgroup, cg);
+		put(&o, vm->cgroup_v1_memory, v1);
 	}
-	int r = replace_if_changed(dir, MEMO_FILE, &o, m->file, m->len), rc = save_costs(dir, m, now);
+	size_t vms_len = o.len;
+	put_others(&o, now);
+	bool vms_same = m->file && m->others_at == vms_len && !memcmp(m->file, o.p, vms_len);
+	int r = o.failed ? -ENOMEM : 0;
+	if (r == 0 && !(vms_same && few_new_others(m, now)))
+		r = io_state_write(dir, MEMO_FILE, o.p, o.len);
+	free(o.p);
+	int rc = save_costs(dir, m, now);
 	return r < 0 ? r : rc;
 }
 
@@ -344,6 +431,54 @@ void vm_memo_taps(const struct vm_memo *m, struct vm_list *vms)
 		for (size_t k = 0; k < was->nifaces; k++)
 			snprintf(vm->io.ifaces[k].name, sizeof(vm->io.ifaces[k].name), "%s", was->ifaces + k * IFACE_LEN);
 	}
+}
+
+/* One VM of a list into the memo (its vCPUs copied). */
+static int memo_vm_of(const struct vm *vm, struct vm_memo_vm *ret)
+{
+	const struct vm_cpu *c = &vm->cpu;
+	*ret = (struct vm_memo_vm){.pid = vm->pid, .start_ticks = vm->start_ticks, .cmdline = vm->cmdline,
+				   .cmdline_len = vm->cmdline_len, .cgroup = vm->cgroup,
+				   .cgroup_v1_memory = vm->cgroup ? vm->cgroup_v1_memory : NULL,
+				   .cgroup_version = vm->cgroup_version, .vm_scope = vm->vm_scope,
+				   .cpu = {.vcpus = malloc((c->nvcpus ? c->nvcpus : 1) * sizeof(*c->vcpus)),
+					   .named = malloc((c->nnamed ? c->nnamed : 1) * sizeof(*c->named)),
+					   .nvcpus = c->nvcpus, .nnamed = c->nnamed, .vcpus_known = c->vcpus_known,
+					   .threads = c->threads, .cpu_seconds = NAN, .vcpu_delay_seconds = NAN,
+					   .cpu_percent = NAN, .vcpu_delay_percent = NAN}};
+	snprintf(ret->comm, sizeof(ret->comm), "%s", vm->comm);
+	if (!ret->cpu.vcpus || !ret->cpu.named) {
+		vm_cpu_free(&ret->cpu);
+		return -ENOMEM;
+	}
+	for (size_t k = 0; k < c->nvcpus; k++)
+		ret->cpu.vcpus[k] = vcpu_unread(c->vcpus[k].index, c->vcpus[k].tid);
+	memcpy(ret->cpu.named, c->named, c->nnamed * sizeof(*c->named));
+	return 0;
+}
+
+int vm_memo_of_list(const struct vm_list *l, struct vm_memo *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->vms = calloc(l->n ? l->n : 1, sizeof(*ret->vms));
+	ret->others = malloc((l->nothers ? l->nothers : 1) * sizeof(*ret->others));
+	if (!ret->vms || !ret->others) {
+		free_vms(ret);
+		return -ENOMEM;
+	}
+	memcpy(ret->others, l->others, l->nothers * sizeof(*l->others));
+	ret->nothers = l->nothers;
+	for (size_t i = 0; i < l->n; i++) {
+		/* In pid order, as discovery keeps them; a VM without its command line is no memo's. */
+		if (!remembered(&l->vms[i]) || (ret->n && l->vms[i].pid <= ret->vms[ret->n - 1].pid))
+			continue;
+		if (memo_vm_of(&l->vms[i], &ret->vms[ret->n]) < 0) {
+			free_vms(ret);
+			return -ENOMEM;
+		}
+		ret->n++;
+	}
+	return 0;
 }
 
 void vm_memo_free(struct vm_memo *m)

@@ -2,6 +2,8 @@
 
 #include <string.h>
 
+#include "core/model/vm_memo.h"
+
 /* ksmd's pid (the hint when it still answers, else looked up) and its CPU time so far. */
 static void read_ksmd(const struct io_root *root, pid_t hint, struct snapshot *s)
 {
@@ -28,7 +30,12 @@ int snapshot_take(const struct io_root *root, const pid_t *extra, size_t nextra,
 	if (r < 0)
 		return r;
 	read_ksmd(root, ksmd_pid_hint, &s);
-	r = vm_discover(root, extra, nextra, &s.vms);
+	/* The snapshot before's processes, VMs and others, are known by their stat alone. */
+	static const struct vm_list none;
+	struct vm_memo memo;
+	bool known = vm_memo_of_list(before ? before : &none, &memo) == 0;
+	r = vm_discover_known(root, extra, nextra, known ? &memo : NULL, &s.vms);
+	vm_memo_free(&memo);
 	if (r < 0) {
 		snapshot_free(&s);
 		return r;

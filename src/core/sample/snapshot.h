@@ -19,7 +19,8 @@ struct snapshot {
 
 /* Takes a snapshot; flags as for vm_measure (VM_MEASURE_EXACT). ksmd_pid_hint (0 = look it up)
  * saves a /proc scan on repeated samples; before (NULL: none) is the snapshot before's VMs, which
- * spares reading thread names again (vm_measure_all). Returns 0 or a negative errno (host
+ * spares reading command lines, cgroups and thread names again, and its other processes, known by
+ * their stat alone (vm_memo_of_list). Returns 0 or a negative errno (host
  * unreadable; *ret is then untouched and there is nothing to free). */
 int snapshot_take(const struct io_root *root, const pid_t *extra, size_t nextra, unsigned flags,
 		  pid_t ksmd_pid_hint, const struct vm_list *before, struct snapshot *ret);

@@ -1,4 +1,4 @@
-#include "out/prom.h"
+#include "out/prom/prom.h"
 
 #include <errno.h>
 #include <locale.h>
@@ -41,7 +41,8 @@ static bool reserve(struct prom *p, size_t more)
 
 static void put(struct prom *p, const char *s, size_t n)
 {
-	if (!reserve(p, n))
+	/* Room already there (the common case, a document being a few hundred thousand of these). */
+	if (!(p->len + n + 1 <= p->cap && !p->error && (!p->max_bytes || p->len + n <= p->max_bytes)) && !reserve(p, n))
 		return;
 	memcpy(p->buf + p->len, s, n);
 	p->len += n;
@@ -57,6 +58,15 @@ static void put_escaped(struct prom *p, const char *s, bool quote)
 	const unsigned char *u = (const unsigned char *)s;
 	size_t n = strlen(s);
 	for (size_t i = 0; i < n;) {
+		/* A run of plain ASCII goes out whole: most labels are nothing else. */
+		size_t run = i;
+		while (run < n && u[run] < 0x80 && u[run] != '\\' && u[run] != '\n' && !(u[run] == '"' && quote))
+			run++;
+		if (run > i) {
+			put(p, s + i, run - i);
+			i = run;
+			continue;
+		}
 		if (u[i] == '\\') {
 			put(p, "\\\\", 2);
 			i++;
@@ -79,12 +89,34 @@ static void put_escaped(struct prom *p, const char *s, bool quote)
 	}
 }
 
-void prom_family(struct prom *p, const char *name, enum prom_type type, const char *help)
+bool prom_family(struct prom *p, const char *name, enum prom_type type, const char *help)
 {
 	p->name = name;
+	p->name_len = strlen(name);
 	p->type = type;
 	p->help = help;
 	p->family_open = false;
+	p->family_keep = NULL;
+	for (size_t i = 0; p->keep && i < p->nkeep && !p->family_keep; i++)
+		if (!strcmp(p->keep[i].family, name))
+			p->family_keep = &p->keep[i];
+	return !p->keep || p->family_keep;
+}
+
+/* Whether a sample with these labels is written: host-wide ones always, a VM's as p->keep says. */
+static bool kept(const struct prom *p, const struct prom_label *labels, size_t nlabels)
+{
+	if (!p->keep || !nlabels || strcmp(labels[0].name, "vm"))
+		return true;
+	const struct prom_keep *k = p->family_keep;
+	if (!k)
+		return false;
+	if (!k->label)
+		return true;
+	for (size_t i = 1; i < nlabels; i++)
+		if (!strcmp(labels[i].name, k->label))
+			return labels[i].value && !strcmp(labels[i].value, k->value);
+	return false;
 }
 
 static void put_metadata(struct prom *p)
@@ -113,26 +145,27 @@ static void put_metadata(struct prom *p)
 
 static void put_sample(struct prom *p, const struct prom_label *labels, size_t nlabels, const char *value)
 {
-	if (!p->name)
+	if (!p->name || !kept(p, labels, nlabels))
 		return;
 	if (!p->family_open)
 		put_metadata(p);
-	puts_(p, p->name);
+	p->series++;
+	put(p, p->name, p->name_len);
 	if (nlabels) {
-		puts_(p, "{");
+		put(p, "{", 1);
 		for (size_t i = 0; i < nlabels; i++) {
 			if (i)
-				puts_(p, ",");
+				put(p, ",", 1);
 			puts_(p, labels[i].name);
-			puts_(p, "=\"");
+			put(p, "=\"", 2);
 			put_escaped(p, labels[i].value ? labels[i].value : "", true);
-			puts_(p, "\"");
+			put(p, "\"", 1);
 		}
-		puts_(p, "}");
+		put(p, "}", 1);
 	}
-	puts_(p, " ");
+	put(p, " ", 1);
 	puts_(p, value);
-	puts_(p, "\n");
+	put(p, "\n", 1);
 }
 
 void prom_int(struct prom *p, const struct prom_label *labels, size_t nlabels, int64_t v)
@@ -153,6 +186,36 @@ void prom_maybe(struct prom *p, const struct prom_label *labels, size_t nlabels,
 {
 	if (v.known)
 		prom_int(p, labels, nlabels, v.v);
+}
+
+static size_t digits(size_t n)
+{
+	size_t d = 1;
+	while (n >= 10) {
+		n /= 10;
+		d++;
+	}
+	return d;
+}
+
+void prom_size_sample(struct prom *p)
+{
+	if (!p->name)
+		return;
+	if (!p->family_open)
+		put_metadata(p);
+	/* name, a space, the number, a newline, the end: the number counts its own digits. */
+	size_t base = p->len + strlen(p->name) + 2 + (p->format == PROM_OPENMETRICS ? strlen("# EOF\n") : 0);
+	size_t total = base + 1;
+	while (digits(total) != total - base)
+		total = base + digits(total);
+	char buf[32];
+	snprintf(buf, sizeof(buf), "%zu", total);
+	p->series++;
+	puts_(p, p->name);
+	puts_(p, " ");
+	puts_(p, buf);
+	puts_(p, "\n");
 }
 
 int prom_finish(struct prom *p, char **ret, size_t *ret_len)
@@ -190,6 +253,22 @@ static locale_t c_locale;
 static pthread_once_t c_locale_once = PTHREAD_ONCE_INIT;
 static void c_locale_init(void) { c_locale = newlocale(LC_NUMERIC_MASK, "C", (locale_t)0); }
 
+/* The digits of a %g number's mantissa from its first to its last that is not 0 (at least 1). */
+static int significant_digits(const char *s)
+{
+	int seen = 0, first = 0, last = 0;
+	for (; *s && *s != 'e'; s++) {
+		if (*s < '0' || *s > '9')
+			continue;
+		seen++;
+		if (*s != '0') {
+			first = first ? first : seen;
+			last = seen;
+		}
+	}
+	return first ? last - first + 1 : 1;
+}
+
 size_t prom_format_double(char *buf, size_t cap, double v)
 {
 	if (isnan(v))
@@ -198,12 +277,24 @@ size_t prom_format_double(char *buf, size_t cap, double v)
 		return (size_t)snprintf(buf, cap, v > 0 ? "+Inf" : "-Inf");
 	pthread_once(&c_locale_once, c_locale_init);
 	locale_t old = c_locale ? uselocale(c_locale) : (locale_t)0;
-	int n = 0;
-	/* The shortest precision that reads back as the same double. */
-	for (int prec = 6; prec <= 17; prec++) {
-		n = snprintf(buf, cap, "%.*g", prec, v);
-		if (n < 0 || (size_t)n >= cap || strtod(buf, NULL) == v)
-			break;
+	/* The shortest precision from 6 that reads back as the same double. A normal double's
+	 * shortest form has at most 15 digits but for a few, and %.15g prints it then (the double is
+	 * within half an ulp of it, well inside 15 digits' rounding): its digits say the precision,
+	 * and only a form of 16 or 17 digits is searched for (a search from 6 up took ten formats
+	 * and reads a number). A subnormal one has fewer digits to it: searched from 6. */
+	bool normal = fpclassify(v) != FP_SUBNORMAL;
+	int n = normal ? snprintf(buf, cap, "%.15g", v) : -1;
+	if (n >= 0 && (size_t)n < cap && strtod(buf, NULL) == v) {
+		/* Between 1e-4 and 1e5 every precision from 6 prints it in fixed notation: the same text. */
+		int prec = significant_digits(buf);
+		if (prec != 15 && !(v == 0 || (fabs(v) >= 1e-4 && fabs(v) < 1e5)))
+			n = snprintf(buf, cap, "%.*g", prec < 6 ? 6 : prec, v);
+	} else {
+		for (int prec = normal ? 16 : 6; prec <= 17; prec++) {
+			n = snprintf(buf, cap, "%.*g", prec, v);
+			if (n < 0 || (size_t)n >= cap || strtod(buf, NULL) == v)
+				break;
+		}
 	}
 	if (old)
 		uselocale(old);

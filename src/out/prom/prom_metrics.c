@@ -1,4 +1,4 @@
-#include "out/prom_metrics.h"
+#include "out/prom/prom_metrics.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/kvm/kvm_halt.h"
+#include "out/prom/prom_detail.h"
 
 /* KSM sysfs files exposed as they are (pages and counts), in base units where they have one. */
 struct ksm_metric {
@@ -115,6 +116,7 @@ static void host_families(struct prom *p, const struct snapshot *s)
 typedef maybe_i64 (*vm_value)(const struct vm *vm, int64_t page_size);
 
 static maybe_i64 vm_guest_ram(const struct vm *vm, int64_t ps) { (void)ps; return vm->cfg.guest_ram_bytes; }
+static maybe_i64 vm_resident(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.rss; }
 static maybe_i64 vm_swap(const struct vm *vm, int64_t ps) { (void)ps; return vm->mem.swap; }
 static maybe_i64 vm_pss(const struct vm *vm, int64_t ps) { (void)ps; return vm->pss_bytes; }
 static maybe_i64 vm_overhead(const struct vm *vm, int64_t ps) { (void)ps; return vm->overhead_bytes; }
@@ -154,13 +156,22 @@ static const struct vm_metric {
 	{"vmhost_vm_overhead_bytes", vm_overhead,
 	 "Resident memory of the VMM outside guest RAM (cheap estimate: RSS beyond guest RAM)."},
 	{"vmhost_vm_helpers", vm_helpers, "Helper processes (swtpm, virtiofsd, ...) counted with the VM."},
+	{"vmhost_vm_resident_bytes", vm_resident,
+	 "Resident memory of the VMM and its helpers (VmRSS: vmhost_vm_rss_bytes by type, summed)."},
 };
 
 #define VM_LABELS 3
 
 static void vm_labels(const struct vm *vm, char *pid, size_t cap, struct prom_label *l)
 {
-	snprintf(pid, cap, "%d", (int)vm->pid);
+	/* by hand, as it runs once per family and VM of the document */
+	char digits[16];
+	size_t n = 0;
+	for (unsigned v = (unsigned)vm->pid; n < sizeof(digits) && (v || !n); v /= 10)
+		digits[n++] = (char)('0' + v % 10);
+	for (size_t i = 0; i < n && i + 1 < cap; i++)
+		pid[i] = digits[n - 1 - i];
+	pid[n < cap ? n : cap - 1] = '\0';
 	l[0] = (struct prom_label){"vm", vm->cfg.name};
 	l[1] = (struct prom_label){"pid", pid};
 	l[2] = (struct prom_label){"uuid", vm->cfg.uuid};
@@ -183,6 +194,12 @@ static void vm_cost_families(struct prom *p, const struct vm_list *l)
 	for (size_t i = 0; i < l->n; i++) {
 		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
 		prom_known(p, labels, VM_LABELS, l->vms[i].cpu.cpu_seconds);
+	}
+	prom_family(p, "vmhost_vm_vcpus_delay_seconds_total", PROM_COUNTER,
+		    "Run-queue delay of all the VM's vCPU threads, summed (vmhost_vm_vcpu_delay_seconds_total by vCPU).");
+	for (size_t i = 0; i < l->n; i++) {
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		prom_known(p, labels, VM_LABELS, l->vms[i].cpu.vcpu_delay_seconds);
 	}
 	static const char *const vcpu_names[] = {"vmhost_vm_vcpu_seconds_total", "vmhost_vm_vcpu_delay_seconds_total"};
 	static const char *const vcpu_helps[] = {
@@ -252,7 +269,8 @@ static void vm_metric_family(struct prom *p, const struct vm_list *l, const stru
 {
 	char pid[16];
 	struct prom_label labels[VM_LABELS];
-	prom_family(p, m->name, type, m->help);
+	if (!prom_family(p, m->name, type, m->help))
+		return; /* --detail basic leaves it out */
 	for (size_t i = 0; i < l->n; i++) {
 		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
 		prom_maybe(p, labels, VM_LABELS, m->value(&l->vms[i], ps));
@@ -676,6 +694,8 @@ static void kvm_info_family(struct prom *p, const struct kvm_host *k)
 
 void prom_write_snapshot(struct prom *p, const struct snapshot *s, const struct prom_meta *meta)
 {
+	struct prom_keep keep[PROM_DETAIL_KEEP_MAX];
+	prom_detail_keep(p, meta, keep);
 	host_families(p, s);
 	if (meta->kvm_host)
 		kvm_info_family(p, meta->kvm_host);
@@ -703,4 +723,5 @@ void prom_write_snapshot(struct prom *p, const struct snapshot *s, const struct 
 	prom_family(p, "vmhost_build_info", PROM_INFO, "vmhost's version; the value is always 1.");
 	struct prom_label v = {"version", meta->version};
 	prom_int(p, &v, 1, 1);
+	prom_scrape_families(p, s, meta);
 }

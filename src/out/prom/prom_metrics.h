@@ -8,7 +8,7 @@
 #include "core/kvm/kvm.h"
 #include "core/kvm/kvm_host.h"
 #include "core/sample/snapshot.h"
-#include "out/prom.h"
+#include "out/prom/prom.h"
 
 /* KVM's counters beside a snapshot (core/kvm/kvm.h). */
 struct prom_kvm {
@@ -21,8 +21,18 @@ struct prom_kvm {
 	const bool *selected; /* [nhost]: counters to export (--kvm-events); NULL: all */
 };
 
+/* How much of each VM a document holds (serve --detail; docs/serve.md lists the basic set). */
+enum prom_detail {
+	PROM_DETAIL_FULL,  /* every family */
+	PROM_DETAIL_BASIC, /* at most 10 series a VM, and the families an option asked for */
+	PROM_DETAIL_HOST,  /* no per-VM series: what is left of a document cut to fit its cap */
+};
+
 struct prom_meta {
 	uint64_t snapshots_total; /* snapshots gathered since the server started, this one included */
+	enum prom_detail detail;
+	bool kvm_events_chosen; /* --kvm-events: basic keeps the KVM events it names, not exits alone */
+	bool cut;               /* detail is less than asked: the document would have passed its cap */
 	const char *version;
 	const struct prom_kvm *kvm; /* NULL: KVM was not looked at (no kvm families at all) */
 	const struct kvm_host *kvm_host; /* the module and its parameters; NULL: not read */
