@@ -82,6 +82,7 @@ add_executable(bench_pss_cost ${PROJECT_SOURCE_DIR}/bench/pss_cost.c)
 target_link_libraries(bench_pss_cost PRIVATE vmhostcore)
 set_target_properties(bench_pss_cost PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${PROJECT_BINARY_DIR})
 vmhost_script_test(layers cli/layers.sh "cli")
+vmhost_script_test(test_map cli/test_map.sh "cli")
 vmhost_script_test(function_length cli/function_length.sh "cli")
 # One shell library (scripts/lib/common.sh): no test or bench script carries a copy of it.
 vmhost_script_test(shell_lib cli/shell_lib.sh "cli")

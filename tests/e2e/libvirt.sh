@@ -126,7 +126,7 @@ check "cgroup memory equals the scope's file (within 1%)" near "$cg" "$file_byte
 
 # vmhost serve: the domain's series, labelled with its name and uuid.
 # With --io: its disk from libvirt's block stats, on the connection serve keeps (two scrapes).
-spawn "$VMHOST" serve --io --listen 127.0.0.1:0 --min-interval 0 --no-kvm 2>"$TEST_TMP/serve.log"
+spawn "$VMHOST" serve --detail full --io --listen 127.0.0.1:0 --min-interval 0 --no-kvm 2>"$TEST_TMP/serve.log"
 SERVER=$SPAWNED
 for i in $(seq 100); do
 	PORT=$(sed -n 's|.*listening on http://[^ ]*:\([0-9]*\)/metrics.*|\1|p' "$TEST_TMP/serve.log")

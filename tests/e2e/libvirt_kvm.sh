@@ -154,7 +154,7 @@ say "exits --libvirt-uri $BAD: $(tr '\n' ' ' <"$TEST_TMP/bad.exits")"
 check "exits --libvirt-uri $BAD: the reason names the URI, in one line" grep -q "libvirt $BAD: cannot connect: " "$TEST_TMP/bad.exits"
 
 # serve reads it through libvirt too, and keeps answering scrapes while libvirtd hangs.
-serve_start "$TEST_TMP/serve.log" "" --min-interval 0.2 || die "serve did not start"
+serve_start "$TEST_TMP/serve.log" "" --detail full --min-interval 0.2 || die "serve did not start"
 scrape() { curl -s -m 5 -o "$TEST_TMP/$1.prom" -w '%{http_code} %{time_total}' "http://127.0.0.1:$PORT/metrics"; }
 exits_of() { awk -v p="pid=\"$PID\"" '/^vmhost_kvm_events_total\{/ && index($0, p) && /event="exits"/ { print $2 }' "$TEST_TMP/$1.prom"; }
 # libvirt's QEMU 7.2: read at most every 1 s; scraped again until the figure moved (30 s at most)

@@ -69,8 +69,8 @@ start=$SECONDS
 guest boot1 22 $GUEST_MIB -fake-guest 1 -fake-fill-seconds 3
 guest boot2 22 $GUEST_MIB -fake-guest 2 -fake-fill-seconds 3
 guest migrated 22 $GUEST_MIB -fake-guest 3
-new_pids="$PID_boot1|$PID_boot2|$PID_migrated"
-check "wakes up for the new guests, naming one" wait_log "fast pages_to_scan=.*fast: .*process ($new_pids) (fakeguest)" 10 "$from"
+new_pids="$PID_boot1\|$PID_boot2\|$PID_migrated" # grep's basic regex: \| between, \( \) around
+check "wakes up for the new guests, naming one" wait_log "fast pages_to_scan=.*fast: .*process \($new_pids\) (fakeguest)" 10 "$from"
 # 3 guests, half of each the same image: every one of those pages ends up mapping a KSM page.
 want=$((3 * GUEST_MIB * 256 / 2 * 9 / 10))
 merged=0

@@ -76,7 +76,7 @@ run report-nb "$NB" report --db "$TEST_TMP/root.db" --out "$TEST_TMP/w/r.html"
 check "report as nobody: exit 0, the file written" sh -c "[ $RC = 0 ] && grep -q '<svg' '$TEST_TMP/w/r.html'"
 run rec-ro "$NB" record --db "$TEST_TMP/root.db" --duration 0.3
 check "record as nobody into root's database: exit 1, one line" sh -c "[ $RC = 1 ] && tail -1 '$TEST_TMP/rec-ro.err' | grep -q 'opening the database: .*root.db: '"
-spawn $NB "$VMHOST" serve --listen 127.0.0.1:0 2>"$TEST_TMP/serve.log"
+spawn $NB "$VMHOST" serve --detail full --listen 127.0.0.1:0 2>"$TEST_TMP/serve.log"
 SERVER=$SPAWNED
 serve_port "$TEST_TMP/serve.log" "$SERVER" || fail "serve as nobody did not start"
 curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics"

@@ -39,7 +39,7 @@ check "mem's table has the guest's row" grep -Eq "^ *$G +huge +qemu +16.0 MiB" "
 check "record: exit 0" [ $? -eq 0 ]
 check "record: the guest's series is named" [ "$(sqlite3 "$TEST_TMP/h.db" "SELECT name FROM vms WHERE pid = $G")" = huge ]
 
-serve_start "$TEST_TMP/serve.log" "" || die "cannot start serve"
+serve_start "$TEST_TMP/serve.log" "" --detail full || die "cannot start serve"
 curl -sf --max-time 5 "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics" || fail "scrape"
 check "serve: the guest's metrics are exported" grep -q "vmhost_vm_guest_ram_bytes{vm=\"huge\",pid=\"$G\"" "$TEST_TMP/metrics"
 finish

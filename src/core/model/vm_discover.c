@@ -88,7 +88,7 @@ static int identify(const struct io_root *root, struct vm *vm)
 		return r;
 	if (r == 0 && !vm->stat_known)
 		take_stat(vm, &st);
-	if (!vm->cgroup) /* else the memo's: a VMM is placed in its cgroup before it runs */
+	if (!vm->cgroup)
 		read_vm_cgroup(root, vm);
 	return 0;
 }
@@ -339,22 +339,14 @@ static void identify_some(void *arg, size_t t, size_t n)
 
 enum { PIDS_PER_THREAD_MIN = 64, VMS_PER_THREAD_MIN = 16 };
 
-/* A VM the memo remembers takes its stat as read, and the memo's vCPUs and cgroup. */
+/* A VM the memo remembers takes its stat as read, and the memo's vCPUs. Not its cgroup: a VM is
+ * moved between cgroups now and then (live_cgroup_move), and the memo's would name the one it
+ * left; identify reads it, one small file a VM. */
 static void take_memo(struct vm *vm, struct found *f)
 {
 	take_stat(vm, &f->st);
 	vm->cpu = f->was->cpu;
 	f->was->cpu = (struct vm_cpu){0};
-	if (!f->was->cgroup || !(vm->cgroup = strdup(f->was->cgroup)))
-		return;
-	vm->cgroup_v1_memory = f->was->cgroup_v1_memory ? strdup(f->was->cgroup_v1_memory) : NULL;
-	if (f->was->cgroup_v1_memory && !vm->cgroup_v1_memory) {
-		free(vm->cgroup);
-		vm->cgroup = NULL; /* read again */
-		return;
-	}
-	vm->cgroup_version = f->was->cgroup_version;
-	vm->vm_scope = f->was->vm_scope;
 }
 
 /* The processes found to be no VM, in pid order, into ret->others. */
@@ -404,7 +396,7 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 			all[n] = (struct vm){.pid = pids[i], .cmdline = f->cmdline, .cmdline_len = f->cmdline_len};
 			all[n].cfg.vmm = f->kvm ? VMM_KVM : VMM_NONE; /* configure's hint */
 			c.kind[i] = PROC_GONE; /* its command line is the record's now */
-			if (f->was) /* a VM remembered: its vCPUs and cgroup too */
+			if (f->was) /* a VM remembered: its vCPUs too */
 				take_memo(&all[n], f);
 			n++;
 		} else if (c.kind[i] == PROC_OTHER)

@@ -5,8 +5,9 @@
  * does not exec and names its threads once, so what the memo says of a process that is still the
  * same one is still true; the thread list and every counter are read each run. Its taps (which can
  * be hot-plugged) are remembered with the VMM's fd count then, and taken only while it holds; its
- * vCPUs with its thread count then, their names read again only once it moved (vm_cost.h); its
- * cgroup, in which a VMM is placed before it runs. The processes that are no VM are remembered
+ * vCPUs with its thread count then, their names read again only once it moved (vm_cost.h). Its
+ * cgroup is kept too, but discovery reads it again each run (a VM can be moved between cgroups:
+ * live_cgroup_move). The processes that are no VM are remembered
  * too (pid, start time, name, and without debugfs the fd count at which their fds held no KVM
  * VM), so that a look at them is one stat read, not a command line and a walk of their fds.
  * It is a file in vmhost's runtime directory, marked with the boot's id: a memo of another boot,
