@@ -48,9 +48,9 @@ for i in $(seq 100); do grep -q ready "$TEST_TMP/web1.out" "$TEST_TMP/db1.out" "
 rc=$?
 check "batch: exit 0, nothing on stderr" sh -c "[ $rc = 0 ] && ! [ -s '$TEST_TMP/batch.err' ]"
 check "batch: two frames, each a '# vmhost top' line, a '# host' line, a heading and an empty line" \
-	test "$(grep -c '^# vmhost top time_unix=' "$TEST_TMP/batch") $(grep -c '^# host mem_total_bytes=[0-9]' "$TEST_TMP/batch") $(grep -c '^kind	pid	vm_pid	name	cpu	delay	rss	pss	ksm	overhead	exits	cgroup	mempsi	cpupsi	iopsi	cost	ksmd	read	write	netrx	nettx	poll$' "$TEST_TMP/batch") $(grep -c '^$' "$TEST_TMP/batch")" = "2 2 2 2"
-check "batch: every row has the heading's 22 fields" \
-	test "$(awk -F'\t' '/^(vm|helper)\t/ && NF != 22 { bad++ } END { print bad + 0 }' "$TEST_TMP/batch")" = 0
+	test "$(grep -c '^# vmhost top time_unix=' "$TEST_TMP/batch") $(grep -c '^# host mem_total_bytes=[0-9]' "$TEST_TMP/batch") $(grep -c '^kind	pid	vm_pid	name	cpu	delay	rss	pss	ksm	overhead	exits	cgroup	mempsi	cpupsi	iopsi	cost	ksmd	read	write	netrx	nettx	poll	stall$' "$TEST_TMP/batch") $(grep -c '^$' "$TEST_TMP/batch")" = "2 2 2 2"
+check "batch: every row has the heading's 23 fields" \
+	test "$(awk -F'\t' '/^(vm|helper)\t/ && NF != 23 { bad++ } END { print bad + 0 }' "$TEST_TMP/batch")" = 0
 check "batch: the VMs, the TCG guest among them" \
 	sh -c "for n in web1 db1 build tcgguest; do awk -F'\t' -v n=\$n '\$1 == \"vm\" && \$4 == n { f = 1 } END { exit !f }' '$TEST_TMP/batch' || exit 1; done"
 check "batch: db1's helpers are rows right under it, with its pid as vm_pid" \
@@ -80,6 +80,7 @@ for key in cpu delay rss pss ksm overhead exits cgroup mempsi cpupsi iopsi; do
 	check "batch: --sort $key orders the VMs by it" sorted $key $col
 	col=$((col + 1))
 done
+check "batch: --sort stall orders the VMs by it" sorted stall 23
 check "batch: --sort wait, the deprecated name of delay, orders by DELAY%" sorted wait 6
 check "batch: --sort name is A-Z" sorted name 4 1
 check "batch: --sort pid" sorted pid 2
