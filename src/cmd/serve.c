@@ -23,6 +23,7 @@
 
 #define SERVE_DEFAULT_LISTEN "127.0.0.1:9464"
 #define SERVE_MAX_PIDS 256
+#define SERVE_MAX_CAPACITY_SIZES 16 /* --capacity-size: a few sizes, two series each */
 #define SERVE_WAIT_SECONDS 5.0 /* at most, for the first gathering at start and the one in flight at stop */
 
 struct serve_opts {
@@ -46,6 +47,8 @@ struct serve_opts {
 	bool insecure_listen;
 	bool io;                 /* --io: each QEMU's disks with every sample */
 	enum prom_detail detail; /* --detail: basic (default) or full */
+	int64_t capacity_sizes[SERVE_MAX_CAPACITY_SIZES]; /* --capacity-size, each once */
+	size_t ncapacity_sizes;
 	const char *libvirt_uri; /* --libvirt-uri; NULL: qemu:///system */
 	const char *key_file;   /* /sketch: the fleet's key */
 	long sketch_sample;
@@ -56,7 +59,7 @@ static void serve_help(void)
 {
 	printf("usage: vmhost serve [--listen ADDR:PORT] [--web-config FILE] [--min-interval SEC] [--pid PID]...\n"
 	       "                    [--detail basic|full] [--db FILE] [--io] [--max-connections N] [--timeout SEC]\n"
-	       "                    [--threads N]\n"
+	       "                    [--threads N] [--capacity-size SIZE]...\n"
 	       "                    [--kvm-interval SEC] [--libvirt-uri URI] [--scrape-timeout SEC]\n"
 	       "\n"
 	       "Prometheus metrics on http://ADDR:PORT/metrics: host memory, KSM, ksmd CPU, and per-VM\n"
@@ -84,6 +87,11 @@ static void serve_help(void)
 	       "                       every family (by vCPU, tap, NUMA node, KVM counter...). A document\n"
 	       "                       over 64 MiB is cut to basic, then to the host's series\n"
 	       "                       (vmhost_scrape_cut 1). docs/serve.md lists both\n"
+	       "  --capacity-size SIZE how many more guests of SIZE (e.g. 4G) this host can take now\n"
+	       "                       (vmhost_host_capacity_vms{size,when}: vmhost capacity's figure on\n"
+	       "                       the cheap overhead estimate; after reclaim only where guests report,\n"
+	       "                       and serve does not ask them: docs/serve.md); repeatable, at most\n"
+	       "                       " OPT_TEXT(SERVE_MAX_CAPACITY_SIZES) " sizes\n"
 	       "  --min-interval SEC   gather at most once per SEC (default %g); scrapes inside it share\n"
 	       "                       one snapshot; 0 gathers on every scrape\n"
 	       "  --scrape-timeout SEC a scrape is answered within SEC (default 10) however long a\n"
@@ -165,6 +173,22 @@ static int opt_detail(struct ctx *ctx, void *opts, const char *arg)
 	return EXIT_OK;
 }
 
+/* --capacity-size: a size given twice ("4G", "4096M") is one series, not two of the same labels. */
+static int opt_capacity_size(struct ctx *ctx, void *opts, const char *arg)
+{
+	struct serve_opts *o = opts;
+	uint64_t bytes;
+	if (arg_size(arg, &bytes) < 0 || bytes == 0)
+		return usage_error(ctx, "--capacity-size takes a guest's RAM as a size (e.g. 4G, 512M), not '%s'", arg);
+	for (size_t i = 0; i < o->ncapacity_sizes; i++)
+		if (o->capacity_sizes[i] == (int64_t)bytes)
+			return EXIT_OK;
+	if (o->ncapacity_sizes == SERVE_MAX_CAPACITY_SIZES)
+		return usage_error(ctx, "too many --capacity-size options (at most " OPT_TEXT(SERVE_MAX_CAPACITY_SIZES) ")");
+	o->capacity_sizes[o->ncapacity_sizes++] = (int64_t)bytes;
+	return EXIT_OK;
+}
+
 static const struct opt serve_opt_table[] = {
 	{OPT("listen", 'l', OPT_STRING), OPT_AT(struct serve_opts, listen), .call = opt_listen},
 	{OPT("min-interval", 'i', OPT_NUMBER), OPT_AT(struct serve_opts, min_interval), .lo = 0, .hi = 86400,
@@ -195,6 +219,7 @@ static const struct opt serve_opt_table[] = {
 	{OPT("insecure-listen", 'I', OPT_FLAG), OPT_AT(struct serve_opts, insecure_listen)},
 	{OPT("io", 0, OPT_FLAG), OPT_AT(struct serve_opts, io)},
 	{OPT("detail", 0, OPT_CALL), .call = opt_detail},
+	{OPT("capacity-size", 0, OPT_CALL), .call = opt_capacity_size},
 	{OPT("libvirt-uri", 'U', OPT_STRING), OPT_AT(struct serve_opts, libvirt_uri)},
 	{OPT("key-file", 0, OPT_STRING), OPT_AT(struct serve_opts, key_file)},
 	{OPT("sketch-sample", 0, OPT_CALL), .call = opt_sketch_sample},
@@ -374,7 +399,8 @@ static int start_http(struct server *sv)
 	struct serve_cache_config cc = {.feed = sv->feed, .kvm_families = !o->no_kvm,
 					.kvm_events = o->have_kvm_events ? &o->kvm_events : NULL,
 					.max_body_bytes = 64u << 20, .detail = o->detail, .version = VMHOST_VERSION,
-					.kvm_host = &sv->kvm_host};
+					.kvm_host = &sv->kvm_host, .capacity_sizes = o->capacity_sizes,
+					.ncapacity_sizes = o->ncapacity_sizes};
 	if (serve_cache_new(&cc, &sv->cache) < 0)
 		return fail(ctx, EXIT_FAIL, "starting", "%s", strerror(ENOMEM));
 	const struct web_files *web = o->web_config ? &sv->web : NULL;

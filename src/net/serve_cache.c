@@ -78,7 +78,8 @@ static int render_at(struct serve_cache *c, enum prom_format format, enum prom_d
 	p.max_bytes = c->cfg.max_body_bytes;
 	struct prom_meta meta = {.snapshots_total = x->seq, .version = c->cfg.version, .kvm_host = c->cfg.kvm_host,
 				 .detail = detail, .kvm_events_chosen = c->cfg.kvm_events != NULL,
-				 .cut = detail != c->cfg.detail};
+				 .cut = detail != c->cfg.detail, .capacity_sizes = c->cfg.capacity_sizes,
+				 .ncapacity_sizes = c->cfg.ncapacity_sizes};
 	struct prom_kvm kvm = {.available = x->kvm_ok, .sample = &x->kvm, .host = x->kvm_host, .nhost = x->nkvm_host};
 	if (kvm.available && c->cfg.kvm_events && !(kvm.selected = kvm_selection(c, &x->kvm)))
 		p.error = -ENOMEM;

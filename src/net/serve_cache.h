@@ -30,6 +30,8 @@ struct serve_cache_config {
 	enum prom_detail detail;      /* --detail: what the document holds of each VM */
 	const char *version;
 	const struct kvm_host *kvm_host; /* read once at start: vmhost_kvm_info; NULL: none */
+	const int64_t *capacity_sizes;   /* --capacity-size: vmhost_host_capacity_vms (prom_meta's) */
+	size_t ncapacity_sizes;
 };
 
 int serve_cache_new(const struct serve_cache_config *cfg, struct serve_cache **ret);

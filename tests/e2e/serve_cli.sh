@@ -16,8 +16,13 @@ check "an unreadable --proc-root fails in one line" expect_exit 1 --proc-root /n
 check "--db in a missing directory fails in one line" expect_exit 1 --db "$TEST_TMP/no/such/dir/x.db" --listen 127.0.0.1:0
 check "--db-interval 0 is a usage error" expect_exit 2 --db "$TEST_TMP/x.db" --db-interval 0
 check "--detail takes basic or full" expect_exit 2 --detail most
+check "--capacity-size takes a size" expect_exit 2 --capacity-size 4X
+check "  ... and says so, naming the bad one" \
+	grep -qF -- "--capacity-size takes a guest's RAM as a size (e.g. 4G, 512M), not '4X'" "$TEST_TMP/err"
+check "--capacity-size 0 is a usage error" expect_exit 2 --capacity-size 0
 
-serve_start "$TEST_TMP/serve.log" "$FIX" --pid 20000 --detail full || die "cannot start"
+serve_start "$TEST_TMP/serve.log" "$FIX" --pid 20000 --detail full --capacity-size 1G --capacity-size 256M \
+	--capacity-size 1024M || die "cannot start"
 curl -sf "http://127.0.0.1:$PORT/metrics" >"$TEST_TMP/metrics.txt"
 check "the scrape passes promtool check metrics" sh -c "promtool check metrics <'$TEST_TMP/metrics.txt'"
 check "the fixture VM is there with its labels" grep -q \
@@ -25,6 +30,12 @@ check "the fixture VM is there with its labels" grep -q \
 	"$TEST_TMP/metrics.txt"
 check "the --pid process is there as a plain process" grep -q \
 	'^vmhost_vm_info{vm="",pid="20000",uuid="",vmm="process",cgroup="/user.slice"} 1$' "$TEST_TMP/metrics.txt"
+# docs/capacity.md's figures by hand: room 37993426125 bytes, a QEMU's overhead 1083691008 (the median).
+check "--capacity-size: how many more guests fit now, by size" grep -qx \
+	'vmhost_host_capacity_vms{size="1GiB",when="now"} 17' "$TEST_TMP/metrics.txt"
+check "  ... 1G and 1024M are one series" [ "$(grep -c 'size="1GiB"' "$TEST_TMP/metrics.txt")" = 1 ]
+check "  ... none after reclaim: serve does not ask the guests" \
+	sh -c "! grep -q 'when=\"after_reclaim\"' '$TEST_TMP/metrics.txt'"
 check "every family has HELP and TYPE" sh -c "
 	awk '/^# TYPE /{t[\$3]=1} /^# HELP /{h[\$3]=1}
 	     !/^#/{n=\$1; sub(/\\{.*/, \"\", n); if (!(n in t) || !(n in h)) { print \"no metadata: \" n; bad=1 }}

@@ -49,6 +49,28 @@ static char *render_tree(const char *tree, enum prom_format format)
 
 static char *render(enum prom_format format) { return render_tree(fixture, format); }
 
+/* s written with meta (the caller's sizes and detail). */
+static char *render_meta(struct snapshot *s, const struct prom_meta *meta)
+{
+	struct prom p;
+	prom_init(&p, PROM_TEXT);
+	prom_write_snapshot(&p, s, meta);
+	char *out;
+	size_t len;
+	assert_int_equal(prom_finish(&p, &out, &len), 0);
+	return out;
+}
+
+/* The serve fixture's VMs, without --pid processes. */
+static void take_fixture(struct snapshot *s)
+{
+	char proc[1100], sys[1200];
+	snprintf(proc, sizeof(proc), "%s/proc", fixture);
+	snprintf(sys, sizeof(sys), "%.1100s/sys", fixture);
+	struct io_root root = {.proc = proc, .sys = sys};
+	assert_int_equal(snapshot_take(&root, NULL, 0, 0, 0, NULL, s), 0);
+}
+
 static void compare_golden(const char *out, const char *name)
 {
 	char path[1100];
@@ -230,14 +252,9 @@ static void test_disk_series(void **state)
 	snprintf(l0, sizeof(l0), "{vm=\"%s\",pid=\"%d\",uuid=\"%s\"", s.vms.vms[0].cfg.name, (int)s.vms.vms[0].pid,
 		 s.vms.vms[0].cfg.uuid);
 	snprintf(l1, sizeof(l1), "pid=\"%d\",uuid=\"%s\",device=", (int)s.vms.vms[1].pid, s.vms.vms[1].cfg.uuid);
-	struct prom p;
-	prom_init(&p, PROM_TEXT);
 	struct prom_meta meta = {.snapshots_total = 1, .version = "test"};
-	prom_write_snapshot(&p, &s, &meta);
+	char *out = render_meta(&s, &meta), want[8][768];
 	snapshot_free(&s);
-	char *out, want[8][768];
-	size_t len;
-	assert_int_equal(prom_finish(&p, &out, &len), 0);
 	snprintf(want[0], sizeof(want[0]), "vmhost_vm_disk_read_bytes_total%s,device=\"disk0\"} 1048576\n", l0);
 	snprintf(want[1], sizeof(want[1]), "vmhost_vm_disk_write_bytes_total%s,device=\"disk0\"} 268435456\n", l0);
 	snprintf(want[2], sizeof(want[2]), "vmhost_vm_disk_write_bytes_total%s,device=\"virtio-disk1\"} 512\n", l0);
@@ -263,13 +280,8 @@ static void test_disk_series(void **state)
 static void test_stall_series(void **state)
 {
 	(void)state;
-	char proc[1100];
-	snprintf(proc, sizeof(proc), "%s/proc", fixture);
-	char sys[1200];
-	snprintf(sys, sizeof(sys), "%.1100s/sys", fixture);
-	struct io_root root = {.proc = proc, .sys = sys};
 	struct snapshot s;
-	assert_int_equal(snapshot_take(&root, NULL, 0, 0, 0, NULL, &s), 0);
+	take_fixture(&s);
 	assert_true(s.vms.n >= 2);
 	assert_false(s.vms.vms[0].stalls.all.known); /* a fixture tree is not the running kernel */
 	struct stalls *st = &s.vms.vms[0].stalls.all;
@@ -282,13 +294,8 @@ static void test_stall_series(void **state)
 	for (int k = 0; k < STALL_NKINDS; k++)
 		snprintf(want[k], sizeof(want[k]), "vmhost_vm_stall_seconds_total{vm=\"%s\",pid=\"%d\",uuid=\"%s\",kind=\"%s\"} ",
 			 s.vms.vms[0].cfg.name, (int)s.vms.vms[0].pid, s.vms.vms[0].cfg.uuid, stall_kind_names[k]);
-	struct prom p;
-	prom_init(&p, PROM_TEXT);
 	struct prom_meta meta = {.snapshots_total = 1, .version = "test"};
-	prom_write_snapshot(&p, &s, &meta);
-	char *out;
-	size_t len;
-	assert_int_equal(prom_finish(&p, &out, &len), 0);
+	char *out = render_meta(&s, &meta);
 	assert_non_null(strstr(out, "# TYPE vmhost_vm_stall_seconds_total counter\n"));
 	char line[700];
 	snprintf(line, sizeof(line), "%s1.5\n", want[STALL_THRASHING]);
@@ -299,6 +306,75 @@ static void test_stall_series(void **state)
 	char other[320];
 	snprintf(other, sizeof(other), "vmhost_vm_stall_seconds_total{vm=\"%s\"", s.vms.vms[1].cfg.name);
 	assert_null(strstr(out, other));
+	free(out);
+	snapshot_free(&s);
+}
+
+/* serve --capacity-size: vmhost capacity's figures by size, "now" and "after_reclaim", worked by
+ * hand on the serve fixture (docs/capacity.md): room = MemAvailable 63485412 kB less 10% of
+ * MemTotal 263824568 kB = 37993426125 bytes; each new guest costs its size and the median of the
+ * two QEMUs' overhead estimates (33865728, 2133516288) = 1083691008. No guest reports: no
+ * after_reclaim; one that reports 4 GiB +- 1 GiB adds 3 GiB of room. Its reclaimable bytes by
+ * action at --detail full only, an unknown action absent. No meminfo: no series at all. */
+static void test_capacity_series(void **state)
+{
+	(void)state;
+	struct snapshot s;
+	take_fixture(&s);
+	/* 256 MiB typed as bytes, 1 GiB, 1.5 GiB, and a size no unit divides */
+	static const int64_t sizes[] = {268435456, 1073741824, 1610612736, 1000000000};
+	struct prom_meta meta = {.snapshots_total = 1, .version = "test", .capacity_sizes = sizes, .ncapacity_sizes = 4};
+	char *out = render_meta(&s, &meta);
+	static const char *const now[] = {
+		"# TYPE vmhost_host_capacity_vms gauge\n",
+		"vmhost_host_capacity_vms{size=\"256MiB\",when=\"now\"} 28\n",
+		"vmhost_host_capacity_vms{size=\"1GiB\",when=\"now\"} 17\n",
+		"vmhost_host_capacity_vms{size=\"1536MiB\",when=\"now\"} 14\n",
+		"vmhost_host_capacity_vms{size=\"1000000000\",when=\"now\"} 18\n",
+	};
+	expect_lines(out, now, sizeof(now) / sizeof(now[0]));
+	assert_null(strstr(out, "when=\"after_reclaim\""));
+	assert_null(strstr(out, "vmhost_vm_reclaimable_bytes"));
+	free(out);
+
+	struct guest_view *g = calloc(1, sizeof(*g));
+	assert_non_null(g);
+	g->reclaim = (struct reclaim){.known = true, .bytes = 4294967296, .error_bound_bytes = 1073741824,
+				      .by_balloon = MAYBE(2147483648), .by_free_page_reporting = MAYBE(0),
+				      .by_drop_caches = UNKNOWN};
+	s.vms.vms[0].guest = g;
+	char vm0[512];
+	snprintf(vm0, sizeof(vm0), "vmhost_vm_reclaimable_bytes{vm=\"%s\",pid=\"%d\",uuid=\"%s\",by=", s.vms.vms[0].cfg.name,
+		 (int)s.vms.vms[0].pid, s.vms.vms[0].cfg.uuid);
+	out = render_meta(&s, &meta);
+	static const char *const after[] = {
+		"vmhost_host_capacity_vms{size=\"256MiB\",when=\"now\"} 28\n",
+		"vmhost_host_capacity_vms{size=\"256MiB\",when=\"after_reclaim\"} 30\n",
+		"vmhost_host_capacity_vms{size=\"1GiB\",when=\"after_reclaim\"} 19\n",
+		"# TYPE vmhost_vm_reclaimable_bytes gauge\n",
+	};
+	expect_lines(out, after, sizeof(after) / sizeof(after[0]));
+	char line[600];
+	snprintf(line, sizeof(line), "%s\"balloon\"} 2147483648\n", vm0);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "%s\"free_page_reporting\"} 0\n", vm0);
+	assert_non_null(strstr(out, line));
+	snprintf(line, sizeof(line), "%s\"drop_caches\"}", vm0);
+	assert_null(strstr(out, line));
+	snprintf(line, sizeof(line), "vmhost_vm_reclaimable_bytes{vm=\"%s\"", s.vms.vms[1].cfg.name);
+	assert_null(strstr(out, line)); /* its guest was not visited */
+	free(out);
+
+	meta.detail = PROM_DETAIL_BASIC; /* the host's capacity stays; the per-VM figures go */
+	out = render_meta(&s, &meta);
+	assert_non_null(strstr(out, "vmhost_host_capacity_vms{size=\"1GiB\",when=\"after_reclaim\"} 19\n"));
+	assert_null(strstr(out, "vmhost_vm_reclaimable_bytes"));
+	free(out);
+
+	s.host.mem_known = false; /* no /proc/meminfo: nothing to count on, not 0 */
+	meta.detail = PROM_DETAIL_FULL;
+	out = render_meta(&s, &meta);
+	assert_null(strstr(out, "vmhost_host_capacity_vms"));
 	free(out);
 	snapshot_free(&s);
 }
@@ -316,6 +392,7 @@ int main(void)
 		cmocka_unit_test(test_io_series),
 		cmocka_unit_test(test_disk_series),
 		cmocka_unit_test(test_stall_series),
+		cmocka_unit_test(test_capacity_series),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

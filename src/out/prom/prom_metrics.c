@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/kvm/kvm_halt.h"
+#include "core/sample/capacity.h"
 #include "out/prom/prom_detail.h"
 
 /* KSM sysfs files exposed as they are (pages and counts), in base units where they have one. */
@@ -366,6 +367,31 @@ static void vm_disk_families(struct prom *p, const struct vm_list *l)
 		disk_family(p, l, ops[k].seconds, ops[k].op, true);
 }
 
+/* vmhost_vm_reclaimable_bytes{by}: what the host could take back from each VM by each action, where
+ * a visit read the guest's view and it reports (docs/accounting.md); absent otherwise. */
+static void vm_reclaim_family(struct prom *p, const struct vm_list *l)
+{
+	char pid[16];
+	struct prom_label labels[VM_LABELS + 1];
+	if (!prom_family(p, "vmhost_vm_reclaimable_bytes", PROM_GAUGE,
+			 "Guest RAM resident on the host that the host could take back by each action (by: balloon "
+			 "inflated to what the guest uses, free_page_reporting turned on, drop_caches in the guest), as of "
+			 "the guest's last balloon statistics report; absent where the guest does not report."))
+		return; /* --detail basic leaves it out */
+	for (size_t i = 0; i < l->n; i++) {
+		const struct reclaim *r = l->vms[i].guest ? &l->vms[i].guest->reclaim : NULL;
+		if (!r || !r->known)
+			continue;
+		vm_labels(&l->vms[i], pid, sizeof(pid), labels);
+		const maybe_i64 by[] = {r->by_balloon, r->by_free_page_reporting, r->by_drop_caches};
+		static const char *const actions[] = {"balloon", "free_page_reporting", "drop_caches"};
+		for (size_t k = 0; k < 3; k++) {
+			labels[VM_LABELS] = (struct prom_label){"by", actions[k]};
+			prom_maybe(p, labels, VM_LABELS + 1, by[k]);
+		}
+	}
+}
+
 static void vm_families(struct prom *p, const struct snapshot *s)
 {
 	const struct vm_list *l = &s->vms;
@@ -407,6 +433,7 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 	vm_cost_families(p, l);
 	vm_io_families(p, l);
 	vm_disk_families(p, l);
+	vm_reclaim_family(p, l);
 	prom_family(p, "vmhost_vm_numa_bytes", PROM_GAUGE,
 		    "Anonymous and shared memory of the VM's cgroup scope on each NUMA node (memory.numa_stat).");
 	for (size_t i = 0; i < l->n; i++) {
@@ -418,6 +445,46 @@ static void vm_families(struct prom *p, const struct snapshot *s)
 			labels[VM_LABELS] = (struct prom_label){"node", node};
 			prom_int(p, labels, VM_LABELS + 1, cg->numa_bytes[k]);
 		}
+	}
+}
+
+/* A guest size as a label: in the largest binary unit it is a whole number of ("4GiB", "1536MiB"),
+ * else in bytes; the same size however it was typed. */
+static void capacity_size_label(int64_t bytes, char *buf, size_t cap)
+{
+	static const char *const units[] = {"TiB", "GiB", "MiB", "KiB"};
+	for (int u = 0; u < 4; u++) {
+		int64_t unit = (int64_t)1 << (10 * (4 - u));
+		if (bytes >= unit && bytes % unit == 0) {
+			snprintf(buf, cap, "%lld%s", (long long)(bytes / unit), units[u]);
+			return;
+		}
+	}
+	snprintf(buf, cap, "%lld", (long long)bytes);
+}
+
+/* serve --capacity-size: vmhost capacity's figures (core/sample/capacity.h) on this snapshot, with
+ * the default reserve and the overhead the snapshot has (the cheap estimate); unknown ones absent. */
+static void capacity_family(struct prom *p, const struct snapshot *s, const struct prom_meta *meta)
+{
+	if (!meta->ncapacity_sizes)
+		return;
+	prom_family(p, "vmhost_host_capacity_vms", PROM_GAUGE,
+		    "More guests of size this host can take: now (MemAvailable less 10% of MemTotal, each costing size "
+		    "and the median QEMU overhead estimate) and after_reclaim (adding what the guests would give back); "
+		    "absent when unknown (docs/capacity.md).");
+	char size[32];
+	struct prom_label l[2] = {{"size", size}, {"when", NULL}};
+	for (size_t i = 0; i < meta->ncapacity_sizes; i++) {
+		struct capacity_opts o = {.size_bytes = meta->capacity_sizes[i], .reserve_percent = CAPACITY_RESERVE_PERCENT,
+					  .overhead_bytes = UNKNOWN, .kind = VMM_QEMU, .shared_bytes = UNKNOWN};
+		struct capacity c;
+		capacity_compute(&s->host, &s->vms, &o, &c);
+		capacity_size_label(o.size_bytes, size, sizeof(size));
+		l[1].value = "now";
+		prom_maybe(p, l, 2, c.fit_now);
+		l[1].value = "after_reclaim";
+		prom_maybe(p, l, 2, c.fit_after_reclaim);
 	}
 }
 
@@ -697,6 +764,7 @@ void prom_write_snapshot(struct prom *p, const struct snapshot *s, const struct 
 	struct prom_keep keep[PROM_DETAIL_KEEP_MAX];
 	prom_detail_keep(p, meta, keep);
 	host_families(p, s);
+	capacity_family(p, s, meta);
 	if (meta->kvm_host)
 		kvm_info_family(p, meta->kvm_host);
 	ksm_families(p, s);

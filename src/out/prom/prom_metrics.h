@@ -36,6 +36,8 @@ struct prom_meta {
 	const char *version;
 	const struct prom_kvm *kvm; /* NULL: KVM was not looked at (no kvm families at all) */
 	const struct kvm_host *kvm_host; /* the module and its parameters; NULL: not read */
+	const int64_t *capacity_sizes;   /* [ncapacity_sizes], distinct: vmhost_host_capacity_vms (serve --capacity-size) */
+	size_t ncapacity_sizes;
 };
 
 /* Writes every family of the snapshot into p (p is not finished). */
