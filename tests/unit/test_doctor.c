@@ -552,7 +552,7 @@ static void reclaim_would_make_room(void **state)
 	struct doctor_findings f;
 	assert_int_equal(room_findings(5 * GiB, 8 * GiB, &f), 1);
 	assert_string_equal(f.v[0].summary, "MemAvailable is 1.4 GiB under the 10% reserve and the guests could give "
-					    "back 7.0 GiB: room for 1 more 4.00 GiB guests after reclaim, 0 now");
+					    "back 7.0 GiB: room for 1 more 4.00 GiB guest after reclaim, 0 now");
 	assert_null(f.v[0].vm[0] ? f.v[0].vm : NULL);
 	assert_int_equal(evidence(&f, "host-reclaim-would-make-room", "reserve_bytes").v, 6871947674);
 	assert_int_equal(evidence(&f, "host-reclaim-would-make-room", "under_reserve_bytes").v, 6871947674 - 5 * GiB);

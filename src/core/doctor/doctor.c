@@ -1085,8 +1085,9 @@ static void check_reclaim_room(const struct doctor_rule *r, const struct doctor_
 	bool fits = size.known && c.fit_after_reclaim.known;
 	char room[96] = "";
 	if (fits)
-		snprintf(room, sizeof(room), ": room for %lld more %.2f GiB guests after reclaim, %lld now",
-			 (long long)c.fit_after_reclaim.v, (double)size.v / GiB, (long long)c.fit_now.v);
+		snprintf(room, sizeof(room), ": room for %lld more %.2f GiB guest%s after reclaim, %lld now",
+			 (long long)c.fit_after_reclaim.v, (double)size.v / GiB, c.fit_after_reclaim.v == 1 ? "" : "s",
+			 (long long)c.fit_now.v);
 	struct doctor_finding *f = finding_add(out, r, 0, NULL,
 					       "MemAvailable is %.1f GiB under the %.0f%% reserve and the guests could give "
 					       "back %.1f GiB%s", (double)under / GiB, CAPACITY_RESERVE_PERCENT,
