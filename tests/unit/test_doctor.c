@@ -439,9 +439,12 @@ static void balloon_stats_polling(void **state)
 	assert_string_equal(s, "its balloon's statistics polling is off: the guest's memory stats are 3 s old");
 	assert_int_equal(balloon_stats_findings(12, 5, NULL, 0), 0);  /* polling every 5 s: 12 s is not stale */
 	assert_int_equal(balloon_stats_findings(13, 5, s, sizeof(s)), 1);
-	assert_string_equal(s, "the guest's last memory stats are 13 s old: its balloon driver stopped reporting");
+	assert_string_equal(s, "the guest's last memory stats are 13 s old, polled every 5 s: its balloon driver stopped "
+			       "reporting");
 	assert_int_equal(balloon_stats_findings(60, -1, NULL, 0), 0); /* libvirt: 60 s */
-	assert_int_equal(balloon_stats_findings(61, -1, NULL, 0), 1);
+	assert_int_equal(balloon_stats_findings(61, -1, s, sizeof(s)), 1);
+	assert_string_equal(s, "the guest's last memory stats are 61 s old: statistics polling is off, or its balloon "
+			       "driver stopped reporting");
 	assert_int_equal(balloon_stats_findings(1, 5, NULL, 0), 0);   /* healthy */
 	/* No balloon device: libvirt's balloon.current alone is the domain's memory, not judged. */
 	struct guest_view g = view_polled(NAN, 0);

@@ -939,9 +939,12 @@ static const char *balloon_stats_gap(const struct guest_view *g, char *buf, size
 	else if (g->polling_seconds.known && g->polling_seconds.v == 0)
 		snprintf(buf, cap, "its balloon's statistics polling is off: the guest's memory stats are %.0f s old",
 			 g->stats_age_seconds);
-	else if (g->stats_age_seconds > reclaim_stale_seconds(g->polling_seconds))
-		snprintf(buf, cap, "the guest's last memory stats are %.0f s old: its balloon driver stopped reporting",
-			 g->stats_age_seconds);
+	else if (g->stats_age_seconds > reclaim_stale_seconds(g->polling_seconds) && g->polling_seconds.known)
+		snprintf(buf, cap, "the guest's last memory stats are %.0f s old, polled every %lld s: its balloon driver "
+				   "stopped reporting", g->stats_age_seconds, (long long)g->polling_seconds.v);
+	else if (g->stats_age_seconds > reclaim_stale_seconds(g->polling_seconds)) /* libvirt's: the interval unknown */
+		snprintf(buf, cap, "the guest's last memory stats are %.0f s old: statistics polling is off, or its balloon "
+				   "driver stopped reporting", g->stats_age_seconds);
 	return buf;
 }
 
