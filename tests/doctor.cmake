@@ -11,3 +11,4 @@ vmhost_script_test(doctor_kvm_live live/doctor_kvm.sh "live")
 # Skipped (not passed, not failed) only where /dev/kvm is absent.
 vmhost_script_test(doctor_smaps_live live/doctor_smaps.sh "live")
 vmhost_script_test(doctor_balloon_live live/doctor_balloon.sh "live")
+vmhost_script_test(doctor_reclaim_live live/doctor_reclaim.sh "live")

@@ -10,7 +10,7 @@
 #include "out/doctor_view.h"
 #include "store/store_growth.h"
 
-#define DOCTOR_SELECT_MAX 64 /* rules --only and --skip can name (doctor_nrules is 28) */
+#define DOCTOR_SELECT_MAX 64 /* rules --only and --skip can name (doctor_nrules is 34) */
 
 struct doctor_cmd_opts {
 	const char *db;           /* --db: also judge the recorded history */

@@ -8,8 +8,11 @@
 
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
+#include "core/base/stats.h"
 #include "core/model/host.h"
+#include "core/sample/capacity.h"
 #include "io/file.h"
+#include "out/capacity_view.h"
 #include "out/json.h"
 #include "out/report/report_html.h"
 #include "out/report/report_share.h"
@@ -242,6 +245,62 @@ static int share_section(FILE *f, struct store *s, const struct report_data *d, 
 	return r;
 }
 
+/* The VMM kind a recorded VM's "vmm" names (vmm_kind_name's words). */
+static enum vmm_kind recorded_vmm(const char *name)
+{
+	for (enum vmm_kind k = VMM_QEMU; k <= VMM_KVM; k++)
+		if (!strcmp(name, vmm_kind_name(k)))
+			return k;
+	return VMM_NONE;
+}
+
+/* The first screen's capacity sentence (docs/capacity.md), into buf ("" when no VM ran at the last
+ * sample to size a guest by): capacity_compute over what the recording holds at its last sample,
+ * MemTotal and MemAvailable, and each VM then running, its VMM and its overhead; a new guest of the
+ * median guest RAM among them. The recording holds no guest's reclaimable figure, so "after
+ * reclaim" stays unknown and the sentence leaves it out. -ENOMEM or 0. */
+static int capacity_line(const struct report_data *d, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	double used = series_last(series_row(&d->host, SERIES_HOST_USED), d->host.n);
+	double total = series_last(series_row(&d->host, SERIES_HOST_TOTAL), d->host.n);
+	struct vm *vms = calloc(d->nvms ? d->nvms : 1, sizeof(*vms));
+	double *ram = calloc(d->nvms ? d->nvms : 1, sizeof(*ram));
+	if (!vms || !ram) {
+		free(vms);
+		free(ram);
+		return -ENOMEM;
+	}
+	size_t n = 0, nram = 0;
+	for (size_t i = 0; i < d->nvms; i++) {
+		const struct report_vm *row = &d->rows[i];
+		double over = row->series ? series_last(series_row(row->series, SERIES_VM_OVERHEAD), row->series->n) : NAN;
+		if (fabs(row->last_seconds - d->until) > 1e-3)
+			continue; /* not running at the last sample */
+		struct vm *vm = &vms[n++];
+		vm->cfg.vmm = recorded_vmm(row->vmm);
+		vm->overhead_bytes = isfinite(over) ? MAYBE((int64_t)llround(over)) : UNKNOWN;
+		vm->overhead_method = METHOD_ESTIMATE; /* the recording does not say which: one median over all */
+		if (vm->cfg.vmm != VMM_PROCESS && row->guest_ram_bytes.known)
+			ram[nram++] = (double)row->guest_ram_bytes.v;
+	}
+	double size = nram ? median(ram, nram) : NAN;
+	if (isfinite(size) && size > 0) {
+		struct host h = {.mem_known = isfinite(used) && isfinite(total)};
+		h.mem.mem_total = isfinite(total) ? MAYBE((int64_t)total) : UNKNOWN;
+		h.mem.mem_available = isfinite(total) && isfinite(used) ? MAYBE((int64_t)(total - used)) : UNKNOWN;
+		struct vm_list list = {.vms = vms, .n = n};
+		struct capacity_opts o = {.size_bytes = (int64_t)llround(size), .reserve_percent = CAPACITY_RESERVE_PERCENT,
+					  .overhead_bytes = UNKNOWN, .kind = VMM_QEMU, .shared_bytes = UNKNOWN};
+		struct capacity c;
+		capacity_compute(&h, &list, &o, &c);
+		capacity_sentence(buf, cap, &c);
+	}
+	free(vms);
+	free(ram);
+	return 0;
+}
+
 static int write_report(FILE *f, struct store *s, const struct report_opts *o, const char **what)
 {
 	struct report_data d = {0};
@@ -261,6 +320,10 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 
 	report_html_begin(f, title, d.since, d.until, d.host.n, d.nvms);
 	report_html_cards(f, d.nvms, flagged, &d.host);
+	char room[512];
+	if ((r = capacity_line(&d, room, sizeof(room))) < 0)
+		goto out;
+	report_html_capacity(f, room);
 	report_html_host(f, &d.host, d.rows, d.nvms, d.since, d.until);
 	report_html_flagged(f, &o->growth.params, o->growth.window_seconds, d.rows, d.nvms);
 	report_html_ksm(f, &d.host, d.since, d.until);

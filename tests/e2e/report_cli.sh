@@ -53,6 +53,14 @@ check "report's one script is inline" [ "$(grep -io '<script[^>]*>' "$TEST_TMP/r
 check "report loads nothing from the network" bash -c "! grep -Eo '(src|href)=\"[^\"#][^\"]*' '$TEST_TMP/r.html' | grep -q ."
 check "no temporary file left" [ ! -e "$TEST_TMP/r.html.tmp" ]
 check "report charts the guest" grep -q "<figcaption>cli-guest (pid $GUEST)" "$TEST_TMP/r.html"
+# The first screen's capacity line (docs/capacity.md): from the last sample's MemAvailable and the
+# running VMs' overhead; no reclaim (not recorded), and none at all without a VM to size a guest by.
+check "the capacity line, at the last sample, without reclaim" grep -Eq \
+	'<p class="sub capacity">At the last sample: room for [0-9]+ more [0-9.]+ [KMG]iB guests? now \(MemAvailable less 10% of MemTotal' \
+	"$TEST_TMP/r.html"
+check "... that does not claim what reclaim gives" bash -c "! grep -q 'after reclaim' '$TEST_TMP/r.html'"
+"$VMHOST" report --db "$TEST_TMP/novm.db" --out "$TEST_TMP/novm.html" >/dev/null
+check "no VM recorded: no capacity line" bash -c "! grep -q 'class=\"sub capacity\"' '$TEST_TMP/novm.html'"
 check "without a sharing map, one line on how to make one" \
 	grep -Fq "No sharing map in this database: <code>vmhost share --db $DB</code> makes one." "$TEST_TMP/r.html"
 check "... and no map" bash -c "! grep -q 'id=\"sharemap\"' '$TEST_TMP/r.html'"

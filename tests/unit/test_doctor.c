@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "core/doctor/doctor.h"
+#include "core/model/guest_view.h"
 
 #define MiB (1024LL * 1024)
 #define GiB (1024LL * MiB)
@@ -393,6 +394,183 @@ static void copy_stall_thresholds(void **state)
 	assert_int_equal(copy_stall_findings(NAN, 0, 1000, NULL, 0), 0);             /* stalls not read */
 }
 
+/* A QEMU guest of 4 GiB (pid 80, "web1") with a balloon leaving it all, whose guest view and
+ * reclaim are *g's. */
+static struct vm balloon_vm(struct guest_view *g)
+{
+	struct vm vm = {.pid = 80, .cfg = {.vmm = VMM_QEMU, .name = "web1", .has_balloon = true}};
+	vm.cfg.guest_ram_bytes = MAYBE(4 * GiB);
+	vm.mem.swap = MAYBE(0);
+	vm.guest = g;
+	return vm;
+}
+
+/* A guest view that reported stats age seconds ago (NaN: never), polling every poll seconds (< 0:
+ * unknown, as through libvirt); its reclaim unknown. */
+static struct guest_view view_polled(double age, int64_t poll)
+{
+	struct guest_view g = {.balloon_bytes = MAYBE(4 * GiB), .stats_age_seconds = age,
+			       .polling_seconds = poll < 0 ? UNKNOWN : MAYBE(poll)};
+	g.available_bytes = g.free_bytes = g.total_bytes = isfinite(age) ? MAYBE(3 * GiB) : UNKNOWN;
+	g.caches_bytes = g.major_faults = g.maximum_bytes = UNKNOWN;
+	if (!isfinite(age))
+		snprintf(g.why, sizeof(g.why), "the guest reports no memory stats");
+	reclaim_unknown(&g.reclaim, "polling");
+	return g;
+}
+
+static size_t balloon_stats_findings(double age, int64_t poll, char *summary, size_t cap)
+{
+	struct guest_view g = view_polled(age, poll);
+	struct vm vm = balloon_vm(&g);
+	struct doctor_evidence e = healthy();
+	return one_vm_findings(&e, &vm, "vm-balloon-no-stats", summary, cap);
+}
+
+/* No stats, polling off (a report left from before), a stale report (older than 2 polls + 2 s, 60 s
+ * when the interval is unknown); fresh stats are healthy. */
+static void balloon_stats_polling(void **state)
+{
+	(void)state;
+	char s[256] = "";
+	assert_int_equal(balloon_stats_findings(NAN, 0, s, sizeof(s)), 1);
+	assert_string_equal(s, "it has a balloon device but the guest reports no memory stats");
+	assert_int_equal(balloon_stats_findings(3, 0, s, sizeof(s)), 1);
+	assert_string_equal(s, "its balloon's statistics polling is off: the guest's memory stats are 3 s old");
+	assert_int_equal(balloon_stats_findings(12, 5, NULL, 0), 0);  /* polling every 5 s: 12 s is not stale */
+	assert_int_equal(balloon_stats_findings(13, 5, s, sizeof(s)), 1);
+	assert_string_equal(s, "the guest's last memory stats are 13 s old, polled every 5 s: its balloon driver stopped "
+			       "reporting");
+	assert_int_equal(balloon_stats_findings(60, -1, NULL, 0), 0); /* libvirt: 60 s */
+	assert_int_equal(balloon_stats_findings(61, -1, s, sizeof(s)), 1);
+	assert_string_equal(s, "the guest's last memory stats are 61 s old: statistics polling is off, or its balloon "
+			       "driver stopped reporting");
+	assert_int_equal(balloon_stats_findings(1, 5, NULL, 0), 0);   /* healthy */
+	/* No balloon device: libvirt's balloon.current alone is the domain's memory, not judged. */
+	struct guest_view g = view_polled(NAN, 0);
+	struct vm vm = balloon_vm(&g);
+	vm.cfg.has_balloon = false;
+	struct doctor_evidence e = healthy();
+	assert_int_equal(one_vm_findings(&e, &vm, "vm-balloon-no-stats", NULL, 0), 0);
+}
+
+/* A guest that reported: bytes +- bound in all, by free page reporting fpr_bytes (reporting 0 off, 1
+ * on, -1 unknown), free_in_swap (< 0 unknown). */
+static struct guest_view view_reclaim(int64_t bytes, int64_t bound, int reporting, int64_t fpr_bytes,
+				      int64_t free_in_swap)
+{
+	struct guest_view g = view_polled(2, 5);
+	g.reclaim = (struct reclaim){.known = true, .bytes = bytes, .error_bound_bytes = bound,
+				     .by_balloon = MAYBE(fpr_bytes), .by_drop_caches = MAYBE(0),
+				     .by_free_page_reporting = reporting == 0   ? MAYBE(fpr_bytes)
+							       : reporting == 1 ? MAYBE(0)
+										: UNKNOWN,
+				     .guest_resident_bytes = MAYBE(bytes), .stats_age_seconds = 2,
+				     .stats_polling_seconds = MAYBE(5), .free_page_reporting = reporting,
+				     .free_in_swap_bytes = free_in_swap < 0 ? UNKNOWN : MAYBE(free_in_swap)};
+	return g;
+}
+
+static size_t reclaim_findings(const char *id, struct guest_view g, char *summary, size_t cap)
+{
+	struct vm vm = balloon_vm(&g);
+	struct doctor_evidence e = healthy();
+	return one_vm_findings(&e, &vm, id, summary, cap);
+}
+
+/* 1 GiB free and resident that reporting would return, reporting off; nothing when it is on,
+ * unknown, or the guest does not report. */
+static void free_page_reporting_off(void **state)
+{
+	(void)state;
+	const char *id = "vm-free-page-reporting-off";
+	char s[256] = "";
+	assert_int_equal(reclaim_findings(id, view_reclaim(2 * GiB, 256 * MiB, 0, 1 * GiB, 0), s, sizeof(s)), 1);
+	assert_string_equal(s, "its guest holds 1.0 GiB free that the host keeps resident: free page reporting is off");
+	assert_int_equal(reclaim_findings(id, view_reclaim(2 * GiB, 256 * MiB, 0, 1 * GiB - 1, 0), NULL, 0), 0);
+	assert_int_equal(reclaim_findings(id, view_reclaim(2 * GiB, 256 * MiB, 1, 1 * GiB, 0), NULL, 0), 0);
+	assert_int_equal(reclaim_findings(id, view_reclaim(2 * GiB, 256 * MiB, -1, 1 * GiB, 0), NULL, 0), 0);
+	struct guest_view unknown = view_reclaim(2 * GiB, 256 * MiB, 0, 1 * GiB, 0);
+	reclaim_unknown(&unknown.reclaim, "the guest never reported");
+	unknown.reclaim.free_page_reporting = 0;
+	assert_int_equal(reclaim_findings(id, unknown, NULL, 0), 0);
+	/* Through the formula: 3 GiB free of 4, all resident, reporting off. */
+	struct reclaim_input in = {.guest_ram = MAYBE(4 * GiB), .balloon = MAYBE(4 * GiB),
+				   .guest_total = MAYBE(4 * GiB - 64 * MiB), .guest_free = MAYBE(3 * GiB),
+				   .guest_available = MAYBE(3 * GiB), .guest_resident = MAYBE(4 * GiB),
+				   .ksm_merged = MAYBE(0), .ksm_zero = MAYBE(0), .swap = MAYBE(0),
+				   .stats_age_seconds = 2, .polling_seconds = MAYBE(5), .free_page_reporting = 0};
+	struct guest_view g = view_polled(2, 5);
+	reclaim_compute(&in, &g.reclaim);
+	assert_int_equal(reclaim_findings(id, g, NULL, 0), 1);
+	in.free_page_reporting = 1;
+	reclaim_compute(&in, &g.reclaim);
+	assert_int_equal(reclaim_findings(id, g, NULL, 0), 0);
+	in.free_page_reporting = 0;
+	in.polling_seconds = MAYBE(0); /* polling off: no figure, no finding (vm-balloon-no-stats speaks) */
+	reclaim_compute(&in, &g.reclaim);
+	assert_int_equal(reclaim_findings(id, g, NULL, 0), 0);
+}
+
+/* min(guest free, swap) of 64 MiB or more; unknown says nothing. */
+static void guest_free_in_swap(void **state)
+{
+	(void)state;
+	const char *id = "vm-guest-free-in-swap";
+	char s[256] = "";
+	assert_int_equal(reclaim_findings(id, view_reclaim(GiB, 0, 1, 0, 64 * MiB), s, sizeof(s)), 1);
+	assert_string_equal(s, "up to 64 MiB of what the host swapped out of it may be memory its guest holds free");
+	assert_int_equal(reclaim_findings(id, view_reclaim(GiB, 0, 1, 0, 64 * MiB - 1), NULL, 0), 0);
+	assert_int_equal(reclaim_findings(id, view_reclaim(GiB, 0, 1, 0, -1), NULL, 0), 0);
+	assert_int_equal(reclaim_findings(id, view_reclaim(GiB, 0, 1, 0, 0), NULL, 0), 0);
+}
+
+/* A 64 GiB host (reserve 6.4 GiB) with avail available and one 4 GiB guest, overhead 200 MiB,
+ * giving back reclaim +- 1 GiB (< 0: its guest does not report). */
+static size_t room_findings(int64_t avail, int64_t reclaim, struct doctor_findings *ret_f)
+{
+	struct guest_view g = reclaim < 0 ? view_polled(NAN, 0) : view_reclaim(reclaim, GiB, 1, 0, 0);
+	struct vm vm = balloon_vm(&g);
+	vm.overhead_bytes = MAYBE(200 * MiB);
+	vm.overhead_method = METHOD_EXACT;
+	struct doctor_evidence e = healthy();
+	e.host.mem_known = avail >= 0;
+	e.host.mem.mem_total = MAYBE(64 * GiB);
+	e.host.mem.mem_available = MAYBE(avail);
+	e.vms = (struct vm_list){.vms = &vm, .n = 1};
+	struct doctor_findings f;
+	assert_int_equal(doctor_check(&e, &f), 0);
+	size_t n = count(&f, "host-reclaim-would-make-room");
+	if (ret_f)
+		*ret_f = f;
+	else
+		doctor_findings_free(&f);
+	return n;
+}
+
+/* Under the reserve by 1.4 GiB: found when the lower side of what the guests give back covers it. */
+static void reclaim_would_make_room(void **state)
+{
+	(void)state;
+	struct doctor_findings f;
+	assert_int_equal(room_findings(5 * GiB, 8 * GiB, &f), 1);
+	assert_string_equal(f.v[0].summary, "MemAvailable is 1.4 GiB under the 10% reserve and the guests could give "
+					    "back 7.0 GiB: room for 1 more 4.00 GiB guest after reclaim, 0 now");
+	assert_null(f.v[0].vm[0] ? f.v[0].vm : NULL);
+	assert_int_equal(evidence(&f, "host-reclaim-would-make-room", "reserve_bytes").v, 6871947674);
+	assert_int_equal(evidence(&f, "host-reclaim-would-make-room", "under_reserve_bytes").v, 6871947674 - 5 * GiB);
+	assert_int_equal(evidence(&f, "host-reclaim-would-make-room", "reclaimable_bytes").v, 7 * GiB);
+	assert_int_equal(evidence(&f, "host-reclaim-would-make-room", "fit_after_reclaim").v, 1);
+	assert_non_null(strstr(f.v[0].advice, "the most from web1 (pid 80): 7.0 GiB"));
+	doctor_findings_free(&f);
+	int64_t under = 6871947674 - 5 * GiB;
+	assert_int_equal(room_findings(5 * GiB, under + GiB, NULL), 1);     /* just ends the pressure */
+	assert_int_equal(room_findings(5 * GiB, under + GiB - 1, NULL), 0); /* reclaim alone would not */
+	assert_int_equal(room_findings(6871947674, 8 * GiB, NULL), 0);      /* at the reserve: no pressure */
+	assert_int_equal(room_findings(5 * GiB, -1, NULL), 0);             /* the guest does not report */
+	assert_int_equal(room_findings(-1, 8 * GiB, NULL), 0);             /* meminfo unknown */
+}
+
 static void rule_ids_and_aliases(void **state)
 {
 	(void)state;
@@ -414,7 +592,9 @@ int main(void)
 		cmocka_unit_test(guest_ram_sum_with_an_unknown_part), cmocka_unit_test(growth_with_writes),
 		cmocka_unit_test(small_pages_thresholds), cmocka_unit_test(numa_remote_thresholds),
 		cmocka_unit_test(halt_poll_thresholds), cmocka_unit_test(rule_ids_and_aliases),
-		cmocka_unit_test(copy_stall_thresholds),
+		cmocka_unit_test(copy_stall_thresholds), cmocka_unit_test(balloon_stats_polling),
+		cmocka_unit_test(free_page_reporting_off), cmocka_unit_test(guest_free_in_swap),
+		cmocka_unit_test(reclaim_would_make_room),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

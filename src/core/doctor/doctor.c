@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/base/stats.h"
+#include "core/model/guest_view.h"
+#include "core/sample/capacity.h"
 #include "parse/elements.h"
 
 #define MiB (1024.0 * 1024.0)
@@ -44,6 +47,8 @@
 #define HALT_POLL_MIN_SECONDS 1.0                   /* the same without an interval */
 #define KSM_COPY_STALL_PER_GIB_SAVED 0.01           /* copy stalls a second per GiB KSM saves: 1% of a thread */
 #define KSM_COPY_STALL_MIN_SHARE 0.005              /* of one thread over the interval: less is noise */
+#define FREE_PAGE_REPORTING_MIN_BYTES (1.0 * GiB)  /* free and resident a restart would give back: a guest's worth */
+#define FREE_IN_SWAP_MIN_BYTES SWAP_MIN_BYTES       /* as vm-swapping: less may be the VMM's start-up pages */
 
 const char *doctor_severity_name(enum doctor_severity s)
 {
@@ -922,24 +927,195 @@ static void check_balloon_inflated(const struct doctor_rule *r, const struct doc
 	}
 }
 
+/* Why the guest's stats are missing or old, into buf, and which: "" none are missing (fresh stats,
+ * or no balloon to ask). Polling off leaves the guest's last report in place, its figures frozen;
+ * a report older than reclaim_stale_seconds is stale (guest_view.h: mem --guest's reclaimable is
+ * null then too). */
+static const char *balloon_stats_gap(const struct guest_view *g, char *buf, size_t cap)
+{
+	buf[0] = '\0';
+	if (!g->available_bytes.known)
+		snprintf(buf, cap, "it has a balloon device but the guest reports no memory stats");
+	else if (g->polling_seconds.known && g->polling_seconds.v == 0)
+		snprintf(buf, cap, "its balloon's statistics polling is off: the guest's memory stats are %.0f s old",
+			 g->stats_age_seconds);
+	else if (g->stats_age_seconds > reclaim_stale_seconds(g->polling_seconds) && g->polling_seconds.known)
+		snprintf(buf, cap, "the guest's last memory stats are %.0f s old, polled every %lld s: its balloon driver "
+				   "stopped reporting", g->stats_age_seconds, (long long)g->polling_seconds.v);
+	else if (g->stats_age_seconds > reclaim_stale_seconds(g->polling_seconds)) /* libvirt's: the interval unknown */
+		snprintf(buf, cap, "the guest's last memory stats are %.0f s old: statistics polling is off, or its balloon "
+				   "driver stopped reporting", g->stats_age_seconds);
+	return buf;
+}
+
 static void check_balloon_stats(const struct doctor_rule *r, const struct doctor_evidence *e,
 				struct doctor_findings *out)
 {
 	for (size_t i = 0; i < e->vms.n; i++) {
 		const struct vm *vm = &e->vms.vms[i];
 		/* libvirt gives a balloon size without a balloon device too: its current memory */
-		if (!vm->guest || !vm->cfg.has_balloon || !vm->guest->balloon_bytes.known || vm->guest->available_bytes.known)
+		if (!vm->guest || !vm->cfg.has_balloon || !vm->guest->balloon_bytes.known)
 			continue;
-		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
-					       "it has a balloon device but the guest reports no memory stats");
-		evidence_bytes(f, "balloon_bytes", vm->guest->balloon_bytes);
+		const struct guest_view *g = vm->guest;
+		char summary[sizeof(((struct doctor_finding *)0)->summary)];
+		if (!balloon_stats_gap(g, summary, sizeof(summary))[0])
+			continue;
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name, "%s", summary);
+		evidence_bytes(f, "balloon_bytes", g->balloon_bytes);
 		evidence_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
 		evidence_str(f, "balloon_id", vm->cfg.balloon_id[0] ? vm->cfg.balloon_id : "(anonymous)");
-		evidence_str(f, "why", vm->guest->why);
-		advise(f, "without stats nobody can size the balloon from the guest's needs: set the polling interval "
-			  "(virsh dommemstat DOMAIN --period 10, QMP qom-set guest-stats-polling-interval 10, or vmhost mem "
+		evidence_num(f, "stats_age_seconds", DV_SECONDS, g->stats_age_seconds);
+		evidence_int(f, "stats_polling_seconds", g->polling_seconds);
+		/* The view's reason when it has no stats; else what mem --guest's reclaimable says. */
+		evidence_str(f, "why", g->why[0] || g->reclaim.known ? g->why : g->reclaim.why);
+		advise(f, "without fresh stats nobody can size the balloon from the guest's needs, nor say what the host "
+			  "could take back (vmhost mem --guest's reclaimable): set the polling interval (virsh dommemstat "
+			  "DOMAIN --period 10 --live --config, QMP qom-set guest-stats-polling-interval 10, or vmhost mem "
 			  "--guest-poll 10) and load virtio_balloon in the guest");
 	}
+}
+
+/* What mem --guest says the host could take back from a VM: NULL unless its guest reported. */
+static const struct reclaim *vm_reclaim(const struct vm *vm)
+{
+	return is_vm(vm) && vm->guest && vm->guest->reclaim.known ? &vm->guest->reclaim : NULL;
+}
+
+/* Free page reporting off while the guest holds much free memory the host keeps resident. */
+static void check_reporting_off(const struct doctor_rule *r, const struct doctor_evidence *e,
+				struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const struct reclaim *rc = vm_reclaim(vm);
+		if (!rc || rc->free_page_reporting != 0 || !rc->by_free_page_reporting.known ||
+		    (double)rc->by_free_page_reporting.v < FREE_PAGE_REPORTING_MIN_BYTES)
+			continue;
+		double gib = (double)rc->by_free_page_reporting.v / GiB;
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
+					       "its guest holds %.1f GiB free that the host keeps resident: free page "
+					       "reporting is off", gib);
+		evidence_bytes(f, "free_page_reporting_bytes", rc->by_free_page_reporting);
+		evidence_bytes(f, "reclaimable_bytes", MAYBE(rc->bytes));
+		evidence_bytes(f, "reclaimable_error_bound_bytes", MAYBE(rc->error_bound_bytes));
+		evidence_bytes(f, "guest_resident_bytes", rc->guest_resident_bytes);
+		evidence_bytes(f, "guest_free_bytes", vm->guest->free_bytes);
+		evidence_bytes(f, "balloon_bytes", vm->guest->balloon_bytes);
+		evidence_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		evidence_num(f, "stats_age_seconds", DV_SECONDS, rc->stats_age_seconds);
+		evidence_str(f, "balloon_id", vm->cfg.balloon_id[0] ? vm->cfg.balloon_id : "(anonymous)");
+		advise(f, "turn free page reporting on and the guest hands back what it frees, in 2 MiB blocks within "
+			  "seconds, by itself: free-page-reporting=on on its balloon (-device "
+			  "virtio-balloon-pci,...,free-page-reporting=on; libvirt <memballoon model='virtio' "
+			  "freePageReporting='on'>), which takes a restart of the VM, and a guest kernel of 5.7 or later; "
+			  "until then inflating the balloon by %.1f GiB returns as much (virsh setmem DOMAIN SIZE, QMP "
+			  "balloon)", (double)(rc->by_balloon.known ? rc->by_balloon.v : 0) / GiB);
+	}
+}
+
+/* The worst case: memory the guest does not use, swapped out by the host instead of given back. */
+static void check_free_in_swap(const struct doctor_rule *r, const struct doctor_evidence *e,
+			       struct doctor_findings *out)
+{
+	for (size_t i = 0; i < e->vms.n; i++) {
+		const struct vm *vm = &e->vms.vms[i];
+		const struct reclaim *rc = vm_reclaim(vm);
+		if (!rc || !rc->free_in_swap_bytes.known || (double)rc->free_in_swap_bytes.v < FREE_IN_SWAP_MIN_BYTES)
+			continue;
+		struct doctor_finding *f = finding_add(out, r, vm->pid, vm->cfg.name,
+					       "up to %.0f MiB of what the host swapped out of it may be memory its guest "
+					       "holds free", (double)rc->free_in_swap_bytes.v / MiB);
+		evidence_bytes(f, "free_in_swap_bytes", rc->free_in_swap_bytes);
+		evidence_bytes(f, "swap_bytes", vm->mem.swap);
+		evidence_bytes(f, "guest_free_bytes", vm->guest->free_bytes);
+		evidence_bytes(f, "balloon_bytes", vm->guest->balloon_bytes);
+		evidence_bytes(f, "guest_ram_bytes", vm->cfg.guest_ram_bytes);
+		evidence_str(f, "free_page_reporting", rc->free_page_reporting == 1   ? "on"
+						       : rc->free_page_reporting == 0 ? "off"
+										   : "unknown");
+		evidence_num(f, "stats_age_seconds", DV_SECONDS, rc->stats_age_seconds);
+		evidence_bytes(f, "mem_available_bytes", e->host.mem.mem_available);
+		advise(f, "the host paid swap I/O to keep memory the guest does not use: give it back instead; inflating "
+			  "the balloon (virsh setmem DOMAIN SIZE, QMP balloon) discards swapped pages without reading them "
+			  "back, and free page reporting (free-page-reporting=on, libvirt freePageReporting='on'; a "
+			  "restart) hands freed pages back before the host swaps them");
+	}
+}
+
+/* The median guest RAM of the VMs here: the size the host's room is counted in; unknown without. */
+static maybe_i64 typical_guest_bytes(const struct vm_list *vms)
+{
+	double *v = malloc((vms->n ? vms->n : 1) * sizeof(*v));
+	size_t n = 0;
+	for (size_t i = 0; v && i < vms->n; i++)
+		if (is_vm(&vms->vms[i]) && vms->vms[i].cfg.guest_ram_bytes.known)
+			v[n++] = (double)vms->vms[i].cfg.guest_ram_bytes.v;
+	double m = n ? median(v, n) : NAN;
+	free(v);
+	return bytes_of(m);
+}
+
+/* The VM whose guest would give back the most (the lower side of its figure), NULL none. */
+static const struct vm *most_reclaimable(const struct vm_list *vms, int64_t *ret_bytes)
+{
+	const struct vm *top = NULL;
+	*ret_bytes = 0;
+	for (size_t i = 0; i < vms->n; i++) {
+		const struct reclaim *rc = vm_reclaim(&vms->vms[i]);
+		int64_t lo = rc ? rc->bytes - rc->error_bound_bytes : 0;
+		if (lo > *ret_bytes) {
+			*ret_bytes = lo;
+			top = &vms->vms[i];
+		}
+	}
+	return top;
+}
+
+/* A host under its memory reserve now, whose guests would lift it back above by what they give back. */
+static void check_reclaim_room(const struct doctor_rule *r, const struct doctor_evidence *e,
+			       struct doctor_findings *out)
+{
+	maybe_i64 size = typical_guest_bytes(&e->vms);
+	struct capacity_opts o = {.size_bytes = size.known ? size.v : 0, .reserve_percent = CAPACITY_RESERVE_PERCENT,
+				  .overhead_bytes = UNKNOWN, .kind = VMM_QEMU, .shared_bytes = UNKNOWN};
+	struct capacity c;
+	capacity_compute(&e->host, &e->vms, &o, &c);
+	if (!c.mem_available_bytes.known || !c.reserve_bytes.known || !c.reclaimable_bytes.known)
+		return;
+	int64_t under = c.reserve_bytes.v - c.mem_available_bytes.v;
+	if (under <= 0 || c.reclaimable_bytes.v < under)
+		return; /* no pressure, or reclaim alone would not end it */
+	bool fits = size.known && c.fit_after_reclaim.known;
+	char room[96] = "";
+	if (fits)
+		snprintf(room, sizeof(room), ": room for %lld more %.2f GiB guest%s after reclaim, %lld now",
+			 (long long)c.fit_after_reclaim.v, (double)size.v / GiB, c.fit_after_reclaim.v == 1 ? "" : "s",
+			 (long long)c.fit_now.v);
+	struct doctor_finding *f = finding_add(out, r, 0, NULL,
+					       "MemAvailable is %.1f GiB under the %.0f%% reserve and the guests could give "
+					       "back %.1f GiB%s", (double)under / GiB, CAPACITY_RESERVE_PERCENT,
+					       (double)c.reclaimable_bytes.v / GiB, room);
+	evidence_bytes(f, "mem_available_bytes", c.mem_available_bytes);
+	evidence_bytes(f, "mem_total_bytes", e->host.mem.mem_total);
+	evidence_bytes(f, "reserve_bytes", c.reserve_bytes);
+	evidence_bytes(f, "under_reserve_bytes", MAYBE(under));
+	evidence_bytes(f, "reclaimable_bytes", c.reclaimable_bytes);
+	evidence_int(f, "reclaim_vms", MAYBE(c.reclaim_vms));
+	evidence_int(f, "reclaim_unknown_vms", MAYBE(c.reclaim_unknown_vms));
+	evidence_bytes(f, "size_bytes", size);
+	evidence_bytes(f, "overhead_bytes_per_vm", c.overhead_bytes_per_vm);
+	evidence_int(f, "fit_now", fits ? c.fit_now : UNKNOWN);
+	evidence_int(f, "fit_after_reclaim", fits ? c.fit_after_reclaim : UNKNOWN);
+	int64_t top_bytes;
+	const struct vm *top = most_reclaimable(&e->vms, &top_bytes);
+	char most[300] = "";
+	if (top)
+		snprintf(most, sizeof(most), "; the most from %s (pid %d): %.1f GiB", top->cfg.name[0] ? top->cfg.name : "?",
+			 (int)top->pid, (double)top_bytes / GiB);
+	advise(f, "take back what the guests do not use before the host swaps (vmhost mem --guest: reclaimable per VM, "
+		  "by action): inflate their balloons toward what they use (virsh setmem DOMAIN SIZE, QMP balloon), "
+		  "turn free page reporting on (free-page-reporting=on; a restart), or drop the guests' caches (echo 3 > "
+		  "/proc/sys/vm/drop_caches in the guest)%s", most);
 }
 
 /* ---- accounting cost ---- */
@@ -986,6 +1162,8 @@ const struct doctor_rule doctor_rules[] = {
 	{"kvm-unrestricted-guest-off", DOCTOR_WARNING, "unrestricted_guest", check_kvm_param,
 	 "kvm_intel unrestricted_guest off"},
 	{"vm-near-cgroup-limit", DOCTOR_WARNING, NULL, check_near_limit, "a VM's cgroup near its memory limit"},
+	{"host-reclaim-would-make-room", DOCTOR_WARNING, NULL, check_reclaim_room,
+	 "MemAvailable under the reserve while the guests could give back enough to end it"},
 	{"vm-swapping", DOCTOR_WARNING, NULL, check_swap, "guest memory on host swap"},
 	{"vm-tap-dropping", DOCTOR_WARNING, NULL, check_tap_dropping, "a VM's tap dropping packets"},
 	{"vm-numa-remote-memory", DOCTOR_WARNING, NULL, check_numa_remote,
@@ -999,7 +1177,12 @@ const struct doctor_rule doctor_rules[] = {
 	{"hugepages-unused", DOCTOR_WARNING, NULL, check_hugepages, "reserved huge pages left unused"},
 	{"accounting-smaps-slow", DOCTOR_WARNING, NULL, check_smaps, "smaps_rollup slow per VM"},
 	{"vm-balloon-inflated", DOCTOR_INFO, NULL, check_balloon_inflated, "a balloon leaving the guest under half its RAM"},
-	{"vm-balloon-no-stats", DOCTOR_INFO, NULL, check_balloon_stats, "a balloon device without the guest's stats"},
+	{"vm-balloon-no-stats", DOCTOR_INFO, NULL, check_balloon_stats,
+	 "a balloon device without the guest's stats, or with polling off or stale"},
+	{"vm-free-page-reporting-off", DOCTOR_INFO, NULL, check_reporting_off,
+	 "free page reporting off while the guest holds much free memory resident on the host"},
+	{"vm-guest-free-in-swap", DOCTOR_INFO, NULL, check_free_in_swap,
+	 "guest-free memory the host may hold in swap (the worst case)"},
 	{"ksm-stopped-with-guests", DOCTOR_INFO, NULL, check_ksm_stopped, "KSM stopped while guests could merge"},
 	{"vm-ksm-unmergeable", DOCTOR_INFO, NULL, check_unmergeable, "a VM whose RAM KSM cannot merge, and why"},
 	{"vm-ksm-no-yield", DOCTOR_INFO, NULL, check_no_yield, "a VM ksmd scans while none of its pages merge"},

@@ -70,6 +70,11 @@ struct reclaim {
 	int free_page_reporting;   /* 1, 0, -1 as in reclaim_input */
 };
 
+/* How old a guest's report may be before it is stale: 2 P + RECLAIM_STALE_SLACK_SECONDS with a
+ * known polling interval P > 0, else RECLAIM_STALE_SECONDS (pure; doctor's vm-balloon-no-stats
+ * judges by it too). */
+double reclaim_stale_seconds(maybe_i64 polling_seconds);
+
 /* The figures from what the guest reported and the host counted (pure). Unknown with the reason
  * when the guest never reported, its report is stale, polling is off, guest RAM is on huge pages,
  * or which of its pages are resident is unknown. */

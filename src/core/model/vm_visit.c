@@ -187,14 +187,19 @@ void reclaim_unknown(struct reclaim *r, const char *why)
 	snprintf(r->why, sizeof(r->why), "%s", why && why[0] ? why : "not read");
 }
 
+double reclaim_stale_seconds(maybe_i64 polling_seconds)
+{
+	return polling_seconds.known && polling_seconds.v > 0
+		       ? 2.0 * (double)polling_seconds.v + RECLAIM_STALE_SLACK_SECONDS
+		       : RECLAIM_STALE_SECONDS;
+}
+
 /* Why there is no figure, or NULL when there is one: the report's freshness, then the host side. */
 static const char *no_figure(const struct reclaim_input *in, char *why, size_t cap)
 {
 	double age = in->stats_age_seconds;
 	bool off = in->polling_seconds.known && in->polling_seconds.v == 0;
-	double stale = in->polling_seconds.known && in->polling_seconds.v > 0
-			       ? 2.0 * (double)in->polling_seconds.v + RECLAIM_STALE_SLACK_SECONDS
-			       : RECLAIM_STALE_SECONDS;
+	double stale = reclaim_stale_seconds(in->polling_seconds);
 	if (off && isfinite(age))
 		snprintf(why, cap, "the balloon's statistics polling is off (guest-stats-polling-interval 0): the guest's "
 				   "only report is %.0f s old; %s", age, RECLAIM_POLLING_HINT);

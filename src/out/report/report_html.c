@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "core/base/stop.h"
+#include "core/sample/capacity.h"
 #include "out/report/html.h"
 #include "out/svg.h"
 #include "out/fmt.h"
@@ -161,6 +162,17 @@ void report_html_cards(FILE *f, size_t vms, size_t flagged, const struct series_
 		card(f, v, "ksmd CPU, mean of one CPU");
 	}
 	fprintf(f, "</div>\n");
+}
+
+void report_html_capacity(FILE *f, const char *sentence)
+{
+	if (!sentence[0])
+		return;
+	fputs("<p class=\"sub capacity\">At the last sample: ", f);
+	html_escape(f, sentence);
+	fprintf(f, " (MemAvailable less %.0f%% of MemTotal, each new guest of the running VMs' median RAM and "
+		   "overhead; what the guests could give back is not recorded: <code>vmhost capacity</code> on the "
+		   "host counts it)</p>\n", CAPACITY_RESERVE_PERCENT);
 }
 
 #define STACK_TOP 8 /* VMs with a band of their own in the host's memory chart */

@@ -33,6 +33,10 @@ struct report_vm {
 void report_html_begin(FILE *f, const char *title, double since, double until, size_t host_samples, size_t vms);
 /* Figures at a glance: VMs, flagged ones, host memory, KSM savings and ksmd CPU. */
 void report_html_cards(FILE *f, size_t vms, size_t flagged, const struct series_set *host);
+/* The capacity sentence under the cards ("room for 6 more 4.00 GiB guests now", out/capacity_view.h),
+ * said to be the last sample's and without reclaim, which the recording does not hold; "" writes
+ * nothing. */
+void report_html_capacity(FILE *f, const char *sentence);
 /* The host's memory stacked: the 8 VMs that cost most, the others, VMM overhead and KSM's savings,
  * under the host's used memory (enum series_host_row). */
 void report_html_host(FILE *f, const struct series_set *host, const struct report_vm *vms, size_t n, double since,
