@@ -5,12 +5,17 @@
 # starting one every 2 s that lives up to 40 s: about 20 VMs at a time), a firmware KVM guest
 # (idle, under QEMU) and a libvirt domain where the host has them, and a scraper at Prometheus'
 # pace (one scrape a second) with a burst of 12 at once every 30 s. Every 10 s it reads each
-# process's RSS, open fds and threads, and each database's size and free pages. It prints, at the
-# start and the end and as a slope per hour (least squares over every reading, and that slope as a
-# share of the start), those figures and the scrapes' latency (p50 and p99 a minute); then the
-# samples missing (rows a database should hold, from its pace and the steady guests, against the
-# rows it holds) and the scrapes that failed. One line a figure, "NAME START END SLOPE/H PCT",
-# parsed by tests/live/soak_slice.sh (the 2-minute slice make check runs).
+# process's RSS, open fds (all, and those not on a /proc/PID file: the database, sockets, its
+# own) and threads, and each database's size and free pages. The start's and the end's readings
+# are taken quiet, with the same guests: once both processes have written two samples and before
+# the churn and the scraper start, and once they stopped, the churned guests are gone and both
+# wrote two samples more. It prints, at the start and the end and as a slope per hour (least
+# squares over every reading, and that slope as a share of the start), those figures and the
+# scrapes' latency (p50 and p99 a minute); then the fds still held on the files of the churned
+# guests, gone by then; the samples missing (rows a database should hold, from its pace and the
+# steady guests, against the rows it holds) and the scrapes that failed. One line a figure,
+# "NAME START END SLOPE/H PCT", parsed by tests/live/soak_slice.sh (the 2-minute slice make check
+# runs), which also waits for its stage lines on stderr ("soak: ...").
 #   bench/soak.sh [MINUTES] [BUILD_DIR]        (defaults 30 minutes, build)
 set -u
 minutes=${1:-30}
@@ -21,14 +26,13 @@ say() { echo "soak: $*" >&2; }
 for tool in curl sqlite3 awk; do command -v $tool >/dev/null || die "$tool is missing"; done
 [ -x "$vmhost" ] && [ -x "$fake" ] || die "no $vmhost or $fake (build first)"
 PACE=2 PROBE_EVERY=10 STEADY=8
-end_at=$((SECONDS + minutes * 60))
 
-# --- the guests: steady ones, the churn, the firmware guest, the libvirt domain ---------------
-on_cleanup '[ -f "$tmp/churned" ] && while read -r p _; do kill "$p" 2>/dev/null; done <"$tmp/churned"'
+# --- the guests: steady ones, the firmware guest, the libvirt domain (the churn comes later) ---
+kill_churned() { [ -f "$tmp/churned" ] && while read -r p _; do kill "$p" 2>/dev/null; done <"$tmp/churned"; }
+on_cleanup kill_churned
 for i in $(seq $STEADY); do fake_guest_start "soak-steady$i" -m 16M -fake-guest "$i" -fake-nomerge; done
 fake_guest_ready $(seq -f 'soak-steady%g' $STEADY)
 : >"$tmp/churned"
-spawn bash "$here/tests/helpers/churn.sh" "$fake" "$tmp/churned" 2 40
 fw=no
 if [ -c /dev/kvm ] && command -v qemu-system-x86_64 >/dev/null; then
 	fw_qemu --name soak-fw --kind idle --qmp "$tmp/fw.sock"
@@ -64,11 +68,29 @@ done
 spawn "$vmhost" --json record --db "$tmp/record.db" --interval $PACE >"$tmp/record.json" 2>"$tmp/record.log"
 RECORD=$SPAWNED
 
+# samples_in DB: the samples it holds at its own resolution (0 while it cannot be read).
+samples_in() { sqlite3 "file:$1?mode=ro" 'SELECT count(*) FROM samples WHERE resolution = 0' 2>/dev/null || echo 0; }
+# wait_samples N DB PID...: until each DB holds N samples or more, however long they take, while
+# its writer PID lives (5 min at most: what a stuck writer gets): 1 if one did not get there.
+wait_samples() {
+	local n=$1 end=$((SECONDS + 300))
+	shift
+	while [ $# -ge 2 ]; do
+		until [ "$(samples_in "$1")" -ge "$n" ] 2>/dev/null; do
+			kill -0 "$2" 2>/dev/null && [ $SECONDS -lt $end ] || return 1
+			sleep 0.2
+		done
+		shift 2
+	done
+}
+wait_samples 2 "$tmp/serve.db" "$SERVE" "$tmp/record.db" "$RECORD" ||
+	die "serve and record did not write 2 samples each: $(tail -3 "$tmp/serve.log" "$tmp/record.log")"
+
 # --- the scraper: one a second, 12 at once every 30 s; "EPOCH CODE SECONDS" a scrape ------------
 scrape() { curl -s -o /dev/null -m 20 -w "$EPOCHSECONDS %{http_code} %{time_total}\n" "http://127.0.0.1:$PORT/metrics"; }
-scraper() {
+scraper() { # until TMP/scraper.stop is there, so that no scrape is under way when it returns
 	local n=0 i
-	while :; do
+	while [ ! -e "$tmp/scraper.stop" ]; do
 		n=$((n + 1))
 		if [ $((n % 30)) = 0 ]; then
 			for i in $(seq 12); do scrape & done
@@ -79,20 +101,27 @@ scraper() {
 		sleep 1
 	done >>"$tmp/scrapes"
 }
-scraper &
-SCRAPER=$!
-adopt "$SCRAPER"
 
 # --- the readings: "EPOCH NAME VALUE" every PROBE_EVERY s ----------------------------------------
+# Both hold the /proc files of every process on the host open (read again with pread), so their
+# fds follow the host's processes; the others (the database, sockets, their own) should not move.
 proc_figures() { # LABEL PID
-	local rss thr fds
+	local rss thr fds own
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$2/status" 2>/dev/null)
 	thr=$(awk '/^Threads:/ { print $2 }' "/proc/$2/status" 2>/dev/null)
-	fds=$(ls "/proc/$2/fd" 2>/dev/null | wc -l)
+	read -r fds own < <(find "/proc/$2/fd" -mindepth 1 -printf '%l\n' 2>/dev/null |
+		awk '{ n++ } !/^\/proc\/[0-9]+\// { o++ } END { print n + 0, o + 0 }')
 	[ -n "$rss" ] || return 0
 	echo "$EPOCHSECONDS ${1}_rss_kib $rss"
 	echo "$EPOCHSECONDS ${1}_fds $fds"
+	echo "$EPOCHSECONDS ${1}_fds_not_proc $own"
 	echo "$EPOCHSECONDS ${1}_threads $thr"
+}
+# fds_on_churned PID: the fds PID holds on /proc files of the churned guests (or their threads').
+fds_on_churned() {
+	find "/proc/$1/fd" -mindepth 1 -printf '%l\n' 2>/dev/null |
+		awk 'NR == FNR { churned[$1]; next } split($0, p, "/") > 3 && p[2] == "proc" && p[3] in churned { n++ }
+			END { print n + 0 }' "$tmp/churned" -
 }
 db_figures() { # LABEL FILE: its size with the WAL's, and the pages free in it
 	local size pages free
@@ -101,8 +130,7 @@ db_figures() { # LABEL FILE: its size with the WAL's, and the pages free in it
 	echo "$EPOCHSECONDS ${1}_db_bytes $size"
 	[ -n "$free" ] && echo "$EPOCHSECONDS ${1}_db_free_pages $free"
 }
-say "soaking for $minutes min: serve (pid $SERVE, port $PORT) and record (pid $RECORD), firmware guest: $fw, libvirt domain: $libvirt"
-while [ $SECONDS -lt $end_at ]; do
+reading() {
 	{
 		proc_figures serve "$SERVE"
 		proc_figures record "$RECORD"
@@ -110,20 +138,54 @@ while [ $SECONDS -lt $end_at ]; do
 		db_figures record "$tmp/record.db"
 		echo "$EPOCHSECONDS host_processes $(ls -d /proc/[0-9]* 2>/dev/null | wc -l)"
 	} >>"$tmp/readings"
-	sleep $PROBE_EVERY
-done
+}
+say "serve and record wrote 2 samples each: the start's reading, before the churn"
+reading
+# Without fd 9, libvirt_lib.sh's lock: a killer's sleep that outlives the churn must not hold it.
+spawn bash "$here/tests/helpers/churn.sh" "$fake" "$tmp/churned" 2 40 9>&-
+CHURN=$SPAWNED
+scraper &
+SCRAPER=$!
+adopt "$SCRAPER"
+end_at=$((SECONDS + minutes * 60))
+say "soaking for $minutes min: serve (pid $SERVE, port $PORT) and record (pid $RECORD), firmware guest: $fw, libvirt domain: $libvirt"
+while sleep $PROBE_EVERY && [ $SECONDS -lt $end_at ]; do reading; done
+
+# --- the end's reading: the churn and the scraper stopped, the churned guests gone, 2 samples more
+touch "$tmp/scraper.stop"
+wait "$SCRAPER"
+stop_pid "$SCRAPER"
+stop_pid "$CHURN"
+kill_churned
+# churned_alive: the churned guests still there (their pid still naming them: a pid can be reused).
+churned_alive() {
+	local p name
+	while read -r p name; do
+		tr '\0' ' ' 2>/dev/null <"/proc/$p/cmdline" | grep -q -- "-name $name " && return 0
+	done <"$tmp/churned"
+	return 1
+}
+gone_by=$((SECONDS + 60))
+while churned_alive && [ $SECONDS -lt $gone_by ]; do sleep 0.1; done
+churned_alive && say "churned guests still there after 60 s"
+say "the churn stopped and its $(wc -l <"$tmp/churned") guests are gone; waiting for 2 samples without them"
+wait_samples $(($(samples_in "$tmp/serve.db") + 2)) "$tmp/serve.db" "$SERVE" || say "serve wrote no 2 samples more"
+wait_samples $(($(samples_in "$tmp/record.db") + 2)) "$tmp/record.db" "$RECORD" || say "record wrote no 2 samples more"
+reading
 kill -0 "$SERVE" 2>/dev/null || say "serve died: $(tail -3 "$tmp/serve.log")"
 kill -0 "$RECORD" 2>/dev/null || say "record died: $(tail -3 "$tmp/record.log")"
-stop_pid "$SCRAPER"
+churned_fds="$(fds_on_churned "$SERVE") $(fds_on_churned "$RECORD")"
 stop_pid "$RECORD"
 stop_pid "$SERVE"
+say "the end's reading taken and serve and record stopped: the figures"
 
 # --- the figures ------------------------------------------------------------------------------------
 # Latency: p50 and p99 of each minute's scrapes, in ms, as readings of their own.
 awk '$2 == 200 { m = int($1 / 60); n[m]++; v[m, n[m]] = $3 * 1000 }
 	END { for (k in n) { c = n[k]; for (i = 1; i <= c; i++) a[i] = v[k, i]
 		for (i = 2; i <= c; i++) { x = a[i]; for (j = i - 1; j >= 1 && a[j] > x; j--) a[j + 1] = a[j]; a[j + 1] = x }
-		printf "%d scrape_p50_ms %.2f\n%d scrape_p99_ms %.2f\n", k * 60 + 30, a[int((c + 1) * 0.5)], k * 60 + 30, a[int(c * 0.99) > 0 ? int(c * 0.99) : 1] } }' \
+		p99 = int(c * 0.99) > 0 ? int(c * 0.99) : 1 # a bare ">" among the arguments of printf redirects it
+		printf "%d scrape_p50_ms %.2f\n%d scrape_p99_ms %.2f\n", k * 60 + 30, a[int((c + 1) * 0.5)], k * 60 + 30, a[p99] } }' \
 	"$tmp/scrapes" >>"$tmp/readings"
 echo "soak: $minutes min, serve --db (--db-interval $PACE) and record --interval $PACE; $STEADY steady guests and" \
 	"$(wc -l <"$tmp/churned") churned (one every 2 s, up to 40 s each); firmware KVM guest $fw, libvirt domain $libvirt;" \
@@ -150,9 +212,14 @@ vm_rows_missing() { # DB
 		count(*) AS have FROM vms v JOIN vm_samples x ON x.vm_id = v.id AND x.resolution = 0
 		WHERE v.name LIKE 'soak-steady%' GROUP BY v.id)"
 }
+steady_rows() { # DB
+	sqlite3 "$1" "SELECT count(*) FROM vm_samples x JOIN vms v ON v.id = x.vm_id WHERE x.resolution = 0 AND v.name LIKE 'soak-steady%'"
+}
+printf '%-26s %14s of %s churned guests gone\n' serve_fds_on_gone_guests "${churned_fds% *}" "$(wc -l <"$tmp/churned")"
+printf '%-26s %14s of %s churned guests gone\n' record_fds_on_gone_guests "${churned_fds#* }" "$(wc -l <"$tmp/churned")"
 for db in serve record; do
-	printf '%-26s %14s of %s (steady guests: %s rows missing)\n' "${db}_samples_missing" \
-		"$(missing "$tmp/$db.db")" "$(sqlite3 "$tmp/$db.db" 'SELECT count(*) FROM samples')" "$(vm_rows_missing "$tmp/$db.db")"
+	printf '%-26s %14s of %s (steady guests: %s rows missing of %s)\n' "${db}_samples_missing" \
+		"$(missing "$tmp/$db.db")" "$(samples_in "$tmp/$db.db")" "$(vm_rows_missing "$tmp/$db.db")" "$(steady_rows "$tmp/$db.db")"
 done
 printf '%-26s %14s\n' record_dropped "$(jq '.dropped_samples // "?"' "$tmp/record.json" 2>/dev/null || echo '?')"
 printf '%-26s %14s of %s\n' scrapes_failed "$(awk '$2 != 200' "$tmp/scrapes" | wc -l)" "$(wc -l <"$tmp/scrapes")"

@@ -34,3 +34,7 @@ vmhost_script_test(hostile_serve_tls hostile/serve_tls.sh "hostile;live")
 vmhost_script_test(hostile_serve_share_plan hostile/serve_share_plan.sh "hostile;live")
 # The feed cancelled and left behind at the stop, /sketch's run resuming its request: under TSan too.
 vmhost_tsan(hostile_serve_stuck_gather hostile_serve_sketch)
+# bench/soak.sh's 2-minute slice: serve --db and record under guests' churn and scrapes; nothing
+# failed or missing, fds and threads as at the start, RSS under a bound (2.5 min here, more loaded).
+vmhost_script_test(soak_slice live/soak_slice.sh "live")
+set_tests_properties(soak_slice PROPERTIES TIMEOUT 900)

@@ -5,8 +5,9 @@
 #   churn.sh FAKEGUEST LOG [EVERY [LIFE]]     (bench/soak.sh: a guest every 2 s living up to 40 s)
 fake=$1 log=$2 every=${3:-0.02} life=${4:-0.5} i=0 p=
 # Stopped (TERM) between starting a guest and logging it or arming its killer, that guest would
-# outlive the test: the last one started ($!, or $p once taken) goes with the loop.
-trap 'kill "$!" $p 2>/dev/null; exit 0' TERM
+# outlive the test: the last one started ($!, or $p once taken) goes with the loop, and so do the
+# killers still waiting (up to LIFE seconds, then a kill of a pid that may be another's by then).
+trap 'kill "$!" $p $(jobs -p) 2>/dev/null; exit 0' TERM
 while :; do
 	i=$((i + 1))
 	bash -c 'exec -a qemu-system-x86_64 "$0" "$@"' "$fake" -name "churn$i" -m 4M -fake-guest "$i" -fake-nomerge \
