@@ -34,15 +34,18 @@ static bool fresh_enough(const struct sample_feed *f, double t, double asked)
 	return t > asked - f->cfg.min_interval_seconds;
 }
 
-/* Records x when it is due: at most one per interval. A sample up to min-interval older than the
- * due time is the one a reader asking at the due time would get, so it counts as due. */
+/* Records x when it is due: one per interval. A sample up to min-interval older than the due time
+ * is the one a reader asking at the due time would get, so it counts as due, and for the due time:
+ * counted at its own, each early sample would bring the next due time forward, and scrapes every
+ * min-interval would record every min-interval (at --db-interval 2 and scrapes each second, one a
+ * second). */
 static void record_if_due(struct sample_feed *f, const struct sample *x)
 {
 	double interval = sampler_interval(f->cfg.sampler), t = x->snap.monotonic_seconds;
-	if (!f->recording || x->seq <= f->recorded_seq ||
-	    t - f->last_record < interval - f->cfg.min_interval_seconds - 0.01)
+	double due = f->last_record + interval;
+	if (!f->recording || x->seq <= f->recorded_seq || t < due - f->cfg.min_interval_seconds - 0.01)
 		return;
-	f->last_record = t;
+	f->last_record = t < due ? due : t;
 	f->recorded_seq = x->seq;
 	int r = sampler_record(f->cfg.sampler, x);
 	if (r < 0 && sampler_totals(f->cfg.sampler).stopped) {
