@@ -446,7 +446,7 @@ static int memo_vm_of(const struct vm *vm, struct vm_memo_vm *ret)
 					   .nvcpus = c->nvcpus, .nnamed = c->nnamed, .vcpus_known = c->vcpus_known,
 					   .threads = c->threads, .cpu_seconds = NAN, .vcpu_delay_seconds = NAN,
 					   .cpu_percent = NAN, .vcpu_delay_percent = NAN}};
-	snprintf(ret->comm, sizeof(ret->comm), "%s", vm->comm);
+	snprintf(ret->comm, sizeof(ret->comm), "%.15s", vm->comm); /* a VM's is TASK_COMM_LEN's */
 	if (!ret->cpu.vcpus || !ret->cpu.named) {
 		vm_cpu_free(&ret->cpu);
 		return -ENOMEM;
