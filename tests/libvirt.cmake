@@ -16,6 +16,8 @@ set_tests_properties(e2e_libvirt_doctor PROPERTIES TIMEOUT 300)
 # io/peer/virt on libvirt's in-process test driver (test:///default): the hypervisor's version asked
 # after the first answer, out of its deadline (issue 42).
 vmhost_unit_test(test_virt)
+# Not under the sanitizers: their builds do not load libvirt (io/dynlib), so it could only skip there.
+set_tests_properties(test_virt PROPERTIES LABELS "unit")
 # libvirt's first seconds (issue 42): a fresh libvirtd and domain read at once, in 3 rounds, and a
 # busy domain (its QEMU stopped) said as such, not as a hung libvirtd. ~6 min here, where every
 # virsh create on a fresh libvirtd re-probes QEMU (docs/exits.md); seconds on a host whose /dev/kvm

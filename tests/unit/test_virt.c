@@ -25,12 +25,14 @@ static struct virt *connect_to(const char *uri)
 	return v;
 }
 
-/* The statistics of uri's domains, or the test skipped when libvirt cannot be used. */
+/* The statistics of uri's domains, or the test skipped when libvirt cannot be used (v freed then:
+ * skip() does not return). */
 static int ask(struct virt *v, struct virt_domains *d, char *why, size_t cap)
 {
 	int r = virt_domain_stats(v, VIRT_STATS_VM | VIRT_STATS_VCPU, d, why, cap);
 	if (r == -ELIBACC) {
 		print_message("libvirt not usable here: %s\n", why);
+		virt_free(v);
 		skip();
 	}
 	return r;

@@ -73,7 +73,8 @@ static void put(struct out *o, const void *data, size_t len)
 		o->p = bigger;
 		o->cap = cap;
 	}
-	memcpy(o->p + o->len, data, len);
+	if (len) /* data may be NULL then */
+		memcpy(o->p + o->len, data, len);
 	o->len += len;
 }
 
@@ -453,7 +454,8 @@ static int memo_vm_of(const struct vm *vm, struct vm_memo_vm *ret)
 	}
 	for (size_t k = 0; k < c->nvcpus; k++)
 		ret->cpu.vcpus[k] = vcpu_unread(c->vcpus[k].index, c->vcpus[k].tid);
-	memcpy(ret->cpu.named, c->named, c->nnamed * sizeof(*c->named));
+	if (c->nnamed) /* c->named may be NULL then */
+		memcpy(ret->cpu.named, c->named, c->nnamed * sizeof(*c->named));
 	return 0;
 }
 
@@ -466,7 +468,8 @@ int vm_memo_of_list(const struct vm_list *l, struct vm_memo *ret)
 		free_vms(ret);
 		return -ENOMEM;
 	}
-	memcpy(ret->others, l->others, l->nothers * sizeof(*l->others));
+	if (l->nothers) /* l->others may be NULL then */
+		memcpy(ret->others, l->others, l->nothers * sizeof(*l->others));
 	ret->nothers = l->nothers;
 	for (size_t i = 0; i < l->n; i++) {
 		/* In pid order, as discovery keeps them; a VM without its command line is no memo's. */
