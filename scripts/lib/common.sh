@@ -81,6 +81,27 @@ trap 'exit 130' INT
 trap 'exit 143' TERM
 trap 'exit 129' HUP
 
+# A test that runs out of its time is killed by ctest (SIGKILL, before CMake 3.27), which runs no
+# cleanup: daemons and guests it started would outlive it. Told its TIMEOUT (VMHOST_TEST_TIMEOUT,
+# tests/CMakeLists.txt), a script sends itself and its children TERM 20 s before, and its cleanup
+# stops the rest. The watchdog is a process of the script's, stopped with the others (its sleep
+# with it).
+WATCHDOG=""
+if [ "${VMHOST_TEST_TIMEOUT:-0}" -gt 40 ] 2>/dev/null; then
+	(
+		trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+		sleep $((VMHOST_TEST_TIMEOUT - 20)) </dev/null >/dev/null 2>&1 &
+		nap=$!
+		wait "$nap" || exit 0
+		warn "$((VMHOST_TEST_TIMEOUT - 20)) s of its ${VMHOST_TEST_TIMEOUT} s gone: stopped (TERM) so that its cleanup runs"
+		kill -TERM $$
+		# the script runs its trap once the command it waits for ends: TERM to that too
+		for child in $(pgrep -P $$); do [ "$child" = "$BASHPID" ] || kill -TERM "$child" 2>/dev/null; done
+	) &
+	WATCHDOG=$!
+	TEST_PIDS="$TEST_PIDS $WATCHDOG"
+fi
+
 KSM=/sys/kernel/mm/ksm
 KSM_KNOBS="run pages_to_scan sleep_millisecs use_zero_pages smart_scan max_page_sharing merge_across_nodes advisor_mode advisor_target_scan_time advisor_max_cpu advisor_min_pages_to_scan advisor_max_pages_to_scan"
 
@@ -92,6 +113,7 @@ ksm_lock() {
 	[ -z "${VMHOST_KSM_LOCKED:-}" ] || return 0
 	rm -rf "$TEST_TMP"
 	trap - EXIT
+	[ -z "$WATCHDOG" ] || stop_pid "$WATCHDOG" # the script run again starts its own
 	mkdir -p -m 0700 /run/vmhost
 	exec flock /run/vmhost/ksm.lock env VMHOST_KSM_LOCKED=1 bash "$0" "$@"
 }
