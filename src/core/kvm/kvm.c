@@ -244,14 +244,6 @@ int kvm_set_vcpus(struct kvm_vm_sample *s, size_t n, const int *index, const may
 	return 0;
 }
 
-struct kvm_vm_sample *kvm_sample_of_pid(struct kvm_sample *s, pid_t pid)
-{
-	for (size_t i = 0; i < s->nvms; i++)
-		if (s->vms[i].pid == pid)
-			return &s->vms[i];
-	return NULL;
-}
-
 int kvm_cmp_sample_dir(const void *a, const void *b)
 {
 	return strcmp(((const struct kvm_vm_sample *)a)->dir, ((const struct kvm_vm_sample *)b)->dir);

@@ -510,13 +510,41 @@ static int qmp_append(struct kvm_reader *r, struct kvm_sample *ret, const struct
 	return g->paced ? pace_mark(s, g) : 0;
 }
 
+/* The VMs debugfs gave (ret's before the pass) by pid: the pass looks each VM up among them (those
+ * it adds are other VMs'), by a binary search, not a walk of a sample that grows to thousands. */
+struct by_pid {
+	pid_t pid;
+	size_t i; /* in ret->vms */
+};
+
+static int cmp_by_pid(const void *a, const void *b)
+{
+	const struct by_pid *x = a, *y = b;
+	return x->pid != y->pid ? (x->pid > y->pid) - (x->pid < y->pid) : (x->i > y->i) - (x->i < y->i);
+}
+
+/* The first of debugfs' samples of pid, or NULL. */
+static struct kvm_vm_sample *debugfs_sample(struct kvm_sample *ret, const struct by_pid *pre, size_t npre, pid_t pid)
+{
+	size_t lo = 0, hi = npre;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (pre[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < npre && pre[lo].pid == pid ? &ret->vms[pre[lo].i] : NULL;
+}
+
 /* One discovered VM: through QMP when it is QEMU and debugfs lacks or denies its counters, unless
  * the read's visits are past their deadline. *via_qmp is set when QMP read it. 0 or -ENOMEM. */
-static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct vm *d, double deadline, bool *via_qmp)
+static int qmp_vm(struct kvm_reader *r, struct kvm_sample *ret, const struct by_pid *pre, size_t npre,
+		  const struct vm *d, double deadline, bool *via_qmp)
 {
 	if (!selected(r, d))
 		return 0; /* a VM the reader does not watch: no visit on its behalf */
-	struct kvm_vm_sample *s = kvm_sample_of_pid(ret, d->pid);
+	struct kvm_vm_sample *s = debugfs_sample(ret, pre, npre, d->pid);
 	if (d->cfg.vmm != VMM_QEMU && d->cfg.vmm != VMM_PROCESS && !s)
 		return list_unread(r, d, ret);
 	if (d->cfg.vmm != VMM_QEMU || (s && !s->denied))
@@ -558,6 +586,15 @@ int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct 
 			return 0; /* debugfs' figures stand */
 		list = &found;
 	}
+	size_t npre = ret->nvms;
+	struct by_pid *pre = malloc((npre ? npre : 1) * sizeof(*pre));
+	if (!pre) {
+		vm_list_free(&found);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < npre; i++)
+		pre[i] = (struct by_pid){ret->vms[i].pid, i};
+	qsort(pre, npre, sizeof(*pre), cmp_by_pid);
 	int err = 0;
 	bool via_qmp = false;
 	r->libvirt.asked = false; /* libvirt is asked again at this read, if a VM needs it */
@@ -572,8 +609,9 @@ int kvm_monitors_pass(struct kvm_reader *r, const struct vm_list *given, struct 
 		size_t i = (first + k) % list->n;
 		if (!r->monitors_resume && clock_monotonic_seconds() >= deadline)
 			r->monitors_resume = i;
-		err = qmp_vm(r, ret, &list->vms[i], deadline, &via_qmp);
+		err = qmp_vm(r, ret, pre, npre, &list->vms[i], deadline, &via_qmp);
 	}
+	free(pre);
 	vm_list_free(&found);
 	qmp_forget_unseen(r);
 	/* Closed global files do not matter once the VMs' own counters are summed instead. */

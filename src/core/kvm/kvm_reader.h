@@ -142,7 +142,6 @@ int kvm_grow_counters(struct kvm_reader *r, struct kvm_sample *ret, const char *
 int kvm_sample_fit(struct kvm_sample *ret, size_t old, size_t nc);
 void kvm_open_globals(struct kvm_reader *r);
 int kvm_set_vcpus(struct kvm_vm_sample *s, size_t n, const int *index, const maybe_i64 *flat, size_t ncounters);
-struct kvm_vm_sample *kvm_sample_of_pid(struct kvm_sample *s, pid_t pid);
 int kvm_cmp_sample_dir(const void *a, const void *b);
 
 /* kvm_debugfs.c */
