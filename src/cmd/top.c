@@ -57,6 +57,8 @@ static void top_help(void)
 	       "\n"
 	       "keys: q quit; < > (or arrows) move the sort column, o the next one, r reverses; / filters\n"
 	       "by name (Enter keeps it, Esc clears it); e an exact refresh now. Ctrl-C also quits.\n"
+	       "The rows on the screen are read every refresh, the other VMs a tenth at a time (each at\n"
+	       "least every 10 refreshes; docs/top.md). --batch reads every VM every refresh.\n"
 	       "\n"
 	       "  --interval SEC  seconds between refreshes (default 1)\n"
 	       "  --sort COLUMN   name, cpu, delay, rss, pss, ksm, overhead, exits, cgroup, mempsi,\n"
@@ -261,13 +263,28 @@ static enum action on_key(struct ui *u, int key)
 	}
 }
 
-static int draw(const struct ctx *ctx, const struct ui *u, const struct top_view *v, const struct top_source *src,
+/* The VMs of the first rows of order (as many as the terminal has lines, 0: all) are what the
+ * next readings read afresh every time (top_source_visible); the rest a slice at a time. */
+static void show_only(struct top_source *src, const struct top_view *v, const size_t *order, size_t n, size_t rows)
+{
+	pid_t *pids = malloc((n ? n : 1) * sizeof(*pids));
+	size_t k = 0;
+	for (size_t i = 0; pids && i < n && (!rows || i < rows); i++)
+		if (!v->rows[order[i]].helper)
+			pids[k++] = v->rows[order[i]].pid;
+	if (pids)
+		top_source_visible(src, pids, k);
+	free(pids);
+}
+
+static int draw(const struct ctx *ctx, const struct ui *u, const struct top_view *v, struct top_source *src,
 		size_t rows)
 {
 	size_t *order = malloc((v->nrows ? v->nrows : 1) * sizeof(*order));
 	if (!order)
 		return -ENOMEM;
 	size_t n = top_view_order(v, u->o->sort, u->o->reverse, u->o->filter, order);
+	show_only(src, v, order, n, rows);
 	const char *no_color = getenv("NO_COLOR");
 	struct top_frame fr = {
 		.now_unix = clock_wall_seconds(), .interval_seconds = u->o->interval_seconds, .cols = u->cols, .rows = rows,

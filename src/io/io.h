@@ -61,9 +61,10 @@ void io_close(int fd);
  * at a time. The cache keeps at most half the soft RLIMIT_NOFILE open, which
  * io_cache_new first raises to the hard limit (at most 65536). */
 int io_cache_new(struct io_cache **ret);
-/* Closes the files not read since the last sweep (processes that are gone): call it between
- * rounds of reads. */
-void io_cache_sweep(struct io_cache *c);
+/* Closes the files not read in the last keep + 1 rounds (processes that are gone; keep 0: not read
+ * since the last sweep): call it between rounds of reads. A reader that reads some files only
+ * every few rounds (top's slices) keeps them open over the rounds between. */
+void io_cache_sweep(struct io_cache *c, unsigned keep);
 void io_cache_free(struct io_cache *c);
 /* Files held open, and reads served without an open since io_cache_new (tests check both). */
 void io_cache_stats(const struct io_cache *c, size_t *ret_open, uint64_t *ret_hits);

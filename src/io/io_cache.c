@@ -16,7 +16,7 @@ struct cache_slot {
 	char *path;    /* NULL: free */
 	uint64_t hash;
 	int fd;
-	bool used;     /* read since the last sweep */
+	unsigned idle; /* sweeps since it was last read (0: read since the last one) */
 };
 
 struct io_cache {
@@ -100,7 +100,7 @@ static int cache_fd(struct io_cache *c, const char *path, int stale, bool *ret_k
 	pthread_mutex_lock(&c->lock);
 	struct cache_slot *s = slot_find(c->slots, c->nslots, path, h);
 	if (s->path && s->fd >= 0 && s->fd != stale) {
-		s->used = true;
+		s->idle = 0;
 		c->hits++;
 		int fd = s->fd;
 		pthread_mutex_unlock(&c->lock);
@@ -123,7 +123,8 @@ static int cache_fd(struct io_cache *c, const char *path, int stale, bool *ret_k
 		/* another thread opened or replaced it meanwhile: ours is not needed */
 		close(fd);
 		fd = s->fd;
-		s->used = *ret_kept = true;
+		s->idle = 0;
+		*ret_kept = true;
 	} else if (s->path && s->fd == stale && stale >= 0) {
 		if (c->nretired == c->retired_cap) {
 			size_t cap = c->retired_cap ? 2 * c->retired_cap : 16;
@@ -136,7 +137,8 @@ static int cache_fd(struct io_cache *c, const char *path, int stale, bool *ret_k
 		if (c->nretired < c->retired_cap) {
 			c->retired[c->nretired++] = stale;
 			s->fd = fd;
-			s->used = *ret_kept = true;
+			s->idle = 0;
+		*ret_kept = true;
 		}
 	} else if (!s->path && c->n + c->nretired < c->max_files &&
 		   (2 * (c->n + 1) <= c->nslots || table_alloc(c, 2 * c->nslots) == 0)) {
@@ -144,7 +146,8 @@ static int cache_fd(struct io_cache *c, const char *path, int stale, bool *ret_k
 		if ((s->path = strdup(path))) {
 			s->hash = h;
 			s->fd = fd;
-			s->used = *ret_kept = true;
+			s->idle = 0;
+		*ret_kept = true;
 			c->n++;
 		}
 	}
@@ -201,7 +204,7 @@ int io_cache_list(struct io_cache *c, const char *path, pid_t **ret, size_t *ret
 	return r;
 }
 
-void io_cache_sweep(struct io_cache *c)
+void io_cache_sweep(struct io_cache *c, unsigned keep)
 {
 	if (!c)
 		return;
@@ -217,7 +220,7 @@ void io_cache_sweep(struct io_cache *c)
 	for (size_t i = 0; i < nold; i++) {
 		if (!old[i].path)
 			continue;
-		if (!old[i].used) {
+		if (old[i].idle > keep) {
 			if (old[i].fd >= 0)
 				close(old[i].fd);
 			free(old[i].path);
@@ -225,7 +228,7 @@ void io_cache_sweep(struct io_cache *c)
 		}
 		struct cache_slot *s = slot_find(slots, nold, old[i].path, old[i].hash);
 		*s = old[i];
-		s->used = false;
+		s->idle++;
 		c->n++;
 	}
 	free(old);

@@ -183,17 +183,45 @@ static void test_sweep_closes_what_was_not_read(void **state)
 	assert_true(io_read(&root, IO_PROC, buf, sizeof(buf), "meminfo") > 0);
 	size_t open;
 	uint64_t hits;
-	io_cache_sweep(c);
+	io_cache_sweep(c, 0);
 	io_cache_stats(c, &open, &hits);
 	assert_int_equal(open, 2); /* both read in the round before */
 	assert_true(io_read(&root, IO_PROC, buf, sizeof(buf), "meminfo") > 0);
-	io_cache_sweep(c);
+	io_cache_sweep(c, 0);
 	io_cache_stats(c, &open, &hits);
 	assert_int_equal(open, 1); /* self/stat was not read this round */
 	assert_int_equal(hits, 1);
-	io_cache_sweep(c);
+	io_cache_sweep(c, 0);
 	io_cache_stats(c, &open, &hits);
 	assert_int_equal(open, 0);
+	io_cache_free(c);
+}
+
+/* A file read every few rounds stays open over keep rounds without a read, not one more. */
+static void test_sweep_keeps_what_is_read_every_few_rounds(void **state)
+{
+	(void)state;
+	struct io_cache *c;
+	struct io_root root = cached(&c);
+	char buf[4096];
+	size_t open;
+	uint64_t hits;
+	assert_true(io_read(&root, IO_PROC, buf, sizeof(buf), "meminfo") > 0);
+	for (int round = 0; round < 3; round++) {
+		io_cache_sweep(c, 3);
+		io_cache_stats(c, &open, &hits);
+		assert_int_equal(open, 1);
+	}
+	assert_true(io_read(&root, IO_PROC, buf, sizeof(buf), "meminfo") > 0);
+	io_cache_stats(c, &open, &hits);
+	assert_int_equal(hits, 1); /* read again without an open */
+	for (int round = 0; round < 4; round++)
+		io_cache_sweep(c, 3);
+	io_cache_stats(c, &open, &hits);
+	assert_int_equal(open, 1);
+	io_cache_sweep(c, 3);
+	io_cache_stats(c, &open, &hits);
+	assert_int_equal(open, 0); /* not read in the last 4 rounds */
 	io_cache_free(c);
 }
 
@@ -252,6 +280,7 @@ int main(void)
 		cmocka_unit_test(test_a_reused_pid_reads_as_the_new_process),
 		cmocka_unit_test(test_a_thread_that_exits_is_gone),
 		cmocka_unit_test(test_sweep_closes_what_was_not_read),
+		cmocka_unit_test(test_sweep_keeps_what_is_read_every_few_rounds),
 		cmocka_unit_test(test_regular_files_are_opened_afresh),
 		cmocka_unit_test(test_too_big_through_a_kept_file),
 	};

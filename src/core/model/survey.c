@@ -68,6 +68,10 @@ int survey_take(const struct io_root *root, const struct survey_opts *o, struct 
 		vm_memo_load(root, o->memo_dir, &memo);
 	/* The reading before (top's) is a memo too: its processes known by their stat alone. */
 	bool known_before = o->before && vm_memo_of_list(o->before, &memo) == 0;
+	if (known_before) {
+		memo.due = o->due;
+		memo.due_cls = o->due_cls;
+	}
 	struct vm_memo *known = use_memo || known_before ? &memo : NULL;
 	double t0 = 0;
 	pid_t ksmd = 0;

@@ -22,6 +22,11 @@ struct survey_opts {
 	double interval_seconds;   /* > 0: two readings this far apart, for the rates */
 	const struct vm_list *before; /* NULL, or the reading before (top's): what cannot have changed
 	                               * since is not read again (vm_measure) */
+	/* With before: NULL, or which processes to look at now. One before knows that is not due is
+	 * taken as it was, without a read, while /proc lists its pid; a VM's record whole, with
+	 * carried set (top's live view: the VMs it shows and a slice of the rest, core/sample/top.h). */
+	bool (*due)(const void *cls, pid_t pid);
+	const void *due_cls;
 	const char *memo_dir; /* NULL, or where the VMs of the last run are remembered (vm_memo.h):
 	                       * used in place of before when there is none, and updated */
 	void (*under_way)(void *cls); /* NULL, or called once the first of the two readings is taken */

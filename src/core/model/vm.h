@@ -52,6 +52,10 @@ struct vm {
 	char *cgroup_v1_memory; /* the VM's scope in the v1 memory controller; NULL when none */
 	uint64_t cpu_ticks;   /* utime + stime of the VMM, all its threads, when discovered */
 	bool stat_known;      /* its stat file parsed: cpu_ticks and start_ticks are real */
+	/* Taken whole from the reading before, nothing read (a survey's due said it was not due: top's
+	 * slices, survey.h): every figure is as that reading had it, read at read_at. */
+	bool carried;
+	double read_at;       /* CLOCK_MONOTONIC when vm_measure read its counters; 0 unknown */
 	char comm[64];        /* the main thread's name, from stat; "" unknown */
 	pid_t helpers[VM_MAX_HELPERS];
 	size_t nhelpers;
@@ -113,6 +117,9 @@ const char *measure_method_name(enum measure_method m);
 /* Frees what one VM's record owns (its vCPUs, guest view, disks, command line, cgroup paths). */
 void vm_free(struct vm *vm);
 void vm_list_free(struct vm_list *l);
+/* A VM's record copied, with copies of what it owns but its guest view and disks (NULL in the
+ * copy). 0, or -ENOMEM with nothing to free. */
+int vm_copy(const struct vm *from, struct vm *ret);
 
 /* The VM of l (NULL: none) that is vm in another reading: the same pid and start time. By pid
  * order, as discovery lists them, and one by one when the list is in another order. */

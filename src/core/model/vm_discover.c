@@ -35,6 +35,37 @@ void vm_free(struct vm *vm)
 	free(vm->cgroup_v1_memory);
 }
 
+/* A copy of n bytes of p (NULL when p is); *ok false when memory ran out. */
+static void *dup_or_null(const void *p, size_t n, bool *ok)
+{
+	void *d = p ? malloc(n ? n : 1) : NULL;
+	if (p && !d)
+		*ok = false;
+	else if (d && n)
+		memcpy(d, p, n);
+	return d;
+}
+
+int vm_copy(const struct vm *from, struct vm *ret)
+{
+	struct vm c = *from;
+	bool ok = true;
+	c.guest = NULL;
+	c.disks = NULL;
+	c.cmdline = dup_or_null(from->cmdline, from->cmdline_len, &ok);
+	c.cgroup = dup_or_null(from->cgroup, from->cgroup ? strlen(from->cgroup) + 1 : 0, &ok);
+	c.cgroup_v1_memory = dup_or_null(from->cgroup_v1_memory,
+					 from->cgroup_v1_memory ? strlen(from->cgroup_v1_memory) + 1 : 0, &ok);
+	c.cpu.vcpus = dup_or_null(from->cpu.vcpus, from->cpu.nvcpus * sizeof(*c.cpu.vcpus), &ok);
+	c.cpu.named = dup_or_null(from->cpu.named, from->cpu.nnamed * sizeof(*c.cpu.named), &ok);
+	if (!ok) {
+		vm_free(&c);
+		return -ENOMEM;
+	}
+	*ret = c;
+	return 0;
+}
+
 /* The VM's cgroup: its per-VM scope in the unified tree, else in the v1 memory controller's
  * (libvirt on a hybrid host without systemd), else its unified path. */
 static int read_vm_cgroup(const struct io_root *root, struct vm *vm)
@@ -134,6 +165,7 @@ struct found {
 	bool kvm;      /* no VMM vmhost knows, but it holds a KVM VM */
 	struct vm_memo_vm *was; /* remembered, and its stat below says it is the same process */
 	struct proc_stat st;
+	const struct vm *carry; /* not due (vm_memo.h): taken whole from the reading before */
 };
 
 struct classify {
@@ -148,12 +180,20 @@ struct classify {
 	struct vm_other *other; /* with a memo: each process found to be no VM (pid 0: not one) */
 };
 
+/* Whether the memo wants pid looked at now (vm_memo.h: due). */
+static bool due(const struct classify *c, pid_t pid)
+{
+	return !c->memo->due || c->memo->due(c->memo->due_cls, pid);
+}
+
 /* A VM the memo remembers, when its stat says it is the same process running the same program
  * (pid, start time and name): a VMM does not exec, so what it ran with is what it runs. Its stat
  * is kept for identify. */
 static struct vm_memo_vm *recognise(const struct classify *c, size_t i, struct proc_stat *st)
 {
 	struct vm_memo_vm *was = vm_memo_find(c->memo, c->pids[i]);
+	if (was && was->vm && !due(c, c->pids[i]))
+		return was; /* carried: nothing read */
 	if (!was || proc_read_stat(c->root, c->pids[i], st) < 0 || st->start_ticks != was->start_ticks)
 		return NULL;
 	return strlen(st->comm) < sizeof(was->comm) && !strcmp(st->comm, was->comm) ? was : NULL;
@@ -220,6 +260,10 @@ static bool known_other(const struct classify *c, size_t i)
 {
 	const struct vm_other *o = vm_memo_find_other(c->memo, c->pids[i]);
 	struct proc_stat st;
+	if (o && !due(c, c->pids[i])) { /* taken as it was */
+		c->other[i] = *o;
+		return true;
+	}
 	if (!o || proc_read_stat(c->root, c->pids[i], &st) < 0 || st.start_ticks != o->start_ticks ||
 	    strcmp(st.comm, o->comm))
 		return false;
@@ -254,6 +298,11 @@ static void classify_some(void *arg, size_t t, size_t n)
 		}
 		struct vm_memo_vm *was = c->memo ? recognise(c, i, &st) : NULL;
 		ssize_t len;
+		if (was && was->vm && !due(c, pid)) {
+			c->found[i] = (struct found){.carry = was->vm};
+			c->kind[i] = PROC_VM;
+			continue;
+		}
 		if (was) {
 			cmd = (char *)was->cmdline;
 			len = (ssize_t)was->cmdline_len;
@@ -332,6 +381,9 @@ static void identify_some(void *arg, size_t t, size_t n)
 {
 	struct identify_job *j = arg;
 	for (size_t i = t; i < j->n; i += n) {
+		j->results[i] = 0;
+		if (j->vms[i].carried)
+			continue;
 		configure(&j->vms[i]);
 		j->results[i] = identify(j->root, &j->vms[i]);
 	}
@@ -347,6 +399,23 @@ static void take_memo(struct vm *vm, struct found *f)
 	take_stat(vm, &f->st);
 	vm->cpu = f->was->cpu;
 	f->was->cpu = (struct vm_cpu){0};
+}
+
+/* The record of a VM the first round found (pid): a copy of the one carried over, else its command
+ * line (taken: the record's now) and what the memo remembers. 0 or -ENOMEM. */
+static int take_found(struct found *f, pid_t pid, struct vm *ret)
+{
+	if (f->carry) {
+		int r = vm_copy(f->carry, ret);
+		ret->carried = r == 0;
+		return r;
+	}
+	*ret = (struct vm){.pid = pid, .cmdline = f->cmdline, .cmdline_len = f->cmdline_len};
+	f->cmdline = NULL;
+	ret->cfg.vmm = f->kvm ? VMM_KVM : VMM_NONE; /* configure's hint */
+	if (f->was) /* a VM remembered: its vCPUs too */
+		take_memo(ret, f);
+	return 0;
 }
 
 /* The processes found to be no VM, in pid order, into ret->others. */
@@ -392,13 +461,11 @@ static int discover_all(const struct io_root *root, const pid_t *pids, size_t np
 	prefault(all, nvms * sizeof(*all));
 	for (size_t i = 0; i < npids; i++) {
 		if (c.kind[i] == PROC_VM) {
-			struct found *f = &c.found[i];
-			all[n] = (struct vm){.pid = pids[i], .cmdline = f->cmdline, .cmdline_len = f->cmdline_len};
-			all[n].cfg.vmm = f->kvm ? VMM_KVM : VMM_NONE; /* configure's hint */
+			if (take_found(&c.found[i], pids[i], &all[n]) == 0)
+				n++;
+			else
+				ret->skipped++; /* no memory: as good as unreadable */
 			c.kind[i] = PROC_GONE; /* its command line is the record's now */
-			if (f->was) /* a VM remembered: its vCPUs too */
-				take_memo(&all[n], f);
-			n++;
 		} else if (c.kind[i] == PROC_OTHER)
 			others[nothers++] = pids[i];
 		else if (is_extra(pids[i], extra, nextra))
@@ -474,17 +541,17 @@ int vm_discover_known(const struct io_root *root, const pid_t *extra, size_t nex
 		if (!found && !listed)
 			ret->skipped++;
 	}
-	/* Helpers (swtpm, virtiofsd, ...) share a VM's per-VM scope. */
+	/* Helpers (swtpm, virtiofsd, ...) share a VM's per-VM scope (a carried VM keeps its own). */
 	bool any_scope = false;
 	for (size_t i = 0; i < ret->n; i++)
-		any_scope |= ret->vms[i].vm_scope && ret->vms[i].cfg.vmm != VMM_PROCESS;
+		any_scope |= !ret->vms[i].carried && ret->vms[i].vm_scope && ret->vms[i].cfg.vmm != VMM_PROCESS;
 	for (size_t o = 0; any_scope && o < nothers; o++) {
 		char cg[512], scope[512];
 		if (read_cgroup(root, others[o], cg, sizeof(cg)) < 0 || !parse_cgroup_vm_scope(cg, scope, sizeof(scope)))
 			continue;
 		for (size_t i = 0; i < ret->n; i++) {
 			struct vm *vm = &ret->vms[i];
-			if (vm->vm_scope && vm->cfg.vmm != VMM_PROCESS && vm->cgroup && !strcmp(vm->cgroup, scope) &&
+			if (!vm->carried && vm->vm_scope && vm->cfg.vmm != VMM_PROCESS && vm->cgroup && !strcmp(vm->cgroup, scope) &&
 			    vm->nhelpers < VM_MAX_HELPERS) {
 				vm->helpers[vm->nhelpers++] = others[o];
 				break;

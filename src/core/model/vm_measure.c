@@ -187,6 +187,7 @@ static int measure_one(const struct io_root *root, const struct host *host, stru
 {
 	unsigned denied = 0;
 	vm->denied_files = 0;
+	vm->read_at = clock_monotonic_seconds();
 	int r = proc_read_counters(root, vm->pid, &vm->mem, &denied);
 	if (r < 0)
 		return proc_gone(r) ? -ESRCH : r;
@@ -283,8 +284,9 @@ static void measure_some(void *arg, size_t t, size_t n)
 	size_t slot = 0;
 	struct stall_reader *stalls = reader_take(j->stalls, &slot);
 	for (size_t i = t; i < j->l->n; i += n)
-		j->results[i] = measure_one(j->root, j->host, &j->l->vms[i], vm_list_find(j->before, &j->l->vms[i]),
-					    j->flags, stalls);
+		j->results[i] = j->l->vms[i].carried ? 0 /* as the reading before had it */
+			: measure_one(j->root, j->host, &j->l->vms[i], vm_list_find(j->before, &j->l->vms[i]),
+				      j->flags, stalls);
 	if (stalls)
 		atomic_store(&j->stalls->busy[slot], false);
 }

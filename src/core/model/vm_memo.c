@@ -441,7 +441,7 @@ static int memo_vm_of(const struct vm *vm, struct vm_memo_vm *ret)
 	*ret = (struct vm_memo_vm){.pid = vm->pid, .start_ticks = vm->start_ticks, .cmdline = vm->cmdline,
 				   .cmdline_len = vm->cmdline_len, .cgroup = vm->cgroup,
 				   .cgroup_v1_memory = vm->cgroup ? vm->cgroup_v1_memory : NULL,
-				   .cgroup_version = vm->cgroup_version, .vm_scope = vm->vm_scope,
+				   .cgroup_version = vm->cgroup_version, .vm_scope = vm->vm_scope, .vm = vm,
 				   .cpu = {.vcpus = malloc((c->nvcpus ? c->nvcpus : 1) * sizeof(*c->vcpus)),
 					   .named = malloc((c->nnamed ? c->nnamed : 1) * sizeof(*c->named)),
 					   .nvcpus = c->nvcpus, .nnamed = c->nnamed, .vcpus_known = c->vcpus_known,

@@ -35,6 +35,7 @@ struct vm_memo_vm {
 	const char *cgroup, *cgroup_v1_memory; /* cgroup_v1_memory NULL: none */
 	int cgroup_version;
 	bool vm_scope;
+	const struct vm *vm; /* vm_memo_of_list's: the record it was made of; NULL from a file */
 };
 
 /* What reading one VM's PSS cost, remembered under its process. */
@@ -53,6 +54,11 @@ struct vm_memo {
 	struct vm_other *others; /* the processes that were no VM, pid order; owned */
 	size_t nothers;
 	char boot_id[40];   /* "" when unknown: nothing is loaded or saved */
+	/* A memo of a reading (vm_memo_of_list) may say which processes to look at now (survey.h: due):
+	 * one it knows that is not due is taken as it was, without a read, while /proc lists its pid
+	 * (a VM its record whole, vm_copy). NULL: every process is due. */
+	bool (*due)(const void *cls, pid_t pid);
+	const void *due_cls;
 	char *file;         /* the file as read, so that an unchanged memo is not written again */
 	size_t len;
 	size_t others_at;   /* where the file's other processes begin (its VMs end) */

@@ -232,7 +232,7 @@ int sampler_take(struct sampler *s, struct sample **ret)
 	struct sample *x = calloc(1, sizeof(*x));
 	if (!x)
 		return -ENOMEM;
-	io_cache_sweep(s->cfg.root.cache); /* the files of processes gone since the sample before */
+	io_cache_sweep(s->cfg.root.cache, 0); /* the files of processes gone since the sample before */
 	int r = snapshot_take(&s->cfg.root, s->extra, s->cfg.nextra, 0, s->ksmd_hint,
 			      s->before ? &s->before->snap.vms : NULL, &x->snap);
 	if (r < 0) {

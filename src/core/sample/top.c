@@ -53,6 +53,11 @@ struct top_source {
 	bool exits_readable;
 	char why[800]; /* top_source_exits_why's: the reader's, and the first VM it could not read */
 	char libvirt_why[640]; /* top_source_libvirt_why's */
+	pid_t *visible;        /* top_source_visible's, sorted; NULL: every reading reads everything */
+	size_t nvisible;
+	pid_t *young;          /* the VMs new at the reading before (no rates yet), sorted */
+	size_t nyoung;
+	unsigned tick;         /* readings taken: which slice is due */
 };
 
 int top_source_open(const struct io_root *root, struct top_source **ret)
@@ -81,6 +86,8 @@ void top_source_close(struct top_source *s)
 		kvm_sample_free(&s->last);
 	kvm_reader_close(s->kr);
 	io_cache_free(s->root.cache);
+	free(s->visible);
+	free(s->young);
 	free(s);
 }
 
@@ -93,6 +100,53 @@ void top_source_pace(struct top_source *s, double seconds)
 {
 	if (s->kr)
 		kvm_reader_pace(s->kr, seconds);
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+int top_source_visible(struct top_source *s, const pid_t *pids, size_t n)
+{
+	pid_t *v = realloc(s->visible, (n ? n : 1) * sizeof(*v));
+	if (!v) {
+		free(s->visible);
+		s->visible = NULL;
+		s->nvisible = 0;
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(v, pids, n * sizeof(*v));
+	qsort(v, n, sizeof(*v), cmp_pid);
+	s->visible = v;
+	s->nvisible = n;
+	return 0;
+}
+
+/* survey_opts' due: a process the view shows, of this reading's slice, or a VM new at the
+ * reading before (read again for its first rates, by which it is sorted). */
+static bool due(const void *cls, pid_t pid)
+{
+	const struct top_source *s = cls;
+	return (unsigned)pid % TOP_SLICES == s->tick % TOP_SLICES ||
+	       bsearch(&pid, s->visible, s->nvisible, sizeof(pid), cmp_pid) ||
+	       (s->nyoung && bsearch(&pid, s->young, s->nyoung, sizeof(pid), cmp_pid));
+}
+
+/* The VMs of r new to the view (not in before; all at the first reading): pid order, as a
+ * reading has them. */
+static void note_young(struct top_source *s, const struct top_reading *before, const struct top_reading *r)
+{
+	s->nyoung = 0;
+	pid_t *y = realloc(s->young, (r->vms.n ? r->vms.n : 1) * sizeof(*y));
+	if (!y)
+		return; /* they wait for their slice */
+	s->young = y;
+	for (size_t i = 0; i < r->vms.n; i++)
+		if (!before || !vm_list_find(&before->vms, &r->vms.vms[i]))
+			y[s->nyoung++] = r->vms.vms[i].pid;
 }
 
 void top_source_libvirt(struct top_source *s, const char *uri)
@@ -193,12 +247,18 @@ int top_reading_take(struct top_source *s, const struct top_reading *before, boo
 		     enum survey_step *ret_step)
 {
 	struct top_reading r = {.exact = exact, .ksmd_cpu_ns = UNKNOWN};
-	io_cache_sweep(s->root.cache); /* the files of processes gone since the reading before */
-	/* Counters only: no PSS sampling budget, exact sources only when asked (the e key). */
-	struct survey_opts so = {.exact = exact, .before = before ? &before->vms : NULL};
+	/* The files of processes gone since the reading before; read a slice at a time, a VM's files
+	 * stay open over the readings between. */
+	io_cache_sweep(s->root.cache, s->visible ? TOP_SLICES : 0);
+	/* Counters only: no PSS sampling budget, exact sources only when asked (the e key). Once the
+	 * view said what it shows, the rest a slice a reading (not the exact sources: all at once). */
+	struct survey_opts so = {.exact = exact, .before = before ? &before->vms : NULL,
+				 .due = s->visible && !exact ? due : NULL, .due_cls = s};
+	s->tick++;
 	int err = survey_take(&s->root, &so, &r.host, &r.vms, ret_step);
 	if (err < 0)
 		return err;
+	note_young(s, before, &r);
 	r.monotonic_seconds = clock_monotonic_seconds();
 	int64_t ns;
 	if (s->ksmd_pid > 0 && ksmd_cpu_ns(&s->root, s->ksmd_pid, &ns) == 0)
@@ -250,7 +310,11 @@ static void vm_row(struct top_row *row, const struct top_reading *before, struct
 {
 	struct vm *vm = &after->vms.vms[i];
 	const struct vm *was = seconds > 0 ? vm_list_find(before ? &before->vms : NULL, vm) : NULL;
-	if (was) {
+	/* Over the time between the two reads of its counters (a VM read a slice at a time was last
+	 * read some readings ago); a VM carried over keeps the rates of its last read. */
+	if (was && vm->read_at > 0 && was->read_at > 0)
+		seconds = vm->read_at - was->read_at;
+	if (was && !vm->carried && seconds > 0) {
 		vm_cpu_rates(&was->cpu, &vm->cpu, seconds);
 		vm_io_rates(&was->io, &vm->io, seconds);
 		vm_stalls_rates(&was->stalls, &vm->stalls, seconds);

@@ -79,6 +79,16 @@ const char *top_source_exits_why(const struct top_source *s);
 void top_source_pace(struct top_source *s, double seconds);
 /* The libvirt to read libvirt's QEMUs through (NULL: qemu:///system). */
 void top_source_libvirt(struct top_source *s, const char *uri);
+
+/* Every VM the live view does not show is read afresh at least every TOP_SLICES readings. */
+#define TOP_SLICES 10
+/* The VMs the live view shows now (their pids). From the next reading on, a reading reads afresh
+ * only them, the processes new to it, the VMs new at the reading before (for their first rates),
+ * and a slice of the rest (pid % TOP_SLICES: each every TOP_SLICES readings); every other VM is carried over as the reading before had it (its figures
+ * and the rates of its last read), every other process taken as it was, while /proc lists its pid
+ * (survey.h: due). --batch, which prints every VM, never calls it: then, and for the exact sources
+ * (the e key), every reading reads everything. 0 or -ENOMEM (then it reads everything). */
+int top_source_visible(struct top_source *s, const pid_t *pids, size_t n);
 const char *top_source_exits_note(const struct top_source *s);
 /* When the last reading could not ask libvirt about the VMs whose monitor it holds, the one line
  * that says so (core/kvm/kvm.h kvm_reader_libvirt_why); "" otherwise. */
