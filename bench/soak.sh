@@ -106,13 +106,16 @@ scraper() { # until TMP/scraper.stop is there, so that no scrape is under way wh
 # Both hold the /proc files of every process on the host open (read again with pread), so their
 # fds follow the host's processes; the others (the database, sockets, their own) should not move.
 proc_figures() { # LABEL PID
-	local rss thr fds own
+	local rss anon thr fds own
 	rss=$(awk '/^VmRSS:/ { print $2 }' "/proc/$2/status" 2>/dev/null)
+	anon=$(awk '/^RssAnon:/ { print $2 }' "/proc/$2/status" 2>/dev/null)
 	thr=$(awk '/^Threads:/ { print $2 }' "/proc/$2/status" 2>/dev/null)
 	read -r fds own < <(find "/proc/$2/fd" -mindepth 1 -printf '%l\n' 2>/dev/null |
 		awk '{ n++ } !/^\/proc\/[0-9]+\// { o++ } END { print n + 0, o + 0 }')
 	[ -n "$rss" ] || return 0
 	echo "$EPOCHSECONDS ${1}_rss_kib $rss"
+	# its heap, apart from the pages of files it maps (SQLite's WAL index, the program)
+	echo "$EPOCHSECONDS ${1}_rss_anon_kib ${anon:-0}"
 	echo "$EPOCHSECONDS ${1}_fds $fds"
 	echo "$EPOCHSECONDS ${1}_fds_not_proc $own"
 	echo "$EPOCHSECONDS ${1}_threads $thr"
