@@ -188,12 +188,12 @@ static bool due(const struct classify *c, pid_t pid)
 
 /* A VM the memo remembers, when its stat says it is the same process running the same program
  * (pid, start time and name): a VMM does not exec, so what it ran with is what it runs. Its stat
- * is kept for identify. */
-static struct vm_memo_vm *recognise(const struct classify *c, size_t i, struct proc_stat *st)
+ * is kept for identify. One not due (vm_memo.h: due) is *ret_carry, recognised without a read. */
+static struct vm_memo_vm *recognise(const struct classify *c, size_t i, struct proc_stat *st, bool *ret_carry)
 {
 	struct vm_memo_vm *was = vm_memo_find(c->memo, c->pids[i]);
-	if (was && was->vm && !due(c, c->pids[i]))
-		return was; /* carried: nothing read */
+	if ((*ret_carry = was && was->vm && !due(c, c->pids[i])))
+		return was; /* carried whole: nothing read */
 	if (!was || proc_read_stat(c->root, c->pids[i], st) < 0 || st->start_ticks != was->start_ticks)
 		return NULL;
 	return strlen(st->comm) < sizeof(was->comm) && !strcmp(st->comm, was->comm) ? was : NULL;
@@ -296,9 +296,10 @@ static void classify_some(void *arg, size_t t, size_t n)
 			c->kind[i] = c->other[i].fds < 0 ? PROC_GONE : PROC_OTHER; /* kernel threads are no helpers */
 			continue;
 		}
-		struct vm_memo_vm *was = c->memo ? recognise(c, i, &st) : NULL;
+		bool carry = false;
+		struct vm_memo_vm *was = c->memo ? recognise(c, i, &st, &carry) : NULL;
 		ssize_t len;
-		if (was && was->vm && !due(c, pid)) {
+		if (carry) {
 			c->found[i] = (struct found){.carry = was->vm};
 			c->kind[i] = PROC_VM;
 			continue;
