@@ -289,10 +289,15 @@ int io_write(const struct io_root *root, enum io_base base, const char *value, c
 	return r < 0 ? r : io_write_path(path, value);
 }
 
-static int cmp_pid(const void *a, const void *b)
+int io_pid_cmp(const void *a, const void *b)
 {
 	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
 	return (x > y) - (x < y);
+}
+
+bool io_pid_in(const pid_t *sorted, size_t n, pid_t pid)
+{
+	return n && bsearch(&pid, sorted, n, sizeof(pid), io_pid_cmp);
 }
 
 /* The numeric entries of an open directory from its start (fresh: just opened, so there
@@ -340,7 +345,7 @@ int io_list_numeric_fd(int fd, bool proc, bool fresh, pid_t **ret, size_t *ret_n
 		if (proc && (size_t)len + sizeof(struct dirent64) + NAME_MAX + 1 < sizeof(buf))
 			break;
 	}
-	qsort(pids, n, sizeof(*pids), cmp_pid);
+	qsort(pids, n, sizeof(*pids), io_pid_cmp);
 	*ret = pids;
 	*ret_n = n;
 	return 0;

@@ -2,6 +2,7 @@
 #ifndef VMHOST_IO_H
 #define VMHOST_IO_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -72,6 +73,12 @@ void io_cache_stats(const struct io_cache *c, size_t *ret_open, uint64_t *ret_hi
 /* Writes a value to a file (sysfs knobs). Returns 0 or a negative errno. */
 int io_write(const struct io_root *root, enum io_base base, const char *value, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
+
+/* Orders pids ascending, for qsort and bsearch: the lists below are so sorted. */
+int io_pid_cmp(const void *a, const void *b);
+
+/* Whether pid is in a list sorted ascending. */
+bool io_pid_in(const pid_t *sorted, size_t n, pid_t pid);
 
 /* Lists the numeric entries of <proc> (process ids), sorted ascending. */
 int io_list_pids(const struct io_root *root, pid_t **ret, size_t *ret_n);

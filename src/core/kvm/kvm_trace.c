@@ -271,12 +271,6 @@ static int read_thread(struct kvm_trace *t, const struct thread_events *th)
 	return 0;
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* The threads to trace now, sorted. */
 static int list_threads(struct kvm_trace *t, const struct kvm_trace_config *c, pid_t **ret, size_t *ret_n)
 {
@@ -285,7 +279,7 @@ static int list_threads(struct kvm_trace *t, const struct kvm_trace_config *c, p
 		if (!tids)
 			return -ENOMEM;
 		memcpy(tids, c->tids, c->ntids * sizeof(*tids));
-		qsort(tids, c->ntids, sizeof(*tids), cmp_pid);
+		qsort(tids, c->ntids, sizeof(*tids), io_pid_cmp);
 		*ret = tids;
 		*ret_n = c->ntids;
 		return 0;
@@ -307,7 +301,7 @@ static int list_threads(struct kvm_trace *t, const struct kvm_trace_config *c, p
 			tids[k++] = (pid_t)v;
 	}
 	io_free_names(names, n);
-	qsort(tids, k, sizeof(*tids), cmp_pid);
+	qsort(tids, k, sizeof(*tids), io_pid_cmp);
 	*ret = tids;
 	*ret_n = k;
 	return 0;
@@ -317,7 +311,7 @@ static int list_threads(struct kvm_trace *t, const struct kvm_trace_config *c, p
 static int update_threads(struct kvm_trace *t, const pid_t *tids, size_t n)
 {
 	for (size_t i = 0; i < t->nthreads; i++)
-		t->threads[i].seen = n && bsearch(&t->threads[i].tid, tids, n, sizeof(*tids), cmp_pid) != NULL;
+		t->threads[i].seen = io_pid_in(tids, n, t->threads[i].tid);
 	size_t k = 0;
 	for (size_t i = 0; i < t->nthreads; i++) {
 		struct thread_events *th = &t->threads[i];
@@ -429,7 +423,7 @@ int kvm_trace_sample_thread(struct kvm_trace *t, pid_t tid, maybe_i64 *values)
 		return -ENODATA;
 	memset(t->scratch, 0, t->ncounters * sizeof(*t->scratch));
 	kvm_bpf_tally(t->bpf, t->pid, &tid, 1, classify, t, t->scratch, t->ncounters);
-	const pid_t *at = bsearch(&tid, t->base_tids, t->nbase_tids, sizeof(tid), cmp_pid);
+	const pid_t *at = bsearch(&tid, t->base_tids, t->nbase_tids, sizeof(tid), io_pid_cmp);
 	const uint64_t *base = at ? t->thread_base + (size_t)(at - t->base_tids) * t->ncounters : NULL;
 	for (size_t c = 0; c < t->ncounters; c++) {
 		uint64_t b = base ? base[c] : 0;

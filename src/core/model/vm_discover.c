@@ -199,18 +199,12 @@ static struct vm_memo_vm *recognise(const struct classify *c, size_t i, struct p
 	return strlen(st->comm) < sizeof(was->comm) && !strcmp(st->comm, was->comm) ? was : NULL;
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Any process holding a KVM VM is a VM: debugfs lists one PID-FD directory per VM; without it,
  * the process's fds say so (anon_inode:kvm-vm), one readlink each. */
 static bool holds_kvm_vm(const struct classify *c, pid_t pid)
 {
 	if (c->kvm_pids)
-		return bsearch(&pid, c->kvm_pids, c->nkvm_pids, sizeof(pid), cmp_pid) != NULL;
+		return io_pid_in(c->kvm_pids, c->nkvm_pids, pid);
 	return io_proc_fd_links_to(c->root, pid, "anon_inode:kvm-vm") == 1;
 }
 
@@ -234,7 +228,7 @@ static int debugfs_kvm_pids(const struct io_root *root, pid_t **ret, size_t *ret
 	io_free_names(names, n);
 	if (!pids)
 		return -ENOMEM;
-	qsort(pids, k, sizeof(*pids), cmp_pid);
+	qsort(pids, k, sizeof(*pids), io_pid_cmp);
 	*ret = pids;
 	*ret_n = k;
 	return 0;

@@ -102,12 +102,6 @@ void top_source_pace(struct top_source *s, double seconds)
 		kvm_reader_pace(s->kr, seconds);
 }
 
-static int cmp_pid(const void *a, const void *b)
-{
-	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
-	return (x > y) - (x < y);
-}
-
 int top_source_visible(struct top_source *s, const pid_t *pids, size_t n)
 {
 	pid_t *v = realloc(s->visible, (n ? n : 1) * sizeof(*v));
@@ -119,7 +113,7 @@ int top_source_visible(struct top_source *s, const pid_t *pids, size_t n)
 	}
 	if (n)
 		memcpy(v, pids, n * sizeof(*v));
-	qsort(v, n, sizeof(*v), cmp_pid);
+	qsort(v, n, sizeof(*v), io_pid_cmp);
 	s->visible = v;
 	s->nvisible = n;
 	return 0;
@@ -131,8 +125,7 @@ static bool due(const void *cls, pid_t pid)
 {
 	const struct top_source *s = cls;
 	return (unsigned)pid % TOP_SLICES == s->tick % TOP_SLICES ||
-	       bsearch(&pid, s->visible, s->nvisible, sizeof(pid), cmp_pid) ||
-	       (s->nyoung && bsearch(&pid, s->young, s->nyoung, sizeof(pid), cmp_pid));
+	       io_pid_in(s->visible, s->nvisible, pid) || io_pid_in(s->young, s->nyoung, pid);
 }
 
 /* The VMs of r new to the view (not in before; all at the first reading): pid order, as a
