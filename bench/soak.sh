@@ -10,13 +10,16 @@
 # are taken quiet, with the same guests: once both processes have written two samples and before
 # the churn and the scraper start, and once they stopped, the churned guests are gone and both
 # wrote two samples more. It prints, at the start and the end and as a slope per hour (least
-# squares over every reading, and that slope as a share of the start), those figures and the
+# squares over every reading, that slope as a share of the start, and the slope over the second
+# half of the readings alone), those figures and the
 # scrapes' latency (p50 and p99 a minute); then the fds still held on the files of the churned
 # guests, gone by then; the samples missing (rows a database should hold, from its pace and the
 # steady guests, against the rows it holds) and the scrapes that failed. One line a figure,
 # "NAME START END SLOPE/H PCT", parsed by tests/live/soak_slice.sh (the 2-minute slice make check
 # runs), which also waits for its stage lines on stderr ("soak: ...").
 #   bench/soak.sh [MINUTES] [BUILD_DIR]        (defaults 30 minutes, build)
+# SOAK_PACE=SEC (whole seconds, default 2) sets both processes' pace: 1 writes twice the samples
+# in the same minutes, for what grows with the samples written (SQLite's page cache, to its cap).
 set -u
 minutes=${1:-30}
 build=${2:-build}
@@ -25,7 +28,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 say() { echo "soak: $*" >&2; }
 for tool in curl sqlite3 awk; do command -v $tool >/dev/null || die "$tool is missing"; done
 [ -x "$vmhost" ] && [ -x "$fake" ] || die "no $vmhost or $fake (build first)"
-PACE=2 PROBE_EVERY=10 STEADY=8
+PACE=${SOAK_PACE:-2} PROBE_EVERY=10 STEADY=8
 
 # --- the guests: steady ones, the firmware guest, the libvirt domain (the churn comes later) ---
 kill_churned() { [ -f "$tmp/churned" ] && while read -r p _; do kill "$p" 2>/dev/null; done <"$tmp/churned"; }
@@ -193,13 +196,18 @@ awk '$2 == 200 { m = int($1 / 60); n[m]++; v[m, n[m]] = $3 * 1000 }
 echo "soak: $minutes min, serve --db (--db-interval $PACE) and record --interval $PACE; $STEADY steady guests and" \
 	"$(wc -l <"$tmp/churned") churned (one every 2 s, up to 40 s each); firmware KVM guest $fw, libvirt domain $libvirt;" \
 	"$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
-printf '%-26s %14s %14s %14s %9s\n' figure start end slope/h "% start/h"
-# Per figure: the first and last reading and the least-squares slope over all of them, per hour.
-awk '{ k = $2; if (!(k in n)) order[++m] = k; n[k]++; if (n[k] == 1) { first[k] = $3; t0[k] = $1 }
-	last[k] = $3; t = ($1 - t0[k]) / 3600; st[k] += t; sv[k] += $3; stt[k] += t * t; stv[k] += t * $3 }
-	END { for (i = 1; i <= m; i++) { k = order[i]; d = n[k] * stt[k] - st[k] * st[k]
-		s = d > 0 ? (n[k] * stv[k] - st[k] * sv[k]) / d : 0
-		printf "%-26s %14.2f %14.2f %14.2f %9.2f\n", k, first[k], last[k], s, first[k] ? 100 * s / first[k] : 0 } }' \
+printf '%-26s %14s %14s %14s %9s %14s\n' figure start end slope/h "% start/h" "last half/h"
+# Per figure: the first and last reading and the least-squares slope over all of them, per hour;
+# then the slope over the readings of the run's second half (a cache that fills to a cap grows
+# in the first and not in the second; a leak grows in both).
+awk 'function fit(a, b,   d) { d = c[a] * ctt[a] - ct[a] * ct[a]; return d > 0 ? (c[a] * ctv[a] - ct[a] * cv[a]) / d : 0 }
+	{ k = $2; if (!(k in n)) order[++m] = k; n[k]++; if (n[k] == 1) { first[k] = $3; t0[k] = $1 }
+	last[k] = $3; tl[k] = $1; t = ($1 - t0[k]) / 3600; row[k, n[k]] = t " " $3
+	c[k]++; ct[k] += t; cv[k] += $3; ctt[k] += t * t; ctv[k] += t * $3 }
+	END { for (i = 1; i <= m; i++) { k = order[i]; s = fit(k); h = k SUBSEP "half"; half = (tl[k] - t0[k]) / 7200
+		for (j = 1; j <= n[k]; j++) { split(row[k, j], p, " "); if (p[1] >= half) {
+			c[h]++; ct[h] += p[1]; cv[h] += p[2]; ctt[h] += p[1] * p[1]; ctv[h] += p[1] * p[2] } }
+		printf "%-26s %14.2f %14.2f %14.2f %9.2f %14.2f\n", k, first[k], last[k], s, first[k] ? 100 * s / first[k] : 0, fit(h) } }' \
 	<(sort -n -s -k1,1 "$tmp/readings")
 
 # Samples missing: a gap over 1.5 times the pace counts the samples that should be in it; each
