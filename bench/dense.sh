@@ -10,7 +10,10 @@
 #     one CPU, in --batch (every VM, every reading) and in the live view on a 200x50 terminal
 #     (script(1)'s pty: the VMs it shows every reading, the rest a tenth at a time);
 #   record: the database's growth per day at the default 10 s interval (from a short recording
-#     at 2 s), and the report on that database: its size and the time to write it.
+#     at 2 s), and the report on that database: its size and the time to write it, with the
+#     default --charts and with every VM charted;
+#   a few that misbehave: two spinning guests under the live view, doctor on them, and the
+#     report's first screen after a few samples of them.
 # With REF=/path/to/other/vmhost the other build runs the same commands in the same rounds,
 # alternating, and each figure gets its ratio (the build before: what a change bought). Medians of
 # ROUNDS (default 5; top 3).
@@ -137,6 +140,8 @@ read -r rec_sample rec_n rec_day < <(record_growth "$vmhost" "$tmp/dense.db")
 TIMEFORMAT=%R
 report_s=$( { time "$vmhost" report --db "$tmp/dense.db" --out "$tmp/dense.html" >/dev/null 2>&1; } 2>&1)
 report_bytes=$(stat -c %s "$tmp/dense.html" 2>/dev/null || echo 0)
+report_all_s=$( { time "$vmhost" report --db "$tmp/dense.db" --out "$tmp/dense-all.html" --charts all >/dev/null 2>&1; } 2>&1)
+report_all_bytes=$(stat -c %s "$tmp/dense-all.html" 2>/dev/null || echo 0)
 
 med() { [ -s "$tmp/$1" ] && median <"$tmp/$1" || echo 0; }
 # ratio THIS REF_FILE: "; 0.80x REF's 12.3" when REF ran.
@@ -163,7 +168,8 @@ top_live_ms=$(med top-live)
 row "top live view, CPU a reading under way" "$top_live_ms" "ms" \
 	"$(awk -v a="$top_live_ms" 'BEGIN { printf "%.1f%% of one CPU", a / 10 }')$(ratio "$top_live_ms" ref-top-live)"
 printf '%-40s %10s %s\n' "record: database growth a sample" "$rec_sample" "bytes ($rec_n samples at 2 s); $(awk -v d="$rec_day" 'BEGIN { printf "%.0f MB a day at 10 s", d / 1e6 }')"
-printf '%-40s %10s %s\n' "report on that database" "$report_bytes" "bytes, written in ${report_s} s"
+printf '%-40s %10s %s\n' "report on that database" "$report_bytes" "bytes, written in ${report_s} s (charts of 100 VMs, the default)"
+printf '%-40s %10s %s\n' "  the same, --charts all" "$report_all_bytes" "bytes, written in ${report_all_s} s"
 
 # A few that misbehave: two guests whose vCPUs spin start while the live view runs (50 lines,
 # sorted by CPU%, as an operator leaves it): from which refresh on they are its first two rows
@@ -184,3 +190,8 @@ on_top=$(sed 's/\x1b\[[0-9;?]*[A-Za-z]//g' "$tmp/hogs.screen" | awk '
 printf '%-40s %10s %s\n' "two spinning guests on top of the view" "$on_top" "(the frame, of 8 at 1 s, whose first two rows they are)"
 doctor_hogs=$("$vmhost" doctor --json 2>/dev/null | jq -r '[.findings[] | select(tostring | test("dense-hog")) | "\(.id) (\(.vm // "host"))"] | unique | join(", ")')
 printf '%-40s %10s %s\n' "doctor's findings that name them" "" "${doctor_hogs:-none}"
+# ... and the report's first screen, on the dense database after a few samples with them running.
+env VMHOST_RUNTIME_DIR="$tmp/run" "$vmhost" record --db "$tmp/dense.db" --interval 2 --duration 5 --quiet >/dev/null 2>&1
+"$vmhost" report --db "$tmp/dense.db" --out "$tmp/hogs.html" >/dev/null 2>&1
+report_hogs=$(sed -n 's/.*<div class="busy"><b>Busiest at the last sample:<\/b> \(.*\)<span class="note">.*/\1/p' "$tmp/hogs.html" | sed 's/<[^>]*>//g')
+printf '%-40s %10s %s\n' "the report's first screen, busiest" "" "${report_hogs:-no such line}"

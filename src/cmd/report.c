@@ -20,27 +20,43 @@
 #include "store/store_series.h"
 #include "store/store_share.h"
 
+/* Sections of charts drawn by default: every VM of a host of 100, a page of a few MB at 4,000
+ * (the table still lists every VM). */
+#define REPORT_CHARTS 100
+
 struct report_opts {
 	const char *db, *out, *title;
 	double window_seconds; /* 0: everything recorded */
+	long charts;           /* VMs with a section of charts; 0: every VM */
 	struct growth_scan_opts growth;
 };
 
 static void report_help(void)
 {
 	printf("usage: vmhost report [--db FILE] --out FILE.html [--window SEC] [--growth-window SEC]\n"
-	       "                     [--warmup SEC] [--title TEXT]\n"
+	       "                     [--warmup SEC] [--charts N|all] [--title TEXT]\n"
 	       "\n"
 	       "Writes one self-contained HTML file (inline SVG, CSS and a little script; no network): the\n"
-	       "host's memory split by the VMs that cost most, the VMs whose overhead grows, what KSM saves\n"
-	       "and ksmd costs, a sortable table of every VM, and each VM's charts on demand.\n"
+	       "host's memory split by the VMs that cost most, the VMs whose overhead grows, the busiest\n"
+	       "VMs, what KSM saves and ksmd costs, a sortable table of every VM, and VMs' charts on demand.\n"
 	       "\n"
 	       "  --db FILE            database written by 'vmhost record' [./vmhost.db]\n"
 	       "  --out FILE.html      where to write the report (replaced atomically)\n"
 	       "  --window SEC         only the last SEC of the recording [everything]\n"
 	       "  --growth-window SEC  window of the growth verdicts, as 'vmhost growth --window' [21600]\n"
 	       "  --warmup SEC         a VM's first SEC are warm-up, as 'vmhost growth --warmup' [600]\n"
+	       "  --charts N|all       charts for N VMs: the flagged, the busiest, then the costliest;\n"
+	       "                       the table lists every VM either way [" OPT_TEXT(REPORT_CHARTS) "]\n"
 	       "  --title TEXT         page title [vmhost report: HOSTNAME]\n");
+}
+
+static int opt_charts(struct ctx *ctx, void *opts, const char *arg)
+{
+	long n = 0;
+	if (strcmp(arg, "all") && arg_count(arg, &n) < 0)
+		return usage_error(ctx, "--charts takes a number of VMs or 'all', not '%s'", arg);
+	((struct report_opts *)opts)->charts = n;
+	return EXIT_OK;
 }
 
 static const struct opt report_opt_table[] = {
@@ -51,6 +67,7 @@ static const struct opt report_opt_table[] = {
 	{OPT("growth-window", 'g', OPT_SECONDS), OPT_AT(struct report_opts, growth.window_seconds),
 	 .error = "--growth-window takes seconds, not '%s'"},
 	{OPT("title", 't', OPT_STRING), OPT_AT(struct report_opts, title)},
+	{OPT("charts", 'c', OPT_CALL), .call = opt_charts},
 	{OPT("warmup", 'u', OPT_SECONDS0), OPT_AT(struct report_opts, growth.params.warmup_seconds),
 	 .error = "--warmup takes seconds, not '%s'"},
 	{OPT("help", 'h', OPT_HELP)},
@@ -200,8 +217,17 @@ static void vm_section(FILE *f, struct store *s, const struct report_data *d, co
 	report_html_vm_end(f);
 }
 
+/* Whether the VM series of that id has a section on the page (--charts). */
+static bool charted(const struct report_data *d, long long id)
+{
+	for (size_t i = 0; i < d->nvms; i++)
+		if (d->rows[i].id == id)
+			return d->rows[i].charted;
+	return false;
+}
+
 /* The section of each VM of the map: a recorded series of its pid and name that ran when the
- * map was taken (within a sample's slack), else -1. */
+ * map was taken (within a sample's slack) and is charted, else -1. */
 static void share_sections(const struct share_run *run, const struct report_data *d, long long *ret)
 {
 	for (size_t i = 0; i < run->n; i++) {
@@ -209,7 +235,7 @@ static void share_sections(const struct share_run *run, const struct report_data
 		for (size_t k = 0; k < d->nvms; k++) {
 			const struct store_vm *v = &d->vms[k];
 			if (v->pid == run->vms[i].pid && !strcmp(v->name, run->vms[i].name) &&
-			    run->t >= v->first_seconds - 60 && run->t <= v->last_seconds + 60)
+			    run->t >= v->first_seconds - 60 && run->t <= v->last_seconds + 60 && charted(d, (long long)v->id))
 				ret[i] = (long long)v->id;
 		}
 	}
@@ -301,6 +327,21 @@ static int capacity_line(const struct report_data *d, char *buf, size_t cap)
 	return 0;
 }
 
+/* Which VMs get a section of charts: the first `charts` rows (flagged first, then the costliest)
+ * and the busiest the first screen names (their names link to their sections); how many. */
+static size_t mark_charted(struct report_data *d, long charts)
+{
+	size_t n = 0, busy[2 * REPORT_BUSIEST];
+	for (size_t i = 0; i < d->nvms; i++)
+		d->rows[i].charted = charts == 0 || i < (size_t)charts;
+	size_t k = report_busiest(d->rows, d->nvms, d->until, busy);
+	for (size_t i = 0; i < k; i++)
+		d->rows[busy[i]].charted = true;
+	for (size_t i = 0; i < d->nvms; i++)
+		n += d->rows[i].charted;
+	return n;
+}
+
 static int write_report(FILE *f, struct store *s, const struct report_opts *o, const char **what)
 {
 	struct report_data d = {0};
@@ -318,6 +359,7 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 	for (size_t i = 0; i < d.growth.n; i++)
 		flagged += d.growth.vms[i].result.flagged;
 
+	size_t ncharted = mark_charted(&d, o->charts);
 	report_html_begin(f, title, d.since, d.until, d.host.n, d.nvms);
 	report_html_cards(f, d.nvms, flagged, &d.host);
 	char room[512];
@@ -326,6 +368,7 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 	report_html_capacity(f, room);
 	report_html_host(f, &d.host, d.rows, d.nvms, d.since, d.until);
 	report_html_flagged(f, &o->growth.params, o->growth.window_seconds, d.rows, d.nvms);
+	report_html_busiest(f, d.rows, d.nvms, d.until);
 	report_html_ksm(f, &d.host, d.since, d.until);
 	if ((r = share_section(f, s, &d, o->db)) < 0)
 		goto out;
@@ -334,9 +377,10 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 		report_html_kvm(f, &exits, d.since, d.until);
 		series_free(&exits);
 	}
-	report_html_table(f, d.rows, d.nvms);
+	report_html_table(f, d.rows, d.nvms, ncharted);
 	for (size_t i = 0; i < d.nvms; i++)
-		vm_section(f, s, &d, &d.rows[i]);
+		if (d.rows[i].charted)
+			vm_section(f, s, &d, &d.rows[i]);
 	report_html_end(f, d.nvms, o->db);
 out:
 	report_data_free(&d);
@@ -368,7 +412,7 @@ static int write_report_file(struct ctx *ctx, struct store *s, const struct repo
 
 int cmd_report(struct ctx *ctx, int argc, char **argv)
 {
-	struct report_opts o = {.db = "vmhost.db", .growth = growth_scan_defaults()};
+	struct report_opts o = {.db = "vmhost.db", .charts = REPORT_CHARTS, .growth = growth_scan_defaults()};
 	static const struct opts_spec spec = OPTS_SPEC(report_opt_table, 0, report_help);
 	int rc = opts_parse(ctx, &spec, argc, argv, &o);
 	if (rc != OPTS_GO)

@@ -4,9 +4,12 @@
 . "$VMHOST_TESTS/lib.sh"
 DB=$TEST_TMP/v.db
 
-# A guest for the recording to see (32 MiB, not offered to KSM: other tests may be tuning it).
+# A guest for the recording to see (32 MiB, not offered to KSM: other tests may be tuning it), and
+# a busy one, whose vCPU thread spins, for the first screen to name (stopped once recorded).
 fake_guest cli-guest -m 32M -fake-nomerge
 GUEST=$SPAWNED
+fake_guest cli-busy -m 4M -fake-nomerge -fake-vcpus 1 -smp 1 -fake-busy-vcpus
+BUSY=$SPAWNED
 
 # Three samples at least, however long each takes on this host: the recorder is stopped (TERM,
 # which ends it as --duration does) once they are in, not given 0.5 s and hoped to fill them.
@@ -19,6 +22,9 @@ wait_for 60 eval '[ "$(sqlite3 "$DB" "SELECT count(*) FROM samples" 2>/dev/null)
 kill -TERM "$REC"
 wait "$REC"
 check "record exits 0" [ $? -eq 0 ]
+# That recording as it stands, its last samples with the busy guest running (3 or more, so rates).
+sqlite3 "$DB" ".backup '$TEST_TMP/busy.db'"
+stop_pid "$BUSY"
 check "samples in the database" ge "$(sqlite3 "$DB" 'SELECT count(*) FROM samples')" 3
 check "schema version 7" [ "$(sqlite3 "$DB" 'PRAGMA user_version')" = 7 ]
 check "WAL mode" [ "$(sqlite3 "$DB" 'PRAGMA journal_mode')" = wal ]
@@ -59,6 +65,13 @@ check "the capacity line, at the last sample, without reclaim" grep -Eq \
 	'<p class="sub capacity">At the last sample: room for [0-9]+ more [0-9.]+ [KMG]iB guests? now \(MemAvailable less 10% of MemTotal' \
 	"$TEST_TMP/r.html"
 check "... that does not claim what reclaim gives" bash -c "! grep -q 'after reclaim' '$TEST_TMP/r.html'"
+# The first screen names the busiest VMs, linked to their sections: the spinning guest by its CPU
+# (at the last sample of the recording it ran through; none in r.html, where it had stopped).
+"$VMHOST" report --db "$TEST_TMP/busy.db" --out "$TEST_TMP/busy.html" >/dev/null
+check "the first screen names the busy guest among the busiest by CPU" grep -Eq \
+	"<b>Busiest at the last sample:</b> CPU (<a [^>]*>[^<]*</a> [0-9]+%, )*<a href=\"#vm-[0-9]+\">cli-busy</a> [0-9]+%" "$TEST_TMP/busy.html"
+check "... and not the idle one" bash -c "! grep -q 'Busiest at the last sample:.*>cli-guest<' '$TEST_TMP/busy.html'"
+check "... nor a guest gone by the last sample" bash -c "! grep -q 'Busiest at the last sample:.*>cli-busy<' '$TEST_TMP/r.html'"
 "$VMHOST" report --db "$TEST_TMP/novm.db" --out "$TEST_TMP/novm.html" >/dev/null
 check "no VM recorded: no capacity line" bash -c "! grep -q 'class=\"sub capacity\"' '$TEST_TMP/novm.html'"
 check "without a sharing map, one line on how to make one" \
@@ -113,6 +126,19 @@ check "growth: three VMs, too few samples, none flagged" \
 	jq -e '(.vms | length) == 3 and all(.vms[]; .flagged == false and .overhead_growth_bytes_per_hour == null)' "$TEST_TMP/fg.json"
 "$VMHOST" report --db "$FDB" --out "$TEST_TMP/f.html" >/dev/null
 check "fixture report names every VM" bash -c "grep -q '>web1 (pid 1001)' '$TEST_TMP/f.html' && grep -q '>db (pid 1003)' '$TEST_TMP/f.html'"
+check "... each with its section (three VMs, within the default --charts)" [ "$(grep -c '<details class="vm' "$TEST_TMP/f.html")" = 3 ]
+check "... and no line on charts left out" bash -c "! grep -q 'Charts of ' '$TEST_TMP/f.html'"
+check "... nobody busy: the busiest line says none" grep -q '<b>Busiest at the last sample:</b> CPU none; vCPU delay none' "$TEST_TMP/f.html"
+# --charts 1: the costliest VM's section only; the table still lists all three, linking that one.
+"$VMHOST" report --db "$FDB" --out "$TEST_TMP/f1.html" --charts 1 >/dev/null
+check "--charts 1: one section" [ "$(grep -c '<details class="vm' "$TEST_TMP/f1.html")" = 1 ]
+check "... the line says which" grep -q 'Charts of 1 of the 3 VMs: the flagged, the busiest, then the costliest' "$TEST_TMP/f1.html"
+check "... every VM in the table, one of them linked" \
+	[ "$(grep -c '<tr[^>]*><td class="l">' "$TEST_TMP/f1.html") $(grep -c '<tr[^>]*><td class="l"><a href="#vm-' "$TEST_TMP/f1.html")" = "3 1" ]
+"$VMHOST" report --db "$FDB" --out "$TEST_TMP/fall.html" --charts all >/dev/null
+check "--charts all: every section" [ "$(grep -c '<details class="vm' "$TEST_TMP/fall.html")" = 3 ]
+"$VMHOST" report --db "$FDB" --out "$TEST_TMP/fx.html" --charts 0 2>"$TEST_TMP/c0.err"
+check "--charts 0: a usage error naming the choices" grep -q "charts takes a number of VMs or 'all', not '0'" "$TEST_TMP/c0.err"
 
 # A recording of schema 5 (the vCPUs' delay as vcpu_wait_ms, no disks' table, no stalls), made from this one,
 # its delay growing 0.5 s a second: report reads it as it is (no writer since the upgrade), and the

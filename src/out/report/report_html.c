@@ -330,6 +330,67 @@ void report_html_flagged(FILE *f, const struct growth_params *p, double window_s
 		window_seconds, a, b, p->min_consistency, p->warmup_seconds);
 }
 
+/* The index of the VM running at until with the most of row now, at least REPORT_BUSY_PERCENT and
+ * not among taken[0..ntaken); n when there is none. */
+static size_t most_of(const struct report_vm *vms, size_t n, double until, enum series_vm_row row,
+		      const size_t *taken, size_t ntaken)
+{
+	size_t best = n;
+	double most = REPORT_BUSY_PERCENT;
+	for (size_t i = 0; i < n; i++) {
+		double v = vm_now(&vms[i], row);
+		bool was_taken = false;
+		for (size_t k = 0; k < ntaken; k++)
+			was_taken |= taken[k] == i;
+		if (!was_taken && fabs(vms[i].last_seconds - until) <= 1e-3 && v >= most) {
+			most = v;
+			best = i;
+		}
+	}
+	return best;
+}
+
+/* Up to REPORT_BUSIEST of them by row, the most first: their indexes into ret; how many. */
+static size_t busiest_by(const struct report_vm *vms, size_t n, double until, enum series_vm_row row, size_t *ret)
+{
+	size_t k = 0, i;
+	while (k < REPORT_BUSIEST && (i = most_of(vms, n, until, row, ret, k)) < n)
+		ret[k++] = i;
+	return k;
+}
+
+size_t report_busiest(const struct report_vm *vms, size_t n, double until, size_t *ret)
+{
+	size_t k = busiest_by(vms, n, until, SERIES_VM_CPU, ret);
+	return k + busiest_by(vms, n, until, SERIES_VM_VCPU_DELAY, ret + k);
+}
+
+/* The busiest by row: "NAME 190%" each, linked to its section; "none". */
+static void busiest_line(FILE *f, const struct report_vm *vms, size_t n, double until, enum series_vm_row row)
+{
+	size_t idx[REPORT_BUSIEST], k = busiest_by(vms, n, until, row, idx);
+	for (size_t j = 0; j < k; j++) {
+		const struct report_vm *v = &vms[idx[j]];
+		fprintf(f, "%s<a href=\"#vm-%lld\">", j ? ", " : "", v->id);
+		html_escape(f, v->name[0] ? v->name : "unnamed");
+		fprintf(f, "</a> %.0f%%", vm_now(v, row));
+	}
+	if (!k)
+		fputs("none", f);
+}
+
+void report_html_busiest(FILE *f, const struct report_vm *vms, size_t n, double until)
+{
+	fputs("<div class=\"busy\"><b>Busiest at the last sample:</b> CPU ", f);
+	busiest_line(f, vms, n, until, SERIES_VM_CPU);
+	fputs("; vCPU delay ", f);
+	busiest_line(f, vms, n, until, SERIES_VM_VCPU_DELAY);
+	fprintf(f, "<span class=\"note\">The VMs with the most CPU (the VMM and its helpers) and the most vCPU delay "
+		   "(vCPU threads waiting for a host CPU), percent of one CPU over the last interval; up to %d each, "
+		   "from %.0f%%.</span></div>\n",
+		REPORT_BUSIEST, REPORT_BUSY_PERCENT);
+}
+
 void report_html_ksm(FILE *f, const struct series_set *host, double since, double until)
 {
 	fprintf(f, "<div class=\"pair\">");
@@ -388,10 +449,11 @@ static void vm_row(FILE *f, const struct report_vm *v)
 {
 	const struct growth_result *g = v->growth;
 	char b[64];
-	fprintf(f, "<tr%s><td class=\"l\"><a href=\"#vm-%lld\">", g && g->flagged ? " class=\"flag\"" : "",
-		(long long)v->id);
+	fprintf(f, "<tr%s><td class=\"l\">", g && g->flagged ? " class=\"flag\"" : "");
+	if (v->charted)
+		fprintf(f, "<a href=\"#vm-%lld\">", v->id);
 	html_escape(f, v->name[0] ? v->name : "unnamed");
-	fprintf(f, "</a> <span class=\"note\">%d</span></td>", v->pid);
+	fprintf(f, "%s <span class=\"note\">%d</span></td>", v->charted ? "</a>" : "", v->pid);
 	cell_bytes(f, v->guest_ram_bytes.known ? (double)v->guest_ram_bytes.v : NAN);
 	cell_bytes(f, vm_now(v, SERIES_VM_COST));
 	cell_spark(f, v, SERIES_VM_COST, C_GUEST);
@@ -412,7 +474,7 @@ static void vm_row(FILE *f, const struct report_vm *v)
 	}
 }
 
-void report_html_table(FILE *f, const struct report_vm *vms, size_t n)
+void report_html_table(FILE *f, const struct report_vm *vms, size_t n, size_t charted)
 {
 	fprintf(f, "<h2>Every VM <input id=\"vmfilter\" type=\"search\" placeholder=\"filter by name\"></h2>\n"
 		   "<p class=\"sub\">Now: the last point of the charts (a mean over their last span). Click a "
@@ -424,7 +486,13 @@ void report_html_table(FILE *f, const struct report_vm *vms, size_t n)
 		   "<th data-key=\"growth\" data-num>overhead growth</th></tr></thead><tbody>\n");
 	for (size_t i = 0; i < n; i++)
 		vm_row(f, &vms[i]);
-	fprintf(f, "</tbody></table>\n%s", n ? "<h2>Each VM</h2>\n" : "");
+	fputs("</tbody></table>\n", f);
+	if (n)
+		fputs("<h2>Each VM</h2>\n", f);
+	if (charted < n)
+		fprintf(f, "<p class=\"sub\">Charts of %zu of the %zu VMs: the flagged, the busiest, then the costliest "
+			   "(<code>vmhost report --charts N</code> or <code>all</code> for more).</p>\n",
+			charted, n);
 }
 
 static void growth_text(char *buf, size_t cap, const struct growth_result *r)

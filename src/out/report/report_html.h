@@ -5,6 +5,7 @@
 #ifndef VMHOST_OUT_REPORT_HTML_H
 #define VMHOST_OUT_REPORT_HTML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -25,6 +26,7 @@ struct report_vm {
 	size_t samples;
 	const struct growth_result *growth; /* NULL: not in the growth window */
 	const struct series_set *series;    /* enum series_vm_row; NULL: not read */
+	bool charted;                       /* it has a section of charts on the page */
 	/* memory cost and overhead at the host series' times (NaN: not running), or NULL */
 	const double *cost_on_host, *overhead_on_host;
 };
@@ -44,13 +46,21 @@ void report_html_host(FILE *f, const struct series_set *host, const struct repor
 /* The VMs flagged for growing overhead, linked to their sections, and how the verdicts are made. */
 void report_html_flagged(FILE *f, const struct growth_params *p, double window_seconds, const struct report_vm *vms,
 			 size_t n);
+/* The busiest VMs at the last sample (until), named on the first screen: up to REPORT_BUSIEST by
+ * CPU and as many by vCPU delay, each at least REPORT_BUSY_PERCENT of a CPU. report_busiest gives
+ * their indexes in vms (ret: 2 x REPORT_BUSIEST), the most CPU first, then the most delay (a VM
+ * busy by both is there twice); how many. */
+#define REPORT_BUSIEST 3
+#define REPORT_BUSY_PERCENT 5.0
+size_t report_busiest(const struct report_vm *vms, size_t n, double until, size_t *ret);
+void report_html_busiest(FILE *f, const struct report_vm *vms, size_t n, double until);
 /* What KSM saves beside what ksmd costs. */
 void report_html_ksm(FILE *f, const struct series_set *host, double since, double until);
 /* KVM exits per second, all VMs (one row). */
 void report_html_kvm(FILE *f, const struct series_set *exits, double since, double until);
 /* Every VM in a sortable, filterable table (the page's script) with sparklines, in the given order,
- * and the heading of their sections. */
-void report_html_table(FILE *f, const struct report_vm *vms, size_t n);
+ * and the heading of their sections (charted of them; a charted VM's name links to its section). */
+void report_html_table(FILE *f, const struct report_vm *vms, size_t n, size_t charted);
 
 /* A VM's section, open when it is flagged: report_html_vm_begin, its charts, report_html_vm_end. */
 void report_html_vm_begin(FILE *f, const struct report_vm *vm);
