@@ -301,7 +301,7 @@ static int capacity_line(const struct report_data *d, char *buf, size_t cap)
 	for (size_t i = 0; i < d->nvms; i++) {
 		const struct report_vm *row = &d->rows[i];
 		double over = row->series ? series_last(series_row(row->series, SERIES_VM_OVERHEAD), row->series->n) : NAN;
-		if (fabs(row->last_seconds - d->until) > 1e-3)
+		if (!report_vm_running_at(row, d->until))
 			continue; /* not running at the last sample */
 		struct vm *vm = &vms[n++];
 		vm->cfg.vmm = recorded_vmm(row->vmm);

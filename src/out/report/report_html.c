@@ -183,6 +183,11 @@ static double vm_now(const struct report_vm *v, enum series_vm_row row)
 	return v->series ? series_last(series_row(v->series, row), v->series->n) : NAN;
 }
 
+bool report_vm_running_at(const struct report_vm *v, double until)
+{
+	return fabs(v->last_seconds - until) <= 1e-3;
+}
+
 static double vm_cost_now(const struct report_vm *v)
 {
 	double c = vm_now(v, SERIES_VM_COST);
@@ -342,7 +347,7 @@ static size_t most_of(const struct report_vm *vms, size_t n, double until, enum 
 		bool was_taken = false;
 		for (size_t k = 0; k < ntaken; k++)
 			was_taken |= taken[k] == i;
-		if (!was_taken && fabs(vms[i].last_seconds - until) <= 1e-3 && v >= most) {
+		if (!was_taken && report_vm_running_at(&vms[i], until) && v >= most) {
 			most = v;
 			best = i;
 		}

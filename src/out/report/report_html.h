@@ -31,6 +31,9 @@ struct report_vm {
 	const double *cost_on_host, *overhead_on_host;
 };
 
+/* Whether the VM ran at the recording's last sample, until. */
+bool report_vm_running_at(const struct report_vm *v, double until);
+
 /* The page's start: title, the time range and how much it holds. */
 void report_html_begin(FILE *f, const char *title, double since, double until, size_t host_samples, size_t vms);
 /* Figures at a glance: VMs, flagged ones, host memory, KSM savings and ksmd CPU. */
