@@ -271,7 +271,8 @@ static void ksm_yield_and_ksmd_share(void **state)
 }
 
 /* The sampled PSS's error bound, per kind: its bytes times three standard errors of the mean
- * weight plus 1.5 / pages sampled; a kind sampled in under 32 clusters keeps its worst case (KSM:
+ * weight plus the rule of three, 1.5 / pages sampled for KSM pages, 3 / clusters times
+ * max(w, 1 - w) for file pages; a kind sampled in under 32 clusters keeps its worst case (KSM:
  * the estimate's own bound; file and shmem: all of it); a standard error not known counts 0.5. */
 static void pss_sample_bound_per_kind(void **state)
 {
@@ -279,14 +280,19 @@ static void pss_sample_bound_per_kind(void **state)
 	struct ksm_sysfs k = ksm(1000, 3000);
 	struct mem_counters m = counters(100 * MIB, 600000, 400000, 1000);
 	struct pss_sample s = {.ksm_pages = 600, .share_pages = 400, .ksm_clusters = 32, .share_clusters = 40,
-			       .ksm_se = 0.01, .share_se = 0.02};
-	double ksm_err = 1000 * P * (3 * 0.01 + 1.5 / 600), share_err = 1000000 * (3 * 0.02 + 1.5 / 400);
+			       .ksm_weight = 0.4, .share_weight = 0.7, .ksm_se = 0.01, .share_se = 0.02};
+	/* KSM pages: 3 se and the rule of three over pages; file pages: over clusters, max(w, 1 - w) each */
+	double ksm_err = 1000 * P * (3 * 0.01 + 1.5 / 600), share_err = 1000000 * (3 * 0.02 + 3.0 / 40 * 0.7);
 	maybe_i64 b = pss_sample_bound(&m, &s, &k, P);
 	assert_true(b.known);
 	assert_int_equal(b.v, llround(ksm_err + share_err));
 
 	s.share_se = NAN;
-	share_err = 1000000 * (3 * 0.5 + 1.5 / 400);
+	share_err = 1000000 * (3 * 0.5 + 3.0 / 40 * 0.7);
+	assert_int_equal(pss_sample_bound(&m, &s, &k, P).v, llround(ksm_err + share_err));
+
+	s.share_se = 0, s.share_weight = 1; /* every file page seen weighed 1: the libraries may be unseen */
+	share_err = 1000000 * (3.0 / 40);
 	assert_int_equal(pss_sample_bound(&m, &s, &k, P).v, llround(ksm_err + share_err));
 
 	s.ksm_clusters = 31, s.share_clusters = 31;

@@ -232,22 +232,28 @@ static void finish(const struct kind *k, double *mean, double *se)
 	*se = sqrt(ss / ((double)k->k * (double)(k->k - 1))) / nbar;
 }
 
-/* The error of a kind's mean weight, as a fraction of a page: three standard errors, plus what
- * pages not seen yet could hide (up to 3/n of them, "rule of three", off by up to half a page). */
-static double weight_error(size_t n, double se)
+/* The error of a kind's mean weight w over n pages in k clusters, as a fraction of a page: three
+ * standard errors, plus what pages not seen yet could hide ("rule of three": up to 3/n of them,
+ * off by up to half a page). File and shmem pages (by_cluster) are counted by clusters instead:
+ * a process's own files weigh 1 and the libraries every process maps next to nothing, a cluster
+ * alike, so a small sample can miss the libraries altogether and its standard error is then 0
+ * (a lone QEMU: 33 of 300 seeds outside the pages' bound, 21 weighing every file page 1). Up to
+ * 3/k of the clusters may be unseen, each off the mean by up to max(w, 1 - w). */
+static double weight_error(size_t n, size_t k, double w, double se, bool by_cluster)
 {
-	return 3 * (isnan(se) ? 0.5 : se) + 0.5 * 3 / (double)n;
+	double unseen = by_cluster && !isnan(w) ? 3 / (double)k * fmax(w, 1 - w) : 0.5 * 3 / (double)n;
+	return 3 * (isnan(se) ? 0.5 : se) + unseen;
 }
 
 /* Whether a kind that weighs `bytes` is known well enough, after `reads` reads spent on it. A
  * kind whose pages are too rare to find quickly is left once it cannot matter much. */
-static bool enough(const struct kind *k, double bytes, double target_bytes, size_t reads)
+static bool enough(const struct kind *k, bool by_cluster, double bytes, double target_bytes, size_t reads)
 {
 	if (bytes <= 0)
 		return true;
 	double mean, se;
 	finish(k, &mean, &se);
-	if (k->k >= MIN_CLUSTERS && weight_error(k->n, se) * bytes <= target_bytes)
+	if (k->k >= MIN_CLUSTERS && weight_error(k->n, k->k, mean, se, by_cluster) * bytes <= target_bytes)
 		return true;
 	return reads >= STRATUM_READS && (k->k >= MIN_CLUSTERS || bytes / 2 <= target_bytes);
 }
@@ -363,8 +369,8 @@ static int pss_sample_take(const struct io_root *root, pid_t pid, const struct m
 	size_t ksm_reads = 0, share_reads = 0;
 	bool complete;
 	for (;;) {
-		bool want_ksm = anon.pages && !enough(&ksm, ksm_bytes, target_bytes, ksm_reads);
-		bool want_share = file.pages && !enough(&share, share_bytes, target_bytes, share_reads);
+		bool want_ksm = anon.pages && !enough(&ksm, false, ksm_bytes, target_bytes, ksm_reads);
+		bool want_share = file.pages && !enough(&share, true, share_bytes, target_bytes, share_reads);
 		/* Every cluster: one costs up to 17 reads, and the clock (vDSO) a fraction of one. */
 		if ((complete = !want_ksm && !want_share) || time_up(&limits, s.reads))
 			break;
@@ -407,7 +413,7 @@ maybe_i64 pss_sample_bound(const struct mem_counters *m, const struct pss_sample
 	double err = 0;
 	/* A kind sampled too thinly for a standard error keeps its worst case. */
 	if (ksm > 0 && s->ksm_clusters >= MIN_CLUSTERS) {
-		err += ksm * weight_error(s->ksm_pages, s->ksm_se);
+		err += ksm * weight_error(s->ksm_pages, s->ksm_clusters, s->ksm_weight, s->ksm_se, false);
 	} else if (ksm > 0) {
 		struct mem_counters only_ksm = *m;
 		only_ksm.rss_file = only_ksm.rss_shmem = MAYBE(0);
@@ -415,7 +421,9 @@ maybe_i64 pss_sample_bound(const struct mem_counters *m, const struct pss_sample
 		err += worst.known ? (double)worst.v : ksm / 2;
 	}
 	if (share > 0)
-		err += s->share_clusters >= MIN_CLUSTERS ? share * weight_error(s->share_pages, s->share_se) : share;
+		err += s->share_clusters >= MIN_CLUSTERS
+			       ? share * weight_error(s->share_pages, s->share_clusters, s->share_weight, s->share_se, true)
+			       : share;
 	return MAYBE(llround(err));
 }
 
