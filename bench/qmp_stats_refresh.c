@@ -151,8 +151,10 @@ static int build_vcpus(struct canned *c, int n)
 static void reply(int fd, const char *value, const char *line)
 {
 	const char *id = strstr(line, "\"id\":");
-	char msg[64];
+	char msg[16]; /* an int */
 	char *text = malloc(strlen(value) + 64);
+	if (!text)
+		return;
 	snprintf(msg, sizeof(msg), "%d", id ? atoi(id + 5) : 0);
 	int n = sprintf(text, "{\"return\": %s, \"id\": %s}\r\n", value, msg);
 	for (int off = 0; off < n;) {

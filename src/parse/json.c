@@ -408,11 +408,10 @@ static size_t decode(const char *s, size_t len, char *out, size_t cap)
 				bytes = utf8;
 				i += 2;
 			} else {
-				unsigned u;
+				unsigned u = 0, low = 0xDC00; /* the body is validated: hex4 cannot fail here */
 				hex4(s, len, i + 2, &u);
 				i += 6;
 				if (u >= 0xD800 && u <= 0xDBFF) {
-					unsigned low;
 					hex4(s, len, i + 2, &low);
 					i += 6;
 					u = 0x10000 + ((u - 0xD800) << 10) + (low - 0xDC00);
