@@ -217,15 +217,6 @@ static void vm_section(FILE *f, struct store *s, const struct report_data *d, co
 	report_html_vm_end(f);
 }
 
-/* Whether the VM series of that id has a section on the page (--charts). */
-static bool charted(const struct report_data *d, long long id)
-{
-	for (size_t i = 0; i < d->nvms; i++)
-		if (d->rows[i].id == id)
-			return d->rows[i].charted;
-	return false;
-}
-
 /* The section of each VM of the map: a recorded series of its pid and name that ran when the
  * map was taken (within a sample's slack) and is charted, else -1. */
 static void share_sections(const struct share_run *run, const struct report_data *d, long long *ret)
@@ -233,10 +224,10 @@ static void share_sections(const struct share_run *run, const struct report_data
 	for (size_t i = 0; i < run->n; i++) {
 		ret[i] = -1;
 		for (size_t k = 0; k < d->nvms; k++) {
-			const struct store_vm *v = &d->vms[k];
-			if (v->pid == run->vms[i].pid && !strcmp(v->name, run->vms[i].name) &&
-			    run->t >= v->first_seconds - 60 && run->t <= v->last_seconds + 60 && charted(d, (long long)v->id))
-				ret[i] = (long long)v->id;
+			const struct report_vm *v = &d->rows[k];
+			if (v->charted && v->pid == run->vms[i].pid && !strcmp(v->name, run->vms[i].name) &&
+			    run->t >= v->first_seconds - 60 && run->t <= v->last_seconds + 60)
+				ret[i] = v->id;
 		}
 	}
 }
@@ -329,14 +320,15 @@ static int capacity_line(const struct report_data *d, char *buf, size_t cap)
 
 /* Which VMs get a section of charts: the first `charts` rows (flagged first, then the costliest)
  * and the busiest the first screen names (their names link to their sections); how many. */
-static size_t mark_charted(struct report_data *d, long charts)
+static size_t mark_charted(struct report_data *d, long charts, const struct report_busy *busy)
 {
-	size_t n = 0, busy[2 * REPORT_BUSIEST];
+	size_t n = 0;
 	for (size_t i = 0; i < d->nvms; i++)
 		d->rows[i].charted = charts == 0 || i < (size_t)charts;
-	size_t k = report_busiest(d->rows, d->nvms, d->until, busy);
-	for (size_t i = 0; i < k; i++)
-		d->rows[busy[i]].charted = true;
+	for (size_t i = 0; i < busy->ncpu; i++)
+		d->rows[busy->cpu[i]].charted = true;
+	for (size_t i = 0; i < busy->ndelay; i++)
+		d->rows[busy->delay[i]].charted = true;
 	for (size_t i = 0; i < d->nvms; i++)
 		n += d->rows[i].charted;
 	return n;
@@ -359,7 +351,9 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 	for (size_t i = 0; i < d.growth.n; i++)
 		flagged += d.growth.vms[i].result.flagged;
 
-	size_t ncharted = mark_charted(&d, o->charts);
+	struct report_busy busy;
+	report_busiest(d.rows, d.nvms, d.until, &busy);
+	size_t ncharted = mark_charted(&d, o->charts, &busy);
 	report_html_begin(f, title, d.since, d.until, d.host.n, d.nvms);
 	report_html_cards(f, d.nvms, flagged, &d.host);
 	char room[512];
@@ -368,7 +362,7 @@ static int write_report(FILE *f, struct store *s, const struct report_opts *o, c
 	report_html_capacity(f, room);
 	report_html_host(f, &d.host, d.rows, d.nvms, d.since, d.until);
 	report_html_flagged(f, &o->growth.params, o->growth.window_seconds, d.rows, d.nvms);
-	report_html_busiest(f, d.rows, d.nvms, d.until);
+	report_html_busiest(f, d.rows, &busy);
 	report_html_ksm(f, &d.host, d.since, d.until);
 	if ((r = share_section(f, s, &d, o->db)) < 0)
 		goto out;

@@ -364,16 +364,15 @@ static size_t busiest_by(const struct report_vm *vms, size_t n, double until, en
 	return k;
 }
 
-size_t report_busiest(const struct report_vm *vms, size_t n, double until, size_t *ret)
+void report_busiest(const struct report_vm *vms, size_t n, double until, struct report_busy *ret)
 {
-	size_t k = busiest_by(vms, n, until, SERIES_VM_CPU, ret);
-	return k + busiest_by(vms, n, until, SERIES_VM_VCPU_DELAY, ret + k);
+	ret->ncpu = busiest_by(vms, n, until, SERIES_VM_CPU, ret->cpu);
+	ret->ndelay = busiest_by(vms, n, until, SERIES_VM_VCPU_DELAY, ret->delay);
 }
 
-/* The busiest by row: "NAME 190%" each, linked to its section; "none". */
-static void busiest_line(FILE *f, const struct report_vm *vms, size_t n, double until, enum series_vm_row row)
+/* The busiest by row, idx[0..k): "NAME 190%" each, linked to its section; "none". */
+static void busiest_line(FILE *f, const struct report_vm *vms, const size_t *idx, size_t k, enum series_vm_row row)
 {
-	size_t idx[REPORT_BUSIEST], k = busiest_by(vms, n, until, row, idx);
 	for (size_t j = 0; j < k; j++) {
 		const struct report_vm *v = &vms[idx[j]];
 		fprintf(f, "%s<a href=\"#vm-%lld\">", j ? ", " : "", v->id);
@@ -384,12 +383,12 @@ static void busiest_line(FILE *f, const struct report_vm *vms, size_t n, double 
 		fputs("none", f);
 }
 
-void report_html_busiest(FILE *f, const struct report_vm *vms, size_t n, double until)
+void report_html_busiest(FILE *f, const struct report_vm *vms, const struct report_busy *busy)
 {
 	fputs("<div class=\"busy\"><b>Busiest at the last sample:</b> CPU ", f);
-	busiest_line(f, vms, n, until, SERIES_VM_CPU);
+	busiest_line(f, vms, busy->cpu, busy->ncpu, SERIES_VM_CPU);
 	fputs("; vCPU delay ", f);
-	busiest_line(f, vms, n, until, SERIES_VM_VCPU_DELAY);
+	busiest_line(f, vms, busy->delay, busy->ndelay, SERIES_VM_VCPU_DELAY);
 	fprintf(f, "<span class=\"note\">The VMs with the most CPU (the VMM and its helpers) and the most vCPU delay "
 		   "(vCPU threads waiting for a host CPU), percent of one CPU over the last interval; up to %d each, "
 		   "from %.0f%%.</span></div>\n",

@@ -50,13 +50,17 @@ void report_html_host(FILE *f, const struct series_set *host, const struct repor
 void report_html_flagged(FILE *f, const struct growth_params *p, double window_seconds, const struct report_vm *vms,
 			 size_t n);
 /* The busiest VMs at the last sample (until), named on the first screen: up to REPORT_BUSIEST by
- * CPU and as many by vCPU delay, each at least REPORT_BUSY_PERCENT of a CPU. report_busiest gives
- * their indexes in vms (ret: 2 x REPORT_BUSIEST), the most CPU first, then the most delay (a VM
- * busy by both is there twice); how many. */
+ * CPU and as many by vCPU delay, each at least REPORT_BUSY_PERCENT of a CPU, as indexes into vms,
+ * the most first (a VM busy by both is in both). report_html_busiest names those report_busiest
+ * picked, linked to their sections. */
 #define REPORT_BUSIEST 3
 #define REPORT_BUSY_PERCENT 5.0
-size_t report_busiest(const struct report_vm *vms, size_t n, double until, size_t *ret);
-void report_html_busiest(FILE *f, const struct report_vm *vms, size_t n, double until);
+struct report_busy {
+	size_t cpu[REPORT_BUSIEST], delay[REPORT_BUSIEST];
+	size_t ncpu, ndelay;
+};
+void report_busiest(const struct report_vm *vms, size_t n, double until, struct report_busy *ret);
+void report_html_busiest(FILE *f, const struct report_vm *vms, const struct report_busy *busy);
 /* What KSM saves beside what ksmd costs. */
 void report_html_ksm(FILE *f, const struct series_set *host, double since, double until);
 /* KVM exits per second, all VMs (one row). */
