@@ -89,7 +89,7 @@ for form in backend mempath; do
 	if [ -r /proc/kpagecount ] && "$VMHOST_BUILD/bench_pss_cost" --sample $pid >"$TEST_TMP/sampled.$form" && [ -s "$TEST_TMP/sampled.$form" ]; then
 		read -r _ _ _ method _ spss sbound _ sexact _ <"$TEST_TMP/sampled.$form"
 		d=$((spss - sexact))
-		say "$form: sampled PSS $spss bytes, bound $sbound, exact $sexact ($(cat "$TEST_TMP/sampled.$form"))"
+		say "$form: sampled PSS $spss bytes, bound $sbound, exact $sexact"
 		check "$form: sampled PSS ($method) within its error bound of the exact one" le "${d#-}" "$sbound"
 	fi
 	# The overhead counts QEMU's shared library pages whole (it is resident memory), PSS divides
